@@ -1,0 +1,40 @@
+# ghcommitter — developer tasks. `make test` is what CI runs (.ci/run).
+GO        ?= go
+PKGS      ?= ./...
+BIN       ?= bin/ghcommitter
+TESTFLAGS ?= -race -count=1 -timeout 15m
+
+.PHONY: all build test fmt-check vet lint bench chaos demo fuzz clean
+
+all: build test
+
+build:
+	$(GO) build -o $(BIN) ./cmd/ghcommitter
+
+fmt-check:
+	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
+	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet $(PKGS)
+
+lint: fmt-check vet
+
+# -short keeps the chaos run small; `make chaos` runs the full set.
+test: fmt-check vet
+	$(GO) test $(TESTFLAGS) -short $(PKGS)
+
+chaos:
+	$(GO) test -race -count=1 -timeout 60m -run 'Chaos' -v ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1x $(PKGS)
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzValidatePath -fuzztime 30s ./committer/
+
+demo:
+	$(GO) run ./cmd/ghcommitter demo
+
+clean:
+	rm -rf bin
