@@ -1,0 +1,281 @@
+package ghclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+)
+
+// Option configures New. Options validate their input: a bad value makes New
+// fail before any request is sent.
+type Option func(*options) error
+
+type options struct {
+	token          string
+	app            *appAuth
+	owner, repo    string
+	baseURL        string
+	userAgent      string
+	logger         *slog.Logger
+	maxRetries     int
+	maxRateWait    time.Duration
+	concurrency    int
+	httpClient     *http.Client
+	sleep          func(context.Context, time.Duration) error
+	now            func() time.Time
+	backoffMin     time.Duration
+	backoffMax     time.Duration
+	secondaryFloor time.Duration
+}
+
+type appAuth struct {
+	appID          int64
+	key            []byte // PEM
+	installationID int64
+}
+
+func defaultOptions() *options {
+	return &options{
+		baseURL:        defaultBaseURL,
+		maxRetries:     4,
+		maxRateWait:    60 * time.Second,
+		concurrency:    4,
+		sleep:          sleepCtx,
+		now:            time.Now,
+		backoffMin:     200 * time.Millisecond,
+		backoffMax:     10 * time.Second,
+		secondaryFloor: time.Second,
+	}
+}
+
+// sleepCtx waits for d or until ctx is done, whichever comes first.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// WithToken authenticates every request with a personal access token, an
+// Actions GITHUB_TOKEN or an installation token, sent as a Bearer token
+// through an oauth2.StaticTokenSource. It cannot be combined with WithApp.
+// The default is no authentication (60 requests an hour on github.com).
+func WithToken(token string) Option {
+	return func(o *options) error {
+		token = strings.TrimSpace(token)
+		if token == "" {
+			return errors.New("WithToken: token is empty")
+		}
+		if strings.ContainsAny(token, "\r\n ") {
+			return errors.New("WithToken: token contains whitespace")
+		}
+		o.token = token
+		return nil
+	}
+}
+
+// WithApp authenticates as a GitHub App installation: the app signs a JWT
+// with its private key (PEM, PKCS#1 or PKCS#8 RSA) and exchanges it for
+// installation tokens, which are refreshed before they expire.
+// installationID 0 means "look it up": New asks GET
+// /repos/{owner}/{repo}/installation for the repository given by
+// WithRepository. It cannot be combined with WithToken. The default is no
+// authentication.
+func WithApp(appID int64, privateKeyPEM []byte, installationID int64) Option {
+	return func(o *options) error {
+		if appID <= 0 {
+			return fmt.Errorf("WithApp: app ID %d: must be positive", appID)
+		}
+		if installationID < 0 {
+			return fmt.Errorf("WithApp: installation ID %d: must not be negative (0 looks it up)", installationID)
+		}
+		if _, err := parseRSAKey(privateKeyPEM); err != nil {
+			return fmt.Errorf("WithApp: app %d: %w", appID, err)
+		}
+		o.app = &appAuth{appID: appID, key: append([]byte(nil), privateKeyPEM...), installationID: installationID}
+		return nil
+	}
+}
+
+// WithAppKeyFile is WithApp with the private key read from a PEM file (as
+// downloaded from the app's settings page). The default is no
+// authentication.
+func WithAppKeyFile(appID int64, path string, installationID int64) Option {
+	return func(o *options) error {
+		pem, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("WithAppKeyFile: read private key: %w", err)
+		}
+		return WithApp(appID, pem, installationID)(o)
+	}
+}
+
+// WithRepository names the repository the client works on. New needs it
+// only to look up an App installation (WithApp with installation ID 0).
+// The default is none.
+func WithRepository(owner, repo string) Option {
+	return func(o *options) error {
+		if err := validName("owner", owner); err != nil {
+			return fmt.Errorf("WithRepository: %w", err)
+		}
+		if err := validName("repository", repo); err != nil {
+			return fmt.Errorf("WithRepository: %w", err)
+		}
+		o.owner, o.repo = owner, repo
+		return nil
+	}
+}
+
+func validName(what, s string) error {
+	switch {
+	case s == "":
+		return fmt.Errorf("%s name is empty", what)
+	case s == "." || s == "..":
+		return fmt.Errorf("%s name %q is not allowed", what, s)
+	case strings.ContainsAny(s, "/\\?#% \t\r\n"):
+		return fmt.Errorf("%s name %q: must not contain '/', '\\', '?', '#', '%%' or spaces", what, s)
+	}
+	return nil
+}
+
+// WithBaseURL sets the REST API root. "https://api.github.com/" is
+// github.com; a GitHub Enterprise Server may be given as "https://HOST/" or
+// "https://HOST/api/v3/" (like go-github's WithEnterpriseURLs, "api/v3/" is
+// appended unless the path already ends with it or the host is api.* or
+// *.api.*, as on GHE.com). A URL whose host is a loopback address (a local
+// fake or proxy, e.g. "http://127.0.0.1:8080/") is used as given. The
+// default is "https://api.github.com/".
+func WithBaseURL(url string) Option {
+	return func(o *options) error {
+		if _, _, err := resolveBaseURL(url); err != nil {
+			return fmt.Errorf("WithBaseURL: %w", err)
+		}
+		o.baseURL = url
+		return nil
+	}
+}
+
+// WithUserAgent sets the User-Agent header of every request (GitHub rejects
+// requests without one). The default is "ghcommitter/" + Version.
+func WithUserAgent(ua string) Option {
+	return func(o *options) error {
+		if strings.TrimSpace(ua) == "" {
+			return errors.New("WithUserAgent: user agent is empty")
+		}
+		if strings.ContainsAny(ua, "\r\n") {
+			return errors.New("WithUserAgent: user agent contains a line break")
+		}
+		o.userAgent = ua
+		return nil
+	}
+}
+
+// WithLogger logs each request and each retry decision at debug level:
+// method, path (with owner and repository, without the query), status,
+// attempt and wait. Headers, bodies and tokens are never logged. The
+// default is no logging.
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) error {
+		if l == nil {
+			return errors.New("WithLogger: logger is nil")
+		}
+		o.logger = l
+		return nil
+	}
+}
+
+// WithMaxRetries sets how many times the transport retries one retryable
+// request (so n+1 attempts at most); 0 turns transport retries off. The
+// default is 4.
+func WithMaxRetries(n int) Option {
+	return func(o *options) error {
+		if n < 0 || n > 100 {
+			return fmt.Errorf("WithMaxRetries: %d: must be between 0 and 100", n)
+		}
+		o.maxRetries = n
+		return nil
+	}
+}
+
+// WithMaxRateLimitWait sets the longest wait the transport accepts for a
+// rate limit (a primary limit's x-ratelimit-reset, or a Retry-After). A
+// limit lifting later than that fails at once with a *RateLimitError that
+// says when it lifts. 0 means never wait for a rate limit. The default is
+// 60s.
+func WithMaxRateLimitWait(d time.Duration) Option {
+	return func(o *options) error {
+		if d < 0 {
+			return fmt.Errorf("WithMaxRateLimitWait: %v: must not be negative", d)
+		}
+		o.maxRateWait = d
+		return nil
+	}
+}
+
+// WithConcurrency sets the most requests in flight at once for one
+// repository (requests under /repos/{owner}/{repo}/, case-insensitive); a
+// request holds its slot until its response body is closed or read to the
+// end, and during transport retries. Requests outside /repos/ are not
+// limited. GitHub asks clients to avoid concurrent writes; its secondary
+// limits start at 100 concurrent requests. The default is 4.
+func WithConcurrency(n int) Option {
+	return func(o *options) error {
+		if n < 1 || n > 100 {
+			return fmt.Errorf("WithConcurrency: %d: must be between 1 and 100", n)
+		}
+		o.concurrency = n
+		return nil
+	}
+}
+
+// WithHTTPClient sets the client whose Transport carries the requests after
+// the GitHub layers (its Timeout, Jar and CheckRedirect are kept; a nil
+// Transport means http.DefaultTransport). The default is a pooled
+// cleanhttp client.
+func WithHTTPClient(c *http.Client) Option {
+	return func(o *options) error {
+		if c == nil {
+			return errors.New("WithHTTPClient: client is nil")
+		}
+		o.httpClient = c
+		return nil
+	}
+}
+
+// WithSleep replaces how the client waits (backoffs, Retry-After, rate
+// limit resets): every wait goes through sleep, which must return early
+// with an error when ctx is done. Tests use it to record waits without
+// sleeping. The default waits on a timer or ctx.Done.
+func WithSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
+	return func(o *options) error {
+		if sleep == nil {
+			return errors.New("WithSleep: sleep is nil")
+		}
+		o.sleep = sleep
+		return nil
+	}
+}
+
+// WithNow replaces the clock used to turn x-ratelimit-reset and
+// Retry-After dates into waits. The default is time.Now.
+func WithNow(now func() time.Time) Option {
+	return func(o *options) error {
+		if now == nil {
+			return errors.New("WithNow: now is nil")
+		}
+		o.now = now
+		return nil
+	}
+}

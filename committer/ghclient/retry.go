@@ -1,0 +1,112 @@
+package ghclient
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"math/rand/v2"
+	"net/http"
+	"time"
+
+	"github.com/bradleyfalzon/ghinstallation/v2"
+	"github.com/hashicorp/go-retryablehttp"
+)
+
+// The policies have go-retryablehttp's signatures, so they can be wrapped
+// or handed to a retryablehttp.Client.
+var (
+	_ retryablehttp.CheckRetry = CheckRetry
+	_ retryablehttp.Backoff    = Backoff
+)
+
+// CheckRetry is the retry policy for GitHub: it wraps
+// retryablehttp.DefaultRetryPolicy (connection errors, 429, 5xx except 501)
+// and adds 403/429 rate limits: primary (x-ratelimit-remaining: 0) and
+// secondary (documentation_url ending "secondary-rate-limits" or holding
+// "#abuse-rate-limit", or a message about a "secondary rate limit"). It
+// never retries once ctx is done, nor on TLS certificate errors or a failed
+// App token exchange (that has its own retries).
+//
+// CheckRetry does not look at the method: which requests may be retried at
+// all is decided by the transport (GET, HEAD and the content-addressed
+// POSTs only). It reads at most 64 KiB of a 403/429 body and restores it.
+func CheckRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	if ctx.Err() != nil {
+		return false, ctx.Err()
+	}
+	if err != nil {
+		var certErr *tls.CertificateVerificationError
+		var unknownAuth x509.UnknownAuthorityError
+		var hostErr x509.HostnameError
+		var appErr *ghinstallation.HTTPError
+		if errors.As(err, &certErr) || errors.As(err, &unknownAuth) || errors.As(err, &hostErr) || errors.As(err, &appErr) {
+			return false, err
+		}
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return false, err
+		}
+	}
+	if resp != nil && (isPrimaryRateLimit(resp) || isSecondaryRateLimit(resp)) {
+		return true, nil
+	}
+	return retryablehttp.DefaultRetryPolicy(ctx, resp, err)
+}
+
+// Backoff is the wait before retry attemptNum (0 for the first retry) of
+// resp: Retry-After when present; else, for a primary rate limit
+// (x-ratelimit-remaining: 0), until x-ratelimit-reset plus a second;
+// else exponential backoff with full jitter: a random wait in
+// [0, min·2^attemptNum], capped at max. A secondary rate limit without
+// Retry-After waits until x-ratelimit-reset if given, otherwise the
+// jittered backoff but at least one second. GitHub's guidance for
+// production is to wait a minute after a bare secondary limit; this client
+// instead grows the wait exponentially from a 1s floor and limits how many
+// requests it has in flight per repository (WithConcurrency), which is what
+// trips those limits. Server-dictated waits are not capped at max: the
+// transport compares them with WithMaxRateLimitWait instead.
+func Backoff(min, max time.Duration, attemptNum int, resp *http.Response) time.Duration {
+	return backoffAt(time.Now(), min, max, attemptNum, resp, time.Second)
+}
+
+func backoffAt(now time.Time, min, max time.Duration, attemptNum int, resp *http.Response, secondaryFloor time.Duration) time.Duration {
+	secondary := isSecondaryRateLimit(resp)
+	if d, ok := serverWait(resp, now, secondary); ok {
+		return d
+	}
+	d := jitter(min, max, attemptNum)
+	if secondary && d < secondaryFloor {
+		d = secondaryFloor
+	}
+	return d
+}
+
+// jitter is "full jitter": uniform in [0, min(max, min·2^attempt)].
+func jitter(min, max time.Duration, attempt int) time.Duration {
+	if min <= 0 {
+		return 0
+	}
+	ceil := min
+	for i := 0; i < attempt && ceil < max; i++ {
+		ceil *= 2
+	}
+	if max > 0 && ceil > max {
+		ceil = max
+	}
+	return time.Duration(rand.Int64N(int64(ceil) + 1))
+}
+
+type noRetriesKey struct{}
+
+// WithoutRetries returns a context under which the transport sends each
+// request once and hands back whatever came (rate limits included). Use it
+// inside an operation that is itself retried, so the two loops do not
+// multiply.
+func WithoutRetries(ctx context.Context) context.Context {
+	return context.WithValue(ctx, noRetriesKey{}, true)
+}
+
+func retriesOff(ctx context.Context) bool {
+	v, _ := ctx.Value(noRetriesKey{}).(bool)
+	return v
+}
