@@ -1,0 +1,204 @@
+package committer
+
+import (
+	"io"
+	"os"
+	"time"
+)
+
+// MaxFileSize is the largest file a change set may write: GitHub's blob
+// limit. Larger files are refused before anything is uploaded.
+const MaxFileSize = 100 << 20
+
+// EditFunc computes a file's new content from its current content at the head
+// being built on. exists is false (and old nil) when the file is absent. It is
+// called again on every attempt, so it must be a pure function of its input:
+// do not count calls or read state that the commit itself changes. Returning
+// an error aborts the commit; nothing is written.
+type EditFunc func(old []byte, exists bool) (updated []byte, err error)
+
+// Signature names an author or committer. A zero Date means "now" on GitHub.
+type Signature struct {
+	Name  string
+	Email string
+	Date  time.Time
+}
+
+// ChangeSet is one commit's worth of changes: a message, optional author and
+// committer, and any mix of puts, deletes, edits, directory syncs and
+// preconditions. Build it with NewChangeSet and the chainable methods; it is
+// validated as a whole when committed, before any request is sent.
+// A ChangeSet must not be modified while a commit of it is in progress.
+type ChangeSet struct {
+	Message string
+	// Author and Committer are optional. When nil none is sent, and GitHub
+	// uses the authenticated identity; commits made with a GitHub App
+	// installation token are then signed by GitHub and shown as Verified.
+	Author    *Signature
+	Committer *Signature
+
+	ops   []op
+	pres  []precondition
+	syncs []syncDir
+}
+
+type opKind int
+
+const (
+	opPut opKind = iota
+	opDelete
+	opEdit
+)
+
+func (k opKind) String() string {
+	return [...]string{"put", "delete", "edit"}[k]
+}
+
+type op struct {
+	kind opKind
+	path string
+	mode Mode
+	src  *source  // opPut
+	edit EditFunc // opEdit
+}
+
+type precondition struct {
+	path   string
+	absent bool
+	sha    string
+}
+
+type syncDir struct {
+	dir   string
+	files []LocalFile
+}
+
+// NewChangeSet returns an empty change set with the given commit message.
+func NewChangeSet(message string) *ChangeSet {
+	return &ChangeSet{Message: message}
+}
+
+// Put writes a regular file (mode 100644) with the given content.
+func (cs *ChangeSet) Put(path string, content []byte) *ChangeSet {
+	return cs.PutMode(path, content, ModeFile)
+}
+
+// PutMode writes a file with the given content and mode (ModeFile,
+// ModeExecutable, or ModeSymlink with the link target as content).
+func (cs *ChangeSet) PutMode(path string, content []byte, mode Mode) *ChangeSet {
+	cs.ops = append(cs.ops, op{kind: opPut, path: path, mode: mode, src: bytesSource(content)})
+	return cs
+}
+
+// Symlink writes a symbolic link at path pointing to target.
+func (cs *ChangeSet) Symlink(path, target string) *ChangeSet {
+	return cs.PutMode(path, []byte(target), ModeSymlink)
+}
+
+// PutReader writes a file of the given size whose content open yields. open
+// may be called more than once (to hash, then to upload; again if an upload
+// is retried) and must yield the same bytes each time. Content is streamed:
+// a large file is never held in memory whole.
+func (cs *ChangeSet) PutReader(path string, mode Mode, size int64, open func() (io.ReadCloser, error)) *ChangeSet {
+	cs.ops = append(cs.ops, op{kind: opPut, path: path, mode: mode, src: &source{open: open, size: size}})
+	return cs
+}
+
+// PutLocalFile writes the content of the local file at localPath, streamed
+// as by PutReader. The file is read when the commit runs; a missing file is
+// reported then, before any request is sent.
+func (cs *ChangeSet) PutLocalFile(path, localPath string, mode Mode) *ChangeSet {
+	cs.ops = append(cs.ops, op{kind: opPut, path: path, mode: mode, src: &source{local: localPath, size: -1}})
+	return cs
+}
+
+// Delete removes the file at path, or the directory at path with everything
+// under it. Deleting a path that does not exist is not an error: the result
+// is the same branch content either way.
+func (cs *ChangeSet) Delete(path string) *ChangeSet {
+	cs.ops = append(cs.ops, op{kind: opDelete, path: path})
+	return cs
+}
+
+// Edit replaces the file at path with fn applied to its current content, read
+// from the head being built on, on every attempt. A file that does not exist
+// is created (fn sees exists == false) with mode 100644; an existing file
+// keeps its mode.
+func (cs *ChangeSet) Edit(path string, fn EditFunc) *ChangeSet {
+	cs.ops = append(cs.ops, op{kind: opEdit, path: path, edit: fn})
+	return cs
+}
+
+// ExpectAbsent makes the commit fail with ErrConflict, committing nothing,
+// unless path is absent on the head it builds on.
+func (cs *ChangeSet) ExpectAbsent(path string) *ChangeSet {
+	cs.pres = append(cs.pres, precondition{path: path, absent: true})
+	return cs
+}
+
+// ExpectBlob makes the commit fail with ErrConflict, committing nothing,
+// unless the file at path still has the blob SHA sha on the head it builds
+// on. Use it for optimistic locking: read a file, then write it back only if
+// nobody changed it meanwhile.
+func (cs *ChangeSet) ExpectBlob(path, sha string) *ChangeSet {
+	cs.pres = append(cs.pres, precondition{path: path, sha: sha})
+	return cs
+}
+
+// Sync makes the repository directory dir mirror files: files absent from
+// the directory are added, files that differ (by blob SHA or mode) are
+// updated, and files in the directory but not in files are deleted. Only
+// differing content is uploaded. dir "" means the repository root. Paths in
+// files are relative to dir. LoadDir builds files from a local directory.
+func (cs *ChangeSet) Sync(dir string, files []LocalFile) *ChangeSet {
+	cs.syncs = append(cs.syncs, syncDir{dir: dir, files: files})
+	return cs
+}
+
+// Len reports the number of operations (puts, deletes, edits, syncs and
+// preconditions) in the change set.
+func (cs *ChangeSet) Len() int {
+	return len(cs.ops) + len(cs.pres) + len(cs.syncs)
+}
+
+// source is where a put's bytes come from: memory, a local file, or a reader.
+type source struct {
+	data  []byte
+	local string
+	open  func() (io.ReadCloser, error)
+	size  int64 // -1 until known
+
+	sha string // computed once, before the first request
+}
+
+func bytesSource(b []byte) *source {
+	return &source{data: b, size: int64(len(b))}
+}
+
+func (s *source) reader() (io.ReadCloser, error) {
+	switch {
+	case s.data != nil || (s.open == nil && s.local == ""):
+		return io.NopCloser(&byteReader{b: s.data}), nil
+	case s.local != "":
+		return os.Open(s.local)
+	default:
+		return s.open()
+	}
+}
+
+// inMemory reports whether the content is held in memory.
+func (s *source) inMemory() bool { return s.open == nil && s.local == "" }
+
+type byteReader struct {
+	b []byte
+	i int
+}
+
+func (r *byteReader) Read(p []byte) (int, error) {
+	if r.i >= len(r.b) {
+		return 0, io.EOF
+	}
+	n := copy(p, r.b[r.i:])
+	r.i += n
+	return n, nil
+}

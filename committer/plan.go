@@ -1,0 +1,76 @@
+package committer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Plan is what a change set would do to a branch, computed without writing
+// anything: a dry run.
+type Plan struct {
+	Repository string       `json:"repository"`
+	Branch     string       `json:"branch"`
+	Head       string       `json:"head"` // the head it was resolved against; "" for an empty repository
+	Files      []FileChange `json:"files"`
+	// NewBranch is true when the branch does not exist and would be created
+	// from the CreateBranchFrom base.
+	NewBranch bool `json:"new_branch,omitempty"`
+}
+
+// Changes reports whether the plan changes anything.
+func (p *Plan) Changes() bool {
+	for _, f := range p.Files {
+		if f.Action != Unchanged {
+			return true
+		}
+	}
+	return p.NewBranch
+}
+
+// Plan resolves cs against the branch's current head and reports, path by
+// path, whether it would be added, modified, deleted or left unchanged. It
+// runs edit functions and checks preconditions (a failed one is an
+// ErrConflict, as for Commit) but sends only reads: no blob, tree, commit or
+// ref is created.
+func (c *Committer) Plan(ctx context.Context, branch string, cs *ChangeSet, opts ...CommitOption) (*Plan, error) {
+	const op = "plan for"
+	co := applyCommitOptions(opts)
+	if e := c.check(op, branch, co); e != nil {
+		return nil, e
+	}
+	p, err := prepare(cs)
+	if err != nil {
+		return nil, c.fail(op, branch, ErrInvalid, err)
+	}
+	plan := &Plan{Repository: c.Repository(), Branch: branch}
+	head, tree, err := c.readHead(ctx, branch)
+	switch {
+	case errors.Is(err, errBranchMissing):
+		if co.createFrom == "" {
+			return nil, c.fail(op, branch, ErrNotFound, fmt.Errorf("branch %q does not exist; create it from a base (CreateBranchFrom, --create-branch-from)", branch))
+		}
+		if head, tree, err = c.resolveBase(ctx, co.createFrom); err != nil {
+			return nil, c.fail(op, branch, nil, err)
+		}
+		plan.NewBranch = true
+	case errors.Is(err, errEmptyRepo):
+		head, tree = "", ""
+	case err != nil:
+		return nil, c.fail(op, branch, nil, err)
+	}
+	if co.expectHead != "" && head != co.expectHead {
+		e := c.fail(op, branch, ErrConflict, fmt.Errorf("head is %s, expected %s", short(head), short(co.expectHead)))
+		e.Head = head
+		return nil, e
+	}
+	plan.Head = head
+	res, err := c.resolve(ctx, tree, p, true)
+	if err != nil {
+		e := c.fail(op, branch, nil, err)
+		e.Head = head
+		return nil, e
+	}
+	plan.Files = res.changes
+	return plan, nil
+}

@@ -1,0 +1,264 @@
+package committer
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"strings"
+)
+
+// prepared is a validated change set with every put's blob SHA computed.
+type prepared struct {
+	ops   []op
+	pres  []precondition
+	syncs []preparedSync
+}
+
+type preparedSync struct {
+	dir   string
+	files []preparedFile
+}
+
+type preparedFile struct {
+	rel  string
+	mode Mode
+	src  *source
+}
+
+// prepare validates cs as a whole and hashes its content, before any
+// request. Errors are *pathError (kind ErrInvalid) or plain causes.
+func prepare(cs *ChangeSet) (*prepared, error) {
+	if cs == nil {
+		return nil, errors.New("change set must not be nil")
+	}
+	if strings.TrimSpace(cs.Message) == "" {
+		return nil, errors.New("commit message must not be empty")
+	}
+	if cs.Len() == 0 {
+		return nil, errors.New("change set is empty: nothing to commit")
+	}
+	for _, s := range []*Signature{cs.Author, cs.Committer} {
+		if s != nil && (strings.TrimSpace(s.Name) == "" || !strings.Contains(s.Email, "@")) {
+			return nil, fmt.Errorf("author and committer need a name and an email, got %q <%s>", s.Name, s.Email)
+		}
+	}
+	p := &prepared{pres: cs.pres}
+	claims := newClaims()
+	for _, o := range cs.ops {
+		if err := ValidatePath(o.path); err != nil {
+			return nil, invalidPath(o.path, err)
+		}
+		switch o.kind {
+		case opPut:
+			if err := o.mode.check(); err != nil {
+				return nil, invalidPath(o.path, err)
+			}
+			if o.src == nil {
+				return nil, invalidPath(o.path, errors.New("no content"))
+			}
+			src := *o.src
+			if err := src.hash(); err != nil {
+				return nil, invalidPath(o.path, err)
+			}
+			o.src = &src
+		case opEdit:
+			if o.edit == nil {
+				return nil, invalidPath(o.path, errors.New("edit function must not be nil"))
+			}
+		}
+		if err := claims.add(o.path, false); err != nil {
+			return nil, invalidPath(o.path, err)
+		}
+		p.ops = append(p.ops, o)
+	}
+	seenPre := map[string]bool{}
+	for _, pre := range cs.pres {
+		if err := ValidatePath(pre.path); err != nil {
+			return nil, invalidPath(pre.path, err)
+		}
+		if seenPre[pre.path] {
+			return nil, invalidPath(pre.path, errors.New("more than one precondition on this path"))
+		}
+		seenPre[pre.path] = true
+		if !pre.absent && !isSHA(pre.sha) {
+			return nil, invalidPath(pre.path, fmt.Errorf("expected blob SHA %q is not 40 lowercase hex digits", pre.sha))
+		}
+	}
+	for _, s := range cs.syncs {
+		dir := strings.TrimSuffix(s.dir, "/")
+		if dir == "." {
+			dir = ""
+		}
+		if dir != "" {
+			if err := ValidatePath(dir); err != nil {
+				return nil, invalidPath(dir, err)
+			}
+		}
+		if err := claims.add(dir, true); err != nil {
+			return nil, invalidPath(dir, err)
+		}
+		ps := preparedSync{dir: dir}
+		seen := map[string]bool{}
+		for _, f := range s.files {
+			full := path.Join(dir, f.Path)
+			if err := ValidatePath(f.Path); err != nil {
+				return nil, invalidPath(full, err)
+			}
+			if err := f.Mode.check(); err != nil {
+				return nil, invalidPath(full, err)
+			}
+			if seen[f.Path] {
+				return nil, invalidPath(full, errors.New("listed twice in the synced files"))
+			}
+			seen[f.Path] = true
+			src := f.source()
+			if err := src.hash(); err != nil {
+				return nil, invalidPath(full, err)
+			}
+			ps.files = append(ps.files, preparedFile{rel: f.Path, mode: f.Mode, src: src})
+		}
+		if err := checkFileDirClash(ps.files); err != nil {
+			return nil, invalidPath(path.Join(dir, err.Error()), errors.New("is both a file and a directory in the synced files"))
+		}
+		p.syncs = append(p.syncs, ps)
+	}
+	return p, nil
+}
+
+func invalidPath(p string, err error) error {
+	return &pathError{path: p, kind: ErrInvalid, err: err}
+}
+
+// hash computes the blob SHA (and size) of the content, reading it once.
+func (s *source) hash() error {
+	if s.inMemory() {
+		s.size = int64(len(s.data))
+		if s.size > MaxFileSize {
+			return fmt.Errorf("%d bytes is over GitHub's 100 MB file limit", s.size)
+		}
+		s.sha = BlobSHA(s.data)
+		return nil
+	}
+	if s.local != "" {
+		info, err := os.Stat(s.local)
+		if err != nil {
+			return fmt.Errorf("local file: %w", err)
+		}
+		if info.IsDir() {
+			return fmt.Errorf("local file %s is a directory, want a file", s.local)
+		}
+		if !info.Mode().IsRegular() {
+			return fmt.Errorf("local file %s is not a regular file", s.local)
+		}
+		s.size = info.Size()
+	}
+	if s.size < 0 {
+		return errors.New("size must not be negative")
+	}
+	if s.size > MaxFileSize {
+		return fmt.Errorf("%d bytes is over GitHub's 100 MB file limit", s.size)
+	}
+	rc, err := s.reader()
+	if err != nil {
+		return fmt.Errorf("open content: %w", err)
+	}
+	defer rc.Close()
+	sha, err := blobSHAReader(rc, s.size)
+	if err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return fmt.Errorf("content is not %d bytes long as declared (changed while committing?)", s.size)
+		}
+		return fmt.Errorf("read content: %w", err)
+	}
+	s.sha = sha
+	return nil
+}
+
+// claims tracks the paths a change set writes, to refuse two operations on
+// one path and a path that is both a file and a directory. Each check costs
+// O(depth of the path).
+type claims struct {
+	files map[string]bool   // written paths
+	dirs  map[string]bool   // synced directories ("" = root)
+	under map[string]string // every ancestor directory of a claim -> that claim
+}
+
+func newClaims() *claims {
+	return &claims{files: map[string]bool{}, dirs: map[string]bool{}, under: map[string]string{}}
+}
+
+func ancestors(p string) []string {
+	var out []string
+	for i := len(p) - 1; i > 0; i-- {
+		if p[i] == '/' {
+			out = append(out, p[:i])
+		}
+	}
+	return out
+}
+
+func (c *claims) add(p string, isDir bool) error {
+	if c.files[p] || c.dirs[p] {
+		return errors.New("more than one operation on this path")
+	}
+	if c.dirs[""] {
+		return errors.New("the repository root is synced; sync owns every path")
+	}
+	if p == "" && (len(c.files) > 0 || len(c.dirs) > 0) {
+		return errors.New("syncing the repository root leaves no path for other operations")
+	}
+	for _, a := range ancestors(p) {
+		if c.files[a] {
+			return fmt.Errorf("is both a file and a directory in this change set (%q is written as a file)", a)
+		}
+		if c.dirs[a] {
+			return fmt.Errorf("is inside the synced directory %q; sync owns everything under it", a)
+		}
+	}
+	if other, ok := c.under[p]; ok {
+		if isDir {
+			return fmt.Errorf("synced directory contains %q, which another operation writes", other)
+		}
+		return fmt.Errorf("is both a file and a directory in this change set (%q is under it)", other)
+	}
+	if isDir {
+		c.dirs[p] = true
+	} else {
+		c.files[p] = true
+	}
+	for _, a := range ancestors(p) {
+		if _, ok := c.under[a]; !ok {
+			c.under[a] = p
+		}
+	}
+	return nil
+}
+
+func checkFileDirClash(files []preparedFile) error {
+	set := map[string]bool{}
+	for _, f := range files {
+		set[f.rel] = true
+	}
+	for _, f := range files {
+		for d := path.Dir(f.rel); d != "."; d = path.Dir(d) {
+			if set[d] {
+				return errors.New(d)
+			}
+		}
+	}
+	return nil
+}
+
+func isSHA(s string) bool {
+	if len(s) != 40 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f') {
+			return false
+		}
+	}
+	return true
+}

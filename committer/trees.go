@@ -1,0 +1,204 @@
+package committer
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/google/go-github/v66/github"
+)
+
+// treeEntry is one entry of a directory as GitHub's tree API lists it.
+type treeEntry struct {
+	name string
+	mode string
+	typ  string // "blob", "tree" or "commit"
+	sha  string
+}
+
+// dir is a directory's entries by name.
+type dir map[string]treeEntry
+
+// objectCache holds immutable git objects by SHA, shared by every commit of
+// one Committer, so that a directory or blob is read once however many
+// attempts and commits need it. It is bounded: when full it is emptied.
+type objectCache struct {
+	mu       sync.Mutex
+	dirs     map[string]dir
+	blobs    map[string][]byte
+	blobSize int64
+	uploaded map[string]bool // blob SHAs known to exist on GitHub
+}
+
+const (
+	maxCachedDirs      = 4096
+	maxCachedBlobBytes = 64 << 20
+)
+
+func newObjectCache() *objectCache {
+	return &objectCache{dirs: map[string]dir{}, blobs: map[string][]byte{}, uploaded: map[string]bool{}}
+}
+
+func (c *objectCache) dir(sha string) (dir, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d, ok := c.dirs[sha]
+	return d, ok
+}
+
+func (c *objectCache) putDir(sha string, d dir) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.dirs) >= maxCachedDirs {
+		c.dirs = map[string]dir{}
+	}
+	c.dirs[sha] = d
+}
+
+func (c *objectCache) blob(sha string) ([]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b, ok := c.blobs[sha]
+	return b, ok
+}
+
+func (c *objectCache) putBlob(sha string, b []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if int64(len(b)) > maxCachedBlobBytes/4 {
+		return
+	}
+	if c.blobSize+int64(len(b)) > maxCachedBlobBytes {
+		c.blobs, c.blobSize = map[string][]byte{}, 0
+	}
+	c.blobs[sha] = b
+	c.blobSize += int64(len(b))
+}
+
+func (c *objectCache) isUploaded(sha string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.uploaded[sha]
+}
+
+func (c *objectCache) markUploaded(sha string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.uploaded) > 1<<16 {
+		c.uploaded = map[string]bool{}
+	}
+	c.uploaded[sha] = true
+}
+
+// readDir returns the entries of the tree sha, from the cache or with one
+// GET git/trees/{sha} request.
+func (c *Committer) readDir(ctx context.Context, sha string) (dir, error) {
+	if d, ok := c.cache.dir(sha); ok {
+		return d, nil
+	}
+	t, _, err := c.client.Git.GetTree(ctx, c.owner, c.repo, sha, false)
+	if err != nil {
+		return nil, fmt.Errorf("read tree %s: %w", short(sha), err)
+	}
+	d := make(dir, len(t.Entries))
+	for _, e := range t.Entries {
+		d[e.GetPath()] = treeEntry{name: e.GetPath(), mode: e.GetMode(), typ: e.GetType(), sha: e.GetSHA()}
+	}
+	c.cache.putDir(sha, d)
+	return d, nil
+}
+
+// lookup finds path in the tree root, reading only the directories on the
+// way. It returns ok == false when the path (or a directory above it) is
+// absent. A path that crosses a file ("a/b" where "a" is a file) is absent.
+func (c *Committer) lookup(ctx context.Context, root, path string) (treeEntry, bool, error) {
+	cur := root
+	segs := strings.Split(path, "/")
+	for i, seg := range segs {
+		d, err := c.readDir(ctx, cur)
+		if err != nil {
+			return treeEntry{}, false, err
+		}
+		e, ok := d[seg]
+		if !ok {
+			return treeEntry{}, false, nil
+		}
+		if i == len(segs)-1 {
+			return e, true, nil
+		}
+		if e.typ != "tree" {
+			return treeEntry{}, false, nil
+		}
+		cur = e.sha
+	}
+	return treeEntry{}, false, nil
+}
+
+// listFiles lists every file under the tree sha, recursively, with paths
+// relative to it. It asks for the recursive listing in one request and falls
+// back to walking level by level when GitHub truncates it.
+func (c *Committer) listFiles(ctx context.Context, sha string) (map[string]treeEntry, error) {
+	t, _, err := c.client.Git.GetTree(ctx, c.owner, c.repo, sha, true)
+	if err != nil {
+		return nil, fmt.Errorf("read tree %s: %w", short(sha), err)
+	}
+	files := map[string]treeEntry{}
+	if !t.GetTruncated() {
+		for _, e := range t.Entries {
+			if e.GetType() != "tree" {
+				files[e.GetPath()] = treeEntry{name: e.GetPath(), mode: e.GetMode(), typ: e.GetType(), sha: e.GetSHA()}
+			}
+		}
+		return files, nil
+	}
+	var walk func(prefix, sha string) error
+	walk = func(prefix, sha string) error {
+		d, err := c.readDir(ctx, sha)
+		if err != nil {
+			return err
+		}
+		for name, e := range d {
+			if e.typ == "tree" {
+				if err := walk(prefix+name+"/", e.sha); err != nil {
+					return err
+				}
+				continue
+			}
+			e.name = prefix + name
+			files[e.name] = e
+		}
+		return nil
+	}
+	return files, walk("", sha)
+}
+
+// readBlob returns a blob's content, from the cache or with one GET
+// git/blobs/{sha} request.
+func (c *Committer) readBlob(ctx context.Context, sha string) ([]byte, error) {
+	if b, ok := c.cache.blob(sha); ok {
+		return b, nil
+	}
+	blob, _, err := c.client.Git.GetBlob(ctx, c.owner, c.repo, sha)
+	if err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", short(sha), err)
+	}
+	var data []byte
+	switch blob.GetEncoding() {
+	case "base64":
+		data, err = base64.StdEncoding.DecodeString(strings.ReplaceAll(blob.GetContent(), "\n", ""))
+		if err != nil {
+			return nil, fmt.Errorf("read blob %s: decoding base64: %w", short(sha), err)
+		}
+	default:
+		data = []byte(blob.GetContent())
+	}
+	if got := BlobSHA(data); got != sha {
+		return nil, fmt.Errorf("read blob %s: content hashes to %s", short(sha), short(got))
+	}
+	c.cache.putBlob(sha, data)
+	return data, nil
+}
+
+var _ = github.Tree{}
