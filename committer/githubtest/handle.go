@@ -1,0 +1,194 @@
+package githubtest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+type ctxKey int
+
+const (
+	prefixKey ctxKey = iota
+	identKey
+)
+
+// identity is who a request is authenticated as.
+type identity struct {
+	token        string
+	installation int64 // non-zero for installation tokens
+	login        string
+	name, email  string
+	userID       int64
+}
+
+func withPrefix(ctx context.Context, p string) context.Context {
+	return context.WithValue(ctx, prefixKey, p)
+}
+
+func prefixOf(r *http.Request) string {
+	p, _ := r.Context().Value(prefixKey).(string)
+	return p
+}
+
+func identOf(r *http.Request) identity {
+	id, ok := r.Context().Value(identKey).(identity)
+	if !ok {
+		return defaultIdentity("")
+	}
+	return id
+}
+
+func defaultIdentity(token string) identity {
+	return identity{token: token, login: "octocat", name: "The Octocat", email: "octocat@users.noreply.github.com", userID: 1}
+}
+
+// recorder buffers nothing; it counts what the handler writes.
+type recorder struct {
+	http.ResponseWriter
+	status int
+	n      int64
+}
+
+func (rw *recorder) WriteHeader(code int) {
+	if rw.status == 0 {
+		rw.status = code
+	}
+	rw.ResponseWriter.WriteHeader(code)
+}
+
+func (rw *recorder) Write(b []byte) (int, error) {
+	if rw.status == 0 {
+		rw.status = http.StatusOK
+	}
+	n, err := rw.ResponseWriter.Write(b)
+	rw.n += int64(n)
+	return n, err
+}
+
+// bufWriter captures a whole reply (for DropResponse).
+type bufWriter struct {
+	h      http.Header
+	status int
+	buf    bytes.Buffer
+}
+
+func (b *bufWriter) Header() http.Header { return b.h }
+func (b *bufWriter) WriteHeader(c int) {
+	if b.status == 0 {
+		b.status = c
+	}
+}
+func (b *bufWriter) Write(p []byte) (int, error) {
+	if b.status == 0 {
+		b.status = http.StatusOK
+	}
+	return b.buf.Write(p)
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	_, pattern := s.mux.Handler(r)
+	route := pattern
+	if route == "/" {
+		route = ""
+	}
+	repoName := repoFromPath(r.URL.Path)
+	rec := &recorder{ResponseWriter: w}
+	reqBytes := r.ContentLength
+	if reqBytes < 0 {
+		reqBytes = 0
+	}
+	defer func() {
+		st := rec.status
+		if st == 0 {
+			st = http.StatusOK
+		}
+		s.appendLog(Request{Method: r.Method, Route: route, Path: r.URL.Path, Status: st,
+			RequestBytes: reqBytes, ResponseBytes: rec.n, Repo: repoName})
+	}()
+
+	s.sleep(r, s.latencyNow())
+	h := rec.Header()
+	h.Set("X-GitHub-Media-Type", "github.v3; format=json")
+	h.Set("X-GitHub-Request-Id", fmt.Sprintf("FAKE:%08X", s.reqSeq.Add(1)))
+	h.Set("Content-Type", "application/json; charset=utf-8")
+
+	id, ok := s.authenticate(r, route)
+	if !ok {
+		writeError(rec, r, http.StatusUnauthorized, "Bad credentials", docRoot)
+		return
+	}
+	r = r.WithContext(context.WithValue(r.Context(), identKey, id))
+	if !s.rateLimit(rec, r, route, id) {
+		return
+	}
+
+	act := s.matchFaults(r, route, repoName)
+	s.sleep(r, act.latency)
+	for _, f := range act.before {
+		f(r)
+	}
+	if act.fault != nil {
+		f := act.fault
+		for k, v := range f.Header {
+			h[k] = v
+		}
+		if f.Body != "" {
+			rec.WriteHeader(f.Status)
+			_, _ = rec.Write([]byte(f.Body))
+		} else {
+			writeError(rec, r, f.Status, defaultMessage(f.Status), docRoot)
+		}
+		return
+	}
+	if act.drop {
+		bw := &bufWriter{h: http.Header{}}
+		s.mux.ServeHTTP(bw, r)
+		rec.status = bw.status
+		if hj, ok := w.(http.Hijacker); ok {
+			if conn, _, err := hj.Hijack(); err == nil {
+				_ = conn.Close()
+				return
+			}
+		}
+		panic(http.ErrAbortHandler)
+	}
+	s.mux.ServeHTTP(rec, r)
+}
+
+func (s *Server) latencyNow() time.Duration { return time.Duration(s.latency.Load()) }
+
+// repoFromPath returns "owner/name" for /repos/{owner}/{name}/... paths.
+func repoFromPath(p string) string {
+	if !strings.HasPrefix(p, "/repos/") {
+		return ""
+	}
+	parts := strings.SplitN(strings.TrimPrefix(p, "/repos/"), "/", 3)
+	if len(parts) < 2 || parts[0] == "" || parts[1] == "" {
+		return ""
+	}
+	return parts[0] + "/" + parts[1]
+}
+
+func defaultMessage(status int) string {
+	switch status {
+	case 404:
+		return "Not Found"
+	case 401:
+		return "Bad credentials"
+	case 409:
+		return "Conflict"
+	case 422:
+		return "Validation Failed"
+	case 500, 502, 503, 504:
+		return "Server Error"
+	}
+	if t := http.StatusText(status); t != "" {
+		return t
+	}
+	return "Error " + strconv.Itoa(status)
+}

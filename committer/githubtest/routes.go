@@ -1,0 +1,62 @@
+package githubtest
+
+import (
+	"net/http"
+)
+
+// repoHandler is a handler for /repos/{owner}/{repo}/... routes.
+type repoHandler func(w http.ResponseWriter, r *http.Request, rp *repo)
+
+func (s *Server) routes() {
+	m := s.mux
+	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, r, http.StatusNotFound, "Not Found", docRoot)
+	})
+	m.HandleFunc("POST /user/repos", s.handleCreateRepo)
+	m.HandleFunc("POST /orgs/{org}/repos", s.handleCreateRepo)
+	m.HandleFunc("GET /rate_limit", s.handleRateLimit)
+	m.HandleFunc("POST /app/installations/{installation_id}/access_tokens", s.handleAccessToken)
+
+	const rr = "/repos/{owner}/{repo}"
+	s.handleRepo("GET "+rr, s.handleGetRepo)
+	s.handleRepo("DELETE "+rr, s.handleDeleteRepo)
+	s.handleRepo("GET "+rr+"/installation", s.handleRepoInstallation)
+
+	s.handleRepo("GET "+rr+"/git/ref/{ref...}", s.handleGetRef)
+	s.handleRepo("GET "+rr+"/git/refs", s.handleListRefs)
+	s.handleRepo("GET "+rr+"/git/refs/{ref...}", s.handleListRefs)
+	s.handleRepo("GET "+rr+"/git/matching-refs/{ref...}", s.handleMatchingRefs)
+	s.handleRepo("POST "+rr+"/git/refs", s.handleCreateRef)
+	s.handleRepo("PATCH "+rr+"/git/refs/{ref...}", s.handleUpdateRef)
+	s.handleRepo("DELETE "+rr+"/git/refs/{ref...}", s.handleDeleteRef)
+
+	s.handleRepo("POST "+rr+"/git/blobs", s.handleCreateBlob)
+	s.handleRepo("GET "+rr+"/git/blobs/{sha}", s.handleGetBlob)
+	s.handleRepo("POST "+rr+"/git/trees", s.handleCreateTree)
+	s.handleRepo("GET "+rr+"/git/trees/{sha...}", s.handleGetTree)
+	s.handleRepo("POST "+rr+"/git/commits", s.handleCreateCommit)
+	s.handleRepo("GET "+rr+"/git/commits/{sha}", s.handleGetCommit)
+
+	s.handleRepo("GET "+rr+"/branches/{branch...}", s.handleGetBranch)
+	s.handleRepo("GET "+rr+"/commits/{ref...}", s.handleRepoCommit)
+
+	s.handleRepo("GET "+rr+"/contents/{path...}", s.handleGetContent)
+	s.handleRepo("PUT "+rr+"/contents/{path...}", s.handlePutContent)
+	s.handleRepo("DELETE "+rr+"/contents/{path...}", s.handleDeleteContent)
+
+	s.handleRepo("POST "+rr+"/pulls", s.handleCreatePull)
+	s.handleRepo("GET "+rr+"/pulls", s.handleListPulls)
+	s.handleRepo("GET "+rr+"/pulls/{number}", s.handleGetPull)
+	s.handleRepo("POST "+rr+"/labels", s.handleCreateLabel)
+}
+
+func (s *Server) handleRepo(pattern string, h repoHandler) {
+	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		rp := s.getRepo(r.PathValue("owner"), r.PathValue("repo"))
+		if rp == nil {
+			writeError(w, r, http.StatusNotFound, "Not Found", docRoot)
+			return
+		}
+		h(w, r, rp)
+	})
+}

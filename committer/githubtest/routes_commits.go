@@ -1,0 +1,144 @@
+package githubtest
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+type sigIn struct {
+	Name  string `json:"name"`
+	Email string `json:"email"`
+	Date  string `json:"date"`
+}
+
+// toSig converts a request signature; ok is false when the date is invalid.
+func (in *sigIn) toSig(now time.Time) (object.Signature, bool) {
+	sig := object.Signature{Name: in.Name, Email: in.Email, When: now}
+	if in.Date != "" {
+		t, err := time.Parse(time.RFC3339, in.Date)
+		if err != nil {
+			return sig, false
+		}
+		sig.When = t
+	}
+	return sig, true
+}
+
+func (s *Server) handleCreateCommit(w http.ResponseWriter, r *http.Request, rp *repo) {
+	var body struct {
+		Message   *string  `json:"message"`
+		Tree      string   `json:"tree"`
+		Parents   []string `json:"parents"`
+		Author    *sigIn   `json:"author"`
+		Committer *sigIn   `json:"committer"`
+		Signature *string  `json:"signature"`
+	}
+	if !decodeBody(w, r, &body, docCreateCmt) {
+		return
+	}
+	fail := func(msg string) { writeError(w, r, http.StatusUnprocessableEntity, msg, docCreateCmt) }
+	if body.Message == nil {
+		fail("Invalid request.\n\n\"message\" wasn't supplied.")
+		return
+	}
+	if body.Tree == "" {
+		fail("Invalid request.\n\n\"tree\" wasn't supplied.")
+		return
+	}
+	now := s.now()
+	id := identOf(r)
+	author := object.Signature{Name: id.name, Email: id.email, When: now}
+	if body.Author != nil {
+		a, ok := body.Author.toSig(now)
+		if !ok {
+			fail("Invalid request.\n\nauthor.date is not a valid date-time.")
+			return
+		}
+		author = a
+	}
+	committer := author
+	if body.Committer != nil {
+		c, ok := body.Committer.toSig(now)
+		if !ok {
+			fail("Invalid request.\n\ncommitter.date is not a valid date-time.")
+			return
+		}
+		committer = c
+	} else if body.Author == nil {
+		committer.When = now
+	}
+
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	if rp.empty() {
+		writeError(w, r, http.StatusConflict, msgEmptyRepo, docCreateCmt)
+		return
+	}
+	tree := plumbing.NewHash(body.Tree)
+	if _, ok := rp.trees[tree]; !ok || len(body.Tree) != 40 {
+		fail("Tree SHA does not exist")
+		return
+	}
+	c := &object.Commit{Author: author, Committer: committer, Message: *body.Message, TreeHash: tree}
+	for _, p := range body.Parents {
+		ph := plumbing.NewHash(p)
+		if _, ok := rp.commits[ph]; !ok || len(p) != 40 {
+			fail("Parent SHA does not exist or is not a commit object")
+			return
+		}
+		c.ParentHashes = append(c.ParentHashes, ph)
+	}
+	v := unsignedVerification()
+	switch {
+	case body.Signature != nil && *body.Signature != "":
+		c.PGPSignature = *body.Signature
+		payload := commitPayload(c)
+		sig := *body.Signature
+		v = verification{Reason: "unknown_key", Signature: &sig, Payload: &payload}
+	case id.installation != 0 && body.Author == nil && body.Committer == nil:
+		at := now.UTC().Format(time.RFC3339)
+		v = verification{Verified: true, Reason: "valid", VerifiedAt: &at}
+	}
+	h := rp.putCommit(c)
+	if _, ok := rp.verif[h]; !ok {
+		rp.verif[h] = v
+	}
+	out := gitCommitJSON(r, rp, rp.commits[h])
+	w.Header().Set("Location", out["url"].(string))
+	writeJSON(w, r, http.StatusCreated, out)
+}
+
+// commitPayload is the commit as git writes it, without the signature: what
+// a signature signs.
+func commitPayload(c *object.Commit) string {
+	o := &plumbing.MemoryObject{}
+	if err := c.EncodeWithoutSignature(o); err != nil {
+		return ""
+	}
+	rd, _ := o.Reader()
+	defer rd.Close()
+	var buf bytes.Buffer
+	_, _ = io.Copy(&buf, rd)
+	return buf.String()
+}
+
+func (s *Server) handleGetCommit(w http.ResponseWriter, r *http.Request, rp *repo) {
+	rp.mu.RLock()
+	defer rp.mu.RUnlock()
+	if rp.empty() {
+		writeError(w, r, http.StatusConflict, msgEmptyRepo, docGetCmt)
+		return
+	}
+	sha := r.PathValue("sha")
+	c, ok := rp.commits[plumbing.NewHash(sha)]
+	if !ok || len(sha) != 40 {
+		writeError(w, r, http.StatusNotFound, "Not Found", docRoot)
+		return
+	}
+	writeJSON(w, r, http.StatusOK, gitCommitJSON(r, rp, c))
+}

@@ -1,0 +1,139 @@
+package githubtest
+
+import (
+	"net/http"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+const maxContentsBlob = 1 << 20
+
+// contentEntry is the content-file/content-tree entry shape without content.
+// Caller holds rp.mu.
+func contentEntry(r *http.Request, rp *repo, ref, p string, e object.TreeEntry) obj {
+	sha := e.Hash.String()
+	typ := "file"
+	gitURL := rp.url(r) + "/git/blobs/" + sha
+	var size int64
+	var download any = webBase(r) + "/raw/" + rp.fullName() + "/" + ref + "/" + p
+	switch e.Mode {
+	case filemode.Dir:
+		typ, gitURL, download = "dir", rp.url(r)+"/git/trees/"+sha, nil
+	case filemode.Submodule:
+		typ, gitURL, download = "submodule", rp.url(r)+"/git/trees/"+sha, nil
+	case filemode.Symlink:
+		typ = "symlink"
+	}
+	if o, ok := rp.objects[e.Hash]; ok && e.Mode != filemode.Dir {
+		size = o.Size()
+	}
+	self := rp.url(r) + "/contents/" + p + "?ref=" + ref
+	html := rp.htmlURL(r) + "/blob/" + ref + "/" + p
+	if typ == "dir" {
+		html = rp.htmlURL(r) + "/tree/" + ref + "/" + p
+	}
+	return obj{
+		"type": typ, "size": size, "name": path.Base(p), "path": p, "sha": sha, "url": self,
+		"git_url": gitURL, "html_url": html, "download_url": download,
+		"_links": obj{"self": self, "git": gitURL, "html": html},
+	}
+}
+
+func (s *Server) handleGetContent(w http.ResponseWriter, r *http.Request, rp *repo) {
+	p := strings.Trim(r.PathValue("path"), "/")
+	rp.mu.RLock()
+	defer rp.mu.RUnlock()
+	if rp.empty() {
+		writeError(w, r, http.StatusNotFound, "This repository is empty.", docGetContent)
+		return
+	}
+	ref := r.URL.Query().Get("ref")
+	if ref == "" {
+		ref = rp.defaultBranch
+	}
+	root, ok := rp.resolveTree(ref)
+	if !ok {
+		writeError(w, r, http.StatusNotFound, "No commit found for the ref "+ref, docGetContent)
+		return
+	}
+	e, ok := rp.lookupPath(root, p)
+	if !ok {
+		writeError(w, r, http.StatusNotFound, "Not Found", docGetContent)
+		return
+	}
+	if e.Mode == filemode.Dir {
+		out := []obj{}
+		for _, c := range rp.trees[e.Hash] {
+			out = append(out, contentEntry(r, rp, ref, path.Join(p, c.Name), c))
+		}
+		writeJSON(w, r, http.StatusOK, out)
+		return
+	}
+	data, _ := rp.blob(e.Hash)
+	if strings.Contains(r.Header.Get("Accept"), ".raw") {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("Content-Length", strconv.Itoa(len(data)))
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(data)
+		return
+	}
+	if len(data) > maxContentsBlob {
+		writeJSON(w, r, http.StatusForbidden, obj{
+			"message":           "This API returns blobs up to 1 MB in size. The requested blob is too large to fetch via the API, but you can use the Git Data API to request blobs up to 100 MB in size.",
+			"errors":            []validationError{{Resource: "Blob", Field: "data", Code: "too_large"}},
+			"documentation_url": docGetContent, "status": "403",
+		})
+		return
+	}
+	out := contentEntry(r, rp, ref, p, e)
+	out["content"] = base64Lines(data)
+	out["encoding"] = "base64"
+	if e.Mode == filemode.Symlink {
+		out["target"] = string(data)
+	}
+	writeJSON(w, r, http.StatusOK, out)
+}
+
+// fileCommitTarget resolves the branch for a contents write. Caller holds mu.
+func (rp *repo) contentsBranch(branch string) (ref string, head plumbing.Hash, root plumbing.Hash, ok bool) {
+	if branch == "" {
+		branch = rp.defaultBranch
+	}
+	ref = "refs/heads/" + branch
+	head, ok = rp.refs[ref]
+	if ok {
+		root = rp.commits[head].TreeHash
+	}
+	return ref, head, root, ok || rp.empty()
+}
+
+// commitContents writes a commit for a contents change and moves the branch.
+// Caller holds mu.
+func (s *Server) commitContents(r *http.Request, rp *repo, ref string, head, tree plumbing.Hash,
+	msg string, author, committer *sigIn) *object.Commit {
+	now := s.now()
+	id := identOf(r)
+	a := object.Signature{Name: id.name, Email: id.email, When: now}
+	if author != nil {
+		a, _ = author.toSig(now)
+	}
+	c := a
+	if committer != nil {
+		c, _ = committer.toSig(now)
+	}
+	cm := &object.Commit{Author: a, Committer: c, Message: msg, TreeHash: tree}
+	if !head.IsZero() {
+		cm.ParentHashes = []plumbing.Hash{head}
+	}
+	h := rp.putCommit(cm)
+	if _, ok := rp.verif[h]; !ok {
+		rp.verif[h] = unsignedVerification()
+	}
+	rp.setRef(ref, h, false, now)
+	return rp.commits[h]
+}

@@ -1,0 +1,178 @@
+package githubtest
+
+import (
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+func (rp *repo) sortedRefs(prefix string) []string {
+	var names []string
+	for name := range rp.refs {
+		if strings.HasPrefix(name, prefix) {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+func (s *Server) handleGetRef(w http.ResponseWriter, r *http.Request, rp *repo) {
+	rp.mu.RLock()
+	defer rp.mu.RUnlock()
+	if rp.empty() {
+		writeError(w, r, http.StatusConflict, msgEmptyRepo, docGetRef)
+		return
+	}
+	ref := "refs/" + r.PathValue("ref")
+	h, ok := rp.refs[ref]
+	if !ok {
+		writeError(w, r, http.StatusNotFound, "Not Found", docRoot)
+		return
+	}
+	writeJSON(w, r, http.StatusOK, gitRefJSON(r, rp, ref, h))
+}
+
+// handleListRefs serves the undocumented GET git/refs/{prefix}: an array of
+// the refs under that prefix (or the single ref, as an object, on an exact
+// match, like GitHub).
+func (s *Server) handleListRefs(w http.ResponseWriter, r *http.Request, rp *repo) {
+	rp.mu.RLock()
+	defer rp.mu.RUnlock()
+	if rp.empty() {
+		writeError(w, r, http.StatusConflict, msgEmptyRepo, docMatchRefs)
+		return
+	}
+	p := strings.TrimSuffix(r.PathValue("ref"), "/")
+	full := "refs/" + p
+	if h, ok := rp.refs[full]; ok && p != "" {
+		writeJSON(w, r, http.StatusOK, gitRefJSON(r, rp, full, h))
+		return
+	}
+	prefix := "refs/"
+	if p != "" {
+		prefix = full + "/"
+	}
+	out := []obj{}
+	for _, name := range rp.sortedRefs(prefix) {
+		out = append(out, gitRefJSON(r, rp, name, rp.refs[name]))
+	}
+	if len(out) == 0 {
+		writeError(w, r, http.StatusNotFound, "Not Found", docRoot)
+		return
+	}
+	writeJSON(w, r, http.StatusOK, out)
+}
+
+func (s *Server) handleMatchingRefs(w http.ResponseWriter, r *http.Request, rp *repo) {
+	rp.mu.RLock()
+	defer rp.mu.RUnlock()
+	if rp.empty() {
+		writeError(w, r, http.StatusConflict, msgEmptyRepo, docMatchRefs)
+		return
+	}
+	out := []obj{}
+	for _, name := range rp.sortedRefs("refs/" + r.PathValue("ref")) {
+		out = append(out, gitRefJSON(r, rp, name, rp.refs[name]))
+	}
+	writeJSON(w, r, http.StatusOK, out)
+}
+
+// validRefName checks "refs/x/y": starts with refs/ and has two slashes.
+func validRefName(ref string) bool {
+	if !strings.HasPrefix(ref, "refs/") || strings.Count(ref, "/") < 2 {
+		return false
+	}
+	for _, seg := range strings.Split(ref, "/") {
+		if seg == "" || seg == "." || seg == ".." || strings.HasSuffix(seg, ".lock") {
+			return false
+		}
+	}
+	return !strings.ContainsAny(ref, " ~^:?*[\\\x00") && !strings.Contains(ref, "@{")
+}
+
+func (s *Server) handleCreateRef(w http.ResponseWriter, r *http.Request, rp *repo) {
+	var body struct {
+		Ref string `json:"ref"`
+		SHA string `json:"sha"`
+	}
+	if !decodeBody(w, r, &body, docCreateRef) {
+		return
+	}
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	if rp.empty() {
+		writeError(w, r, http.StatusConflict, msgEmptyRepo, docCreateRef)
+		return
+	}
+	if !validRefName(body.Ref) {
+		writeError(w, r, http.StatusUnprocessableEntity, "Reference name is invalid", docCreateRef)
+		return
+	}
+	h := plumbing.NewHash(body.SHA)
+	if len(body.SHA) != 40 || rp.objType(h) == plumbing.InvalidObject {
+		writeError(w, r, http.StatusUnprocessableEntity, "Object does not exist", docCreateRef)
+		return
+	}
+	if _, ok := rp.refs[body.Ref]; ok {
+		writeError(w, r, http.StatusUnprocessableEntity, "Reference already exists", docCreateRef)
+		return
+	}
+	rp.setRef(body.Ref, h, false, s.now())
+	out := gitRefJSON(r, rp, body.Ref, h)
+	w.Header().Set("Location", out["url"].(string))
+	writeJSON(w, r, http.StatusCreated, out)
+}
+
+func (s *Server) handleUpdateRef(w http.ResponseWriter, r *http.Request, rp *repo) {
+	var body struct {
+		SHA   string `json:"sha"`
+		Force bool   `json:"force"`
+	}
+	if !decodeBody(w, r, &body, docUpdateRef) {
+		return
+	}
+	ref := "refs/" + r.PathValue("ref")
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	old, ok := rp.refs[ref]
+	if !ok {
+		writeError(w, r, http.StatusUnprocessableEntity, "Reference does not exist", docUpdateRef)
+		return
+	}
+	h := plumbing.NewHash(body.SHA)
+	if len(body.SHA) != 40 || rp.objType(h) == plumbing.InvalidObject {
+		writeError(w, r, http.StatusUnprocessableEntity, "Object does not exist", docUpdateRef)
+		return
+	}
+	if strings.HasPrefix(ref, "refs/heads/") && rp.objType(h) != plumbing.CommitObject {
+		writeError(w, r, http.StatusUnprocessableEntity, "Object is not a commit", docUpdateRef)
+		return
+	}
+	if !body.Force && !rp.isAncestor(old, h) {
+		writeError(w, r, http.StatusUnprocessableEntity, "Update is not a fast forward", docUpdateRef)
+		return
+	}
+	if old != h {
+		rp.setRef(ref, h, body.Force, s.now())
+	}
+	writeJSON(w, r, http.StatusOK, gitRefJSON(r, rp, ref, h))
+}
+
+func (s *Server) handleDeleteRef(w http.ResponseWriter, r *http.Request, rp *repo) {
+	ref := "refs/" + r.PathValue("ref")
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	if _, ok := rp.refs[ref]; !ok {
+		writeError(w, r, http.StatusUnprocessableEntity, "Reference does not exist", docDeleteRef)
+		return
+	}
+	if ref == "refs/heads/"+rp.defaultBranch {
+		writeError(w, r, http.StatusUnprocessableEntity, "Cannot delete the default branch", docDeleteRef)
+		return
+	}
+	rp.setRef(ref, plumbing.ZeroHash, false, s.now())
+	w.WriteHeader(http.StatusNoContent)
+}

@@ -1,0 +1,89 @@
+package githubtest
+
+import (
+	"net/http"
+	"strings"
+)
+
+func (s *Server) handleCreateRepo(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Name     string `json:"name"`
+		AutoInit bool   `json:"auto_init"`
+		Private  bool   `json:"private"`
+	}
+	if !decodeBody(w, r, &body, docCreateRepo) {
+		return
+	}
+	if body.Name == "" || strings.ContainsAny(body.Name, "/ ") {
+		writeValidation(w, r, docCreateRepo, validationError{Resource: "Repository", Field: "name", Code: "missing_field"})
+		return
+	}
+	owner := r.PathValue("org")
+	if owner == "" {
+		owner = identOf(r).login
+	}
+	rp, created := s.addRepo(owner, body.Name, body.Private)
+	if !created {
+		writeValidation(w, r, docCreateRepo, validationError{Resource: "Repository", Field: "name", Code: "custom",
+			Message: "name already exists on this account"})
+		return
+	}
+	if body.AutoInit {
+		if _, err := s.Seed(owner, body.Name, "main", "Initial commit",
+			File{Path: "README.md", Content: []byte("# " + body.Name + "\n")}); err != nil {
+			writeError(w, r, http.StatusInternalServerError, err.Error(), docCreateRepo)
+			return
+		}
+	}
+	rp.mu.RLock()
+	defer rp.mu.RUnlock()
+	w.Header().Set("Location", rp.url(r))
+	writeJSON(w, r, http.StatusCreated, repoJSON(r, rp))
+}
+
+func (s *Server) handleGetRepo(w http.ResponseWriter, r *http.Request, rp *repo) {
+	rp.mu.RLock()
+	defer rp.mu.RUnlock()
+	writeJSON(w, r, http.StatusOK, repoJSON(r, rp))
+}
+
+func (s *Server) handleDeleteRepo(w http.ResponseWriter, r *http.Request, rp *repo) {
+	s.mu.Lock()
+	delete(s.repos, repoKey(rp.owner, rp.name))
+	s.mu.Unlock()
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) handleCreateLabel(w http.ResponseWriter, r *http.Request, rp *repo) {
+	var body struct {
+		Name  string `json:"name"`
+		Color string `json:"color"`
+	}
+	const doc = "https://docs.github.com/rest/issues/labels#create-a-label"
+	if !decodeBody(w, r, &body, doc) {
+		return
+	}
+	if body.Name == "" {
+		writeValidation(w, r, doc, validationError{Resource: "Label", Field: "name", Code: "missing_field"})
+		return
+	}
+	if !isHex(body.Color, 6) {
+		writeValidation(w, r, doc, validationError{Resource: "Label", Field: "color", Code: "invalid"})
+		return
+	}
+	writeJSON(w, r, http.StatusCreated, obj{"id": 1, "node_id": nodeID("LA", body.Name),
+		"url": rp.url(r) + "/labels/" + body.Name, "name": body.Name, "color": body.Color,
+		"default": false, "description": nil})
+}
+
+func isHex(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	for _, c := range s {
+		if !strings.ContainsRune("0123456789abcdefABCDEF", c) {
+			return false
+		}
+	}
+	return true
+}

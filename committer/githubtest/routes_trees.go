@@ -1,0 +1,192 @@
+package githubtest
+
+import (
+	"net/http"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// maxTreeEntries is where GitHub truncates recursive tree listings.
+const maxTreeEntries = 100000
+
+type treeEntryIn struct {
+	Path    string    `json:"path"`
+	Mode    string    `json:"mode"`
+	Type    string    `json:"type"`
+	SHA     optString `json:"sha"`
+	Content *string   `json:"content"`
+}
+
+type treeEntryOut struct {
+	Path string `json:"path"`
+	Mode string `json:"mode"`
+	Type string `json:"type"`
+	SHA  string `json:"sha"`
+	Size *int64 `json:"size,omitempty"`
+	URL  string `json:"url,omitempty"`
+}
+
+func modeFor(mode, typ string) (filemode.FileMode, bool) {
+	switch mode {
+	case "100644":
+		return filemode.Regular, true
+	case "100755":
+		return filemode.Executable, true
+	case "040000", "40000":
+		return filemode.Dir, true
+	case "120000":
+		return filemode.Symlink, true
+	case "160000":
+		return filemode.Submodule, true
+	case "":
+		switch typ {
+		case "blob":
+			return filemode.Regular, true
+		case "tree":
+			return filemode.Dir, true
+		case "commit":
+			return filemode.Submodule, true
+		}
+	}
+	return 0, false
+}
+
+func (s *Server) handleCreateTree(w http.ResponseWriter, r *http.Request, rp *repo) {
+	var body struct {
+		Tree     *[]treeEntryIn `json:"tree"`
+		BaseTree optString      `json:"base_tree"`
+	}
+	if !decodeBody(w, r, &body, docCreateTree) {
+		return
+	}
+	if body.Tree == nil {
+		writeError(w, r, http.StatusUnprocessableEntity, "Invalid request.\n\n\"tree\" wasn't supplied.", docCreateTree)
+		return
+	}
+	fail := func(msg string) { writeError(w, r, http.StatusUnprocessableEntity, msg, docCreateTree) }
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	if rp.empty() {
+		writeError(w, r, http.StatusConflict, msgEmptyRepo, docCreateTree)
+		return
+	}
+	var base plumbing.Hash
+	if body.BaseTree.Set && !body.BaseTree.Null {
+		base = plumbing.NewHash(body.BaseTree.Val)
+		if _, ok := rp.trees[base]; !ok || len(body.BaseTree.Val) != 40 {
+			fail("base_tree is not a valid tree oid")
+			return
+		}
+	}
+	b := newTreeBuilder(rp, base)
+	for _, e := range *body.Tree {
+		if !validPath(e.Path) {
+			fail("tree.path contains a malformed path component")
+			return
+		}
+		hasSHA := e.SHA.Set
+		if hasSHA == (e.Content != nil) {
+			fail("Must supply either tree.sha or tree.content. Request will be rejected if both are present.")
+			return
+		}
+		if e.SHA.Null {
+			if err := b.del(e.Path); err != nil {
+				fail("GitRPC::BadObjectState")
+				return
+			}
+			continue
+		}
+		mode, ok := modeFor(e.Mode, e.Type)
+		if !ok {
+			fail("Invalid request.\n\nFor 'properties/mode', \"" + e.Mode + "\" is not a valid tree mode.")
+			return
+		}
+		if e.Content != nil {
+			if mode == filemode.Dir || mode == filemode.Submodule {
+				fail("tree.content is only valid for blobs")
+				return
+			}
+			b.set(e.Path, mode, rp.putBlob([]byte(*e.Content)))
+			continue
+		}
+		h := plumbing.NewHash(e.SHA.Val)
+		switch {
+		case mode == filemode.Submodule:
+			if len(e.SHA.Val) != 40 {
+				fail("tree.sha " + e.SHA.Val + " is not a valid commit")
+				return
+			}
+		case mode == filemode.Dir:
+			if _, ok := rp.trees[h]; !ok || len(e.SHA.Val) != 40 {
+				fail("tree.sha " + e.SHA.Val + " is not a valid tree")
+				return
+			}
+		default:
+			if rp.objType(h) != plumbing.BlobObject || len(e.SHA.Val) != 40 {
+				fail("tree.sha " + e.SHA.Val + " is not a valid blob")
+				return
+			}
+		}
+		b.set(e.Path, mode, h)
+	}
+	h, err := b.write()
+	if err != nil {
+		writeError(w, r, http.StatusInternalServerError, err.Error(), docCreateTree)
+		return
+	}
+	out := rp.treeJSON(r, h, false)
+	w.Header().Set("Location", out["url"].(string))
+	writeJSON(w, r, http.StatusCreated, out)
+}
+
+// treeJSON is the git-tree shape. Caller holds rp.mu.
+func (rp *repo) treeJSON(r *http.Request, h plumbing.Hash, recursive bool) obj {
+	base := rp.url(r)
+	entries := make([]treeEntryOut, 0, len(rp.trees[h]))
+	truncated := false
+	add := func(p string, e object.TreeEntry) bool {
+		if len(entries) >= maxTreeEntries {
+			truncated = true
+			return false
+		}
+		out := treeEntryOut{Path: p, Mode: modeString(e.Mode), Type: typeOfMode(e.Mode), SHA: e.Hash.String()}
+		switch e.Mode {
+		case filemode.Dir:
+			out.URL = base + "/git/trees/" + out.SHA
+		case filemode.Submodule:
+		default:
+			if o, ok := rp.objects[e.Hash]; ok {
+				sz := o.Size()
+				out.Size = &sz
+			}
+			out.URL = base + "/git/blobs/" + out.SHA
+		}
+		entries = append(entries, out)
+		return true
+	}
+	if recursive {
+		rp.walkTree(h, "", add)
+	} else {
+		for _, e := range rp.trees[h] {
+			add(e.Name, e)
+		}
+	}
+	return obj{"sha": h.String(), "url": base + "/git/trees/" + h.String(), "tree": entries, "truncated": truncated}
+}
+
+func (s *Server) handleGetTree(w http.ResponseWriter, r *http.Request, rp *repo) {
+	rp.mu.RLock()
+	defer rp.mu.RUnlock()
+	if rp.empty() {
+		writeError(w, r, http.StatusConflict, msgEmptyRepo, docGetTree)
+		return
+	}
+	h, ok := rp.resolveTree(r.PathValue("sha"))
+	if !ok {
+		writeError(w, r, http.StatusNotFound, "Not Found", docRoot)
+		return
+	}
+	writeJSON(w, r, http.StatusOK, rp.treeJSON(r, h, r.URL.Query().Has("recursive")))
+}

@@ -1,0 +1,218 @@
+package githubtest
+
+import (
+	"fmt"
+	"io/fs"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// File is one file for Seed and the result of Files.
+type File struct {
+	Path    string
+	Content []byte
+	Mode    string // "" = "100644"; "100755"; "120000" symlink (Content is the target)
+}
+
+// Signature is a commit author or committer.
+type Signature struct {
+	Name, Email string
+	Date        time.Time
+}
+
+// Commit is a decoded commit object.
+type Commit struct {
+	SHA, Tree, Message string
+	Parents            []string
+	Author, Committer  Signature
+	PGPSignature       string
+}
+
+// RefUpdate is one change to a ref. Old is "" for a create, New is "" for a
+// delete.
+type RefUpdate struct {
+	Ref, Old, New string
+	Forced        bool
+	FastForward   bool
+	At            time.Time
+}
+
+func repoKey(owner, name string) string { return strings.ToLower(owner + "/" + name) }
+
+func (s *Server) getRepo(owner, name string) *repo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.repos[repoKey(owner, name)]
+}
+
+func (s *Server) addRepo(owner, name string, private bool) (*repo, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := repoKey(owner, name)
+	if rp, ok := s.repos[k]; ok {
+		return rp, false
+	}
+	s.nextID++
+	rp := newRepo(owner, name, s.nextID, s.now())
+	rp.private = private
+	s.repos[k] = rp
+	return rp, true
+}
+
+var seedSig = Signature{Name: "githubtest", Email: "githubtest@example.com"}
+
+// CreateRepo creates a repository whose default branch is "main". With
+// autoInit it gets a root commit holding README.md; otherwise it is empty
+// (no commits, no refs). It fails if the repository exists.
+func (s *Server) CreateRepo(owner, name string, autoInit bool) error {
+	_, created := s.addRepo(owner, name, false)
+	if !created {
+		return fmt.Errorf("githubtest: repository %s/%s already exists", owner, name)
+	}
+	if autoInit {
+		_, err := s.Seed(owner, name, "main", "Initial commit",
+			File{Path: "README.md", Content: []byte("# " + name + "\n")})
+		return err
+	}
+	return nil
+}
+
+func parseMode(m string) (filemode.FileMode, error) {
+	switch m {
+	case "", "100644":
+		return filemode.Regular, nil
+	case "100755":
+		return filemode.Executable, nil
+	case "120000":
+		return filemode.Symlink, nil
+	}
+	return 0, fmt.Errorf("githubtest: unsupported file mode %q", m)
+}
+
+// Seed commits files on top of branch (a root commit if the branch does not
+// exist) and fast-forwards the branch. It creates the repository if needed;
+// a repository created by Seed has branch as its default branch.
+func (s *Server) Seed(owner, name, branch, message string, files ...File) (string, error) {
+	rp, created := s.addRepo(owner, name, false)
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	if created {
+		rp.defaultBranch = branch
+	}
+	ref := "refs/heads/" + branch
+	old, hasOld := rp.refs[ref]
+	var base plumbing.Hash
+	if hasOld {
+		base = rp.commits[old].TreeHash
+	}
+	b := newTreeBuilder(rp, base)
+	for _, f := range files {
+		if !validPath(f.Path) {
+			return "", fmt.Errorf("githubtest: seed %s/%s: invalid path %q", owner, name, f.Path)
+		}
+		m, err := parseMode(f.Mode)
+		if err != nil {
+			return "", err
+		}
+		b.set(f.Path, m, rp.putBlob(f.Content))
+	}
+	tree, err := b.write()
+	if err != nil {
+		return "", err
+	}
+	now := s.now()
+	sig := object.Signature{Name: seedSig.Name, Email: seedSig.Email, When: now}
+	c := &object.Commit{Author: sig, Committer: sig, Message: message, TreeHash: tree}
+	if hasOld {
+		c.ParentHashes = []plumbing.Hash{old}
+	}
+	h := rp.putCommit(c)
+	rp.verif[h] = unsignedVerification()
+	rp.setRef(ref, h, false, now)
+	return h.String(), nil
+}
+
+// setRef moves ref to h (zero hash deletes) and records the update. Caller holds mu.
+func (rp *repo) setRef(ref string, h plumbing.Hash, forced bool, at time.Time) {
+	old, had := rp.refs[ref]
+	u := RefUpdate{Ref: ref, Forced: forced, At: at}
+	if had {
+		u.Old = old.String()
+	}
+	if h.IsZero() {
+		delete(rp.refs, ref)
+	} else {
+		rp.refs[ref] = h
+		u.New = h.String()
+		u.FastForward = had && rp.isAncestor(old, h)
+	}
+	rp.updates = append(rp.updates, u)
+}
+
+// Head returns the commit a branch points at.
+func (s *Server) Head(owner, name, branch string) (string, bool) {
+	rp := s.getRepo(owner, name)
+	if rp == nil {
+		return "", false
+	}
+	rp.mu.RLock()
+	defer rp.mu.RUnlock()
+	h, ok := rp.refs["refs/heads/"+branch]
+	if !ok {
+		return "", false
+	}
+	return h.String(), true
+}
+
+func (s *Server) rootAt(owner, name, ref string) (*repo, plumbing.Hash, error) {
+	rp := s.getRepo(owner, name)
+	if rp == nil {
+		return nil, plumbing.ZeroHash, fmt.Errorf("githubtest: repository %s/%s: %w", owner, name, fs.ErrNotExist)
+	}
+	rp.mu.RLock()
+	t, ok := rp.resolveTree(ref)
+	rp.mu.RUnlock()
+	if !ok {
+		return nil, plumbing.ZeroHash, fmt.Errorf("githubtest: %s/%s@%s: %w", owner, name, ref, fs.ErrNotExist)
+	}
+	return rp, t, nil
+}
+
+// ReadFile returns the content and mode of path at ref (a branch or a SHA).
+func (s *Server) ReadFile(owner, name, ref, path string) ([]byte, string, error) {
+	rp, root, err := s.rootAt(owner, name, ref)
+	if err != nil {
+		return nil, "", err
+	}
+	rp.mu.RLock()
+	defer rp.mu.RUnlock()
+	e, ok := rp.lookupPath(root, path)
+	if !ok || e.Mode == filemode.Dir || e.Mode == filemode.Submodule {
+		return nil, "", fmt.Errorf("githubtest: %s/%s@%s: %s: %w", owner, name, ref, path, fs.ErrNotExist)
+	}
+	b, _ := rp.blob(e.Hash)
+	return b, modeString(e.Mode), nil
+}
+
+// Files returns every file (recursively) at ref.
+func (s *Server) Files(owner, name, ref string) (map[string]File, error) {
+	rp, root, err := s.rootAt(owner, name, ref)
+	if err != nil {
+		return nil, err
+	}
+	rp.mu.RLock()
+	defer rp.mu.RUnlock()
+	out := map[string]File{}
+	rp.walkTree(root, "", func(p string, e object.TreeEntry) bool {
+		if e.Mode != filemode.Dir && e.Mode != filemode.Submodule {
+			b, _ := rp.blob(e.Hash)
+			out[p] = File{Path: p, Content: b, Mode: modeString(e.Mode)}
+		}
+		return true
+	})
+	return out, nil
+}

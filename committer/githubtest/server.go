@@ -1,0 +1,143 @@
+package githubtest
+
+import (
+	"crypto/rsa"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-github/v66/github"
+)
+
+// Server is a stateful, in-memory fake of the parts of GitHub's REST API that
+// ghcommitter uses. It implements http.Handler and answers both at "/" and at
+// "/api/v3/" (the GitHub Enterprise Server prefix).
+type Server struct {
+	token    string
+	latency  atomic.Int64
+	now      func() time.Time
+	tokenTTL time.Duration
+	mux      *http.ServeMux
+	reqSeq   atomic.Int64
+
+	mu       sync.Mutex // guards the fields below
+	repos    map[string]*repo
+	nextID   int64
+	faults   []*faultEntry
+	rate     map[string]*rateState
+	exhaust  time.Time
+	apps     map[int64]*rsa.PublicKey
+	installs map[int64]*installation
+	tokens   map[string]*instToken
+	issued   map[int64]int
+
+	logMu sync.Mutex
+	log   []Request
+}
+
+// Option configures a Server.
+type Option func(*Server)
+
+// WithToken makes the server require "Authorization: token T" or
+// "Bearer T" (installation tokens the server issued are accepted too).
+// Missing or wrong credentials get 401 Bad credentials. The default accepts
+// any token, or none.
+func WithToken(token string) Option { return func(s *Server) { s.token = token } }
+
+// WithLatency adds d to every request. The default is no latency.
+func WithLatency(d time.Duration) Option { return func(s *Server) { s.latency.Store(int64(d)) } }
+
+// WithNow sets the clock used for dates, rate-limit resets and token expiry.
+// The default is time.Now.
+func WithNow(now func() time.Time) Option { return func(s *Server) { s.now = now } }
+
+// WithInstallationTokenTTL sets how long installation tokens issued by
+// POST /app/installations/{id}/access_tokens stay valid. The default is 1h.
+func WithInstallationTokenTTL(d time.Duration) Option {
+	return func(s *Server) { s.tokenTTL = d }
+}
+
+// New returns a fake GitHub with no repositories.
+func New(opts ...Option) *Server {
+	s := &Server{
+		now:      time.Now,
+		tokenTTL: time.Hour,
+		repos:    map[string]*repo{},
+		rate:     map[string]*rateState{},
+		apps:     map[int64]*rsa.PublicKey{},
+		installs: map[int64]*installation{},
+		tokens:   map[string]*instToken{},
+		issued:   map[int64]int{},
+		nextID:   1000,
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	s.mux = http.NewServeMux()
+	s.routes()
+	return s
+}
+
+// SetLatency changes the latency added to every request.
+func (s *Server) SetLatency(d time.Duration) { s.latency.Store(int64(d)) }
+
+// TestServer is a Server listening on a local httptest server.
+type TestServer struct {
+	*Server
+	URL    string         // base URL, ends in "/"
+	Client *github.Client // go-github client pointed at URL (with the token of WithToken, if any)
+}
+
+// NewServer starts a Server on an httptest server that t.Cleanup closes.
+func NewServer(t testing.TB, opts ...Option) *TestServer {
+	t.Helper()
+	s := New(opts...)
+	hs := httptest.NewServer(s)
+	t.Cleanup(hs.Close)
+	u := hs.URL + "/"
+	c := github.NewClient(hs.Client())
+	if s.token != "" {
+		c = c.WithAuthToken(s.token)
+	}
+	base, _ := url.Parse(u)
+	c.BaseURL = base
+	c.UploadURL = base
+	return &TestServer{Server: s, URL: u, Client: c}
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	prefix := ""
+	if strings.HasPrefix(r.URL.Path, "/api/v3/") || r.URL.Path == "/api/v3" {
+		prefix = "/api/v3"
+		r2 := new(http.Request)
+		*r2 = *r
+		u := *r.URL
+		u.Path = strings.TrimPrefix(r.URL.Path, "/api/v3")
+		if u.Path == "" {
+			u.Path = "/"
+		}
+		u.RawPath = ""
+		r2.URL = &u
+		r = r2
+	}
+	r = r.WithContext(withPrefix(r.Context(), prefix))
+	s.serve(w, r)
+}
+
+func (s *Server) sleep(r *http.Request, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-r.Context().Done():
+	}
+}

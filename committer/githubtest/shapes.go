@@ -1,0 +1,132 @@
+package githubtest
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+func userJSON(r *http.Request, login string, id int64, typ string) obj {
+	api, web := apiBase(r)+"/users/"+login, webBase(r)+"/"+login
+	return obj{
+		"login": login, "id": id, "node_id": nodeID("U", login), "type": typ, "site_admin": false,
+		"avatar_url":  "https://avatars.githubusercontent.com/u/" + strconv.FormatInt(id, 10) + "?v=4",
+		"gravatar_id": "", "url": api, "html_url": web,
+		"followers_url": api + "/followers", "following_url": api + "/following{/other_user}",
+		"gists_url": api + "/gists{/gist_id}", "starred_url": api + "/starred{/owner}{/repo}",
+		"subscriptions_url": api + "/subscriptions", "organizations_url": api + "/orgs",
+		"repos_url": api + "/repos", "events_url": api + "/events{/privacy}",
+		"received_events_url": api + "/received_events",
+	}
+}
+
+func (rp *repo) url(r *http.Request) string { return apiBase(r) + "/repos/" + rp.fullName() }
+func (rp *repo) htmlURL(r *http.Request) string {
+	return webBase(r) + "/" + rp.fullName()
+}
+
+// repoJSON is the full repository shape. Caller holds rp.mu (read).
+func repoJSON(r *http.Request, rp *repo) obj {
+	u, html := rp.url(r), rp.htmlURL(r)
+	created := rp.created.UTC().Format(time.RFC3339)
+	o := obj{
+		"id": rp.id, "node_id": nodeID("R", rp.fullName()), "name": rp.name, "full_name": rp.fullName(),
+		"private": rp.private, "owner": userJSON(r, rp.owner, rp.id*7, "User"), "html_url": html,
+		"description": nil, "fork": false, "url": u, "homepage": nil, "language": nil,
+		"clone_url": html + ".git", "git_url": strings.Replace(html, "http", "git", 1) + ".git",
+		"ssh_url": "git@" + r.Host + ":" + rp.fullName() + ".git", "svn_url": html, "mirror_url": nil,
+		"default_branch": rp.defaultBranch, "forks": 0, "forks_count": 0, "stargazers_count": 0,
+		"watchers": 0, "watchers_count": 0, "open_issues": 0, "open_issues_count": 0, "size": 0,
+		"has_downloads": true, "has_issues": true, "has_projects": true, "has_wiki": true,
+		"has_pages": false, "archived": false, "disabled": false, "license": nil, "visibility": "public",
+		"pushed_at": created, "created_at": created, "updated_at": created,
+		"permissions": obj{"admin": true, "maintain": true, "push": true, "triage": true, "pull": true},
+	}
+	if rp.private {
+		o["visibility"] = "private"
+	}
+	for k, v := range map[string]string{
+		"archive_url": "/{archive_format}{/ref}", "assignees_url": "/assignees{/user}",
+		"blobs_url": "/git/blobs{/sha}", "branches_url": "/branches{/branch}",
+		"collaborators_url": "/collaborators{/collaborator}", "comments_url": "/comments{/number}",
+		"commits_url": "/commits{/sha}", "compare_url": "/compare/{base}...{head}",
+		"contents_url": "/contents/{+path}", "contributors_url": "/contributors",
+		"deployments_url": "/deployments", "downloads_url": "/downloads", "events_url": "/events",
+		"forks_url": "/forks", "git_commits_url": "/git/commits{/sha}", "git_refs_url": "/git/refs{/sha}",
+		"git_tags_url": "/git/tags{/sha}", "hooks_url": "/hooks", "issue_comment_url": "/issues/comments{/number}",
+		"issue_events_url": "/issues/events{/number}", "issues_url": "/issues{/number}", "keys_url": "/keys{/key_id}",
+		"labels_url": "/labels{/name}", "languages_url": "/languages", "merges_url": "/merges",
+		"milestones_url": "/milestones{/number}", "notifications_url": "/notifications{?since,all,participating}",
+		"pulls_url": "/pulls{/number}", "releases_url": "/releases{/id}", "stargazers_url": "/stargazers",
+		"statuses_url": "/statuses/{sha}", "subscribers_url": "/subscribers", "subscription_url": "/subscription",
+		"tags_url": "/tags", "teams_url": "/teams", "trees_url": "/git/trees{/sha}",
+	} {
+		o[k] = u + v
+	}
+	return o
+}
+
+func gitRefJSON(r *http.Request, rp *repo, ref string, h plumbing.Hash) obj {
+	typ := "commit"
+	if t := rp.objType(h); t == plumbing.TagObject {
+		typ = "tag"
+	}
+	return obj{
+		"ref": ref, "node_id": nodeID("REF", ref), "url": rp.url(r) + "/git/" + ref,
+		"object": obj{"type": typ, "sha": h.String(), "url": rp.url(r) + "/git/" + typ + "s/" + h.String()},
+	}
+}
+
+func sigJSON(s object.Signature) obj {
+	return obj{"name": s.Name, "email": s.Email, "date": s.When.Format(time.RFC3339)}
+}
+
+func unsignedVerification() verification {
+	return verification{Verified: false, Reason: "unsigned"}
+}
+
+// gitCommitJSON is the git-commit shape. Caller holds rp.mu.
+func gitCommitJSON(r *http.Request, rp *repo, c *object.Commit) obj {
+	parents := []obj{}
+	for _, p := range c.ParentHashes {
+		parents = append(parents, obj{"sha": p.String(), "url": rp.url(r) + "/git/commits/" + p.String(),
+			"html_url": rp.htmlURL(r) + "/commit/" + p.String()})
+	}
+	v, ok := rp.verif[c.Hash]
+	if !ok {
+		v = unsignedVerification()
+	}
+	return obj{
+		"sha": c.Hash.String(), "node_id": nodeID("C", c.Hash.String()),
+		"url": rp.url(r) + "/git/commits/" + c.Hash.String(), "html_url": rp.htmlURL(r) + "/commit/" + c.Hash.String(),
+		"author": sigJSON(c.Author), "committer": sigJSON(c.Committer), "message": c.Message,
+		"tree":    obj{"sha": c.TreeHash.String(), "url": rp.url(r) + "/git/trees/" + c.TreeHash.String()},
+		"parents": parents, "verification": v,
+	}
+}
+
+// commitJSON is the repos "commit" shape (GET /repos/{o}/{r}/commits/{ref},
+// branch.commit). Caller holds rp.mu.
+func commitJSON(r *http.Request, rp *repo, c *object.Commit) obj {
+	sha := c.Hash.String()
+	gc := gitCommitJSON(r, rp, c)
+	delete(gc, "sha")
+	delete(gc, "node_id")
+	delete(gc, "html_url")
+	delete(gc, "parents")
+	gc["comment_count"] = 0
+	parents := []obj{}
+	for _, p := range c.ParentHashes {
+		parents = append(parents, obj{"sha": p.String(), "url": rp.url(r) + "/commits/" + p.String(),
+			"html_url": rp.htmlURL(r) + "/commit/" + p.String()})
+	}
+	return obj{
+		"sha": sha, "node_id": nodeID("C", sha), "url": rp.url(r) + "/commits/" + sha,
+		"html_url": rp.htmlURL(r) + "/commit/" + sha, "comments_url": rp.url(r) + "/commits/" + sha + "/comments",
+		"commit": gc, "author": nil, "committer": nil, "parents": parents,
+	}
+}

@@ -1,0 +1,139 @@
+package githubtest
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+var errPathNotFound = errors.New("path not found")
+
+// treeBuilder edits a tree of a repo in memory and writes only the changed
+// trees, bottom-up, once. Caller holds rp.mu for writing.
+type treeBuilder struct {
+	rp   *repo
+	root *tnode
+}
+
+type tnode struct {
+	base    plumbing.Hash
+	entries map[string]*tentry // nil until loaded
+	dirty   bool
+}
+
+type tentry struct {
+	mode  filemode.FileMode
+	hash  plumbing.Hash
+	child *tnode // directories, once descended into
+}
+
+func newTreeBuilder(rp *repo, base plumbing.Hash) *treeBuilder {
+	root := &tnode{base: base}
+	if base.IsZero() {
+		root.entries = map[string]*tentry{}
+		root.dirty = true
+	}
+	return &treeBuilder{rp: rp, root: root}
+}
+
+func (b *treeBuilder) load(n *tnode) {
+	if n.entries != nil {
+		return
+	}
+	src := b.rp.trees[n.base]
+	n.entries = make(map[string]*tentry, len(src))
+	for _, e := range src {
+		n.entries[e.Name] = &tentry{mode: e.Mode, hash: e.Hash}
+	}
+}
+
+func (b *treeBuilder) childOf(e *tentry) *tnode {
+	if e.child == nil {
+		e.child = &tnode{base: e.hash}
+	}
+	return e.child
+}
+
+// set puts an entry at path, creating intermediate trees.
+func (b *treeBuilder) set(path string, mode filemode.FileMode, h plumbing.Hash) {
+	parts := strings.Split(path, "/")
+	n := b.root
+	for _, p := range parts[:len(parts)-1] {
+		b.load(n)
+		n.dirty = true
+		e, ok := n.entries[p]
+		if !ok || e.mode != filemode.Dir {
+			e = &tentry{mode: filemode.Dir, child: &tnode{entries: map[string]*tentry{}, dirty: true}}
+			n.entries[p] = e
+		}
+		n = b.childOf(e)
+	}
+	b.load(n)
+	n.dirty = true
+	n.entries[parts[len(parts)-1]] = &tentry{mode: mode, hash: h}
+}
+
+// del removes the file or directory at path.
+func (b *treeBuilder) del(path string) error {
+	parts := strings.Split(path, "/")
+	n := b.root
+	for _, p := range parts[:len(parts)-1] {
+		b.load(n)
+		e, ok := n.entries[p]
+		if !ok || e.mode != filemode.Dir {
+			return errPathNotFound
+		}
+		n.dirty = true
+		n = b.childOf(e)
+	}
+	b.load(n)
+	last := parts[len(parts)-1]
+	if _, ok := n.entries[last]; !ok {
+		return errPathNotFound
+	}
+	delete(n.entries, last)
+	n.dirty = true
+	return nil
+}
+
+// write stores every changed tree and returns the root tree's hash.
+func (b *treeBuilder) write() (plumbing.Hash, error) {
+	return b.writeNode(b.root)
+}
+
+func (b *treeBuilder) writeNode(n *tnode) (plumbing.Hash, error) {
+	if !n.dirty {
+		return n.base, nil
+	}
+	entries := make([]object.TreeEntry, 0, len(n.entries))
+	for name, e := range n.entries {
+		if e.child != nil && e.child.dirty {
+			h, err := b.writeNode(e.child)
+			if err != nil {
+				return plumbing.ZeroHash, err
+			}
+			if len(e.child.entries) == 0 {
+				continue // git has no empty directories
+			}
+			e.hash = h
+		}
+		entries = append(entries, object.TreeEntry{Name: name, Mode: e.mode, Hash: e.hash})
+	}
+	return b.rp.putTree(entries)
+}
+
+// validPath reports whether p is a clean relative path.
+func validPath(p string) bool {
+	if p == "" || strings.HasPrefix(p, "/") || strings.HasSuffix(p, "/") || strings.IndexByte(p, 0) >= 0 {
+		return false
+	}
+	for _, s := range strings.Split(p, "/") {
+		if s == "" || s == "." || s == ".." || strings.EqualFold(s, ".git") {
+			return false
+		}
+	}
+	return true
+}
