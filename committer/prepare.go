@@ -131,6 +131,9 @@ func invalidPath(p string, err error) error {
 	return &pathError{path: p, kind: ErrInvalid, err: err}
 }
 
+// smallFile is the size up to which local files are held in memory.
+const smallFile = 256 << 10
+
 // hash computes the blob SHA (and size) of the content, reading it once.
 func (s *source) hash() error {
 	if s.inMemory() {
@@ -153,6 +156,16 @@ func (s *source) hash() error {
 			return fmt.Errorf("local file %s is not a regular file", s.local)
 		}
 		s.size = info.Size()
+		if s.size <= smallFile {
+			// Small files are read now: they can go inline in the tree
+			// request, and the content cannot change under the commit.
+			data, err := os.ReadFile(s.local)
+			if err != nil {
+				return fmt.Errorf("local file: %w", err)
+			}
+			s.data, s.local = data, ""
+			return s.hash()
+		}
 	}
 	if s.size < 0 {
 		return errors.New("size must not be negative")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -19,8 +20,14 @@ var (
 
 // readHead returns the head commit of branch and its tree, in one request.
 func (c *Committer) readHead(ctx context.Context, branch string) (commit, tree string, err error) {
-	b, _, err := c.client.Repositories.GetBranch(ctx, c.owner, c.repo, branch, 1)
+	// Not Repositories.GetBranch: in go-github v66 it bypasses Client.Do, so
+	// its errors are untyped and rate limits go unrecorded.
+	req, err := c.client.NewRequest(http.MethodGet, fmt.Sprintf("repos/%v/%v/branches/%v", c.owner, c.repo, url.PathEscape(branch)), nil)
 	if err != nil {
+		return "", "", err
+	}
+	b := new(github.Branch)
+	if _, err = c.client.Do(ctx, req, b); err != nil {
 		var er *github.ErrorResponse
 		if errors.As(err, &er) && er.Response != nil {
 			switch {

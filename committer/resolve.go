@@ -150,7 +150,7 @@ type getter func(path string) (treeEntry, bool, error)
 
 func (c *Committer) resolvePut(ctx context.Context, r *resolved, get getter, p string, mode Mode, src *source, full bool, inline *int64) error {
 	canInline := src.inMemory() && src.size > 0 && src.size <= c.o.inlineLimit &&
-		*inline+src.size <= maxInlineTotal && utf8.Valid(src.data)
+		*inline+src.size <= maxInlineTotal && isText(src.data)
 	action := Written
 	if full || !canInline {
 		e, ok, err := get(p)
@@ -273,4 +273,10 @@ func (c *Committer) resolveSync(ctx context.Context, r *resolved, get getter, ro
 		r.changes = append(r.changes, FileChange{full, Deleted})
 	}
 	return nil
+}
+
+// isText reports whether data can travel inline as a JSON string and come
+// back byte for byte: valid UTF-8 without NUL bytes.
+func isText(data []byte) bool {
+	return utf8.Valid(data) && bytes.IndexByte(data, 0) < 0
 }

@@ -1,0 +1,366 @@
+package committer_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/ghcommitter/ghcommitter/committer"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest"
+)
+
+const (
+	routeBranch     = "GET /repos/{owner}/{repo}/branches/{branch...}"
+	routeGetTree    = "GET /repos/{owner}/{repo}/git/trees/{sha...}"
+	routeCreateTree = "POST /repos/{owner}/{repo}/git/trees"
+	routeCommit     = "POST /repos/{owner}/{repo}/git/commits"
+	routeUpdateRef  = "PATCH /repos/{owner}/{repo}/git/refs/{ref...}"
+	routeBlob       = "POST /repos/{owner}/{repo}/git/blobs"
+	routeGetBlob    = "GET /repos/{owner}/{repo}/git/blobs/{sha}"
+)
+
+func TestRequestCounts(t *testing.T) {
+	ts, c := setup(t)
+	seed(t, ts, map[string]string{"deep/er/still/file.txt": "old\n", "deep/other.txt": "o\n", "top.txt": "t\n"})
+	ctx := context.Background()
+
+	// Text-only puts: exactly 4 requests, none of them reading a tree.
+	ts.ResetRequests()
+	if _, err := c.Commit(ctx, "main", committer.NewChangeSet("puts").Put("a/b/c.txt", []byte("1")).Put("d.txt", []byte("2"))); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(ts.Requests()); n != 4 {
+		t.Fatalf("text-only commit sent %d requests, want 4: %v", n, routes(ts))
+	}
+	for _, r := range []string{routeBranch, routeCreateTree, routeCommit, routeUpdateRef} {
+		if ts.Count(r) != 1 {
+			t.Errorf("%s sent %d times, want 1", r, ts.Count(r))
+		}
+	}
+
+	// A delete reads only the directories on its path: root, deep, deep/er, deep/er/still.
+	ts.ResetRequests()
+	if _, err := c.Commit(ctx, "main", committer.NewChangeSet("delete").Delete("deep/er/still/file.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if n := ts.Count(routeGetTree); n != 4 {
+		t.Fatalf("delete read %d trees, want 4", n)
+	}
+	if n := len(ts.Requests()); n != 8 {
+		t.Fatalf("delete sent %d requests, want 8: %v", n, routes(ts))
+	}
+
+	// An edit reads its directories and the blob; unchanged directories are
+	// cached by SHA across commits: "deep" changed, so root and deep are read
+	// again, but the blob of top.txt is read once.
+	ts.ResetRequests()
+	bump := func(old []byte, _ bool) ([]byte, error) { return append(old, '+'), nil }
+	if _, err := c.Commit(ctx, "main", committer.NewChangeSet("edit").Edit("top.txt", bump)); err != nil {
+		t.Fatal(err)
+	}
+	if ts.Count(routeGetTree) != 1 || ts.Count(routeGetBlob) != 1 {
+		t.Fatalf("edit of a top-level file read %d trees and %d blobs, want 1 and 1", ts.Count(routeGetTree), ts.Count(routeGetBlob))
+	}
+}
+
+func routes(ts *githubtest.TestServer) []string {
+	var out []string
+	for _, r := range ts.Requests() {
+		out = append(out, r.Method+" "+r.Path)
+	}
+	return out
+}
+
+func TestBinaryBlobUploadedOnceAcrossAttempts(t *testing.T) {
+	ts, c := setup(t)
+	bin := bytes.Repeat([]byte{0, 1, 2, 0xff}, 4096)
+	i := 0
+	ts.Inject(githubtest.Fault{Route: routeUpdateRef, Times: 3, Before: func(*http.Request) {
+		i++
+		ts.Seed(owner, repo, "main", "other writer", githubtest.File{Path: fmt.Sprintf("other%d", i), Content: []byte("x")})
+	}})
+	res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("binary").Put("img.bin", bin).Put("big.txt", bytes.Repeat([]byte("a"), 300<<10)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Attempts != 4 {
+		t.Fatalf("attempts = %d, want 4", res.Attempts)
+	}
+	if n := ts.Count(routeBlob); n != 2 {
+		t.Fatalf("%d blob uploads over %d attempts, want 2 (each blob once)", n, res.Attempts)
+	}
+	got, _, err := ts.ReadFile(owner, repo, "main", "img.bin")
+	if err != nil || !bytes.Equal(got, bin) {
+		t.Fatalf("img.bin differs: %v", err)
+	}
+}
+
+func TestPutLocalFileStreams(t *testing.T) {
+	ts, c := setup(t)
+	dir := t.TempDir()
+	data := bytes.Repeat([]byte("0123456789abcdef\x00"), 1<<16)
+	p := filepath.Join(dir, "blob.bin")
+	must(t, os.WriteFile(p, data, 0o755))
+	if _, err := c.Commit(context.Background(), "main", committer.NewChangeSet("local").PutLocalFile("bin/tool", p, committer.ModeExecutable)); err != nil {
+		t.Fatal(err)
+	}
+	got, mode, err := ts.ReadFile(owner, repo, "main", "bin/tool")
+	if err != nil || !bytes.Equal(got, data) || mode != "100755" {
+		t.Fatalf("bin/tool: mode %s, %d bytes, err %v", mode, len(got), err)
+	}
+}
+
+func TestModesSymlinksAndDirectoryDelete(t *testing.T) {
+	ts, c := setup(t)
+	seed(t, ts, map[string]string{"old/a": "a", "old/sub/b": "b", "keep/c": "c"})
+	cs := committer.NewChangeSet("modes").
+		PutMode("bin/run", []byte("#!/bin/sh\necho hi\n"), committer.ModeExecutable).
+		Symlink("current", "bin/run").
+		Delete("old")
+	res, err := c.Commit(context.Background(), "main", cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := ts.Files(owner, repo, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files["bin/run"].Mode != "100755" || files["current"].Mode != "120000" || string(files["current"].Content) != "bin/run" {
+		t.Fatalf("files = %+v", files)
+	}
+	for p := range files {
+		if len(p) >= 4 && p[:4] == "old/" {
+			t.Errorf("%s survived the directory delete", p)
+		}
+	}
+	if _, ok := files["keep/c"]; !ok {
+		t.Error("keep/c lost")
+	}
+	if len(res.Changed) != 3 {
+		t.Errorf("changed = %v", res.Changed)
+	}
+	// An edit keeps the file's mode.
+	if _, err := c.Commit(context.Background(), "main", committer.NewChangeSet("edit").Edit("bin/run", func(old []byte, _ bool) ([]byte, error) {
+		return append(old, "echo bye\n"...), nil
+	})); err != nil {
+		t.Fatal(err)
+	}
+	if _, mode, _ := ts.ReadFile(owner, repo, "main", "bin/run"); mode != "100755" {
+		t.Fatalf("edit changed the mode to %s", mode)
+	}
+}
+
+func TestEditErrorCommitsNothing(t *testing.T) {
+	ts, c := setup(t)
+	before := head(t, ts, "main")
+	boom := errors.New("boom")
+	_, err := c.Commit(context.Background(), "main", committer.NewChangeSet("m").Put("a", []byte("a")).Edit("b", func([]byte, bool) ([]byte, error) { return nil, boom }))
+	if !errors.Is(err, boom) {
+		t.Fatalf("err = %v", err)
+	}
+	var ce *committer.Error
+	if !errors.As(err, &ce) || ce.Path != "b" {
+		t.Fatalf("error does not name the path: %v", err)
+	}
+	if head(t, ts, "main") != before || writes(ts) != 0 {
+		t.Fatal("something was written")
+	}
+}
+
+func TestCreateBranch(t *testing.T) {
+	ts, c := setup(t)
+	base := head(t, ts, "main")
+	ctx := context.Background()
+	_, err := c.Commit(ctx, "feature", committer.NewChangeSet("m").Put("f", []byte("f")))
+	if !errors.Is(err, committer.ErrNotFound) {
+		t.Fatalf("missing branch without CreateBranchFrom: err = %v", err)
+	}
+	// Several writers create the same branch at once: one creates it, the
+	// others build on it.
+	const n = 6
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	created := make([]bool, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := c.Commit(ctx, "feature", committer.NewChangeSet("m").Put(fmt.Sprintf("f%d", i), []byte("f")), committer.CreateBranchFrom("main"))
+			errs[i] = err
+			if err == nil {
+				created[i] = res.CreatedBranch
+			}
+		}()
+	}
+	wg.Wait()
+	nCreated := 0
+	for i := range n {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		if created[i] {
+			nCreated++
+		}
+	}
+	if nCreated != 1 {
+		t.Fatalf("%d writers report creating the branch, want 1", nCreated)
+	}
+	files, _ := ts.Files(owner, repo, "feature")
+	for i := range n {
+		if _, ok := files[fmt.Sprintf("f%d", i)]; !ok {
+			t.Errorf("f%d missing", i)
+		}
+	}
+	if head(t, ts, "main") != base {
+		t.Error("main moved")
+	}
+	// From a SHA.
+	if _, err := c.Commit(ctx, "from-sha", committer.NewChangeSet("m").Put("g", []byte("g")), committer.CreateBranchFrom(base)); err != nil {
+		t.Fatal(err)
+	}
+	// From a missing base.
+	if _, err := c.Commit(ctx, "x", committer.NewChangeSet("m").Put("g", []byte("g")), committer.CreateBranchFrom("nope")); !errors.Is(err, committer.ErrNotFound) {
+		t.Fatalf("missing base: err = %v", err)
+	}
+}
+
+func TestEmptyRepositoryBootstrap(t *testing.T) {
+	ts := githubtest.NewServer(t)
+	must(t, ts.CreateRepo(owner, "empty", false))
+	c, err := committer.New(ts.Client, owner, "empty", committer.WithSleep(noSleep))
+	must(t, err)
+	cs := committer.NewChangeSet("first").Put("README.md", []byte("# hi\n")).PutMode("run.sh", []byte("#!/bin/sh\n"), committer.ModeExecutable)
+	res, err := c.Commit(context.Background(), "main", cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.NoOp {
+		t.Fatal("reported a no-op")
+	}
+	files, err := ts.Files(owner, "empty", "main")
+	must(t, err)
+	if string(files["README.md"].Content) != "# hi\n" || files["run.sh"].Mode != "100755" {
+		t.Fatalf("files = %+v", files)
+	}
+	hist, _ := ts.History(owner, "empty", "main")
+	if len(hist[len(hist)-1].Parents) != 0 {
+		t.Fatal("history does not start with a root commit")
+	}
+}
+
+func TestExpectHead(t *testing.T) {
+	ts, c := setup(t)
+	h := head(t, ts, "main")
+	if _, err := c.Commit(context.Background(), "main", committer.NewChangeSet("m").Put("a", []byte("a")), committer.ExpectHead(h)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.Commit(context.Background(), "main", committer.NewChangeSet("m").Put("b", []byte("b")), committer.ExpectHead(h))
+	if !errors.Is(err, committer.ErrConflict) {
+		t.Fatalf("stale expected head: err = %v", err)
+	}
+}
+
+func TestSync(t *testing.T) {
+	ts, c := setup(t)
+	seed(t, ts, map[string]string{"site/keep.txt": "same\n", "site/change.txt": "old\n", "site/gone.txt": "x\n", "site/deep/gone2.txt": "y", "other.txt": "o"})
+	dir := t.TempDir()
+	must(t, os.MkdirAll(filepath.Join(dir, "new"), 0o755))
+	must(t, os.WriteFile(filepath.Join(dir, "keep.txt"), []byte("same\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "change.txt"), []byte("new\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "new", "add.bin"), []byte{0, 1, 2}, 0o644))
+	files, err := committer.LoadDir(dir, committer.LoadOptions{})
+	must(t, err)
+	plan, err := c.Plan(context.Background(), "main", committer.NewChangeSet("sync").Sync("site", files))
+	must(t, err)
+	want := map[string]committer.Action{"site/keep.txt": committer.Unchanged, "site/change.txt": committer.Modified,
+		"site/new/add.bin": committer.Added, "site/gone.txt": committer.Deleted, "site/deep/gone2.txt": committer.Deleted}
+	got := map[string]committer.Action{}
+	for _, f := range plan.Files {
+		got[f.Path] = f.Action
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("plan = %v, want %v", got, want)
+	}
+	ts.ResetRequests()
+	if _, err := c.Commit(context.Background(), "main", committer.NewChangeSet("sync").Sync("site", files)); err != nil {
+		t.Fatal(err)
+	}
+	if n := ts.Count(routeBlob); n != 1 {
+		t.Errorf("%d blobs uploaded, want 1 (only the binary that differs)", n)
+	}
+	after, _ := ts.Files(owner, repo, "main")
+	var paths []string
+	for p := range after {
+		paths = append(paths, p)
+	}
+	for _, p := range []string{"site/keep.txt", "site/change.txt", "site/new/add.bin", "other.txt"} {
+		if _, ok := after[p]; !ok {
+			t.Errorf("%s missing after sync (have %v)", p, paths)
+		}
+	}
+	for _, p := range []string{"site/gone.txt", "site/deep/gone2.txt"} {
+		if _, ok := after[p]; ok {
+			t.Errorf("%s still there after sync", p)
+		}
+	}
+}
+
+func TestPlanSendsNoWrites(t *testing.T) {
+	ts, c := setup(t)
+	seed(t, ts, map[string]string{"a": "a", "b": "b"})
+	ts.ResetRequests()
+	plan, err := c.Plan(context.Background(), "main", committer.NewChangeSet("m").Put("a", []byte("a")).Put("b", []byte("B")).Put("c", []byte("c")).Delete("a2").Edit("b2", func([]byte, bool) ([]byte, error) { return []byte("x"), nil }))
+	must(t, err)
+	if writes(ts) != 0 {
+		t.Fatalf("plan sent %d writes", writes(ts))
+	}
+	got := fmt.Sprint(plan.Files)
+	if got != "[{a unchanged} {b modified} {c added} {a2 unchanged} {b2 added}]" {
+		t.Fatalf("plan = %s", got)
+	}
+}
+
+func TestErrorsClassified(t *testing.T) {
+	ts, c := setup(t)
+	cases := []struct {
+		status int
+		body   string
+		kind   error
+	}{
+		{401, `{"message":"Bad credentials","documentation_url":"https://docs.github.com/rest","status":"401"}`, committer.ErrUnauthorized},
+		{403, `{"message":"Resource not accessible by integration","documentation_url":"https://docs.github.com/rest","status":"403"}`, committer.ErrPermission},
+		{404, `{"message":"Not Found","documentation_url":"https://docs.github.com/rest","status":"404"}`, committer.ErrNotFound},
+	}
+	for _, tc := range cases {
+		remove := ts.Inject(githubtest.Fault{Route: routeBranch, Status: tc.status, Body: tc.body})
+		_, err := c.Commit(context.Background(), "main", committer.NewChangeSet("m").Put("a", []byte("a")))
+		remove()
+		if !errors.Is(err, tc.kind) {
+			t.Errorf("%d: err = %v, want %v", tc.status, err, tc.kind)
+		}
+		var ce *committer.Error
+		if !errors.As(err, &ce) || ce.Hint == "" {
+			t.Errorf("%d: no hint in %v", tc.status, err)
+		}
+	}
+	remove := ts.Inject(githubtest.Fault{Route: routeUpdateRef, Status: 422, Body: `{"message":"Repository rule violations found\n\nChanges must be made through a pull request.\n\n","documentation_url":"https://docs.github.com/rest/git/refs#update-a-reference","status":"422"}`})
+	defer remove()
+	before := head(t, ts, "main")
+	_, err := c.Commit(context.Background(), "main", committer.NewChangeSet("m").Put("a", []byte("a")))
+	if !errors.Is(err, committer.ErrProtected) {
+		t.Fatalf("protected: err = %v", err)
+	}
+	if ts.Count(routeUpdateRef) != 1 {
+		t.Errorf("protected branch update tried %d times, want 1", ts.Count(routeUpdateRef))
+	}
+	if head(t, ts, "main") != before {
+		t.Fatal("branch moved")
+	}
+	_ = http.StatusOK
+}

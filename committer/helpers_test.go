@@ -1,0 +1,90 @@
+package committer_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ghcommitter/ghcommitter/committer"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest"
+)
+
+const (
+	owner = "acme"
+	repo  = "mono"
+)
+
+func noSleep(ctx context.Context, _ time.Duration) error { return ctx.Err() }
+
+// setup starts a fake GitHub with acme/mono (initial commit on main) and a
+// Committer that does not sleep between attempts.
+func setup(t *testing.T, opts ...committer.Option) (*githubtest.TestServer, *committer.Committer) {
+	t.Helper()
+	ts := githubtest.NewServer(t)
+	if err := ts.CreateRepo(owner, repo, true); err != nil {
+		t.Fatal(err)
+	}
+	opts = append([]committer.Option{committer.WithSleep(noSleep)}, opts...)
+	c, err := committer.New(ts.Client, owner, repo, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ts, c
+}
+
+func head(t *testing.T, ts *githubtest.TestServer, branch string) string {
+	t.Helper()
+	sha, ok := ts.Head(owner, repo, branch)
+	if !ok {
+		t.Fatalf("branch %s does not exist", branch)
+	}
+	return sha
+}
+
+func readFile(t *testing.T, ts *githubtest.TestServer, ref, path string) string {
+	t.Helper()
+	b, _, err := ts.ReadFile(owner, repo, ref, path)
+	if err != nil {
+		t.Fatalf("read %s at %s: %v", path, ref, err)
+	}
+	return string(b)
+}
+
+func seed(t *testing.T, ts *githubtest.TestServer, files map[string]string) string {
+	t.Helper()
+	var fs []githubtest.File
+	for p, c := range files {
+		fs = append(fs, githubtest.File{Path: p, Content: []byte(c)})
+	}
+	sha, err := ts.Seed(owner, repo, "main", "seed", fs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sha
+}
+
+// checkFastForwardOnly fails if any ref of acme/mono ever moved other than
+// by fast-forward (creates and deletes aside).
+func checkFastForwardOnly(t *testing.T, ts *githubtest.TestServer) {
+	t.Helper()
+	for _, u := range ts.RefUpdates(owner, repo) {
+		if u.Old != "" && u.New != "" && (u.Forced || !u.FastForward) {
+			t.Errorf("ref %s moved %s -> %s without fast-forward (forced=%v)", u.Ref, u.Old, u.New, u.Forced)
+		}
+	}
+}
+
+// writes counts the write requests in the fake's log.
+func writes(ts *githubtest.TestServer) int {
+	return ts.CountMethod("POST") + ts.CountMethod("PATCH") + ts.CountMethod("PUT") + ts.CountMethod("DELETE")
+}
+
+func hasPrefixAny(s string, prefixes ...string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
