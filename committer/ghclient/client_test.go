@@ -3,6 +3,11 @@ package ghclient
 import (
 	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"log/slog"
 	"net"
@@ -266,5 +271,21 @@ func TestLogsNeverContainToken(t *testing.T) {
 		if err != nil && strings.Contains(err.Error(), token) {
 			t.Errorf("error leaks token: %v", err)
 		}
+	}
+}
+
+func TestAppKeyFormats(t *testing.T) {
+	pkcs8, err := x509.MarshalPKCS8PrivateKey(testKey())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(context.Background(), WithApp(1, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: pkcs8}), 2)); err != nil {
+		t.Fatalf("PKCS#8 key rejected: %v", err)
+	}
+	ec, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ecDER, _ := x509.MarshalPKCS8PrivateKey(ec)
+	_, err = New(context.Background(), WithApp(1, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: ecDER}), 2))
+	if err == nil || !strings.Contains(err.Error(), "RSA") {
+		t.Fatalf("EC key: err = %v", err)
 	}
 }

@@ -408,3 +408,38 @@ func TestSleepErrorStopsRetries(t *testing.T) {
 		t.Fatalf("err %v, requests %d", err, c.get("GET /repos/o/r/git/commits/abc"))
 	}
 }
+
+func TestDefaultSleep(t *testing.T) {
+	if err := sleepCtx(context.Background(), 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := sleepCtx(context.Background(), time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go cancel()
+	if err := sleepCtx(ctx, time.Hour); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestContextCancelDuringBackoff(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	answered := make(chan struct{}, 1)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "30")
+		writeJSON(w, 503, `{"message":"unavailable"}`)
+		answered <- struct{}{}
+	})
+	srv := newServer(t, h)
+	go func() { <-answered; cancel() }()
+	gh, err := New(context.Background(), WithBaseURL(srv.URL), WithHTTPClient(srv.Client()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = gh.Git.GetCommit(ctx, "o", "r", "abc")
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}
