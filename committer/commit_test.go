@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync"
-	"net/http"
 	"testing"
 
 	"github.com/ghcommitter/ghcommitter/committer"

@@ -1,0 +1,102 @@
+package committer_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+
+	"github.com/ghcommitter/ghcommitter/committer"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest"
+	"github.com/google/go-github/v66/github"
+)
+
+// exampleClient starts a fake GitHub holding acme/mono and returns a client
+// for it. Real programs use ghclient.New or any go-github client instead.
+func exampleClient() (*github.Client, *githubtest.Server, func()) {
+	fake := githubtest.New()
+	if err := fake.CreateRepo("acme", "mono", true); err != nil {
+		log.Fatal(err)
+	}
+	srv := httptest.NewServer(fake)
+	client, err := github.NewClient(nil).WithEnterpriseURLs(srv.URL+"/", srv.URL+"/")
+	if err != nil {
+		log.Fatal(err)
+	}
+	return client, fake, srv.Close
+}
+
+// One commit of several files, landing on top of whatever is on main.
+func Example() {
+	client, _, stop := exampleClient()
+	defer stop()
+
+	c, err := committer.New(client, "acme", "mono")
+	if err != nil {
+		log.Fatal(err)
+	}
+	cs := committer.NewChangeSet("Promote api to v1.4.2").
+		Put("deploy/prod/api/values.yaml", []byte("image:\n  tag: v1.4.2\n")).
+		PutMode("scripts/rollout.sh", []byte("#!/bin/sh\necho rolling out\n"), committer.ModeExecutable).
+		Delete("deploy/prod/api/old-values.yaml")
+	res, err := c.Commit(context.Background(), "main", cs)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("changed:", res.Changed, "attempts:", res.Attempts, "no-op:", res.NoOp)
+	// Output: changed: [deploy/prod/api/values.yaml scripts/rollout.sh] attempts: 1 no-op: false
+}
+
+// An edit function computes a file's new content from its content at the
+// head being built on. It runs again on every attempt, so concurrent writers
+// that edit the same file all land.
+func ExampleChangeSet_Edit() {
+	client, fake, stop := exampleClient()
+	defer stop()
+	c, _ := committer.New(client, "acme", "mono")
+
+	increment := func(old []byte, exists bool) ([]byte, error) {
+		n := 0
+		if exists {
+			var err error
+			if n, err = strconv.Atoi(strings.TrimSpace(string(old))); err != nil {
+				return nil, fmt.Errorf("counter.txt: %w", err)
+			}
+		}
+		return []byte(strconv.Itoa(n+1) + "\n"), nil
+	}
+	for range 3 {
+		if _, err := c.Commit(context.Background(), "main", committer.NewChangeSet("count").Edit("counter.txt", increment)); err != nil {
+			log.Fatal(err)
+		}
+	}
+	content, _, _ := fake.ReadFile("acme", "mono", "main", "counter.txt")
+	fmt.Print(string(content))
+	// Output: 3
+}
+
+// A precondition turns a commit into optimistic locking: it lands only if
+// the file is still what the caller last read.
+func ExampleChangeSet_ExpectBlob() {
+	client, _, stop := exampleClient()
+	defer stop()
+	c, _ := committer.New(client, "acme", "mono")
+	ctx := context.Background()
+
+	v1 := []byte("replicas: 2\n")
+	if _, err := c.Commit(ctx, "main", committer.NewChangeSet("v1").Put("app.yaml", v1)); err != nil {
+		log.Fatal(err)
+	}
+	// Someone else changes the file.
+	if _, err := c.Commit(ctx, "main", committer.NewChangeSet("v2").Put("app.yaml", []byte("replicas: 5\n"))); err != nil {
+		log.Fatal(err)
+	}
+	// Our write, based on v1, is refused and commits nothing.
+	cs := committer.NewChangeSet("v1 -> v3").ExpectBlob("app.yaml", committer.BlobSHA(v1)).Put("app.yaml", []byte("replicas: 3\n"))
+	_, err := c.Commit(ctx, "main", cs)
+	fmt.Println(errors.Is(err, committer.ErrConflict))
+	// Output: true
+}
