@@ -1,0 +1,266 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/ghcommitter/ghcommitter/committer"
+)
+
+// changeBuilder turns the commit command's arguments into a change set.
+// Everything it finds wrong is a usage error: nothing has been sent yet.
+type changeBuilder struct {
+	e    *env
+	ctx  context.Context
+	in   *stdinOnce
+	opts committer.LoadOptions
+
+	cs    *committer.ChangeSet
+	files int   // files put
+	bytes int64 // their total size
+}
+
+const addHint = "use --add REMOTE=LOCAL to commit a file from outside the current directory"
+
+var shaRE = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+func (b *changeBuilder) build(f *commitFlags, msg string, args []string) (*committer.ChangeSet, error) {
+	b.cs = committer.NewChangeSet(msg)
+	if f.author != "" {
+		sig, err := parseAuthor(f.author)
+		if err != nil {
+			return nil, err
+		}
+		b.cs.Author = sig
+	}
+	prefix, err := repoDir("--prefix", f.prefix)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range args {
+		if err := b.localPath(prefix, a); err != nil {
+			return nil, err
+		}
+	}
+	for _, a := range f.adds {
+		remote, local, ok := strings.Cut(a, "=")
+		if !ok || local == "" {
+			return nil, usageErrorf("write it as --add REMOTE=LOCAL, e.g. --add docs/index.html=build/index.html", "--add %q: want REMOTE=LOCAL", a)
+		}
+		if err := b.add(remote, local); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range f.deletes {
+		rp, err := repoPath("--delete", strings.TrimSuffix(p, "/"))
+		if err != nil {
+			return nil, err
+		}
+		b.cs.Delete(rp)
+	}
+	for _, s := range f.syncs {
+		local, remote, ok := strings.Cut(s, "=")
+		if !ok || local == "" {
+			return nil, usageErrorf("write it as --sync LOCAL_DIR=REMOTE_DIR, e.g. --sync ./out=deploy (REMOTE_DIR . is the root)", "--sync %q: want LOCAL_DIR=REMOTE_DIR", s)
+		}
+		dir, err := repoDir("--sync", remote)
+		if err != nil {
+			return nil, err
+		}
+		files, err := committer.LoadDir(local, b.opts)
+		if err != nil {
+			return nil, usageErrorf("", "--sync %s: %v", local, err)
+		}
+		for _, lf := range files {
+			b.files++
+			b.bytes += lf.Size
+		}
+		b.cs.Sync(dir, files)
+	}
+	for _, s := range f.edits {
+		p, command, ok := strings.Cut(s, "=")
+		if !ok || strings.TrimSpace(command) == "" {
+			return nil, usageErrorf(`write it as --edit PATH=COMMAND, e.g. --edit 'VERSION=echo 1.2.3'`, "--edit %q: want PATH=COMMAND", s)
+		}
+		rp, err := repoPath("--edit", p)
+		if err != nil {
+			return nil, err
+		}
+		b.cs.Edit(rp, shellEdit(b.ctx, b.e, rp, command))
+	}
+	for _, s := range f.expectSHAs {
+		p, sha, ok := strings.Cut(s, "=")
+		if !ok || !shaRE.MatchString(sha) {
+			return nil, usageErrorf("write it as --expect-sha PATH=SHA with the file's 40-digit blob SHA (git rev-parse HEAD:PATH)", "--expect-sha %q: want PATH=SHA", s)
+		}
+		rp, err := repoPath("--expect-sha", p)
+		if err != nil {
+			return nil, err
+		}
+		b.cs.ExpectBlob(rp, sha)
+	}
+	for _, p := range f.absent {
+		rp, err := repoPath("--expect-absent", p)
+		if err != nil {
+			return nil, err
+		}
+		b.cs.ExpectAbsent(rp)
+	}
+	if b.cs.Len() == 0 {
+		return nil, usageErrorf("give files to commit, or --add, --delete, --sync or --edit", "nothing to commit")
+	}
+	return b.cs, nil
+}
+
+// localPath adds a LOCAL_PATH argument: a file or directory inside the
+// current directory, committed at the same relative path under prefix.
+func (b *changeBuilder) localPath(prefix, arg string) error {
+	clean := filepath.Clean(arg)
+	if filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+		return usageErrorf(addHint, "%s: LOCAL_PATH must be relative and inside the current directory", arg)
+	}
+	rel := filepath.ToSlash(clean)
+	if rel == "." {
+		rel = ""
+	}
+	return b.add(path.Join(prefix, rel), arg)
+}
+
+// add puts the local file or directory local at repository path remote
+// (for a directory, "" or "." is the root).
+func (b *changeBuilder) add(remote, local string) error {
+	if local == "-" {
+		rp, err := repoPath("--add", remote)
+		if err != nil {
+			return err
+		}
+		data, err := b.in.read()
+		if err != nil {
+			return usageErrorf("", "--add %s=-: read stdin: %v", remote, err)
+		}
+		b.files++
+		b.bytes += int64(len(data))
+		b.cs.Put(rp, data)
+		return nil
+	}
+	info, err := os.Lstat(local)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return usageErrorf("", "%s: no such file or directory", local)
+		}
+		return usageErrorf("", "%v", err)
+	}
+	if info.IsDir() {
+		dir, err := repoDir("repository directory", remote)
+		if err != nil {
+			return err
+		}
+		files, err := committer.LoadDir(local, b.opts)
+		if err != nil {
+			return usageErrorf("", "%v", err)
+		}
+		if len(files) == 0 {
+			return usageErrorf("", "%s: directory holds no files", local)
+		}
+		for _, lf := range files {
+			if err := b.put(path.Join(dir, lf.Path), lf); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	rp, err := repoPath("repository path", remote)
+	if err != nil {
+		return err
+	}
+	lf, err := committer.LoadFile(local, rp, b.opts)
+	if err != nil {
+		return usageErrorf("", "%v", err)
+	}
+	return b.put(rp, lf)
+}
+
+func (b *changeBuilder) put(rp string, lf committer.LocalFile) error {
+	if err := committer.ValidatePath(rp); err != nil {
+		return usageErrorf("", "%s: repository path %q: %v", lf.LocalPath, rp, err)
+	}
+	b.files++
+	b.bytes += lf.Size
+	if lf.Data != nil || lf.LocalPath == "" {
+		b.cs.PutMode(rp, lf.Data, lf.Mode)
+	} else {
+		b.cs.PutLocalFile(rp, lf.LocalPath, lf.Mode)
+	}
+	return nil
+}
+
+// repoPath validates a repository file path given on the command line.
+func repoPath(what, p string) (string, error) {
+	if err := committer.ValidatePath(p); err != nil {
+		return "", usageErrorf("repository paths are relative to the root, with / separators, e.g. deploy/values.yaml", "%s %q: %v", what, p, err)
+	}
+	return p, nil
+}
+
+// repoDir validates a repository directory; "" and "." are the root ("").
+func repoDir(what, d string) (string, error) {
+	d = strings.Trim(d, "/")
+	if d == "" || d == "." {
+		return "", nil
+	}
+	return repoPath(what, d)
+}
+
+// parseAuthor parses "Name <email>".
+func parseAuthor(s string) (*committer.Signature, error) {
+	bad := usageErrorf(`write it as --author "Jane Doe <jane@example.com>"`, "--author %q: want \"Name <email>\"", s)
+	i := strings.LastIndex(s, "<")
+	if i < 0 || !strings.HasSuffix(s, ">") || strings.ContainsAny(s, "\r\n") {
+		return nil, bad
+	}
+	name := strings.TrimSpace(s[:i])
+	email := strings.TrimSpace(s[i+1 : len(s)-1])
+	if name == "" || email == "" || strings.ContainsAny(email, "<> ") {
+		return nil, bad
+	}
+	return &committer.Signature{Name: name, Email: email}, nil
+}
+
+// stdinOnce reads stdin at most once.
+type stdinOnce struct {
+	r    io.Reader
+	data []byte
+	done bool
+}
+
+func (s *stdinOnce) read() ([]byte, error) {
+	if !s.done {
+		s.done = true
+		if s.r == nil {
+			return nil, nil
+		}
+		d, err := io.ReadAll(io.LimitReader(s.r, committer.MaxFileSize+1))
+		if err != nil {
+			return nil, err
+		}
+		if len(d) > committer.MaxFileSize {
+			return nil, fmt.Errorf("over GitHub's 100 MB file limit")
+		}
+		s.data = d
+	}
+	return s.data, nil
+}
+
+// readLocal reads a file, or stdin for "-".
+func readLocal(in *stdinOnce, name string) ([]byte, error) {
+	if name == "-" {
+		return in.read()
+	}
+	return os.ReadFile(name)
+}

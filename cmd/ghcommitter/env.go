@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ghcommitter/ghcommitter/committer"
+)
+
+// env is everything a command takes from the process, so that tests can run
+// commands in-process.
+type env struct {
+	stdin      io.Reader
+	stdout     io.Writer
+	stderr     io.Writer
+	getenv     func(string) string
+	environ    func() []string // for the commands --edit runs
+	getwd      func() (string, error)
+	isTerminal bool // stderr is a terminal: show progress
+}
+
+// Exit codes: the contract scripts rely on.
+const (
+	exitOK       = 0
+	exitFailed   = 1 // API, auth, edit command
+	exitUsage    = 2 // invalid usage or input; nothing was sent
+	exitConflict = 3 // a precondition failed, or attempts ran out
+)
+
+// exitError carries an exit code and an optional hint out of a command.
+type exitError struct {
+	code int
+	err  error
+	hint string
+	// detail is printed verbatim after the message (an edit command's
+	// stderr).
+	detail string
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageErrorf is an invalid invocation: exit 2, nothing sent.
+func usageErrorf(hint, format string, args ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...), hint: hint}
+}
+
+// classify turns any error a command returns into an exitError.
+func classify(err error) *exitError {
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee
+	}
+	ee = &exitError{code: exitFailed, err: err}
+	var ce *committer.Error
+	if errors.As(err, &ce) {
+		// Print the hint on its own line, not glued to the message.
+		c := *ce
+		c.Hint = ""
+		ee.err, ee.hint = &c, ce.Hint
+	}
+	var ed *editFailure
+	if errors.As(err, &ed) {
+		ee.detail = ed.stderr
+	}
+	switch {
+	case errors.Is(err, committer.ErrInvalid):
+		ee.code = exitUsage
+	case errors.Is(err, committer.ErrConflict):
+		ee.code = exitConflict
+		if ee.hint == "" {
+			ee.hint = "nothing was committed; re-read the branch and try again"
+		}
+	case errors.Is(err, context.Canceled):
+		ee.code = exitFailed
+	}
+	return ee
+}
+
+// report prints err to w: one line "ghcommitter: <message>", any detail, then
+// a hint line when there is something to do.
+func report(w io.Writer, ee *exitError) {
+	fmt.Fprintf(w, "ghcommitter: %s\n", ee.err)
+	if d := strings.TrimRight(ee.detail, "\n"); d != "" {
+		for _, line := range strings.Split(d, "\n") {
+			fmt.Fprintf(w, "  | %s\n", line)
+		}
+	}
+	if ee.hint != "" {
+		fmt.Fprintf(w, "hint: %s\n", ee.hint)
+	}
+}
+
+// run executes the command line args and returns the exit code.
+func run(ctx context.Context, args []string, e *env) int {
+	root := newRootCmd(e)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	var re *runError
+	switch {
+	case errors.As(err, &re):
+		ee = classify(re.err)
+	case errors.As(err, &ee):
+	default:
+		// Errors cobra returns itself: unknown flags or commands, bad
+		// flag values, wrong argument counts.
+		ee = &exitError{code: exitUsage, err: err, hint: "see '" + root.Name() + " --help'"}
+		if c, _, ferr := root.Find(args); ferr == nil && c != root {
+			ee.hint = "see '" + c.CommandPath() + " --help'"
+		}
+	}
+	report(e.stderr, ee)
+	return ee.code
+}
+
+// runError marks an error returned by a command's RunE, as opposed to one
+// cobra found in the command line.
+type runError struct{ err error }
+
+func (r *runError) Error() string { return r.err.Error() }
+func (r *runError) Unwrap() error { return r.err }

@@ -1,0 +1,28 @@
+// Command ghcommitter commits files to a GitHub repository through the REST
+// Git Data API, without a local clone, and never loses a concurrent writer's
+// work. See "ghcommitter --help".
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"golang.org/x/term"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], &env{
+		stdin:      os.Stdin,
+		stdout:     os.Stdout,
+		stderr:     os.Stderr,
+		getenv:     os.Getenv,
+		environ:    os.Environ,
+		getwd:      os.Getwd,
+		isTerminal: term.IsTerminal(int(os.Stderr.Fd())),
+	})
+	stop()
+	os.Exit(code)
+}

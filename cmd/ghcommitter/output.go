@@ -1,0 +1,179 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+
+	"github.com/ghcommitter/ghcommitter/committer"
+)
+
+// output prints a commit's result for people, for scripts (--json) and for
+// GitHub Actions ($GITHUB_OUTPUT, $GITHUB_STEP_SUMMARY).
+type output struct {
+	e    *env
+	json bool
+	web  string // web root ending in "/", or ""
+}
+
+// jsonResult is the --json object; its keys are a contract.
+type jsonResult struct {
+	Repository string   `json:"repository"`
+	Branch     string   `json:"branch"`
+	Commit     string   `json:"commit"`
+	Parent     string   `json:"parent"`
+	Tree       string   `json:"tree"`
+	Attempts   int      `json:"attempts"`
+	Changed    []string `json:"changed"`
+	NoOp       bool     `json:"noop"`
+	URL        string   `json:"url"`
+}
+
+func (o *output) commitURL(repo, sha string) string {
+	if o.web == "" || sha == "" {
+		return ""
+	}
+	return o.web + repo + "/commit/" + sha
+}
+
+func (o *output) result(r *committer.Result) error {
+	u := o.commitURL(r.Repository, r.Commit)
+	if o.json {
+		changed := r.Changed
+		if changed == nil {
+			changed = []string{}
+		}
+		if err := writeJSON(o.e, jsonResult{r.Repository, r.Branch, r.Commit, r.Parent, r.Tree, r.Attempts, changed, r.NoOp, u}); err != nil {
+			return err
+		}
+	} else if r.NoOp {
+		fmt.Fprintf(o.e.stdout, "no changes: %s@%s already up to date (%s)\n", r.Repository, r.Branch, short(r.Commit))
+	} else {
+		fmt.Fprintf(o.e.stdout, "committed %s to %s@%s: %s (%s) %s\n",
+			plural(len(r.Changed), "file"), r.Repository, r.Branch, short(r.Commit), plural(r.Attempts, "attempt"), u)
+	}
+	return o.actions(r, u)
+}
+
+// actions appends to $GITHUB_OUTPUT and $GITHUB_STEP_SUMMARY when set.
+func (o *output) actions(r *committer.Result, u string) error {
+	if p := o.e.getenv("GITHUB_OUTPUT"); p != "" {
+		if err := appendFile(p, fmt.Sprintf("commit=%s\nnoop=%t\n", r.Commit, r.NoOp)); err != nil {
+			return fmt.Errorf("the commit landed (%s), but writing $GITHUB_OUTPUT failed: %w", r.Commit, err)
+		}
+	}
+	if p := o.e.getenv("GITHUB_STEP_SUMMARY"); p != "" {
+		link := short(r.Commit)
+		if u != "" {
+			link = fmt.Sprintf("[%s](%s)", short(r.Commit), u)
+		}
+		line := fmt.Sprintf("ghcommitter: committed %s to `%s@%s`: %s (%s)\n", plural(len(r.Changed), "file"), r.Repository, r.Branch, link, plural(r.Attempts, "attempt"))
+		if r.NoOp {
+			line = fmt.Sprintf("ghcommitter: no changes, `%s@%s` already up to date (%s)\n", r.Repository, r.Branch, link)
+		}
+		if err := appendFile(p, line); err != nil {
+			return fmt.Errorf("the commit landed (%s), but writing $GITHUB_STEP_SUMMARY failed: %w", r.Commit, err)
+		}
+	}
+	return nil
+}
+
+// jsonPlan is the --dry-run --json object.
+type jsonPlan struct {
+	Repository string                 `json:"repository"`
+	Branch     string                 `json:"branch"`
+	Head       string                 `json:"head"`
+	NewBranch  bool                   `json:"new_branch"`
+	DryRun     bool                   `json:"dry_run"`
+	Files      []committer.FileChange `json:"files"`
+}
+
+func (o *output) plan(p *committer.Plan) error {
+	if o.json {
+		files := p.Files
+		if files == nil {
+			files = []committer.FileChange{}
+		}
+		return writeJSON(o.e, jsonPlan{p.Repository, p.Branch, p.Head, p.NewBranch, true, files})
+	}
+	w := o.e.stdout
+	head := short(p.Head)
+	if head == "" {
+		head = "an empty repository"
+	}
+	fmt.Fprintf(w, "dry run: %s@%s at %s (nothing was written)\n", p.Repository, p.Branch, head)
+	if p.NewBranch {
+		fmt.Fprintf(w, "  the branch would be created\n")
+	}
+	counts := map[committer.Action]int{}
+	for _, f := range p.Files {
+		fmt.Fprintf(w, "  %-9s  %s\n", f.Action, f.Path)
+		counts[f.Action]++
+	}
+	if !p.Changes() {
+		fmt.Fprintf(w, "no changes: %s@%s already up to date\n", p.Repository, p.Branch)
+		return nil
+	}
+	fmt.Fprintf(w, "would commit: %d added, %d modified, %d deleted, %d unchanged\n",
+		counts[committer.Added], counts[committer.Modified], counts[committer.Deleted], counts[committer.Unchanged])
+	return nil
+}
+
+func writeJSON(e *env, v any) error {
+	enc := json.NewEncoder(e.stdout)
+	return enc.Encode(v)
+}
+
+func appendFile(p, s string) error {
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(s); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// webURL derives the web root from the API root: api.github.com →
+// https://github.com/; GHES https://HOST/api/v3/ → https://HOST/; GHE.com
+// https://api.SUB.ghe.com/ → https://SUB.ghe.com/; anything else (a local
+// fake) is used as is.
+func webURL(api string) string {
+	u, err := url.Parse(strings.TrimSpace(api))
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	u.RawQuery, u.Fragment, u.User = "", "", nil
+	if !strings.HasSuffix(u.Path, "/") {
+		u.Path += "/"
+	}
+	host := strings.ToLower(u.Hostname())
+	switch {
+	case host == "api.github.com":
+		return "https://github.com/"
+	case strings.HasSuffix(u.Path, "/api/v3/"):
+		u.Path = strings.TrimSuffix(u.Path, "api/v3/")
+	case strings.HasPrefix(host, "api.") && strings.HasSuffix(host, ".ghe.com"):
+		u.Host = strings.TrimPrefix(u.Host, "api.")
+	}
+	u.RawPath = ""
+	return u.String()
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+)
+
+func newRootCmd(e *env) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "ghcommitter",
+		Short: "Commit files to a GitHub branch through the API, safely under concurrent writers",
+		Long: `ghcommitter commits files to a GitHub repository through the REST Git Data
+API, without a local clone. The branch only ever moves by fast-forward: when
+another writer got there first, the commit is rebuilt on the new head (edit
+commands run again on the fresh content) and retried, so nobody's work is
+lost and nothing is force-pushed.`,
+		Example: `  # See it work against an embedded fake GitHub, no token needed:
+  ghcommitter demo
+
+  # Commit two files to the default branch:
+  GH_TOKEN=... ghcommitter commit -R acme/mono -m "Update config" config/app.yaml config/db.yaml`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       cliVersion(),
+	}
+	root.SetVersionTemplate("ghcommitter {{.Version}}\n")
+	root.SetIn(e.stdin)
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
+	root.CompletionOptions.HiddenDefaultCmd = true
+	root.AddCommand(
+		newCommitCmd(e),
+		newFakeGitHubCmd(e),
+		newDemoCmd(e),
+		newVersionCmd(e),
+	)
+	return root
+}
+
+// runE wraps a command's body so that run can tell its errors from the
+// command-line errors cobra reports.
+func runE(fn func(cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := fn(cmd, args); err != nil {
+			return &runError{err: err}
+		}
+		return nil
+	}
+}
