@@ -102,14 +102,20 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if reqBytes < 0 {
 		reqBytes = 0
 	}
-	defer func() {
+	logged := false
+	logIt := func() {
+		if logged {
+			return
+		}
+		logged = true
 		st := rec.status
 		if st == 0 {
 			st = http.StatusOK
 		}
 		s.appendLog(Request{Method: r.Method, Route: route, Path: r.URL.Path, Status: st,
 			RequestBytes: reqBytes, ResponseBytes: rec.n, Repo: repoName})
-	}()
+	}
+	defer logIt()
 
 	s.sleep(r, s.latencyNow())
 	h := rec.Header()
@@ -149,6 +155,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		bw := &bufWriter{h: http.Header{}}
 		s.mux.ServeHTTP(bw, r)
 		rec.status = bw.status
+		logIt() // before the connection closes: the client may act on the close at once
 		if hj, ok := w.(http.Hijacker); ok {
 			if conn, _, err := hj.Hijack(); err == nil {
 				_ = conn.Close()
