@@ -19,6 +19,7 @@ type repo struct {
 	owner, name   string
 	id            int64
 	private       bool
+	org           bool // created through POST /orgs/{org}/repos
 	defaultBranch string
 	created       time.Time
 

@@ -28,6 +28,11 @@ func (s *Server) handleCreateRepo(w http.ResponseWriter, r *http.Request) {
 			Message: "name already exists on this account"})
 		return
 	}
+	if r.PathValue("org") != "" {
+		rp.mu.Lock()
+		rp.org = true
+		rp.mu.Unlock()
+	}
 	if body.AutoInit {
 		if _, err := s.Seed(owner, body.Name, "main", "Initial commit",
 			File{Path: "README.md", Content: []byte("# " + body.Name + "\n")}); err != nil {

@@ -49,6 +49,18 @@ func repoJSON(r *http.Request, rp *repo) obj {
 	if rp.private {
 		o["visibility"] = "private"
 	}
+	for _, k := range []string{"allow_auto_merge", "allow_update_branch", "delete_branch_on_merge",
+		"is_template", "use_squash_pr_title_as_default", "web_commit_signoff_required"} {
+		o[k] = false
+	}
+	for _, k := range []string{"allow_forking", "allow_merge_commit", "allow_rebase_merge", "allow_squash_merge"} {
+		o[k] = true
+	}
+	o["network_count"], o["subscribers_count"], o["topics"] = 0, 0, []string{}
+	if rp.org {
+		org := userJSON(r, rp.owner, rp.id*7, "Organization")
+		o["owner"], o["organization"] = org, org
+	}
 	for k, v := range map[string]string{
 		"archive_url": "/{archive_format}{/ref}", "assignees_url": "/assignees{/user}",
 		"blobs_url": "/git/blobs{/sha}", "branches_url": "/branches{/branch}",
