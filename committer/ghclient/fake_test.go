@@ -179,6 +179,11 @@ func TestFakeDroppedRefUpdateNotResent(t *testing.T) {
 	if err := commitFile(context.Background(), gh, "o", "r", "a.txt", "a\n"); err == nil {
 		t.Fatal("lost response reported as success")
 	}
+	// The fake logs a dropped request after closing the connection, so the
+	// entry can trail the client's error by a moment.
+	for deadline := time.Now().Add(5 * time.Second); ts.Count(routeUpdateRef) == 0 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
 	if n := ts.Count(routeUpdateRef); n != 1 {
 		t.Fatalf("PATCH git/refs sent %d times, want exactly 1", n)
 	}

@@ -123,6 +123,15 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		resp, err := t.next.RoundTrip(r)
 		retry, checkErr := t.check(ctx, resp, err)
+		if !retry && resp != nil && ctx.Err() != nil {
+			// The caller gave up. A failure we would otherwise have
+			// retried is reported as the context's error; a final
+			// answer is still handed back.
+			if again, _ := t.check(context.WithoutCancel(ctx), resp, nil); again {
+				drain(resp)
+				return nil, ctx.Err()
+			}
+		}
 		if !retry {
 			if resp != nil {
 				return resp, nil
