@@ -1,0 +1,5 @@
+//go:build race
+
+package githubtest
+
+const raceEnabled = true
