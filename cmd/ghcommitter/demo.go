@@ -256,4 +256,3 @@ func indent(s string) string {
 	}
 	return b.String()
 }
-

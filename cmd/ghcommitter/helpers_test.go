@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest"
+)
+
+const testToken = "test-token"
+
+// cli runs ghcommitter in-process.
+type cli struct {
+	t     *testing.T
+	env   map[string]string
+	stdin string
+}
+
+type cliResult struct {
+	code           int
+	stdout, stderr string
+}
+
+func newCLI(t *testing.T) *cli {
+	return &cli{t: t, env: map[string]string{"GH_TOKEN": testToken}}
+}
+
+func (c *cli) run(args ...string) cliResult {
+	c.t.Helper()
+	var out, errb bytes.Buffer
+	e := &env{
+		stdin:   strings.NewReader(c.stdin),
+		stdout:  &out,
+		stderr:  &errb,
+		getenv:  func(k string) string { return c.env[k] },
+		environ: os.Environ,
+		getwd:   os.Getwd,
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	code := run(ctx, args, e)
+	return cliResult{code: code, stdout: out.String(), stderr: errb.String()}
+}
+
+// fake starts a fake GitHub requiring testToken, with acme/mono seeded.
+func fake(t *testing.T, files ...githubtest.File) *githubtest.TestServer {
+	t.Helper()
+	srv := githubtest.NewServer(t, githubtest.WithToken(testToken))
+	if len(files) == 0 {
+		files = []githubtest.File{{Path: "README.md", Content: []byte("hello\n")}}
+	}
+	if _, err := srv.Seed("acme", "mono", "main", "Initial commit", files...); err != nil {
+		t.Fatal(err)
+	}
+	srv.ResetRequests()
+	return srv
+}
+
+// commitArgs returns the arguments that point a commit at srv.
+func commitArgs(srv *githubtest.TestServer, extra ...string) []string {
+	return append([]string{"commit", "--api-url", srv.URL, "-R", "acme/mono"}, extra...)
+}
+
+func head(t *testing.T, srv *githubtest.TestServer, branch string) string {
+	t.Helper()
+	h, ok := srv.Head("acme", "mono", branch)
+	if !ok {
+		t.Fatalf("branch %s does not exist", branch)
+	}
+	return h
+}
+
+func readFile(t *testing.T, srv *githubtest.TestServer, ref, path string) (string, string) {
+	t.Helper()
+	data, mode, err := srv.ReadFile("acme", "mono", ref, path)
+	if err != nil {
+		t.Fatalf("read %s at %s: %v", path, ref, err)
+	}
+	return string(data), mode
+}
+
+func writes(srv *githubtest.TestServer) int {
+	return srv.CountMethod("POST") + srv.CountMethod("PATCH") + srv.CountMethod("PUT") + srv.CountMethod("DELETE")
+}
+
+func writeFile(t *testing.T, path, content string, perm os.FileMode) {
+	t.Helper()
+	if err := os.MkdirAll(dirOf(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), perm); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func dirOf(p string) string {
+	if i := strings.LastIndex(p, "/"); i >= 0 {
+		return p[:i]
+	}
+	return "."
+}
+
+func (r cliResult) wantCode(t *testing.T, code int) {
+	t.Helper()
+	if r.code != code {
+		t.Fatalf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, code, r.stdout, r.stderr)
+	}
+}
