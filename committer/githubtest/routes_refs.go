@@ -19,7 +19,17 @@ func (rp *repo) sortedRefs(prefix string) []string {
 	return names
 }
 
+// escapedSlash reports whether the ref in the URL has a "/" sent as %2F,
+// which GitHub does not match (go-github's refURLEscape exists for this).
+func escapedSlash(r *http.Request) bool {
+	return strings.Contains(strings.ToLower(r.URL.EscapedPath()), "%2f")
+}
+
 func (s *Server) handleGetRef(w http.ResponseWriter, r *http.Request, rp *repo) {
+	if escapedSlash(r) {
+		writeError(w, r, http.StatusNotFound, "Not Found", docRoot)
+		return
+	}
 	rp.mu.RLock()
 	defer rp.mu.RUnlock()
 	if rp.empty() {
@@ -127,6 +137,10 @@ func (s *Server) handleCreateRef(w http.ResponseWriter, r *http.Request, rp *rep
 }
 
 func (s *Server) handleUpdateRef(w http.ResponseWriter, r *http.Request, rp *repo) {
+	if escapedSlash(r) {
+		writeError(w, r, http.StatusUnprocessableEntity, "Reference does not exist", docUpdateRef)
+		return
+	}
 	var body struct {
 		SHA   string `json:"sha"`
 		Force bool   `json:"force"`
@@ -162,6 +176,10 @@ func (s *Server) handleUpdateRef(w http.ResponseWriter, r *http.Request, rp *rep
 }
 
 func (s *Server) handleDeleteRef(w http.ResponseWriter, r *http.Request, rp *repo) {
+	if escapedSlash(r) {
+		writeError(w, r, http.StatusUnprocessableEntity, "Reference does not exist", docDeleteRef)
+		return
+	}
 	ref := "refs/" + r.PathValue("ref")
 	rp.mu.Lock()
 	defer rp.mu.Unlock()

@@ -122,7 +122,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if u.Path == "" {
 			u.Path = "/"
 		}
-		u.RawPath = ""
+		u.RawPath = strings.TrimPrefix(r.URL.RawPath, "/api/v3")
 		r2.URL = &u
 		r = r2
 	}
