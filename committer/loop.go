@@ -116,7 +116,7 @@ func (c *Committer) run(ctx context.Context, branch string, cs *ChangeSet, p *pr
 			return nil, e
 		}
 		lastHead = head
-		res, err := c.resolve(ctx, tree, p, false)
+		res, err := c.resolve(ctx, newView(c, tree), p, false)
 		if err != nil {
 			e := c.fail(op, branch, nil, err)
 			e.Head, e.Attempts = head, attempt

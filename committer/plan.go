@@ -65,7 +65,7 @@ func (c *Committer) Plan(ctx context.Context, branch string, cs *ChangeSet, opts
 		return nil, e
 	}
 	plan.Head = head
-	res, err := c.resolve(ctx, tree, p, true)
+	res, err := c.resolve(ctx, newView(c, tree), p, true)
 	if err != nil {
 		e := c.fail(op, branch, nil, err)
 		e.Head = head

@@ -43,6 +43,7 @@ type resolved struct {
 	entries []*github.TreeEntry
 	uploads []*source
 	changes []FileChange
+	effects []effect
 }
 
 // preconditionError is the cause of an ErrConflict from a failed
@@ -84,14 +85,9 @@ func (e *pathError) Unwrap() error { return e.err }
 // that deletes, edits, preconditions, syncs and blob uploads need; with full
 // set it also reads those of small puts, to tell added from modified from
 // unchanged (for a dry run).
-func (c *Committer) resolve(ctx context.Context, root string, p *prepared, full bool) (*resolved, error) {
+func (c *Committer) resolve(ctx context.Context, v *view, p *prepared, full bool) (*resolved, error) {
 	r := &resolved{}
-	get := func(p string) (treeEntry, bool, error) {
-		if root == "" {
-			return treeEntry{}, false, nil
-		}
-		return c.lookup(ctx, root, p)
-	}
+	get := func(p string) (treeEntry, bool, error) { return v.get(ctx, p) }
 	for _, pre := range p.pres {
 		e, ok, err := get(pre.path)
 		if err != nil {
@@ -132,14 +128,15 @@ func (c *Committer) resolve(ctx context.Context, root string, p *prepared, full 
 			}
 			r.entries = append(r.entries, &github.TreeEntry{Path: github.String(o.path), Mode: github.String(e.mode), Type: github.String(e.typ)})
 			r.changes = append(r.changes, FileChange{o.path, Deleted})
+			r.effects = append(r.effects, effect{path: o.path, deleted: true, dir: e.typ == "tree"})
 		case opEdit:
-			if err := c.resolveEdit(ctx, r, get, o, &inline); err != nil {
+			if err := c.resolveEdit(ctx, r, v, o, &inline); err != nil {
 				return nil, err
 			}
 		}
 	}
 	for _, s := range p.syncs {
-		if err := c.resolveSync(ctx, r, get, root, s, &inline); err != nil {
+		if err := c.resolveSync(ctx, r, v, s, &inline); err != nil {
 			return nil, err
 		}
 	}
@@ -181,11 +178,16 @@ func (c *Committer) resolvePut(ctx context.Context, r *resolved, get getter, p s
 	}
 	r.entries = append(r.entries, entry)
 	r.changes = append(r.changes, FileChange{p, action})
+	eff := effect{path: p, mode: mode, sha: src.sha}
+	if src.inMemory() {
+		eff.data = src.data
+	}
+	r.effects = append(r.effects, eff)
 	return nil
 }
 
-func (c *Committer) resolveEdit(ctx context.Context, r *resolved, get getter, o op, inline *int64) error {
-	e, ok, err := get(o.path)
+func (c *Committer) resolveEdit(ctx context.Context, r *resolved, v *view, o op, inline *int64) error {
+	e, ok, err := v.get(ctx, o.path)
 	if err != nil {
 		return err
 	}
@@ -195,7 +197,7 @@ func (c *Committer) resolveEdit(ctx context.Context, r *resolved, get getter, o 
 		if e.typ != "blob" {
 			return &pathError{path: o.path, kind: ErrInvalid, err: fmt.Errorf("cannot edit: it is a %s on the branch, not a file", e.typ)}
 		}
-		if old, err = c.readBlob(ctx, e.sha); err != nil {
+		if old, err = v.content(ctx, o.path, e); err != nil {
 			return err
 		}
 		old = bytes.Clone(old)
@@ -227,28 +229,19 @@ func (c *Committer) resolveEdit(ctx context.Context, r *resolved, get getter, o 
 	return nil
 }
 
-func (c *Committer) resolveSync(ctx context.Context, r *resolved, get getter, root string, s preparedSync, inline *int64) error {
-	remote := map[string]treeEntry{}
-	var sha string
-	if s.dir == "" {
-		sha = root
-	} else {
-		e, ok, err := get(s.dir)
+func (c *Committer) resolveSync(ctx context.Context, r *resolved, v *view, s preparedSync, inline *int64) error {
+	if s.dir != "" {
+		e, ok, err := v.get(ctx, s.dir)
 		if err != nil {
 			return err
 		}
 		if ok && e.typ != "tree" {
 			return &pathError{path: s.dir, kind: ErrInvalid, err: errors.New("cannot sync: it is a file on the branch, not a directory")}
 		}
-		if ok {
-			sha = e.sha
-		}
 	}
-	if sha != "" {
-		var err error
-		if remote, err = c.listFiles(ctx, sha); err != nil {
-			return err
-		}
+	remote, err := v.list(ctx, s.dir)
+	if err != nil {
+		return err
 	}
 	local := map[string]bool{}
 	for _, f := range s.files {
@@ -271,6 +264,7 @@ func (c *Committer) resolveSync(ctx context.Context, r *resolved, get getter, ro
 		full := path.Join(s.dir, rel)
 		r.entries = append(r.entries, &github.TreeEntry{Path: github.String(full), Mode: github.String(e.mode), Type: github.String(e.typ)})
 		r.changes = append(r.changes, FileChange{full, Deleted})
+		r.effects = append(r.effects, effect{path: full, deleted: true})
 	}
 	return nil
 }
