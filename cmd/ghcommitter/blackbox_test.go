@@ -1,0 +1,172 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ghcommitter/ghcommitter/committer/ghclient"
+	"github.com/google/go-github/v66/github"
+)
+
+// TestBlackBoxConcurrentProcesses builds the binary, serves the fake with
+// "ghcommitter fake-github", and runs 12 "ghcommitter commit" processes at
+// once against it: 8 add their own file, 4 increment one counter file.
+func TestBlackBoxConcurrentProcesses(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "ghcommitter")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+
+	const token = "black-box-token"
+	server := exec.Command(bin, "fake-github", "--listen", "127.0.0.1:0", "--repo", "acme/mono", "--token", token, "--latency", "2ms")
+	stdout, err := server.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	server.Stderr = io.Discard
+	if err := server.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stopped := false
+	defer func() {
+		if !stopped {
+			server.Process.Kill()
+			server.Wait()
+		}
+	}()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("reading the URL line: %v", err)
+	}
+	url := strings.TrimSpace(line)
+	if !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.HasSuffix(url, "/") {
+		t.Fatalf("first line = %q, want the API base URL", line)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	client, err := ghclient.New(ctx, ghclient.WithBaseURL(url), ghclient.WithToken(token))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, _, err := client.Git.GetRef(ctx, "acme", "mono", "heads/main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	initial := ref.GetObject().GetSHA()
+
+	work := t.TempDir()
+	type proc struct {
+		args []string
+		out  strings.Builder
+		err  strings.Builder
+		code int
+	}
+	var procs []*proc
+	for i := range 8 {
+		local := filepath.Join(work, fmt.Sprintf("w%d.txt", i))
+		writeFile(t, local, fmt.Sprintf("writer %d\n", i), 0o644)
+		procs = append(procs, &proc{args: []string{"-m", fmt.Sprintf("writer %d", i), "--add", fmt.Sprintf("writers/w%d.txt=%s", i, local)}})
+	}
+	for i := range 4 {
+		procs = append(procs, &proc{args: []string{"-m", fmt.Sprintf("count %d", i), "--edit", "counter.txt=read n; echo $((${n:-0}+1))"}})
+	}
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for _, p := range procs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			args := append([]string{"commit", "--api-url", url, "-R", "acme/mono", "-b", "main", "--max-attempts", "50"}, p.args...)
+			cmd := exec.CommandContext(ctx, bin, args...)
+			cmd.Env = append(os.Environ(), "GH_TOKEN="+token, "GITHUB_TOKEN=", "GITHUB_OUTPUT=", "GITHUB_STEP_SUMMARY=")
+			cmd.Stdout, cmd.Stderr = &p.out, &p.err
+			<-start
+			if err := cmd.Run(); err != nil {
+				p.code = -1
+				if xe, ok := err.(*exec.ExitError); ok {
+					p.code = xe.ExitCode()
+				}
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	for _, p := range procs {
+		if p.code != 0 {
+			t.Errorf("%v: exit %d\nstderr: %s", p.args, p.code, p.err.String())
+		} else if out := strings.TrimSpace(p.out.String()); !shaLine.MatchString(out) || !strings.Contains(out, url+"acme/mono/commit/") {
+			t.Errorf("%v: stdout = %q", p.args, out)
+		}
+	}
+
+	// 12 new commits, each on the one before: a linear history.
+	ref, _, err = client.Git.GetRef(ctx, "acme", "mono", "heads/main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sha := ref.GetObject().GetSHA()
+	for i := 0; i < 12; i++ {
+		c, _, err := client.Git.GetCommit(ctx, "acme", "mono", sha)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(c.Parents) != 1 {
+			t.Fatalf("commit %s has %d parents", sha, len(c.Parents))
+		}
+		sha = c.Parents[0].GetSHA()
+	}
+	if sha != initial {
+		t.Errorf("12 commits back from main is %s, want the initial commit %s", sha, initial)
+	}
+
+	for i := range 8 {
+		if got := content(ctx, t, client, fmt.Sprintf("writers/w%d.txt", i)); got != fmt.Sprintf("writer %d\n", i) {
+			t.Errorf("writers/w%d.txt = %q", i, got)
+		}
+	}
+	if got := content(ctx, t, client, "counter.txt"); got != "4\n" {
+		t.Errorf("counter.txt = %q, want 4: an increment was lost", got)
+	}
+
+	if err := server.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	stopped = true
+	errc := make(chan error, 1)
+	go func() { errc <- server.Wait() }()
+	select {
+	case err := <-errc:
+		if err != nil {
+			t.Errorf("fake-github after SIGTERM: %v, want exit 0", err)
+		}
+	case <-time.After(10 * time.Second):
+		server.Process.Kill()
+		t.Fatal("fake-github did not exit after SIGTERM")
+	}
+}
+
+func content(ctx context.Context, t *testing.T, client *github.Client, path string) string {
+	t.Helper()
+	fc, _, _, err := client.Repositories.GetContents(ctx, "acme", "mono", path, &github.RepositoryContentGetOptions{Ref: "main"})
+	if err != nil {
+		t.Fatalf("get %s: %v", path, err)
+	}
+	s, err := fc.GetContent()
+	if err != nil {
+		t.Fatalf("decode %s: %v", path, err)
+	}
+	return s
+}
