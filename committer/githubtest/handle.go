@@ -47,11 +47,15 @@ func defaultIdentity(token string) identity {
 	return identity{token: token, login: "octocat", name: "The Octocat", email: "octocat@users.noreply.github.com", userID: 1}
 }
 
-// recorder buffers nothing; it counts what the handler writes.
+// recorder buffers nothing; it counts what the handler writes. onBody runs
+// once, just before the first body bytes go out, so the request is in the
+// log before the client can have read the reply (handlers write their body
+// in one Write).
 type recorder struct {
 	http.ResponseWriter
 	status int
 	n      int64
+	onBody func(pending int64)
 }
 
 func (rw *recorder) WriteHeader(code int) {
@@ -64,6 +68,11 @@ func (rw *recorder) WriteHeader(code int) {
 func (rw *recorder) Write(b []byte) (int, error) {
 	if rw.status == 0 {
 		rw.status = http.StatusOK
+	}
+	if rw.onBody != nil {
+		f := rw.onBody
+		rw.onBody = nil
+		f(int64(len(b)))
 	}
 	n, err := rw.ResponseWriter.Write(b)
 	rw.n += int64(n)
@@ -103,7 +112,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		reqBytes = 0
 	}
 	logged := false
-	logIt := func() {
+	logBytes := func(pending int64) {
 		if logged {
 			return
 		}
@@ -113,8 +122,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			st = http.StatusOK
 		}
 		s.appendLog(Request{Method: r.Method, Route: route, Path: r.URL.Path, Status: st,
-			RequestBytes: reqBytes, ResponseBytes: rec.n, Repo: repoName})
+			RequestBytes: reqBytes, ResponseBytes: rec.n + pending, Repo: repoName})
 	}
+	logIt := func() { logBytes(0) }
+	rec.onBody = logBytes
 	defer logIt()
 
 	s.sleep(r, s.latencyNow())
