@@ -18,8 +18,7 @@ type env struct {
 	stderr     io.Writer
 	getenv     func(string) string
 	environ    func() []string // for the commands --edit runs
-	getwd      func() (string, error)
-	isTerminal bool // stderr is a terminal: show progress
+	isTerminal bool            // stderr is a terminal: show progress
 }
 
 // Exit codes: the contract scripts rely on.

@@ -38,7 +38,6 @@ func (c *cli) run(args ...string) cliResult {
 		stderr:  &errb,
 		getenv:  func(k string) string { return c.env[k] },
 		environ: os.Environ,
-		getwd:   os.Getwd,
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

@@ -20,7 +20,6 @@ func main() {
 		stderr:     os.Stderr,
 		getenv:     os.Getenv,
 		environ:    os.Environ,
-		getwd:      os.Getwd,
 		isTerminal: term.IsTerminal(int(os.Stderr.Fd())),
 	})
 	stop()
