@@ -364,3 +364,20 @@ func TestErrorsClassified(t *testing.T) {
 	}
 	_ = http.StatusOK
 }
+
+// Real GitHub answers 404 "Branch not found" for any branch of an empty
+// repository; the committer must still bootstrap it.
+func TestEmptyRepositoryAnswering404(t *testing.T) {
+	ts := githubtest.NewServer(t)
+	must(t, ts.CreateRepo(owner, "empty", false))
+	ts.Inject(githubtest.Fault{Route: routeBranch, Times: 1, Status: 404,
+		Body: `{"message":"Branch not found","documentation_url":"https://docs.github.com/rest/branches/branches#get-a-branch","status":"404"}`})
+	c, err := committer.New(ts.Client, owner, "empty", committer.WithSleep(noSleep))
+	must(t, err)
+	if _, err := c.Commit(context.Background(), "main", committer.NewChangeSet("first").Put("a.txt", []byte("a"))); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, err := ts.ReadFile(owner, "empty", "main", "a.txt"); err != nil || string(got) != "a" {
+		t.Fatalf("a.txt = %q, %v", got, err)
+	}
+}

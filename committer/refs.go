@@ -32,6 +32,11 @@ func (c *Committer) readHead(ctx context.Context, branch string) (commit, tree s
 		if errors.As(err, &er) && er.Response != nil {
 			switch {
 			case er.Response.StatusCode == http.StatusNotFound && strings.Contains(strings.ToLower(er.Message), "branch not found"):
+				// GitHub also answers this for any branch of an empty
+				// repository; tell the two apart.
+				if c.isEmpty(ctx) {
+					return "", "", errEmptyRepo
+				}
 				return "", "", errBranchMissing
 			case er.Response.StatusCode == http.StatusConflict:
 				return "", "", errEmptyRepo
@@ -48,6 +53,14 @@ func (c *Committer) readHead(ctx context.Context, branch string) (commit, tree s
 		return c.commitTree(ctx, commit)
 	}
 	return commit, tree, nil
+}
+
+// isEmpty reports whether the repository has no commits: listing its
+// branches then fails with 409 "Git Repository is empty.".
+func (c *Committer) isEmpty(ctx context.Context) bool {
+	_, _, err := c.client.Git.ListMatchingRefs(ctx, c.owner, c.repo, &github.ReferenceListOptions{Ref: "heads/"})
+	var er *github.ErrorResponse
+	return errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusConflict
 }
 
 func (c *Committer) commitTree(ctx context.Context, sha string) (string, string, error) {
