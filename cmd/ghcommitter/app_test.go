@@ -48,4 +48,7 @@ func TestCommitAsGitHubApp(t *testing.T) {
 	// An app that is not installed on the repository fails with exit 1.
 	r = c.run(commitArgs(srv, "-m", "m", "--app-id", "43", "--app-key-file", keyFile, "--edit", "a.txt=echo c")...)
 	r.wantCode(t, 1)
+	if !strings.Contains(r.stderr, "installed") {
+		t.Errorf("stderr = %q, want it to say the app is not installed", r.stderr)
+	}
 }

@@ -73,6 +73,9 @@ func classify(err error) *exitError {
 		if ee.hint == "" {
 			ee.hint = "nothing was committed; re-read the branch and try again"
 		}
+	case errors.Is(err, committer.ErrProtected):
+		// The library's hint names a flag this CLI does not have.
+		ee.hint = "the branch is protected: commit to another branch (-b NAME --create-branch-from BASE) and open a pull request"
 	case errors.Is(err, context.Canceled):
 		ee.code = exitFailed
 	}

@@ -18,6 +18,8 @@ type cli struct {
 	t     *testing.T
 	env   map[string]string
 	stdin string
+	// terminal makes stderr count as a terminal (progress is shown).
+	terminal bool
 }
 
 type cliResult struct {
@@ -33,11 +35,12 @@ func (c *cli) run(args ...string) cliResult {
 	c.t.Helper()
 	var out, errb bytes.Buffer
 	e := &env{
-		stdin:   strings.NewReader(c.stdin),
-		stdout:  &out,
-		stderr:  &errb,
-		getenv:  func(k string) string { return c.env[k] },
-		environ: os.Environ,
+		stdin:      strings.NewReader(c.stdin),
+		stdout:     &out,
+		stderr:     &errb,
+		getenv:     func(k string) string { return c.env[k] },
+		environ:    os.Environ,
+		isTerminal: c.terminal,
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
