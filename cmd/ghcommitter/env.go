@@ -64,6 +64,7 @@ func classify(err error) *exitError {
 	var ed *editFailure
 	if errors.As(err, &ed) {
 		ee.detail = ed.stderr
+		ee.hint = "nothing was committed; the --edit command's stderr is shown above"
 	}
 	switch {
 	case errors.Is(err, committer.ErrInvalid):
