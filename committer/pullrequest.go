@@ -1,0 +1,168 @@
+package committer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/google/go-github/v66/github"
+)
+
+// PullRequestOptions describes the pull request CommitPullRequest opens.
+type PullRequestOptions struct {
+	// Title defaults to the first line of the change set's message.
+	Title string
+	// Body defaults to the rest of the change set's message.
+	Body string
+	// Draft opens the pull request as a draft. The default is ready for
+	// review. It has no effect on a pull request that is already open.
+	Draft bool
+}
+
+// PullRequestResult describes the commit CommitPullRequest made and the pull
+// request it proposes.
+type PullRequestResult struct {
+	Commit *Result `json:"commit"`
+	// Number and URL (the pull request's html_url) identify the pull request.
+	// Number is 0 when none was opened: the change set was a no-op and head
+	// holds no commit that base lacks, so there is nothing to propose.
+	Number int    `json:"number"`
+	URL    string `json:"url"`
+	// Created is true when this call opened the pull request, false when one
+	// was already open from head to base and was reused.
+	Created bool `json:"created"`
+}
+
+// CommitPullRequest commits cs to the branch head, creating head from base
+// when it does not exist (see CreateBranchFrom), then opens a pull request
+// from head into base, for branches that refuse direct pushes. When a pull
+// request from head into base is already open, it is reused: the new commit
+// simply adds to it.
+//
+// base and head are validated, and must differ, before any request is sent.
+// The commit is made exactly as by Commit (fast-forward only, retried on a
+// new head of head when another writer wins). Opening the pull request is
+// sent once and never retried; when it fails after the commit landed, the
+// error is returned together with a *PullRequestResult whose Commit says what
+// landed, so a caller can retry just the pull request.
+//
+// The token needs contents: write to commit and pull-requests: write to open
+// the pull request. See https://docs.github.com/rest/pulls/pulls#create-a-pull-request.
+func (c *Committer) CommitPullRequest(ctx context.Context, base, head string, cs *ChangeSet, pr PullRequestOptions) (*PullRequestResult, error) {
+	const op = "open pull request for"
+	if err := ValidateBranch(base); err != nil {
+		return nil, c.fail(op, head, ErrInvalid, fmt.Errorf("base branch: %w", err))
+	}
+	if err := ValidateBranch(head); err != nil {
+		return nil, c.fail(op, head, ErrInvalid, fmt.Errorf("head branch: %w", err))
+	}
+	if head == base {
+		return nil, c.fail(op, head, ErrInvalid, fmt.Errorf("head and base are both %q: a pull request needs a separate head branch", head))
+	}
+	if cs == nil {
+		return nil, c.fail(op, head, ErrInvalid, errors.New("change set must not be nil"))
+	}
+	res, err := c.Commit(ctx, head, cs, CreateBranchFrom(base))
+	if err != nil {
+		return nil, err
+	}
+	out := &PullRequestResult{Commit: res}
+
+	title, body := splitMessage(cs.Message)
+	if pr.Title != "" {
+		title = pr.Title
+	}
+	if pr.Body != "" {
+		body = pr.Body
+	}
+	np := &github.NewPullRequest{Title: github.String(title), Head: github.String(head), Base: github.String(base)}
+	if body != "" {
+		np.Body = github.String(body)
+	}
+	if pr.Draft {
+		np.Draft = github.Bool(true)
+	}
+	got, _, err := c.client.PullRequests.Create(ctx, c.owner, c.repo, np)
+	if err == nil {
+		out.Number, out.URL, out.Created = got.GetNumber(), got.GetHTMLURL(), true
+		return out, nil
+	}
+	if !unprocessable(err) || fieldError(err) {
+		return out, c.prFail(head, base, err)
+	}
+	// 422 without a bad field: a pull request from head into base is already
+	// open, or head holds no commit that base lacks. Look for the open one.
+	open, ferr := c.findPullRequest(ctx, base, head)
+	if ferr != nil {
+		return out, c.prFail(head, base, ferr)
+	}
+	if open != nil {
+		out.Number, out.URL = open.GetNumber(), open.GetHTMLURL()
+		return out, nil
+	}
+	if res.NoOp {
+		return out, nil // nothing to propose
+	}
+	return out, c.prFail(head, base, err)
+}
+
+// findPullRequest returns the open pull request from head into base, or nil.
+func (c *Committer) findPullRequest(ctx context.Context, base, head string) (*github.PullRequest, error) {
+	prs, _, err := c.client.PullRequests.List(ctx, c.owner, c.repo, &github.PullRequestListOptions{
+		State: "open", Head: c.owner + ":" + head, Base: base,
+		ListOptions: github.ListOptions{PerPage: 10},
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range prs {
+		if p.GetHead().GetRef() == head && p.GetBase().GetRef() == base {
+			return p, nil
+		}
+	}
+	return nil, nil
+}
+
+func (c *Committer) prFail(head, base string, err error) *Error {
+	e := c.fail("open pull request for", head, nil, fmt.Errorf("into %s: %w", base, err))
+	var er *github.ErrorResponse
+	if errors.As(err, &er) && er.Response != nil {
+		switch er.Response.StatusCode {
+		case http.StatusForbidden, http.StatusNotFound:
+			e.Hint = "the commit landed on " + head + "; opening the pull request needs the pull-requests: write permission"
+		case http.StatusUnprocessableEntity:
+			e.Kind = ErrInvalid
+			e.Hint = "the commit landed on " + head + "; check that " + base + " exists and that " + head + " has commits " + base + " lacks"
+		}
+	}
+	return e
+}
+
+// splitMessage returns a commit message's first line and the rest, trimmed.
+func splitMessage(msg string) (title, body string) {
+	msg = strings.TrimSpace(msg)
+	title, body, _ = strings.Cut(msg, "\n")
+	return strings.TrimSpace(title), strings.TrimSpace(body)
+}
+
+func unprocessable(err error) bool {
+	var er *github.ErrorResponse
+	return errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusUnprocessableEntity
+}
+
+// fieldError reports whether a 422 names a request field (head or base
+// invalid, title missing) rather than the state of the branches.
+func fieldError(err error) bool {
+	var er *github.ErrorResponse
+	if !errors.As(err, &er) {
+		return false
+	}
+	for _, e := range er.Errors {
+		if e.Field != "" {
+			return true
+		}
+	}
+	return false
+}
