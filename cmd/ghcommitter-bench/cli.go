@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// cliPackage is the CLI the cli mode builds once and runs as N processes.
+const cliPackage = "github.com/ghcommitter/ghcommitter/cmd/ghcommitter"
+
+// buildCLI builds the ghcommitter binary into dir with "go build -o".
+func buildCLI(ctx context.Context, dir string) (string, error) {
+	bin := filepath.Join(dir, "ghcommitter")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, cliPackage)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build %s: %v\n%s", cliPackage, err, bytes.TrimSpace(out))
+	}
+	return bin, nil
+}
+
+// cliResult is the part of "ghcommitter commit --json" the bench reads.
+type cliResult struct {
+	Commit   string `json:"commit"`
+	Attempts int    `json:"attempts"`
+	NoOp     bool   `json:"noop"`
+}
+
+// runCLIMode starts n "ghcommitter commit --json" processes at once against
+// a fresh fake, each adding its own file with --add REMOTE=LOCAL.
+func runCLIMode(ctx context.Context, cfg config, bin string, files []seedFile, n int) (runResult, error) {
+	fake, err := newFakeGitHub(files, cfg.latency)
+	if err != nil {
+		return runResult{}, err
+	}
+	defer fake.Close()
+	run := fmt.Sprintf("cli-%d-%d", len(files), n)
+	work, err := os.MkdirTemp("", "ghcommitter-bench-cli-")
+	if err != nil {
+		return runResult{}, err
+	}
+	defer os.RemoveAll(work)
+
+	cmds := make([]*exec.Cmd, n)
+	outs := make([]*bytes.Buffer, n)
+	errs := make([]*bytes.Buffer, n)
+	for i := range n {
+		local := filepath.Join(work, fmt.Sprintf("writer-%03d.txt", i))
+		if err := os.WriteFile(local, writerContent(run, i), 0o644); err != nil {
+			return runResult{}, err
+		}
+		cmd := exec.CommandContext(ctx, bin, "commit",
+			"--api-url", fake.URL, "-R", owner+"/"+repoName, "-b", branch,
+			"-m", fmt.Sprintf("bench %s: writer %d", run, i),
+			"--add", writerPath(run, i)+"="+local,
+			"--max-attempts", strconv.Itoa(cfg.maxAttempts), "--json")
+		cmd.Dir = work
+		cmd.Env = append(cleanEnv(), "GH_TOKEN="+fakeToken)
+		outs[i], errs[i] = &bytes.Buffer{}, &bytes.Buffer{}
+		cmd.Stdout, cmd.Stderr = outs[i], errs[i]
+		cmds[i] = cmd
+	}
+
+	fake.srv.ResetRequests()
+	ws := make([]writerResult, n)
+	var wg sync.WaitGroup
+	t0 := time.Now()
+	for i, cmd := range cmds {
+		start := time.Now()
+		if err := cmd.Start(); err != nil {
+			ws[i] = writerResult{Err: "start: " + err.Error()}
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := cmd.Wait()
+			ws[i] = cliOutcome(err, outs[i].Bytes(), errs[i].String(), cfg.maxAttempts)
+			ws[i].Latency = time.Since(start)
+		}()
+	}
+	wg.Wait()
+	wall := time.Since(t0)
+	reqs, byts := fake.traffic()
+	if err := fake.landed(run, ws); err != nil {
+		return runResult{}, err
+	}
+	return summarize("cli", len(files), ws, wall, reqs, byts, cfg.maxAttempts), nil
+}
+
+// cliOutcome reads one process's exit status and JSON result. Exit status 3
+// is a conflict: every attempt lost the race (or a precondition failed).
+func cliOutcome(err error, stdout []byte, stderr string, maxAttempts int) writerResult {
+	var w writerResult
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ExitCode() == 3 {
+			w.Attempts = maxAttempts
+		}
+		w.Err = fmt.Sprintf("%v: %s", err, firstLine(stderr))
+		return w
+	}
+	var r cliResult
+	if err := json.Unmarshal(bytes.TrimSpace(stdout), &r); err != nil {
+		w.Err = fmt.Sprintf("reading --json output %q: %v", firstLine(string(stdout)), err)
+		return w
+	}
+	w.Landed = !r.NoOp && r.Commit != ""
+	w.Attempts = r.Attempts
+	if !w.Landed {
+		w.Err = "no commit made (noop)"
+	}
+	return w
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+// cleanEnv is the environment for child processes without the variables
+// that would point the CLI or git somewhere else.
+func cleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch {
+		case strings.HasPrefix(k, "GITHUB_"), strings.HasPrefix(k, "GH_"), strings.HasPrefix(k, "GIT_"):
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// parseInts parses a comma-separated list of integers in [lo, hi]
+// ("20000" and "20,000"-free forms only: commas separate values).
+func parseInts(name, s string, lo, hi int) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(strings.ReplaceAll(f, "_", ""))
+		if f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || n < lo || n > hi {
+			return nil, fmt.Errorf("-%s: %q is not a number between %d and %d", name, f, lo, hi)
+		}
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("-%s: give at least one value", name)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// parseModes parses a comma-separated list of modes, keeping allModes' order.
+func parseModes(s string) ([]string, error) {
+	want := map[string]bool{}
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if !slices.Contains(allModes, f) {
+			return nil, fmt.Errorf("-modes: unknown mode %q (known: %s)", f, strings.Join(allModes, ", "))
+		}
+		want[f] = true
+	}
+	var out []string
+	for _, m := range allModes {
+		if want[m] {
+			out = append(out, m)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("-modes: give at least one mode")
+	}
+	return out, nil
+}

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+)
+
+// goal is one target the issue sets, and whether this run met it.
+type goal struct {
+	What, Measured, Verdict string
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "**NOT met**"
+}
+
+const notMeasured = "not measured in this run"
+
+// goals evaluates the issue's targets against the run.
+func goals(r *report) []goal {
+	var gs []goal
+	add := func(what, measured string, ok bool) { gs = append(gs, goal{what, measured, verdict(ok)}) }
+	skip := func(what string) { gs = append(gs, goal{what, "—", notMeasured}) }
+
+	// Separate processes, 20,000 files, 16 writers, against the baseline.
+	cli, okC := r.result("cli", 20000, 16)
+	git, okG := r.result("git", 20000, 16)
+	const p = "cli, 20,000 files, 16 writers: "
+	if okC {
+		add(p+"16/16 land", fmt.Sprintf("%d/16", cli.Landed), cli.Landed == 16)
+	} else {
+		skip(p + "16/16 land")
+	}
+	if okC && okG {
+		add(p+"wall ≤ 1/10 of the git baseline's", fmt.Sprintf("%s vs %s (%.1f×)", secs(cli.Wall), secs(git.Wall), ratio(git.Wall.Seconds(), cli.Wall.Seconds())), cli.Wall*10 <= git.Wall)
+		add(p+"< 1/100 of the baseline's bytes", fmt.Sprintf("%s MB vs %s MB (%.0f×)", mb(cli.Bytes), mb(git.Bytes), ratio(float64(git.Bytes), float64(cli.Bytes))), cli.Bytes*100 < git.Bytes)
+		add(p+"no more requests than the baseline", fmt.Sprintf("%d vs %d", cli.Requests, git.Requests), cli.Requests <= git.Requests)
+	} else {
+		for _, w := range []string{"wall ≤ 1/10 of the git baseline's", "< 1/100 of the baseline's bytes", "no more requests than the baseline"} {
+			skip(p + w)
+		}
+	}
+
+	// One commit's cost independent of repository size.
+	if len(r.Costs) >= 2 {
+		var parts []string
+		same := true
+		c0 := r.Costs[0]
+		for _, c := range r.Costs {
+			parts = append(parts, fmt.Sprintf("%s files: %d requests, %d bytes", num(c.Files), c.Requests, c.Bytes))
+			same = same && c.Requests == c0.Requests && c.Bytes == c0.Bytes &&
+				c.QueueRequests == c0.QueueRequests && c.QueueBytes == c0.QueueBytes
+		}
+		add("one commit's cost independent of repository size", strings.Join(parts, "; "), same)
+	} else {
+		skip("one commit's cost independent of repository size (needs two repository sizes)")
+	}
+
+	// One process, 64 writers, with the queue.
+	found := false
+	for _, f := range r.Config.files {
+		chain, okCh := r.result("queue-chain", f, 64)
+		squash, okSq := r.result("queue-squash", f, 64)
+		plain, okP := r.result("goroutines", f, 64)
+		q := fmt.Sprintf("queue, %s files, 64 writers: ", num(f))
+		if okSq {
+			found = true
+			add(q+"squash: 64/64 land", fmt.Sprintf("%d/64", squash.Landed), squash.Landed == 64)
+			add(q+"squash: ≤ 2 requests per landed change", fmt.Sprintf("%.2f", squash.RequestsPerLanded()), squash.Landed > 0 && squash.Requests <= 2*int64(squash.Landed))
+		}
+		if okCh {
+			found = true
+			add(q+"chain: 64/64 land", fmt.Sprintf("%d/64", chain.Landed), chain.Landed == 64)
+			add(q+"chain: ≤ 3 requests per landed change", fmt.Sprintf("%.2f", chain.RequestsPerLanded()), chain.Landed > 0 && chain.Requests <= 3*int64(chain.Landed))
+		}
+		for _, x := range []struct {
+			name string
+			r    runResult
+			ok   bool
+		}{{"squash", squash, okSq}, {"chain", chain, okCh}} {
+			if x.ok && okP {
+				add(q+x.name+": ≥ 10× the landed changes per second of goroutines without the queue",
+					fmt.Sprintf("%.1f/s vs %.1f/s (%.1f×)", x.r.Throughput(), plain.Throughput(), ratio(x.r.Throughput(), plain.Throughput())),
+					x.r.Throughput() >= 10*plain.Throughput())
+			}
+		}
+	}
+	if !found {
+		skip("queue, 64 writers: 64/64, ≤ 2 (squash) / ≤ 3 (chain) requests per landed change, ≥ 10× the throughput without the queue")
+	}
+
+	// Single uncontended commit.
+	for _, c := range r.Costs {
+		add(fmt.Sprintf("single uncontended commit, %s files: 4 requests", num(c.Files)), fmt.Sprint(c.Requests), c.Requests == 4)
+		add(fmt.Sprintf("single uncontended commit, %s files: 3 requests when the Queue knows the head", num(c.Files)), fmt.Sprint(c.QueueRequests), c.QueueRequests == 3)
+	}
+	return gs
+}
+
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+func renderGoals(b *strings.Builder, r *report) {
+	fmt.Fprintf(b, "## Goals\n\n| goal | measured | verdict |\n|---|---|---|\n")
+	for _, g := range goals(r) {
+		fmt.Fprintf(b, "| %s | %s | %s |\n", g.What, g.Measured, g.Verdict)
+	}
+	fmt.Fprintln(b)
+}
+
+// renderBackoff reports how the CLI with the library's default backoff
+// (ExponentialBackoff(100ms, 5s), 10 attempts) copes with 16 and 64 processes.
+func renderBackoff(b *strings.Builder, r *report) {
+	fmt.Fprintf(b, "## Backoff under many processes (cli, default backoff)\n\n")
+	fmt.Fprintf(b, "Separate processes cannot batch; they coordinate only through the ref update, with `committer.ExponentialBackoff(100ms, 5s)` between attempts and at most %d attempts (`--max-attempts`).\n\n", r.Config.maxAttempts)
+	any := false
+	for _, f := range r.Config.files {
+		for _, n := range []int{16, 64} {
+			x, ok := r.result("cli", f, n)
+			if !ok {
+				continue
+			}
+			any = true
+			line := fmt.Sprintf("- %s files, %d processes: %d/%d landed in %s, mean %.2f attempts, max %d", num(f), n, x.Landed, n, secs(x.Wall), x.MeanAttempts, x.MaxAttempts)
+			if x.Exhausted > 0 {
+				line += fmt.Sprintf("; **%d process%s exhausted all %d attempts and did not land** (exit status 3)", x.Exhausted, map[bool]string{true: "", false: "es"}[x.Exhausted == 1], r.Config.maxAttempts)
+			} else {
+				line += "; no process exhausted its attempts"
+			}
+			fmt.Fprintln(b, line+".")
+		}
+	}
+	if !any {
+		fmt.Fprintf(b, "The cli mode did not run with 16 or 64 writers: %s.\n", notMeasured)
+	}
+	fmt.Fprintln(b)
+}

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// render writes the report as markdown: the goals, the cost of one commit,
+// a table per configuration, the backoff note and the machine.
+func render(r *report) string {
+	var b strings.Builder
+	cfg := r.Config
+	fmt.Fprintf(&b, "# Benchmarks: throughput under contention\n\n")
+	fmt.Fprintf(&b, "Written by `cmd/ghcommitter-bench`; every number below comes from that program's run. Rerun it rather than editing this file.\n\n")
+	fmt.Fprintf(&b, "Command (from the module root), which took %s:\n\n```\n%s\n```\n\n", r.Took.Round(time.Second), r.Command)
+	if cfg.note != "" {
+		fmt.Fprintf(&b, "**Conditions of this run:** %s\n\n", cfg.note)
+	}
+	fmt.Fprintf(&b, "Load average (1, 5, 15 min) before the run: %s; after: %s.\n\n", orDash(r.LoadBefore), orDash(r.LoadAfter))
+	renderSetup(&b, r)
+	renderGoals(&b, r)
+	renderCosts(&b, r)
+	renderTables(&b, r)
+	renderBackoff(&b, r)
+	renderMachine(&b, r)
+	return b.String()
+}
+
+func renderSetup(b *strings.Builder, r *report) {
+	cfg := r.Config
+	fmt.Fprintf(b, "## Setup\n\n")
+	fmt.Fprintf(b, "N writers each add their own small file to `main` at once, in a repository of F small text files spread across directories (the same files on both sides). Every HTTP request gets %s of added latency, on both sides; everything runs on 127.0.0.1.\n\n", cfg.latency)
+	fmt.Fprintf(b, "- **cli**: N separate `ghcommitter commit --json --add REMOTE=LOCAL --max-attempts %d` processes started at once (binary built once with `go build -o`), against the fake GitHub (`committer/githubtest`) on an in-process httptest server. Attempts are read from the JSON.\n", cfg.maxAttempts)
+	fmt.Fprintf(b, "- **goroutines**: N goroutines in one process sharing one `Committer` (ghclient defaults, so at most 4 requests in flight), each calling `Committer.Commit`; no queue.\n")
+	fmt.Fprintf(b, "- **queue-chain** / **queue-squash**: the same N goroutines calling `Queue.Commit` on one `committer.NewQueue` (chained commits / `Squash()`).\n")
+	fmt.Fprintf(b, "- **git**: the clone-based baseline: N writers, each in its own directory running git processes: `git clone --depth 1`, write, commit, `git push`; when the push is rejected, wait 1 s × 1.5^(n-1) jittered uniformly to ×0.5–×1.5, `git pull --rebase`, push again; at most %d pushes. Served by `git http-backend` through `net/http/cgi`.\n\n", cfg.gitAttempts)
+	fmt.Fprintf(b, "Library and CLI use the default backoff, `committer.ExponentialBackoff(100ms, 5s)` (full jitter). Requests and bytes for ghcommitter come from the fake's request log (RequestBytes + ResponseBytes); for git, from a wrapper around the CGI handler counting the bodies read and written. Headers are not counted on either side. MB = 10^6 bytes. Latency is per writer, from its start (process start for cli and git) to its outcome; p99 is nearest-rank, so with few writers it is the slowest one. Every writer reported as landed is checked on the server afterwards.\n\n")
+	if len(r.Skipped) > 0 {
+		for _, m := range allModes {
+			if why := r.Skipped[m]; why != "" {
+				fmt.Fprintf(b, "**Mode %s was skipped:** %s\n\n", m, why)
+			}
+		}
+	}
+}
+
+func renderCosts(b *strings.Builder, r *report) {
+	fmt.Fprintf(b, "## One uncontended commit\n\n")
+	fmt.Fprintf(b, "One commit of one small file, nothing else running. \"Queue, head known\" is the second of two commits made one after the other through one `Queue`, which remembers the head its last batch made.\n\n")
+	fmt.Fprintf(b, "| files | Commit: requests | Commit: bytes | Queue, head known: requests | Queue, head known: bytes | git (clone, commit, push): requests | git: MB |\n")
+	fmt.Fprintf(b, "|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, c := range r.Costs {
+		gitReq, gitMB := "—", "—"
+		if c.GitRequests > 0 {
+			gitReq, gitMB = fmt.Sprint(c.GitRequests), fmt.Sprintf("%.3f", float64(c.GitBytes)/1e6)
+		}
+		fmt.Fprintf(b, "| %s | %d | %d | %d | %d | %s | %s |\n", num(c.Files), c.Requests, c.Bytes, c.QueueRequests, c.QueueBytes, gitReq, gitMB)
+	}
+	if len(r.Costs) > 0 {
+		fmt.Fprintf(b, "\nRequests of one commit: %s. Through the Queue with the head known: %s.\n\n", r.Costs[0].Routes, r.Costs[0].QueueRoutes)
+	}
+}
+
+func renderTables(b *strings.Builder, r *report) {
+	cfg := r.Config
+	fmt.Fprintf(b, "## Results\n\n")
+	for _, f := range cfg.files {
+		for _, n := range cfg.writers {
+			var rows []runResult
+			for _, m := range cfg.modes {
+				if x, ok := r.result(m, f, n); ok {
+					rows = append(rows, x)
+				}
+			}
+			if len(rows) == 0 {
+				continue
+			}
+			fmt.Fprintf(b, "### %s files, %d writer%s\n\n", num(f), n, plural(n))
+			fmt.Fprintf(b, "| mode | landed | wall | mean attempts | max attempts | requests / landed | requests | MB moved | p50 latency | p99 latency | landed/s |\n")
+			fmt.Fprintf(b, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+			var notes []string
+			for _, x := range rows {
+				fmt.Fprintf(b, "| %s | %d/%d | %s | %.2f | %d | %.2f | %d | %s | %s | %s | %.1f |\n",
+					x.Mode, x.Landed, x.Writers, secs(x.Wall), x.MeanAttempts, x.MaxAttempts, x.RequestsPerLanded(),
+					x.Requests, mb(x.Bytes), secs(x.P50), secs(x.P99), x.Throughput())
+				for _, e := range x.Errors {
+					notes = append(notes, fmt.Sprintf("- %s: %d did not land (%d used every attempt), e.g. `%s`", x.Mode, x.Writers-x.Landed, x.Exhausted, strings.ReplaceAll(e, "`", "'")))
+				}
+			}
+			if len(notes) > 0 {
+				fmt.Fprintf(b, "\n%s\n", strings.Join(notes, "\n"))
+			}
+			fmt.Fprintln(b)
+		}
+	}
+}
+
+func renderMachine(b *strings.Builder, r *report) {
+	fmt.Fprintf(b, "## Machine\n\n```\n")
+	for _, m := range r.Machine {
+		fmt.Fprintf(b, "$ %s\n%s\n", m.Command, m.Output)
+	}
+	fmt.Fprintf(b, "```\n")
+}
+
+func secs(d time.Duration) string {
+	if d >= 10*time.Second {
+		return fmt.Sprintf("%.1f s", d.Seconds())
+	}
+	return fmt.Sprintf("%.2f s", d.Seconds())
+}
+
+func mb(n int64) string {
+	if n < 100_000 {
+		return fmt.Sprintf("%.4f", float64(n)/1e6)
+	}
+	return fmt.Sprintf("%.2f", float64(n)/1e6)
+}
+
+// num writes n with thousands separators: 20,000.
+func num(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
