@@ -27,7 +27,14 @@ test: fmt-check vet
 chaos:
 	$(GO) test -race -count=1 -timeout 60m -run 'Chaos' -v ./...
 
+# The contention benchmark (ghcommitter vs clone + rebase + push); writes
+# BENCHMARKS.md. The full matrix takes many minutes. BENCHFLAGS adds flags.
 bench:
+	$(GO) run ./cmd/ghcommitter-bench -out BENCHMARKS.md $(BENCHFLAGS)
+
+# The Go micro-benchmarks.
+.PHONY: bench-go
+bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1x $(PKGS)
 
 fuzz:
