@@ -1,0 +1,251 @@
+// Command promotions promotes an image to N deployment stages at once, each
+// stage a separate writer committing to the same branch of one monorepo, as
+// a GitOps pipeline's parallel jobs would.
+//
+// Every stage writes its own envs/<stage>/values.yaml and records its tag in
+// one shared file, envs/index.yaml, through an edit function that parses the
+// YAML, sets its key and encodes it again. When another stage moves the branch
+// first, the commit is rebuilt on the new head and the edit function runs
+// again on the fresh index, so no stage's entry is lost and nothing conflicts.
+//
+//	go run ./examples/promotions -stages 8
+//	go run ./examples/promotions -queue    # one process: batch through a committer.Queue
+//
+// Against GitHub (GITHUB_TOKEN with contents: write; GITHUB_API_URL for GHES):
+//
+//	GITHUB_TOKEN=... go run ./examples/promotions -repo you/scratch -branch ghcommitter-promotions
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"os"
+	"os/signal"
+	"sync"
+	"text/tabwriter"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/ghcommitter/ghcommitter/committer"
+	"github.com/ghcommitter/ghcommitter/committer/ghclient"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest"
+)
+
+const indexPath = "envs/index.yaml"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	err := run(ctx, os.Args[1:], os.Stdout)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "promotions:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, stdout io.Writer) error {
+	_, err := runWith(ctx, args, stdout)
+	return err
+}
+
+// stageNames names the first stages; more are called stage-7, stage-8, ...
+var stageNames = []string{"dev", "qa", "staging", "canary", "prod-eu", "prod-us"}
+
+func stageName(i int) string {
+	if i < len(stageNames) {
+		return stageNames[i]
+	}
+	return fmt.Sprintf("stage-%d", i+1)
+}
+
+// promotion is one stage's outcome.
+type promotion struct {
+	stage, tag string
+	res        *committer.Result
+	err        error
+}
+
+// runWith runs the example and returns the embedded fake it ran against (nil
+// against GitHub), so tests can inspect the branch.
+func runWith(ctx context.Context, args []string, stdout io.Writer) (*githubtest.Server, error) {
+	fs := flag.NewFlagSet("promotions", flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	repoFlag := fs.String("repo", "", "`owner/name` on GitHub (needs GITHUB_TOKEN); default: an embedded fake")
+	branch := fs.String("branch", "main", "branch every stage commits to")
+	from := fs.String("from", "main", "branch to create -branch from when it does not exist")
+	stages := fs.Int("stages", 6, "number of stages promoting at once")
+	image := fs.String("image", "ghcr.io/acme/api", "image repository")
+	useQueue := fs.Bool("queue", false, "send the stages through one committer.Queue (batched ref updates) instead of racing")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if *stages < 1 || *stages > 100 {
+		return nil, errors.New("-stages must be between 1 and 100")
+	}
+	// Every writer may lose the race to each of the others once or more.
+	t, err := connect(ctx, *repoFlag, committer.WithMaxAttempts(max(10, 3**stages)))
+	if err != nil {
+		return nil, err
+	}
+	defer t.close()
+
+	var opts []committer.CommitOption
+	var qopts []committer.QueueOption
+	if *branch != *from {
+		opts = append(opts, committer.CreateBranchFrom(*from))
+		qopts = append(qopts, committer.QueueCreateBranchFrom(*from))
+	}
+	commit := func(cs *committer.ChangeSet) (*committer.Result, error) {
+		return t.c.Commit(ctx, *branch, cs, opts...)
+	}
+	if *useQueue {
+		q, err := committer.NewQueue(t.c, *branch, qopts...)
+		if err != nil {
+			return t.fake, err
+		}
+		commit = func(cs *committer.ChangeSet) (*committer.Result, error) { return q.Commit(ctx, cs) }
+	}
+
+	out := make([]promotion, *stages)
+	var wg sync.WaitGroup
+	for i := range out {
+		stage, tag := stageName(i), fmt.Sprintf("v1.%d.0", i+1)
+		out[i] = promotion{stage: stage, tag: tag}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cs := committer.NewChangeSet(fmt.Sprintf("promote %s to %s:%s", stage, *image, tag)).
+				Put("envs/"+stage+"/values.yaml", valuesYAML(*image, tag)).
+				Edit(indexPath, setIndexEntry(stage, tag))
+			out[i].res, out[i].err = commit(cs)
+		}()
+	}
+	wg.Wait()
+
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "STAGE\tTAG\tCOMMIT\tATTEMPTS\tRESULT")
+	var errs []error
+	for _, p := range out {
+		switch {
+		case p.err != nil:
+			errs = append(errs, p.err)
+			fmt.Fprintf(tw, "%s\t%s\t-\t-\tfailed: %v\n", p.stage, p.tag, p.err)
+		case p.res.NoOp:
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\talready there\n", p.stage, p.tag, p.res.Commit[:12], p.res.Attempts)
+		default:
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\tlanded\n", p.stage, p.tag, p.res.Commit[:12], p.res.Attempts)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return t.fake, err
+	}
+	if err := errors.Join(errs...); err != nil {
+		return t.fake, err
+	}
+	if t.fake != nil {
+		idx, _, err := t.fake.ReadFile("acme", "monorepo", *branch, indexPath)
+		if err != nil {
+			return t.fake, err
+		}
+		fmt.Fprintf(stdout, "\n%s on %s:\n%s", indexPath, *branch, idx)
+	}
+	return t.fake, nil
+}
+
+func valuesYAML(image, tag string) []byte {
+	b, _ := encodeYAML(map[string]any{"image": map[string]string{"repository": image, "tag": tag}})
+	return b
+}
+
+// encodeYAML encodes v with two-space indentation, keys sorted.
+func encodeYAML(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// setIndexEntry returns an edit function that sets stages.<stage> to tag in
+// the index, keeping every other key. It is a pure function of the file's
+// content, as edit functions must be: it runs again on every attempt.
+func setIndexEntry(stage, tag string) committer.EditFunc {
+	return func(old []byte, exists bool) ([]byte, error) {
+		doc := map[string]any{}
+		if exists {
+			if err := yaml.Unmarshal(old, &doc); err != nil {
+				return nil, fmt.Errorf("%s: %w", indexPath, err)
+			}
+			if doc == nil { // an empty file
+				doc = map[string]any{}
+			}
+		}
+		stages, _ := doc["stages"].(map[string]any)
+		if stages == nil {
+			stages = map[string]any{}
+		}
+		stages[stage] = tag
+		doc["stages"] = stages
+		return encodeYAML(doc)
+	}
+}
+
+// target is the repository the example writes to.
+type target struct {
+	c     *committer.Committer
+	fake  *githubtest.Server // nil against GitHub
+	close func()
+}
+
+// connect returns a Committer for repoFlag on GitHub (token from GITHUB_TOKEN,
+// API root from GITHUB_API_URL), or, when repoFlag is empty, for acme/monorepo
+// on an embedded fake GitHub.
+func connect(ctx context.Context, repoFlag string, opts ...committer.Option) (*target, error) {
+	if repoFlag != "" {
+		token := os.Getenv("GITHUB_TOKEN")
+		if token == "" {
+			return nil, errors.New("-repo needs a token in GITHUB_TOKEN")
+		}
+		owner, name, err := committer.ParseRepo(repoFlag)
+		if err != nil {
+			return nil, err
+		}
+		api := os.Getenv("GITHUB_API_URL")
+		if api == "" {
+			api = "https://api.github.com/"
+		}
+		gh, err := ghclient.New(ctx, ghclient.WithToken(token), ghclient.WithBaseURL(api))
+		if err != nil {
+			return nil, err
+		}
+		c, err := committer.New(gh, owner, name, opts...)
+		if err != nil {
+			return nil, err
+		}
+		return &target{c: c, close: func() {}}, nil
+	}
+	fake := githubtest.New()
+	if err := fake.CreateRepo("acme", "monorepo", true); err != nil {
+		return nil, err
+	}
+	hs := httptest.NewServer(fake)
+	gh, err := ghclient.New(ctx, ghclient.WithBaseURL(hs.URL))
+	if err == nil {
+		var c *committer.Committer
+		if c, err = committer.New(gh, "acme", "monorepo", opts...); err == nil {
+			return &target{c: c, fake: fake, close: hs.Close}, nil
+		}
+	}
+	hs.Close()
+	return nil, err
+}
