@@ -32,7 +32,7 @@ func newFakeGitHub(files []seedFile, latency time.Duration) (*fakeGitHub, error)
 	for i, f := range files {
 		gf[i] = githubtest.File{Path: f.Path, Content: f.Content}
 	}
-	if _, err := srv.Seed(owner, repoName, branch, fmt.Sprintf("Seed %d files", len(files)), gf...); err != nil {
+	if _, err := srv.Seed(owner, repoName, branch, "Seed the repository", gf...); err != nil {
 		return nil, fmt.Errorf("seeding the fake: %w", err)
 	}
 	ts := httptest.NewServer(srv)

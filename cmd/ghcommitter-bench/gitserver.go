@@ -43,7 +43,7 @@ func makeGitSeed(ctx context.Context, dir string, files []seedFile) (string, err
 	steps := [][]string{
 		{"init", "-q", "-b", branch, work},
 		{"-C", work, "add", "-A"},
-		{"-C", work, "commit", "-q", "-m", fmt.Sprintf("Seed %d files", len(files))},
+		{"-C", work, "commit", "-q", "-m", "Seed the repository"},
 		{"clone", "-q", "--bare", work, bare},
 	}
 	for _, args := range steps {
