@@ -3,10 +3,16 @@ package committer_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
 	"testing"
 
-	"github.com/ghcommitter/ghcommitter/committer"
 	"github.com/google/go-github/v66/github"
+
+	"github.com/ghcommitter/ghcommitter/committer"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest"
 )
 
 func TestCommitPullRequestCreatesThenReuses(t *testing.T) {
@@ -127,5 +133,69 @@ func TestCommitPullRequestMissingBase(t *testing.T) {
 	}
 	if n := ts.Count("POST /repos/{owner}/{repo}/pulls"); n != 0 {
 		t.Errorf("%d create-PR requests after a failed commit, want 0", n)
+	}
+}
+
+func TestCommitPullRequestConcurrent(t *testing.T) {
+	ctx := context.Background()
+	ts, c := setup(t)
+	const n = 4
+	results := make([]*committer.PullRequestResult, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cs := committer.NewChangeSet(fmt.Sprintf("writer %d", i)).Put(fmt.Sprintf("w/%d.txt", i), []byte("x"))
+			results[i], errs[i] = c.CommitPullRequest(ctx, "main", "bot/batch", cs, committer.PullRequestOptions{})
+		}()
+	}
+	wg.Wait()
+	created := 0
+	for i := range n {
+		if errs[i] != nil {
+			t.Fatalf("writer %d: %v", i, errs[i])
+		}
+		if results[i].Number != results[0].Number {
+			t.Errorf("writer %d got #%d, writer 0 #%d: want one pull request", i, results[i].Number, results[0].Number)
+		}
+		if results[i].Created {
+			created++
+		}
+	}
+	if created != 1 {
+		t.Errorf("%d calls report creating the pull request, want 1", created)
+	}
+	files, err := ts.Files(owner, repo, "bot/batch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		if _, ok := files[fmt.Sprintf("w/%d.txt", i)]; !ok {
+			t.Errorf("w/%d.txt is missing from the head branch", i)
+		}
+	}
+	checkFastForwardOnly(t, ts)
+}
+
+func TestCommitPullRequestForbidden(t *testing.T) {
+	ctx := context.Background()
+	ts, c := setup(t)
+	ts.Inject(githubtest.Fault{Route: "POST /repos/{owner}/{repo}/pulls", Status: http.StatusForbidden})
+	cs := committer.NewChangeSet("x").Put("a.txt", []byte("a"))
+	r, err := c.CommitPullRequest(ctx, "main", "feature", cs, committer.PullRequestOptions{})
+	if !errors.Is(err, committer.ErrPermission) {
+		t.Fatalf("err = %v, want ErrPermission", err)
+	}
+	var ce *committer.Error
+	if !errors.As(err, &ce) || !strings.Contains(ce.Hint, "pull-requests: write") {
+		t.Errorf("hint %q does not name the pull-requests permission", ce.Hint)
+	}
+	if r == nil || r.Commit == nil || r.Number != 0 {
+		t.Fatalf("result %+v: want the landed commit and no pull request", r)
+	}
+	if got := head(t, ts, "feature"); got != r.Commit.Commit {
+		t.Errorf("feature at %s, want the reported commit %s", got, r.Commit.Commit)
 	}
 }
