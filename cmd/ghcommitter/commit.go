@@ -25,6 +25,8 @@ type commitFlags struct {
 	dryRun, json         bool
 	verbose              bool
 	auth                 authFlags
+	pr                   prFlags
+	signKey              string
 }
 
 func newCommitCmd(e *env) *cobra.Command {
@@ -61,7 +63,10 @@ precondition failed, or every attempt lost the race).`,
   ghcommitter commit -R acme/mono -m "Count" --edit 'counter.txt=read n; echo $((${n:-0}+1))'
 
   # Show what would change, sending no write:
-  ghcommitter commit -R acme/mono -m "Try" --dry-run config/`,
+  ghcommitter commit -R acme/mono -m "Try" --dry-run config/
+
+  # A protected branch: commit to a branch made from main, and open (or reuse) a pull request:
+  ghcommitter commit -R acme/mono -b bump-api -m "Bump api to v2" --pull-request --add deploy/api.yaml=api.yaml`,
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("max-attempts") && f.maxAttempts < 1 {
 				return usageErrorf("", "--max-attempts must be at least 1, got %d", f.maxAttempts)
@@ -89,6 +94,8 @@ precondition failed, or every attempt lost the race).`,
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print what would change, path by path, and send no write request")
 	fl.BoolVar(&f.json, "json", false, "print the result as one JSON object on stdout")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log every request and attempt to stderr")
+	f.pr.register(cmd)
+	fl.StringVar(&f.signKey, "sign-key", "", "sign the commit with the armored OpenPGP private key in `FILE` (needs --author; passphrase from $GHCOMMITTER_SIGN_PASSPHRASE)")
 	f.auth.register(cmd)
 	return cmd
 }
@@ -121,6 +128,13 @@ func (f *commitFlags) run(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	copts := []committer.Option{committer.WithMaxAttempts(f.maxAttempts)}
+	if f.signKey != "" {
+		signer, err := f.signer(e, cs)
+		if err != nil {
+			return err
+		}
+		copts = append(copts, committer.WithSigner(signer))
+	}
 	if logger != nil {
 		copts = append(copts, committer.WithLogger(logger))
 	}
@@ -132,6 +146,9 @@ func (f *commitFlags) run(ctx context.Context, e *env, args []string) error {
 	c, err := committer.New(client, owner, name, copts...)
 	if err != nil {
 		return usageErrorf("", "%v", err)
+	}
+	if f.pr.enabled {
+		return f.pr.run(ctx, e, c, cs, f, apiURL, prog)
 	}
 	branch, err := f.targetBranch(ctx, e, c)
 	if err != nil {

@@ -76,7 +76,7 @@ func classify(err error) *exitError {
 		}
 	case errors.Is(err, committer.ErrProtected):
 		// The library's hint names a flag this CLI does not have.
-		ee.hint = "the branch is protected: commit to another branch (-b NAME --create-branch-from BASE) and open a pull request"
+		ee.hint = "the branch is protected: commit through a pull request instead: add --pull-request -b NEW_BRANCH"
 	case errors.Is(err, context.Canceled):
 		ee.code = exitFailed
 	}

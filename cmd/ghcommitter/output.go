@@ -48,13 +48,22 @@ func (o *output) result(r *committer.Result) error {
 		if err := writeJSON(o.e, jsonResult{r.Repository, r.Branch, r.Commit, r.Parent, r.Tree, r.Attempts, changed, r.NoOp, u}); err != nil {
 			return err
 		}
-	} else if r.NoOp {
-		fmt.Fprintf(o.e.stdout, "no changes: %s@%s already up to date (%s)\n", r.Repository, r.Branch, short(r.Commit))
-	} else {
-		fmt.Fprintf(o.e.stdout, "committed %s to %s@%s: %s (%s) %s\n",
-			plural(len(r.Changed), "file"), r.Repository, r.Branch, short(r.Commit), plural(r.Attempts, "attempt"), u)
+	} else if err := o.printResult(r, u); err != nil {
+		return err
 	}
 	return o.actions(r, u)
+}
+
+// printResult prints the human line for a commit.
+func (o *output) printResult(r *committer.Result, u string) error {
+	var err error
+	if r.NoOp {
+		_, err = fmt.Fprintf(o.e.stdout, "no changes: %s@%s already up to date (%s)\n", r.Repository, r.Branch, short(r.Commit))
+	} else {
+		_, err = fmt.Fprintf(o.e.stdout, "committed %s to %s@%s: %s (%s) %s\n",
+			plural(len(r.Changed), "file"), r.Repository, r.Branch, short(r.Commit), plural(r.Attempts, "attempt"), u)
+	}
+	return err
 }
 
 // actions appends to $GITHUB_OUTPUT and $GITHUB_STEP_SUMMARY when set.
@@ -176,4 +185,50 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// jsonPullRequest is the --json object of commit --pull-request: the commit
+// contract plus the pull request.
+type jsonPullRequest struct {
+	jsonResult
+	PullRequest struct {
+		Number  int    `json:"number"`
+		URL     string `json:"url"`
+		Created bool   `json:"created"`
+	} `json:"pull_request"`
+}
+
+func (o *output) pullRequest(r *committer.PullRequestResult) error {
+	c := r.Commit
+	u := o.commitURL(c.Repository, c.Commit)
+	if o.json {
+		changed := c.Changed
+		if changed == nil {
+			changed = []string{}
+		}
+		var j jsonPullRequest
+		j.jsonResult = jsonResult{c.Repository, c.Branch, c.Commit, c.Parent, c.Tree, c.Attempts, changed, c.NoOp, u}
+		j.PullRequest.Number, j.PullRequest.URL, j.PullRequest.Created = r.Number, r.URL, r.Created
+		if err := writeJSON(o.e, j); err != nil {
+			return err
+		}
+	} else {
+		if err := o.printResult(c, u); err != nil {
+			return err
+		}
+		switch {
+		case r.Number == 0:
+			fmt.Fprintf(o.e.stdout, "no pull request: %s has nothing that its base lacks\n", c.Branch)
+		case r.Created:
+			fmt.Fprintf(o.e.stdout, "opened pull request #%d: %s\n", r.Number, r.URL)
+		default:
+			fmt.Fprintf(o.e.stdout, "updated pull request #%d: %s\n", r.Number, r.URL)
+		}
+	}
+	if p := o.e.getenv("GITHUB_OUTPUT"); p != "" && r.Number != 0 {
+		if err := appendFile(p, fmt.Sprintf("pull-request-number=%d\npull-request-url=%s\n", r.Number, r.URL)); err != nil {
+			return err
+		}
+	}
+	return o.actions(c, u)
 }
