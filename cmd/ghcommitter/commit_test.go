@@ -422,7 +422,7 @@ func TestCommitAPIRefusalsHaveHints(t *testing.T) {
 		hint   string
 	}{
 		{"forbidden", 403, `{"message":"Resource not accessible by integration"}`, "contents: write"},
-		{"protected", 422, `{"message":"Changes must be made through a pull request."}`, "--create-branch-from BASE) and open a pull request"},
+		{"protected", 422, `{"message":"Changes must be made through a pull request."}`, "--pull-request -b NEW_BRANCH"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := fake(t)
