@@ -23,6 +23,7 @@ func render(r *report) string {
 	renderCosts(&b, r)
 	renderTables(&b, r)
 	renderBackoff(&b, r)
+	renderChain(&b, r)
 	renderMachine(&b, r)
 	return b.String()
 }
@@ -94,6 +95,31 @@ func renderTables(b *strings.Builder, r *report) {
 			fmt.Fprintln(b)
 		}
 	}
+}
+
+// renderChain explains the chain queue's throughput from its numbers: when
+// its wall time divided by its requests is close to the added latency, the
+// requests went one after the other.
+func renderChain(b *strings.Builder, r *report) {
+	var lines []string
+	for _, f := range r.Config.files {
+		for _, n := range r.Config.writers {
+			x, ok := r.result("queue-chain", f, n)
+			if !ok || n < 16 || x.Requests == 0 || r.Config.latency <= 0 {
+				continue
+			}
+			per := x.Wall / time.Duration(x.Requests)
+			if per*5 >= r.Config.latency*4 {
+				lines = append(lines, fmt.Sprintf("- %s files, %d writers: %d requests in %s, %s per request against %s of latency per request.",
+					num(f), n, x.Requests, secs(x.Wall), per.Round(100*time.Microsecond), r.Config.latency))
+			}
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "## Queue, chain mode: requests in sequence\n\n")
+	fmt.Fprintf(b, "In chain mode a batch lands with one ref update, but each change set still gets its own tree and commit, each built on the previous one. The wall time divided by the requests is close to one request's latency, so those requests went one after the other, and the batch's time grows with its size:\n\n%s\n\n", strings.Join(lines, "\n"))
 }
 
 func renderMachine(b *strings.Builder, r *report) {
