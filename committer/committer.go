@@ -111,3 +111,23 @@ func (c *Committer) check(op, branch string, co commitOptions) *Error {
 	}
 	return nil
 }
+
+// begin validates a commit's options and change set, before any request.
+func (c *Committer) begin(op, branch string, cs *ChangeSet, opts []CommitOption) (commitOptions, *prepared, error) {
+	co := applyCommitOptions(opts)
+	if e := c.check(op, branch, co); e != nil {
+		return co, nil, e
+	}
+	p, err := prepare(cs)
+	if err != nil {
+		return co, nil, c.fail(op, branch, ErrInvalid, err)
+	}
+	if c.o.signer != nil && cs.Author == nil {
+		return co, nil, c.fail(op, branch, ErrInvalid, errors.New("signing a commit needs an author: set ChangeSet.Author"))
+	}
+	return co, p, nil
+}
+
+func (c *Committer) missingBranch(op, branch string) *Error {
+	return c.fail(op, branch, ErrNotFound, fmt.Errorf("branch %q does not exist; create it from a base (CreateBranchFrom, --create-branch-from)", branch))
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/ghcommitter/ghcommitter/committer"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
+	"github.com/google/go-github/v66/github"
 )
 
 const (
@@ -379,5 +381,25 @@ func TestEmptyRepositoryAnswering404(t *testing.T) {
 	}
 	if got, _, err := ts.ReadFile(owner, "empty", "main", "a.txt"); err != nil || string(got) != "a" {
 		t.Fatalf("a.txt = %q, %v", got, err)
+	}
+}
+
+func TestCreateBranchWithNothingToCommit(t *testing.T) {
+	ts, c := setup(t)
+	seed(t, ts, map[string]string{"a": "a"})
+	base := head(t, ts, "main")
+	res, err := c.Commit(context.Background(), "copy", committer.NewChangeSet("m").Put("a", []byte("a")), committer.CreateBranchFrom("main"))
+	must(t, err)
+	if !res.NoOp || !res.CreatedBranch || head(t, ts, "copy") != base {
+		t.Fatalf("result %+v; branch at %s, want %s (no empty commit)", res, head(t, ts, "copy"), base)
+	}
+}
+
+func TestSignerNeedsAuthorBeforeAnyRequest(t *testing.T) {
+	ts, c := setup(t, committer.WithSigner(github.MessageSignerFunc(func(io.Writer, io.Reader) error { return nil })))
+	ts.ResetRequests()
+	_, err := c.Commit(context.Background(), "main", committer.NewChangeSet("m").Put("a", []byte("a")))
+	if !errors.Is(err, committer.ErrInvalid) || len(ts.Requests()) != 0 {
+		t.Fatalf("err = %v, %d requests", err, len(ts.Requests()))
 	}
 }

@@ -27,13 +27,9 @@ import (
 // change set's content, no commit is made and Result.NoOp is true.
 func (c *Committer) Commit(ctx context.Context, branch string, cs *ChangeSet, opts ...CommitOption) (*Result, error) {
 	const op = "commit to"
-	co := applyCommitOptions(opts)
-	if e := c.check(op, branch, co); e != nil {
-		return nil, e
-	}
-	p, err := prepare(cs)
+	co, p, err := c.begin(op, branch, cs, opts)
 	if err != nil {
-		return nil, c.fail(op, branch, ErrInvalid, err)
+		return nil, err
 	}
 	return c.run(ctx, branch, cs, p, co)
 }
@@ -79,7 +75,7 @@ func (c *Committer) run(ctx context.Context, branch string, cs *ChangeSet, p *pr
 		switch {
 		case errors.Is(err, errBranchMissing):
 			if co.createFrom == "" {
-				return nil, c.fail(op, branch, ErrNotFound, fmt.Errorf("branch %q does not exist; create it from a base (CreateBranchFrom, --create-branch-from)", branch))
+				return nil, c.missingBranch(op, branch)
 			}
 			head, tree, err = c.resolveBase(ctx, co.createFrom)
 			if err != nil {
@@ -138,6 +134,19 @@ func (c *Committer) run(ctx context.Context, branch string, cs *ChangeSet, p *pr
 		if len(res.entries) == 0 && !creating {
 			return noop()
 		}
+		if len(res.entries) == 0 {
+			// Nothing to commit on a new branch: create it at its base.
+			won, err := c.createRef(ctx, branch, head)
+			if err != nil {
+				return nil, c.fail(op, branch, nil, err)
+			}
+			if won {
+				r, _ := noop()
+				r.CreatedBranch = true
+				return r, nil
+			}
+			continue
+		}
 		if err := c.upload(ctx, res.uploads); err != nil {
 			return nil, c.fail(op, branch, nil, err)
 		}
@@ -149,7 +158,19 @@ func (c *Committer) run(ctx context.Context, branch string, cs *ChangeSet, p *pr
 			}
 			newTree = t.GetSHA()
 		}
-		if newTree == tree && !creating {
+		if newTree == tree {
+			if creating {
+				won, err := c.createRef(ctx, branch, head)
+				if err != nil {
+					return nil, c.fail(op, branch, nil, err)
+				}
+				if !won {
+					continue
+				}
+				r, _ := noop()
+				r.CreatedBranch = true
+				return r, nil
+			}
 			return noop()
 		}
 		commit, err := c.createCommit(ctx, cs, head, newTree)

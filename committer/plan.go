@@ -35,20 +35,16 @@ func (p *Plan) Changes() bool {
 // ref is created.
 func (c *Committer) Plan(ctx context.Context, branch string, cs *ChangeSet, opts ...CommitOption) (*Plan, error) {
 	const op = "plan for"
-	co := applyCommitOptions(opts)
-	if e := c.check(op, branch, co); e != nil {
-		return nil, e
-	}
-	p, err := prepare(cs)
+	co, p, err := c.begin(op, branch, cs, opts)
 	if err != nil {
-		return nil, c.fail(op, branch, ErrInvalid, err)
+		return nil, err
 	}
 	plan := &Plan{Repository: c.Repository(), Branch: branch}
 	head, tree, err := c.readHead(ctx, branch)
 	switch {
 	case errors.Is(err, errBranchMissing):
 		if co.createFrom == "" {
-			return nil, c.fail(op, branch, ErrNotFound, fmt.Errorf("branch %q does not exist; create it from a base (CreateBranchFrom, --create-branch-from)", branch))
+			return nil, c.missingBranch(op, branch)
 		}
 		if head, tree, err = c.resolveBase(ctx, co.createFrom); err != nil {
 			return nil, c.fail(op, branch, nil, err)

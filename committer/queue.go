@@ -266,7 +266,17 @@ func (q *Queue) build(ctx context.Context, live *[]*job, head, tree string, atte
 		entries  []*resolved
 		included []*job
 	)
-	kept := (*live)[:0]
+	failed := map[*job]bool{}
+	defer func() {
+		// Whatever happens, live keeps exactly the jobs not yet finished.
+		kept := (*live)[:0]
+		for _, j := range *live {
+			if !failed[j] {
+				kept = append(kept, j)
+			}
+		}
+		*live = kept
+	}()
 	for _, j := range *live {
 		r, err := c.resolve(ctx, v, j.p, false)
 		if err != nil {
@@ -275,12 +285,11 @@ func (q *Queue) build(ctx context.Context, live *[]*job, head, tree string, atte
 				e := c.fail("commit to", q.branch, nil, err)
 				e.Head, e.Attempts = head, attempt
 				j.finish(nil, e)
+				failed[j] = true
 				continue
 			}
-			*live = kept
 			return nil, "", "", err
 		}
-		kept = append(kept, j)
 		v.apply(r.effects)
 		res := &Result{Repository: c.Repository(), Branch: q.branch, Attempts: attempt, Files: r.changes, Changed: []string{}}
 		for _, f := range r.changes {
@@ -298,7 +307,6 @@ func (q *Queue) build(ctx context.Context, live *[]*job, head, tree string, atte
 		}
 		newTree, err := q.tree1(ctx, tipTree, r)
 		if err != nil {
-			*live = kept
 			return nil, "", "", err
 		}
 		res.Parent, res.Tree, res.Commit = tip, newTree, tip
@@ -308,13 +316,11 @@ func (q *Queue) build(ctx context.Context, live *[]*job, head, tree string, atte
 		}
 		commit, err := c.createCommit(ctx, j.cs, tip, newTree)
 		if err != nil {
-			*live = kept
 			return nil, "", "", fmt.Errorf("create commit: %w", err)
 		}
 		res.Commit = commit
 		tip, tipTree = commit, newTree
 	}
-	*live = kept
 	if q.squash {
 		all := &resolved{}
 		for _, r := range entries {
@@ -332,8 +338,7 @@ func (q *Queue) build(ctx context.Context, live *[]*job, head, tree string, atte
 			}
 			tip, tipTree = commit, newTree
 		}
-		for _, j := range kept {
-			res := results[j]
+		for _, res := range results {
 			res.Commit, res.Tree = tip, tipTree
 			if tip == head || len(res.Changed) == 0 {
 				res.NoOp, res.Changed = true, []string{}
