@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // parseInts parses a comma-separated list of integers in [lo, hi]
@@ -54,4 +55,19 @@ func parseModes(s string) ([]string, error) {
 		return nil, fmt.Errorf("-modes: give at least one mode")
 	}
 	return out, nil
+}
+
+// parseBackoff parses "BASE,MAX" ("" = the library's default).
+func parseBackoff(s string) ([2]time.Duration, error) {
+	var out [2]time.Duration
+	if s == "" {
+		return out, nil
+	}
+	a, b, ok := strings.Cut(s, ",")
+	base, err1 := time.ParseDuration(strings.TrimSpace(a))
+	maxD, err2 := time.ParseDuration(strings.TrimSpace(b))
+	if !ok || err1 != nil || err2 != nil || base <= 0 || maxD < base {
+		return out, fmt.Errorf("-backoff: %q is not BASE,MAX with 0 < BASE <= MAX (e.g. 100ms,5s)", s)
+	}
+	return [2]time.Duration{base, maxD}, nil
 }

@@ -123,6 +123,9 @@ func renderBackoff(b *strings.Builder, r *report) {
 	limit := r.Config.maxAttempts
 	fmt.Fprintf(b, "## Backoff under contention (default backoff, no batching)\n\n")
 	fmt.Fprintf(b, "Separate processes cannot batch; they coordinate only through the ref update, waiting `committer.ExponentialBackoff(100ms, 5s)` between attempts, at most %d attempts (`--max-attempts`, `committer.WithMaxAttempts`). The goroutines mode is the same loop inside one process.\n\n", limit)
+	if bo := r.Config.backoff; bo[0] > 0 {
+		fmt.Fprintf(b, "In this run the goroutines mode used `committer.ExponentialBackoff(%s, %s)` instead (-backoff).\n\n", bo[0], bo[1])
+	}
 	any := false
 	for _, f := range r.Config.files {
 		for _, c := range []struct {

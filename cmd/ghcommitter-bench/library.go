@@ -55,7 +55,11 @@ func runFakeMode(ctx context.Context, cfg config, mode string, files []seedFile,
 		return runResult{}, err
 	}
 	defer fake.Close()
-	c, err := fake.committer(ctx, committer.WithMaxAttempts(cfg.maxAttempts))
+	opts := []committer.Option{committer.WithMaxAttempts(cfg.maxAttempts)}
+	if cfg.backoff[0] > 0 {
+		opts = append(opts, committer.WithBackoff(committer.ExponentialBackoff(cfg.backoff[0], cfg.backoff[1])))
+	}
+	c, err := fake.committer(ctx, opts...)
 	if err != nil {
 		return runResult{}, err
 	}

@@ -87,9 +87,10 @@ type config struct {
 	out         string
 	quick       bool
 	note        string
-	maxAttempts int           // ghcommitter attempts (library default 10)
-	gitAttempts int           // clone + rebase + push attempts
-	runTimeout  time.Duration // bound on one configuration's run
+	maxAttempts int              // ghcommitter attempts (library default 10)
+	backoff     [2]time.Duration // library modes: ExponentialBackoff(base, max); zero = the default
+	gitAttempts int              // clone + rebase + push attempts
+	runTimeout  time.Duration    // bound on one configuration's run
 }
 
 func (c config) has(mode string) bool {
@@ -112,6 +113,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	quick := fs.Bool("quick", false, "a small run: 100 files, 1 and 8 writers, 5ms latency (unless given explicitly)")
 	note := fs.String("note", "", "a note about the conditions of this run, printed in the report")
 	maxAttempts := fs.Int("max-attempts", 10, "ghcommitter attempts per commit (the library's and CLI's default is 10)")
+	backoff := fs.String("backoff", "", "library modes only: BASE,MAX for committer.ExponentialBackoff (default: the library's, 100ms,5s); the CLI has no such flag")
 	gitAttempts := fs.Int("git-attempts", 10, "push attempts per git writer")
 	timeout := fs.Duration("run-timeout", 15*time.Minute, "bound on one mode's run in one configuration")
 	if err := fs.Parse(args); err != nil {
@@ -143,6 +145,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return config{}, err
 	}
 	if cfg.modes, err = parseModes(*modes); err != nil {
+		return config{}, err
+	}
+	if cfg.backoff, err = parseBackoff(*backoff); err != nil {
 		return config{}, err
 	}
 	if cfg.latency < 0 || cfg.maxAttempts < 1 || cfg.gitAttempts < 1 {

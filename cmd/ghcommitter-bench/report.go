@@ -36,7 +36,10 @@ func renderSetup(b *strings.Builder, r *report) {
 	fmt.Fprintf(b, "- **goroutines**: N goroutines in one process sharing one `Committer` (ghclient defaults, so at most 4 requests in flight), each calling `Committer.Commit`; no queue.\n")
 	fmt.Fprintf(b, "- **queue-chain** / **queue-squash**: the same N goroutines calling `Queue.Commit` on one `committer.NewQueue` (chained commits / `Squash()`).\n")
 	fmt.Fprintf(b, "- **git**: the clone-based baseline: N writers, each in its own directory running git processes: `git clone --depth 1`, write, commit, `git push`; when the push is rejected, wait 1 s × 1.5^(n-1) jittered uniformly to ×0.5–×1.5, `git pull --rebase`, push again; at most %d pushes. Served by `git http-backend` through `net/http/cgi`.\n\n", cfg.gitAttempts)
-	fmt.Fprintf(b, "Library and CLI use the default backoff, `committer.ExponentialBackoff(100ms, 5s)` (full jitter). Requests and bytes for ghcommitter come from the fake's request log (RequestBytes + ResponseBytes); for git, from a wrapper around the CGI handler counting the bodies read and written. Headers are not counted on either side. MB = 10^6 bytes. Latency is per writer, from its start (process start for cli and git) to its outcome; p99 is nearest-rank, so with few writers it is the slowest one. Every writer reported as landed is checked on the server afterwards.\n\n")
+	if cfg.backoff[0] > 0 {
+		fmt.Fprintf(b, "**The library modes use `committer.ExponentialBackoff(%s, %s)` (-backoff), not the default; the CLI uses the default.** ", cfg.backoff[0], cfg.backoff[1])
+	}
+	fmt.Fprintf(b, "Library and CLI use the default backoff, `committer.ExponentialBackoff(100ms, 5s)` (full jitter), unless said otherwise above. Requests and bytes for ghcommitter come from the fake's request log (RequestBytes + ResponseBytes); for git, from a wrapper around the CGI handler counting the bodies read and written. Headers are not counted on either side. MB = 10^6 bytes. Latency is per writer, from its start (process start for cli and git) to its outcome; p99 is nearest-rank, so with few writers it is the slowest one. Every writer reported as landed is checked on the server afterwards.\n\n")
 	if len(r.Skipped) > 0 {
 		for _, m := range allModes {
 			if why := r.Skipped[m]; why != "" {
