@@ -88,8 +88,12 @@ func renderTables(b *strings.Builder, r *report) {
 				fmt.Fprintf(b, "| %s | %d/%d | %s | %.2f | %d | %.2f | %d | %s | %s | %s | %.1f |\n",
 					x.Mode, x.Landed, x.Writers, secs(x.Wall), x.MeanAttempts, x.MaxAttempts, x.RequestsPerLanded(),
 					x.Requests, mb(x.Bytes), secs(x.P50), secs(x.P99), x.Throughput())
-				for _, e := range x.Errors {
-					notes = append(notes, fmt.Sprintf("- %s: %d did not land (%d used every attempt), e.g. `%s`", x.Mode, x.Writers-x.Landed, x.Exhausted, strings.ReplaceAll(e, "`", "'")))
+				if x.Landed < x.Writers {
+					eg := ""
+					if len(x.Errors) > 0 {
+						eg = fmt.Sprintf(", e.g. `%s`", strings.ReplaceAll(x.Errors[0], "`", "'"))
+					}
+					notes = append(notes, fmt.Sprintf("- %s: %d did not land (%d used every attempt)%s", x.Mode, x.Writers-x.Landed, x.Exhausted, eg))
 				}
 			}
 			if len(notes) > 0 {
