@@ -300,28 +300,15 @@ type chaosRun struct {
 
 	mu     sync.Mutex
 	trials []*chaosTrial
-	skip   string // a known bug seen in -short mode
 }
 
-// knownBugs are symptoms of bugs that have their own skipped deterministic
-// tests; the full chaos run fails on them, the -short run (make test) skips
-// with the reason instead, so that CI is not flaky while they stand.
-var knownBugs = map[string]string{
-	"twice": "BUG: a change set landed twice: a lost ref-update reply with another writer's commit on top before the read-back (see TestLostRefReplyBranchMovedOnLandsOnce)",
-	"hang":  "BUG: Queue.Commit never returns when a chained batch fails to create a tree or commit (see TestQueueBuildErrorFinishesEveryJob)",
-}
-
+// bug reports a broken invariant of the given kind ("twice": landed more
+// than once; "hang": a call that never returned). Both once were real bugs,
+// with deterministic tests of their own (TestLostRefReplyBranchMovedOnLandsOnce,
+// TestQueueBuildErrorFinishesEveryJob); the chaos run fails on them.
 func (r *chaosRun) bug(kind, format string, args ...any) {
 	r.t.Helper()
-	msg := fmt.Sprintf("chaos seed %d: "+format+"\n  "+knownBugs[kind], append([]any{r.seed}, args...)...)
-	if testing.Short() {
-		r.t.Log(msg)
-		r.mu.Lock()
-		r.skip = knownBugs[kind]
-		r.mu.Unlock()
-		return
-	}
-	r.t.Error(msg)
+	r.fail(kind+": "+format, args...)
 }
 
 func (r *chaosRun) fail(format string, args ...any) {
@@ -579,9 +566,6 @@ func (r *chaosRun) check(squash bool) {
 	if landed == 0 {
 		r.fail("no trial landed: the fault rate is too high to test anything")
 	}
-	if r.skip != "" && !t.Failed() {
-		t.Skipf("chaos seed %d: %s", r.seed, r.skip)
-	}
 }
 
 // failures lists the errors of trials that did not land, by kind, for the log.
@@ -673,7 +657,6 @@ func checkLandedOnce(t *testing.T, ts *githubtest.TestServer, msg string) {
 // our commit, and the change set has landed. Treating it as a lost race
 // rebuilds the change set on the new head and lands it a second time.
 func TestLostRefReplyBranchMovedOnLandsOnce(t *testing.T) {
-	t.Skip("BUG: committer settle (refs.go) after a lost ref-update reply only checks head == our commit; when another writer has built on our landed commit it retries and lands the change set twice (edit applied twice). Fix: treat a ref that descends from our commit as landed (compare API or walk parents)")
 	ts, c := setup(t)
 	lostReplyThenBuiltOn(ts)
 	res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("the one and only").Edit(chaosCounter, chaosIncr))
@@ -688,7 +671,6 @@ func TestLostRefReplyBranchMovedOnLandsOnce(t *testing.T) {
 // TestQueueLostRefReplyBranchMovedOnLandsOnce is the same race through a
 // Queue batch.
 func TestQueueLostRefReplyBranchMovedOnLandsOnce(t *testing.T) {
-	t.Skip("BUG: Queue batches settle the lost ref-update reply the same way (Committer.moveRef/settle): a batch whose ref update landed, with another writer's commit on top before the read-back, is rebuilt and lands twice")
 	ts, c := setup(t)
 	q, err := committer.NewQueue(c, "main")
 	if err != nil {
@@ -708,7 +690,6 @@ func TestQueueLostRefReplyBranchMovedOnLandsOnce(t *testing.T) {
 // building (a tree read, tree creation or commit creation fails after the
 // transport's retries), every change set of the batch must get that error.
 func TestQueueBuildErrorFinishesEveryJob(t *testing.T) {
-	t.Skip("BUG: Queue.build sets *live = kept (the jobs resolved before the failure) on an error that is not a precondition/edit error, and runBatch fails only those: the failing job (read-tree case) or the jobs after it (create tree/commit in chain mode) are never finished, so their Queue.Commit blocks forever, even after their context ends (they are no longer pending)")
 	for _, tc := range []struct {
 		name   string
 		squash bool
@@ -795,7 +776,7 @@ func TestRefUpdateSecondaryRateLimit(t *testing.T) {
 			t.Fatalf("reported landed as %s but head is %s", res.Commit, head(t, ts, "main"))
 		}
 	case errors.Is(err, committer.ErrUnknownOutcome):
-		t.Skipf("BUG: a ref update refused with a secondary rate limit (403, Retry-After) is treated as an ambiguous outcome (moveRef only recognises *github.ErrorResponse, not *github.AbuseRateLimitError), and the read-back is then refused locally by go-github, which remembers the Retry-After: the commit fails with ErrUnknownOutcome though GitHub said it did not apply: %v", err)
+		t.Fatalf("a ref update refused by a secondary rate limit was reported as an unknown outcome: %v", err)
 	default:
 		if head(t, ts, "main") != before {
 			t.Fatalf("reported not landed (%v) but the branch moved", err)

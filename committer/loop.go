@@ -60,10 +60,13 @@ func (c *Committer) run(ctx context.Context, branch string, cs *ChangeSet, p *pr
 		lastHead  string
 		bootstrap string
 		bootTried bool
+		wait      time.Duration // at least this long before the next attempt
+		unsettled []string      // our commits whose ref update had no clear answer
 	)
 	for attempt := 1; attempt <= c.o.maxAttempts; attempt++ {
 		if attempt > 1 {
-			d := c.o.backoff(attempt)
+			d := max(c.o.backoff(attempt), wait)
+			wait = 0
 			log.DebugContext(ctx, "backing off", "attempt", attempt, "wait", d)
 			if err := c.o.sleep(ctx, d); err != nil {
 				return nil, c.attemptsErr(op, branch, err, lastHead, attempt-1)
@@ -106,6 +109,18 @@ func (c *Committer) run(ctx context.Context, branch string, cs *ChangeSet, p *pr
 			log.DebugContext(ctx, "our earlier commit is the head", "commit", head)
 			return result(head, l, attempt), nil
 		}
+		// A ref update that had no clear answer may have landed after all,
+		// and been built on since: never land the change set twice.
+		for _, sha := range unsettled {
+			in, err := c.landedIn(ctx, head, sha, ours[sha].parent)
+			if err != nil {
+				return nil, c.fail(op, branch, nil, err)
+			}
+			if in {
+				log.DebugContext(ctx, "our earlier commit landed", "commit", sha, "head", head)
+				return result(sha, ours[sha], attempt), nil
+			}
+		}
 		if co.expectHead != "" && head != co.expectHead {
 			e := c.fail(op, branch, ErrConflict, fmt.Errorf("head is %s, expected %s", short(head), short(co.expectHead)))
 			e.Head = head
@@ -136,7 +151,7 @@ func (c *Committer) run(ctx context.Context, branch string, cs *ChangeSet, p *pr
 		}
 		if len(res.entries) == 0 {
 			// Nothing to commit on a new branch: create it at its base.
-			won, err := c.createRef(ctx, branch, head)
+			won, _, err := c.createRef(ctx, branch, head, "")
 			if err != nil {
 				return nil, c.fail(op, branch, nil, err)
 			}
@@ -160,7 +175,7 @@ func (c *Committer) run(ctx context.Context, branch string, cs *ChangeSet, p *pr
 		}
 		if newTree == tree {
 			if creating {
-				won, err := c.createRef(ctx, branch, head)
+				won, _, err := c.createRef(ctx, branch, head, "")
 				if err != nil {
 					return nil, c.fail(op, branch, nil, err)
 				}
@@ -179,11 +194,20 @@ func (c *Committer) run(ctx context.Context, branch string, cs *ChangeSet, p *pr
 		}
 		l := landed{parent: head, tree: newTree, changes: res.changes, created: creating}
 		ours[commit] = l
-		var won bool
+		var won, ambiguous bool
 		if creating {
-			won, err = c.createRef(ctx, branch, commit)
+			won, ambiguous, err = c.createRef(ctx, branch, commit, head)
 		} else {
-			won, err = c.moveRef(ctx, branch, commit)
+			won, ambiguous, err = c.moveRef(ctx, branch, commit, head)
+		}
+		if ambiguous && !won {
+			unsettled = append(unsettled, commit)
+		}
+		var re *refusedError
+		if errors.As(err, &re) {
+			log.DebugContext(ctx, "ref update refused by a rate limit", "wait", re.wait)
+			wait = re.wait
+			continue
 		}
 		if err != nil {
 			e := c.fail(op, branch, nil, err)

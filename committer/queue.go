@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Queue serializes the commits that one process makes to one branch, so that
@@ -153,6 +154,7 @@ func (q *Queue) runBatch(batch []*job) {
 	live := batch
 	type outcome struct {
 		results map[*job]*Result
+		base    string // the head the batch was built on
 	}
 	ours := map[string]outcome{}
 	failAll := func(err error) {
@@ -160,18 +162,25 @@ func (q *Queue) runBatch(batch []*job) {
 			j.finish(nil, err)
 		}
 	}
-	var lastHead string
+	var (
+		lastHead  string
+		wait      time.Duration
+		unsettled []string // batch tips whose ref update had no clear answer
+	)
 	for attempt := 1; attempt <= c.o.maxAttempts; attempt++ {
 		if attempt > 1 {
-			if err := c.o.sleep(ctx, c.o.backoff(attempt)); err != nil {
+			if err := c.o.sleep(ctx, max(c.o.backoff(attempt), wait)); err != nil {
 				failAll(c.fail(op, q.branch, nil, err))
 				return
 			}
+			wait = 0
 		}
-		// Withdraw the callers that gave up; nothing of theirs has landed.
+		// Withdraw the callers that gave up; nothing of theirs has landed
+		// (unless an earlier update of this batch had no clear answer: then
+		// their fate is still open, and they wait for it).
 		kept := live[:0]
 		for _, j := range live {
-			if err := j.ctx.Err(); err != nil {
+			if err := j.ctx.Err(); err != nil && len(unsettled) == 0 {
 				j.finish(nil, c.fail(op, q.branch, nil, err))
 				continue
 			}
@@ -207,6 +216,17 @@ func (q *Queue) runBatch(batch []*job) {
 			q.deliver(live, o.results, head, tree)
 			return
 		}
+		for _, tip := range unsettled {
+			in, err := c.landedIn(ctx, head, tip, ours[tip].base)
+			if err != nil {
+				failAll(c.fail(op, q.branch, nil, err))
+				return
+			}
+			if in {
+				q.deliver(live, ours[tip].results, head, tree)
+				return
+			}
+		}
 		lastHead = head
 		results, tip, tipTree, err := q.build(ctx, &live, head, tree, attempt)
 		if err != nil {
@@ -220,8 +240,16 @@ func (q *Queue) runBatch(batch []*job) {
 			q.deliver(live, results, head, tree)
 			return
 		}
-		ours[tip] = outcome{results: results}
-		won, err := c.moveRef(ctx, q.branch, tip)
+		ours[tip] = outcome{results: results, base: head}
+		won, ambiguous, err := c.moveRef(ctx, q.branch, tip, head)
+		if ambiguous && !won {
+			unsettled = append(unsettled, tip)
+		}
+		var re *refusedError
+		if errors.As(err, &re) {
+			wait = re.wait
+			continue
+		}
 		if err != nil {
 			e := c.fail(op, q.branch, nil, err)
 			e.Head, e.Attempts = head, attempt

@@ -88,50 +88,92 @@ func (c *Committer) resolveBase(ctx context.Context, ref string) (string, string
 // another writer moved the branch first. An ambiguous outcome (no answer, or
 // a 5xx) is settled by reading the ref back, never by sending the update
 // again.
-func (c *Committer) moveRef(ctx context.Context, branch, commit string) (won bool, err error) {
+//
+// ambiguous is true when the outcome had to be settled by reading the ref:
+// a delayed update could still land later, so the caller must keep checking.
+func (c *Committer) moveRef(ctx context.Context, branch, commit, parent string) (won, ambiguous bool, err error) {
 	ref := &github.Reference{Ref: github.String("refs/heads/" + branch), Object: &github.GitObject{SHA: github.String(commit)}}
 	_, _, err = c.client.Git.UpdateRef(ctx, c.owner, c.repo, ref, false)
 	if err == nil {
-		return true, nil
+		return true, false, nil
 	}
 	var er *github.ErrorResponse
 	if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode < 500 {
 		switch {
 		case isProtected(er):
-			return false, &pathError{kind: ErrProtected, err: fmt.Errorf("update ref: %w", err)}
+			return false, false, &pathError{kind: ErrProtected, err: fmt.Errorf("update ref: %w", err)}
 		case er.Response.StatusCode == http.StatusUnprocessableEntity || er.Response.StatusCode == http.StatusConflict:
-			return false, nil
+			return false, false, nil
 		}
-		return false, fmt.Errorf("update ref: %w", err)
+		return false, false, fmt.Errorf("update ref: %w", err)
 	}
-	return c.settle(ctx, branch, commit, err)
+	if err := refused(err); err != nil {
+		return false, false, err
+	}
+	won, err = c.settle(ctx, branch, commit, parent, err)
+	return won, true, err
 }
 
 // createRef creates the branch pointing at commit. won is false when another
 // writer created it first.
-func (c *Committer) createRef(ctx context.Context, branch, commit string) (bool, error) {
+func (c *Committer) createRef(ctx context.Context, branch, commit, parent string) (won, ambiguous bool, err error) {
 	ref := &github.Reference{Ref: github.String("refs/heads/" + branch), Object: &github.GitObject{SHA: github.String(commit)}}
-	_, _, err := c.client.Git.CreateRef(ctx, c.owner, c.repo, ref)
+	_, _, err = c.client.Git.CreateRef(ctx, c.owner, c.repo, ref)
 	if err == nil {
-		return true, nil
+		return true, false, nil
 	}
 	var er *github.ErrorResponse
 	if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode < 500 {
 		if isProtected(er) {
-			return false, &pathError{kind: ErrProtected, err: fmt.Errorf("create ref: %w", err)}
+			return false, false, &pathError{kind: ErrProtected, err: fmt.Errorf("create ref: %w", err)}
 		}
 		if er.Response.StatusCode == http.StatusUnprocessableEntity {
-			return false, nil // "Reference already exists": build on it next attempt
+			return false, false, nil // "Reference already exists": build on it next attempt
 		}
-		return false, fmt.Errorf("create ref: %w", err)
+		return false, false, fmt.Errorf("create ref: %w", err)
 	}
-	return c.settle(ctx, branch, commit, err)
+	if err := refused(err); err != nil {
+		return false, false, err
+	}
+	won, err = c.settle(ctx, branch, commit, parent, err)
+	return won, true, err
 }
+
+// refusedError says GitHub refused a ref update for now (a secondary rate
+// limit): it did not apply, and the next attempt should wait first.
+type refusedError struct {
+	wait time.Duration
+	err  error
+}
+
+func (e *refusedError) Error() string { return e.err.Error() }
+func (e *refusedError) Unwrap() error { return e.err }
+
+// refused classifies the rate-limit replies to a ref update: GitHub answered,
+// so the update certainly did not apply. A secondary limit is a
+// *refusedError (wait, then try again); a primary limit is final. It
+// returns nil for any other error.
+func refused(err error) error {
+	var ab *github.AbuseRateLimitError
+	if errors.As(err, &ab) {
+		return &refusedError{wait: max(ab.GetRetryAfter(), time.Second), err: err}
+	}
+	var rl *github.RateLimitError
+	if errors.As(err, &rl) {
+		return fmt.Errorf("update ref: %w", err)
+	}
+	return nil
+}
+
+// maxWalk bounds how far back landedIn looks for a commit.
+const maxWalk = 100
 
 // settle reads the ref after an update whose outcome is unknown. It uses a
 // context that outlives the caller's cancellation, briefly, so that a
-// deadline hit during the update still gets an answer.
-func (c *Committer) settle(ctx context.Context, branch, commit string, cause error) (bool, error) {
+// deadline hit during the update still gets an answer. The update landed if
+// the ref holds commit or a descendant of it (another writer may already
+// have built on it).
+func (c *Committer) settle(ctx context.Context, branch, commit, parent string, cause error) (bool, error) {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
 	c.o.logger.DebugContext(ctx, "ref update outcome unknown; reading the ref", "error", cause)
@@ -141,15 +183,65 @@ func (c *Committer) settle(ctx context.Context, branch, commit string, cause err
 		if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusNotFound {
 			return false, nil
 		}
-		return false, &pathError{kind: ErrUnknownOutcome, err: fmt.Errorf("update ref: %v; then reading it back: %w; read the branch before retrying", cause, err)}
+		return false, c.unknown(cause, err)
 	}
-	if got.GetObject().GetSHA() == commit {
+	landed, err := c.landedIn(rctx, got.GetObject().GetSHA(), commit, parent)
+	if err != nil {
+		return false, c.unknown(cause, err)
+	}
+	if landed {
 		return true, nil
 	}
 	if ctx.Err() != nil {
 		return false, ctx.Err()
 	}
 	return false, nil
+}
+
+func (c *Committer) unknown(cause, err error) error {
+	return &pathError{kind: ErrUnknownOutcome, err: fmt.Errorf("update ref: %v; then reading it back: %w; read the branch before retrying", cause, err)}
+}
+
+// landedIn reports whether commit is tip or one of its ancestors. It walks
+// back from tip through every parent, not past stop (the commit that commit
+// was built on, so never below where commit could be) and at most maxWalk
+// commits. Commits are immutable, so their parents are cached.
+func (c *Committer) landedIn(ctx context.Context, tip, commit, stop string) (bool, error) {
+	seen := map[string]bool{}
+	queue := []string{tip}
+	for len(queue) > 0 && len(seen) < maxWalk {
+		sha := queue[0]
+		queue = queue[1:]
+		if sha == commit {
+			return true, nil
+		}
+		if seen[sha] || sha == stop {
+			continue
+		}
+		seen[sha] = true
+		parents, err := c.parents(ctx, sha)
+		if err != nil {
+			return false, err
+		}
+		queue = append(queue, parents...)
+	}
+	return false, nil
+}
+
+func (c *Committer) parents(ctx context.Context, sha string) ([]string, error) {
+	if p, ok := c.cache.parentsOf(sha); ok {
+		return p, nil
+	}
+	got, _, err := c.client.Git.GetCommit(ctx, c.owner, c.repo, sha)
+	if err != nil {
+		return nil, fmt.Errorf("read commit %s: %w", short(sha), err)
+	}
+	var p []string
+	for _, parent := range got.Parents {
+		p = append(p, parent.GetSHA())
+	}
+	c.cache.putParents(sha, p)
+	return p, nil
 }
 
 // bootstrap makes the first commit of an empty repository through the

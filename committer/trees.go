@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-
-	"github.com/google/go-github/v66/github"
 )
 
 // treeEntry is one entry of a directory as GitHub's tree API lists it.
@@ -30,6 +28,7 @@ type objectCache struct {
 	blobs    map[string][]byte
 	blobSize int64
 	uploaded map[string]bool // blob SHAs known to exist on GitHub
+	parents  map[string][]string
 }
 
 const (
@@ -38,7 +37,7 @@ const (
 )
 
 func newObjectCache() *objectCache {
-	return &objectCache{dirs: map[string]dir{}, blobs: map[string][]byte{}, uploaded: map[string]bool{}}
+	return &objectCache{dirs: map[string]dir{}, blobs: map[string][]byte{}, uploaded: map[string]bool{}, parents: map[string][]string{}}
 }
 
 func (c *objectCache) dir(sha string) (dir, bool) {
@@ -90,6 +89,22 @@ func (c *objectCache) markUploaded(sha string) {
 		c.uploaded = map[string]bool{}
 	}
 	c.uploaded[sha] = true
+}
+
+func (c *objectCache) parentsOf(sha string) ([]string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, ok := c.parents[sha]
+	return p, ok
+}
+
+func (c *objectCache) putParents(sha string, p []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.parents) > 1<<14 {
+		c.parents = map[string][]string{}
+	}
+	c.parents[sha] = p
 }
 
 // readDir returns the entries of the tree sha, from the cache or with one
@@ -200,5 +215,3 @@ func (c *Committer) readBlob(ctx context.Context, sha string) ([]byte, error) {
 	c.cache.putBlob(sha, data)
 	return data, nil
 }
-
-var _ = github.Tree{}
