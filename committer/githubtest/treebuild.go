@@ -105,24 +105,33 @@ func (b *treeBuilder) write() (plumbing.Hash, error) {
 }
 
 func (b *treeBuilder) writeNode(n *tnode) (plumbing.Hash, error) {
+	h, _, err := b.writeTree(n)
+	return h, err
+}
+
+// writeTree writes n and its dirty subtrees, and reports whether n came out
+// empty: git has no empty directories, so an emptied directory is dropped
+// from its parent, which may in turn come out empty.
+func (b *treeBuilder) writeTree(n *tnode) (plumbing.Hash, bool, error) {
 	if !n.dirty {
-		return n.base, nil
+		return n.base, false, nil
 	}
 	entries := make([]object.TreeEntry, 0, len(n.entries))
 	for name, e := range n.entries {
 		if e.child != nil && e.child.dirty {
-			h, err := b.writeNode(e.child)
+			h, empty, err := b.writeTree(e.child)
 			if err != nil {
-				return plumbing.ZeroHash, err
+				return plumbing.ZeroHash, false, err
 			}
-			if len(e.child.entries) == 0 {
-				continue // git has no empty directories
+			if empty {
+				continue
 			}
 			e.hash = h
 		}
 		entries = append(entries, object.TreeEntry{Name: name, Mode: e.mode, Hash: e.hash})
 	}
-	return b.rp.putTree(entries)
+	h, err := b.rp.putTree(entries)
+	return h, len(entries) == 0, err
 }
 
 // validPath reports whether p is a clean relative path.
