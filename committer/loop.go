@@ -61,11 +61,12 @@ func (c *Committer) run(ctx context.Context, branch string, cs *ChangeSet, p *pr
 		bootstrap string
 		bootTried bool
 		wait      time.Duration // at least this long before the next attempt
+		lost      time.Duration // how long the last lost attempt took
 		unsettled []string      // our commits whose ref update had no clear answer
 	)
 	for attempt := 1; attempt <= c.o.maxAttempts; attempt++ {
 		if attempt > 1 {
-			d := max(c.o.backoff(attempt), wait)
+			d := max(c.o.backoff(attempt, lost), wait)
 			wait = 0
 			log.DebugContext(ctx, "backing off", "attempt", attempt, "wait", d)
 			if err := c.o.sleep(ctx, d); err != nil {
@@ -73,6 +74,7 @@ func (c *Committer) run(ctx context.Context, branch string, cs *ChangeSet, p *pr
 			}
 		}
 		log.DebugContext(ctx, "attempt", "attempt", attempt)
+		started := time.Now()
 		head, tree, err := c.readHead(ctx, branch)
 		creating := false
 		switch {
@@ -218,7 +220,8 @@ func (c *Committer) run(ctx context.Context, branch string, cs *ChangeSet, p *pr
 			log.DebugContext(ctx, "landed", "commit", commit, "attempt", attempt)
 			return result(commit, l, attempt), nil
 		}
-		log.DebugContext(ctx, "lost the race for the branch", "attempt", attempt, "head", head)
+		lost = time.Since(started)
+		log.DebugContext(ctx, "lost the race for the branch", "attempt", attempt, "head", head, "took", lost)
 	}
 	e := c.fail(op, branch, ErrConflict, fmt.Errorf("another writer moved the branch on each of %d attempts", c.o.maxAttempts))
 	e.Head, e.Attempts = lastHead, c.o.maxAttempts

@@ -15,8 +15,9 @@ import (
 type Option func(*options) error
 
 // Backoff returns how long to wait before attempt number attempt (2, 3, …)
-// after a lost race for the branch.
-type Backoff func(attempt int) time.Duration
+// after a lost race for the branch; lost is how long the attempt that lost
+// took, from reading the head to the refused ref update.
+type Backoff func(attempt int, lost time.Duration) time.Duration
 
 type options struct {
 	maxAttempts int
@@ -32,7 +33,7 @@ type options struct {
 func defaultOptions() options {
 	return options{
 		maxAttempts: 10,
-		backoff:     ExponentialBackoff(100*time.Millisecond, 5*time.Second),
+		backoff:     AdaptiveBackoff(50*time.Millisecond, 10*time.Second),
 		logger:      slog.New(discardHandler{}),
 		sleep:       sleepContext,
 		inlineLimit: 256 << 10,
@@ -53,7 +54,7 @@ func WithMaxAttempts(n int) Option {
 }
 
 // WithBackoff sets the wait between attempts after a lost race. The default
-// is ExponentialBackoff(100ms, 5s).
+// is AdaptiveBackoff(50ms, 30s).
 func WithBackoff(b Backoff) Option {
 	return func(o *options) error {
 		if b == nil {
@@ -142,19 +143,42 @@ func WithProgress(fn func(uploaded int64)) Option {
 // min(max, base·2^(attempt-2)) before attempt ("full jitter"), so writers that
 // collided spread out instead of colliding again.
 func ExponentialBackoff(base, max time.Duration) Backoff {
-	return func(attempt int) time.Duration {
-		if attempt < 2 || base <= 0 {
-			return 0
-		}
-		ceil := base
-		for i := 2; i < attempt && ceil < max; i++ {
-			ceil *= 2
-		}
-		if ceil > max {
-			ceil = max
-		}
-		return time.Duration(rand.Int64N(int64(ceil) + 1))
+	return func(attempt int, _ time.Duration) time.Duration {
+		return fullJitter(base, max, attempt)
 	}
+}
+
+// AdaptiveBackoff is ExponentialBackoff whose base is the duration of the
+// attempt that lost (at least min): writers collide for as long as an
+// attempt takes, so that is the unit to spread them by, whether requests
+// take 25ms (a local fake) or a second (GitHub under load). Tuned by
+// measurement (BENCHMARKS.md): 16 and 64 separate processes all land within
+// the default 10 attempts.
+func AdaptiveBackoff(min, max time.Duration) Backoff {
+	return func(attempt int, lost time.Duration) time.Duration {
+		return fullJitter(maxDuration(min, lost), max, attempt)
+	}
+}
+
+func fullJitter(base, max time.Duration, attempt int) time.Duration {
+	if attempt < 2 || base <= 0 {
+		return 0
+	}
+	ceil := base
+	for i := 2; i < attempt && ceil < max; i++ {
+		ceil *= 2
+	}
+	if ceil > max {
+		ceil = max
+	}
+	return time.Duration(rand.Int64N(int64(ceil) + 1))
+}
+
+func maxDuration(a, b time.Duration) time.Duration {
+	if a > b {
+		return a
+	}
+	return b
 }
 
 func sleepContext(ctx context.Context, d time.Duration) error {

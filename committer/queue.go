@@ -165,11 +165,13 @@ func (q *Queue) runBatch(batch []*job) {
 	var (
 		lastHead  string
 		wait      time.Duration
+		lost      time.Duration // how long the last lost attempt took
+		started   time.Time
 		unsettled []string // batch tips whose ref update had no clear answer
 	)
 	for attempt := 1; attempt <= c.o.maxAttempts; attempt++ {
 		if attempt > 1 {
-			if err := c.o.sleep(ctx, max(c.o.backoff(attempt), wait)); err != nil {
+			if err := c.o.sleep(ctx, max(c.o.backoff(attempt, lost), wait)); err != nil {
 				failAll(c.fail(op, q.branch, nil, err))
 				return
 			}
@@ -190,6 +192,7 @@ func (q *Queue) runBatch(batch []*job) {
 		if len(live) == 0 {
 			return
 		}
+		started = time.Now()
 		q.mu.Lock()
 		head, tree := q.head, q.tree
 		q.mu.Unlock()
@@ -264,7 +267,8 @@ func (q *Queue) runBatch(batch []*job) {
 		q.mu.Lock()
 		q.head, q.tree = "", ""
 		q.mu.Unlock()
-		log.DebugContext(ctx, "batch lost the race for the branch", "attempt", attempt)
+		lost = time.Since(started)
+		log.DebugContext(ctx, "batch lost the race for the branch", "attempt", attempt, "took", lost)
 	}
 	e := c.fail(op, q.branch, ErrConflict, fmt.Errorf("another writer moved the branch on each of %d attempts", c.o.maxAttempts))
 	e.Head, e.Attempts = lastHead, c.o.maxAttempts

@@ -116,13 +116,13 @@ func renderGoals(b *strings.Builder, r *report) {
 }
 
 // renderBackoff reports how the library's default backoff
-// (ExponentialBackoff(100ms, 5s), -max-attempts attempts) copes when the
+// (AdaptiveBackoff(50ms, 10s), -max-attempts attempts) copes when the
 // writers cannot batch: 16 and 64 cli processes, and 64 goroutines without
 // the queue.
 func renderBackoff(b *strings.Builder, r *report) {
 	limit := r.Config.maxAttempts
 	fmt.Fprintf(b, "## Backoff under contention (default backoff, no batching)\n\n")
-	fmt.Fprintf(b, "Separate processes cannot batch; they coordinate only through the ref update, waiting `committer.ExponentialBackoff(100ms, 5s)` between attempts, at most %d attempts (`--max-attempts`, `committer.WithMaxAttempts`). The goroutines mode is the same loop inside one process.\n\n", limit)
+	fmt.Fprintf(b, "Separate processes cannot batch; they coordinate only through the ref update, waiting `committer.AdaptiveBackoff(50ms, 10s)` (full jitter, scaled to how long the lost attempt took) between attempts, at most %d attempts (`--max-attempts`, `committer.WithMaxAttempts`). The goroutines mode is the same loop inside one process.\n\n", limit)
 	if bo := r.Config.backoff; bo[0] > 0 {
 		fmt.Fprintf(b, "In this run the goroutines mode used `committer.ExponentialBackoff(%s, %s)` instead (-backoff).\n\n", bo[0], bo[1])
 	}

@@ -113,7 +113,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	quick := fs.Bool("quick", false, "a small run: 100 files, 1 and 8 writers, 5ms latency (unless given explicitly)")
 	note := fs.String("note", "", "a note about the conditions of this run, printed in the report")
 	maxAttempts := fs.Int("max-attempts", 10, "ghcommitter attempts per commit (the library's and CLI's default is 10)")
-	backoff := fs.String("backoff", "", "library modes only: BASE,MAX for committer.ExponentialBackoff (default: the library's, 100ms,5s); the CLI has no such flag")
+	backoff := fs.String("backoff", "", "library modes only: BASE,MAX for committer.ExponentialBackoff (default: the library's AdaptiveBackoff(50ms, 10s)); the CLI has no such flag")
 	gitAttempts := fs.Int("git-attempts", 10, "push attempts per git writer")
 	timeout := fs.Duration("run-timeout", 15*time.Minute, "bound on one mode's run in one configuration")
 	if err := fs.Parse(args); err != nil {
