@@ -37,8 +37,11 @@ bench:
 bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1x $(PKGS)
 
+FUZZTIME ?= 30s
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzValidatePath -fuzztime 30s ./committer/
+	$(GO) test -run '^$$' -fuzz '^FuzzValidatePath$$' -fuzztime $(FUZZTIME) ./committer/
+	$(GO) test -run '^$$' -fuzz '^FuzzTreeBuild$$' -fuzztime $(FUZZTIME) ./committer/
+	$(GO) test -run '^$$' -fuzz '^FuzzCreateTree$$' -fuzztime $(FUZZTIME) ./committer/githubtest/
 
 demo:
 	$(GO) run ./cmd/ghcommitter demo
