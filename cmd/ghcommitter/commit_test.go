@@ -341,6 +341,23 @@ func TestCommitBadInvocations(t *testing.T) {
 	writeFile(t, "ok.txt", "ok\n", 0o644)
 	outside := filepath.Join(t.TempDir(), "outside.txt")
 	writeFile(t, outside, "o\n", 0o644)
+	if err := os.MkdirAll("adir", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll("site", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join("site", "leak")); err != nil {
+		t.Fatal(err)
+	}
+	big, err := os.Create("big.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := big.Truncate(100<<20 + 1); err != nil { // sparse: no 100 MB written
+		t.Fatal(err)
+	}
+	big.Close()
 	tests := []struct {
 		name     string
 		args     []string
@@ -367,6 +384,10 @@ func TestCommitBadInvocations(t *testing.T) {
 		{"bad branch", []string{"-m", "m", "-b", "a..b", "ok.txt"}, nil, 2, "branch"},
 		{"file and dir clash", []string{"-m", "m", "--add", "ok.txt=ok.txt", "--add", "ok.txt/x=ok.txt"}, nil, 2, "ok.txt"},
 		{"two stdin readers", []string{"-F", "-", "--add", "a=-"}, nil, 2, "stdin"},
+		{"same path twice", []string{"-m", "m", "--add", "a=ok.txt", "--add", "a=ok.txt"}, nil, 2, "more than one operation"},
+		{"directory as message file", []string{"-F", "adir", "ok.txt"}, nil, 2, "adir"},
+		{"sync symlink outside the tree", []string{"-m", "m", "--sync", "site=deploy"}, nil, 2, "outside"},
+		{"file over 100 MB", []string{"-m", "m", "big.bin"}, nil, 2, "100 MB"},
 		{"no token", []string{"-m", "m", "ok.txt"}, map[string]string{"GH_TOKEN": ""}, 2, "GH_TOKEN or GITHUB_TOKEN"},
 		{"missing token file", []string{"-m", "m", "--token-file", "/nonexistent", "ok.txt"}, nil, 2, "token-file"},
 		{"incomplete app", []string{"-m", "m", "--app-id", "1", "ok.txt"}, nil, 2, "--app-key-file"},
