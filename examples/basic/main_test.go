@@ -5,21 +5,18 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/ghcommitter/ghcommitter/examples/internal/target/targettest"
 )
 
 func TestRun(t *testing.T) {
-	var out bytes.Buffer
-	fake, err := runWith(context.Background(), nil, &out)
-	if err != nil {
-		t.Fatalf("run: %v\n%s", err, &out)
-	}
-	t.Logf("output:\n%s", &out)
+	fake, out := targettest.Run(t, run)
 	sha, ok := fake.Head("acme", "monorepo", "main")
-	if !ok || !strings.Contains(out.String(), "commit      "+sha) {
+	if !ok || !strings.Contains(out, "commit      "+sha) {
 		t.Errorf("output does not name main's head %s", sha)
 	}
 	for _, p := range []string{"hello/README.md", "hello/config.yaml", "hello/run.sh"} {
-		if !strings.Contains(out.String(), p) {
+		if !strings.Contains(out, p) {
 			t.Errorf("output does not list %s", p)
 		}
 	}
@@ -36,11 +33,7 @@ func TestRun(t *testing.T) {
 }
 
 func TestRunNewBranch(t *testing.T) {
-	var out bytes.Buffer
-	fake, err := runWith(context.Background(), []string{"-branch", "try/basic"}, &out)
-	if err != nil {
-		t.Fatalf("run: %v\n%s", err, &out)
-	}
+	fake, _ := targettest.Run(t, run, "-branch", "try/basic")
 	if _, ok := fake.Head("acme", "monorepo", "try/basic"); !ok {
 		t.Error("branch try/basic was not created")
 	}
@@ -48,7 +41,7 @@ func TestRunNewBranch(t *testing.T) {
 
 func TestRepoNeedsToken(t *testing.T) {
 	t.Setenv("GITHUB_TOKEN", "")
-	err := run(context.Background(), []string{"-repo", "you/scratch"}, &bytes.Buffer{})
+	_, err := run(context.Background(), []string{"-repo", "you/scratch"}, &bytes.Buffer{})
 	if err == nil || !strings.Contains(err.Error(), "GITHUB_TOKEN") {
 		t.Errorf("err = %v, want one asking for GITHUB_TOKEN", err)
 	}

@@ -5,15 +5,12 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/ghcommitter/ghcommitter/examples/internal/target/targettest"
 )
 
 func TestRun(t *testing.T) {
-	var out bytes.Buffer
-	fake, err := runWith(context.Background(), nil, &out)
-	if err != nil {
-		t.Fatalf("run: %v\n%s", err, &out)
-	}
-	t.Logf("output:\n%s", &out)
+	fake, out := targettest.Run(t, run)
 	if fake.TokensIssued(fakeInstallationID) == 0 {
 		t.Error("no installation token was issued: the commit did not authenticate as the app")
 	}
@@ -25,13 +22,13 @@ func TestRun(t *testing.T) {
 	if !strings.HasSuffix(c.Author.Name, "[bot]") || c.Message != "github-app example: commit as an app installation" {
 		t.Errorf("head commit by %q: %q; want the app's bot", c.Author.Name, c.Message)
 	}
-	if !strings.Contains(out.String(), "verified    true (valid)") || !strings.Contains(out.String(), sha) {
+	if !strings.Contains(out, "verified    true (valid)") || !strings.Contains(out, sha) {
 		t.Errorf("output does not show a verified commit %s", sha)
 	}
 }
 
 func TestRepoNeedsApp(t *testing.T) {
-	err := run(context.Background(), []string{"-repo", "you/scratch"}, &bytes.Buffer{})
+	_, err := run(context.Background(), []string{"-repo", "you/scratch"}, &bytes.Buffer{})
 	if err == nil || !strings.Contains(err.Error(), "-app-id") {
 		t.Errorf("err = %v, want one asking for -app-id and -key-file", err)
 	}

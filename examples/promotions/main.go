@@ -23,35 +23,19 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http/httptest"
-	"os"
-	"os/signal"
 	"sync"
 	"text/tabwriter"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/ghcommitter/ghcommitter/committer"
-	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
+	"github.com/ghcommitter/ghcommitter/examples/internal/target"
 )
 
 const indexPath = "envs/index.yaml"
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	err := run(ctx, os.Args[1:], os.Stdout)
-	stop()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "promotions:", err)
-		os.Exit(1)
-	}
-}
-
-func run(ctx context.Context, args []string, stdout io.Writer) error {
-	_, err := runWith(ctx, args, stdout)
-	return err
-}
+func main() { target.Main("promotions", run) }
 
 // stageNames names the first stages; more are called stage-7, stage-8, ...
 var stageNames = []string{"dev", "qa", "staging", "canary", "prod-eu", "prod-us"}
@@ -70,14 +54,12 @@ type promotion struct {
 	err        error
 }
 
-// runWith runs the example and returns the embedded fake it ran against (nil
+// run runs the example and returns the embedded fake it ran against (nil
 // against GitHub), so tests can inspect the branch.
-func runWith(ctx context.Context, args []string, stdout io.Writer) (*githubtest.Server, error) {
+func run(ctx context.Context, args []string, stdout io.Writer) (*githubtest.Server, error) {
 	fs := flag.NewFlagSet("promotions", flag.ContinueOnError)
 	fs.SetOutput(stdout)
-	repoFlag := fs.String("repo", "", "`owner/name` on GitHub (needs GITHUB_TOKEN); default: an embedded fake")
-	branch := fs.String("branch", "main", "branch every stage commits to")
-	from := fs.String("from", "main", "branch to create -branch from when it does not exist")
+	flags := target.DefineFlags(fs, "GITHUB_TOKEN", "branch every stage commits to")
 	stages := fs.Int("stages", 6, "number of stages promoting at once")
 	image := fs.String("image", "ghcr.io/acme/api", "image repository")
 	useQueue := fs.Bool("queue", false, "send the stages through one committer.Queue (batched ref updates) instead of racing")
@@ -88,25 +70,19 @@ func runWith(ctx context.Context, args []string, stdout io.Writer) (*githubtest.
 		return nil, errors.New("-stages must be between 1 and 100")
 	}
 	// Every writer may lose the race to each of the others once or more.
-	t, err := connect(ctx, *repoFlag, committer.WithMaxAttempts(max(10, 3**stages)))
+	t, err := target.Connect(ctx, flags.Repo, committer.WithMaxAttempts(max(10, 3**stages)))
 	if err != nil {
 		return nil, err
 	}
-	defer t.close()
+	defer t.Close()
 
-	var opts []committer.CommitOption
-	var qopts []committer.QueueOption
-	if *branch != *from {
-		opts = append(opts, committer.CreateBranchFrom(*from))
-		qopts = append(qopts, committer.QueueCreateBranchFrom(*from))
-	}
 	commit := func(cs *committer.ChangeSet) (*committer.Result, error) {
-		return t.c.Commit(ctx, *branch, cs, opts...)
+		return t.Committer.Commit(ctx, flags.Branch, cs, flags.CommitOptions()...)
 	}
 	if *useQueue {
-		q, err := committer.NewQueue(t.c, *branch, qopts...)
+		q, err := committer.NewQueue(t.Committer, flags.Branch, flags.QueueOptions()...)
 		if err != nil {
-			return t.fake, err
+			return t.Fake, err
 		}
 		commit = func(cs *committer.ChangeSet) (*committer.Result, error) { return q.Commit(ctx, cs) }
 	}
@@ -142,19 +118,19 @@ func runWith(ctx context.Context, args []string, stdout io.Writer) (*githubtest.
 		}
 	}
 	if err := tw.Flush(); err != nil {
-		return t.fake, err
+		return t.Fake, err
 	}
 	if err := errors.Join(errs...); err != nil {
-		return t.fake, err
+		return t.Fake, err
 	}
-	if t.fake != nil {
-		idx, _, err := t.fake.ReadFile("acme", "monorepo", *branch, indexPath)
+	if t.Fake != nil {
+		idx, _, err := t.Fake.ReadFile(t.Owner, t.Name, flags.Branch, indexPath)
 		if err != nil {
-			return t.fake, err
+			return t.Fake, err
 		}
-		fmt.Fprintf(stdout, "\n%s on %s:\n%s", indexPath, *branch, idx)
+		fmt.Fprintf(stdout, "\n%s on %s:\n%s", indexPath, flags.Branch, idx)
 	}
-	return t.fake, nil
+	return t.Fake, nil
 }
 
 func valuesYAML(image, tag string) []byte {
@@ -198,54 +174,4 @@ func setIndexEntry(stage, tag string) committer.EditFunc {
 		doc["stages"] = stages
 		return encodeYAML(doc)
 	}
-}
-
-// target is the repository the example writes to.
-type target struct {
-	c     *committer.Committer
-	fake  *githubtest.Server // nil against GitHub
-	close func()
-}
-
-// connect returns a Committer for repoFlag on GitHub (token from GITHUB_TOKEN,
-// API root from GITHUB_API_URL), or, when repoFlag is empty, for acme/monorepo
-// on an embedded fake GitHub.
-func connect(ctx context.Context, repoFlag string, opts ...committer.Option) (*target, error) {
-	if repoFlag != "" {
-		token := os.Getenv("GITHUB_TOKEN")
-		if token == "" {
-			return nil, errors.New("-repo needs a token in GITHUB_TOKEN")
-		}
-		owner, name, err := committer.ParseRepo(repoFlag)
-		if err != nil {
-			return nil, err
-		}
-		api := os.Getenv("GITHUB_API_URL")
-		if api == "" {
-			api = "https://api.github.com/"
-		}
-		gh, err := ghclient.New(ctx, ghclient.WithToken(token), ghclient.WithBaseURL(api))
-		if err != nil {
-			return nil, err
-		}
-		c, err := committer.New(gh, owner, name, opts...)
-		if err != nil {
-			return nil, err
-		}
-		return &target{c: c, close: func() {}}, nil
-	}
-	fake := githubtest.New()
-	if err := fake.CreateRepo("acme", "monorepo", true); err != nil {
-		return nil, err
-	}
-	hs := httptest.NewServer(fake)
-	gh, err := ghclient.New(ctx, ghclient.WithBaseURL(hs.URL))
-	if err == nil {
-		var c *committer.Committer
-		if c, err = committer.New(gh, "acme", "monorepo", opts...); err == nil {
-			return &target{c: c, fake: fake, close: hs.Close}, nil
-		}
-	}
-	hs.Close()
-	return nil, err
 }

@@ -1,23 +1,18 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"strings"
 	"testing"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/ghcommitter/ghcommitter/examples/internal/target/targettest"
 )
 
 func checkLanded(t *testing.T, args []string, stages int) {
 	t.Helper()
-	var out bytes.Buffer
-	fake, err := runWith(context.Background(), args, &out)
-	if err != nil {
-		t.Fatalf("run %v: %v\n%s", args, err, &out)
-	}
-	t.Logf("output:\n%s", &out)
+	fake, out := targettest.Run(t, run, args...)
 	idx, _, err := fake.ReadFile("acme", "monorepo", "main", indexPath)
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +35,7 @@ func checkLanded(t *testing.T, args []string, stages int) {
 		if err != nil || !strings.Contains(string(values), "tag: "+tag) {
 			t.Errorf("envs/%s/values.yaml = %q (%v), want tag %s", stage, values, err, tag)
 		}
-		if !strings.Contains(out.String(), stage) {
+		if !strings.Contains(out, stage) {
 			t.Errorf("table does not list %s", stage)
 		}
 	}

@@ -14,44 +14,26 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"net/http/httptest"
 	"os"
-	"os/signal"
 	"path"
 	"path/filepath"
 
 	"github.com/ghcommitter/ghcommitter/committer"
-	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
+	"github.com/ghcommitter/ghcommitter/examples/internal/target"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	err := run(ctx, os.Args[1:], os.Stdout)
-	stop()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "sync:", err)
-		os.Exit(1)
-	}
-}
+func main() { target.Main("sync", run) }
 
-func run(ctx context.Context, args []string, stdout io.Writer) error {
-	_, err := runWith(ctx, args, stdout)
-	return err
-}
-
-// runWith runs the example and returns the embedded fake it ran against (nil
+// run runs the example and returns the embedded fake it ran against (nil
 // against GitHub), so tests can inspect the branch.
-func runWith(ctx context.Context, args []string, stdout io.Writer) (*githubtest.Server, error) {
+func run(ctx context.Context, args []string, stdout io.Writer) (*githubtest.Server, error) {
 	fs := flag.NewFlagSet("sync", flag.ContinueOnError)
 	fs.SetOutput(stdout)
-	repoFlag := fs.String("repo", "", "`owner/name` on GitHub (needs GITHUB_TOKEN); default: an embedded fake")
-	branch := fs.String("branch", "main", "branch to commit to")
-	from := fs.String("from", "main", "branch to create -branch from when it does not exist")
+	flags := target.DefineFlags(fs, "GITHUB_TOKEN", "branch to commit to")
 	dir := fs.String("dir", "", "local directory to mirror (default: a temporary directory with sample files)")
 	remoteDir := fs.String("remote-dir", "site", "repository directory to mirror into (\"\" for the root)")
 	if err := fs.Parse(args); err != nil {
@@ -65,43 +47,40 @@ func runWith(ctx context.Context, args []string, stdout io.Writer) (*githubtest.
 		defer os.RemoveAll(tmp)
 		*dir = tmp
 	}
-	t, err := connect(ctx, *repoFlag)
+	t, err := target.Connect(ctx, flags.Repo)
 	if err != nil {
 		return nil, err
 	}
-	defer t.close()
-	if t.fake != nil {
+	defer t.Close()
+	if t.Fake != nil {
 		// Something to update and something to delete.
-		if _, err := t.fake.Seed("acme", "monorepo", "main", "an older site",
+		if _, err := t.Fake.Seed(t.Owner, t.Name, "main", "an older site",
 			githubtest.File{Path: path.Join(*remoteDir, "index.html"), Content: []byte("<h1>old</h1>\n")},
 			githubtest.File{Path: path.Join(*remoteDir, "old.html"), Content: []byte("<h1>gone soon</h1>\n")},
 		); err != nil {
-			return t.fake, err
+			return t.Fake, err
 		}
 	}
-	var opts []committer.CommitOption
-	if *branch != *from {
-		opts = append(opts, committer.CreateBranchFrom(*from))
-	}
+	opts := flags.CommitOptions()
 
 	for run := 1; run <= 2; run++ {
 		// Load afresh each run, as a separate invocation would.
 		files, err := committer.LoadDir(*dir, committer.LoadOptions{})
 		if err != nil {
-			return t.fake, err
+			return t.Fake, err
 		}
 		cs := committer.NewChangeSet(fmt.Sprintf("sync %s/ from %s", *remoteDir, filepath.Base(*dir))).Sync(*remoteDir, files)
-		plan, err := t.c.Plan(ctx, *branch, cs, opts...)
+		plan, err := t.Committer.Plan(ctx, flags.Branch, cs, opts...)
 		if err != nil {
-			return t.fake, err
+			return t.Fake, err
 		}
 		fmt.Fprintf(stdout, "run %d: plan for %s@%s (%d local files -> %s/)\n", run, plan.Repository, plan.Branch, len(files), *remoteDir)
 		for _, f := range plan.Files {
 			fmt.Fprintf(stdout, "  %-9s %s\n", f.Action, f.Path)
 		}
-		res, err := t.c.Commit(ctx, *branch, cs, opts...)
+		res, err := t.Committer.Commit(ctx, flags.Branch, cs, opts...)
 		if err != nil {
-			return t.fake, err
+			return t.Fake, err
 		}
 		if res.NoOp {
 			fmt.Fprintf(stdout, "  no-op: %s already mirrors %s; no commit made (head %s)\n", *remoteDir, *dir, short(res.Commit))
@@ -109,7 +88,7 @@ func runWith(ctx context.Context, args []string, stdout io.Writer) (*githubtest.
 			fmt.Fprintf(stdout, "  committed %s (%d paths changed, %d attempt(s))\n", short(res.Commit), len(res.Changed), res.Attempts)
 		}
 	}
-	return t.fake, nil
+	return t.Fake, nil
 }
 
 func short(sha string) string { return sha[:min(12, len(sha))] }
@@ -140,54 +119,4 @@ func sampleDir() (string, error) {
 		}
 	}
 	return dir, nil
-}
-
-// target is the repository the example writes to.
-type target struct {
-	c     *committer.Committer
-	fake  *githubtest.Server // nil against GitHub
-	close func()
-}
-
-// connect returns a Committer for repoFlag on GitHub (token from GITHUB_TOKEN,
-// API root from GITHUB_API_URL), or, when repoFlag is empty, for acme/monorepo
-// on an embedded fake GitHub.
-func connect(ctx context.Context, repoFlag string) (*target, error) {
-	if repoFlag != "" {
-		token := os.Getenv("GITHUB_TOKEN")
-		if token == "" {
-			return nil, errors.New("-repo needs a token in GITHUB_TOKEN")
-		}
-		owner, name, err := committer.ParseRepo(repoFlag)
-		if err != nil {
-			return nil, err
-		}
-		api := os.Getenv("GITHUB_API_URL")
-		if api == "" {
-			api = "https://api.github.com/"
-		}
-		gh, err := ghclient.New(ctx, ghclient.WithToken(token), ghclient.WithBaseURL(api))
-		if err != nil {
-			return nil, err
-		}
-		c, err := committer.New(gh, owner, name)
-		if err != nil {
-			return nil, err
-		}
-		return &target{c: c, close: func() {}}, nil
-	}
-	fake := githubtest.New()
-	if err := fake.CreateRepo("acme", "monorepo", true); err != nil {
-		return nil, err
-	}
-	hs := httptest.NewServer(fake)
-	gh, err := ghclient.New(ctx, ghclient.WithBaseURL(hs.URL))
-	if err == nil {
-		var c *committer.Committer
-		if c, err = committer.New(gh, "acme", "monorepo"); err == nil {
-			return &target{c: c, fake: fake, close: hs.Close}, nil
-		}
-	}
-	hs.Close()
-	return nil, err
 }

@@ -2,21 +2,17 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ghcommitter/ghcommitter/examples/internal/target/targettest"
 )
 
 func TestRun(t *testing.T) {
-	var out bytes.Buffer
-	fake, err := runWith(context.Background(), nil, &out)
-	if err != nil {
-		t.Fatalf("run: %v\n%s", err, &out)
-	}
-	t.Logf("output:\n%s", &out)
-	first, second, ok := strings.Cut(out.String(), "run 2:")
+	fake, out := targettest.Run(t, run)
+	first, second, ok := strings.Cut(out, "run 2:")
 	if !ok {
 		t.Fatal("output has no second run")
 	}
@@ -59,11 +55,7 @@ func TestRunOwnDirToRoot(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "only.txt"), []byte("only\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
-	fake, err := runWith(context.Background(), []string{"-dir", dir, "-remote-dir", "", "-branch", "mirror"}, &out)
-	if err != nil {
-		t.Fatalf("run: %v\n%s", err, &out)
-	}
+	fake, _ := targettest.Run(t, run, "-dir", dir, "-remote-dir", "", "-branch", "mirror")
 	files, err := fake.Files("acme", "monorepo", "mirror")
 	if err != nil {
 		t.Fatal(err)
