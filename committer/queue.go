@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/google/go-github/v66/github"
 )
 
 // Queue serializes the commits that one process makes to one branch, so that
@@ -294,10 +296,6 @@ func (q *Queue) build(ctx context.Context, live *[]*job, head, tree string, atte
 	v := newView(c, tree)
 	results := map[*job]*Result{}
 	tip, tipTree := head, tree
-	var (
-		entries  []*resolved
-		included []*job
-	)
 	failed := map[*job]bool{}
 	defer func() {
 		// Whatever happens, live keeps exactly the jobs not yet finished.
@@ -309,6 +307,11 @@ func (q *Queue) build(ctx context.Context, live *[]*job, head, tree string, atte
 		}
 		*live = kept
 	}()
+	type step struct {
+		j *job
+		r *resolved
+	}
+	var steps []step
 	for _, j := range *live {
 		r, err := c.resolve(ctx, v, j.p, false)
 		if err != nil {
@@ -330,32 +333,22 @@ func (q *Queue) build(ctx context.Context, live *[]*job, head, tree string, atte
 			}
 		}
 		results[j] = res
-		if q.squash {
-			if len(r.entries) > 0 {
-				entries = append(entries, r)
-				included = append(included, j)
-			}
-			continue
+		if len(r.entries) > 0 {
+			steps = append(steps, step{j, r})
+		} else {
+			res.NoOp, res.Commit, res.Tree = true, head, tree
 		}
-		newTree, err := q.tree1(ctx, tipTree, r)
-		if err != nil {
-			return nil, "", "", err
-		}
-		res.Parent, res.Tree, res.Commit = tip, newTree, tip
-		if newTree == tipTree {
-			res.NoOp, res.Changed, res.Parent = true, []string{}, ""
-			continue
-		}
-		commit, err := c.createCommit(ctx, j.cs, tip, newTree)
-		if err != nil {
-			return nil, "", "", fmt.Errorf("create commit: %w", err)
-		}
-		res.Commit = commit
-		tip, tipTree = commit, newTree
+	}
+	if len(steps) == 0 {
+		return results, head, tree, nil
+	}
+	rs := make([]*resolved, len(steps))
+	for i, st := range steps {
+		rs[i] = st.r
 	}
 	if q.squash {
 		all := &resolved{}
-		for _, r := range entries {
+		for _, r := range rs {
 			all.entries = append(all.entries, r.entries...)
 			all.uploads = append(all.uploads, r.uploads...)
 		}
@@ -364,7 +357,11 @@ func (q *Queue) build(ctx context.Context, live *[]*job, head, tree string, atte
 			return nil, "", "", err
 		}
 		if newTree != tree {
-			commit, err := c.createCommit(ctx, squashed(included), head, newTree)
+			jobs := make([]*job, len(steps))
+			for i, st := range steps {
+				jobs[i] = st.j
+			}
+			commit, err := c.createCommit(ctx, squashed(jobs), head, newTree)
 			if err != nil {
 				return nil, "", "", fmt.Errorf("create commit: %w", err)
 			}
@@ -378,9 +375,134 @@ func (q *Queue) build(ctx context.Context, live *[]*job, head, tree string, atte
 				res.Parent = head
 			}
 		}
+		return results, tip, tipTree, nil
+	}
+	trees, stop, err := q.chainTrees(ctx, tree, rs)
+	if err != nil {
+		return nil, "", "", err
+	}
+	defer stop()
+	// Commits chain on each other, so they are created one by one, each as
+	// soon as its tree is ready.
+	for i, st := range steps {
+		t, err := trees(i)
+		if err != nil {
+			return nil, "", "", err
+		}
+		res := results[st.j]
+		res.Parent, res.Tree, res.Commit = tip, t, tip
+		if t == tipTree {
+			res.NoOp, res.Changed, res.Parent = true, []string{}, ""
+			continue
+		}
+		commit, err := c.createCommit(ctx, st.j.cs, tip, t)
+		if err != nil {
+			return nil, "", "", fmt.Errorf("create commit: %w", err)
+		}
+		res.Commit = commit
+		tip, tipTree = commit, t
+	}
+	for _, res := range results {
+		if res.NoOp {
+			res.Commit, res.Tree = tip, tipTree // its content is on the tip
+		}
 	}
 	return results, tip, tipTree, nil
 }
+
+// chainTrees returns, for each resolved change set of a chained batch, a
+// way to get the tree after it (applied in order on base). When the batch
+// only writes files (no deletes) and its inline content is small, tree k is
+// created as base plus the entries of change sets 1..k — later entries for a
+// path win, as in GitHub's tree API — so the trees do not depend on each
+// other: they are created concurrently, in order, while the caller creates
+// the commits. Otherwise each is created on the one before, when asked for.
+// stop ends the background work.
+func (q *Queue) chainTrees(ctx context.Context, base string, rs []*resolved) (get func(i int) (string, error), stop func(), err error) {
+	var uploads []*source
+	var cumBytes, inline int64
+	parallel := len(rs) > 1
+	for _, r := range rs {
+		uploads = append(uploads, r.uploads...)
+		for _, e := range r.entries {
+			if e.SHA == nil && e.Content == nil {
+				parallel = false // a delete: keep the exact sequential semantics
+			}
+			inline += int64(len(e.GetContent()))
+		}
+		cumBytes += inline
+	}
+	if inline > maxInlineTotal || cumBytes > maxChainBytes {
+		parallel = false
+	}
+	if err := q.c.upload(ctx, uploads); err != nil {
+		return nil, nil, err
+	}
+	if !parallel {
+		prev := base
+		return func(i int) (string, error) {
+			t, err := q.tree1(ctx, prev, rs[i])
+			prev = t
+			return t, err
+		}, func() {}, nil
+	}
+	type result struct {
+		sha string
+		err error
+	}
+	done := make([]chan result, len(rs))
+	for i := range done {
+		done[i] = make(chan result, 1)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range q.c.o.concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				var entries []*github.TreeEntry
+				for _, r := range rs[:i+1] {
+					entries = append(entries, r.entries...)
+				}
+				t, _, err := q.c.client.Git.CreateTree(ctx, q.c.owner, q.c.repo, base, entries)
+				if err != nil {
+					done[i] <- result{err: fmt.Errorf("create tree: %w", err)}
+					continue
+				}
+				done[i] <- result{sha: t.GetSHA()}
+			}
+		}()
+	}
+	go func() {
+		defer close(next)
+		for i := range rs {
+			select {
+			case next <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	get = func(i int) (string, error) {
+		select {
+		case r := <-done[i]:
+			return r.sha, r.err
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}
+	stop = func() {
+		cancel()
+		wg.Wait()
+	}
+	return get, stop, nil
+}
+
+// maxChainBytes bounds the inline content sent by all the concurrent tree
+// requests of one chained batch, which repeat earlier change sets' entries.
+const maxChainBytes = 8 << 20
 
 // tree1 uploads r's blobs and creates its tree on base.
 func (q *Queue) tree1(ctx context.Context, base string, r *resolved) (string, error) {
