@@ -4,7 +4,7 @@ PKGS      ?= ./...
 BIN       ?= bin/ghcommitter
 TESTFLAGS ?= -race -count=1 -timeout 15m
 
-.PHONY: all build test fmt-check vet lint bench chaos demo fuzz clean
+.PHONY: all build test test-github fmt-check vet lint bench chaos demo fuzz clean
 
 all: build test
 
@@ -23,6 +23,11 @@ lint: fmt-check vet
 # -short keeps the chaos run small; `make chaos` runs the full set.
 test: fmt-check vet
 	$(GO) test $(TESTFLAGS) -short $(PKGS)
+
+# Against real GitHub: needs GITHUB_TOKEN and GHCOMMITTER_TEST_REPO=owner/repo
+# (a scratch repository); skipped without them, never part of `make test`.
+test-github:
+	$(GO) test -tags github -count=1 -run 'GitHub' -v ./committer/
 
 chaos:
 	$(GO) test -race -count=1 -timeout 60m -run 'Chaos' -v ./...

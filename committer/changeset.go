@@ -36,6 +36,10 @@ type ChangeSet struct {
 	// installation token are then signed by GitHub and shown as Verified.
 	Author    *Signature
 	Committer *Signature
+	// OmitEditID leaves out the EditIDTrailer that a change set with edit
+	// functions or preconditions otherwise gets. Only safe when no two writers can commit
+	// the same message at the same time. The default adds it.
+	OmitEditID bool
 
 	ops   []op
 	pres  []precondition

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -401,5 +402,65 @@ func TestSignerNeedsAuthorBeforeAnyRequest(t *testing.T) {
 	_, err := c.Commit(context.Background(), "main", committer.NewChangeSet("m").Put("a", []byte("a")))
 	if !errors.Is(err, committer.ErrInvalid) || len(ts.Requests()) != 0 {
 		t.Fatalf("err = %v, %d requests", err, len(ts.Requests()))
+	}
+}
+
+// Writers that run the same edit on the same head with the same message in
+// the same second would create one identical commit; the second ref update
+// would then "succeed" without moving the branch and lose an increment.
+func TestIdenticalConcurrentEditsAllLand(t *testing.T) {
+	ts, c := setup(t, committer.WithMaxAttempts(100))
+	seed(t, ts, map[string]string{"d/counter.txt": "0\n"})
+	const n = 8
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := c.Commit(context.Background(), "main", committer.NewChangeSet("increment").Edit("d/counter.txt", incr))
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		must(t, err)
+	}
+	if got := readFile(t, ts, "main", "d/counter.txt"); got != fmt.Sprintf("%d\n", n) {
+		t.Fatalf("counter = %q, want %d: identical commits swallowed increments", got, n)
+	}
+	hist, _ := ts.History(owner, repo, "main")
+	if !strings.Contains(hist[0].Message, committer.EditIDTrailer+": ") {
+		t.Errorf("message %q has no %s trailer", hist[0].Message, committer.EditIDTrailer)
+	}
+}
+
+func TestEditIDTrailerPlacement(t *testing.T) {
+	ts, c := setup(t)
+	cs := committer.NewChangeSet("Bump\n\nBody.\n\nSigned-off-by: A <a@example.com>\n").Edit("x", incr)
+	must2(t, c, cs)
+	cs = committer.NewChangeSet("Puts only").Put("y", []byte("y"))
+	must2(t, c, cs)
+	hist, _ := ts.History(owner, repo, "main")
+	if m := hist[1].Message; !strings.HasPrefix(m, "Bump\n\nBody.\n\nSigned-off-by: A <a@example.com>\n"+committer.EditIDTrailer+": ") {
+		t.Errorf("trailer not in the trailer block: %q", m)
+	}
+	if m := hist[0].Message; m != "Puts only" {
+		t.Errorf("a change set without edits got %q", m)
+	}
+	cs = committer.NewChangeSet("No id").Edit("x", incr)
+	cs.OmitEditID = true
+	must2(t, c, cs)
+	hist, _ = ts.History(owner, repo, "main")
+	if hist[0].Message != "No id" {
+		t.Errorf("OmitEditID: message %q", hist[0].Message)
+	}
+}
+
+func must2(t *testing.T, c *committer.Committer, cs *committer.ChangeSet) {
+	t.Helper()
+	if _, err := c.Commit(context.Background(), "main", cs); err != nil {
+		t.Fatal(err)
 	}
 }

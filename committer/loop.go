@@ -56,6 +56,7 @@ func (c *Committer) run(ctx context.Context, branch string, cs *ChangeSet, p *pr
 		}
 		return r
 	}
+	message := commitMessage(cs, p)
 	var (
 		lastHead  string
 		bootstrap string
@@ -190,7 +191,7 @@ func (c *Committer) run(ctx context.Context, branch string, cs *ChangeSet, p *pr
 			}
 			return noop()
 		}
-		commit, err := c.createCommit(ctx, cs, head, newTree)
+		commit, err := c.createCommit(ctx, cs, message, head, newTree)
 		if err != nil {
 			return nil, c.fail(op, branch, nil, fmt.Errorf("create commit: %w", err))
 		}
@@ -235,9 +236,9 @@ func (c *Committer) attemptsErr(op, branch string, err error, head string, attem
 	return e
 }
 
-func (c *Committer) createCommit(ctx context.Context, cs *ChangeSet, parent, tree string) (string, error) {
+func (c *Committer) createCommit(ctx context.Context, cs *ChangeSet, message, parent, tree string) (string, error) {
 	commit := &github.Commit{
-		Message: github.String(cs.Message),
+		Message: github.String(message),
 		Tree:    &github.Tree{SHA: github.String(tree)},
 		Parents: []*github.Commit{{SHA: github.String(parent)}},
 	}

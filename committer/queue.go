@@ -83,12 +83,13 @@ func NewQueue(c *Committer, branch string, opts ...QueueOption) (*Queue, error) 
 }
 
 type job struct {
-	ctx  context.Context
-	cs   *ChangeSet
-	p    *prepared
-	done chan struct{}
-	res  *Result
-	err  error
+	ctx     context.Context
+	cs      *ChangeSet
+	p       *prepared
+	message string
+	done    chan struct{}
+	res     *Result
+	err     error
 }
 
 func (j *job) finish(res *Result, err error) {
@@ -105,7 +106,7 @@ func (q *Queue) Commit(ctx context.Context, cs *ChangeSet) (*Result, error) {
 	if err != nil {
 		return nil, q.c.fail("commit to", q.branch, ErrInvalid, err)
 	}
-	j := &job{ctx: ctx, cs: cs, p: p, done: make(chan struct{})}
+	j := &job{ctx: ctx, cs: cs, p: p, message: commitMessage(cs, p), done: make(chan struct{})}
 	q.mu.Lock()
 	q.pending = append(q.pending, j)
 	if !q.leading {
@@ -361,7 +362,8 @@ func (q *Queue) build(ctx context.Context, live *[]*job, head, tree string, atte
 			for i, st := range steps {
 				jobs[i] = st.j
 			}
-			commit, err := c.createCommit(ctx, squashed(jobs), head, newTree)
+			scs := squashed(jobs)
+			commit, err := c.createCommit(ctx, scs, scs.Message, head, newTree)
 			if err != nil {
 				return nil, "", "", fmt.Errorf("create commit: %w", err)
 			}
@@ -395,7 +397,7 @@ func (q *Queue) build(ctx context.Context, live *[]*job, head, tree string, atte
 			res.NoOp, res.Changed, res.Parent = true, []string{}, ""
 			continue
 		}
-		commit, err := c.createCommit(ctx, st.j.cs, tip, t)
+		commit, err := c.createCommit(ctx, st.j.cs, st.j.message, tip, t)
 		if err != nil {
 			return nil, "", "", fmt.Errorf("create commit: %w", err)
 		}
@@ -523,7 +525,9 @@ func (q *Queue) tree1(ctx context.Context, base string, r *resolved) (string, er
 // commit carries.
 func squashed(jobs []*job) *ChangeSet {
 	if len(jobs) == 1 {
-		return jobs[0].cs
+		cs := *jobs[0].cs
+		cs.Message = jobs[0].message
+		return &cs
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Squash %d changes\n\n", len(jobs))
@@ -532,6 +536,12 @@ func squashed(jobs []*job) *ChangeSet {
 		fmt.Fprintf(&b, "* %s\n", first)
 	}
 	cs := &ChangeSet{Message: b.String()}
+	for _, j := range jobs {
+		if j.message != j.cs.Message {
+			cs.Message = withEditID(cs.Message)
+			break
+		}
+	}
 	same := func(get func(*ChangeSet) *Signature) *Signature {
 		s0 := get(jobs[0].cs)
 		for _, j := range jobs[1:] {
