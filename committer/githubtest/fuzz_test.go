@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"github.com/ghcommitter/ghcommitter/committer/internal/gitmodel"
 	"maps"
 	"net/http"
 	"slices"
@@ -13,84 +14,32 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/storage/memory"
 	"github.com/google/go-github/v66/github"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
 )
 
 // emptyTreeSHA is git's empty tree: git never stores one as a subdirectory.
-const emptyTreeSHA = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+const emptyTreeSHA = gitmodel.EmptyTree
 
 type fzFile struct {
 	content []byte
 	mode    string
 }
 
-// fzTreeSHA encodes files as git trees with go-git and returns the root's SHA.
+// fzTreeSHA computes the root tree SHA of files with go-git's object encoding
+// (committer/internal/gitmodel), independently of the library and the fake.
 func fzTreeSHA(t testing.TB, files map[string]fzFile) string {
 	t.Helper()
-	st := memory.NewStorage()
-	type dir struct {
-		files map[string]fzFile
-		dirs  map[string]*dir
-	}
-	newDir := func() *dir { return &dir{files: map[string]fzFile{}, dirs: map[string]*dir{}} }
-	root := newDir()
+	model := make(map[string]gitmodel.File, len(files))
 	for p, f := range files {
-		d := root
-		segs := strings.Split(p, "/")
-		for _, s := range segs[:len(segs)-1] {
-			if d.dirs[s] == nil {
-				d.dirs[s] = newDir()
-			}
-			d = d.dirs[s]
-		}
-		d.files[segs[len(segs)-1]] = f
+		model[p] = gitmodel.File{Content: f.content, Mode: f.mode}
 	}
-	var write func(d *dir) plumbing.Hash
-	write = func(d *dir) plumbing.Hash {
-		var entries []object.TreeEntry
-		for name, f := range d.files {
-			m, err := filemode.New(f.mode)
-			if err != nil {
-				t.Fatal(err)
-			}
-			blob := st.NewEncodedObject()
-			blob.SetType(plumbing.BlobObject)
-			w, _ := blob.Writer()
-			_, _ = w.Write(f.content)
-			_ = w.Close()
-			h, err := st.SetEncodedObject(blob)
-			if err != nil {
-				t.Fatal(err)
-			}
-			entries = append(entries, object.TreeEntry{Name: name, Mode: m, Hash: h})
-		}
-		for name, sub := range d.dirs {
-			entries = append(entries, object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: write(sub)})
-		}
-		key := func(e object.TreeEntry) string {
-			if e.Mode == filemode.Dir {
-				return e.Name + "/"
-			}
-			return e.Name
-		}
-		slices.SortFunc(entries, func(a, b object.TreeEntry) int { return strings.Compare(key(a), key(b)) })
-		obj := st.NewEncodedObject()
-		if err := (&object.Tree{Entries: entries}).Encode(obj); err != nil {
-			t.Fatal(err)
-		}
-		h, err := st.SetEncodedObject(obj)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return h
+	sha, err := gitmodel.TreeSHA(model)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return write(root).String()
+	return sha
 }
 
 // fzEmptySubtrees lists the directories of tree sha that are empty trees.
