@@ -98,8 +98,3 @@ func short(sha string) string {
 	}
 	return sha
 }
-
-// invalidf builds the cause of an ErrInvalid error.
-func invalidf(format string, args ...any) error {
-	return fmt.Errorf(format, args...)
-}

@@ -365,7 +365,6 @@ func TestErrorsClassified(t *testing.T) {
 	if head(t, ts, "main") != before {
 		t.Fatal("branch moved")
 	}
-	_ = http.StatusOK
 }
 
 // Real GitHub answers 404 "Branch not found" for any branch of an empty

@@ -2,7 +2,6 @@ package committer_test
 
 import (
 	"context"
-	"strings"
 	"testing"
 	"time"
 
@@ -78,13 +77,4 @@ func checkFastForwardOnly(t *testing.T, ts *githubtest.TestServer) {
 // writes counts the write requests in the fake's log.
 func writes(ts *githubtest.TestServer) int {
 	return ts.CountMethod("POST") + ts.CountMethod("PATCH") + ts.CountMethod("PUT") + ts.CountMethod("DELETE")
-}
-
-func hasPrefixAny(s string, prefixes ...string) bool {
-	for _, p := range prefixes {
-		if strings.HasPrefix(s, p) {
-			return true
-		}
-	}
-	return false
 }

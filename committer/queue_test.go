@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/ghcommitter/ghcommitter/committer"
-	"github.com/ghcommitter/ghcommitter/committer/githubtest"
 )
 
 func incr(old []byte, exists bool) ([]byte, error) {
@@ -55,7 +54,6 @@ func runQueue(t *testing.T, squash bool) {
 		}()
 	}
 	wg.Wait()
-	_ = start
 	landed := 0
 	commits := map[string]bool{}
 	for i := range n {
@@ -92,10 +90,17 @@ func runQueue(t *testing.T, squash bool) {
 		t.Errorf("chain mode: %d distinct commits for %d landed change sets", len(commits), landed)
 	}
 	hist, _ := ts.History(owner, repo, "main")
+	reached := false
 	for _, h := range hist {
 		if len(h.Parents) > 1 {
 			t.Fatalf("merge commit %s in history", h.SHA)
 		}
+		if h.SHA == start {
+			reached = true
+		}
+	}
+	if !reached {
+		t.Fatalf("the first-parent history no longer reaches the starting head %s", start)
 	}
 	for i, r := range results {
 		if errs[i] != nil {
@@ -179,5 +184,4 @@ func TestQueueStaleHeadRecovers(t *testing.T) {
 		t.Fatal("a commit was lost")
 	}
 	checkFastForwardOnly(t, ts)
-	_ = githubtest.File{}
 }

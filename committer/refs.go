@@ -287,7 +287,7 @@ func firstFile(p *prepared) (string, []byte, error) {
 		case opEdit:
 			data, err := o.edit(nil, false)
 			if err != nil {
-				return "", nil, &pathError{path: o.path, err: &editError{path: o.path, err: err}}
+				return "", nil, &pathError{path: o.path, err: &editError{err: err}}
 			}
 			return o.path, data, nil
 		}

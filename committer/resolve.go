@@ -49,7 +49,6 @@ type resolved struct {
 // preconditionError is the cause of an ErrConflict from a failed
 // precondition.
 type preconditionError struct {
-	path string
 	want string // "absent" or a blob SHA
 	got  string // "absent", a blob SHA, or "a directory"
 }
@@ -63,8 +62,7 @@ func (e *preconditionError) Error() string {
 
 // editError is the cause of a failed edit function.
 type editError struct {
-	path string
-	err  error
+	err error
 }
 
 func (e *editError) Error() string { return fmt.Sprintf("edit function failed: %v", e.err) }
@@ -105,7 +103,7 @@ func (c *Committer) resolve(ctx context.Context, v *view, p *prepared, full bool
 			if !pre.absent {
 				want = pre.sha
 			}
-			return nil, &pathError{path: pre.path, kind: ErrConflict, err: &preconditionError{path: pre.path, want: want, got: got}}
+			return nil, &pathError{path: pre.path, kind: ErrConflict, err: &preconditionError{want: want, got: got}}
 		}
 	}
 	var inline int64
@@ -205,7 +203,7 @@ func (c *Committer) resolveEdit(ctx context.Context, r *resolved, v *view, o op,
 	}
 	updated, err := o.edit(old, ok)
 	if err != nil {
-		return &pathError{path: o.path, err: &editError{path: o.path, err: err}}
+		return &pathError{path: o.path, err: &editError{err: err}}
 	}
 	if ok && bytes.Equal(updated, old) {
 		return nil
