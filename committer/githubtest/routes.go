@@ -16,6 +16,7 @@ func (s *Server) routes() {
 	m.HandleFunc("POST /orgs/{org}/repos", s.handleCreateRepo)
 	m.HandleFunc("GET /rate_limit", s.handleRateLimit)
 	m.HandleFunc("POST /app/installations/{installation_id}/access_tokens", s.handleAccessToken)
+	s.graphqlRoutes()
 
 	const rr = "/repos/{owner}/{repo}"
 	s.handleRepo("GET "+rr, s.handleGetRepo)
