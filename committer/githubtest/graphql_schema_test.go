@@ -118,18 +118,13 @@ func defaultOf(v *ast.Value) string {
 // query: every selected key is present, non-null fields are not null,
 // scalars have the JSON type of their GraphQL type, and __typename names a
 // type that fits where it appears. It is independent of the executor.
+// Replies to queries that do not validate (tests of the error path) are
+// only checked to be JSON.
 func checkGraphQLReply(t testing.TB, query string, vars map[string]any, raw []byte) {
 	t.Helper()
 	schema, err := graphqlSchema()
 	if err != nil {
 		t.Fatal(err)
-	}
-	doc, perr := parser.ParseQuery(&ast.Source{Input: query})
-	if perr != nil {
-		t.Fatal(perr)
-	}
-	if errs := validator.Validate(schema, doc); len(errs) > 0 {
-		t.Fatalf("test query invalid: %v", errs)
 	}
 	var body struct {
 		Data   map[string]any    `json:"data"`
@@ -137,6 +132,13 @@ func checkGraphQLReply(t testing.TB, query string, vars map[string]any, raw []by
 	}
 	if err := json.Unmarshal(raw, &body); err != nil {
 		t.Fatalf("reply is not JSON: %v: %s", err, raw)
+	}
+	doc, perr := parser.ParseQuery(&ast.Source{Input: query})
+	if perr != nil || len(validator.Validate(schema, doc)) > 0 {
+		if body.Data != nil {
+			t.Fatalf("data for an invalid query: %s", raw)
+		}
+		return
 	}
 	if body.Data == nil {
 		if len(body.Errors) == 0 {

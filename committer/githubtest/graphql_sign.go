@@ -34,7 +34,7 @@ var (
 func webFlowEntity() (*openpgp.Entity, error) {
 	webFlowOnce.Do(func() {
 		cfg := &packet.Config{Algorithm: packet.PubKeyAlgoEdDSA}
-		webFlowKey, webFlowErr = openpgp.NewEntity("GitHub (web-flow commit signing)", "githubtest", webFlowEmail, cfg)
+		webFlowKey, webFlowErr = openpgp.NewEntity(webFlowName, "web-flow commit signing, githubtest", webFlowEmail, cfg)
 	})
 	return webFlowKey, webFlowErr
 }

@@ -1,0 +1,287 @@
+package githubtest
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/ProtonMail/go-crypto/openpgp"
+)
+
+const qHead = `query($owner: String!, $name: String!, $ref: String!) {
+  repository(owner: $owner, name: $name) {
+    nameWithOwner
+    ref(qualifiedName: $ref) {
+      id name prefix
+      target { __typename oid ... on Commit { tree { oid } } }
+    }
+  }
+}`
+
+const mCommit = `mutation($input: CreateCommitOnBranchInput!) {
+  createCommitOnBranch(input: $input) {
+    commit { oid url message author { name email } committer { name email }
+      signature { isValid state wasSignedByGitHub } }
+    ref { name target { oid } }
+  }
+}`
+
+// gql posts a GraphQL request to path ("/graphql" or "/api/graphql").
+func gql(t testing.TB, ts *TestServer, path, query string, vars map[string]any, hdr ...string) reply {
+	t.Helper()
+	r := call(t, ts, http.MethodPost, path, map[string]any{"query": query, "variables": vars}, hdr...)
+	if r.Status == http.StatusOK {
+		checkGraphQLReply(t, query, vars, r.Raw)
+	}
+	return r
+}
+
+// gqlErrors returns the reply's errors[].
+func gqlErrors(t testing.TB, r reply) []map[string]any {
+	t.Helper()
+	var body struct {
+		Errors []map[string]any `json:"errors"`
+	}
+	if err := json.Unmarshal(r.Raw, &body); err != nil {
+		t.Fatal(err)
+	}
+	return body.Errors
+}
+
+func commitInput(head string, adds map[string]string, dels ...string) map[string]any {
+	var a []map[string]any
+	for p, c := range adds {
+		a = append(a, map[string]any{"path": p, "contents": base64.StdEncoding.EncodeToString([]byte(c))})
+	}
+	var d []map[string]any
+	for _, p := range dels {
+		d = append(d, map[string]any{"path": p})
+	}
+	return map[string]any{"input": map[string]any{
+		"branch":          map[string]any{"repositoryNameWithOwner": "acme/mono", "branchName": "main"},
+		"expectedHeadOid": head,
+		"message":         map[string]any{"headline": "update", "body": "Body.\n\nGhcommitter-Edit-Id: 42"},
+		"fileChanges":     map[string]any{"additions": a, "deletions": d},
+	}}
+}
+
+func TestGraphQLReadsHeadAndTree(t *testing.T) {
+	ts, head := seeded(t)
+	for _, path := range []string{"/graphql", "/api/graphql"} {
+		r := gql(t, ts, path, qHead, map[string]any{"owner": "acme", "name": "mono", "ref": "refs/heads/main"})
+		if r.Status != 200 || r.str(t, "data", "repository", "nameWithOwner") != "acme/mono" {
+			t.Fatalf("%s: %d %s", path, r.Status, r.Raw)
+		}
+		target := r.obj(t)["data"].(map[string]any)["repository"].(map[string]any)["ref"].(map[string]any)["target"].(map[string]any)
+		c, _ := ts.Commit("acme", "mono", head)
+		if target["oid"] != head || target["tree"].(map[string]any)["oid"] != c.Tree || target["__typename"] != "Commit" {
+			t.Fatalf("%s: target %v, want %s tree %s", path, target, head, c.Tree)
+		}
+	}
+	r := gql(t, ts, "/graphql", qHead, map[string]any{"owner": "acme", "name": "mono", "ref": "nope"})
+	if r.Status != 200 || !strings.Contains(string(r.Raw), `"ref":null`) || len(gqlErrors(t, r)) != 0 {
+		t.Fatalf("missing ref: want ref null without errors: %s", r.Raw)
+	}
+}
+
+func TestGraphQLCreateCommitOnBranch(t *testing.T) {
+	ts, head := seeded(t, WithToken("pat"))
+	in := commitInput(head, map[string]string{"new/file.txt": "new\n", "bin/run": "#!/bin/bash\n"}, "dir/a.txt")
+	r := gql(t, ts, "/graphql", mCommit, in, "Authorization", "bearer pat")
+	if r.Status != 200 || len(gqlErrors(t, r)) != 0 {
+		t.Fatalf("%d %s", r.Status, r.Raw)
+	}
+	oid := r.str(t, "data", "createCommitOnBranch", "commit", "oid")
+	if now, _ := ts.Head("acme", "mono", "main"); now != oid {
+		t.Fatalf("head %s, reply says %s", now, oid)
+	}
+	c, err := ts.Commit("acme", "mono", oid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Parents) != 1 || c.Parents[0] != head || c.Message != "update\n\nBody.\n\nGhcommitter-Edit-Id: 42" {
+		t.Fatalf("commit %+v", c)
+	}
+	if c.Author.Email != "octocat@users.noreply.github.com" || c.Committer.Name != "GitHub" || c.Committer.Email != "noreply@github.com" {
+		t.Fatalf("author %v committer %v", c.Author, c.Committer)
+	}
+	files, _ := ts.Files("acme", "mono", "main")
+	if _, ok := files["dir/a.txt"]; ok || string(files["new/file.txt"].Content) != "new\n" {
+		t.Fatalf("files after commit: %v", files)
+	}
+	if m := files["bin/run"].Mode; m != "100644" && m != "" {
+		t.Fatalf("bin/run mode %q: GraphQL writes regular files", m)
+	}
+	if _, ok := files["dir/sub/b.txt"]; !ok {
+		t.Fatal("untouched file lost")
+	}
+	checkWebFlowSigned(t, ts, oid, "bearer pat")
+}
+
+// checkWebFlowSigned checks the REST commit says Verified, and that the
+// signature really verifies with the fake's web-flow key.
+func checkWebFlowSigned(t *testing.T, ts *TestServer, sha, auth string) {
+	t.Helper()
+	r := call(t, ts, "GET", "/repos/acme/mono/git/commits/"+sha, nil, "Authorization", auth)
+	validateReply(t, "git-get-commit", r.Status, r.Raw)
+	v := r.obj(t)["verification"].(map[string]any)
+	if v["verified"] != true || v["reason"] != "valid" {
+		t.Fatalf("verification %v", v)
+	}
+	pub, err := WebFlowPublicKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ring, err := openpgp.ReadArmoredKeyRing(strings.NewReader(pub))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = openpgp.CheckArmoredDetachedSignature(ring, strings.NewReader(v["payload"].(string)),
+		strings.NewReader(v["signature"].(string)), nil)
+	if err != nil {
+		t.Fatalf("signature does not verify: %v", err)
+	}
+}
+
+func TestGraphQLErrorShapes(t *testing.T) {
+	cases := []struct {
+		name     string
+		vars     func(head string) map[string]any
+		typ, msg string
+	}{
+		{"stale head", func(string) map[string]any {
+			return commitInput(strings.Repeat("a", 40), map[string]string{"x": "y"})
+		}, "STALE_DATA", `Expected branch to point to "` + strings.Repeat("a", 40) + `" but it did not.  Pull and try again.`},
+		{"missing deletion", func(h string) map[string]any { return commitInput(h, nil, "no/such/file") },
+			"UNPROCESSABLE", "A path was requested for deletion which does not exist as of commit oid `"},
+		{"directory deletion", func(h string) map[string]any { return commitInput(h, nil, "dir") },
+			"UNPROCESSABLE", "A path was requested for deletion"},
+		{"missing branch", func(h string) map[string]any {
+			in := commitInput(h, map[string]string{"x": "y"})
+			in["input"].(map[string]any)["branch"] = map[string]any{"repositoryNameWithOwner": "acme/mono", "branchName": "gone"}
+			return in
+		}, "NOT_FOUND", "refs/heads/gone"},
+		{"missing repository", func(h string) map[string]any {
+			in := commitInput(h, map[string]string{"x": "y"})
+			in["input"].(map[string]any)["branch"] = map[string]any{"repositoryNameWithOwner": "acme/none", "branchName": "main"}
+			return in
+		}, "NOT_FOUND", "Could not resolve to a Repository with the name 'acme/none'."},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ts, head := seeded(t)
+			r := gql(t, ts, "/graphql", mCommit, tc.vars(head))
+			errs := gqlErrors(t, r)
+			if r.Status != 200 || len(errs) != 1 || !strings.Contains(string(r.Raw), `"data":{"createCommitOnBranch":null}`) {
+				t.Fatalf("%d %s", r.Status, r.Raw)
+			}
+			e := errs[0]
+			if e["type"] != tc.typ || !strings.HasPrefix(e["message"].(string), tc.msg) && !strings.Contains(e["message"].(string), tc.msg) {
+				t.Fatalf("error %v, want type %s message %q", e, tc.typ, tc.msg)
+			}
+			if p, _ := e["path"].([]any); len(p) != 1 || p[0] != "createCommitOnBranch" || e["locations"] == nil {
+				t.Fatalf("error path/locations %v", e)
+			}
+			if now, _ := ts.Head("acme", "mono", "main"); now != head {
+				t.Fatal("a failed mutation moved the branch")
+			}
+		})
+	}
+}
+
+func TestGraphQLRequestErrors(t *testing.T) {
+	ts, _ := seeded(t, WithToken("pat"))
+	r := gql(t, ts, "/graphql", `{ repository(owner:"acme", name:"mono") { nope } }`, nil, "Authorization", "bearer pat")
+	if errs := gqlErrors(t, r); r.Status != 200 || len(errs) != 1 || errs[0]["locations"] == nil || strings.Contains(string(r.Raw), `"data"`) {
+		t.Fatalf("unknown field: %d %s", r.Status, r.Raw)
+	}
+	r = gql(t, ts, "/graphql", `{ repository(owner:"acme"`, nil, "Authorization", "bearer pat")
+	if r.Status != 200 || len(gqlErrors(t, r)) != 1 {
+		t.Fatalf("parse error: %d %s", r.Status, r.Raw)
+	}
+	r = gql(t, ts, "/graphql", mCommit, map[string]any{"input": map[string]any{"branch": map[string]any{}}}, "Authorization", "bearer pat")
+	if r.Status != 200 || len(gqlErrors(t, r)) == 0 {
+		t.Fatalf("variables missing required fields: %d %s", r.Status, r.Raw)
+	}
+	r = gql(t, ts, "/graphql", qHead, map[string]any{"owner": "acme", "name": "mono", "ref": "main"}, "Authorization", "bearer wrong")
+	expect(t, r, http.StatusUnauthorized, "Bad credentials")
+	r = call(t, ts, http.MethodPost, "/graphql", "{not json", "Authorization", "bearer pat")
+	expect(t, r, http.StatusBadRequest, "Problems parsing JSON")
+}
+
+func TestGraphQLLostReplyStillCommits(t *testing.T) {
+	ts, head := seeded(t)
+	ts.Inject(Fault{Route: routeGraphQL, DropResponse: true, Times: 1})
+	raw, _ := json.Marshal(map[string]any{"query": mCommit, "variables": commitInput(head, map[string]string{"f": "x"})})
+	resp, err := http.Post(strings.TrimSuffix(ts.URL, "/")+"/graphql", "application/json", strings.NewReader(string(raw)))
+	if err == nil {
+		resp.Body.Close()
+		t.Fatal("want the connection closed without a reply")
+	}
+	if now, _ := ts.Head("acme", "mono", "main"); now == head {
+		t.Fatal("the mutation whose reply was lost did not land")
+	}
+	if ts.Count(routeGraphQL) != 1 {
+		t.Fatalf("request log has %d GraphQL requests", ts.Count(routeGraphQL))
+	}
+}
+
+func TestGraphQLHistoryPages(t *testing.T) {
+	ts, head := seeded(t)
+	var shas []string
+	for i := range 3 {
+		sha, _ := ts.Seed("acme", "mono", "main", "c"+string(rune('0'+i)), File{Path: "f", Content: []byte{byte(i)}})
+		shas = append([]string{sha}, shas...)
+	}
+	q := `query($after: String) { repository(owner:"acme", name:"mono") { ref(qualifiedName:"main") {
+	  target { ... on Commit { history(first: 2, after: $after) { totalCount pageInfo { hasNextPage endCursor }
+	    nodes { oid messageHeadline parents(first: 1) { nodes { oid } } } } } } } } }`
+	var got []string
+	var after any
+	for range 3 {
+		r := gql(t, ts, "/graphql", q, map[string]any{"after": after})
+		var body struct {
+			Data struct{ Repository struct{ Ref struct{ Target struct{ History struct {
+				TotalCount int
+				PageInfo   struct {
+					HasNextPage bool
+					EndCursor   string
+				}
+				Nodes []struct{ Oid string }
+			} } } } }
+		}
+		if err := json.Unmarshal(r.Raw, &body); err != nil {
+			t.Fatal(err)
+		}
+		h := body.Data.Repository.Ref.Target.History
+		for _, n := range h.Nodes {
+			got = append(got, n.Oid)
+		}
+		if h.TotalCount != 4 || !h.PageInfo.HasNextPage {
+			break
+		}
+		after = h.PageInfo.EndCursor
+	}
+	want := append(shas, head)
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("history %v, want %v", got, want)
+	}
+	r := gql(t, ts, "/graphql", strings.Replace(q, "first: 2", "first: 101", 1), nil)
+	if errs := gqlErrors(t, r); len(errs) != 1 || errs[0]["type"] != "EXCESSIVE_PAGINATION" {
+		t.Fatalf("first: 101: %s", r.Raw)
+	}
+}
+
+func TestGraphQLBranchByNodeID(t *testing.T) {
+	ts, head := seeded(t)
+	r := gql(t, ts, "/graphql", qHead, map[string]any{"owner": "acme", "name": "mono", "ref": "main"})
+	id := r.obj(t)["data"].(map[string]any)["repository"].(map[string]any)["ref"].(map[string]any)["id"]
+	in := commitInput(head, map[string]string{"g": "1"})
+	in["input"].(map[string]any)["branch"] = map[string]any{"id": id}
+	r = gql(t, ts, "/graphql", mCommit, in)
+	if len(gqlErrors(t, r)) != 0 || r.str(t, "data", "createCommitOnBranch", "ref", "name") != "main" {
+		t.Fatalf("%s", r.Raw)
+	}
+}
