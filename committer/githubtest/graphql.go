@@ -59,11 +59,11 @@ func (s *Server) graphqlRoutes() {
 // GitHub's own errors carry a top-level "type" (NOT_FOUND, STALE_DATA, ...);
 // parse and validation errors carry "extensions" instead.
 type gqlError struct {
-	Type       string             `json:"type,omitempty"`
-	Path       []any              `json:"path,omitempty"`
+	Type       string              `json:"type,omitempty"`
+	Path       []any               `json:"path,omitempty"`
 	Locations  []gqlerror.Location `json:"locations,omitempty"`
-	Message    string             `json:"message"`
-	Extensions map[string]any     `json:"extensions,omitempty"`
+	Message    string              `json:"message"`
+	Extensions map[string]any      `json:"extensions,omitempty"`
 }
 
 func (e *gqlError) Error() string { return e.Message }

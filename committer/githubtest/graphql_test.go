@@ -243,14 +243,22 @@ func TestGraphQLHistoryPages(t *testing.T) {
 	for range 3 {
 		r := gql(t, ts, "/graphql", q, map[string]any{"after": after})
 		var body struct {
-			Data struct{ Repository struct{ Ref struct{ Target struct{ History struct {
-				TotalCount int
-				PageInfo   struct {
-					HasNextPage bool
-					EndCursor   string
+			Data struct {
+				Repository struct {
+					Ref struct {
+						Target struct {
+							History struct {
+								TotalCount int
+								PageInfo   struct {
+									HasNextPage bool
+									EndCursor   string
+								}
+								Nodes []struct{ Oid string }
+							}
+						}
+					}
 				}
-				Nodes []struct{ Oid string }
-			} } } } }
+			}
 		}
 		if err := json.Unmarshal(r.Raw, &body); err != nil {
 			t.Fatal(err)

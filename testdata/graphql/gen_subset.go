@@ -27,9 +27,9 @@ import (
 // subset: type name -> fields kept ("*" keeps all fields, enum values or
 // input fields). A field may name the arguments it keeps: "history(first,after,path)".
 var subset = map[string][]string{
-	"Query":    {"id", "repository(owner,name,followRenames)", "rateLimit(dryRun)"},
-	"Mutation": {"createCommitOnBranch(input)"},
-	"Node":     {"*"},
+	"Query":     {"id", "repository(owner,name,followRenames)", "rateLimit(dryRun)"},
+	"Mutation":  {"createCommitOnBranch(input)"},
+	"Node":      {"*"},
 	"GitObject": {"*"},
 	"Repository": {"id", "name", "nameWithOwner", "url", "isEmpty", "defaultBranchRef",
 		"ref(qualifiedName)", "object(expression,oid)"},
