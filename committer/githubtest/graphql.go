@@ -30,8 +30,17 @@ const (
 	docGraphQL        = "https://docs.github.com/graphql"
 	routeGraphQL      = "POST /graphql"
 	routeGraphQLGHES  = "POST /api/graphql"
-	graphqlMaxBody    = 40 << 20 // guess: GitHub fails payloads "around 40 MB" (grafana/github-api-commit-action#66)
-	graphqlMaxRecords = 100      // first/last limit of every connection
+	graphqlMaxRecords = 100 // first/last limit of every connection
+
+	// GitHub fails createCommitOnBranch when the files add up to about
+	// 40 MB ("40MiB will already fail": grafana/github-api-commit-action#66).
+	// The fake fails from 40,000,000 bytes of decoded contents, with the
+	// error GitHub gives for queries it gives up on; the exact threshold and
+	// answer are a guess.
+	graphqlMaxCommitBytes = 40_000_000
+	// The fake reads at most this much of a request body (a guess: GitHub
+	// documents no limit); past it, 502 as for requests GitHub gives up on.
+	graphqlMaxBody = 128 << 20
 )
 
 var (
@@ -83,8 +92,6 @@ func (s *Server) handleGraphQL(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if len(body) > graphqlMaxBody {
-		// Modelled on reports of ~40 MB createCommitOnBranch payloads failing;
-		// the status and body GitHub sends are not documented (a guess).
 		writeError(w, r, http.StatusBadGateway, "Server Error", docGraphQL)
 		return
 	}

@@ -9,6 +9,10 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
+// msgGraphQLGaveUp is what GitHub answers when a query fails inside it
+// (GitHub adds a request ID to it).
+const msgGraphQLGaveUp = "Something went wrong while executing your query. This may be the result of a timeout, or it could be a GitHub bug."
+
 type gqlMutation struct{}
 
 func (gqlMutation) typeName() string { return "Mutation" }
@@ -62,12 +66,16 @@ func decodeCommitOnBranch(in map[string]any) (*commitOnBranch, error) {
 		c.deletions = append(c.deletions, str(dm, "path"))
 	}
 	adds, _ := changes["additions"].([]any)
+	total := 0
 	for _, a := range adds {
 		am, _ := a.(map[string]any)
 		p := str(am, "path")
 		data, err := base64.StdEncoding.DecodeString(str(am, "contents"))
 		if err != nil {
 			return nil, gqlErrorf("UNPROCESSABLE", "The contents of "+p+" are not valid Base64.") // wording a guess
+		}
+		if total += len(data); total >= graphqlMaxCommitBytes {
+			return nil, gqlErrorf("", msgGraphQLGaveUp)
 		}
 		if _, dup := c.additions[p]; !dup {
 			c.addOrder = append(c.addOrder, p)

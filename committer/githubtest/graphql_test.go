@@ -293,3 +293,22 @@ func TestGraphQLBranchByNodeID(t *testing.T) {
 		t.Fatalf("%s", r.Raw)
 	}
 }
+
+func TestGraphQLCommitTooLarge(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("sends 53 MB: 3 s, 30 s under the race detector")
+	}
+	ts, head := seeded(t)
+	in := commitInput(head, map[string]string{"big": strings.Repeat("x", graphqlMaxCommitBytes/2), "big2": strings.Repeat("y", graphqlMaxCommitBytes/2)})
+	r := gql(t, ts, "/graphql", mCommit, in)
+	if errs := gqlErrors(t, r); r.Status != 200 || len(errs) != 1 || !strings.HasPrefix(errs[0]["message"].(string), "Something went wrong") {
+		t.Fatalf("%d %.300s", r.Status, r.Raw)
+	}
+	if now, _ := ts.Head("acme", "mono", "main"); now != head {
+		t.Fatal("a too large commit landed")
+	}
+	in = commitInput(head, map[string]string{"big": strings.Repeat("x", graphqlMaxCommitBytes/2)})
+	if r := gql(t, ts, "/graphql", mCommit, in); len(gqlErrors(t, r)) != 0 {
+		t.Fatalf("20 MB commit refused: %.300s", r.Raw)
+	}
+}
