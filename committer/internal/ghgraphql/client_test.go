@@ -212,3 +212,47 @@ func TestLostReplySettles(t *testing.T) {
 		t.Fatalf("parent is the head: %v", out)
 	}
 }
+
+func TestHistoryByPath(t *testing.T) {
+	ctx := context.Background()
+	ts, c, head := setup(t, "")
+	var touching []string
+	for i := range 5 {
+		p := "other"
+		if i%2 == 0 {
+			p = "dir/a.txt"
+		}
+		sha, err := ts.Seed("acme", "mono", "main", "c", githubtest.File{Path: p, Content: []byte{byte(i)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p == "dir/a.txt" {
+			touching = append([]string{sha}, touching...)
+		}
+	}
+	touching = append(touching, head) // the seed commit created it
+	var got []string
+	after := ""
+	for {
+		page, next, found, err := c.History(ctx, "acme", "mono", "main", "dir/a.txt", 2, after)
+		if err != nil || !found {
+			t.Fatal(err, found)
+		}
+		for _, p := range page {
+			got = append(got, p.OID)
+			if p.CommittedDate == "" {
+				t.Fatal("no committedDate")
+			}
+		}
+		if next == "" {
+			break
+		}
+		after = next
+	}
+	if strings.Join(got, ",") != strings.Join(touching, ",") {
+		t.Fatalf("history of dir/a.txt %v, want %v", got, touching)
+	}
+	if _, _, found, err := c.History(ctx, "acme", "mono", "gone", "", 10, ""); found || err != nil {
+		t.Fatalf("missing branch: %v %v", found, err)
+	}
+}

@@ -142,18 +142,26 @@ func (o Outcome) String() string {
 	return [...]string{"unknown", "landed", "not landed"}[o]
 }
 
-const queryHistory = `query History($owner: String!, $name: String!, $ref: String!, $first: Int!, $after: String) {
+const queryHistory = `query History($owner: String!, $name: String!, $ref: String!, $first: Int!, $after: String, $path: String) {
   repository(owner: $owner, name: $name) {
     ref(qualifiedName: $ref) {
       target { ... on Commit {
-        history(first: $first, after: $after) {
+        history(first: $first, after: $after, path: $path) {
           pageInfo { hasNextPage endCursor }
-          nodes { oid message parents(first: 1) { nodes { oid } } }
+          nodes { oid message committedDate parents(first: 1) { nodes { oid } } }
         }
       } }
     }
   }
 }`
+
+// HistoryCommit is one commit of a branch's history.
+type HistoryCommit struct {
+	OID           string
+	Message       string
+	CommittedDate string // RFC 3339, GitHub's clock for the commits it makes
+	FirstParent   string // "" for a root commit
+}
 
 type historyPage struct {
 	Repository *struct {
@@ -165,9 +173,10 @@ type historyPage struct {
 						EndCursor   string `json:"endCursor"`
 					} `json:"pageInfo"`
 					Nodes []struct {
-						OID     string `json:"oid"`
-						Message string `json:"message"`
-						Parents struct {
+						OID           string `json:"oid"`
+						Message       string `json:"message"`
+						CommittedDate string `json:"committedDate"`
+						Parents       struct {
 							Nodes []struct {
 								OID string `json:"oid"`
 							} `json:"nodes"`
@@ -177,6 +186,40 @@ type historyPage struct {
 			} `json:"target"`
 		} `json:"ref"`
 	} `json:"repository"`
+}
+
+// History reads one page (at most 100) of the commits reachable from a
+// branch's head, newest first as git log lists them; with path, only the
+// commits that change it. next is the cursor of the following page, "" at
+// the end. found is false when the branch does not exist.
+func (c *Client) History(ctx context.Context, owner, name, branch, path string, first int, after string) (page []HistoryCommit, next string, found bool, err error) {
+	var out historyPage
+	vars := map[string]any{"owner": owner, "name": name, "ref": "refs/heads/" + branch,
+		"first": min(max(first, 1), 100), "after": nil, "path": nil}
+	if after != "" {
+		vars["after"] = after
+	}
+	if path != "" {
+		vars["path"] = path
+	}
+	if err := c.Do(ctx, "History", false, queryHistory, vars, &out); err != nil {
+		return nil, "", false, err
+	}
+	if out.Repository == nil || out.Repository.Ref == nil || out.Repository.Ref.Target.History == nil {
+		return nil, "", false, nil
+	}
+	h := out.Repository.Ref.Target.History
+	for _, n := range h.Nodes {
+		hc := HistoryCommit{OID: n.OID, Message: n.Message, CommittedDate: n.CommittedDate}
+		if len(n.Parents.Nodes) > 0 {
+			hc.FirstParent = n.Parents.Nodes[0].OID
+		}
+		page = append(page, hc)
+	}
+	if h.PageInfo.HasNextPage && len(h.Nodes) > 0 {
+		next = h.PageInfo.EndCursor
+	}
+	return page, next, true, nil
 }
 
 // SettleChild decides whether a createCommitOnBranch made on parent landed
@@ -191,36 +234,27 @@ func (c *Client) SettleChild(ctx context.Context, owner, name, branch, parent st
 	message := map[string]string{}
 	var head, after string
 	for read := 0; read < maxCommits; {
-		var page historyPage
-		vars := map[string]any{"owner": owner, "name": name, "ref": "refs/heads/" + branch,
-			"first": min(100, maxCommits-read), "after": nil}
-		if after != "" {
-			vars["after"] = after
-		}
-		if err := c.Do(ctx, "History", false, queryHistory, vars, &page); err != nil {
+		page, next, found, err := c.History(ctx, owner, name, branch, "", maxCommits-read, after)
+		if err != nil || !found {
 			return "", Unknown, err
 		}
-		if page.Repository == nil || page.Repository.Ref == nil || page.Repository.Ref.Target.History == nil {
-			return "", Unknown, nil
-		}
-		h := page.Repository.Ref.Target.History
-		for _, n := range h.Nodes {
+		for _, n := range page {
 			if head == "" {
 				head = n.OID
 			}
 			message[n.OID] = n.Message
-			if len(n.Parents.Nodes) > 0 {
-				firstParent[n.OID] = n.Parents.Nodes[0].OID
+			if n.FirstParent != "" {
+				firstParent[n.OID] = n.FirstParent
 			}
 		}
-		read += len(h.Nodes)
+		read += len(page)
 		if oid, o, done := walkChain(head, parent, firstParent, message, match); done {
 			return oid, o, nil
 		}
-		if !h.PageInfo.HasNextPage || len(h.Nodes) == 0 {
+		if next == "" {
 			return "", Unknown, nil
 		}
-		after = h.PageInfo.EndCursor
+		after = next
 	}
 	return "", Unknown, nil
 }
