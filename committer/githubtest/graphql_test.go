@@ -312,3 +312,44 @@ func TestGraphQLCommitTooLarge(t *testing.T) {
 		t.Fatalf("20 MB commit refused: %.300s", r.Raw)
 	}
 }
+
+func TestGraphQLAliasesFragmentsDirectives(t *testing.T) {
+	ts, head := seeded(t)
+	q := `query($withTree: Boolean!) {
+  r: repository(owner: "acme", name: "mono") {
+    __typename
+    main: ref(qualifiedName: "refs/heads/main") { ...T }
+    again: ref(qualifiedName: "main") { target { oid } target { abbreviatedOid } }
+    readme: object(expression: "main:README.md") { ... on Blob { text byteSize } }
+    isEmpty
+  }
+}
+fragment T on Ref { name target { __typename ... on Commit { oid tree @include(if: $withTree) { oid } history(first: 1) @skip(if: true) { totalCount } } } }`
+	r := gql(t, ts, "/graphql", q, map[string]any{"withTree": false})
+	want := `{"data":{"r":{"__typename":"Repository","main":{"name":"main","target":{"__typename":"Commit","oid":"` + head +
+		`"}},"again":{"target":{"oid":"` + head + `","abbreviatedOid":"` + head[:7] +
+		`"}},"readme":{"text":"hello\n","byteSize":6},"isEmpty":false}}}`
+	if string(r.Raw) != want {
+		t.Fatalf("got  %s\nwant %s", r.Raw, want)
+	}
+}
+
+// An empty repository has no branch: the query says so, and
+// createCommitOnBranch cannot make the first commit.
+func TestGraphQLEmptyRepository(t *testing.T) {
+	ts := NewServer(t)
+	if err := ts.CreateRepo("acme", "mono", false); err != nil {
+		t.Fatal(err)
+	}
+	r := gql(t, ts, "/graphql", `{ repository(owner: "acme", name: "mono") { isEmpty defaultBranchRef { name } ref(qualifiedName: "main") { name } } }`, nil)
+	if string(r.Raw) != `{"data":{"repository":{"isEmpty":true,"defaultBranchRef":null,"ref":null}}}` {
+		t.Fatalf("%s", r.Raw)
+	}
+	r = gql(t, ts, "/graphql", mCommit, commitInput(strings.Repeat("0", 40), map[string]string{"a": "b"}))
+	if errs := gqlErrors(t, r); len(errs) != 1 || errs[0]["type"] != "NOT_FOUND" {
+		t.Fatalf("%s", r.Raw)
+	}
+	if _, ok := ts.Head("acme", "mono", "main"); ok {
+		t.Fatal("a commit landed in the empty repository")
+	}
+}
