@@ -53,3 +53,9 @@ demo:
 
 clean:
 	rm -rf bin
+
+# Regenerate testdata/github-api/ (schemas, operations) from GitHub's
+# official OpenAPI description (npm @octokit/openapi); needs node and npm.
+.PHONY: api-schemas
+api-schemas:
+	scripts/gen-github-api.sh

@@ -15,6 +15,7 @@ func (s *Server) routes() {
 	m.HandleFunc("POST /user/repos", s.handleCreateRepo)
 	m.HandleFunc("POST /orgs/{org}/repos", s.handleCreateRepo)
 	m.HandleFunc("GET /rate_limit", s.handleRateLimit)
+	m.HandleFunc(routeLimitStats, s.handleLimitStats)
 	m.HandleFunc("POST /app/installations/{installation_id}/access_tokens", s.handleAccessToken)
 
 	const rr = "/repos/{owner}/{repo}"
@@ -40,6 +41,7 @@ func (s *Server) routes() {
 	s.handleRepo("GET "+rr+"/branches/{branch...}", s.handleGetBranch)
 	s.handleRepo("GET "+rr+"/commits/{ref...}", s.handleRepoCommit)
 
+	s.handleRepo("GET "+rr+"/contents", s.handleGetContent)
 	s.handleRepo("GET "+rr+"/contents/{path...}", s.handleGetContent)
 	s.handleRepo("PUT "+rr+"/contents/{path...}", s.handlePutContent)
 	s.handleRepo("DELETE "+rr+"/contents/{path...}", s.handleDeleteContent)
@@ -54,7 +56,7 @@ func (s *Server) handleRepo(pattern string, h repoHandler) {
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		rp := s.getRepo(r.PathValue("owner"), r.PathValue("repo"))
 		if rp == nil {
-			writeError(w, r, http.StatusNotFound, "Not Found", docRoot)
+			s.repoGone(w, r)
 			return
 		}
 		h(w, r, rp)

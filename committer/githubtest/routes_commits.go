@@ -86,8 +86,12 @@ func (s *Server) handleCreateCommit(w http.ResponseWriter, r *http.Request, rp *
 	}
 	c := &object.Commit{Author: author, Committer: committer, Message: *body.Message, TreeHash: tree}
 	for _, p := range body.Parents {
+		if !isLowerSHA(p) {
+			fail(msgParentsMalformed)
+			return
+		}
 		ph := plumbing.NewHash(p)
-		if _, ok := rp.commits[ph]; !ok || len(p) != 40 {
+		if _, ok := rp.commits[ph]; !ok {
 			fail("Parent SHA does not exist or is not a commit object")
 			return
 		}
@@ -101,8 +105,11 @@ func (s *Server) handleCreateCommit(w http.ResponseWriter, r *http.Request, rp *
 		sig := *body.Signature
 		v = verification{Reason: "unknown_key", Signature: &sig, Payload: &payload}
 	case id.installation != 0 && body.Author == nil && body.Committer == nil:
-		at := now.UTC().Format(time.RFC3339)
-		v = verification{Verified: true, Reason: "valid", VerifiedAt: &at}
+		var err error
+		if v, err = signAsGitHub(c, now); err != nil {
+			writeError(w, r, http.StatusInternalServerError, "Server Error", docCreateCmt)
+			return
+		}
 	}
 	h := rp.putCommit(c)
 	if _, ok := rp.verif[h]; !ok {
@@ -111,6 +118,22 @@ func (s *Server) handleCreateCommit(w http.ResponseWriter, r *http.Request, rp *
 	out := gitCommitJSON(r, rp, rp.commits[h])
 	w.Header().Set("Location", out["url"].(string))
 	writeJSON(w, r, http.StatusCreated, out)
+}
+
+// msgParentsMalformed is GitHub's reply to a parent that is not 40
+// lowercase hex digits (Simply-Static#335).
+const msgParentsMalformed = "Each SHA in the 'parents' parameter must be exactly 40 characters and contain only [0-9a-f]."
+
+func isLowerSHA(s string) bool {
+	if len(s) != 40 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // commitPayload is the commit as git writes it, without the signature: what
