@@ -169,7 +169,7 @@ func isWrite(method string) bool {
 // isGraphQLRoute reports whether a route is GitHub's GraphQL endpoint, whose
 // requests draw on the GraphQL budgets instead of the REST ones.
 func isGraphQLRoute(route string) bool {
-	return strings.HasSuffix(route, " /graphql") || strings.HasSuffix(route, " /api/graphql")
+	return strings.HasSuffix(route, "/graphql")
 }
 
 // countsAsWrite reports whether a request is content-creating. The
