@@ -4,6 +4,23 @@ import (
 	"net/http"
 )
 
+// routeMux is a ServeMux that remembers its patterns (for the schema
+// test's coverage check).
+type routeMux struct {
+	*http.ServeMux
+	patterns []string
+}
+
+func (m *routeMux) HandleFunc(pattern string, h func(http.ResponseWriter, *http.Request)) {
+	m.patterns = append(m.patterns, pattern)
+	m.ServeMux.HandleFunc(pattern, h)
+}
+
+func (m *routeMux) Handle(pattern string, h http.Handler) {
+	m.patterns = append(m.patterns, pattern)
+	m.ServeMux.Handle(pattern, h)
+}
+
 // repoHandler is a handler for /repos/{owner}/{repo}/... routes.
 type repoHandler func(w http.ResponseWriter, r *http.Request, rp *repo)
 

@@ -22,7 +22,7 @@ type Server struct {
 	latency  atomic.Int64
 	now      func() time.Time
 	tokenTTL time.Duration
-	mux      *http.ServeMux
+	mux      *routeMux
 	reqSeq   atomic.Int64
 	lim      limiter
 	treeMax  treeLimits
@@ -83,7 +83,7 @@ func New(opts ...Option) *Server {
 	for _, o := range opts {
 		o(s)
 	}
-	s.mux = http.NewServeMux()
+	s.mux = &routeMux{ServeMux: http.NewServeMux()}
 	s.routes()
 	return s
 }
