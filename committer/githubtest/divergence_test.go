@@ -131,10 +131,11 @@ func TestAppCommitsSignedByGitHub(t *testing.T) {
 
 func TestRecursiveTreeTruncatedAt7MB(t *testing.T) {
 	ts := NewServer(t)
-	long := strings.Repeat("p", 230)
-	files := make([]File, 18000) // ~400 bytes of JSON each: over 7 MB, far under 100,000 entries
+	seg := strings.Repeat("p", 200)
+	dir := strings.Join([]string{seg, seg, seg, seg, seg}, "/")
+	files := make([]File, 6500) // ~1,250 bytes of JSON each: over 7 MB, far under 100,000 entries
 	for i := range files {
-		files[i] = File{Path: fmt.Sprintf("d/%s%05d", long, i), Content: []byte("x")}
+		files[i] = File{Path: fmt.Sprintf("%s/%s%05d", dir, seg, i), Content: []byte("x")}
 	}
 	if _, err := ts.Seed("acme", "big", "main", "big", files...); err != nil {
 		t.Fatal(err)
@@ -145,7 +146,7 @@ func TestRecursiveTreeTruncatedAt7MB(t *testing.T) {
 	if r.obj(t)["truncated"] != true || n >= len(files) || len(r.Raw) > 7_100_000 {
 		t.Fatalf("truncated=%v with %d entries, %d bytes", r.obj(t)["truncated"], n, len(r.Raw))
 	}
-	if r.obj(t)["truncated"] = false; call(t, ts, "GET", "/repos/acme/big/git/trees/main", nil).obj(t)["truncated"] != false {
+	if call(t, ts, "GET", "/repos/acme/big/git/trees/main", nil).obj(t)["truncated"] != false {
 		t.Fatal("non-recursive listing truncated")
 	}
 }
@@ -158,24 +159,26 @@ func TestTreeTimeout(t *testing.T) {
 		}
 		return out
 	}
-	ts, head := seeded(t)
-	tree := func(e []any) reply {
-		return call(t, ts, "POST", "/repos/acme/mono/git/trees", map[string]any{"base_tree": head, "tree": e})
+	tree := func(ts *TestServer, base string, e []any) reply {
+		return call(t, ts, "POST", "/repos/acme/mono/git/trees", map[string]any{"base_tree": base, "tree": e})
 	}
-	expect(t, tree(entries(DefaultTreeTimeoutEntries, "x")), 201, "")
-	r := tree(entries(DefaultTreeTimeoutEntries+1, "x"))
+	ts, head := seeded(t)
+	r := tree(ts, head, entries(DefaultTreeTimeoutEntries+1, "x"))
 	expect(t, r, 422, "")
 	if r.str(t, "message") != "Sorry, your request timed out.  It's likely that your input was too large to process.  "+
 		"Consider building the tree incrementally, or building the commits you need in a local clone of the repository and then pushing them to GitHub." {
 		t.Fatalf("message %q", r.str(t, "message"))
 	}
-	big := strings.Repeat("y", 10_000)
-	expect(t, tree(entries(260, big)), 422, "Sorry, your request timed out.")
-	expect(t, tree(entries(240, big)), 201, "")
+	big := strings.Repeat("y", 650_000)
+	expect(t, tree(ts, head, entries(4, big)), 422, "Sorry, your request timed out.") // 2.6 MB
+	expect(t, tree(ts, head, entries(3, big)), 201, "")                               // 1.95 MB
 
-	off, head2 := seeded(t, WithTreeTimeout(0, 0))
-	r = call(t, off, "POST", "/repos/acme/mono/git/trees", map[string]any{"base_tree": head2, "tree": entries(DefaultTreeTimeoutEntries+1, big[:600])})
-	expect(t, r, 201, "")
+	small, head2 := seeded(t, WithTreeTimeout(10, 0))
+	expect(t, tree(small, head2, entries(10, "x")), 201, "")
+	expect(t, tree(small, head2, entries(11, "x")), 422, "Sorry, your request timed out.")
+	off, head3 := seeded(t, WithTreeTimeout(0, 0))
+	expect(t, tree(off, head3, entries(DefaultTreeTimeoutEntries+1, "x")), 201, "")
+	expect(t, tree(off, head3, entries(5, big)), 201, "")
 }
 
 func TestConditionalGet(t *testing.T) {
