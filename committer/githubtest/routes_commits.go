@@ -105,8 +105,9 @@ func (s *Server) handleCreateCommit(w http.ResponseWriter, r *http.Request, rp *
 		sig := *body.Signature
 		v = verification{Reason: "unknown_key", Signature: &sig, Payload: &payload}
 	case id.installation != 0 && body.Author == nil && body.Committer == nil:
-		var err error
-		if v, err = signAsGitHub(c, now); err != nil {
+		// GitHub signs what an App commits without author or committer.
+		c.Committer = webFlowCommitter(now)
+		if _, err := rp.putSignedCommit(c, now); err != nil {
 			writeError(w, r, http.StatusInternalServerError, "Server Error", docCreateCmt)
 			return
 		}
