@@ -158,6 +158,7 @@ func TestReplySchemas(t *testing.T) {
 		}
 		t.Run(c.method+" "+c.path, func(t *testing.T) { validateReply(t, c.op, r.Status, r.Raw) })
 	}
+	laterRoutes(t, ts, noFollow)
 	checkRecordedRefs(t, ts, rr)
 	limitedReplies(t)
 	appReplies(t)
@@ -317,4 +318,44 @@ func appReplies(t *testing.T) {
 func mustSHA(t *testing.T, ts *TestServer, path string) string {
 	t.Helper()
 	return call(t, ts, "GET", path, nil).str(t, "sha")
+}
+
+// laterRoutes holds the cases of routes other branches add (branch rename,
+// compare, GraphQL): each runs only once its route is served, so the
+// coverage check above holds on every branch.
+func laterRoutes(t *testing.T, ts *TestServer, client *http.Client) {
+	t.Helper()
+	served := map[string]bool{}
+	for _, p := range ts.mux.patterns {
+		served[p] = true
+	}
+	if _, err := ts.Seed("acme", "mono", "topic", "t", File{Path: "t.txt", Content: []byte("t")}); err != nil {
+		t.Fatal(err)
+	}
+	const rr = "/repos/acme/mono"
+	const q = `{"query":"{ __typename }"}`
+	for _, c := range []struct {
+		route, op, method, path string
+		body                    any
+		status                  int
+	}{
+		{"POST /repos/{owner}/{repo}/branches/{branch...}", "repos-rename-branch", "POST", rr + "/branches/topic/rename", map[string]any{"new_name": "topic2"}, 201},
+		{"POST /repos/{owner}/{repo}/branches/{branch...}", "repos-rename-branch", "POST", rr + "/branches/nope/rename", map[string]any{"new_name": "x"}, 404},
+		{"POST /repos/{owner}/{repo}/branches/{branch...}", "repos-rename-branch", "POST", rr + "/branches/topic2/rename", map[string]any{}, 422},
+		{"POST /repos/{owner}/{repo}/branches/{branch...}", "repos-get-branch", "GET", rr + "/branches/topic", nil, 301},
+		{"GET /repos/{owner}/{repo}/compare/{basehead...}", "repos-compare-commits-with-basehead", "GET", rr + "/compare/main...topic2", nil, 200},
+		{"GET /repos/{owner}/{repo}/compare/{basehead...}", "repos-compare-commits-with-basehead", "GET", rr + "/compare/main...nope", nil, 404},
+		{"POST /graphql", "", "POST", "/graphql", q, 200},
+		{"POST /api/graphql", "", "POST", "/api/graphql", q, 200},
+	} {
+		if !served[c.route] {
+			continue
+		}
+		r := callWith(t, client, ts, c.method, c.path, c.body)
+		if r.Status != c.status {
+			t.Errorf("%s %s: status %d, want %d: %s", c.method, c.path, r.Status, c.status, r.Raw)
+			continue
+		}
+		t.Run(c.method+" "+c.path, func(t *testing.T) { validateReply(t, c.op, r.Status, r.Raw) })
+	}
 }
