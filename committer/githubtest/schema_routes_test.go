@@ -329,10 +329,12 @@ func laterRoutes(t *testing.T, ts *TestServer, client *http.Client) {
 	for _, p := range ts.mux.patterns {
 		served[p] = true
 	}
+	const rr = "/repos/acme/mono"
+	main, _ := ts.Head("acme", "mono", "main")
+	expect(t, call(t, ts, "POST", rr+"/git/refs", map[string]any{"ref": "refs/heads/topic", "sha": main}), 201, "")
 	if _, err := ts.Seed("acme", "mono", "topic", "t", File{Path: "t.txt", Content: []byte("t")}); err != nil {
 		t.Fatal(err)
 	}
-	const rr = "/repos/acme/mono"
 	const q = `{"query":"{ __typename }"}`
 	for _, c := range []struct {
 		route, op, method, path string
