@@ -51,7 +51,11 @@ type Limits struct {
 	// Concurrent caps the requests a token has in flight at once.
 	Concurrent int
 	// Scale makes every window Scale times shorter (a minute becomes
-	// 60/Scale seconds); the counts stay. 0 means 1.
+	// 60/Scale seconds); the counts stay. 0 means 1. Durations the fake
+	// tells stay in GitHub's time: retry-after N means N/Scale real
+	// seconds, so a client that scales its own waits by 1/Scale (as
+	// benchmarks do) waits the right time; x-ratelimit-reset is a point in
+	// time, the real epoch second of the scaled reset.
 	Scale float64
 	// Seed seeds the choice of 403 or 429 and of sending retry-after.
 	Seed uint64
@@ -102,7 +106,8 @@ type LimitStats struct {
 	// Primary and Secondary split Limited by kind.
 	Primary, Secondary int
 	// WritesInRetryAfter counts writes received while a retry-after this
-	// server had told the same token had not run out yet.
+	// server had told the same token had not run out yet (retry-after N is
+	// N/Scale real seconds).
 	WritesInRetryAfter int
 	// WritesAfterBare counts writes received within one minute (scaled) of
 	// a secondary-limit reply without retry-after, the least GitHub asks a
@@ -357,7 +362,7 @@ func (s *Server) writeSecondary(w http.ResponseWriter, r *http.Request, id ident
 	now := s.now()
 	l.mu.Lock()
 	status, withRA := l.draw()
-	secs := max(1, int(math.Ceil(wait.Seconds())))
+	secs := max(1, int(math.Ceil(wait.Seconds()*l.scale())))
 	if withRA {
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
 	}
@@ -378,7 +383,7 @@ func (l *limiter) noteLimited(t *tokenLimits, now time.Time, write, primary, wit
 	}
 	t.stats.Secondary++
 	if withRA {
-		if until := now.Add(time.Duration(secs) * time.Second); until.After(t.toldUntil) {
+		if until := now.Add(l.window(time.Duration(secs) * time.Second)); until.After(t.toldUntil) {
 			t.toldUntil = until
 		}
 		return

@@ -232,3 +232,25 @@ func TestLimitStatsRoute(t *testing.T) {
 		t.Fatalf("stats %s", r.Raw)
 	}
 }
+
+func TestLimitsScaledRetryAfterIsInGitHubTime(t *testing.T) {
+	clk := newFakeClock()
+	ts, _ := seeded(t, WithNow(clk.Now), WithLimits(Limits{ContentPerMinute: 1, Scale: 60, RetryAfter: RetryAfterAlways}))
+	expect(t, call(t, ts, "POST", "/repos/acme/mono/git/blobs", blobBody(0)), 201, "")
+	clk.Add(250 * time.Millisecond) // a quarter of the scaled minute
+	r := call(t, ts, "POST", "/repos/acme/mono/git/blobs", blobBody(1))
+	isSecondary(t, r)
+	if ra := r.Header.Get("Retry-After"); ra != "45" {
+		t.Fatalf("retry-after %q, want 45 (GitHub seconds: 0.75 s real at scale 60)", ra)
+	}
+	clk.Add(700 * time.Millisecond) // inside the 0.75 s told
+	isSecondary(t, call(t, ts, "POST", "/repos/acme/mono/git/blobs", blobBody(2)))
+	if st := ts.LimitStats(""); st.WritesInRetryAfter != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+	clk.Add(time.Second)
+	expect(t, call(t, ts, "POST", "/repos/acme/mono/git/blobs", blobBody(3)), 201, "")
+	if st := ts.LimitStats(""); st.WritesInRetryAfter != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+}
