@@ -52,8 +52,8 @@ from load: 5,000 requests an hour; 80 content-creating requests a minute and
 concurrent requests. Requests over them get GitHub's 403 or 429 replies,
 with retry-after on some (drawn from --limits-seed). --limits-scale F makes
 every window F times shorter (the counts stay), so a run finishes quickly;
-retry-after stays in GitHub's seconds (N means N/F real seconds), so a client
-that scales its own waits by the same F waits the right time.
+retry-after and x-ratelimit-reset stay real time (retry-after rounded up to
+whole seconds, at least 1), to be honoured as sent.
 Counters per token (writes refused, writes sent inside a retry-after the
 fake had told that token) are served at GET /_githubtest/limits and printed
 to stderr on exit.

@@ -51,11 +51,10 @@ type Limits struct {
 	// Concurrent caps the requests a token has in flight at once.
 	Concurrent int
 	// Scale makes every window Scale times shorter (a minute becomes
-	// 60/Scale seconds); the counts stay. 0 means 1. Durations the fake
-	// tells stay in GitHub's time: retry-after N means N/Scale real
-	// seconds, so a client that scales its own waits by 1/Scale (as
-	// benchmarks do) waits the right time; x-ratelimit-reset is a point in
-	// time, the real epoch second of the scaled reset.
+	// 60/Scale seconds); the counts stay. 0 means 1. What the fake tells is
+	// real time: retry-after is the real wait rounded up to whole seconds
+	// (at least 1), x-ratelimit-reset the real epoch second of the scaled
+	// reset, so a client honours both as sent.
 	Scale float64
 	// Seed seeds the choice of 403 or 429 and of sending retry-after.
 	Seed uint64
@@ -106,8 +105,7 @@ type LimitStats struct {
 	// Primary and Secondary split Limited by kind.
 	Primary, Secondary int
 	// WritesInRetryAfter counts writes received while a retry-after this
-	// server had told the same token had not run out yet (retry-after N is
-	// N/Scale real seconds).
+	// server had told the same token had not run out yet.
 	WritesInRetryAfter int
 	// WritesAfterBare counts writes received within one minute (scaled) of
 	// a secondary-limit reply without retry-after, the least GitHub asks a
@@ -362,7 +360,7 @@ func (s *Server) writeSecondary(w http.ResponseWriter, r *http.Request, id ident
 	now := s.now()
 	l.mu.Lock()
 	status, withRA := l.draw()
-	secs := max(1, int(math.Ceil(wait.Seconds()*l.scale())))
+	secs := max(1, int(math.Ceil(wait.Seconds())))
 	if withRA {
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
 	}
@@ -383,7 +381,7 @@ func (l *limiter) noteLimited(t *tokenLimits, now time.Time, write, primary, wit
 	}
 	t.stats.Secondary++
 	if withRA {
-		if until := now.Add(l.window(time.Duration(secs) * time.Second)); until.After(t.toldUntil) {
+		if until := now.Add(time.Duration(secs) * time.Second); until.After(t.toldUntil) {
 			t.toldUntil = until
 		}
 		return

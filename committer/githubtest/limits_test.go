@@ -233,24 +233,26 @@ func TestLimitStatsRoute(t *testing.T) {
 	}
 }
 
-func TestLimitsScaledRetryAfterIsInGitHubTime(t *testing.T) {
+func TestLimitsScaledRetryAfterIsRealTime(t *testing.T) {
 	clk := newFakeClock()
-	ts, _ := seeded(t, WithNow(clk.Now), WithLimits(Limits{ContentPerMinute: 1, Scale: 60, RetryAfter: RetryAfterAlways}))
+	ts, _ := seeded(t, WithNow(clk.Now), WithLimits(Limits{ContentPerMinute: 1, ContentPerHour: 2, Scale: 60, RetryAfter: RetryAfterAlways}))
 	expect(t, call(t, ts, "POST", "/repos/acme/mono/git/blobs", blobBody(0)), 201, "")
 	clk.Add(250 * time.Millisecond) // a quarter of the scaled minute
 	r := call(t, ts, "POST", "/repos/acme/mono/git/blobs", blobBody(1))
 	isSecondary(t, r)
-	if ra := r.Header.Get("Retry-After"); ra != "45" {
-		t.Fatalf("retry-after %q, want 45 (GitHub seconds: 0.75 s real at scale 60)", ra)
+	if ra := r.Header.Get("Retry-After"); ra != "1" {
+		t.Fatalf("retry-after %q, want 1 (0.75 s rounded up)", ra)
 	}
-	clk.Add(700 * time.Millisecond) // inside the 0.75 s told
-	isSecondary(t, call(t, ts, "POST", "/repos/acme/mono/git/blobs", blobBody(2)))
+	clk.Add(900 * time.Millisecond) // the window has room, but inside the second told
+	expect(t, call(t, ts, "POST", "/repos/acme/mono/git/blobs", blobBody(2)), 201, "")
 	if st := ts.LimitStats(""); st.WritesInRetryAfter != 1 {
 		t.Fatalf("stats %+v", st)
 	}
-	clk.Add(time.Second)
-	expect(t, call(t, ts, "POST", "/repos/acme/mono/git/blobs", blobBody(3)), 201, "")
-	if st := ts.LimitStats(""); st.WritesInRetryAfter != 1 {
-		t.Fatalf("stats %+v", st)
+	// The hour cap (2) is full for a scaled hour, 60 s: retry-after says so.
+	clk.Add(2 * time.Second)
+	r = call(t, ts, "POST", "/repos/acme/mono/git/blobs", blobBody(3))
+	isSecondary(t, r)
+	if ra, _ := strconv.Atoi(r.Header.Get("Retry-After")); ra < 55 || ra > 60 {
+		t.Fatalf("retry-after %q, want the rest of the 60 s scaled hour", r.Header.Get("Retry-After"))
 	}
 }
