@@ -55,8 +55,9 @@ every window F times shorter (the counts stay), so a run finishes quickly;
 retry-after and x-ratelimit-reset stay real time (retry-after rounded up to
 whole seconds, at least 1), to be honoured as sent.
 Counters per token (writes refused, writes sent inside a retry-after the
-fake had told that token) are served at GET /_githubtest/limits and printed
-to stderr on exit.
+fake had told that token, and inside one told to the same client, named by
+an X-Githubtest-Client request header) are served at GET /_githubtest/limits
+and printed to stderr on exit.
 
 Create-tree requests with more than --tree-timeout-entries entries or a body
 over --tree-timeout-bytes get GitHub's "Sorry, your request timed out" 422,
@@ -163,9 +164,10 @@ func (f *fakeFlags) printLimitStats(e *env, srv *githubtest.Server) {
 	for _, id := range ids {
 		st := stats[id]
 		fmt.Fprintf(e.stderr, "token %s: %d requests, %d writes, %d limited (%d writes; %d primary, %d secondary), "+
-			"%d writes inside a retry-after, %d within a minute of a bare secondary limit\n",
+			"%d writes inside a retry-after (%d inside one told to the same X-Githubtest-Client), "+
+			"%d within a minute of a bare secondary limit\n",
 			id, st.Requests, st.Writes, st.Limited, st.WritesLimited, st.Primary, st.Secondary,
-			st.WritesInRetryAfter, st.WritesAfterBare)
+			st.WritesInRetryAfter, st.WritesInOwnRetryAfter, st.WritesAfterBare)
 	}
 }
 

@@ -107,6 +107,11 @@ type LimitStats struct {
 	// WritesInRetryAfter counts writes received while a retry-after this
 	// server had told the same token had not run out yet.
 	WritesInRetryAfter int
+	// WritesInOwnRetryAfter counts those of them sent by the client the
+	// retry-after was told to, as named by the X-Githubtest-Client request
+	// header (processes sharing a token cannot see each other's windows).
+	// Without the header every request is one client.
+	WritesInOwnRetryAfter int
 	// WritesAfterBare counts writes received within one minute (scaled) of
 	// a secondary-limit reply without retry-after, the least GitHub asks a
 	// client to wait then.
@@ -119,6 +124,7 @@ type tokenLimits struct {
 	content   []time.Time            // content-creating requests admitted, oldest first
 	points    map[string][]pointMark // per endpoint
 	toldUntil time.Time              // end of the last retry-after told
+	toldTo    map[string]time.Time   // the same, per X-Githubtest-Client
 	bareUntil time.Time              // one minute after the last bare secondary reply
 }
 
@@ -135,8 +141,8 @@ type limiter struct {
 	tok map[string]*tokenLimits
 }
 
-// mutationKey marks a request as a GraphQL mutation (see chargeMutation).
-type mutationKey struct{}
+// clientOf names the client of a request for WritesInOwnRetryAfter.
+func clientOf(r *http.Request) string { return r.Header.Get("X-Githubtest-Client") }
 
 func (l *limiter) state(token string) *tokenLimits {
 	if l.tok == nil {
@@ -144,7 +150,7 @@ func (l *limiter) state(token string) *tokenLimits {
 	}
 	t := l.tok[token]
 	if t == nil {
-		t = &tokenLimits{points: map[string][]pointMark{}}
+		t = &tokenLimits{points: map[string][]pointMark{}, toldTo: map[string]time.Time{}}
 		l.tok[token] = t
 	}
 	return t
@@ -196,7 +202,7 @@ func (s *Server) enter(r *http.Request, route string, id identity) (int, func())
 	n := t.inflight
 	t.stats.Requests++
 	if write {
-		l.noteWrite(t, now)
+		l.noteWrite(t, now, clientOf(r))
 	}
 	l.mu.Unlock()
 	return n, func() {
@@ -208,10 +214,13 @@ func (s *Server) enter(r *http.Request, route string, id identity) (int, func())
 
 // noteWrite counts a write and whether it came inside a told window. Caller
 // holds l.mu.
-func (l *limiter) noteWrite(t *tokenLimits, now time.Time) {
+func (l *limiter) noteWrite(t *tokenLimits, now time.Time, client string) {
 	t.stats.Writes++
 	if now.Before(t.toldUntil) {
 		t.stats.WritesInRetryAfter++
+	}
+	if now.Before(t.toldTo[client]) {
+		t.stats.WritesInOwnRetryAfter++
 	}
 	if now.Before(t.bareUntil) {
 		t.stats.WritesAfterBare++
@@ -364,13 +373,13 @@ func (s *Server) writeSecondary(w http.ResponseWriter, r *http.Request, id ident
 	if withRA {
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
 	}
-	l.noteLimited(l.state(id.token), now, write, false, withRA, secs)
+	l.noteLimited(l.state(id.token), now, clientOf(r), write, false, withRA, secs)
 	l.mu.Unlock()
 	writeError(w, r, status, msgSecondary, docSecondary)
 }
 
 // noteLimited records a rate-limited reply. Caller holds l.mu.
-func (l *limiter) noteLimited(t *tokenLimits, now time.Time, write, primary, withRA bool, secs int) {
+func (l *limiter) noteLimited(t *tokenLimits, now time.Time, client string, write, primary, withRA bool, secs int) {
 	t.stats.Limited++
 	if write {
 		t.stats.WritesLimited++
@@ -381,8 +390,12 @@ func (l *limiter) noteLimited(t *tokenLimits, now time.Time, write, primary, wit
 	}
 	t.stats.Secondary++
 	if withRA {
-		if until := now.Add(time.Duration(secs) * time.Second); until.After(t.toldUntil) {
+		until := now.Add(time.Duration(secs) * time.Second)
+		if until.After(t.toldUntil) {
 			t.toldUntil = until
+		}
+		if until.After(t.toldTo[client]) {
+			t.toldTo[client] = until
 		}
 		return
 	}
@@ -406,7 +419,7 @@ func (s *Server) noteInjected(r *http.Request, route string, id identity, f *Fau
 	l := &s.lim
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.noteLimited(l.state(id.token), s.now(), countsAsWrite(r, route), primary, ra != "", secs)
+	l.noteLimited(l.state(id.token), s.now(), clientOf(r), countsAsWrite(r, route), primary, ra != "", secs)
 }
 
 // chargeMutation is the hook for the GraphQL handler: call it once the
@@ -421,7 +434,7 @@ func (s *Server) chargeMutation(w http.ResponseWriter, r *http.Request) bool {
 	route := "POST /graphql"
 	l.mu.Lock()
 	t := l.state(id.token)
-	l.noteWrite(t, now)
+	l.noteWrite(t, now, clientOf(r))
 	wait, over := time.Duration(0), false
 	if l.on {
 		wait, over = l.check(t, r, route, now, 0, true)

@@ -256,3 +256,20 @@ func TestLimitsScaledRetryAfterIsRealTime(t *testing.T) {
 		t.Fatalf("retry-after %q, want the rest of the 60 s scaled hour", r.Header.Get("Retry-After"))
 	}
 }
+
+func TestLimitsOwnRetryAfterPerClient(t *testing.T) {
+	clk := newFakeClock()
+	ts, _ := seeded(t, WithNow(clk.Now), WithLimits(Limits{ContentPerMinute: 1, RetryAfter: RetryAfterAlways}))
+	write := func(client string, i int) reply {
+		return call(t, ts, "POST", "/repos/acme/mono/git/blobs", blobBody(i), "X-Githubtest-Client", client)
+	}
+	expect(t, write("p1", 0), 201, "")
+	isSecondary(t, write("p1", 1)) // p1 is told to wait
+	isSecondary(t, write("p2", 2)) // p2 could not know: told too
+	isSecondary(t, write("p3", 3))
+	isSecondary(t, write("p1", 4)) // p1 ignores what it was told
+	st := ts.LimitStats("")
+	if st.WritesInRetryAfter != 3 || st.WritesInOwnRetryAfter != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+}

@@ -103,7 +103,7 @@ func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, route string,
 	if l.on {
 		status, _ = l.draw()
 	}
-	l.noteLimited(l.state(id.token), now, countsAsWrite(r, route), true, false, 0)
+	l.noteLimited(l.state(id.token), now, clientOf(r), countsAsWrite(r, route), true, false, 0)
 	l.mu.Unlock()
 	writeError(w, r, status, msg, docPrimary)
 	return false
