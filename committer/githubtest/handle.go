@@ -152,17 +152,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		f(r)
 	}
 	if act.fault != nil {
-		f := act.fault
-		s.noteInjected(r, route, id, f)
-		for k, v := range f.Header {
-			h[k] = v
-		}
-		if f.Body != "" {
-			rec.WriteHeader(f.Status)
-			_, _ = rec.Write([]byte(f.Body))
-		} else {
-			writeError(rec, r, f.Status, defaultMessage(f.Status), docRoot)
-		}
+		s.noteInjected(r, route, id, act.fault)
+		writeFault(rec, r, act.fault)
 		return
 	}
 	if act.drop {
@@ -212,4 +203,18 @@ func defaultMessage(status int) string {
 		return t
 	}
 	return "Error " + strconv.Itoa(status)
+}
+
+// writeFault sends an injected fault's reply.
+func writeFault(w http.ResponseWriter, r *http.Request, f *Fault) {
+	h := w.Header()
+	for k, v := range f.Header {
+		h[k] = v
+	}
+	if f.Body != "" {
+		w.WriteHeader(f.Status)
+		_, _ = w.Write([]byte(f.Body))
+		return
+	}
+	writeError(w, r, f.Status, defaultMessage(f.Status), docRoot)
 }
