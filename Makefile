@@ -48,14 +48,14 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzTreeBuild$$' -fuzztime $(FUZZTIME) ./committer/
 	$(GO) test -run '^$$' -fuzz '^FuzzCreateTree$$' -fuzztime $(FUZZTIME) ./committer/githubtest/
 
-demo:
-	$(GO) run ./cmd/ghcommitter demo
-
-clean:
-	rm -rf bin
-
 # Regenerate testdata/github-api/ (schemas, operations) from GitHub's
 # official OpenAPI description (npm @octokit/openapi); needs node and npm.
 .PHONY: api-schemas
 api-schemas:
 	scripts/gen-github-api.sh
+
+demo:
+	$(GO) run ./cmd/ghcommitter demo
+
+clean:
+	rm -rf bin
