@@ -65,7 +65,7 @@ func httpDo(t *testing.T, method, url, body string) *http.Response {
 
 func TestFakeGitHubEmptyRepoAndLimits(t *testing.T) {
 	url, stop := startFake(t, "--empty-repo", "acme/new", "--empty-repo", "acme/other", "--repo", "acme/mono",
-		"--limits", "github", "--limits-scale", "3600", "--tree-timeout-entries", "2")
+		"--limits", "github", "--limits-scale", "2", "--tree-timeout-entries", "2")
 	for _, name := range []string{"new", "other"} {
 		if resp := httpDo(t, "GET", url+"repos/acme/"+name+"/git/ref/heads/main", ""); resp.StatusCode != 409 {
 			t.Errorf("empty repo %s: GET ref %d, want 409", name, resp.StatusCode)
@@ -75,9 +75,9 @@ func TestFakeGitHubEmptyRepoAndLimits(t *testing.T) {
 	if resp := httpDo(t, "POST", url+"repos/acme/mono/git/trees", tree); resp.StatusCode != 422 {
 		t.Errorf("3-entry tree with --tree-timeout-entries 2: %d, want 422", resp.StatusCode)
 	}
-	// A scaled hour is 1 s: 80 writes fill the (1/60 s) minute at once.
+	// 85 writes in well under a (30 s) scaled minute: 5 or more are over 80.
 	limited, withRA := 0, 0
-	for i := range 120 {
+	for i := range 85 {
 		resp := httpDo(t, "POST", url+"repos/acme/mono/git/blobs", `{"content":"`+strings.Repeat("x", i)+`"}`)
 		if resp.StatusCode == 403 || resp.StatusCode == 429 {
 			limited++
@@ -87,7 +87,7 @@ func TestFakeGitHubEmptyRepoAndLimits(t *testing.T) {
 		}
 	}
 	if limited == 0 {
-		t.Error("120 quick writes were never limited")
+		t.Error("85 quick writes were never limited")
 	}
 	resp, err := http.Get(url + "_githubtest/limits")
 	if err != nil {
@@ -102,7 +102,7 @@ func TestFakeGitHubEmptyRepoAndLimits(t *testing.T) {
 		t.Fatalf("stats %v", stats)
 	}
 	for id, st := range stats {
-		if strings.Contains(id, testToken) || st["Limited"] != limited || st["Writes"] != 121 {
+		if strings.Contains(id, testToken) || st["Limited"] != limited || st["Writes"] != 86 {
 			t.Errorf("stats %s: %v (limited %d, %d with retry-after)", id, st, limited, withRA)
 		}
 	}
