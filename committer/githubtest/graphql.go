@@ -109,8 +109,8 @@ func (s *Server) handleGraphQL(w http.ResponseWriter, r *http.Request) {
 		writeGraphQL(w, nil, errs)
 		return
 	}
-	if op.Operation == ast.Mutation {
-		markMutation(r)
+	if op.Operation == ast.Mutation && !s.chargeMutation(w, r) {
+		return // over a rate limit: chargeMutation wrote the reply
 	}
 	x := &gqlExec{s: s, r: r, doc: doc, vars: vars}
 	data := x.run(op)
@@ -201,8 +201,3 @@ func writeGraphQL(w http.ResponseWriter, data any, errs []*gqlError) {
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(b)
 }
-
-// markMutation marks a request as a content-creating write for the fake's
-// emergent secondary limits. Until the limits land it does nothing; the call
-// site in handleGraphQL is where it belongs.
-func markMutation(r *http.Request) { _ = r }

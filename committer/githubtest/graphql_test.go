@@ -353,3 +353,25 @@ func TestGraphQLEmptyRepository(t *testing.T) {
 		t.Fatal("a commit landed in the empty repository")
 	}
 }
+
+// A mutation is a content-creating write for the emergent limits; a query
+// is not.
+func TestGraphQLMutationCountsAsWrite(t *testing.T) {
+	clk := newFakeClock()
+	ts, head := seeded(t, WithNow(clk.Now), WithLimits(Limits{ContentPerMinute: 1}))
+	r := gql(t, ts, "/graphql", mCommit, commitInput(head, map[string]string{"a": "1"}))
+	if len(gqlErrors(t, r)) != 0 || r.Header.Get("X-RateLimit-Resource") != "graphql" {
+		t.Fatalf("%s %v", r.Raw, r.Header)
+	}
+	now, _ := ts.Head("acme", "mono", "main")
+	isSecondary(t, gql(t, ts, "/graphql", mCommit, commitInput(now, map[string]string{"a": "2"})))
+	if after, _ := ts.Head("acme", "mono", "main"); after != now {
+		t.Fatal("a rate-limited mutation landed")
+	}
+	if r := gql(t, ts, "/graphql", qHead, map[string]any{"owner": "acme", "name": "mono", "ref": "main"}); r.Status != 200 {
+		t.Fatalf("query refused: %s", r.Raw)
+	}
+	if st := ts.LimitStats(""); st.Writes != 2 || st.WritesLimited != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+}
