@@ -175,6 +175,9 @@ func (c replyChecker) object(def *ast.Definition, set ast.SelectionSet, data map
 	for _, sel := range set {
 		switch s := sel.(type) {
 		case *ast.Field:
+			if !c.included(s.Directives) {
+				continue
+			}
 			key := s.Alias
 			if key == "" {
 				key = s.Name
@@ -187,11 +190,39 @@ func (c replyChecker) object(def *ast.Definition, set ast.SelectionSet, data map
 				c.value(s.Definition.Type, s.SelectionSet, v, where+"."+key)
 			}
 		case *ast.InlineFragment:
-			if s.TypeCondition == typ || slices.Contains(concrete.Interfaces, s.TypeCondition) {
-				c.object(c.schema.Types[s.TypeCondition], s.SelectionSet, data, where)
+			if c.included(s.Directives) && c.fits(s.TypeCondition, typ, concrete) {
+				c.object(c.on(s.TypeCondition, def), s.SelectionSet, data, where)
+			}
+		case *ast.FragmentSpread:
+			f := c.doc.Fragments.ForName(s.Name)
+			if c.included(s.Directives) && c.fits(f.TypeCondition, typ, concrete) {
+				c.object(c.on(f.TypeCondition, def), f.SelectionSet, data, where)
 			}
 		}
 	}
+}
+
+func (c replyChecker) fits(cond, typ string, concrete *ast.Definition) bool {
+	return cond == "" || cond == typ || slices.Contains(concrete.Interfaces, cond)
+}
+
+// on is the type a fragment's selections are checked against.
+func (c replyChecker) on(cond string, def *ast.Definition) *ast.Definition {
+	if cond == "" {
+		return def
+	}
+	return c.schema.Types[cond]
+}
+
+// included evaluates @skip and @include.
+func (c replyChecker) included(ds ast.DirectiveList) bool {
+	if d := ds.ForName("skip"); d != nil && d.ArgumentMap(c.vars)["if"] == true {
+		return false
+	}
+	if d := ds.ForName("include"); d != nil && d.ArgumentMap(c.vars)["if"] != true {
+		return false
+	}
+	return true
 }
 
 func (c replyChecker) value(t *ast.Type, set ast.SelectionSet, v any, where string) {
