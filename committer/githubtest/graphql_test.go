@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -373,5 +374,18 @@ func TestGraphQLMutationCountsAsWrite(t *testing.T) {
 	}
 	if st := ts.LimitStats(""); st.Writes != 2 || st.WritesLimited != 1 {
 		t.Fatalf("stats %+v", st)
+	}
+}
+
+// BenchmarkGraphQLCreateCommit measures one createCommitOnBranch through
+// HTTP: parse, validate, commit, sign.
+func BenchmarkGraphQLCreateCommit(b *testing.B) {
+	ts, head := seeded(b)
+	for i := 0; b.Loop(); i++ {
+		r := gql(b, ts, "/graphql", mCommit, commitInput(head, map[string]string{"f": strconv.Itoa(i)}))
+		head = r.str(b, "data", "createCommitOnBranch", "commit", "oid")
+		if head == "" {
+			b.Fatalf("%s", r.Raw)
+		}
 	}
 }
