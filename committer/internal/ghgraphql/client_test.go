@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -254,5 +255,23 @@ func TestHistoryByPath(t *testing.T) {
 	}
 	if _, _, found, err := c.History(ctx, "acme", "mono", "gone", "", 10, ""); found || err != nil {
 		t.Fatalf("missing branch: %v %v", found, err)
+	}
+}
+
+// GitHub answers a spent primary GraphQL limit with HTTP 200 and
+// errors[].type RATE_LIMITED; the reset time is in the headers.
+func TestPrimaryLimitOn200(t *testing.T) {
+	ts, c, _ := setup(t, "")
+	reset := time.Now().Add(90 * time.Second).Unix()
+	h := http.Header{}
+	h.Set("X-RateLimit-Remaining", "0")
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(reset, 10))
+	ts.Inject(githubtest.Fault{Route: "POST /graphql", Status: 200, Header: h, Times: 1,
+		Body: `{"errors":[{"type":"RATE_LIMITED","message":"API rate limit exceeded for user ID 1."}]}`})
+	_, _, err := c.BranchHead(context.Background(), "acme", "mono", "main")
+	var ge *ghgraphql.Errors
+	now := time.Unix(reset-90, 0)
+	if !errors.As(err, &ge) || !ge.RateLimited() || ge.RetryAfter(now) != 90*time.Second {
+		t.Fatalf("%v", err)
 	}
 }

@@ -65,6 +65,14 @@ func (e *Errors) Has(typ string) bool {
 	return false
 }
 
+// RateLimited reports whether GitHub refused the query for the primary
+// GraphQL rate limit (RATE_LIMITED, answered with HTTP 200).
+func (e *Errors) RateLimited() bool { return e.Has(TypeRateLimited) }
+
+// RetryAfter is how long the reply asks the client to wait (see
+// HTTPError.RetryAfter).
+func (e *Errors) RetryAfter(now time.Time) time.Duration { return retryAfter(e.Header, now) }
+
 // HTTPError is a reply with a status other than 200. Body holds at most
 // MaxErrorBody bytes of it.
 type HTTPError struct {
