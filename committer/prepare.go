@@ -33,15 +33,20 @@ func prepare(cs *ChangeSet) (*prepared, error) {
 	if cs == nil {
 		return nil, errors.New("change set must not be nil")
 	}
-	if strings.TrimSpace(cs.Message) == "" {
-		return nil, errors.New("commit message must not be empty")
+	if err := ValidateMessage(cs.Message); err != nil {
+		return nil, err
 	}
 	if cs.Len() == 0 {
 		return nil, errors.New("change set is empty: nothing to commit")
 	}
-	for _, s := range []*Signature{cs.Author, cs.Committer} {
-		if s != nil && (strings.TrimSpace(s.Name) == "" || !strings.Contains(s.Email, "@")) {
-			return nil, fmt.Errorf("author and committer need a name and an email, got %q <%s>", s.Name, s.Email)
+	for _, s := range []struct {
+		role string
+		sig  *Signature
+	}{{"author", cs.Author}, {"committer", cs.Committer}} {
+		if s.sig != nil {
+			if err := s.sig.Validate(); err != nil {
+				return nil, fmt.Errorf("%s: %w", s.role, err)
+			}
 		}
 	}
 	p := &prepared{pres: cs.pres}
@@ -53,6 +58,9 @@ func prepare(cs *ChangeSet) (*prepared, error) {
 		switch o.kind {
 		case opPut:
 			if err := o.mode.check(); err != nil {
+				return nil, invalidPath(o.path, err)
+			}
+			if err := validateEntry(o.path, o.mode); err != nil {
 				return nil, invalidPath(o.path, err)
 			}
 			if o.src == nil {
@@ -67,9 +75,6 @@ func prepare(cs *ChangeSet) (*prepared, error) {
 			if o.edit == nil {
 				return nil, invalidPath(o.path, errors.New("edit function must not be nil"))
 			}
-		}
-		if err := claims.add(o.path, false); err != nil {
-			return nil, invalidPath(o.path, err)
 		}
 		p.ops = append(p.ops, o)
 	}
@@ -96,7 +101,7 @@ func prepare(cs *ChangeSet) (*prepared, error) {
 				return nil, invalidPath(dir, err)
 			}
 		}
-		if err := claims.add(dir, true); err != nil {
+		if err := claims.add(dir, opPut, true); err != nil {
 			return nil, invalidPath(dir, err)
 		}
 		ps := preparedSync{dir: dir}
@@ -107,6 +112,9 @@ func prepare(cs *ChangeSet) (*prepared, error) {
 				return nil, invalidPath(full, err)
 			}
 			if err := f.Mode.check(); err != nil {
+				return nil, invalidPath(full, err)
+			}
+			if err := validateEntry(full, f.Mode); err != nil {
 				return nil, invalidPath(full, err)
 			}
 			if seen[f.Path] {
@@ -124,7 +132,30 @@ func prepare(cs *ChangeSet) (*prepared, error) {
 		}
 		p.syncs = append(p.syncs, ps)
 	}
+	if err := claimAll(claims, p.ops); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// claimAll claims the paths of ops: puts and edits first, then deletes, so
+// that a Delete pairs with Puts whatever their order in the change set.
+func claimAll(c *claims, ops []op) error {
+	for _, o := range ops {
+		if o.kind != opDelete {
+			if err := c.add(o.path, o.kind, false); err != nil {
+				return invalidPath(o.path, err)
+			}
+		}
+	}
+	for _, o := range ops {
+		if o.kind == opDelete {
+			if err := c.addDelete(o.path); err != nil {
+				return invalidPath(o.path, err)
+			}
+		}
+	}
+	return nil
 }
 
 func invalidPath(p string, err error) error {
@@ -190,16 +221,22 @@ func (s *source) hash() error {
 }
 
 // claims tracks the paths a change set writes, to refuse two operations on
-// one path and a path that is both a file and a directory. Each check costs
+// one path and a path that is both a file and a directory. A Delete may pair
+// with Puts at or under its path (the path is replaced: it ends holding
+// exactly those puts); every other double claim is refused. Each check costs
 // O(depth of the path).
 type claims struct {
-	files map[string]bool   // written paths
-	dirs  map[string]bool   // synced directories ("" = root)
-	under map[string]string // every ancestor directory of a claim -> that claim
+	files   map[string]opKind // written paths: puts and edits
+	dirs    map[string]bool   // synced directories ("" = root)
+	under   map[string]string // every ancestor directory of a claim -> that claim
+	edits   map[string]string // every ancestor of an edit -> that edit
+	deletes map[string]bool
+	delUp   map[string]string // every ancestor of a delete -> that delete
 }
 
 func newClaims() *claims {
-	return &claims{files: map[string]bool{}, dirs: map[string]bool{}, under: map[string]string{}}
+	return &claims{files: map[string]opKind{}, dirs: map[string]bool{}, under: map[string]string{},
+		edits: map[string]string{}, deletes: map[string]bool{}, delUp: map[string]string{}}
 }
 
 func ancestors(p string) []string {
@@ -212,8 +249,9 @@ func ancestors(p string) []string {
 	return out
 }
 
-func (c *claims) add(p string, isDir bool) error {
-	if c.files[p] || c.dirs[p] {
+// add claims p for a put or an edit (kind) or, with isDir, a sync.
+func (c *claims) add(p string, kind opKind, isDir bool) error {
+	if _, ok := c.files[p]; ok || c.dirs[p] {
 		return errors.New("more than one operation on this path")
 	}
 	if c.dirs[""] {
@@ -223,7 +261,7 @@ func (c *claims) add(p string, isDir bool) error {
 		return errors.New("syncing the repository root leaves no path for other operations")
 	}
 	for _, a := range ancestors(p) {
-		if c.files[a] {
+		if _, ok := c.files[a]; ok {
 			return fmt.Errorf("is both a file and a directory in this change set (%q is written as a file)", a)
 		}
 		if c.dirs[a] {
@@ -239,11 +277,60 @@ func (c *claims) add(p string, isDir bool) error {
 	if isDir {
 		c.dirs[p] = true
 	} else {
-		c.files[p] = true
+		c.files[p] = kind
 	}
 	for _, a := range ancestors(p) {
 		if _, ok := c.under[a]; !ok {
 			c.under[a] = p
+		}
+		if _, ok := c.edits[a]; !ok && !isDir && kind == opEdit {
+			c.edits[a] = p
+		}
+	}
+	return nil
+}
+
+// addDelete claims p for a Delete, after every other claim is in. A Delete
+// pairs with Puts at or under p; it may not overlap an edit, a sync, or
+// another Delete.
+func (c *claims) addDelete(p string) error {
+	if c.deletes[p] {
+		return errors.New("deleted more than once in this change set")
+	}
+	if k, ok := c.files[p]; ok && k == opEdit {
+		return errors.New("both edited and deleted in this change set")
+	}
+	if c.dirs[p] || c.dirs[""] {
+		return errors.New("is also synced; sync already deletes what the local files lack")
+	}
+	if other, ok := c.delUp[p]; ok {
+		return fmt.Errorf("overlaps another Delete in this change set (%q is under it)", other)
+	}
+	if e, ok := c.edits[p]; ok {
+		return fmt.Errorf("deletes %q, which this change set edits", e)
+	}
+	for _, a := range ancestors(p) {
+		if c.deletes[a] {
+			return fmt.Errorf("overlaps another Delete in this change set (%q is deleted)", a)
+		}
+		if _, ok := c.files[a]; ok {
+			return fmt.Errorf("is under %q, which this change set writes as a file", a)
+		}
+		if c.dirs[a] {
+			return fmt.Errorf("is inside the synced directory %q; sync owns everything under it", a)
+		}
+	}
+	if _, ok := c.under[p]; ok {
+		for d := range c.dirs {
+			if strings.HasPrefix(d, p+"/") {
+				return fmt.Errorf("contains the synced directory %q", d)
+			}
+		}
+	}
+	c.deletes[p] = true
+	for _, a := range ancestors(p) {
+		if _, ok := c.delUp[a]; !ok {
+			c.delUp[a] = p
 		}
 	}
 	return nil

@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/google/go-github/v66/github"
 )
 
 // treeEntry is one entry of a directory as GitHub's tree API lists it.
@@ -29,6 +32,7 @@ type objectCache struct {
 	blobSize int64
 	uploaded map[string]bool // blob SHAs known to exist on GitHub
 	parents  map[string][]string
+	trees    map[string]string // subtree content key -> tree SHA
 }
 
 const (
@@ -37,7 +41,7 @@ const (
 )
 
 func newObjectCache() *objectCache {
-	return &objectCache{dirs: map[string]dir{}, blobs: map[string][]byte{}, uploaded: map[string]bool{}, parents: map[string][]string{}}
+	return &objectCache{dirs: map[string]dir{}, blobs: map[string][]byte{}, uploaded: map[string]bool{}, parents: map[string][]string{}, trees: map[string]string{}}
 }
 
 func (c *objectCache) dir(sha string) (dir, bool) {
@@ -89,6 +93,22 @@ func (c *objectCache) markUploaded(sha string) {
 		c.uploaded = map[string]bool{}
 	}
 	c.uploaded[sha] = true
+}
+
+func (c *objectCache) tree(key string) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	sha, ok := c.trees[key]
+	return sha, ok
+}
+
+func (c *objectCache) putTree(key, sha string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.trees) > 1<<12 {
+		c.trees = map[string]string{}
+	}
+	c.trees[key] = sha
 }
 
 func (c *objectCache) parentsOf(sha string) ([]string, bool) {
@@ -214,4 +234,52 @@ func (c *Committer) readBlob(ctx context.Context, sha string) ([]byte, error) {
 	}
 	c.cache.putBlob(sha, data)
 	return data, nil
+}
+
+// buildSubtrees creates the directories that r writes whole (see subtree),
+// all in one tree request without a base, one top-level entry per subtree,
+// and sets each subtree's entry SHA from the reply. Their blobs are uploaded
+// first. A subtree built before (in an earlier attempt) is not built again.
+func (c *Committer) buildSubtrees(ctx context.Context, r *resolved) error {
+	var todo []*subtree
+	for _, st := range r.subtrees {
+		if sha, ok := c.cache.tree(st.key()); ok {
+			st.entry.SHA = github.String(sha)
+			continue
+		}
+		todo = append(todo, st)
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	if err := c.upload(ctx, r.uploads); err != nil {
+		return err
+	}
+	var entries []*github.TreeEntry
+	for i, st := range todo {
+		for _, e := range st.entries {
+			cp := *e
+			cp.Path = github.String(strconv.Itoa(i) + "/" + e.GetPath())
+			entries = append(entries, &cp)
+		}
+	}
+	t, _, err := c.client.Git.CreateTree(ctx, c.owner, c.repo, "", entries)
+	if err != nil {
+		return fmt.Errorf("create tree of the replaced paths: %w", err)
+	}
+	shas := map[string]string{}
+	for _, e := range t.Entries {
+		if e.GetType() == "tree" {
+			shas[e.GetPath()] = e.GetSHA()
+		}
+	}
+	for i, st := range todo {
+		sha := shas[strconv.Itoa(i)]
+		if !isSHA(sha) {
+			return fmt.Errorf("create tree of the replaced paths: reply has no tree %d for %q", i, st.path)
+		}
+		st.entry.SHA = github.String(sha)
+		c.cache.putTree(st.key(), sha)
+	}
+	return nil
 }
