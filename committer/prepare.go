@@ -176,6 +176,9 @@ func (s *source) hash() error {
 		return nil
 	}
 	if s.local != "" {
+		if err := checkNotInGit(s.local); err != nil {
+			return err
+		}
 		info, err := os.Stat(s.local)
 		if err != nil {
 			return fmt.Errorf("local file: %w", err)
