@@ -150,6 +150,9 @@ func (c *Committer) resolve(ctx context.Context, v *view, p *prepared, full bool
 		if err := c.buildSubtrees(ctx, rs.r); err != nil {
 			return nil, err
 		}
+		if len(v.over) == 0 {
+			c.predictTrees(v.root, rs.r)
+		}
 	}
 	return rs.r, nil
 }

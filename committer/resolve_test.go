@@ -349,3 +349,38 @@ func TestChangedIsExact(t *testing.T) {
 		t.Fatalf("mode change: %+v, %v", res, err)
 	}
 }
+
+// A Committer works out the listing of every directory its tree request
+// writes, so the next commit on its own head reads no directory again,
+// whatever the shapes (nested puts, deletes, a file becoming a directory,
+// a directory becoming a file, a directory emptied away).
+func TestPredictedTreesNeedNoReads(t *testing.T) {
+	ts, c := setup(t)
+	seed(t, ts, map[string]string{"f": "file", "d/x": "x", "e/only": "o", "g/h/i": "i", "g/j": "j"})
+	ctx := context.Background()
+	cs := committer.NewChangeSet("shapes").
+		Delete("f").Put("f/a/b", []byte("b")).Put("f/c", []byte{0, 1}).
+		Delete("d").Put("d", []byte("d")).
+		Delete("e/only").
+		Put("g/h/new", []byte("n")).PutMode("g/j", []byte("j"), committer.ModeExecutable).Symlink("g/l", "j")
+	if _, err := c.Commit(ctx, "main", cs); err != nil {
+		t.Fatal(err)
+	}
+	ts.ResetRequests()
+	next := committer.NewChangeSet("next").Put("f/a/b2", []byte("2")).Put("g/h/i", []byte("I")).Put("d2", []byte("x")).Put("f/c/z", []byte("z"))
+	_, err := c.Plan(ctx, "main", next)
+	if !errors.Is(err, committer.ErrConflict) { // f/c is a file
+		t.Fatalf("plan: %v", err)
+	}
+	next = committer.NewChangeSet("next").Put("f/a/b2", []byte("2")).Put("g/h/i", []byte("I")).Put("d2", []byte("x"))
+	plan, err := c.Plan(ctx, "main", next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := ts.Count(routeGetTree); n != 0 {
+		t.Fatalf("the next plan read %d trees, want 0: %v", n, routes(ts))
+	}
+	if got := fmt.Sprint(plan.Files); got != "[{d2 added} {f/a/b2 added} {g/h/i modified}]" {
+		t.Errorf("plan = %s", got)
+	}
+}
