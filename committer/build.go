@@ -266,3 +266,37 @@ func (rs *resolution) finish() error {
 	}
 	return nil
 }
+
+// entriesOverlap reports whether an entry of one resolved change set is at,
+// under or above an entry of another. Each change set's own entries never
+// overlap, but a batch that sends several change sets' entries in one tree
+// request (a squash, or tree k built as base plus the entries of 1..k)
+// gets a tree that depends on the entries' order when they do: such a
+// batch must build its trees one change set at a time, each on the last.
+func entriesOverlap(rs []*resolved) bool {
+	owner := map[string]int{} // path -> change set
+	under := map[string]int{} // ancestor of an entry -> change set
+	for i, r := range rs {
+		for _, e := range r.entries {
+			p := e.GetPath()
+			if j, ok := owner[p]; ok && j != i {
+				return true
+			}
+			if j, ok := under[p]; ok && j != i {
+				return true
+			}
+			for _, a := range ancestors(p) {
+				if j, ok := owner[a]; ok && j != i {
+					return true
+				}
+			}
+		}
+		for _, e := range r.entries {
+			owner[e.GetPath()] = i
+			for _, a := range ancestors(e.GetPath()) {
+				under[a] = i
+			}
+		}
+	}
+	return false
+}

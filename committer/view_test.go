@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/google/go-github/v66/github"
+
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
 )
 
@@ -78,5 +80,38 @@ func TestViewLayersReplacements(t *testing.T) {
 	}
 	if got := fmt.Sprint(ch); got != "[{f/a deleted} {f/b unchanged}]" {
 		t.Errorf("sync = %s", got)
+	}
+}
+
+func TestEntriesOverlap(t *testing.T) {
+	mk := func(paths ...string) *resolved {
+		r := &resolved{}
+		for _, p := range paths {
+			r.entries = append(r.entries, &github.TreeEntry{Path: github.String(p)})
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		rs   []*resolved
+		want bool
+	}{
+		{[]*resolved{mk("a", "b/c"), mk("a-b", "b/d", "c")}, false},
+		{[]*resolved{mk("a"), mk("a")}, true},   // the same path twice: last wins, but say so
+		{[]*resolved{mk("a"), mk("a/b")}, true}, // under an earlier entry
+		{[]*resolved{mk("a/b"), mk("a")}, true}, // above an earlier entry
+		{[]*resolved{mk("a/b", "a/c")}, false},  // within one change set
+		{[]*resolved{mk("x/a/b"), mk("x/a.txt"), mk("x/a-b/c")}, false},
+	} {
+		if got := entriesOverlap(tc.rs); got != tc.want {
+			var all [][]string
+			for _, r := range tc.rs {
+				var ps []string
+				for _, e := range r.entries {
+					ps = append(ps, e.GetPath())
+				}
+				all = append(all, ps)
+			}
+			t.Errorf("entriesOverlap(%v) = %v, want %v", all, got, tc.want)
+		}
 	}
 }
