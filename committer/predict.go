@@ -32,41 +32,11 @@ func (c *Committer) predictTrees(root string, r *resolved) {
 // one) to the cached listings and caches every directory it writes. It
 // returns the new root's SHA.
 func (c *Committer) predict(root string, entries []*github.TreeEntry) (string, bool) {
-	listings := map[string]dir{}
-	var load func(p string) (dir, bool)
-	load = func(p string) (dir, bool) {
-		if d, ok := listings[p]; ok {
-			return d, true
-		}
-		sha := ""
-		if p == "" {
-			sha = root
-		} else {
-			parent, ok := load(dirOf(p))
-			if !ok {
-				return nil, false
-			}
-			if e, ok := parent[path.Base(p)]; ok && e.typ == "tree" {
-				sha = e.sha
-			}
-		}
-		d := dir{}
-		if sha != "" {
-			old, ok := c.cache.dir(sha)
-			if !ok {
-				return nil, false
-			}
-			for k, v := range old {
-				d[k] = v
-			}
-		}
-		listings[p] = d
-		return d, true
-	}
+	pl := &planned{c: c, root: root, listings: map[string]dir{}}
 	dirty := map[string]bool{"": true}
 	for _, e := range entries {
 		p := e.GetPath()
-		d, ok := load(dirOf(p))
+		d, ok := pl.load(dirOf(p))
 		if !ok {
 			return "", false
 		}
@@ -91,17 +61,14 @@ func (c *Committer) predict(root string, entries []*github.TreeEntry) (string, b
 	sort.Slice(order, func(i, j int) bool { return depth(order[i]) > depth(order[j]) })
 	var rootSHA string
 	for _, p := range order {
-		d := listings[p]
-		if d == nil {
-			return "", false
-		}
+		d := pl.listings[p]
 		sha := treeSHA(d)
-		if sha == "" {
+		if d == nil || sha == "" {
 			return "", false
 		}
 		if p == "" {
 			rootSHA = sha
-		} else if parent := listings[dirOf(p)]; len(d) == 0 {
+		} else if parent := pl.listings[dirOf(p)]; len(d) == 0 {
 			delete(parent, path.Base(p))
 		} else {
 			parent[path.Base(p)] = treeEntry{name: path.Base(p), mode: "040000", typ: "tree", sha: sha}
@@ -111,6 +78,43 @@ func (c *Committer) predict(root string, entries []*github.TreeEntry) (string, b
 		}
 	}
 	return rootSHA, true
+}
+
+// planned holds the new listings of the directories a tree request writes,
+// each copied from its cached old listing when first needed.
+type planned struct {
+	c        *Committer
+	root     string
+	listings map[string]dir
+}
+
+func (pl *planned) load(p string) (dir, bool) {
+	if d, ok := pl.listings[p]; ok {
+		return d, true
+	}
+	sha := pl.root
+	if p != "" {
+		parent, ok := pl.load(dirOf(p))
+		if !ok {
+			return nil, false
+		}
+		sha = ""
+		if e, ok := parent[path.Base(p)]; ok && e.typ == "tree" {
+			sha = e.sha
+		}
+	}
+	d := dir{}
+	if sha != "" {
+		old, ok := pl.c.cache.dir(sha)
+		if !ok {
+			return nil, false
+		}
+		for k, v := range old {
+			d[k] = v
+		}
+	}
+	pl.listings[p] = d
+	return d, true
 }
 
 func dirOf(p string) string {

@@ -50,85 +50,21 @@ func prepare(cs *ChangeSet) (*prepared, error) {
 		}
 	}
 	p := &prepared{pres: cs.pres}
-	claims := newClaims()
 	for _, o := range cs.ops {
-		if err := ValidatePath(o.path); err != nil {
-			return nil, invalidPath(o.path, err)
-		}
-		switch o.kind {
-		case opPut:
-			if err := o.mode.check(); err != nil {
-				return nil, invalidPath(o.path, err)
-			}
-			if err := validateEntry(o.path, o.mode); err != nil {
-				return nil, invalidPath(o.path, err)
-			}
-			if o.src == nil {
-				return nil, invalidPath(o.path, errors.New("no content"))
-			}
-			src := *o.src
-			if err := src.hash(); err != nil {
-				return nil, invalidPath(o.path, err)
-			}
-			o.src = &src
-		case opEdit:
-			if o.edit == nil {
-				return nil, invalidPath(o.path, errors.New("edit function must not be nil"))
-			}
+		o, err := prepareOp(o)
+		if err != nil {
+			return nil, err
 		}
 		p.ops = append(p.ops, o)
 	}
-	seenPre := map[string]bool{}
-	for _, pre := range cs.pres {
-		if err := ValidatePath(pre.path); err != nil {
-			return nil, invalidPath(pre.path, err)
-		}
-		if seenPre[pre.path] {
-			return nil, invalidPath(pre.path, errors.New("more than one precondition on this path"))
-		}
-		seenPre[pre.path] = true
-		if !pre.absent && !isSHA(pre.sha) {
-			return nil, invalidPath(pre.path, fmt.Errorf("expected blob SHA %q is not 40 lowercase hex digits", pre.sha))
-		}
+	if err := checkPreconditions(cs.pres); err != nil {
+		return nil, err
 	}
+	claims := newClaims()
 	for _, s := range cs.syncs {
-		dir := strings.TrimSuffix(s.dir, "/")
-		if dir == "." {
-			dir = ""
-		}
-		if dir != "" {
-			if err := ValidatePath(dir); err != nil {
-				return nil, invalidPath(dir, err)
-			}
-		}
-		if err := claims.add(dir, opPut, true); err != nil {
-			return nil, invalidPath(dir, err)
-		}
-		ps := preparedSync{dir: dir}
-		seen := map[string]bool{}
-		for _, f := range s.files {
-			full := path.Join(dir, f.Path)
-			if err := ValidatePath(f.Path); err != nil {
-				return nil, invalidPath(full, err)
-			}
-			if err := f.Mode.check(); err != nil {
-				return nil, invalidPath(full, err)
-			}
-			if err := validateEntry(full, f.Mode); err != nil {
-				return nil, invalidPath(full, err)
-			}
-			if seen[f.Path] {
-				return nil, invalidPath(full, errors.New("listed twice in the synced files"))
-			}
-			seen[f.Path] = true
-			src := f.source()
-			if err := src.hash(); err != nil {
-				return nil, invalidPath(full, err)
-			}
-			ps.files = append(ps.files, preparedFile{rel: f.Path, mode: f.Mode, src: src})
-		}
-		if err := checkFileDirClash(ps.files); err != nil {
-			return nil, invalidPath(path.Join(dir, err.Error()), errors.New("is both a file and a directory in the synced files"))
+		ps, err := prepareSync(s, claims)
+		if err != nil {
+			return nil, err
 		}
 		p.syncs = append(p.syncs, ps)
 	}
@@ -138,24 +74,93 @@ func prepare(cs *ChangeSet) (*prepared, error) {
 	return p, nil
 }
 
-// claimAll claims the paths of ops: puts and edits first, then deletes, so
-// that a Delete pairs with Puts whatever their order in the change set.
-func claimAll(c *claims, ops []op) error {
-	for _, o := range ops {
-		if o.kind != opDelete {
-			if err := c.add(o.path, o.kind, false); err != nil {
-				return invalidPath(o.path, err)
-			}
+// prepareOp validates one operation and hashes a put's content.
+func prepareOp(o op) (op, error) {
+	if err := ValidatePath(o.path); err != nil {
+		return o, invalidPath(o.path, err)
+	}
+	switch o.kind {
+	case opPut:
+		if err := o.mode.check(); err != nil {
+			return o, invalidPath(o.path, err)
+		}
+		if err := validateEntry(o.path, o.mode); err != nil {
+			return o, invalidPath(o.path, err)
+		}
+		if o.src == nil {
+			return o, invalidPath(o.path, errors.New("no content"))
+		}
+		src := *o.src
+		if err := src.hash(); err != nil {
+			return o, invalidPath(o.path, err)
+		}
+		o.src = &src
+	case opEdit:
+		if o.edit == nil {
+			return o, invalidPath(o.path, errors.New("edit function must not be nil"))
 		}
 	}
-	for _, o := range ops {
-		if o.kind == opDelete {
-			if err := c.addDelete(o.path); err != nil {
-				return invalidPath(o.path, err)
-			}
+	return o, nil
+}
+
+func checkPreconditions(pres []precondition) error {
+	seen := map[string]bool{}
+	for _, pre := range pres {
+		if err := ValidatePath(pre.path); err != nil {
+			return invalidPath(pre.path, err)
+		}
+		if seen[pre.path] {
+			return invalidPath(pre.path, errors.New("more than one precondition on this path"))
+		}
+		seen[pre.path] = true
+		if !pre.absent && !isSHA(pre.sha) {
+			return invalidPath(pre.path, fmt.Errorf("expected blob SHA %q is not 40 lowercase hex digits", pre.sha))
 		}
 	}
 	return nil
+}
+
+// prepareSync validates a sync and its files, and hashes their content.
+func prepareSync(s syncDir, claims *claims) (preparedSync, error) {
+	dir := strings.TrimSuffix(s.dir, "/")
+	if dir == "." {
+		dir = ""
+	}
+	if dir != "" {
+		if err := ValidatePath(dir); err != nil {
+			return preparedSync{}, invalidPath(dir, err)
+		}
+	}
+	if err := claims.add(dir, opPut, true); err != nil {
+		return preparedSync{}, invalidPath(dir, err)
+	}
+	ps := preparedSync{dir: dir}
+	seen := map[string]bool{}
+	for _, f := range s.files {
+		full := path.Join(dir, f.Path)
+		if err := ValidatePath(f.Path); err != nil {
+			return ps, invalidPath(full, err)
+		}
+		if err := f.Mode.check(); err != nil {
+			return ps, invalidPath(full, err)
+		}
+		if err := validateEntry(full, f.Mode); err != nil {
+			return ps, invalidPath(full, err)
+		}
+		if seen[f.Path] {
+			return ps, invalidPath(full, errors.New("listed twice in the synced files"))
+		}
+		seen[f.Path] = true
+		src := f.source()
+		if err := src.hash(); err != nil {
+			return ps, invalidPath(full, err)
+		}
+		ps.files = append(ps.files, preparedFile{rel: f.Path, mode: f.Mode, src: src})
+	}
+	if err := checkFileDirClash(ps.files); err != nil {
+		return ps, invalidPath(path.Join(dir, err.Error()), errors.New("is both a file and a directory in the synced files"))
+	}
+	return ps, nil
 }
 
 func invalidPath(p string, err error) error {
@@ -364,4 +369,24 @@ func isSHA(s string) bool {
 		}
 	}
 	return true
+}
+
+// claimAll claims the paths of ops: puts and edits first, then deletes, so
+// that a Delete pairs with Puts whatever their order in the change set.
+func claimAll(c *claims, ops []op) error {
+	for _, o := range ops {
+		if o.kind != opDelete {
+			if err := c.add(o.path, o.kind, false); err != nil {
+				return invalidPath(o.path, err)
+			}
+		}
+	}
+	for _, o := range ops {
+		if o.kind == opDelete {
+			if err := c.addDelete(o.path); err != nil {
+				return invalidPath(o.path, err)
+			}
+		}
+	}
+	return nil
 }
