@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ghcommitter/ghcommitter/committer"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest"
 )
 
 // mkTree builds a local tree: "path" -> content, "path@" -> symlink target,
@@ -172,8 +173,9 @@ func TestLoadFileRules(t *testing.T) {
 }
 
 // TestSyncMirrorsProperty: after any sync the remote directory holds the
-// local files exactly (content and mode), whatever was there before, and a
-// second sync of the same files is a no-op.
+// local files exactly (content and mode), whatever was there before, a
+// submodule entry there is kept, and a second sync of the same files is a
+// no-op.
 func TestSyncMirrorsProperty(t *testing.T) {
 	n := 60
 	if testing.Short() {
@@ -191,6 +193,10 @@ func TestSyncMirrorsProperty(t *testing.T) {
 		}
 		if _, err := c.Commit(ctx, "main", before); err != nil {
 			t.Fatal(err)
+		}
+		withSub := r.IntN(3) == 0
+		if withSub {
+			addSubmodule(t, ts, "deploy/sub9")
 		}
 		root := t.TempDir()
 		spec := map[string]string{}
@@ -240,9 +246,26 @@ func TestSyncMirrorsProperty(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("round %d: remote deploy/ = %v, local = %v", i, got, want)
 		}
+		if withSub && !hasSubmodule(t, ts, "deploy/sub9") {
+			t.Fatalf("round %d: the sync dropped the submodule", i)
+		}
 		res, err := c.Commit(ctx, "main", committer.NewChangeSet("again").Sync("deploy", local))
 		if err != nil || !res.NoOp || len(res.Changed) != 0 {
 			t.Fatalf("round %d: second sync = %+v, %v; want a no-op", i, res, err)
 		}
 	}
+}
+
+func hasSubmodule(t *testing.T, ts *githubtest.TestServer, p string) bool {
+	t.Helper()
+	tree, _, err := ts.Client.Git.GetTree(context.Background(), owner, repo, "main", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range tree.Entries {
+		if e.GetPath() == p {
+			return e.GetMode() == "160000"
+		}
+	}
+	return false
 }
