@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-github/v66/github"
+
 	"github.com/ghcommitter/ghcommitter/committer"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
 )
@@ -254,7 +256,14 @@ func sorted(s []string) []string {
 
 func newCommitterFor(t testing.TB, ts *githubtest.TestServer, name string) *committer.Committer {
 	t.Helper()
-	c, err := committer.New(ts.Client, owner, name, committer.WithSleep(noSleep))
+	return committerOn(t, ts.Client, name)
+}
+
+// committerOn returns a Committer for acme/name whose requests go through
+// gh (its HTTP client and base URL).
+func committerOn(t testing.TB, gh *github.Client, name string) *committer.Committer {
+	t.Helper()
+	c, err := committer.New(gh, owner, name, committer.WithSleep(noSleep))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -79,11 +79,7 @@ func setupRecorded(t *testing.T) (*githubtest.TestServer, *committer.Committer, 
 	}
 	gh := github.NewClient(&http.Client{Transport: tr})
 	gh.BaseURL, gh.UploadURL = ts.Client.BaseURL, ts.Client.UploadURL
-	c, err := committer.New(gh, owner, repo, committer.WithSleep(noSleep))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ts, c, tr
+	return ts, committerOn(t, gh, repo), tr
 }
 
 func files(t *testing.T, ts *githubtest.TestServer) string {
