@@ -102,10 +102,14 @@ func realDir(root string) (string, error) {
 }
 
 // LoadFile reads one local file (not a directory) as LoadDir would, to be
-// committed at repoPath. A symlink is kept as a symlink unless
+// committed at repoPath. localPath is resolved on disk, symlink by symlink,
+// against a root: the working directory when localPath is relative and
+// inside it, else localPath's own directory. A path that leads outside that
+// root on the way (a symlinked parent pointing elsewhere, "b/../x" through
+// a link b) or through a ".git" entry is refused; pass the resolved path to
+// mean it. A symlink at localPath itself is kept as a symlink unless
 // opts.NoFileMode, and then only when its target, read from repoPath, stays
-// inside the repository. A file reached through a ".git" directory (by its
-// path or through a symlink) is refused.
+// inside the repository; with NoFileMode it is followed under the same rule.
 func LoadFile(localPath, repoPath string, opts LoadOptions) (LocalFile, error) {
 	info, err := os.Lstat(localPath)
 	if err != nil {
@@ -117,7 +121,12 @@ func LoadFile(localPath, repoPath string, opts LoadOptions) (LocalFile, error) {
 	if err := checkNotInGit(localPath); err != nil {
 		return LocalFile{}, err
 	}
-	if info.Mode()&fs.ModeSymlink != 0 && !opts.NoFileMode {
+	link := info.Mode()&fs.ModeSymlink != 0
+	dest, err := resolveLocal(localPath, !link || opts.NoFileMode)
+	if err != nil {
+		return LocalFile{}, err
+	}
+	if link && !opts.NoFileMode {
 		target, err := os.Readlink(localPath)
 		if err != nil {
 			return LocalFile{}, err
@@ -127,7 +136,43 @@ func LoadFile(localPath, repoPath string, opts LoadOptions) (LocalFile, error) {
 		}
 		return LocalFile{Path: repoPath, Mode: ModeSymlink, Data: []byte(target), Size: int64(len(target))}, nil
 	}
-	return loadFile("", localPath, repoPath, fs.FileInfoToDirEntry(info), opts)
+	if info, err = os.Stat(dest); err != nil {
+		return LocalFile{}, fmt.Errorf("%s: %w", localPath, err)
+	}
+	return loadFile("", dest, repoPath, fs.FileInfoToDirEntry(info), opts)
+}
+
+// resolveLocal resolves a local file path given by the caller (see
+// LoadFile) and returns the file it names: with follow, the file a final
+// symlink leads to; without, the path with its parents resolved.
+func resolveLocal(localPath string, follow bool) (string, error) {
+	// The root and the components to walk from it, uncleaned: "b/../x"
+	// means what the system makes of it, which depends on what b is.
+	root, rel := ".", localPath
+	if i := strings.LastIndexByte(localPath, filepath.Separator); i >= 0 {
+		root, rel = localPath[:i+1], localPath[i+1:]
+	}
+	if wd, err := os.Getwd(); err == nil && !filepath.IsAbs(localPath) && !escapes("x", filepath.ToSlash(localPath)) {
+		root, rel = wd, filepath.ToSlash(localPath)
+	}
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return "", err
+	}
+	if real, err = filepath.Abs(real); err != nil {
+		return "", err
+	}
+	last := ""
+	if i := strings.LastIndexByte(rel, '/'); !follow && i >= 0 {
+		rel, last = rel[:i], rel[i+1:]
+	} else if !follow {
+		rel, last = "", rel
+	}
+	dest, err := resolvePath(real, rel)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w; pass the resolved path if you mean it", localPath, err)
+	}
+	return filepath.Join(dest, last), nil
 }
 
 // checkNotInGit refuses a local file whose path, or the path its symlinks
@@ -205,7 +250,7 @@ func checkLink(root, rel, target string) (string, error) {
 	if escapes(rel, target) {
 		return "", fmt.Errorf("%s: symlink to %q points outside %s; copy the file in, or remove the link", p, target, root)
 	}
-	dest, err := resolveLink(root, rel)
+	dest, err := resolvePath(root, rel)
 	if err != nil {
 		return "", fmt.Errorf("%s: symlink to %q: %w; copy the file in, or remove the link", p, target, err)
 	}
@@ -216,14 +261,15 @@ func checkLink(root, rel, target string) (string, error) {
 // ELOOP does.
 const maxLinkHops = 40
 
-// resolveLink follows the symlink at rel inside root on disk, one path
-// component at a time, and returns where it leads. It fails when any step
-// leaves root, goes through a component named .git (in any case), or loops.
-// A component that does not exist ends the walk on disk; the rest is
-// resolved lexically, under the same rules.
-func resolveLink(root, rel string) (string, error) {
-	cur := filepath.Join(root, filepath.FromSlash(path.Dir(rel)))
-	todo := []string{path.Base(rel)}
+// resolvePath follows rel (a slash path) from the directory root on disk,
+// one path component at a time, resolving every symlink on the way, and
+// returns where it leads. It fails when any step leaves root, goes through
+// a component named .git (in any case), or loops. A component that does not
+// exist ends the walk on disk; the rest is resolved lexically, under the
+// same rules.
+func resolvePath(root, rel string) (string, error) {
+	cur := root
+	todo := strings.Split(rel, "/")
 	hops, onDisk := 0, true
 	for len(todo) > 0 {
 		c := todo[0]

@@ -269,3 +269,57 @@ func hasSubmodule(t *testing.T, ts *githubtest.TestServer, p string) bool {
 	}
 	return false
 }
+
+// Issue 11.5, local paths: a file reached through a symlinked parent that
+// leads outside the directory the path is given in is refused, by LoadFile
+// and by PutLocalFile; the resolved path itself is accepted.
+func TestLocalPathThroughSymlinkedParent(t *testing.T) {
+	dir := t.TempDir()
+	mkTree(t, dir, map[string]string{
+		"secret/key":      "private",
+		"work/config@":    "../secret", // a checkout whose config dir points out
+		"work/b@":         ".",
+		"work/in/app":     "app",
+		"work/inlink@":    "in",
+		"work/out-link@":  "../secret/key",
+		"work/keep-link@": "in/app",
+	})
+	t.Chdir(filepath.Join(dir, "work"))
+	refused := []string{"config/key", "b/../secret/key", "out-link"}
+	for _, p := range refused {
+		if _, err := committer.LoadFile(p, "x", committer.LoadOptions{NoFileMode: true}); err == nil || !strings.Contains(err.Error(), "outside") {
+			t.Errorf("LoadFile(%s) = %v, want a refusal", p, err)
+		}
+		_, c := setup(t)
+		if _, err := c.Plan(context.Background(), "main", committer.NewChangeSet("m").PutLocalFile("x", p, committer.ModeFile)); err == nil || !strings.Contains(err.Error(), "outside") {
+			t.Errorf("PutLocalFile(%s) = %v, want a refusal", p, err)
+		}
+	}
+	// Without following the last link, its parents are still resolved.
+	if _, err := committer.LoadFile("b/../secret/key", "x", committer.LoadOptions{}); err == nil {
+		t.Error("LoadFile(b/../secret/key) in the default mode was accepted")
+	}
+	if _, err := committer.LoadFile(dir+"/work/b/../secret/key", "x", committer.LoadOptions{}); err != nil {
+		t.Errorf("absolute b/../secret/key (the caller's own path) = %v", err)
+	}
+	// Default mode keeps a link at the path itself, so only its parents
+	// are resolved; a link in the tree is fine either way.
+	for _, p := range []string{"inlink/app", "keep-link", "in/app"} {
+		for _, noMode := range []bool{false, true} {
+			f, err := committer.LoadFile(p, "x", committer.LoadOptions{NoFileMode: noMode})
+			if err != nil {
+				t.Errorf("LoadFile(%s, NoFileMode=%v) = %v", p, noMode, err)
+				continue
+			}
+			if noMode || p != "keep-link" {
+				if data, _ := os.ReadFile(f.LocalPath); string(data) != "app" {
+					t.Errorf("LoadFile(%s) reads %q", p, data)
+				}
+			}
+		}
+	}
+	// The resolved path, given as such, is the caller's choice.
+	if _, err := committer.LoadFile(filepath.Join(dir, "secret", "key"), "x", committer.LoadOptions{}); err != nil {
+		t.Errorf("LoadFile(absolute resolved path) = %v", err)
+	}
+}

@@ -184,7 +184,12 @@ func (s *source) hash() error {
 		if err := checkNotInGit(s.local); err != nil {
 			return err
 		}
-		info, err := os.Stat(s.local)
+		dest, err := resolveLocal(s.local, true)
+		if err != nil {
+			return fmt.Errorf("local file: %w", err)
+		}
+		s.local = dest
+		info, err := os.Stat(dest)
 		if err != nil {
 			return fmt.Errorf("local file: %w", err)
 		}
