@@ -174,9 +174,15 @@ func (rs *resolution) deleteEffect(ctx context.Context, p string, d *deletion, k
 		}
 		return nil
 	}
-	files, err := rs.v.list(ctx, p)
+	// Listing every file costs one request; a directory too big for one
+	// is reported by its own path rather than walked for a report.
+	files, complete, err := rs.v.listUpTo(ctx, p, false)
 	if err != nil {
 		return err
+	}
+	if !complete {
+		rs.actions[p] = Deleted
+		return nil
 	}
 	for rel := range files {
 		if full := path.Join(p, rel); full != keep {

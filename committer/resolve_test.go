@@ -380,3 +380,47 @@ func TestPredictedTreesNeedNoReads(t *testing.T) {
 		t.Errorf("plan = %s", got)
 	}
 }
+
+// Deleting a directory too big for GitHub to list in one request (over
+// 100,000 entries) reports the directory itself rather than walking it
+// level by level for a report.
+func TestDeleteHugeDirectoryReportsItsPath(t *testing.T) {
+	if testing.Short() {
+		t.Skip("seeds 100,001 files")
+	}
+	ts, c := setup(t)
+	files := make([]githubtest.File, 100_001)
+	for i := range files {
+		files[i] = githubtest.File{Path: fmt.Sprintf("big/d%03d/f%06d", i%300, i), Content: []byte("x")}
+	}
+	if _, err := ts.Seed(owner, repo, "main", "big", append(files, githubtest.File{Path: "keep", Content: []byte("k")})...); err != nil {
+		t.Fatal(err)
+	}
+	ts.ResetRequests()
+	res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("rm").Delete("big"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(res.Changed) != "[big]" {
+		t.Errorf("changed = %.200v", res.Changed)
+	}
+	if n := ts.Count(routeGetTree); n > 3 {
+		t.Errorf("%d tree reads, want at most 3 (root, the recursive listing)", n)
+	}
+	if got := files2(t, ts); got != "[README.md keep]" {
+		t.Errorf("files = %s", got)
+	}
+}
+
+func files2(t *testing.T, ts *githubtest.TestServer) string {
+	t.Helper()
+	fs, err := ts.Files(owner, repo, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for p := range fs {
+		out = append(out, p)
+	}
+	return fmt.Sprint(sorted(out))
+}

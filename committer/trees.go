@@ -175,28 +175,38 @@ func (c *Committer) lookup(ctx context.Context, root, path string) (treeEntry, b
 // relative to it. It asks for the recursive listing in one request and falls
 // back to walking level by level when GitHub truncates it.
 func (c *Committer) listFiles(ctx context.Context, sha string) (map[string]treeEntry, error) {
+	files, _, err := c.listFilesUpTo(ctx, sha, true)
+	return files, err
+}
+
+// listFilesUpTo is listFiles; without walk, a listing GitHub truncates is
+// not walked level by level: it returns complete == false instead.
+func (c *Committer) listFilesUpTo(ctx context.Context, sha string, walk bool) (files map[string]treeEntry, complete bool, err error) {
 	t, _, err := c.client.Git.GetTree(ctx, c.owner, c.repo, sha, true)
 	if err != nil {
-		return nil, fmt.Errorf("read tree %s: %w", short(sha), err)
+		return nil, false, fmt.Errorf("read tree %s: %w", short(sha), err)
 	}
-	files := map[string]treeEntry{}
+	files = map[string]treeEntry{}
+	if t.GetTruncated() && !walk {
+		return nil, false, nil
+	}
 	if !t.GetTruncated() {
 		for _, e := range t.Entries {
 			if e.GetType() != "tree" {
 				files[e.GetPath()] = treeEntry{name: e.GetPath(), mode: e.GetMode(), typ: e.GetType(), sha: e.GetSHA()}
 			}
 		}
-		return files, nil
+		return files, true, nil
 	}
-	var walk func(prefix, sha string) error
-	walk = func(prefix, sha string) error {
+	var descend func(prefix, sha string) error
+	descend = func(prefix, sha string) error {
 		d, err := c.readDir(ctx, sha)
 		if err != nil {
 			return err
 		}
 		for name, e := range d {
 			if e.typ == "tree" {
-				if err := walk(prefix+name+"/", e.sha); err != nil {
+				if err := descend(prefix+name+"/", e.sha); err != nil {
 					return err
 				}
 				continue
@@ -206,7 +216,7 @@ func (c *Committer) listFiles(ctx context.Context, sha string) (map[string]treeE
 		}
 		return nil
 	}
-	return files, walk("", sha)
+	return files, true, descend("", sha)
 }
 
 // readBlob returns a blob's content, from the cache or with one GET

@@ -85,23 +85,29 @@ func (v *view) content(ctx context.Context, path string, e treeEntry) ([]byte, e
 // list returns every file under the directory dir ("" = root), keyed by
 // path relative to dir.
 func (v *view) list(ctx context.Context, dir string) (map[string]treeEntry, error) {
-	files := map[string]treeEntry{}
+	files, _, err := v.listUpTo(ctx, dir, true)
+	return files, err
+}
+
+// listUpTo is list; without walk, a directory too big for GitHub to list in
+// one request gives complete == false (see listFilesUpTo).
+func (v *view) listUpTo(ctx context.Context, dir string, walk bool) (files map[string]treeEntry, complete bool, err error) {
+	files = map[string]treeEntry{}
 	var sha string
 	if dir == "" {
 		sha = v.root
 	} else if !v.underGone(dir) {
 		e, ok, err := v.base(ctx, dir)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if ok && e.typ == "tree" {
 			sha = e.sha
 		}
 	}
 	if sha != "" {
-		var err error
-		if files, err = v.c.listFiles(ctx, sha); err != nil {
-			return nil, err
+		if files, complete, err = v.c.listFilesUpTo(ctx, sha, walk); err != nil || !complete {
+			return nil, complete, err
 		}
 	}
 	prefix := dir + "/"
@@ -124,7 +130,7 @@ func (v *view) list(ctx context.Context, dir string) (map[string]treeEntry, erro
 			files[rel] = o.entry
 		}
 	}
-	return files, nil
+	return files, true, nil
 }
 
 // apply layers the effects of a resolved change set on the view, in order:
