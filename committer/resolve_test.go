@@ -424,3 +424,24 @@ func files2(t *testing.T, ts *githubtest.TestServer) string {
 	}
 	return fmt.Sprint(sorted(out))
 }
+
+// A file replaced by a directory of more entries than GitHub takes in one
+// tree request: the new directory is built in chunks.
+func TestReplaceWithBigDirectory(t *testing.T) {
+	ts, c := setup(t)
+	seed(t, ts, map[string]string{"f": "file"})
+	cs := committer.NewChangeSet("big").Delete("f")
+	for i := range 6000 {
+		cs.Put(fmt.Sprintf("f/%04d", i), []byte{byte(i), 0}) // binary: sent by SHA
+	}
+	if _, err := c.Commit(context.Background(), "main", cs); err != nil {
+		t.Fatal(err)
+	}
+	fs, err := ts.Files(owner, repo, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fs) != 6001 {
+		t.Fatalf("%d files, want 6001", len(fs))
+	}
+}
