@@ -126,13 +126,13 @@ func (rs *resolution) write(pt put, old treeEntry, exists bool) {
 	switch {
 	case exists && old.sha == pt.src.sha && old.mode == string(pt.mode):
 		if rs.full {
-			rs.actions[pt.path] = Unchanged
+			rs.set(pt.path, Unchanged, pt.idx)
 		}
 		return
 	case exists:
-		rs.actions[pt.path] = Modified
+		rs.set(pt.path, Modified, pt.idx)
 	default:
-		rs.actions[pt.path] = Added
+		rs.set(pt.path, Added, pt.idx)
 	}
 	rs.r.entries = append(rs.r.entries, rs.entry(pt.path, pt))
 	rs.putEffect(pt)
@@ -170,7 +170,7 @@ func (rs *resolution) deleteEffect(ctx context.Context, p string, d *deletion, k
 	rs.r.effects = append(rs.r.effects, effect{path: p, deleted: true, dir: d.entry.typ == "tree"})
 	if d.entry.typ != "tree" {
 		if p != keep {
-			rs.actions[p] = Deleted
+			rs.set(p, Deleted, d.idx)
 		}
 		return nil
 	}
@@ -181,12 +181,12 @@ func (rs *resolution) deleteEffect(ctx context.Context, p string, d *deletion, k
 		return err
 	}
 	if !complete {
-		rs.actions[p] = Deleted
+		rs.set(p, Deleted, d.idx)
 		return nil
 	}
 	for rel := range files {
 		if full := path.Join(p, rel); full != keep {
-			rs.actions[full] = Deleted
+			rs.set(full, Deleted, d.idx)
 		}
 	}
 	return nil
@@ -214,14 +214,14 @@ func (rs *resolution) replaceDir(ctx context.Context, st *subtree) error {
 		switch {
 		case ok && o.sha == pt.src.sha && o.mode == string(pt.mode):
 			if rs.full {
-				rs.actions[full] = Unchanged
+				rs.set(full, Unchanged, pt.idx)
 			} else {
 				delete(rs.actions, full)
 			}
 		case ok:
-			rs.actions[full] = Modified
+			rs.set(full, Modified, pt.idx)
 		default:
-			rs.actions[full] = Added
+			rs.set(full, Added, pt.idx)
 		}
 		rs.putEffect(pt)
 	}
@@ -249,13 +249,20 @@ func (rs *resolution) deletes(ctx context.Context) error {
 	return nil
 }
 
-// finish lists the actions by path and checks that no entry is at or under
+// finish lists the actions in the order of the operations they come from
+// (ops first, then syncs), by path within one, and checks that no entry is at or under
 // another: the one shape whose result would depend on the entries' order.
 func (rs *resolution) finish() error {
 	for p, a := range rs.actions {
 		rs.r.changes = append(rs.r.changes, FileChange{Path: p, Action: a})
 	}
-	sort.Slice(rs.r.changes, func(i, j int) bool { return rs.r.changes[i].Path < rs.r.changes[j].Path })
+	sort.Slice(rs.r.changes, func(i, j int) bool {
+		a, b := rs.r.changes[i].Path, rs.r.changes[j].Path
+		if rs.rank[a] != rs.rank[b] {
+			return rs.rank[a] < rs.rank[b]
+		}
+		return a < b
+	})
 	sent := map[string]bool{}
 	for _, e := range rs.r.entries {
 		sent[e.GetPath()] = true

@@ -328,7 +328,7 @@ func TestPlanSendsNoWrites(t *testing.T) {
 		t.Fatalf("plan sent %d writes", writes(ts))
 	}
 	got := fmt.Sprint(plan.Files)
-	if got != "[{a unchanged} {a2 unchanged} {b modified} {b2 added} {c added}]" {
+	if got != "[{a unchanged} {b modified} {c added} {a2 unchanged} {b2 added}]" {
 		t.Fatalf("plan = %s", got)
 	}
 }

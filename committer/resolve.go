@@ -88,12 +88,14 @@ type put struct {
 	path string
 	mode Mode
 	src  *source
+	idx  int // the operation it comes from: ops first, then syncs
 }
 
 // deletion is a path a change set deletes that exists on the head.
 type deletion struct {
 	entry    treeEntry
 	replaced bool // puts at or under it take its place
+	idx      int
 }
 
 // resolution is the state of resolving one change set.
@@ -106,6 +108,13 @@ type resolution struct {
 	puts    []put
 	dels    map[string]*deletion
 	actions map[string]Action
+	rank    map[string]int // path -> the operation its action comes from
+}
+
+// set records what happens to p, listed with the operation idx.
+func (rs *resolution) set(p string, a Action, idx int) {
+	rs.actions[p] = a
+	rs.rank[p] = idx
 }
 
 // resolve builds the tree entries that apply p to the tree root ("" for a
@@ -120,26 +129,26 @@ type resolution struct {
 // unchanged paths too, and sends no request that writes; otherwise the
 // subtrees are created before resolve returns.
 func (c *Committer) resolve(ctx context.Context, v *view, p *prepared, full bool) (*resolved, error) {
-	rs := &resolution{c: c, v: v, full: full, r: &resolved{}, dels: map[string]*deletion{}, actions: map[string]Action{}}
+	rs := &resolution{c: c, v: v, full: full, r: &resolved{}, dels: map[string]*deletion{}, actions: map[string]Action{}, rank: map[string]int{}}
 	if err := rs.checkPreconditions(ctx, p.pres); err != nil {
 		return nil, err
 	}
-	for _, o := range p.ops {
+	for i, o := range p.ops {
 		var err error
 		switch o.kind {
 		case opPut:
-			rs.puts = append(rs.puts, put{path: o.path, mode: o.mode, src: o.src})
+			rs.puts = append(rs.puts, put{path: o.path, mode: o.mode, src: o.src, idx: i})
 		case opDelete:
-			err = rs.addDelete(ctx, o.path)
+			err = rs.addDelete(ctx, o.path, i)
 		case opEdit:
-			err = rs.resolveEdit(ctx, o)
+			err = rs.resolveEdit(ctx, o, i)
 		}
 		if err != nil {
 			return nil, err
 		}
 	}
-	for _, s := range p.syncs {
-		if err := rs.resolveSync(ctx, s); err != nil {
+	for j, s := range p.syncs {
+		if err := rs.resolveSync(ctx, s, len(p.ops)+j); err != nil {
 			return nil, err
 		}
 	}
@@ -181,22 +190,22 @@ func (rs *resolution) checkPreconditions(ctx context.Context, pres []preconditio
 	return nil
 }
 
-func (rs *resolution) addDelete(ctx context.Context, p string) error {
+func (rs *resolution) addDelete(ctx context.Context, p string, idx int) error {
 	e, ok, err := rs.v.get(ctx, p)
 	if err != nil {
 		return err
 	}
 	if !ok {
 		if rs.full {
-			rs.actions[p] = Unchanged
+			rs.set(p, Unchanged, idx)
 		}
 		return nil
 	}
-	rs.dels[p] = &deletion{entry: e}
+	rs.dels[p] = &deletion{entry: e, idx: idx}
 	return nil
 }
 
-func (rs *resolution) resolveEdit(ctx context.Context, o op) error {
+func (rs *resolution) resolveEdit(ctx context.Context, o op, idx int) error {
 	e, ok, err := rs.v.get(ctx, o.path)
 	if err != nil {
 		return err
@@ -219,7 +228,7 @@ func (rs *resolution) resolveEdit(ctx context.Context, o op) error {
 	}
 	if ok && bytes.Equal(updated, old) {
 		if rs.full {
-			rs.actions[o.path] = Unchanged
+			rs.set(o.path, Unchanged, idx)
 		}
 		return nil
 	}
@@ -228,7 +237,7 @@ func (rs *resolution) resolveEdit(ctx context.Context, o op) error {
 	}
 	src := bytesSource(updated)
 	src.sha = BlobSHA(updated)
-	rs.puts = append(rs.puts, put{path: o.path, mode: mode, src: src})
+	rs.puts = append(rs.puts, put{path: o.path, mode: mode, src: src, idx: idx})
 	return nil
 }
 
@@ -236,7 +245,7 @@ func (rs *resolution) resolveEdit(ctx context.Context, o op) error {
 // (mode 160000) are kept, and local files at or under one are left out, as
 // `git add -A` leaves out a submodule's checkout. A remote directory where a
 // local file is becomes one deletion, so the file replaces it whole.
-func (rs *resolution) resolveSync(ctx context.Context, s preparedSync) error {
+func (rs *resolution) resolveSync(ctx context.Context, s preparedSync, idx int) error {
 	if s.dir != "" {
 		e, ok, err := rs.v.get(ctx, s.dir)
 		if err != nil {
@@ -256,7 +265,7 @@ func (rs *resolution) resolveSync(ctx context.Context, s preparedSync) error {
 			continue
 		}
 		local[f.rel] = true
-		rs.puts = append(rs.puts, put{path: path.Join(s.dir, f.rel), mode: f.mode, src: f.src})
+		rs.puts = append(rs.puts, put{path: path.Join(s.dir, f.rel), mode: f.mode, src: f.src, idx: idx})
 	}
 	for rel, e := range remote {
 		if e.typ == "commit" {
@@ -270,12 +279,12 @@ func (rs *resolution) resolveSync(ctx context.Context, s preparedSync) error {
 		}
 		if a := ancestorIn(local, rel); a != "" {
 			// A local file replaces the remote directory a.
-			if err := rs.addDelete(ctx, path.Join(s.dir, a)); err != nil {
+			if err := rs.addDelete(ctx, path.Join(s.dir, a), idx); err != nil {
 				return err
 			}
 			continue
 		}
-		rs.dels[path.Join(s.dir, rel)] = &deletion{entry: e}
+		rs.dels[path.Join(s.dir, rel)] = &deletion{entry: e, idx: idx}
 	}
 	return nil
 }

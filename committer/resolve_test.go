@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -211,7 +212,7 @@ func TestDeleteAndPutReplace(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := "[{t/a deleted} {t/a/b added} {t/d added} {t/d/e/y deleted} {t/d/x deleted} {t/e/new/z added} {t/e/old deleted} {t/e/same unchanged}]"
-			if got := fmt.Sprint(plan.Files); got != want {
+			if got := fmt.Sprint(byPath(plan.Files)); got != want {
 				t.Errorf("plan = %s\nwant   %s", got, want)
 			}
 			res, err := c.Commit(context.Background(), "main", cs)
@@ -221,7 +222,7 @@ func TestDeleteAndPutReplace(t *testing.T) {
 			if got := files(t, ts); got != "[README.md=# mono\n t/a/b=b t/d=d t/e/new/z=z t/e/same=same]" {
 				t.Fatalf("files = %s", got)
 			}
-			if got := fmt.Sprint(res.Changed); got != "[t/a t/a/b t/d t/d/e/y t/d/x t/e/new/z t/e/old]" {
+			if got := fmt.Sprint(sorted(res.Changed)); got != "[t/a t/a/b t/d t/d/e/y t/d/x t/e/new/z t/e/old]" {
 				t.Errorf("changed = %s", got)
 			}
 			if o := tr.overlapping(); o != "" {
@@ -376,7 +377,7 @@ func TestPredictedTreesNeedNoReads(t *testing.T) {
 	if n := ts.Count(routeGetTree); n != 0 {
 		t.Fatalf("the next plan read %d trees, want 0: %v", n, routes(ts))
 	}
-	if got := fmt.Sprint(plan.Files); got != "[{d2 added} {f/a/b2 added} {g/h/i modified}]" {
+	if got := fmt.Sprint(plan.Files); got != "[{f/a/b2 added} {g/h/i modified} {d2 added}]" {
 		t.Errorf("plan = %s", got)
 	}
 }
@@ -443,5 +444,29 @@ func TestReplaceWithBigDirectory(t *testing.T) {
 	}
 	if len(fs) != 6001 {
 		t.Fatalf("%d files, want 6001", len(fs))
+	}
+}
+
+// byPath sorts a plan's files by path, for plans whose order follows
+// operations given in varying order.
+func byPath(fs []committer.FileChange) []committer.FileChange {
+	out := slices.Clone(fs)
+	slices.SortFunc(out, func(a, b committer.FileChange) int { return strings.Compare(a.Path, b.Path) })
+	return out
+}
+
+// Plan lists paths in the order of the operations they come from, then by
+// path within one operation.
+func TestPlanOrder(t *testing.T) {
+	ts, c := setup(t)
+	seed(t, ts, map[string]string{"z": "z", "d/b": "b", "d/a": "a", "s/x": "x"})
+	cs := committer.NewChangeSet("m").Put("z", []byte("Z")).Delete("d").Put("a", []byte("a")).
+		Sync("s", []committer.LocalFile{{Path: "y", Mode: committer.ModeFile, Data: []byte("y")}})
+	plan, err := c.Plan(context.Background(), "main", cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(plan.Files); got != "[{z modified} {d/a deleted} {d/b deleted} {a added} {s/x deleted} {s/y added}]" {
+		t.Errorf("plan = %s", got)
 	}
 }

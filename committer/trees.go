@@ -273,7 +273,7 @@ func (c *Committer) buildSubtrees(ctx context.Context, r *resolved) error {
 			entries = append(entries, &cp)
 		}
 	}
-	t, err := c.createTree(ctx, "", entries)
+	t, err := c.createTreeInChunks(ctx, "", entries)
 	if err != nil {
 		return fmt.Errorf("create tree of the replaced paths: %w", err)
 	}
@@ -298,10 +298,10 @@ func (c *Committer) buildSubtrees(ctx context.Context, r *resolved) error {
 // big ones out with a 422 ("Consider building the tree incrementally").
 const maxTreeChunk = 1000
 
-// createTree creates the tree base plus entries, in chunks of at most
+// createTreeInChunks creates the tree base plus entries, in chunks of at most
 // maxTreeChunk entries, each built on the last. Entries that resolve makes
 // never overlap, so how they are split cannot change the result.
-func (c *Committer) createTree(ctx context.Context, base string, entries []*github.TreeEntry) (*github.Tree, error) {
+func (c *Committer) createTreeInChunks(ctx context.Context, base string, entries []*github.TreeEntry) (*github.Tree, error) {
 	var t *github.Tree
 	for i := 0; i < len(entries) || t == nil; i += maxTreeChunk {
 		got, _, err := c.client.Git.CreateTree(ctx, c.owner, c.repo, base, entries[i:min(i+maxTreeChunk, len(entries))])

@@ -48,7 +48,7 @@ func TestViewLayersReplacements(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := fmt.Sprint(ch); got != "[{d added} {d/x deleted} {d/y/z deleted} {f deleted} {f/a added}]" {
+	if got := fmt.Sprint(ch); got != "[{f deleted} {f/a added} {d/x deleted} {d/y/z deleted} {d added}]" {
 		t.Errorf("first = %s", got)
 	}
 	// f is a directory now, d a file.
@@ -61,7 +61,7 @@ func TestViewLayersReplacements(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := fmt.Sprint(ch); got != "[{d modified} {f/a unchanged} {f/b added}]" {
+	if got := fmt.Sprint(ch); got != "[{f/b added} {f/a unchanged} {d modified}]" {
 		t.Errorf("second = %s", got)
 	}
 	for _, cs := range []*ChangeSet{
