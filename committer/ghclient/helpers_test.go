@@ -75,6 +75,7 @@ func setup(t *testing.T, handler http.Handler, opts ...Option) (*github.Client, 
 	t.Helper()
 	srv := httptest.NewServer(handler)
 	t.Cleanup(srv.Close)
+	t.Cleanup(resetRegistry)
 	clock := newFakeClock()
 	all := append([]Option{
 		WithBaseURL(srv.URL + "/"),
@@ -107,5 +108,6 @@ func newServer(t *testing.T, h http.Handler) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
+	t.Cleanup(resetRegistry)
 	return srv
 }

@@ -30,7 +30,12 @@ type options struct {
 	now            func() time.Time
 	backoffMin     time.Duration
 	backoffMax     time.Duration
-	secondaryFloor time.Duration
+	secondaryWait  time.Duration // before scaling
+	writesPerMin   int
+	writeBurst     int
+	writesPerHour  int
+	limitScale     float64
+	etagEntries    int
 }
 
 type appAuth struct {
@@ -49,8 +54,28 @@ func defaultOptions() *options {
 		now:            time.Now,
 		backoffMin:     200 * time.Millisecond,
 		backoffMax:     10 * time.Second,
-		secondaryFloor: time.Second,
+		secondaryWait:  time.Minute,
+		writesPerMin:   defaultWritesPerMinute,
+		writeBurst:     defaultWriteBurst,
+		writesPerHour:  defaultWritesPerHour,
+		limitScale:     1,
+		etagEntries:    256,
 	}
+}
+
+// scaled is d times the limit scale.
+func (o *options) scaled(d time.Duration) time.Duration {
+	return time.Duration(float64(d) * o.limitScale)
+}
+
+// secondaryFloor is the wait after a secondary limit that names no
+// Retry-After.
+func (o *options) secondaryFloor() time.Duration { return o.scaled(o.secondaryWait) }
+
+// pace is the write pacer's setting.
+func (o *options) pace() paceConfig {
+	return paceConfig{perMinute: o.writesPerMin, burst: o.writeBurst, perHour: o.writesPerHour,
+		minute: o.scaled(time.Minute), hour: o.scaled(time.Hour)}
 }
 
 // sleepCtx waits for d or until ctx is done, whichever comes first.
@@ -210,10 +235,11 @@ func WithMaxRetries(n int) Option {
 }
 
 // WithMaxRateLimitWait sets the longest wait the transport accepts for a
-// rate limit (a primary limit's x-ratelimit-reset, or a Retry-After). A
-// limit lifting later than that fails at once with a *RateLimitError that
-// says when it lifts. 0 means never wait for a rate limit. The default is
-// 60s.
+// rate limit (a primary limit's x-ratelimit-reset, a Retry-After, or the
+// wait after a bare secondary limit). A limit lifting later than that fails
+// at once with a *RateLimitError that says when it lifts, and nothing is
+// sent for the credential until then. 0 means never wait for a rate limit.
+// The default is 60s.
 func WithMaxRateLimitWait(d time.Duration) Option {
 	return func(o *options) error {
 		if d < 0 {
@@ -241,9 +267,11 @@ func WithConcurrency(n int) Option {
 }
 
 // WithHTTPClient sets the client whose Transport carries the requests after
-// the GitHub layers (its Timeout, Jar and CheckRedirect are kept; a nil
-// Transport means http.DefaultTransport). The default is a pooled
-// cleanhttp client.
+// the GitHub layers, for New and NewHTTPClient (its Timeout and Jar are
+// kept; its CheckRedirect is replaced by this package's redirect policy; a
+// nil Transport means http.DefaultTransport). Wrap takes the client as its
+// argument instead. The default is a client over a clone of
+// http.DefaultTransport that keeps more idle connections per host.
 func WithHTTPClient(c *http.Client) Option {
 	return func(o *options) error {
 		if c == nil {
@@ -276,6 +304,76 @@ func WithNow(now func() time.Time) Option {
 			return errors.New("WithNow: now is nil")
 		}
 		o.now = now
+		return nil
+	}
+}
+
+// WithSecondaryLimitWait sets how long every request of the credential
+// waits after a secondary rate limit whose reply names no Retry-After (and
+// has x-ratelimit-remaining above 0). GitHub asks for at least a minute
+// and warns that continuing may get an integration banned: shorten it
+// only for tests against a fake. It is multiplied by WithLimitScale. The
+// default is one minute.
+func WithSecondaryLimitWait(d time.Duration) Option {
+	return func(o *options) error {
+		if d < 0 {
+			return fmt.Errorf("WithSecondaryLimitWait: %v: must not be negative", d)
+		}
+		o.secondaryWait = d
+		return nil
+	}
+}
+
+// WithWritePacing spaces the writes (POST, PATCH, PUT, DELETE, GraphQL
+// mutations) of one credential so that a process alone never provokes
+// GitHub's secondary limits on content creation: at most perMinute in any
+// minute, one every minute/perMinute after a burst of burst, and at most
+// perHour in any hour. The count is shared by every client in the process
+// that uses the same credential on the same host. A 0 count turns its
+// window off; WithWritePacing(0, 0, 0) turns pacing off (tests against a
+// fake do). The windows are multiplied by WithLimitScale. The default is
+// WithWritePacing(80, 8, 500), GitHub's documented limits: a steady 80
+// writes a minute, and no more than 500 in an hour.
+func WithWritePacing(perMinute, burst, perHour int) Option {
+	return func(o *options) error {
+		if perMinute < 0 || perHour < 0 || burst < 0 {
+			return fmt.Errorf("WithWritePacing(%d, %d, %d): must not be negative", perMinute, burst, perHour)
+		}
+		if perMinute > 0 && (burst < 1 || burst > perMinute) {
+			return fmt.Errorf("WithWritePacing(%d, %d, %d): burst must be between 1 and the per-minute count", perMinute, burst, perHour)
+		}
+		o.writesPerMin, o.writeBurst, o.writesPerHour = perMinute, burst, perHour
+		return nil
+	}
+}
+
+// WithLimitScale multiplies the client's own rate-limit windows by f: the
+// write pacer's minute and hour, and the wait after a bare secondary
+// limit. Waits GitHub dictates (Retry-After, x-ratelimit-reset) are always
+// honoured as sent. Benchmarks and black-box tests against the fake
+// (ghcommitter fake-github --limits-scale F) pass the same F so the two
+// agree; against github.com keep the default. f must be above 0 and at
+// most 1000. The default is 1.
+func WithLimitScale(f float64) Option {
+	return func(o *options) error {
+		if !(f > 0 && f <= 1000) {
+			return fmt.Errorf("WithLimitScale: %v: must be above 0 and at most 1000", f)
+		}
+		o.limitScale = f
+		return nil
+	}
+}
+
+// WithETagCache sets how many GET replies the client remembers to make
+// conditional requests (If-None-Match): a 304 reply is served from the
+// cache and costs no primary rate limit. Bodies over 1 MiB are not kept.
+// 0 turns the cache off. The default is 256.
+func WithETagCache(entries int) Option {
+	return func(o *options) error {
+		if entries < 0 || entries > 100000 {
+			return fmt.Errorf("WithETagCache: %d: must be between 0 and 100000", entries)
+		}
+		o.etagEntries = entries
 		return nil
 	}
 }
