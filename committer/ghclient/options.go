@@ -16,26 +16,26 @@ import (
 type Option func(*options) error
 
 type options struct {
-	token          string
-	app            *appAuth
-	owner, repo    string
-	baseURL        string
-	userAgent      string
-	logger         *slog.Logger
-	maxRetries     int
-	maxRateWait    time.Duration
-	concurrency    int
-	httpClient     *http.Client
-	sleep          func(context.Context, time.Duration) error
-	now            func() time.Time
-	backoffMin     time.Duration
-	backoffMax     time.Duration
-	secondaryWait  time.Duration // before scaling
-	writesPerMin   int
-	writeBurst     int
-	writesPerHour  int
-	limitScale     float64
-	etagEntries    int
+	token         string
+	app           *appAuth
+	owner, repo   string
+	baseURL       string
+	userAgent     string
+	logger        *slog.Logger
+	maxRetries    int
+	maxRateWait   time.Duration
+	concurrency   int
+	httpClient    *http.Client
+	sleep         func(context.Context, time.Duration) error
+	now           func() time.Time
+	backoffMin    time.Duration
+	backoffMax    time.Duration
+	secondaryWait time.Duration // before scaling
+	writesPerMin  int
+	writeBurst    int
+	writesPerHour int
+	limitScale    float64
+	etagEntries   int
 }
 
 type appAuth struct {
@@ -46,20 +46,20 @@ type appAuth struct {
 
 func defaultOptions() *options {
 	return &options{
-		baseURL:        defaultBaseURL,
-		maxRetries:     4,
-		maxRateWait:    60 * time.Second,
-		concurrency:    4,
-		sleep:          sleepCtx,
-		now:            time.Now,
-		backoffMin:     200 * time.Millisecond,
-		backoffMax:     10 * time.Second,
-		secondaryWait:  time.Minute,
-		writesPerMin:   defaultWritesPerMinute,
-		writeBurst:     defaultWriteBurst,
-		writesPerHour:  defaultWritesPerHour,
-		limitScale:     1,
-		etagEntries:    256,
+		baseURL:       defaultBaseURL,
+		maxRetries:    4,
+		maxRateWait:   60 * time.Second,
+		concurrency:   4,
+		sleep:         sleepCtx,
+		now:           time.Now,
+		backoffMin:    200 * time.Millisecond,
+		backoffMax:    10 * time.Second,
+		secondaryWait: time.Minute,
+		writesPerMin:  defaultWritesPerMinute,
+		writeBurst:    defaultWriteBurst,
+		writesPerHour: defaultWritesPerHour,
+		limitScale:    1,
+		etagEntries:   256,
 	}
 }
 
