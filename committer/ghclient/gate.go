@@ -138,7 +138,7 @@ func (s *shared) observe(resp *http.Response, now time.Time, res string, floor t
 // resourceOf names the primary rate limit a request counts against.
 func resourceOf(rel string) string {
 	switch {
-	case rel == "/graphql" || strings.HasPrefix(rel, "/graphql/"):
+	case rel == "/graphql" || strings.HasSuffix(rel, "/api/graphql"): // github.com, GHES
 		return "graphql"
 	case strings.HasPrefix(rel, "/search/"):
 		return "search"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -138,6 +139,30 @@ func TestWritePacingOptionValidation(t *testing.T) {
 		WithLimitScale(0), WithLimitScale(-1), WithSecondaryLimitWait(-time.Second), WithETagCache(-1)} {
 		if _, err := NewHTTPClient(context.Background(), o); err == nil {
 			t.Errorf("option accepted")
+		}
+	}
+}
+
+func TestIsWrite(t *testing.T) {
+	for _, tc := range []struct {
+		method, rel, body string
+		want              bool
+	}{
+		{"GET", "/repos/o/r/git/ref/heads/main", "", false},
+		{"HEAD", "/repos/o/r", "", false},
+		{"POST", "/repos/o/r/git/blobs", `{}`, true},
+		{"PATCH", "/repos/o/r/git/refs/heads/main", `{}`, true},
+		{"PUT", "/repos/o/r/contents/a", `{}`, true},
+		{"DELETE", "/repos/o/r/git/refs/heads/x", "", true},
+		{"POST", "/graphql", `{"query":"query { viewer { login } }"}`, false},
+		{"POST", "/graphql", `{"query":"{ viewer { login } }"}`, false},
+		{"POST", "/graphql", `{"query":"mutation ($input: CreateCommitOnBranchInput!) { createCommitOnBranch(input: $input) { commit { oid } } }"}`, true},
+		{"POST", "/api/graphql", `{"query":"mutation { x }"}`, true},
+		{"POST", "/api/graphql", `{"query":"query { x }"}`, false},
+	} {
+		req, _ := http.NewRequest(tc.method, "https://api.github.com"+tc.rel, strings.NewReader(tc.body))
+		if got := isWrite(req, tc.rel); got != tc.want {
+			t.Errorf("%s %s %s: write %v, want %v", tc.method, tc.rel, tc.body, got, tc.want)
 		}
 	}
 }

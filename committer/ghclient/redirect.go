@@ -11,23 +11,24 @@ import (
 // maxRedirects bounds how many redirects one request follows.
 const maxRedirects = 10
 
-// apiHosts are the places credentials may go: the REST API root and the
-// uploads root (uploads.github.com for api.github.com, the same host
-// elsewhere). Anything else is another host.
+// apiHosts are where credentials may go: the scheme and host (with port)
+// of the REST API root and of the uploads root (uploads.github.com for
+// api.github.com, the API's own host elsewhere). GHES serves GraphQL on
+// the API's host (/api/graphql), outside /api/v3/, so the check is on the
+// host, not the path.
 type apiHosts struct {
-	roots []*url.URL // scheme, host and path prefix (ending in "/")
+	roots []*url.URL
 }
 
 func newAPIHosts(base, upload *url.URL) apiHosts {
 	return apiHosts{roots: []*url.URL{base, upload}}
 }
 
-// allows reports whether u is under one of the API's roots: same scheme,
-// same host and port (case-insensitive), and a path under the root's.
+// allows reports whether u has the scheme and host (case-insensitive, port
+// included) of one of the API's roots.
 func (h apiHosts) allows(u *url.URL) bool {
 	for _, r := range h.roots {
-		if strings.EqualFold(u.Scheme, r.Scheme) && strings.EqualFold(u.Host, r.Host) &&
-			(strings.HasPrefix(u.Path, r.Path) || u.Path+"/" == r.Path) {
+		if strings.EqualFold(u.Scheme, r.Scheme) && strings.EqualFold(u.Host, r.Host) {
 			return true
 		}
 	}
@@ -56,7 +57,7 @@ func (e *ForeignHostError) Error() string {
 	if e.Status == 0 {
 		return fmt.Sprintf("ghclient: refused to send %s %s: this client sends requests (and credentials) only to the API at %s", e.Method, e.URL, e.API)
 	}
-	return fmt.Sprintf("ghclient: %s: the server answered %d, a redirect to %s, which is outside the API at %s: not followed, so credentials never leave the API's host", e.Method, e.Status, e.URL, e.API)
+	return fmt.Sprintf("ghclient: %s: the server answered %d, a redirect to %s, another host than the API at %s: not followed, so credentials never leave the API's host", e.Method, e.Status, e.URL, e.API)
 }
 
 // redactedURL is u without its user info, query and fragment.
@@ -65,7 +66,7 @@ func redactedURL(u *url.URL) string {
 	return c.String()
 }
 
-// guard refuses any request outside the API's roots before it reaches an
+// guard refuses any request to another host before it reaches an
 // auth layer. go-github follows some redirects by itself
 // (Repositories.GetBranch calls the transport directly), and
 // ghinstallation signs every request it carries, so the check belongs in
@@ -84,7 +85,7 @@ func guard(next http.RoundTripper, hosts apiHosts) http.RoundTripper {
 
 // checkRedirect is the client's one redirect policy:
 //   - under NoRedirect, nothing is followed (the 3xx reply is returned);
-//   - a redirect outside the API's roots is refused with a
+//   - a redirect to another host (or scheme) is refused with a
 //     *ForeignHostError;
 //   - a GET or HEAD follows any same-host redirect (a renamed or
 //     transferred repository answers 301); other methods follow only 307
