@@ -16,9 +16,10 @@ const (
 )
 
 // etagCache makes GETs conditional: it remembers the last 200 reply with an
-// ETag per URL, Accept header and credential, sends If-None-Match with the
-// next GET of that URL, and on 304 Not Modified hands back the remembered
-// reply as a 200 (with the 304's rate-limit headers and X-From-Cache: 1).
+// ETag per URL, Accept and X-GitHub-Api-Version headers and credential,
+// sends If-None-Match with the next GET of that URL, and on 304 Not
+// Modified hands back the remembered reply as a 200 (with the 304's
+// rate-limit headers and X-From-Cache: 1).
 // GitHub does not count a 304 against the primary rate limit, so a branch
 // head that has not moved costs no quota. A body is served from the cache
 // only after GitHub said it is unchanged.
@@ -51,7 +52,7 @@ func (c *etagCache) RoundTrip(req *http.Request) (*http.Response, error) {
 		req.Header.Get("If-Modified-Since") != "" || req.Header.Get("Range") != "" {
 		return c.next.RoundTrip(req)
 	}
-	key := c.key(req) + "\x00" + req.Header.Get("Accept") + "\x00" + req.URL.String()
+	key := c.key(req) + "\x00" + req.Header.Get("Accept") + "\x00" + req.Header.Get("X-GitHub-Api-Version") + "\x00" + req.URL.String()
 	e := c.get(key)
 	r := req
 	if e != nil {

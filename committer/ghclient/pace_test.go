@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -164,5 +165,28 @@ func TestIsWrite(t *testing.T) {
 		if got := isWrite(req, tc.rel); got != tc.want {
 			t.Errorf("%s %s %s: write %v, want %v", tc.method, tc.rel, tc.body, got, tc.want)
 		}
+	}
+}
+
+// TestConcurrentWritesShareOneCredential runs many writers on one
+// credential at once, with pacing on and a sleep that returns at once:
+// no race, no deadlock, and every write gets its own slot.
+func TestConcurrentWritesShareOneCredential(t *testing.T) {
+	clock := newFakeClock()
+	ghs, log := paceSetup(t, clock, 4, WithSleep(func(ctx context.Context, _ time.Duration) error { return ctx.Err() }))
+	var wg sync.WaitGroup
+	for i := range 200 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, _, err := ghs[i%4].Git.CreateBlob(context.Background(), "o", "r", &github.Blob{Content: github.String(fmt.Sprint(i)), Encoding: github.String("utf-8")})
+			if err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := len(log.get("POST /repos/o/r/git/blobs " + fakeToken)); n != 200 {
+		t.Fatalf("%d writes arrived", n)
 	}
 }
