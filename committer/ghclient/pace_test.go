@@ -83,6 +83,8 @@ func TestWritePacingDefaults(t *testing.T) {
 	if d := at[500].Sub(t0); d < time.Hour {
 		t.Fatalf("write 501 after %v, want an hour", d)
 	}
+	t.Logf("simulated: writes 1-8 at 0s, write 80 at %v, write 500 at %v, write 501 at %v, write 620 at %v",
+		at[79].Sub(t0), at[499].Sub(t0), at[500].Sub(t0), at[619].Sub(t0))
 }
 
 // TestWritePacingIsShared: writes of two clients with the same token count
