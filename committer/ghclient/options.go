@@ -11,8 +11,8 @@ import (
 	"time"
 )
 
-// Option configures New. Options validate their input: a bad value makes New
-// fail before any request is sent.
+// Option configures Wrap, NewHTTPClient and New. Options validate their
+// input: a bad value makes them fail before any request is sent.
 type Option func(*options) error
 
 type options struct {
