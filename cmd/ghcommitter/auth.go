@@ -48,10 +48,10 @@ func apiURLFrom(flag string, e *env) string {
 	return defaultAPIURL
 }
 
-// limitScaleEnv scales the client's own rate-limit windows (the write
-// pacer's minute and hour, the wait after a bare secondary limit), as
-// `ghcommitter fake-github --limits-scale F` scales the fake's: benchmarks
-// and black-box tests set both to the same F. Waits GitHub dictates
+// limitScaleEnv = F makes the client's own rate-limit windows (the write
+// pacer's minute and hour, the wait after a bare secondary limit) F times
+// shorter, as `ghcommitter fake-github --limits-scale F` does the fake's:
+// benchmarks and black-box tests set both to the same F. Waits GitHub dictates
 // (Retry-After, x-ratelimit-reset) are honoured as sent. Leave it unset
 // against github.com.
 const limitScaleEnv = "GHCOMMITTER_LIMIT_SCALE"
@@ -106,8 +106,8 @@ func (a *authFlags) options(ctx context.Context, e *env, owner, name, apiURL str
 	}
 	if v := strings.TrimSpace(e.getenv(limitScaleEnv)); v != "" {
 		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || !(f > 0 && f <= 1000) {
-			return nil, usageErrorf("unset it to keep GitHub's own windows", "%s=%q: must be a number above 0 and at most 1000", limitScaleEnv, v)
+		if err != nil || !(f > 0 && f <= 1e6) {
+			return nil, usageErrorf("unset it to keep GitHub's own windows", "%s=%q: must be a number above 0 and at most 1e6 (how many times shorter the windows are)", limitScaleEnv, v)
 		}
 		opts = append(opts, ghclient.WithLimitScale(f))
 	}

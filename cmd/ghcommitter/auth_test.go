@@ -16,7 +16,7 @@ import (
 // TestLimitScaleEnv: GHCOMMITTER_LIMIT_SCALE is read, and a bad value is a
 // usage error before any request.
 func TestLimitScaleEnv(t *testing.T) {
-	for _, bad := range []string{"abc", "0", "-1", "NaN", "1e9"} {
+	for _, bad := range []string{"abc", "0", "-1", "NaN", "1e9", "Inf"} {
 		srv := fake(t)
 		c := newCLI(t)
 		c.env[limitScaleEnv] = bad
@@ -29,7 +29,7 @@ func TestLimitScaleEnv(t *testing.T) {
 	}
 	srv := fake(t)
 	c := newCLI(t)
-	c.env[limitScaleEnv] = "0.001"
+	c.env[limitScaleEnv] = "1000"
 	c.stdin = "x\n"
 	c.run(commitArgs(srv, "-m", "m", "--add", "a.txt=-")...).wantCode(t, exitOK)
 }

@@ -73,10 +73,10 @@
 //     an Authorization header is counted by it. Processes cannot see each
 //     other's windows.
 //
-// WithLimitScale multiplies the client's own windows (the pacer's minute
-// and hour, the one-minute wait after a bare secondary limit) for
-// benchmarks and black-box tests against the fake's --limits-scale; the
-// CLI reads it from GHCOMMITTER_LIMIT_SCALE. Waits GitHub dictates are
+// WithLimitScale(F) makes the client's own windows (the pacer's minute and
+// hour, the one-minute wait after a bare secondary limit) F times shorter,
+// as the fake's --limits-scale F does its own, for benchmarks and
+// black-box tests; the CLI reads F from GHCOMMITTER_LIMIT_SCALE. Waits GitHub dictates are
 // honoured as sent. WithSecondaryLimitWait changes the one-minute wait,
 // and WithWritePacing(0, 0, 0) turns pacing off (for tests against a fake
 // without limits).

@@ -123,7 +123,7 @@ func TestBareSecondaryLimitWaitsAMinute(t *testing.T) {
 	}{
 		{"default", nil, time.Minute},
 		{"WithSecondaryLimitWait", []Option{WithSecondaryLimitWait(5 * time.Second)}, 5 * time.Second},
-		{"WithLimitScale", []Option{WithLimitScale(0.1)}, 6 * time.Second},
+		{"WithLimitScale", []Option{WithLimitScale(10)}, 6 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			clock := newFakeClock()

@@ -63,9 +63,9 @@ func defaultOptions() *options {
 	}
 }
 
-// scaled is d times the limit scale.
+// scaled is d made limitScale times shorter.
 func (o *options) scaled(d time.Duration) time.Duration {
-	return time.Duration(float64(d) * o.limitScale)
+	return time.Duration(float64(d) / o.limitScale)
 }
 
 // secondaryFloor is the wait after a secondary limit that names no
@@ -312,8 +312,8 @@ func WithNow(now func() time.Time) Option {
 // waits after a secondary rate limit whose reply names no Retry-After (and
 // has x-ratelimit-remaining above 0). GitHub asks for at least a minute
 // and warns that continuing may get an integration banned: shorten it
-// only for tests against a fake. It is multiplied by WithLimitScale. The
-// default is one minute.
+// only for tests against a fake. WithLimitScale divides it. The default
+// is one minute.
 func WithSecondaryLimitWait(d time.Duration) Option {
 	return func(o *options) error {
 		if d < 0 {
@@ -331,7 +331,7 @@ func WithSecondaryLimitWait(d time.Duration) Option {
 // perHour in any hour. The count is shared by every client in the process
 // that uses the same credential on the same host. A 0 count turns its
 // window off; WithWritePacing(0, 0, 0) turns pacing off (tests against a
-// fake do). The windows are multiplied by WithLimitScale. The default is
+// fake do). WithLimitScale shortens the windows. The default is
 // WithWritePacing(80, 8, 500), GitHub's documented limits: a steady 80
 // writes a minute, and no more than 500 in an hour.
 func WithWritePacing(perMinute, burst, perHour int) Option {
@@ -347,17 +347,18 @@ func WithWritePacing(perMinute, burst, perHour int) Option {
 	}
 }
 
-// WithLimitScale multiplies the client's own rate-limit windows by f: the
-// write pacer's minute and hour, and the wait after a bare secondary
-// limit. Waits GitHub dictates (Retry-After, x-ratelimit-reset) are always
-// honoured as sent. Benchmarks and black-box tests against the fake
-// (ghcommitter fake-github --limits-scale F) pass the same F so the two
-// agree; against github.com keep the default. f must be above 0 and at
-// most 1000. The default is 1.
+// WithLimitScale makes the client's own rate-limit windows f times
+// shorter: the write pacer's minute and hour, and the wait after a bare
+// secondary limit (the counts stay GitHub's). It scales them the way
+// githubtest's Limits.Scale and `ghcommitter fake-github --limits-scale F`
+// scale the fake's, so benchmarks and black-box tests pass the same F to
+// both. Waits GitHub dictates (Retry-After, x-ratelimit-reset) are always
+// honoured as sent. Against github.com keep the default. f must be above
+// 0 and at most 1e6 (below 1 makes the windows longer). The default is 1.
 func WithLimitScale(f float64) Option {
 	return func(o *options) error {
-		if !(f > 0 && f <= 1000) {
-			return fmt.Errorf("WithLimitScale: %v: must be above 0 and at most 1000", f)
+		if !(f > 0 && f <= 1e6) {
+			return fmt.Errorf("WithLimitScale: %v: must be above 0 and at most 1e6", f)
 		}
 		o.limitScale = f
 		return nil

@@ -106,7 +106,7 @@ func TestWritePacingIsShared(t *testing.T) {
 func TestWritePacingScaledAndOff(t *testing.T) {
 	t.Run("scaled", func(t *testing.T) {
 		clock := newFakeClock()
-		ghs, log := paceSetup(t, clock, 1, WithLimitScale(0.01))
+		ghs, log := paceSetup(t, clock, 1, WithLimitScale(100))
 		writeBlobs(t, ghs, 520)
 		at := log.get("POST /repos/o/r/git/blobs " + fakeToken)
 		assertWindows(t, at, 80, 600*time.Millisecond)
