@@ -92,6 +92,9 @@ func NewHTTPClient(ctx context.Context, opts ...Option) (*http.Client, error) {
 	if hc == nil {
 		hc = &http.Client{Transport: defaultTransport}
 	}
+	if _, ok := hc.Transport.(*layered); ok {
+		return nil, errors.New("ghclient: WithHTTPClient: the client already carries ghclient's layers (from Wrap or NewHTTPClient); pass its base client instead")
+	}
 	rt := hc.Transport
 	if rt == nil {
 		rt = http.DefaultTransport

@@ -47,6 +47,9 @@ func TestWrapNeverStacks(t *testing.T) {
 			t.Error("Wrap accepted an auth or client option")
 		}
 	}
+	if _, err := NewHTTPClient(context.Background(), WithHTTPClient(w)); err == nil {
+		t.Error("NewHTTPClient stacked its layers on a wrapped client")
+	}
 	if _, err := Wrap(nil, ""); err == nil {
 		t.Error("Wrap(nil)")
 	}
