@@ -17,18 +17,18 @@ const (
 
 // Client posts GraphQL requests to one endpoint.
 type Client struct {
-	hc        *http.Client
-	endpoint  string
-	userAgent string
+	hc       *http.Client
+	endpoint string
 }
 
 // New returns a client for endpoint (see EndpointFor) over hc, whose
-// transport authenticates. A nil hc is http.DefaultClient.
+// transport authenticates and sets the User-Agent (ghclient.NewHTTPClient
+// does both). A nil hc is http.DefaultClient.
 func New(hc *http.Client, endpoint string) *Client {
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	return &Client{hc: hc, endpoint: endpoint, userAgent: "ghcommitter"}
+	return &Client{hc: hc, endpoint: endpoint}
 }
 
 // Endpoint returns the GraphQL URL the client posts to.
@@ -49,7 +49,6 @@ func (c *Client) Do(ctx context.Context, op string, mutation bool, query string,
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", c.userAgent)
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		if ctx.Err() != nil && !mutation {
