@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/google/go-github/v66/github"
 )
@@ -27,11 +26,9 @@ import (
 //
 // A Queue's goroutine runs only while change sets are pending.
 type Queue struct {
-	c        *Committer
-	branch   string
-	squash   bool
-	maxBatch int
-	co       commitOptions
+	c      *Committer
+	branch string
+	co     commitOptions
 
 	mu      sync.Mutex
 	pending []*job
@@ -40,56 +37,31 @@ type Queue struct {
 	tree    string
 }
 
-// QueueOption configures a Queue.
-type QueueOption func(*Queue) error
-
-// Squash lands each batch as one commit whose message lists the batch's
-// messages. The default chains one commit per change set.
-func Squash() QueueOption {
-	return func(q *Queue) error { q.squash = true; return nil }
-}
-
-// WithMaxBatch bounds the change sets landed by one ref update. The default
-// is 64.
-func WithMaxBatch(n int) QueueOption {
-	return func(q *Queue) error {
-		if n < 1 || n > 1000 {
-			return fmt.Errorf("max batch must be between 1 and 1000, got %d", n)
-		}
-		q.maxBatch = n
-		return nil
-	}
-}
-
-// QueueCreateBranchFrom creates the branch from ref when it is missing, as
-// CreateBranchFrom does for Commit. The default is to fail with ErrNotFound.
-func QueueCreateBranchFrom(ref string) QueueOption {
-	return func(q *Queue) error { q.co.createFrom = ref; return nil }
-}
-
 // NewQueue returns a queue of commits to branch. Make one per branch and
-// share it between the goroutines that write there.
-func NewQueue(c *Committer, branch string, opts ...QueueOption) (*Queue, error) {
-	q := &Queue{c: c, branch: branch, maxBatch: 64}
-	for _, o := range opts {
-		if err := o(q); err != nil {
-			return nil, fmt.Errorf("committer: %w", err)
-		}
+// share it between the goroutines that write there. It takes the options
+// of Commit that have a meaning for every commit of a queue
+// (CreateBranchFrom) and the queue's own (Squash, WithMaxBatch).
+func NewQueue(c *Committer, branch string, opts ...CommitOption) (*Queue, error) {
+	const op = "queue for"
+	co, err := c.commitOptions(op, branch, opts)
+	if err != nil {
+		return nil, err
 	}
-	if e := c.check("queue for", branch, q.co); e != nil {
-		return nil, e
+	if co.expectHead != "" {
+		return nil, c.fail(op, branch, ErrInvalid, errors.New("ExpectHead has no meaning for a Queue: commit with Committer.Commit"))
 	}
-	return q, nil
+	if co.maxBatch == 0 {
+		co.maxBatch = 64
+	}
+	return &Queue{c: c, branch: branch, co: co}, nil
 }
 
 type job struct {
-	ctx     context.Context
-	cs      *ChangeSet
-	p       *prepared
-	message string
-	done    chan struct{}
-	res     *Result
-	err     error
+	ctx  context.Context
+	u    *unit
+	done chan struct{}
+	res  *Result
+	err  error
 }
 
 func (j *job) finish(res *Result, err error) {
@@ -98,15 +70,17 @@ func (j *job) finish(res *Result, err error) {
 }
 
 // Commit queues cs and waits until it has landed (or failed) with its batch.
-// If ctx ends while cs is still waiting for a batch, it is withdrawn and
-// ctx's error returned; once its batch is being sent, Commit waits for the
-// outcome, so a change set is never reported as failed and then lands.
+// It refuses exactly what Committer.Commit refuses, with the same Kind,
+// before any request. If ctx ends while cs is still waiting for a batch, it
+// is withdrawn and ctx's error returned; once its batch is being sent,
+// Commit waits for the outcome, so a change set is never reported as failed
+// and then lands.
 func (q *Queue) Commit(ctx context.Context, cs *ChangeSet) (*Result, error) {
-	p, err := prepare(cs)
+	u, err := q.c.prepareUnit("commit to", q.branch, cs)
 	if err != nil {
-		return nil, q.c.fail("commit to", q.branch, ErrInvalid, err)
+		return nil, err
 	}
-	j := &job{ctx: ctx, cs: cs, p: p, message: commitMessage(cs, p), done: make(chan struct{})}
+	j := &job{ctx: ctx, u: u, done: make(chan struct{})}
 	q.mu.Lock()
 	q.pending = append(q.pending, j)
 	if !q.leading {
@@ -140,152 +114,109 @@ func (q *Queue) lead() {
 			q.mu.Unlock()
 			return
 		}
-		n := min(len(q.pending), q.maxBatch)
-		batch := append([]*job(nil), q.pending[:n]...)
+		n := min(len(q.pending), q.co.maxBatch)
+		jobs := append([]*job(nil), q.pending[:n]...)
 		q.pending = q.pending[n:]
 		q.mu.Unlock()
-		q.runBatch(batch)
+		b := &batch{q: q, live: jobs, outcomes: map[string]outcome{}}
+		d := &driver{c: q.c, op: "commit to", branch: q.branch, co: q.co, w: b, known: q.known, forget: q.forget}
+		d.run(context.WithoutCancel(jobs[0].ctx))
 	}
 }
 
-// runBatch lands a batch with one ref update per attempt.
-func (q *Queue) runBatch(batch []*job) {
-	c := q.c
-	const op = "commit to"
-	ctx := context.WithoutCancel(batch[0].ctx)
-	log := c.o.logger.With("repo", c.Repository(), "branch", q.branch, "batch", len(batch))
-	live := batch
-	type outcome struct {
-		results map[*job]*Result
-		base    string // the head the batch was built on
-	}
-	ours := map[string]outcome{}
-	failAll := func(err error) {
-		for _, j := range live {
-			j.finish(nil, err)
-		}
-	}
-	var (
-		lastHead  string
-		wait      time.Duration
-		lost      time.Duration // how long the last lost attempt took
-		started   time.Time
-		unsettled []string // batch tips whose ref update had no clear answer
-	)
-	for attempt := 1; attempt <= c.o.maxAttempts; attempt++ {
-		if attempt > 1 {
-			if err := c.o.sleep(ctx, max(c.o.backoff(attempt, lost), wait)); err != nil {
-				failAll(c.fail(op, q.branch, nil, err))
-				return
-			}
-			wait = 0
-		}
-		// Withdraw the callers that gave up; nothing of theirs has landed
-		// (unless an earlier update of this batch had no clear answer: then
-		// their fate is still open, and they wait for it).
-		kept := live[:0]
-		for _, j := range live {
-			if err := j.ctx.Err(); err != nil && len(unsettled) == 0 {
-				j.finish(nil, c.fail(op, q.branch, nil, err))
-				continue
-			}
-			kept = append(kept, j)
-		}
-		live = kept
-		if len(live) == 0 {
-			return
-		}
-		started = time.Now()
-		q.mu.Lock()
-		head, tree := q.head, q.tree
-		q.mu.Unlock()
-		if attempt > 1 || head == "" {
-			var err error
-			head, tree, err = c.readHead(ctx, q.branch)
-			if errors.Is(err, errBranchMissing) || errors.Is(err, errEmptyRepo) {
-				// Creating the branch or bootstrapping the repository
-				// goes through the single-commit path, one change set
-				// at a time; the rest follow on the branch it makes.
-				j := live[0]
-				res, err := c.run(ctx, q.branch, j.cs, j.p, q.co)
-				j.finish(res, err)
-				live = live[1:]
-				attempt--
-				continue
-			}
-			if err != nil {
-				failAll(c.fail(op, q.branch, nil, err))
-				return
-			}
-		}
-		if o, ok := ours[head]; ok {
-			q.deliver(live, o.results, head, tree)
-			return
-		}
-		for _, tip := range unsettled {
-			in, err := c.landedIn(ctx, head, tip, ours[tip].base)
-			if err != nil {
-				failAll(c.fail(op, q.branch, nil, err))
-				return
-			}
-			if in {
-				q.deliver(live, ours[tip].results, head, tree)
-				return
-			}
-		}
-		lastHead = head
-		results, tip, tipTree, err := q.build(ctx, &live, head, tree, attempt)
-		if err != nil {
-			failAll(c.fail(op, q.branch, nil, err))
-			return
-		}
-		if len(live) == 0 {
-			return
-		}
-		if tip == head {
-			q.deliver(live, results, head, tree)
-			return
-		}
-		ours[tip] = outcome{results: results, base: head}
-		won, ambiguous, err := c.moveRef(ctx, q.branch, tip, head)
-		if ambiguous && !won {
-			unsettled = append(unsettled, tip)
-		}
-		var re *refusedError
-		if errors.As(err, &re) {
-			wait = re.wait
+func (q *Queue) known() (string, string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.head, q.tree
+}
+
+func (q *Queue) forget() {
+	q.mu.Lock()
+	q.head, q.tree = "", ""
+	q.mu.Unlock()
+}
+
+// batch is the work of a Queue: the change sets landed by one ref update.
+type batch struct {
+	q        *Queue
+	live     []*job
+	outcomes map[string]outcome // by the tip each attempt built
+}
+
+type outcome struct {
+	results map[*job]*Result
+	tree    string
+}
+
+func (b *batch) prune(settling bool) bool {
+	// Withdraw the callers that gave up; nothing of theirs has landed
+	// (unless an earlier update of this batch had no clear answer: then
+	// their fate is still open, and they wait for it).
+	kept := b.live[:0]
+	for _, j := range b.live {
+		if err := j.ctx.Err(); err != nil && !settling {
+			j.finish(nil, b.q.c.fail("commit to", b.q.branch, nil, err))
 			continue
 		}
-		if err != nil {
-			e := c.fail(op, q.branch, nil, err)
-			e.Head, e.Attempts = head, attempt
-			failAll(e)
-			return
-		}
-		if won {
-			log.DebugContext(ctx, "batch landed", "commit", tip, "attempt", attempt)
-			q.deliver(live, results, tip, tipTree)
-			return
-		}
-		q.mu.Lock()
-		q.head, q.tree = "", ""
-		q.mu.Unlock()
-		lost = time.Since(started)
-		log.DebugContext(ctx, "batch lost the race for the branch", "attempt", attempt, "took", lost)
+		kept = append(kept, j)
 	}
-	e := c.fail(op, q.branch, ErrConflict, fmt.Errorf("another writer moved the branch on each of %d attempts", c.o.maxAttempts))
-	e.Head, e.Attempts = lastHead, c.o.maxAttempts
-	failAll(e)
+	b.live = kept
+	return len(b.live) > 0
 }
 
-// deliver hands each live job its result and remembers the new head.
-func (q *Queue) deliver(live []*job, results map[*job]*Result, head, tree string) {
-	q.mu.Lock()
-	q.head, q.tree = head, tree
-	q.mu.Unlock()
-	for _, j := range live {
-		j.finish(results[j], nil)
+func (b *batch) first() *unit {
+	if len(b.live) == 0 {
+		return nil
 	}
+	return b.live[0].u
+}
+
+func (b *batch) drop(u *unit, err *Error) bool {
+	for i, j := range b.live {
+		if j.u == u {
+			j.finish(nil, err)
+			b.live = append(b.live[:i], b.live[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+func (b *batch) fail(err error) {
+	for _, j := range b.live {
+		j.finish(nil, err)
+	}
+	b.live = nil
+}
+
+func (b *batch) build(ctx context.Context, head, tree string, attempt int) (string, string, bool, error) {
+	results, tip, tipTree, err := b.q.build(ctx, &b.live, head, tree, attempt)
+	if err != nil {
+		return "", "", false, err
+	}
+	if len(b.live) == 0 {
+		return "", "", false, nil
+	}
+	b.outcomes[tip] = outcome{results: results, tree: tipTree}
+	return tip, tipTree, true, nil
+}
+
+func (b *batch) land(tip string, attempt int, created bool) {
+	o := b.outcomes[tip]
+	b.q.mu.Lock()
+	b.q.head, b.q.tree = tip, o.tree
+	b.q.mu.Unlock()
+	for _, j := range b.live {
+		r := o.results[j]
+		if r == nil {
+			j.finish(nil, b.q.c.fail("commit to", b.q.branch, ErrUnknownOutcome, fmt.Errorf("the batch landed as %s, but this change set's part in it is not known", short(tip))))
+			continue
+		}
+		r.Attempts, r.CreatedBranch = attempt, created
+		j.u.boot.apply(r)
+		j.finish(r, nil)
+	}
+	b.live = nil
 }
 
 // build resolves the live jobs in order on top of head, each seeing the
@@ -314,7 +245,7 @@ func (q *Queue) build(ctx context.Context, live *[]*job, head, tree string, atte
 	}
 	var steps []step
 	for _, j := range *live {
-		r, err := c.resolve(ctx, v, j.p, false)
+		r, err := c.resolve(ctx, v, j.u.p, false)
 		if err != nil {
 			var pe *pathError
 			if errors.As(err, &pe) {
@@ -347,7 +278,7 @@ func (q *Queue) build(ctx context.Context, live *[]*job, head, tree string, atte
 	for i, st := range steps {
 		rs[i] = st.r
 	}
-	if q.squash {
+	if q.co.squash {
 		all := &resolved{}
 		for _, r := range rs {
 			all.entries = append(all.entries, r.entries...)
@@ -365,7 +296,7 @@ func (q *Queue) build(ctx context.Context, live *[]*job, head, tree string, atte
 			scs := squashed(jobs)
 			commit, err := c.createCommit(ctx, scs, scs.Message, head, newTree)
 			if err != nil {
-				return nil, "", "", fmt.Errorf("create commit: %w", err)
+				return nil, "", "", err
 			}
 			tip, tipTree = commit, newTree
 		}
@@ -397,9 +328,9 @@ func (q *Queue) build(ctx context.Context, live *[]*job, head, tree string, atte
 			res.NoOp, res.Changed, res.Parent = true, []string{}, ""
 			continue
 		}
-		commit, err := c.createCommit(ctx, st.j.cs, st.j.message, tip, t)
+		commit, err := c.createCommit(ctx, st.j.u.cs, st.j.u.message, tip, t)
 		if err != nil {
-			return nil, "", "", fmt.Errorf("create commit: %w", err)
+			return nil, "", "", err
 		}
 		res.Commit = commit
 		tip, tipTree = commit, t
@@ -468,12 +399,8 @@ func (q *Queue) chainTrees(ctx context.Context, base string, rs []*resolved) (ge
 				for _, r := range rs[:i+1] {
 					entries = append(entries, r.entries...)
 				}
-				t, _, err := q.c.client.Git.CreateTree(ctx, q.c.owner, q.c.repo, base, entries)
-				if err != nil {
-					done[i] <- result{err: fmt.Errorf("create tree: %w", err)}
-					continue
-				}
-				done[i] <- result{sha: t.GetSHA()}
+				t, err := q.c.createTree(ctx, base, entries)
+				done[i] <- result{sha: t, err: err}
 			}
 		}()
 	}
@@ -514,38 +441,34 @@ func (q *Queue) tree1(ctx context.Context, base string, r *resolved) (string, er
 	if err := q.c.upload(ctx, r.uploads); err != nil {
 		return "", err
 	}
-	t, _, err := q.c.client.Git.CreateTree(ctx, q.c.owner, q.c.repo, base, r.entries)
-	if err != nil {
-		return "", fmt.Errorf("create tree: %w", err)
-	}
-	return t.GetSHA(), nil
+	return q.c.createTree(ctx, base, r.entries)
 }
 
 // squashed is the change set whose message and identity a squashed batch
 // commit carries.
 func squashed(jobs []*job) *ChangeSet {
 	if len(jobs) == 1 {
-		cs := *jobs[0].cs
-		cs.Message = jobs[0].message
+		cs := *jobs[0].u.cs
+		cs.Message = jobs[0].u.message
 		return &cs
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Squash %d changes\n\n", len(jobs))
 	for _, j := range jobs {
-		first, _, _ := strings.Cut(strings.TrimSpace(j.cs.Message), "\n")
+		first, _, _ := strings.Cut(strings.TrimSpace(j.u.cs.Message), "\n")
 		fmt.Fprintf(&b, "* %s\n", first)
 	}
 	cs := &ChangeSet{Message: b.String()}
 	for _, j := range jobs {
-		if j.message != j.cs.Message {
+		if j.u.message != j.u.cs.Message {
 			cs.Message = withEditID(cs.Message)
 			break
 		}
 	}
 	same := func(get func(*ChangeSet) *Signature) *Signature {
-		s0 := get(jobs[0].cs)
+		s0 := get(jobs[0].u.cs)
 		for _, j := range jobs[1:] {
-			s := get(j.cs)
+			s := get(j.u.cs)
 			if s0 == nil || s == nil || *s != *s0 {
 				return nil
 			}

@@ -11,22 +11,20 @@ import (
 
 	"github.com/ghcommitter/ghcommitter/committer"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
-	"github.com/google/go-github/v66/github"
 )
 
-// exampleClient starts a fake GitHub holding acme/mono and returns a client
-// for it. Real programs use ghclient.New or any go-github client instead.
-func exampleClient() (*github.Client, *githubtest.Server, func()) {
+// exampleClient starts a fake GitHub holding acme/mono and returns the
+// options that point a Committer at it. Real programs pass their own
+// authenticated *http.Client (from ghclient.NewHTTPClient, oauth2, or any
+// go-github client's Client()) and, for GitHub Enterprise Server, its URL.
+func exampleClient() ([]committer.Option, *githubtest.Server, func()) {
 	fake := githubtest.New()
 	if err := fake.CreateRepo("acme", "mono", true); err != nil {
 		log.Fatal(err)
 	}
 	srv := httptest.NewServer(fake)
-	client, err := github.NewClient(nil).WithEnterpriseURLs(srv.URL+"/", srv.URL+"/")
-	if err != nil {
-		log.Fatal(err)
-	}
-	return client, fake, srv.Close
+	opts := []committer.Option{committer.WithHTTPClient(srv.Client()), committer.WithBaseURL(srv.URL + "/")}
+	return opts, fake, srv.Close
 }
 
 // One commit of several files, landing on top of whatever is on main.
@@ -34,7 +32,7 @@ func Example() {
 	client, _, stop := exampleClient()
 	defer stop()
 
-	c, err := committer.New(client, "acme", "mono")
+	c, err := committer.New("acme", "mono", client...)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -56,7 +54,7 @@ func Example() {
 func ExampleChangeSet_Edit() {
 	client, fake, stop := exampleClient()
 	defer stop()
-	c, _ := committer.New(client, "acme", "mono")
+	c, _ := committer.New("acme", "mono", client...)
 
 	increment := func(old []byte, exists bool) ([]byte, error) {
 		n := 0
@@ -83,7 +81,7 @@ func ExampleChangeSet_Edit() {
 func ExampleChangeSet_ExpectBlob() {
 	client, _, stop := exampleClient()
 	defer stop()
-	c, _ := committer.New(client, "acme", "mono")
+	c, _ := committer.New("acme", "mono", client...)
 	ctx := context.Background()
 
 	v1 := []byte("replicas: 2\n")
