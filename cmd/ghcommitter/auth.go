@@ -49,7 +49,7 @@ func apiURLFrom(flag string, e *env) string {
 
 // client builds the API client. Missing or unusable credentials are usage
 // errors: they are found before any request is sent.
-func (a *authFlags) client(ctx context.Context, e *env, owner, name, apiURL string, logger *slog.Logger) (*github.Client, error) {
+func (a *authFlags) client(ctx context.Context, e *env, owner, name, apiURL string, logger *slog.Logger) (*http.Client, error) {
 	ghclient.Version = cliVersion()
 	opts := []ghclient.Option{ghclient.WithBaseURL(apiURL), ghclient.WithRepository(owner, name)}
 	if logger != nil {
@@ -74,7 +74,7 @@ func (a *authFlags) client(ctx context.Context, e *env, owner, name, apiURL stri
 			return nil, usageErrorf("", "%v", err)
 		}
 		opts = append(opts, ghclient.WithApp(a.appID, key, a.installationID))
-		c, err := ghclient.New(ctx, opts...)
+		c, err := ghclient.NewHTTPClient(ctx, opts...)
 		if err != nil {
 			return nil, apiError("authenticate as GitHub App for", owner+"/"+name, err)
 		}
@@ -99,7 +99,7 @@ func (a *authFlags) client(ctx context.Context, e *env, owner, name, apiURL stri
 		}
 		opts = append(opts, ghclient.WithToken(tok))
 	}
-	c, err := ghclient.New(ctx, opts...)
+	c, err := ghclient.NewHTTPClient(ctx, opts...)
 	if err != nil {
 		// Options are checked before any request: a bad URL or token.
 		return nil, usageErrorf("", "%v", err)

@@ -150,11 +150,11 @@ func runDemo(ctx context.Context, e *env, writers int, latency time.Duration) er
 // promote is one independent writer, as a separate CI job would be: its own
 // client, its own committer.
 func promote(ctx context.Context, api string, stage int) (*committer.Result, error) {
-	client, err := ghclient.New(ctx, ghclient.WithBaseURL(api), ghclient.WithToken(demoToken))
+	client, err := ghclient.NewHTTPClient(ctx, ghclient.WithBaseURL(api), ghclient.WithToken(demoToken))
 	if err != nil {
 		return nil, err
 	}
-	c, err := committer.New(client, demoOwner, demoRepo,
+	c, err := committer.New(demoOwner, demoRepo, committer.WithHTTPClient(client), committer.WithBaseURL(api),
 		committer.WithMaxAttempts(4*64),
 		committer.WithBackoff(committer.ExponentialBackoff(5*time.Millisecond, 200*time.Millisecond)))
 	if err != nil {
