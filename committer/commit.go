@@ -349,20 +349,20 @@ func (d *driver) move(ctx context.Context, head, tip string, creating bool, atte
 	if mv.ambiguous && !mv.won {
 		d.unsettled = append(d.unsettled, tip)
 	}
+	var re *refusedError
 	switch {
+	case mv.missing && d.co.createFrom == "":
+		return true, d.c.missingBranch(d.op, d.branch, err)
+	case mv.missing: // try again: the next attempt creates it
+	case errors.As(err, &re):
+		return d.refusedOr(err, attempt)
 	case err != nil:
 		e := d.c.fail(d.op, d.branch, nil, err)
 		e.Head, e.Attempts = head, attempt
-		var re *refusedError
-		if errors.As(err, &re) {
-			return d.refusedOr(err, attempt)
-		}
 		return true, e
 	case mv.won:
 		d.landed(tip, attempt, creating)
 		return true, nil
-	case mv.missing && d.co.createFrom == "":
-		return true, d.c.missingBranch(d.op, d.branch, errors.New("it was deleted or renamed while committing"))
 	}
 	if d.forget != nil {
 		d.forget()

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
@@ -227,5 +228,56 @@ func TestNoOp(t *testing.T) {
 	}
 	if ts.Count("POST /repos/{owner}/{repo}/git/commits") != 0 || ts.CountMethod("PATCH") != 0 {
 		t.Fatal("a no-op created a commit or updated the ref")
+	}
+}
+
+func TestObserverReportsEachStep(t *testing.T) {
+	var (
+		mu     sync.Mutex
+		events []committer.Event
+	)
+	// Waits of a second or more (the rate-limit wait) are real: go-github
+	// refuses every request until a Retry-After has passed.
+	sleep := func(ctx context.Context, d time.Duration) error {
+		if d < time.Second {
+			return ctx.Err()
+		}
+		select {
+		case <-time.After(d):
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	ts, c := setup(t, committer.WithSleep(sleep), committer.WithObserver(func(e committer.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		events = append(events, e)
+	}))
+	ts.SecondaryRateLimit(rtUpdateRef, 1, 1)
+	// The second ref update loses the race to another writer.
+	ts.Inject(githubtest.Fault{Route: rtUpdateRef, Skip: 1, Times: 1, Before: func(*http.Request) {
+		_, _ = ts.Seed(owner, repo, "main", "concurrent writer", githubtest.File{Path: "other.txt", Content: []byte("theirs\n")})
+	}})
+	res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("observed").Put("a.txt", []byte("a\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, e := range events {
+		kinds = append(kinds, e.Kind.String())
+		if e.Repository != owner+"/"+repo || e.Branch != "main" {
+			t.Errorf("event %+v names another branch", e)
+		}
+		if e.Kind == committer.EventRateLimitWait && e.Wait < time.Second {
+			t.Errorf("rate-limit wait %s, want at least 1s", e.Wait)
+		}
+		if e.Kind == committer.EventLanded && e.Commit != res.Commit {
+			t.Errorf("landed %s, result %s", e.Commit, res.Commit)
+		}
+	}
+	want := "attempt,rate-limit wait,attempt,lost race,attempt,landed"
+	if got := strings.Join(kinds, ","); got != want {
+		t.Fatalf("events %s, want %s", got, want)
 	}
 }

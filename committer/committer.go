@@ -170,11 +170,11 @@ func (c *Committer) fail(op, branch string, kind, err error) *Error {
 // name only redirects to another branch) when no base to create it from
 // was given.
 func (c *Committer) missingBranch(op, branch string, cause error) *Error {
-	msg := fmt.Sprintf("branch %q does not exist", branch)
+	err := fmt.Errorf("branch %q does not exist", branch)
 	if cause != nil {
-		msg += " (" + cause.Error() + ")"
+		err = fmt.Errorf("branch %q does not exist: %w", branch, cause)
 	}
-	e := c.fail(op, branch, ErrNotFound, errors.New(msg))
+	e := c.fail(op, branch, ErrNotFound, err)
 	e.Hint = "create it from a base with CreateBranchFrom"
 	return e
 }

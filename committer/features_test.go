@@ -233,30 +233,6 @@ func TestCreateBranch(t *testing.T) {
 	}
 }
 
-func TestEmptyRepositoryBootstrap(t *testing.T) {
-	ts := githubtest.NewServer(t)
-	must(t, ts.CreateRepo(owner, "empty", false))
-	c, err := newWith(ts.Client, owner, "empty", committer.WithSleep(noSleep))
-	must(t, err)
-	cs := committer.NewChangeSet("first").Put("README.md", []byte("# hi\n")).PutMode("run.sh", []byte("#!/bin/sh\n"), committer.ModeExecutable)
-	res, err := c.Commit(context.Background(), "main", cs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.NoOp {
-		t.Fatal("reported a no-op")
-	}
-	files, err := ts.Files(owner, "empty", "main")
-	must(t, err)
-	if string(files["README.md"].Content) != "# hi\n" || files["run.sh"].Mode != "100755" {
-		t.Fatalf("files = %+v", files)
-	}
-	hist, _ := ts.History(owner, "empty", "main")
-	if len(hist[len(hist)-1].Parents) != 0 {
-		t.Fatal("history does not start with a root commit")
-	}
-}
-
 func TestExpectHead(t *testing.T) {
 	ts, c := setup(t)
 	h := head(t, ts, "main")

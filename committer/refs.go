@@ -156,7 +156,7 @@ func (c *Committer) moveRef(ctx context.Context, branch, commit string) (refMove
 		case refLostRace:
 			return refMove{}, nil
 		case refMissing:
-			return refMove{missing: true}, nil
+			return refMove{missing: true}, fmt.Errorf("update ref: %w (deleted or renamed while committing?)", err)
 		case refProtection:
 			return refMove{}, &pathError{kind: ErrProtected, err: fmt.Errorf("update ref: %w", err)}
 		}
