@@ -219,51 +219,58 @@ func (b *batch) land(tip string, attempt int, created bool) {
 	b.live = nil
 }
 
+// step is one change set of a batch that changes something, resolved.
+type step struct {
+	j *job
+	r *resolved
+}
+
 // build resolves the live jobs in order on top of head, each seeing the
 // ones before it, and creates their trees and commits. Jobs whose
 // precondition or edit fails are finished with their own error and dropped
 // from live. It returns the new tip (head itself if nothing changed).
 func (q *Queue) build(ctx context.Context, live *[]*job, head, tree string, attempt int) (map[*job]*Result, string, string, error) {
+	results, steps, err := q.resolveAll(ctx, live, head, tree, attempt)
+	if err != nil || len(steps) == 0 {
+		return results, head, tree, err
+	}
+	if q.co.squash {
+		tip, tipTree, err := q.buildSquashed(ctx, steps, results, head, tree)
+		return results, tip, tipTree, err
+	}
+	tip, tipTree, err := q.buildChain(ctx, steps, results, tree, head)
+	return results, tip, tipTree, err
+}
+
+// resolveAll resolves the live jobs in order, each on the view the ones
+// before it left, and finishes those that fail alone.
+func (q *Queue) resolveAll(ctx context.Context, live *[]*job, head, tree string, attempt int) (map[*job]*Result, []step, error) {
 	c := q.c
 	v := newView(c, tree)
 	results := map[*job]*Result{}
-	tip, tipTree := head, tree
-	failed := map[*job]bool{}
+	var steps []step
+	kept := (*live)[:0]
 	defer func() {
 		// Whatever happens, live keeps exactly the jobs not yet finished.
-		kept := (*live)[:0]
-		for _, j := range *live {
-			if !failed[j] {
-				kept = append(kept, j)
-			}
-		}
 		*live = kept
 	}()
-	type step struct {
-		j *job
-		r *resolved
-	}
-	var steps []step
-	for _, j := range *live {
+	for i, j := range *live {
 		r, err := c.resolve(ctx, v, j.u.p, false)
+		var pe *pathError
+		if errors.As(err, &pe) {
+			e := c.fail("commit to", q.branch, nil, err)
+			e.Head, e.Attempts = head, attempt
+			j.finish(nil, e)
+			continue
+		}
 		if err != nil {
-			var pe *pathError
-			if errors.As(err, &pe) {
-				e := c.fail("commit to", q.branch, nil, err)
-				e.Head, e.Attempts = head, attempt
-				j.finish(nil, e)
-				failed[j] = true
-				continue
-			}
-			return nil, "", "", err
+			kept = append(kept, (*live)[i:]...)
+			return nil, nil, err
 		}
+		kept = append(kept, j)
 		v.apply(r.effects)
-		res := &Result{Repository: c.Repository(), Branch: q.branch, Attempts: attempt, Files: r.changes, Changed: []string{}}
-		for _, f := range r.changes {
-			if f.Action != Unchanged {
-				res.Changed = append(res.Changed, f.Path)
-			}
-		}
+		res := newResult(c, q.branch, r.changes)
+		res.Attempts = attempt
 		results[j] = res
 		if len(r.entries) > 0 {
 			steps = append(steps, step{j, r})
@@ -271,56 +278,60 @@ func (q *Queue) build(ctx context.Context, live *[]*job, head, tree string, atte
 			res.NoOp, res.Commit, res.Tree = true, head, tree
 		}
 	}
-	if len(steps) == 0 {
-		return results, head, tree, nil
+	return results, steps, nil
+}
+
+// buildSquashed lands the steps as one commit on head.
+func (q *Queue) buildSquashed(ctx context.Context, steps []step, results map[*job]*Result, head, tree string) (string, string, error) {
+	tip, tipTree := head, tree
+	all := &resolved{}
+	jobs := make([]*job, len(steps))
+	for i, st := range steps {
+		all.entries = append(all.entries, st.r.entries...)
+		all.uploads = append(all.uploads, st.r.uploads...)
+		jobs[i] = st.j
 	}
+	newTree, err := q.tree1(ctx, tree, all)
+	if err != nil {
+		return "", "", err
+	}
+	if newTree != tree {
+		scs := squashed(jobs)
+		commit, err := q.c.createCommit(ctx, scs, scs.Message, head, newTree)
+		if err != nil {
+			return "", "", err
+		}
+		tip, tipTree = commit, newTree
+	}
+	for _, res := range results {
+		res.Commit, res.Tree = tip, tipTree
+		if tip == head || len(res.Changed) == 0 {
+			res.NoOp, res.Changed = true, []string{}
+		} else {
+			res.Parent = head
+		}
+	}
+	return tip, tipTree, nil
+}
+
+// buildChain lands the steps as one commit each, chained on head.
+func (q *Queue) buildChain(ctx context.Context, steps []step, results map[*job]*Result, tree, head string) (string, string, error) {
 	rs := make([]*resolved, len(steps))
 	for i, st := range steps {
 		rs[i] = st.r
 	}
-	if q.co.squash {
-		all := &resolved{}
-		for _, r := range rs {
-			all.entries = append(all.entries, r.entries...)
-			all.uploads = append(all.uploads, r.uploads...)
-		}
-		newTree, err := q.tree1(ctx, tree, all)
-		if err != nil {
-			return nil, "", "", err
-		}
-		if newTree != tree {
-			jobs := make([]*job, len(steps))
-			for i, st := range steps {
-				jobs[i] = st.j
-			}
-			scs := squashed(jobs)
-			commit, err := c.createCommit(ctx, scs, scs.Message, head, newTree)
-			if err != nil {
-				return nil, "", "", err
-			}
-			tip, tipTree = commit, newTree
-		}
-		for _, res := range results {
-			res.Commit, res.Tree = tip, tipTree
-			if tip == head || len(res.Changed) == 0 {
-				res.NoOp, res.Changed = true, []string{}
-			} else {
-				res.Parent = head
-			}
-		}
-		return results, tip, tipTree, nil
-	}
 	trees, stop, err := q.chainTrees(ctx, tree, rs)
 	if err != nil {
-		return nil, "", "", err
+		return "", "", err
 	}
 	defer stop()
+	tip, tipTree := head, tree
 	// Commits chain on each other, so they are created one by one, each as
 	// soon as its tree is ready.
 	for i, st := range steps {
 		t, err := trees(i)
 		if err != nil {
-			return nil, "", "", err
+			return "", "", err
 		}
 		res := results[st.j]
 		res.Parent, res.Tree, res.Commit = tip, t, tip
@@ -328,9 +339,9 @@ func (q *Queue) build(ctx context.Context, live *[]*job, head, tree string, atte
 			res.NoOp, res.Changed, res.Parent = true, []string{}, ""
 			continue
 		}
-		commit, err := c.createCommit(ctx, st.j.u.cs, st.j.u.message, tip, t)
+		commit, err := q.c.createCommit(ctx, st.j.u.cs, st.j.u.message, tip, t)
 		if err != nil {
-			return nil, "", "", err
+			return "", "", err
 		}
 		res.Commit = commit
 		tip, tipTree = commit, t
@@ -340,7 +351,7 @@ func (q *Queue) build(ctx context.Context, live *[]*job, head, tree string, atte
 			res.Commit, res.Tree = tip, tipTree // its content is on the tip
 		}
 	}
-	return results, tip, tipTree, nil
+	return tip, tipTree, nil
 }
 
 // chainTrees returns, for each resolved change set of a chained batch, a
