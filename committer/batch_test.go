@@ -26,7 +26,7 @@ func incr(old []byte, exists bool) ([]byte, error) {
 
 func runQueue(t *testing.T, squash bool) {
 	ts, c := setup(t)
-	var opts []committer.QueueOption
+	var opts []committer.CommitOption
 	if squash {
 		opts = append(opts, committer.Squash())
 	}
@@ -127,7 +127,7 @@ func TestQueueRequestsPerChange(t *testing.T) {
 	for _, squash := range []bool{false, true} {
 		t.Run(fmt.Sprintf("squash=%v", squash), func(t *testing.T) {
 			ts, c := setup(t)
-			var opts []committer.QueueOption
+			var opts []committer.CommitOption
 			if squash {
 				opts = append(opts, committer.Squash())
 			}

@@ -600,7 +600,7 @@ func TestChaosCommitter(t *testing.T) {
 
 func testChaosQueue(t *testing.T, squash bool) {
 	r, c := newChaosRun(t, 0.12)
-	var opts []committer.QueueOption
+	var opts []committer.CommitOption
 	if squash {
 		opts = append(opts, committer.Squash())
 	}
@@ -705,7 +705,7 @@ func TestQueueBuildErrorFinishesEveryJob(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ts, c := setup(t)
 			seed(t, ts, map[string]string{"dir/x.txt": "x\n", "dir/y.txt": "y\n"})
-			var opts []committer.QueueOption
+			var opts []committer.CommitOption
 			if tc.squash {
 				opts = append(opts, committer.Squash())
 			}

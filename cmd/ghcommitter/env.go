@@ -59,7 +59,8 @@ func classify(err error) *exitError {
 		// Print the hint on its own line, not glued to the message.
 		c := *ce
 		c.Hint = ""
-		ee.err, ee.hint = &c, ce.Hint
+		// The library's hints name its API; say the flags instead.
+		ee.err, ee.hint = &c, strings.NewReplacer("CreateBranchFrom", "--create-branch-from", "WithMaxAttempts", "--max-attempts").Replace(ce.Hint)
 	}
 	var ed *editFailure
 	if errors.As(err, &ed) {
