@@ -137,6 +137,7 @@ type driver struct {
 	// dryRun: only read (Plan); an empty repository is not bootstrapped.
 	dryRun bool
 
+	retries   int             // attempts made again without counting (errRetry)
 	ours      map[string]bool // commits we created as new tips
 	unsettled []string        // tips whose ref write had no clear answer
 	lastHead  string
@@ -161,9 +162,13 @@ func (d *driver) run(ctx context.Context) {
 			return
 		}
 		done, err := d.attempt(ctx, attempt)
-		if errors.Is(err, errRetry) {
+		if errors.Is(err, errRetry) && d.retries < d.c.o.maxAttempts {
+			d.retries++
 			attempt--
 			continue
+		}
+		if errors.Is(err, errRetry) {
+			err = d.errAt(errors.New("the repository kept changing between empty and not empty"), d.lastHead, attempt)
 		}
 		if err != nil {
 			d.w.fail(err)
