@@ -75,6 +75,8 @@ func classify(err error) *exitError {
 		if ee.hint == "" {
 			ee.hint = "nothing was committed; re-read the branch and try again"
 		}
+	case errors.Is(err, committer.ErrUnauthorized):
+		ee.hint = "the token is missing, expired or revoked: " + tokenHint + " with a valid token"
 	case errors.Is(err, committer.ErrProtected):
 		// The library's hint names a flag this CLI does not have.
 		ee.hint = "the branch is protected: commit through a pull request instead: add --pull-request -b NEW_BRANCH"
