@@ -171,6 +171,8 @@ func (b *batch) first() *unit {
 	return b.live[0].u
 }
 
+func (b *batch) size() int { return len(b.live) }
+
 func (b *batch) drop(u *unit, err *Error) bool {
 	for i, j := range b.live {
 		if j.u == u {

@@ -106,6 +106,8 @@ type work interface {
 	prune(settling bool) bool
 	// first returns the first change set still to land.
 	first() *unit
+	// size is the number of change sets still to land.
+	size() int
 	// drop finishes u alone with err, when the work can go on without it
 	// (a batch); it reports false when err must end the whole work.
 	drop(u *unit, err *Error) bool
@@ -193,7 +195,7 @@ func (d *driver) pause(ctx context.Context, attempt int) error {
 
 // attempt makes one attempt; done is true when the work is finished.
 func (d *driver) attempt(ctx context.Context, attempt int) (done bool, err error) {
-	d.c.observe(Event{Kind: EventAttempt, Branch: d.branch, Attempt: attempt})
+	d.c.observe(Event{Kind: EventAttempt, Branch: d.branch, Attempt: attempt, Changes: d.w.size()})
 	started := time.Now()
 	head, tree, creating, err := d.head(ctx, attempt)
 	if err != nil {
@@ -208,7 +210,7 @@ func (d *driver) attempt(ctx context.Context, attempt int) (done bool, err error
 		return true, e
 	}
 	d.lastHead = head
-	tip, tipTree, left, err := d.w.build(ctx, head, tree, attempt)
+	tip, _, left, err := d.w.build(ctx, head, tree, attempt)
 	if err != nil {
 		return d.refusedOr(err, attempt)
 	}
@@ -219,7 +221,6 @@ func (d *driver) attempt(ctx context.Context, attempt int) (done bool, err error
 		d.landed(tip, attempt, false)
 		return true, nil
 	}
-	_ = tipTree
 	return d.move(ctx, head, tip, creating, attempt, started)
 }
 
@@ -335,7 +336,7 @@ func (d *driver) settled(ctx context.Context, head string, attempt int) bool {
 }
 
 func (d *driver) landed(tip string, attempt int, created bool) {
-	d.c.observe(Event{Kind: EventLanded, Branch: d.branch, Attempt: attempt, Commit: tip})
+	d.c.observe(Event{Kind: EventLanded, Branch: d.branch, Attempt: attempt, Commit: tip, Changes: d.w.size()})
 	d.w.land(tip, attempt, created)
 }
 
@@ -373,7 +374,7 @@ func (d *driver) move(ctx context.Context, head, tip string, creating bool, atte
 		d.forget()
 	}
 	d.lost = time.Since(started)
-	d.c.observe(Event{Kind: EventLostRace, Branch: d.branch, Attempt: attempt, Head: head, Took: d.lost})
+	d.c.observe(Event{Kind: EventLostRace, Branch: d.branch, Attempt: attempt, Head: head, Took: d.lost, Changes: d.w.size()})
 	d.c.o.logger.DebugContext(ctx, "lost the race for the branch", "repo", d.c.Repository(), "branch", d.branch, "attempt", attempt, "head", head, "took", d.lost)
 	return false, nil
 }
@@ -391,6 +392,8 @@ type single struct {
 func (s *single) prune(bool) bool { return s.res == nil && s.err == nil }
 
 func (s *single) first() *unit { return s.u }
+
+func (s *single) size() int { return 1 }
 
 func (s *single) drop(*unit, *Error) bool { return false }
 

@@ -266,7 +266,7 @@ func TestObserverReportsEachStep(t *testing.T) {
 	var kinds []string
 	for _, e := range events {
 		kinds = append(kinds, e.Kind.String())
-		if e.Repository != owner+"/"+repo || e.Branch != "main" {
+		if e.Repository != owner+"/"+repo || e.Branch != "main" || e.Kind == committer.EventAttempt && e.Changes != 1 {
 			t.Errorf("event %+v names another branch", e)
 		}
 		if e.Kind == committer.EventRateLimitWait && e.Wait < time.Second {

@@ -46,7 +46,7 @@ type Event struct {
 	Commit     string        // EventLanded: the commit on the branch
 	Wait       time.Duration // EventRateLimitWait
 	Took       time.Duration // EventLostRace: how long the lost attempt took
-	Changes    int           // the change sets the attempt carries (a Queue's batch: more than 1)
+	Changes    int           // the change sets the attempt carries (1, or a Queue's batch)
 }
 
 func (c *Committer) observe(e Event) {
