@@ -281,3 +281,26 @@ func TestObserverReportsEachStep(t *testing.T) {
 		t.Fatalf("events %s, want %s", got, want)
 	}
 }
+
+// A secondary rate limit without Retry-After is waited out for at least a
+// minute before the next write, as GitHub's documentation asks.
+func TestBareSecondaryLimitWaitsAMinute(t *testing.T) {
+	var (
+		mu    sync.Mutex
+		slept []time.Duration
+	)
+	sleep := func(ctx context.Context, d time.Duration) error {
+		mu.Lock()
+		slept = append(slept, d)
+		mu.Unlock()
+		return ctx.Err()
+	}
+	ts, c := setup(t, committer.WithSleep(sleep))
+	ts.SecondaryRateLimit(rtUpdateRef, 0, 1)
+	_, _ = c.Commit(context.Background(), "main", committer.NewChangeSet("m").Put("a.txt", []byte("a\n")))
+	mu.Lock()
+	defer mu.Unlock()
+	if len(slept) == 0 || slept[0] < time.Minute {
+		t.Fatalf("waits %v, want at least a minute before the next attempt", slept)
+	}
+}

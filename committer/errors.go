@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -132,13 +133,28 @@ func (e *refusedError) Unwrap() error { return e.err }
 func refused(what string, err error) error {
 	var ab *github.AbuseRateLimitError
 	if errors.As(err, &ab) {
-		return &refusedError{wait: max(ab.GetRetryAfter(), time.Second), err: err}
+		return &refusedError{wait: secondaryWait(ab), err: err}
 	}
 	var rl *github.RateLimitError
 	if errors.As(err, &rl) {
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil
+}
+
+// secondaryWait is how long to wait after a secondary rate limit: its
+// Retry-After when GitHub sent one, else at least a minute, as GitHub's
+// documentation asks (and at least until the reset go-github derived from
+// x-ratelimit-reset, before which it refuses to send anything).
+func secondaryWait(ab *github.AbuseRateLimitError) time.Duration {
+	if ab.Response != nil {
+		if v := ab.Response.Header.Get("Retry-After"); v != "" {
+			if secs, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
+				return max(time.Duration(secs)*time.Second, time.Second)
+			}
+		}
+	}
+	return max(ab.GetRetryAfter(), time.Minute)
 }
 
 // errorResponse returns GitHub's error reply in err's chain, if any.

@@ -174,7 +174,9 @@ type Signer interface {
 
 // WithSigner signs every commit with s (for example an OpenPGP key); the
 // signature is stored in the commit's gpgsig header. The default sends no
-// signature. Signing requires an author (ChangeSet.Author).
+// signature. Signing requires an author (ChangeSet.Author). The first commit
+// of an empty repository goes through the contents API, which takes no
+// signature: GitHub signs that one itself.
 func WithSigner(s Signer) Option {
 	return func(o *options) error {
 		if s == nil {
