@@ -66,14 +66,17 @@ func New(owner, repo string, opts ...Option) (*Committer, error) {
 	return &Committer{client: client, owner: owner, repo: repo, o: o, cache: newObjectCache()}, nil
 }
 
-// withBranchRedirectRefusal returns a copy of hc that never follows a
-// redirect for a request made under noRedirect (the branch head read),
-// whatever hc's own redirect policy, and applies that policy otherwise.
+// withBranchRedirectRefusal returns a copy of hc that, for a branch head
+// read (readHead, under branchRead), never follows a redirect to another
+// branch: GitHub answers GET branches/{b} with 301 for a renamed branch and
+// for master where there is none. A redirect that keeps the branch name
+// (a renamed or transferred repository: /repositories/{id}/branches/{b})
+// is left to hc's own policy, as is every other request.
 func withBranchRedirectRefusal(hc *http.Client) *http.Client {
 	cp := *hc
 	prev := hc.CheckRedirect
 	cp.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if refuseRedirect(req.Context()) {
+		if b, ok := req.Context().Value(branchReadKey{}).(string); ok && redirectTarget(req.URL.String()) != b {
 			return http.ErrUseLastResponse
 		}
 		if prev != nil {
@@ -87,18 +90,12 @@ func withBranchRedirectRefusal(hc *http.Client) *http.Client {
 	return &cp
 }
 
-type noRedirectKey struct{}
+type branchReadKey struct{}
 
-// noRedirect marks ctx so that the request made under it gets a 3xx reply
-// as it is: through ghclient.NoRedirect for the wrapped client's own policy,
-// and through the Committer's own client copy (withBranchRedirectRefusal).
-func noRedirect(ctx context.Context) context.Context {
-	return context.WithValue(ghclient.NoRedirect(ctx), noRedirectKey{}, true)
-}
-
-func refuseRedirect(ctx context.Context) bool {
-	v, _ := ctx.Value(noRedirectKey{}).(bool)
-	return v
+// branchRead marks ctx as the read of branch's head (see
+// withBranchRedirectRefusal).
+func branchRead(ctx context.Context, branch string) context.Context {
+	return context.WithValue(ctx, branchReadKey{}, branch)
 }
 
 // Repository returns "owner/name".

@@ -45,7 +45,7 @@ func (c *Committer) readHead(ctx context.Context, branch string) (commit, tree s
 		return "", "", err
 	}
 	b := new(github.Branch)
-	resp, err := c.client.Do(noRedirect(ctx), req, b)
+	resp, err := c.client.Do(branchRead(ctx, branch), req, b)
 	if resp != nil && resp.StatusCode >= 300 && resp.StatusCode < 400 {
 		return "", "", &redirectedError{branch: branch, to: redirectTarget(resp.Header.Get("Location"))}
 	}
@@ -86,7 +86,7 @@ func escapeBranch(b string) string {
 	return strings.Join(segs, "/")
 }
 
-// redirectTarget returns the branch name a branches/{b} redirect points at.
+// redirectTarget returns the branch name a branches/{b} URL names.
 func redirectTarget(loc string) string {
 	u, err := url.Parse(loc)
 	if err != nil {

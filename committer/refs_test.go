@@ -230,3 +230,15 @@ func TestBranchNameClash(t *testing.T) {
 		t.Fatal("main/sub exists")
 	}
 }
+
+// A renamed repository's redirects (301 for GET, 307 for the writes) are
+// followed: the branch keeps its name, so the head read follows it too.
+func TestRenamedRepositoryIsFollowed(t *testing.T) {
+	ts, c := setup(t)
+	must(t, ts.RenameRepo(owner, repo, "mono2"))
+	res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("m").Put("a.txt", []byte("a\n")))
+	must(t, err)
+	if h, _ := ts.Head(owner, "mono2", "main"); h != res.Commit {
+		t.Fatalf("head of the renamed repository %s, result %+v", h, res)
+	}
+}
