@@ -198,45 +198,36 @@ func WithProgress(fn func(uploaded int64)) Option {
 }
 
 // ExponentialBackoff waits a random duration between 0 and
-// min(max, base·2^(attempt-2)) before attempt ("full jitter"), so writers that
-// collided spread out instead of colliding again.
-func ExponentialBackoff(base, max time.Duration) Backoff {
+// min(ceiling, base·2^(attempt-2)) before attempt ("full jitter"), so
+// writers that collided spread out instead of colliding again.
+func ExponentialBackoff(base, ceiling time.Duration) Backoff {
 	return func(attempt int, _ time.Duration) time.Duration {
-		return fullJitter(base, max, attempt)
+		return fullJitter(base, ceiling, attempt)
 	}
 }
 
 // AdaptiveBackoff is ExponentialBackoff whose base is the duration of the
-// attempt that lost (at least min): writers collide for as long as an
+// attempt that lost (at least floor): writers collide for as long as an
 // attempt takes, so that is the unit to spread them by, whether requests
 // take 25ms (a local fake) or a second (GitHub under load). Tuned by
 // measurement (BENCHMARKS.md): 16 and 64 separate processes all land within
 // the default 10 attempts.
-func AdaptiveBackoff(min, max time.Duration) Backoff {
+func AdaptiveBackoff(floor, ceiling time.Duration) Backoff {
 	return func(attempt int, lost time.Duration) time.Duration {
-		return fullJitter(maxDuration(min, lost), max, attempt)
+		return fullJitter(max(floor, lost), ceiling, attempt)
 	}
 }
 
-func fullJitter(base, max time.Duration, attempt int) time.Duration {
+func fullJitter(base, ceiling time.Duration, attempt int) time.Duration {
 	if attempt < 2 || base <= 0 {
 		return 0
 	}
 	ceil := base
-	for i := 2; i < attempt && ceil < max; i++ {
+	for i := 2; i < attempt && ceil < ceiling; i++ {
 		ceil *= 2
 	}
-	if ceil > max {
-		ceil = max
-	}
+	ceil = min(ceil, ceiling)
 	return time.Duration(rand.Int64N(int64(ceil) + 1))
-}
-
-func maxDuration(a, b time.Duration) time.Duration {
-	if a > b {
-		return a
-	}
-	return b
 }
 
 func sleepContext(ctx context.Context, d time.Duration) error {

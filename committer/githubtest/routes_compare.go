@@ -89,14 +89,14 @@ func stripOwner(ref, owner string) string {
 	return ref
 }
 
-// pageParams reads page (from 1) and per_page (default def, at most max).
-func pageParams(r *http.Request, def, max int) (page, perPage int) {
+// pageParams reads page (from 1) and per_page (default def, at most limit).
+func pageParams(r *http.Request, def, limit int) (page, perPage int) {
 	page, perPage = 1, def
 	if n, err := strconv.Atoi(r.URL.Query().Get("page")); err == nil && n > 0 {
 		page = n
 	}
 	if n, err := strconv.Atoi(r.URL.Query().Get("per_page")); err == nil && n > 0 {
-		perPage = min(n, max)
+		perPage = min(n, limit)
 	}
 	return page, perPage
 }
