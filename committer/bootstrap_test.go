@@ -248,3 +248,18 @@ func readFileIn(t *testing.T, ts *githubtest.TestServer, name, path string) stri
 	}
 	return string(b)
 }
+
+// A bootstrap write with no answer, and a branch that cannot be read back:
+// the outcome is unknown, never guessed.
+func TestBootstrapUnknownOutcome(t *testing.T) {
+	ts, c := emptyRepo(t)
+	ts.Inject(githubtest.Fault{Method: http.MethodPut, Route: routePutFile, Times: 1, DropResponse: true})
+	ts.Inject(githubtest.Fault{Method: http.MethodGet, Route: routeBranch, Skip: 1, Status: http.StatusInternalServerError})
+	_, err := c.Commit(context.Background(), "main", committer.NewChangeSet("count").Edit("counter.txt", incr))
+	if !errors.Is(err, committer.ErrUnknownOutcome) {
+		t.Fatalf("err = %v, want ErrUnknownOutcome", err)
+	}
+	if n := ts.Count(routePutFile); n != 1 {
+		t.Fatalf("%d contents writes, want 1", n)
+	}
+}

@@ -242,3 +242,20 @@ func TestRenamedRepositoryIsFollowed(t *testing.T) {
 		t.Fatalf("head of the renamed repository %s, result %+v", h, res)
 	}
 }
+
+func TestQueueRedirectedBranch(t *testing.T) {
+	ts, c := setup(t)
+	q, err := committer.NewQueue(c, "master")
+	must(t, err)
+	mainHead := head(t, ts, "main")
+	if _, err := q.Commit(context.Background(), committer.NewChangeSet("m").Put("a.txt", []byte("a\n"))); !errors.Is(err, committer.ErrNotFound) {
+		t.Fatalf("err = %v, want ErrNotFound", err)
+	}
+	q, err = committer.NewQueue(c, "master", committer.CreateBranchFrom("main"))
+	must(t, err)
+	res, err := q.Commit(context.Background(), committer.NewChangeSet("m").Put("a.txt", []byte("a\n")))
+	must(t, err)
+	if !res.CreatedBranch || head(t, ts, "master") != res.Commit || head(t, ts, "main") != mainHead {
+		t.Fatalf("result %+v", res)
+	}
+}
