@@ -186,7 +186,7 @@ func (b *batch) drop(u *unit, err *Error) bool {
 
 func (b *batch) fail(err error) {
 	for _, j := range b.live {
-		j.finish(nil, err)
+		j.finish(nil, j.u.boot.annotate(err))
 	}
 	b.live = nil
 }
@@ -262,7 +262,7 @@ func (q *Queue) resolveAll(ctx context.Context, live *[]*job, head, tree string,
 		if errors.As(err, &pe) {
 			e := c.fail("commit to", q.branch, nil, err)
 			e.Head, e.Attempts = head, attempt
-			j.finish(nil, e)
+			j.finish(nil, j.u.boot.annotate(e))
 			continue
 		}
 		if err != nil {

@@ -41,6 +41,18 @@ func (b *booted) apply(r *Result) {
 	}
 }
 
+// annotate says, in an error about a bootstrapped change set, that its
+// first commit landed although the rest did not.
+func (b *booted) annotate(err error) error {
+	var e *Error
+	if b == nil || !errors.As(err, &e) {
+		return err
+	}
+	cp := *e
+	cp.Err = fmt.Errorf("%w (the empty repository's first commit %s, holding %s, landed; the rest of the change set did not)", e.Err, short(b.commit), b.change.Path)
+	return &cp
+}
+
 // firstFile is the file an empty repository is started with.
 type firstFile struct {
 	path string

@@ -263,3 +263,21 @@ func TestBootstrapUnknownOutcome(t *testing.T) {
 		t.Fatalf("%d contents writes, want 1", n)
 	}
 }
+
+// When the rest of a bootstrapped change set fails (here another writer
+// creates a path it expects absent), the error says that the first commit
+// landed.
+func TestBootstrapRestFailsSaysFirstLanded(t *testing.T) {
+	ts, c := emptyRepo(t)
+	ts.Inject(githubtest.Fault{Method: http.MethodPatch, Route: rtUpdateRef, Times: 1, Before: func(*http.Request) {
+		_, _ = ts.Seed(owner, emptyName, "main", "other writer", githubtest.File{Path: "b.txt", Content: []byte("theirs\n")})
+	}})
+	cs := committer.NewChangeSet("start").Put("a.txt", []byte("a\n")).ExpectAbsent("b.txt").Put("b.txt", []byte("a longer file\n"))
+	_, err := c.Commit(context.Background(), "main", cs)
+	if !errors.Is(err, committer.ErrConflict) || !strings.Contains(err.Error(), "first commit") || !strings.Contains(err.Error(), "a.txt") {
+		t.Fatalf("err = %v, want ErrConflict saying the first commit (a.txt) landed", err)
+	}
+	if readFileIn(t, ts, emptyName, "b.txt") != "theirs\n" {
+		t.Fatal("the other writer's file was overwritten")
+	}
+}

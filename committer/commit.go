@@ -397,14 +397,14 @@ func (s *single) size() int { return 1 }
 
 func (s *single) drop(*unit, *Error) bool { return false }
 
-func (s *single) fail(err error) { s.err = err }
+func (s *single) fail(err error) { s.err = s.u.boot.annotate(err) }
 
 func (s *single) build(ctx context.Context, head, tree string, attempt int) (string, string, bool, error) {
 	r, err := s.c.resolve(ctx, newView(s.c, tree), s.u.p, false)
 	if err != nil {
 		e := s.c.fail("commit to", s.branch, nil, err)
 		e.Head, e.Attempts = head, attempt
-		return "", "", false, e
+		return "", "", false, s.u.boot.annotate(e)
 	}
 	res := newResult(s.c, s.branch, r.changes)
 	res.Parent, res.Commit, res.Tree = head, head, tree
