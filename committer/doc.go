@@ -34,7 +34,9 @@
 //     holds one of the change set's own plain files, exactly as asked; the
 //     rest follows in a second commit (Result.Bootstrapped). Preconditions
 //     are checked, and edits run, against the empty tree before anything is
-//     written; a change set with no plain file is ErrInvalid there.
+//     written; a change set with no plain file is ErrInvalid there. Should
+//     the rest then fail (another writer got in between), the error says
+//     that the first commit landed.
 //
 // GitHub's ref update checks only that the move is a fast-forward, not that
 // the head is still the one read: if someone resets the branch backwards to
