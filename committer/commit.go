@@ -448,9 +448,10 @@ func newResult(c *Committer, branch string, changes []FileChange) *Result {
 	return r
 }
 
-// createTree creates a tree of entries on base.
+// createTree creates a tree of entries on base (in chunks: see
+// createTreeInChunks).
 func (c *Committer) createTree(ctx context.Context, base string, entries []*github.TreeEntry) (string, error) {
-	t, _, err := c.client.Git.CreateTree(ctx, c.owner, c.repo, base, entries)
+	t, err := c.createTreeInChunks(ctx, base, entries)
 	if err != nil {
 		return "", fmt.Errorf("create tree: %w", err)
 	}

@@ -12,9 +12,11 @@
 //
 // # Cost
 //
-// One attempt of a commit of small text files costs four requests whatever
+// One attempt of a commit of small text files costs five requests whatever
 // the size of the repository: read the head (GET branches/{b}, which also
-// gives the head's tree), create the tree with the content inline and
+// gives the head's tree), read the existing directories on the puts' paths
+// (for top-level files, the root only: a put must go neither through a
+// file nor onto a directory), create the tree with the content inline and
 // base_tree set to the head's tree, create the commit, update the ref.
 // Deletes, edits, preconditions and syncs read only the directories on their
 // paths, and trees are cached by SHA across attempts. Binary or large files

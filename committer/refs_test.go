@@ -150,15 +150,20 @@ func TestMasterRedirectIsNotMain(t *testing.T) {
 	}
 }
 
-// The head read refuses the redirect itself and still costs one request:
-// an uncontended commit of text files is 4 requests.
-func TestUncontendedCommitIsFourRequests(t *testing.T) {
+// The head read refuses a branch redirect itself, in its one request: an
+// uncontended commit of text files reads the head once and nothing else
+// about the branch (the rest is the tree read that TestRequestCounts
+// counts, and the three writes).
+func TestHeadReadIsOneRequest(t *testing.T) {
 	ts, c := setup(t)
 	ts.ResetRequests()
 	_, err := c.Commit(context.Background(), "main", committer.NewChangeSet("m").Put("a.txt", []byte("a\n")))
 	must(t, err)
-	if n := len(ts.Requests()); n != 4 {
-		t.Fatalf("%d requests, want 4: %v", n, routes(ts))
+	if ts.Count(routeBranch) != 1 || ts.Count(rtGetRef) != 0 || ts.Count("GET /repos/{owner}/{repo}/git/matching-refs/{ref...}") != 0 {
+		t.Fatalf("head reads: %v", routes(ts))
+	}
+	if n := len(ts.Requests()); n != 5 {
+		t.Fatalf("%d requests, want 5 (head, root tree, tree, commit, ref): %v", n, routes(ts))
 	}
 }
 
