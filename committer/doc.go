@@ -83,12 +83,13 @@
 //     the driver's read.
 //   - bootstrap.go: an empty repository's first commit, through the
 //     contents API.
-//   - resolve.go, view.go, trees.go: the change set is resolved against the
-//     head's tree, reading only the directories on its paths (cached by
-//     SHA); edit functions run here.
-//   - upload.go, then commit.go's createTree and createCommit: missing blobs
-//     are uploaded once, the tree is created on the head's tree, the commit
-//     on the head.
+//   - resolve.go, build.go, view.go, trees.go: the change set is resolved
+//     against the head's tree, reading only the directories on its paths
+//     (cached by SHA); edit functions run here. predict.go works out the
+//     directories the new tree will have, so the next commit reads none.
+//   - upload.go, then commit.go's createTree (in chunks: trees.go) and
+//     createCommit: missing blobs are uploaded once, the tree is created on
+//     the head's tree, the commit on the head.
 //   - refs.go: the fast-forward ref update (or the branch's creation); an
 //     unanswered update is settled by reading the ref and one compare
 //     request, never by sending it again.
