@@ -123,7 +123,7 @@ func (f *commitFlags) run(ctx context.Context, e *env, args []string) error {
 		logger = slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	apiURL := apiURLFrom(f.auth.apiURL, e)
-	client, err := f.auth.httpClient(ctx, e, owner, name, apiURL, logger)
+	client, err := f.auth.client(ctx, e, owner, name, apiURL, logger)
 	if err != nil {
 		return err
 	}
