@@ -105,12 +105,11 @@ type limitsConfig struct {
 }
 
 func (lc limitsConfig) fakeLimits() githubtest.Limits {
-	l := githubtest.GitHubLimits
+	l := githubtest.GitHubLimits // retry-after sometimes sent, sometimes not
 	if lc.limits != nil {
 		l = *lc.limits
 	}
 	l.Scale, l.Seed = lc.scale, lc.seed
-	l.RetryAfter = githubtest.RetryAfterSometimes
 	return l
 }
 
@@ -125,6 +124,8 @@ type limitsReport struct {
 	Results       []limitResult
 	LoadBefore    string
 	LoadAfter     string
+	Cores         string // nproc
+	Note          string // the conditions of the run (-note)
 	CLIUnbuilt    string // why the CLI runs were skipped, or ""
 	SharedHeaders bool   // every CLI process sent its own X-Githubtest-Client
 }
@@ -133,7 +134,11 @@ type limitsReport struct {
 // every engine through N CLI processes, then the Queue in one process.
 func runLimits(ctx context.Context, cfg config, bin string, log io.Writer) (*limitsReport, error) {
 	lc := cfg.limits
-	rep := &limitsReport{Config: lc, Latency: cfg.latency, MaxAttempts: cfg.maxAttempts, LoadBefore: loadAvg(), SharedHeaders: true}
+	rep := &limitsReport{Config: lc, Latency: cfg.latency, MaxAttempts: cfg.maxAttempts, LoadBefore: loadAvg(),
+		SharedHeaders: true, Cores: nproc(ctx), Note: cfg.note}
+	if rep.Note == "" {
+		rep.Note = "no -note given about what else ran"
+	}
 	if bin == "" {
 		rep.CLIUnbuilt = "the CLI could not be built"
 	} else {
@@ -251,4 +256,13 @@ func tempDir(prefix string) (string, func(), error) {
 		return "", nil, err
 	}
 	return d, func() { os.RemoveAll(d) }, nil
+}
+
+// nproc is the number of processors `nproc` reports, or "".
+func nproc(ctx context.Context) string {
+	out, err := exec.CommandContext(ctx, "nproc").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
 }
