@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer"
+	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
 	"github.com/google/go-github/v66/github"
 )
@@ -36,7 +37,14 @@ func setup(t *testing.T, opts ...committer.Option) (*githubtest.TestServer, *com
 // newWith returns a Committer whose requests go through gh's HTTP client to
 // gh's base URL.
 func newWith(gh *github.Client, o, r string, opts ...committer.Option) (*committer.Committer, error) {
-	return committer.New(o, r, append([]committer.Option{committer.WithHTTPClient(gh.Client()), committer.WithBaseURL(gh.BaseURL.String())}, opts...)...)
+	// The fake has no rate limits: no write pacing, and ghclient's waits
+	// (retries, rate-limit windows) do not sleep. Wrap never stacks, so
+	// committer.New keeps these layers as they are.
+	hc, err := ghclient.Wrap(gh.Client(), gh.BaseURL.String(), ghclient.WithWritePacing(0, 0, 0), ghclient.WithSleep(noSleep))
+	if err != nil {
+		return nil, err
+	}
+	return committer.New(o, r, append([]committer.Option{committer.WithHTTPClient(hc), committer.WithBaseURL(gh.BaseURL.String())}, opts...)...)
 }
 
 func head(t *testing.T, ts *githubtest.TestServer, branch string) string {
