@@ -35,11 +35,10 @@ func setup(t *testing.T, opts ...committer.Option) (*githubtest.TestServer, *com
 }
 
 // newWith returns a Committer whose requests go through gh's HTTP client to
-// gh's base URL.
+// gh's base URL. A client without ghclient's layers gets them here with
+// write pacing off and waits skipped (tests against a fake); New keeps a
+// client that has them as it is.
 func newWith(gh *github.Client, o, r string, opts ...committer.Option) (*committer.Committer, error) {
-	// The fake has no rate limits: no write pacing, and ghclient's waits
-	// (retries, rate-limit windows) do not sleep. Wrap never stacks, so
-	// committer.New keeps these layers as they are.
 	hc, err := ghclient.Wrap(gh.Client(), gh.BaseURL.String(), ghclient.WithWritePacing(0, 0, 0), ghclient.WithSleep(noSleep))
 	if err != nil {
 		return nil, err
