@@ -115,19 +115,18 @@ func (lc limitsConfig) fakeLimits() githubtest.Limits {
 
 // limitsReport is the section's measurements.
 type limitsReport struct {
-	Config        limitsConfig
-	Latency       time.Duration
-	MaxAttempts   int
-	Command       string
-	Took          time.Duration
-	EngineFlag    bool // the built CLI has --engine
-	Results       []limitResult
-	LoadBefore    string
-	LoadAfter     string
-	Cores         string // nproc
-	Note          string // the conditions of the run (-note)
-	CLIUnbuilt    string // why the CLI runs were skipped, or ""
-	SharedHeaders bool   // every CLI process sent its own X-Githubtest-Client
+	Config      limitsConfig
+	Latency     time.Duration
+	MaxAttempts int
+	Command     string
+	Took        time.Duration
+	EngineFlag  bool // the built CLI has --engine
+	Results     []limitResult
+	LoadBefore  string
+	LoadAfter   string
+	Cores       string // nproc
+	Note        string // the conditions of the run (-note)
+	CLIUnbuilt  string // why the CLI runs were skipped, or ""
 }
 
 // runLimits runs the section: for each writer count, the two scenarios with
@@ -135,7 +134,7 @@ type limitsReport struct {
 func runLimits(ctx context.Context, cfg config, bin string, log io.Writer) (*limitsReport, error) {
 	lc := cfg.limits
 	rep := &limitsReport{Config: lc, Latency: cfg.latency, MaxAttempts: cfg.maxAttempts, LoadBefore: loadAvg(),
-		SharedHeaders: true, Cores: nproc(ctx), Note: cfg.note}
+		Cores: nproc(ctx), Note: cfg.note}
 	if rep.Note == "" {
 		rep.Note = "no -note given about what else ran"
 	}

@@ -12,9 +12,16 @@ import (
 	"time"
 )
 
-// limitScaleEnv is the CLI's knob that scales its own rate-limit windows
-// (cmd/ghcommitter/auth.go), set to the fake's scale.
-const limitScaleEnv = "GHCOMMITTER_LIMIT_SCALE"
+// The CLI's knobs for runs against the fake (cmd/ghcommitter/auth.go):
+// limitScaleEnv scales its own rate-limit windows (set to the fake's
+// scale); fakeClientEnv names the process in the X-Githubtest-Client
+// header, so that the fake counts a write sent inside a retry-after told
+// to that same process apart from one told to another process sharing the
+// token.
+const (
+	limitScaleEnv = "GHCOMMITTER_LIMIT_SCALE"
+	fakeClientEnv = "GHCOMMITTER_FAKE_CLIENT"
+)
 
 // runLimitProcesses starts n "ghcommitter commit --json" processes at once
 // against a fresh fake with the limits on. Writer i sets its own stage file
@@ -36,13 +43,14 @@ func runLimitProcesses(ctx context.Context, cfg config, bin, sc, eng string, n i
 	outs := make([]*bytes.Buffer, n)
 	errs := make([]*bytes.Buffer, n)
 	for i := range n {
-		args, err := limitArgs(work, fake.client(fmt.Sprintf("process-%02d", i)), sc, eng, i, cfg.maxAttempts, engineFlag)
+		args, err := limitArgs(work, fake.URL, sc, eng, i, cfg.maxAttempts, engineFlag)
 		if err != nil {
 			return limitResult{}, err
 		}
 		cmd := exec.CommandContext(ctx, bin, args...)
 		cmd.Dir = work
-		cmd.Env = append(cleanEnv(), "GH_TOKEN="+fakeToken, limitScaleEnv+"="+strconv.FormatFloat(cfg.limits.scale, 'g', -1, 64))
+		cmd.Env = append(cleanEnv(), "GH_TOKEN="+fakeToken, fmt.Sprintf("%s=process-%02d", fakeClientEnv, i),
+			limitScaleEnv+"="+strconv.FormatFloat(cfg.limits.scale, 'g', -1, 64))
 		outs[i], errs[i] = &bytes.Buffer{}, &bytes.Buffer{}
 		cmd.Stdout, cmd.Stderr = outs[i], errs[i]
 		cmds[i] = cmd

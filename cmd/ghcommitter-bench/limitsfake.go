@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"time"
@@ -30,8 +29,6 @@ type limitsFake struct {
 	srv *githubtest.Server
 	ts  *httptest.Server
 	URL string
-	// fronts are per-process front ends (see client).
-	fronts []*httptest.Server
 }
 
 func newLimitsFake(lc limitsConfig, latency time.Duration, n int) (*limitsFake, error) {
@@ -51,27 +48,7 @@ func newLimitsFake(lc limitsConfig, latency time.Duration, n int) (*limitsFake, 
 	return &limitsFake{srv: srv, ts: ts, URL: ts.URL + "/"}, nil
 }
 
-// client returns the API root for one process: a front end on its own port
-// that adds "X-Githubtest-Client: name" to every request, so the fake can
-// tell a write inside a retry-after told to that same process from one
-// told to another process sharing the token. The CLI has no way to send a
-// header of its own; the front end is invisible to it (same fake, same
-// token, its own host:port).
-func (f *limitsFake) client(name string) string {
-	fr := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r.Header.Set("X-Githubtest-Client", name)
-		f.srv.ServeHTTP(w, r)
-	}))
-	f.fronts = append(f.fronts, fr)
-	return fr.URL + "/"
-}
-
-func (f *limitsFake) Close() {
-	for _, fr := range f.fronts {
-		fr.Close()
-	}
-	f.ts.Close()
-}
+func (f *limitsFake) Close() { f.ts.Close() }
 
 // stats returns the token's limit counters and the requests logged.
 func (f *limitsFake) stats() (githubtest.LimitStats, int) {

@@ -23,7 +23,7 @@ func runLimitQueue(ctx context.Context, cfg config, mode string, n int) (limitRe
 	}
 	defer fake.Close()
 	hc, err := ghclient.NewHTTPClient(ctx, ghclient.WithBaseURL(fake.URL), ghclient.WithToken(fakeToken),
-		ghclient.WithLimitScale(cfg.limits.scale))
+		ghclient.WithLimitScale(cfg.limits.scale), ghclient.WithHeader("X-Githubtest-Client", "queue"))
 	if err != nil {
 		return limitResult{}, err
 	}
