@@ -37,6 +37,7 @@ func renderLimits(lr *limitsReport) string {
 	}
 	renderLimitGoals(&b, lr)
 	renderLimitTables(&b, lr)
+	renderUnscaledWait(&b, lr)
 	fmt.Fprintf(&b, "%s\n", limitsEnd)
 	return b.String()
 }
@@ -206,4 +207,23 @@ func renderLimitGoals(b *strings.Builder, lr *limitsReport) {
 		fmt.Fprintf(b, "| %s | %s | %s |\n", g.What, g.Measured, g.Verdict)
 	}
 	fmt.Fprintln(b)
+}
+
+// renderUnscaledWait explains rows that took a real minute or more: the
+// commit loop waits at least a real minute after a secondary limit that
+// names no retry-after, whatever the scale (committer/errors.go's
+// secondaryWait; seen with "ghcommitter commit -v": "write refused by a
+// rate limit ... wait=1m0s"), while the client's own waits are scaled.
+func renderUnscaledWait(b *strings.Builder, lr *limitsReport) {
+	var rows []string
+	for _, r := range lr.Results {
+		if r.NotRun == "" && r.Wall >= time.Minute && r.Stats.Secondary > 0 && r.Floor() < r.Wall/2 {
+			rows = append(rows, fmt.Sprintf("%d writers %s %s (%s)", r.Writers, r.Scenario, r.Engine, secs(r.Wall)))
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "**Wall times of a minute or more** (%s) are the commit loop's own wait after a secondary limit that names no `retry-after`: it waits at least one real minute whatever the scale (`committer/errors.go`, `secondaryWait`; `ghcommitter commit -v` logs `write refused by a rate limit … wait=1m0s`), while the client's waits and pacing follow `%s`. At this scale that minute stands for %s on github.com, so those wall times overstate what github.com would take; the counts are unaffected.\n\n",
+		strings.Join(rows, "; "), limitScaleEnv, human(time.Duration(float64(time.Minute)*lr.Config.scale)))
 }

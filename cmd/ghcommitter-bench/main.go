@@ -15,7 +15,14 @@
 // net/http/cgi. Both add the same latency to every request and count
 // requests and body bytes in both directions.
 //
+// The "under GitHub's limits" section runs the fake with github.com's
+// per-token limits on, every window -limit-scale times shorter on the fake
+// and in the clients: 16 and 64 CLI writers per engine (--engine, when the
+// CLI has it) in two scenarios, and the Queue, counting writes per landed
+// change, 403/429 answers and writes inside retry-after windows.
+//
 //	go run ./cmd/ghcommitter-bench -out BENCHMARKS.md
+//	go run ./cmd/ghcommitter-bench -only limits -out BENCHMARKS.md
 //	go run ./cmd/ghcommitter-bench -quick
 package main
 
