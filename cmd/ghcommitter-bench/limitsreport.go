@@ -26,7 +26,11 @@ func renderLimits(lr *limitsReport) string {
 		lc.scale, lc.seed, lc.scale, secs(scaledMinute(lc.scale)), secs(scaledMinute(lc.scale)*60), limitScaleEnv, lc.scale, lc.scale, lr.MaxAttempts, lr.Latency)
 	fmt.Fprintf(&b, "- **index** (the seed's scenario): N separate `ghcommitter commit --json` processes started at once; writer i sets its own `stages/stage-NN/values.yaml` (`--add`) and appends its line to one shared `%s` (`--edit %s='cat; printf ...'`, re-run on the fresh content at every attempt).\n", indexPath, indexPath)
 	fmt.Fprintf(&b, "- **single**: the same, each writer only its own file.\n")
-	fmt.Fprintf(&b, "- **queue-chain** / **queue-squash**: the index scenario from N goroutines in one process through one `committer.NewQueue` (chained commits / `Squash()`), one client.\n\n")
+	fmt.Fprintf(&b, "- **queue-chain** / **queue-squash**: the index scenario from N goroutines in one process through one `committer.NewQueue` (chained commits / `Squash()`), one client.\n")
+	if lr.hasEngine("queue-squash-graphql") {
+		fmt.Fprintf(&b, "- **queue-squash-graphql**: the same with `Squash()` and `committer.WithEngine(committer.EngineGraphQL)`: one `createCommitOnBranch` mutation per batch.\n")
+	}
+	fmt.Fprintln(&b)
 	fmt.Fprintf(&b, "Each CLI process names itself with `%s=process-NN`, which it sends as the `X-Githubtest-Client` header; the fake then counts a write sent inside a `retry-after` told to that same process apart from one sent inside a window told to another process that shares the token, which it could not have seen. ", fakeClientEnv)
 	fmt.Fprintf(&b, "Counts come from the fake (`LimitStats`, also served at `GET /_githubtest/limits`). **writes** are every content-creating request sent (POST, PATCH, PUT, DELETE, GraphQL mutations), refused ones included; **403/429** are the replies a rate limit gave (any request; writes among them in brackets); **own window** / **another's window** are writes sent inside a `retry-after` told to the same process / to another process; **after bare** are writes within one (scaled) minute of a secondary limit that named no `retry-after`, from any process. **floor** is the least time in which the write budget admits the writes the fake admitted (the last of W writes cannot go out before ⌊(W−1)/80⌋ minutes nor ⌊(W−1)/500⌋ hours, scaled); **× %g** is that floor on github.com. Every writer reported as landed is checked on the branch, and each landed writer's line must be in the index exactly once.\n\n", lc.scale)
 	if !lr.EngineFlag {
@@ -226,4 +230,14 @@ func renderUnscaledWait(b *strings.Builder, lr *limitsReport) {
 	}
 	fmt.Fprintf(b, "**Wall times of a minute or more** (%s) are the commit loop's own wait after a secondary limit that names no `retry-after`: it waits at least one real minute whatever the scale (`committer/errors.go`, `secondaryWait`; `ghcommitter commit -v` logs `write refused by a rate limit … wait=1m0s`), while the client's waits and pacing follow `%s`. At this scale that minute stands for %s on github.com, so those wall times overstate what github.com would take; the counts are unaffected.\n\n",
 		strings.Join(rows, "; "), limitScaleEnv, human(time.Duration(float64(time.Minute)*lr.Config.scale)))
+}
+
+// hasEngine reports whether any row ran with engine (or queue mode) eng.
+func (lr *limitsReport) hasEngine(eng string) bool {
+	for _, r := range lr.Results {
+		if r.Engine == eng && r.NotRun == "" {
+			return true
+		}
+	}
+	return false
 }
