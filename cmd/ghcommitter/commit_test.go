@@ -26,7 +26,9 @@ func TestCommitLocalPathsKeepModesAndSymlinks(t *testing.T) {
 	r := newCLI(t).run(commitArgs(srv, "-m", "Add config", "conf", "bin/run.sh", "current")...)
 	r.wantCode(t, 0)
 	sha := head(t, srv, "main")
-	want := "committed 4 files to acme/mono@main: " + sha[:12] + " (1 attempt) " + srv.URL + "acme/mono/commit/" + sha + "\n"
+	// Small text puts are written without reading the branch: the output
+	// does not claim they changed.
+	want := "committed 4 written files to acme/mono@main: " + sha[:12] + " (1 attempt) " + srv.URL + "acme/mono/commit/" + sha + "\n"
 	if r.stdout != want {
 		t.Errorf("stdout = %q, want %q", r.stdout, want)
 	}
@@ -104,7 +106,7 @@ func TestCommitJSONHasExactlyTheContractKeys(t *testing.T) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	want := []string{"attempts", "branch", "changed", "commit", "noop", "parent", "repository", "tree", "url"}
+	want := []string{"attempts", "branch", "changed", "commit", "noop", "parent", "repository", "tree", "url", "written"}
 	if strings.Join(keys, ",") != strings.Join(want, ",") {
 		t.Errorf("keys = %v, want %v", keys, want)
 	}
@@ -112,8 +114,11 @@ func TestCommitJSONHasExactlyTheContractKeys(t *testing.T) {
 	if obj["commit"] != sha || obj["noop"] != false || obj["url"] != srv.URL+"acme/mono/commit/"+sha || obj["attempts"] != 1.0 {
 		t.Errorf("json = %v", obj)
 	}
-	if ch, ok := obj["changed"].([]any); !ok || len(ch) != 1 || ch[0] != "docs/in.txt" {
-		t.Errorf("changed = %#v", obj["changed"])
+	if ch, ok := obj["changed"].([]any); !ok || len(ch) != 0 {
+		t.Errorf("changed = %#v, want [] (the put was written without reading the branch)", obj["changed"])
+	}
+	if w, ok := obj["written"].([]any); !ok || len(w) != 1 || w[0] != "docs/in.txt" {
+		t.Errorf("written = %#v", obj["written"])
 	}
 	if data, _ := readFile(t, srv, "main", "docs/in.txt"); data != "from stdin\n" {
 		t.Errorf("docs/in.txt = %q", data)

@@ -22,6 +22,16 @@ type cli struct {
 	terminal bool
 }
 
+// environ is the process environment with c.env on top, as the commands
+// --edit runs would see it from a shell that exported c.env.
+func (c *cli) environ() []string {
+	env := os.Environ()
+	for k, v := range c.env {
+		env = append(env, k+"="+v)
+	}
+	return env
+}
+
 type cliResult struct {
 	code           int
 	stdout, stderr string
@@ -39,7 +49,7 @@ func (c *cli) run(args ...string) cliResult {
 		stdout:     &out,
 		stderr:     &errb,
 		getenv:     func(k string) string { return c.env[k] },
-		environ:    os.Environ,
+		environ:    c.environ,
 		isTerminal: c.terminal,
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
