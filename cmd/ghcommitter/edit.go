@@ -44,7 +44,7 @@ var secretEnv = []string{
 
 var (
 	errEditTimeout   = errors.New("timed out")
-	errEditTooLarge  = fmt.Errorf("wrote more than GitHub's %d MB file limit to stdout", committer.MaxFileSize>>20)
+	errEditTooLarge  = errors.New("wrote more to stdout than a file may hold")
 	errEditCancelled = errors.New("cancelled")
 )
 
@@ -95,8 +95,11 @@ func shellEdit(ctx context.Context, e *env, timeout time.Duration, path, command
 		env := append(base[:len(base):len(base)], "GHCOMMITTER_EXISTS="+exist, "GHCOMMITTER_PATH="+path)
 		stdout, stderr, err := runEdit(ctx, command, env, old, timeout)
 		if err != nil {
-			if errors.Is(err, errEditTimeout) {
+			switch {
+			case errors.Is(err, errEditTimeout):
 				err = fmt.Errorf("%w after %s (raise --edit-timeout if it needs longer)", err, timeout)
+			case errors.Is(err, errEditTooLarge):
+				err = fmt.Errorf("%w: stopped reading at %d bytes (GitHub's file limit is %d MB)", err, editOutputLimit, committer.MaxFileSize>>20)
 			}
 			return nil, &editFailure{path: path, command: command, err: err, stderr: string(stderr)}
 		}

@@ -43,6 +43,14 @@ func newCLI(t *testing.T) *cli {
 
 func (c *cli) run(args ...string) cliResult {
 	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	return c.runCtx(ctx, args...)
+}
+
+// runCtx runs ghcommitter in-process under ctx (cancel it with a
+// signalCause to play a signal).
+func (c *cli) runCtx(ctx context.Context, args ...string) cliResult {
 	var out, errb bytes.Buffer
 	e := &env{
 		stdin:      strings.NewReader(c.stdin),
@@ -52,8 +60,6 @@ func (c *cli) run(args ...string) cliResult {
 		environ:    c.environ,
 		isTerminal: c.terminal,
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
 	code := run(ctx, args, e)
 	return cliResult{code: code, stdout: out.String(), stderr: errb.String()}
 }
