@@ -71,14 +71,25 @@ func (b *changeBuilder) build(f *commitFlags, msg string) (*committer.ChangeSet,
 			return nil, err
 		}
 	}
+	if err := b.editsAndChecks(f); err != nil {
+		return nil, err
+	}
+	if b.cs.Len() == 0 {
+		return nil, usageErrorf("give files to commit, or --add, --delete, --sync or --edit", "nothing to commit")
+	}
+	return b.cs, nil
+}
+
+// editsAndChecks adds --edit, --expect-sha and --expect-absent.
+func (b *changeBuilder) editsAndChecks(f *commitFlags) error {
 	for _, s := range f.edits {
 		p, command, ok := strings.Cut(s, "=")
 		if !ok || strings.TrimSpace(command) == "" {
-			return nil, usageErrorf(`write it as --edit PATH=COMMAND, e.g. --edit 'VERSION=echo 1.2.3'`, "--edit %q: want PATH=COMMAND", s)
+			return usageErrorf(`write it as --edit PATH=COMMAND, e.g. --edit 'VERSION=echo 1.2.3'`, "--edit %q: want PATH=COMMAND", s)
 		}
 		rp, err := repoPath("--edit", p)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		b.cs.Edit(rp, shellEdit(b.ctx, b.e, b.editTimeout, rp, command))
 	}
@@ -86,25 +97,22 @@ func (b *changeBuilder) build(f *commitFlags, msg string) (*committer.ChangeSet,
 		// A SHA holds no "=": split at the last one, so PATH may hold "=".
 		i := strings.LastIndex(s, "=")
 		if i < 0 || !shaRE.MatchString(s[i+1:]) {
-			return nil, usageErrorf("write it as --expect-sha PATH=SHA with the file's 40-digit blob SHA (git rev-parse HEAD:PATH)", "--expect-sha %q: want PATH=SHA", s)
+			return usageErrorf("write it as --expect-sha PATH=SHA with the file's 40-digit blob SHA (git rev-parse HEAD:PATH)", "--expect-sha %q: want PATH=SHA", s)
 		}
 		rp, err := repoPath("--expect-sha", s[:i])
 		if err != nil {
-			return nil, err
+			return err
 		}
 		b.cs.ExpectBlob(rp, s[i+1:])
 	}
 	for _, p := range f.absent {
 		rp, err := repoPath("--expect-absent", p)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		b.cs.ExpectAbsent(rp)
 	}
-	if b.cs.Len() == 0 {
-		return nil, usageErrorf("give files to commit, or --add, --delete, --sync or --edit", "nothing to commit")
-	}
-	return b.cs, nil
+	return nil
 }
 
 // localPath adds a LOCAL_PATH argument: a file or directory inside the
@@ -150,7 +158,7 @@ func (b *changeBuilder) add(remote, local string) error {
 		return usageErrorf("", "%v", err)
 	}
 	if info.IsDir() {
-		dir, err := repoDir("--add "+remote+"="+local+": repository directory", remote)
+		dir, err := repoDir(fmt.Sprintf("--add %q", remote+"="+local), remote)
 		if err != nil {
 			return err
 		}
@@ -210,7 +218,7 @@ func repoDir(what, d string) (string, error) {
 	case ".":
 		return "", nil
 	case "":
-		return "", usageErrorf(`name the repository directory; "." is the root`, "%s %q: empty repository directory", what, d)
+		return "", usageErrorf(`name the repository directory; "." is the root`, "%s: repository directory %q: want a path, or \".\" for the root", what, d)
 	}
 	return repoPath(what, strings.TrimRight(d, "/"))
 }
@@ -232,7 +240,7 @@ func (b *changeBuilder) sync(s string) error {
 		return usageErrorf(`write it as --sync LOCAL_DIR=REMOTE_DIR, e.g. --sync ./out=deploy ("." is the root)`, "--sync %q: want LOCAL_DIR=REMOTE_DIR", s)
 	}
 	local, remote := s[:i], s[i+1:]
-	dir, err := repoDir("--sync "+s+":", remote)
+	dir, err := repoDir(fmt.Sprintf("--sync %q", s), remote)
 	if err != nil {
 		return err
 	}

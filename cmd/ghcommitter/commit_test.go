@@ -490,7 +490,7 @@ func TestWebURL(t *testing.T) {
 	}
 }
 
-var shaLine = regexp.MustCompile(`^committed \d+ files? to \S+@\S+: [0-9a-f]{12} \(\d+ attempts?\) \S+$`)
+var shaLine = regexp.MustCompile(`^committed \d+ (changed and \d+ )?(written )?files? to \S+@\S+: [0-9a-f]{12} \(\d+ attempts?\) \S+$`)
 
 // parseCommit parses a commit command line through newCommitCmdWith, with
 // no request: it returns the options runF received, or the exit code.

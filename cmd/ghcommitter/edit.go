@@ -56,7 +56,7 @@ type editFailure struct {
 }
 
 func (e *editFailure) Error() string {
-	return fmt.Sprintf("--edit %s: command %q %v", e.path, e.command, e.err)
+	return fmt.Sprintf("--edit command %q %v", e.command, e.err)
 }
 
 func (e *editFailure) Unwrap() error { return e.err }
