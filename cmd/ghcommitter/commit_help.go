@@ -29,7 +29,7 @@ Their environment is this one without the credentials ghcommitter reads
 GHCOMMITTER_SIGN_PASSPHRASE, and the Action's token and key inputs). Whatever a
 command leaves running in its process group is killed when it exits; the
 whole group is killed after --edit-timeout, and on SIGINT or SIGTERM, which
-end ghcommitter with nothing committed (exit 130 or 143).
+end ghcommitter (exit 130 or 143). See docs/cli.md.
 
 Executable bits and symlinks are kept (--no-file-mode stores every file as
 100644). The token comes from $GH_TOKEN or $GITHUB_TOKEN, or --token-file;
@@ -55,7 +55,8 @@ Exit status:
        refused after read requests, still before any write
   3    conflict: a precondition failed, or every attempt lost the race;
        nothing was committed
-  130  interrupted by SIGINT, 143 by SIGTERM: nothing was committed`
+  130  interrupted by SIGINT, 143 by SIGTERM: nothing was committed, unless
+       the error says the outcome is unknown`
 
 const commitExample = `  # Commit two files at the same paths in the repository:
   ghcommitter commit -R acme/mono -b main -m "Update config" config/app.yaml config/db.yaml
