@@ -98,3 +98,21 @@ func TestEqualsInPaths(t *testing.T) {
 		t.Errorf("c/x = %q", got)
 	}
 }
+
+// TestJudgedAgainstTheBranchWritesNothing: input that only the branch shows
+// to be wrong (an --edit of a directory, a --sync onto a file) is exit 2
+// after read requests, and still nothing was written.
+func TestJudgedAgainstTheBranchWritesNothing(t *testing.T) {
+	srv := fake(t, githubtest.File{Path: "d/x", Content: []byte("x\n")}, githubtest.File{Path: "f", Content: []byte("f\n")})
+	local := t.TempDir()
+	writeFile(t, filepath.Join(local, "a"), "a\n", 0o644)
+	before := head(t, srv, "main")
+	for _, args := range [][]string{{"--edit", "d=echo a"}, {"--sync", local + "=f"}} {
+		srv.ResetRequests()
+		r := newCLI(t).run(commitArgs(srv, append([]string{"-m", "m"}, args...)...)...)
+		r.wantCode(t, 2)
+		if head(t, srv, "main") != before || writes(srv) != 0 {
+			t.Errorf("%v: the branch moved or %d writes were sent", args, writes(srv))
+		}
+	}
+}

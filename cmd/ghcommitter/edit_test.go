@@ -10,8 +10,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/ghcommitter/ghcommitter/committer/githubtest"
 )
 
 // groupAlive reports whether any live (not zombie) process is in process
@@ -212,16 +210,4 @@ func valuesOf(m map[string]string) []string {
 		vs = append(vs, v)
 	}
 	return vs
-}
-
-// TestEditOfADirectoryWritesNothing: what can only be judged against the
-// branch is exit 2 after reads, and still nothing was written.
-func TestEditOfADirectoryWritesNothing(t *testing.T) {
-	srv := fake(t, githubtest.File{Path: "d/x", Content: []byte("x\n")})
-	before := head(t, srv, "main")
-	r := newCLI(t).run(commitArgs(srv, "-m", "m", "--edit", "d=echo a")...)
-	r.wantCode(t, 2)
-	if head(t, srv, "main") != before || writes(srv) != 0 {
-		t.Errorf("the branch moved or %d writes were sent", writes(srv))
-	}
 }
