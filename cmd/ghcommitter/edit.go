@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer"
@@ -120,7 +119,7 @@ func runEdit(ctx context.Context, command string, env []string, stdin []byte, ti
 	defer abort(nil)
 	cmd := exec.CommandContext(ctx, "sh", "-c", command)
 	cmd.Env = env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownProcessGroup(cmd)
 	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
 	cmd.WaitDelay = editGrace
 	p, err := newEditPipes(cmd)
@@ -155,15 +154,6 @@ func runEdit(ctx context.Context, command string, env []string, stdin []byte, ti
 		return nil, p.err.Bytes(), fmt.Errorf("failed: %w", waitErr)
 	}
 	return p.out.Bytes(), p.err.Bytes(), nil
-}
-
-// killGroup kills the process group led by pid; a group already gone is
-// not an error.
-func killGroup(pid int) error {
-	if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
-		return err
-	}
-	return nil
 }
 
 // editPipes are an --edit command's stdin, stdout and stderr: plain pipes,

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -127,4 +129,71 @@ func (r cliResult) wantCode(t *testing.T, code int) {
 	if r.code != code {
 		t.Fatalf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, code, r.stdout, r.stderr)
 	}
+}
+
+// groupAlive reports whether any live (not zombie) process is in process
+// group pgid. Zombies count as gone: a container's init may never reap them.
+func groupAlive(t *testing.T, pgid int) bool {
+	t.Helper()
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp ...: comm may hold spaces.
+		i := bytes.LastIndexByte(stat, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(stat[i+1:]))
+		if len(f) >= 3 && f[2] == strconv.Itoa(pgid) && f[0] != "Z" && f[0] != "X" {
+			return true
+		}
+	}
+	return false
+}
+
+// pidAlive reports whether pid is a live (not zombie) process.
+func pidAlive(pid int) bool {
+	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(stat, ')')
+	f := strings.Fields(string(stat[i+1:]))
+	return len(f) > 0 && f[0] != "Z" && f[0] != "X"
+}
+
+// eventually polls cond for up to a generous deadline: outcomes, not times.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("still not true after 30s: %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// readPid waits for a command to write its pid to file.
+func readPid(t *testing.T, file string) int {
+	t.Helper()
+	var pid int
+	eventually(t, "the edit command wrote its pid", func() bool {
+		data, err := os.ReadFile(file)
+		if err != nil || !bytes.HasSuffix(data, []byte("\n")) {
+			return false
+		}
+		pid, err = strconv.Atoi(strings.TrimSpace(string(data)))
+		return err == nil
+	})
+	return pid
 }
