@@ -219,7 +219,8 @@ func (p *editPipes) read(r *os.File, buf *bytes.Buffer, limit int64, over func()
 			over()
 			return
 		}
-		io.Copy(io.Discard, r)
+		n, _ = io.Copy(io.Discard, r)
+		fmt.Fprintf(buf, "\n[ghcommitter: %d more bytes dropped]\n", n+1)
 	}()
 	return done
 }

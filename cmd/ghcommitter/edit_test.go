@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -142,4 +143,18 @@ func valuesOf(m map[string]string) []string {
 		vs = append(vs, v)
 	}
 	return vs
+}
+
+// TestEditStderrIsBounded: a command's stderr is kept up to a cap, with a
+// note of what was dropped.
+func TestEditStderrIsBounded(t *testing.T) {
+	srv := fake(t)
+	r := newCLI(t).run(commitArgs(srv, "-m", "m", "--edit", "a.txt=head -c 200000 /dev/zero | tr '\\0' x >&2; echo a")...)
+	r.wantCode(t, 0)
+	if n := strings.Count(r.stderr, "x"); n != editStderrLimit {
+		t.Errorf("%d bytes of stderr shown, want the cap %d", n, editStderrLimit)
+	}
+	if !strings.Contains(r.stderr, fmt.Sprintf("%d more bytes dropped", 200000-editStderrLimit)) {
+		t.Errorf("no note of the dropped stderr: %q", r.stderr[len(r.stderr)-100:])
+	}
 }
