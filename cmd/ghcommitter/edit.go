@@ -85,7 +85,11 @@ func editEnv(environ []string) []string {
 // command runs in its own process group, which is killed when it exits,
 // when ctx is cancelled and after timeout.
 func shellEdit(ctx context.Context, e *env, timeout time.Duration, path, command string) committer.EditFunc {
-	base := editEnv(e.environ())
+	environ := e.environ
+	if environ == nil {
+		environ = os.Environ
+	}
+	base := editEnv(environ())
 	return func(old []byte, exists bool) ([]byte, error) {
 		exist := "0"
 		if exists {
