@@ -233,7 +233,7 @@ func prefixDir(p string) (string, error) {
 
 // sync adds a --sync LOCAL_DIR=REMOTE_DIR. It splits at the last "=": a
 // repository directory holding "=" is rarer than a local one. A LOCAL_DIR
-// that is a symlink to a directory syncs that directory.
+// that is a symlink to a directory syncs that directory (LoadDir follows it).
 func (b *changeBuilder) sync(s string) error {
 	i := strings.LastIndex(s, "=")
 	if i <= 0 {
@@ -244,13 +244,7 @@ func (b *changeBuilder) sync(s string) error {
 	if err != nil {
 		return err
 	}
-	root := local
-	if info, err := os.Lstat(local); err == nil && info.Mode()&os.ModeSymlink != 0 {
-		if root, err = filepath.EvalSymlinks(local); err != nil {
-			return usageErrorf("", "--sync %s: %v", local, err)
-		}
-	}
-	files, err := committer.LoadDir(root, b.opts)
+	files, err := committer.LoadDir(local, b.opts) // follows a symlinked LOCAL_DIR
 	if err != nil {
 		return usageErrorf("", "--sync %s: %v", local, err)
 	}

@@ -36,9 +36,9 @@ Executable bits and symlinks are kept (--no-file-mode stores every file as
 a GitHub App authenticates with --app-id and --app-key-file.
 
 Output: "committed N files" counts the files the commit added, modified or
-deleted (as the library reports them); files written without reading the
-branch first are counted as written, never as changed. With --json, stdout
-holds exactly one JSON object whatever happens: the result, or on failure
+deleted, as the library reports them (a file whose content was already there
+is not counted). With --json, stdout holds exactly one JSON object whatever
+happens: the result, or on failure
 {"error":{"kind","message","hint","head","attempts","status","request_id"}}
 beside the exit status below. kind is one of: invalid, conflict, not_found,
 unauthorized, permission, protected, unknown_outcome, edit_failed,

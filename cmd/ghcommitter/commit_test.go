@@ -31,9 +31,7 @@ func TestCommitLocalPathsKeepModesAndSymlinks(t *testing.T) {
 	r := newCLI(t).run(commitArgs(srv, "-m", "Add config", "conf", "bin/run.sh", "current")...)
 	r.wantCode(t, 0)
 	sha := head(t, srv, "main")
-	// Small text puts are written without reading the branch: the output
-	// does not claim they changed.
-	want := "committed 4 written files to acme/mono@main: " + sha[:12] + " (1 attempt) " + srv.URL + "acme/mono/commit/" + sha + "\n"
+	want := "committed 4 files to acme/mono@main: " + sha[:12] + " (1 attempt) " + srv.URL + "acme/mono/commit/" + sha + "\n"
 	if r.stdout != want {
 		t.Errorf("stdout = %q, want %q", r.stdout, want)
 	}
@@ -111,7 +109,7 @@ func TestCommitJSONHasExactlyTheContractKeys(t *testing.T) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	want := []string{"attempts", "branch", "changed", "commit", "noop", "parent", "repository", "tree", "url", "written"}
+	want := []string{"attempts", "branch", "changed", "commit", "noop", "parent", "repository", "tree", "url"}
 	if strings.Join(keys, ",") != strings.Join(want, ",") {
 		t.Errorf("keys = %v, want %v", keys, want)
 	}
@@ -119,11 +117,8 @@ func TestCommitJSONHasExactlyTheContractKeys(t *testing.T) {
 	if obj["commit"] != sha || obj["noop"] != false || obj["url"] != srv.URL+"acme/mono/commit/"+sha || obj["attempts"] != 1.0 {
 		t.Errorf("json = %v", obj)
 	}
-	if ch, ok := obj["changed"].([]any); !ok || len(ch) != 0 {
-		t.Errorf("changed = %#v, want [] (the put was written without reading the branch)", obj["changed"])
-	}
-	if w, ok := obj["written"].([]any); !ok || len(w) != 1 || w[0] != "docs/in.txt" {
-		t.Errorf("written = %#v", obj["written"])
+	if ch, ok := obj["changed"].([]any); !ok || len(ch) != 1 || ch[0] != "docs/in.txt" {
+		t.Errorf("changed = %#v", obj["changed"])
 	}
 	if data, _ := readFile(t, srv, "main", "docs/in.txt"); data != "from stdin\n" {
 		t.Errorf("docs/in.txt = %q", data)
@@ -490,7 +485,7 @@ func TestWebURL(t *testing.T) {
 	}
 }
 
-var shaLine = regexp.MustCompile(`^committed \d+ (changed and \d+ )?(written )?files? to \S+@\S+: [0-9a-f]{12} \(\d+ attempts?\) \S+$`)
+var shaLine = regexp.MustCompile(`^committed \d+ files? to \S+@\S+: [0-9a-f]{12} \(\d+ attempts?\) \S+$`)
 
 // parseCommit parses a commit command line through newCommitCmdWith, with
 // no request: it returns the options runF received, or the exit code.

@@ -26,39 +26,23 @@ type jsonResult struct {
 	Parent     string `json:"parent"`
 	Tree       string `json:"tree"`
 	Attempts   int    `json:"attempts"`
-	// Changed lists the paths the commit added, modified or deleted.
+	// Changed lists the paths the commit added, modified or deleted, as the
+	// library reports them; [] for a no-op.
 	Changed []string `json:"changed"`
-	// Written lists the paths written without reading the branch first:
-	// their content may have been there already.
-	Written []string `json:"written"`
 	NoOp    bool     `json:"noop"`
 	URL     string   `json:"url"`
 }
 
-// changes splits what the library reports into the paths a commit really
-// changed and those it wrote without knowing whether they changed.
-func changes(r *committer.Result) (changed, written []string) {
-	changed, written = []string{}, []string{}
-	if r.Files == nil {
-		return append(changed, r.Changed...), written
+// changed is what the library reports the commit changed; never nil.
+func changed(r *committer.Result) []string {
+	if r.NoOp || r.Changed == nil {
+		return []string{}
 	}
-	for _, f := range r.Files {
-		switch f.Action {
-		case committer.Added, committer.Modified, committer.Deleted:
-			changed = append(changed, f.Path)
-		case committer.Written:
-			written = append(written, f.Path)
-		}
-	}
-	if r.NoOp {
-		return []string{}, []string{}
-	}
-	return changed, written
+	return r.Changed
 }
 
 func (o *output) jsonResult(r *committer.Result, u string) jsonResult {
-	changed, written := changes(r)
-	return jsonResult{r.Repository, r.Branch, r.Commit, r.Parent, r.Tree, r.Attempts, changed, written, r.NoOp, u}
+	return jsonResult{r.Repository, r.Branch, r.Commit, r.Parent, r.Tree, r.Attempts, changed(r), r.NoOp, u}
 }
 
 func (o *output) commitURL(repo, sha string) string {
@@ -83,24 +67,13 @@ func (o *output) result(r *committer.Result) error {
 	return err
 }
 
-// summary is the human line for a commit, at where, named by link: it
-// counts only what the library reports as changed, and names paths written
-// without reading the branch for what they are.
+// summary is the human line for a commit, at where, named by link. It
+// counts the files the library reports as changed, nothing else.
 func summary(r *committer.Result, where, link, url string) string {
 	if r.NoOp {
 		return fmt.Sprintf("no changes: %s already up to date (%s)", where, link)
 	}
-	changed, written := changes(r)
-	var did string
-	switch {
-	case len(written) == 0:
-		did = plural(len(changed), "file")
-	case len(changed) == 0:
-		did = plural(len(written), "written file")
-	default:
-		did = fmt.Sprintf("%d changed and %s", len(changed), plural(len(written), "written file"))
-	}
-	s := fmt.Sprintf("committed %s to %s: %s (%s)", did, where, link, plural(r.Attempts, "attempt"))
+	s := fmt.Sprintf("committed %s to %s: %s (%s)", plural(len(changed(r)), "file"), where, link, plural(r.Attempts, "attempt"))
 	if url != "" {
 		s += " " + url
 	}
