@@ -271,28 +271,45 @@ func parseAuthor(s string) (*committer.Signature, error) {
 	return &committer.Signature{Name: name, Email: email}, nil
 }
 
-// stdinOnce reads stdin at most once.
+// stdinOnce reads stdin at most once. A read gives up when ctx is done (a
+// signal), leaving the blocked read to the process's exit.
 type stdinOnce struct {
+	ctx  context.Context
 	r    io.Reader
 	data []byte
 	done bool
 }
 
 func (s *stdinOnce) read() ([]byte, error) {
-	if !s.done {
-		s.done = true
-		if s.r == nil {
-			return nil, nil
-		}
-		d, err := io.ReadAll(io.LimitReader(s.r, committer.MaxFileSize+1))
-		if err != nil {
-			return nil, err
-		}
-		if len(d) > committer.MaxFileSize {
-			return nil, fmt.Errorf("over GitHub's 100 MB file limit")
-		}
-		s.data = d
+	if s.done {
+		return s.data, nil
 	}
+	s.done = true
+	if s.r == nil {
+		return nil, nil
+	}
+	type result struct {
+		data []byte
+		err  error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		d, err := io.ReadAll(io.LimitReader(s.r, committer.MaxFileSize+1))
+		ch <- result{d, err}
+	}()
+	var r result
+	select {
+	case r = <-ch:
+	case <-s.ctx.Done():
+		return nil, context.Cause(s.ctx)
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	if len(r.data) > committer.MaxFileSize {
+		return nil, fmt.Errorf("over GitHub's 100 MB file limit")
+	}
+	s.data = r.data
 	return s.data, nil
 }
 

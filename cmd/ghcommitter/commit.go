@@ -157,7 +157,7 @@ func commitRun(ctx context.Context, e *env, f *commitFlags) error {
 // changeSet reads the message and the local files into a change set.
 // Everything wrong with them is a usage error: nothing has been sent yet.
 func (f *commitFlags) changeSet(ctx context.Context, e *env) (*committer.ChangeSet, *changeBuilder, error) {
-	in, err := f.stdinUse(e)
+	in, err := f.stdinUse(ctx, e)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -225,7 +225,7 @@ func (f *commitFlags) repository(e *env) (owner, name string, err error) {
 
 // stdinUse checks that at most one input reads stdin, and returns a reader
 // for it.
-func (f *commitFlags) stdinUse(e *env) (*stdinOnce, error) {
+func (f *commitFlags) stdinUse(ctx context.Context, e *env) (*stdinOnce, error) {
 	var users []string
 	if f.messageFile == "-" {
 		users = append(users, "-F -")
@@ -238,7 +238,7 @@ func (f *commitFlags) stdinUse(e *env) (*stdinOnce, error) {
 	if len(users) > 1 {
 		return nil, usageErrorf("read at most one of them from stdin; write the others to files", "%s all read stdin", strings.Join(users, ", "))
 	}
-	return &stdinOnce{r: e.stdin}, nil
+	return &stdinOnce{ctx: ctx, r: e.stdin}, nil
 }
 
 func (f *commitFlags) readMessage(in *stdinOnce) (string, error) {

@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -156,5 +157,29 @@ func TestEditStderrIsBounded(t *testing.T) {
 	}
 	if !strings.Contains(r.stderr, fmt.Sprintf("%d more bytes dropped", 200000-editStderrLimit)) {
 		t.Errorf("no note of the dropped stderr: %q", r.stderr[len(r.stderr)-100:])
+	}
+}
+
+// TestSignalWhileReadingStdin: a signal while stdin is read (-F -, --add
+// PATH=-) ends the command with the signal's status, not a hang.
+func TestSignalWhileReadingStdin(t *testing.T) {
+	srv := fake(t)
+	pr, pw := io.Pipe() // never written: the read blocks
+	defer pw.Close()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	done := make(chan cliResult, 1)
+	go func() {
+		c := newCLI(t)
+		done <- c.runStdin(ctx, pr, commitArgs(srv, "-F", "-", "--edit", "a=echo a")...)
+	}()
+	cancel(signalCause{syscall.SIGINT})
+	select {
+	case r := <-done:
+		r.wantCode(t, 130)
+	case <-time.After(60 * time.Second):
+		t.Fatal("a signal did not end a blocked stdin read")
+	}
+	if writes(srv) != 0 {
+		t.Error("something was written")
 	}
 }

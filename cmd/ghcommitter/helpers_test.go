@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -53,9 +54,14 @@ func (c *cli) run(args ...string) cliResult {
 // runCtx runs ghcommitter in-process under ctx (cancel it with a
 // signalCause to play a signal).
 func (c *cli) runCtx(ctx context.Context, args ...string) cliResult {
+	return c.runStdin(ctx, strings.NewReader(c.stdin), args...)
+}
+
+// runStdin runs ghcommitter in-process with stdin read from in.
+func (c *cli) runStdin(ctx context.Context, in io.Reader, args ...string) cliResult {
 	var out, errb bytes.Buffer
 	e := &env{
-		stdin:      strings.NewReader(c.stdin),
+		stdin:      in,
 		stdout:     &out,
 		stderr:     &errb,
 		getenv:     func(k string) string { return c.env[k] },
