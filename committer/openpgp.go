@@ -19,7 +19,7 @@ import (
 // GitHub shows the commits Verified when the key's public half is added to
 // the author's account and the author's email is one of the account's
 // verified addresses. Signing needs an author: set ChangeSet.Author.
-func OpenPGPSigner(armoredKey io.Reader, passphrase []byte) (github.MessageSigner, error) {
+func OpenPGPSigner(armoredKey io.Reader, passphrase []byte) (Signer, error) {
 	keys, err := openpgp.ReadArmoredKeyRing(armoredKey)
 	if err != nil {
 		return nil, fmt.Errorf("committer: read OpenPGP key: %w (want an armored private key, as gpg --armor --export-secret-keys writes)", err)

@@ -200,7 +200,7 @@ func (f *commitFlags) committer(ctx context.Context, e *env, owner, name, apiURL
 		prog = newProgress(e.stderr, b.bytes)
 		copts = append(copts, committer.WithProgress(prog.add))
 	}
-	c, err := committer.New(client, owner, name, copts...)
+	c, err := committer.New(owner, name, append(copts, committer.WithHTTPClient(client), committer.WithBaseURL(apiURL))...)
 	if err != nil {
 		return nil, nil, usageErrorf("", "%v", err)
 	}
@@ -278,22 +278,10 @@ func (f *commitFlags) targetBranch(ctx context.Context, e *env, c *committer.Com
 			return ref, nil
 		}
 	}
-	repo, _, err := c.Client().Repositories.Get(ctx, ownerOf(c), nameOf(c))
-	if err != nil {
-		return "", apiError("look up the default branch of", c.Repository(), err)
-	}
-	if repo.GetDefaultBranch() == "" {
+	b, err := c.DefaultBranch(ctx)
+	var ce *committer.Error
+	if errors.As(err, &ce) && ce.Status == 0 && errors.Is(err, committer.ErrNotFound) {
 		return "", errors.New("the repository reports no default branch: pass -b BRANCH")
 	}
-	return repo.GetDefaultBranch(), nil
-}
-
-func ownerOf(c *committer.Committer) string {
-	o, _, _ := strings.Cut(c.Repository(), "/")
-	return o
-}
-
-func nameOf(c *committer.Committer) string {
-	_, n, _ := strings.Cut(c.Repository(), "/")
-	return n
+	return b, err
 }

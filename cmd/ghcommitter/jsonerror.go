@@ -72,8 +72,14 @@ func failureJSON(ee *exitError) jsonFailure {
 }
 
 // replyOf returns the HTTP status and X-GitHub-Request-Id of the GitHub
-// reply that caused err, if one did.
+// reply that caused err, if one did: the library's *Error says; an error
+// from a request the CLI made itself (the App's installation lookup)
+// carries go-github's reply.
 func replyOf(err error) (int, string) {
+	var ce *committer.Error
+	if errors.As(err, &ce) && ce.Status != 0 {
+		return ce.Status, ce.RequestID
+	}
 	var resp *http.Response
 	var er *github.ErrorResponse
 	var rl *github.RateLimitError
