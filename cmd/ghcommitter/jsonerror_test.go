@@ -133,3 +133,19 @@ func TestCountsOnlyRealChanges(t *testing.T) {
 		t.Errorf("stdout = %q, want 1 file: only new.txt changed", r.stdout)
 	}
 }
+
+func TestWantsJSON(t *testing.T) {
+	for args, want := range map[string]bool{
+		"commit --json --bogus":     true,
+		"commit --bogus --json":     true,
+		"commit --json=true -x":     true,
+		"commit --json=false --bad": false,
+		"commit -- --json":          false,
+		"fake-github --json":        false,
+		"commit --jsonx":            false,
+	} {
+		if got := wantsJSON(strings.Fields(args)); got != want {
+			t.Errorf("wantsJSON(%q) = %t, want %t", args, got, want)
+		}
+	}
+}
