@@ -77,7 +77,7 @@ precondition failed, or every attempt lost the race).`,
 	fl := cmd.Flags()
 	fl.SortFlags = false
 	fl.StringVarP(&f.repo, "repo", "R", "", "the repository, `OWNER/REPO` (default $GITHUB_REPOSITORY)")
-	fl.StringVarP(&f.branch, "branch", "b", "", "the branch `NAME` (default: $GITHUB_REF_NAME in a branch-triggered Actions run, else the repository's default branch)")
+	fl.StringVarP(&f.branch, "branch", "b", "", "the branch `NAME` ("+branchDefaultHelp+")")
 	fl.StringVarP(&f.message, "message", "m", "", "the commit message `TEXT`")
 	fl.StringVarP(&f.messageFile, "message-file", "F", "", "read the commit message from `FILE` (- for stdin)")
 	fl.StringVar(&f.prefix, "prefix", "", "commit LOCAL_PATH arguments under repository directory `DIR`")
@@ -239,13 +239,8 @@ func (f *commitFlags) targetBranch(ctx context.Context, e *env, c *committer.Com
 		}
 		return f.branch, nil
 	}
-	if e.getenv("GITHUB_ACTIONS") == "true" {
-		if ref, ok := strings.CutPrefix(e.getenv("GITHUB_REF"), "refs/heads/"); ok {
-			if name := e.getenv("GITHUB_REF_NAME"); name != "" {
-				return name, nil
-			}
-			return ref, nil
-		}
+	if name, ok, err := actionsBranch(e, c.Repository()); ok || err != nil {
+		return name, err
 	}
 	repo, _, err := c.Client().Repositories.Get(ctx, ownerOf(c), nameOf(c))
 	if err != nil {
