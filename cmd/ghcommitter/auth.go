@@ -37,16 +37,6 @@ func (a *authFlags) register(cmd *cobra.Command) {
 	fl.Int64Var(&a.installationID, "installation-id", 0, "the App's installation `ID` (default: looked up from the repository)")
 }
 
-func apiURLFrom(flag string, e *env) string {
-	if flag != "" {
-		return flag
-	}
-	if u := e.getenv("GITHUB_API_URL"); u != "" {
-		return u
-	}
-	return defaultAPIURL
-}
-
 // client builds the API client. Missing or unusable credentials are usage
 // errors: they are found before any request is sent.
 func (a *authFlags) client(ctx context.Context, e *env, owner, name, apiURL string, logger *slog.Logger) (*github.Client, error) {
@@ -90,10 +80,7 @@ func (a *authFlags) client(ctx context.Context, e *env, owner, name, apiURL stri
 		}
 		opts = append(opts, ghclient.WithToken(tok))
 	default:
-		tok := strings.TrimSpace(e.getenv("GH_TOKEN"))
-		if tok == "" {
-			tok = strings.TrimSpace(e.getenv("GITHUB_TOKEN"))
-		}
+		tok := envToken(e, apiURL)
 		if tok == "" {
 			return nil, usageErrorf(tokenHint, "no GitHub token")
 		}

@@ -76,7 +76,7 @@ precondition failed, or every attempt lost the race).`,
 	}
 	fl := cmd.Flags()
 	fl.SortFlags = false
-	fl.StringVarP(&f.repo, "repo", "R", "", "the repository, `OWNER/REPO` (default $GITHUB_REPOSITORY)")
+	fl.StringVarP(&f.repo, "repo", "R", "", "the repository, `OWNER/REPO` (default $GH_REPO, else $GITHUB_REPOSITORY)")
 	fl.StringVarP(&f.branch, "branch", "b", "", "the branch `NAME` ("+branchDefaultHelp+")")
 	fl.StringVarP(&f.message, "message", "m", "", "the commit message `TEXT`")
 	fl.StringVarP(&f.messageFile, "message-file", "F", "", "read the commit message from `FILE` (- for stdin)")
@@ -122,7 +122,7 @@ func (f *commitFlags) run(ctx context.Context, e *env, args []string) error {
 	if f.verbose {
 		logger = slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	apiURL := apiURLFrom(f.auth.apiURL, e)
+	apiURL := apiURLFor(f.auth.apiURL, f.repo, e)
 	client, err := f.auth.client(ctx, e, owner, name, apiURL, logger)
 	if err != nil {
 		return err
@@ -178,10 +178,10 @@ func (f *commitFlags) run(ctx context.Context, e *env, args []string) error {
 func (f *commitFlags) repository(e *env) (owner, name string, err error) {
 	s := f.repo
 	if s == "" {
-		s = e.getenv("GITHUB_REPOSITORY")
+		s = envRepo(e)
 	}
 	if s == "" {
-		return "", "", usageErrorf("pass -R OWNER/REPO, or set GITHUB_REPOSITORY", "no repository given")
+		return "", "", usageErrorf("pass -R OWNER/REPO, or set GH_REPO or GITHUB_REPOSITORY", "no repository given")
 	}
 	owner, name, err = committer.ParseRepo(s)
 	if err != nil {
