@@ -27,6 +27,7 @@ type commitFlags struct {
 	auth                 authFlags
 	pr                   prFlags
 	signKey              string
+	trailers             trailerFlags
 }
 
 func newCommitCmd(e *env) *cobra.Command {
@@ -94,6 +95,7 @@ precondition failed, or every attempt lost the race).`,
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print what would change, path by path, and send no write request")
 	fl.BoolVar(&f.json, "json", false, "print the result as one JSON object on stdout")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log every request and attempt to stderr")
+	f.trailers.register(cmd)
 	f.pr.register(cmd)
 	fl.StringVar(&f.signKey, "sign-key", "", "sign the commit with the armored OpenPGP private key in `FILE` (needs --author; passphrase from $GHCOMMITTER_SIGN_PASSPHRASE)")
 	f.auth.register(cmd)
@@ -116,6 +118,9 @@ func (f *commitFlags) run(ctx context.Context, e *env, args []string) error {
 	b := &changeBuilder{e: e, ctx: ctx, in: in, opts: committer.LoadOptions{NoFileMode: f.noFileMode}}
 	cs, err := b.build(f, msg, args)
 	if err != nil {
+		return err
+	}
+	if err := f.trailers.apply(e, cs); err != nil {
 		return err
 	}
 	var logger *slog.Logger
