@@ -3,6 +3,8 @@ GO        ?= go
 PKGS      ?= ./...
 BIN       ?= bin/ghcommitter
 TESTFLAGS ?= -race -count=1 -timeout 15m
+# Examples in modules of their own (a user's program on its own go-github).
+MODULES   ?= examples/gogithub-latest
 
 .PHONY: all build test test-github fmt-check vet lint bench chaos demo fuzz clean
 
@@ -17,12 +19,14 @@ fmt-check:
 
 vet:
 	$(GO) vet $(PKGS)
+	@for m in $(MODULES); do (cd $$m && $(GO) vet ./...) || exit 1; done
 
 lint: fmt-check vet
 
 # -short keeps the chaos run small; `make chaos` runs the full set.
 test: fmt-check vet
 	$(GO) test $(TESTFLAGS) -short $(PKGS)
+	@for m in $(MODULES); do echo "cd $$m && $(GO) test ./..."; (cd $$m && $(GO) test $(TESTFLAGS) -short ./...) || exit 1; done
 
 # Against real GitHub: needs GITHUB_TOKEN and GHCOMMITTER_TEST_REPO=owner/repo
 # (a scratch repository); skipped without them, never part of `make test`.
