@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"runtime/debug"
 	"testing"
 )
@@ -70,5 +71,35 @@ func TestCurrentVersion(t *testing.T) {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestDependencyFloors keeps dependencies with known vulnerabilities at or
+// above their fixed versions in what the CLI links.
+func TestDependencyFloors(t *testing.T) {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		t.Skip("no build info")
+	}
+	floors := map[string][3]int{
+		"github.com/golang-jwt/jwt/v4": {4, 5, 2}, // GO-2025-3553
+	}
+	for _, d := range bi.Deps {
+		floor, ok := floors[d.Path]
+		if !ok {
+			continue
+		}
+		delete(floors, d.Path)
+		var v [3]int
+		if _, err := fmt.Sscanf(d.Version, "v%d.%d.%d", &v[0], &v[1], &v[2]); err != nil {
+			t.Errorf("%s %s: %v", d.Path, d.Version, err)
+			continue
+		}
+		if v[0] != floor[0] || v[1]*1000+v[2] < floor[1]*1000+floor[2] {
+			t.Errorf("%s is %s, want v%d.%d.%d or later", d.Path, d.Version, floor[0], floor[1], floor[2])
+		}
+	}
+	for p := range floors {
+		t.Errorf("%s is not linked any more: drop its floor", p)
 	}
 }
