@@ -52,7 +52,7 @@ var pseudoVersion = regexp.MustCompile(`[-.](\d{14})-([0-9a-f]{12})(\+incompatib
 // currentVersion combines the stamped variables with bi (nil when the binary
 // has no build info).
 func currentVersion(bi *debug.BuildInfo) buildVersion {
-	v := buildVersion{version: version, commit: commit, date: date}
+	v := buildVersion{version: version, commit: stamped(commit), date: stamped(date)}
 	if bi == nil {
 		if v.version == "" {
 			v.version = "dev"
@@ -68,7 +68,7 @@ func currentVersion(bi *debug.BuildInfo) buildVersion {
 			v.commit = s.Value
 		case s.Key == "vcs.time" && v.date == "":
 			v.date = s.Value
-		case s.Key == "vcs.modified" && commit == "":
+		case s.Key == "vcs.modified" && stamped(commit) == "":
 			v.dirty = s.Value == "true"
 		}
 	}
@@ -84,6 +84,16 @@ func currentVersion(bi *debug.BuildInfo) buildVersion {
 		v.version = "dev"
 	}
 	return v
+}
+
+// stamped drops the placeholders a build stamps when it does not know a value
+// (goreleaser outside a git checkout with a remote: "none", a zero time).
+func stamped(s string) string {
+	switch s {
+	case "none", "unknown", "0001-01-01T00:00:00Z":
+		return ""
+	}
+	return s
 }
 
 // cliVersion is the version alone (for the User-Agent).
