@@ -142,6 +142,9 @@ func TestActionsBranchCommit(t *testing.T) {
 	if head(t, srv, "main") != mainBefore {
 		t.Error("a pull_request run committed to the default branch")
 	}
+	if head(t, srv, "bot/bump") == headBefore {
+		t.Error("the head branch did not move")
+	}
 	if got, _ := readFile(t, srv, "bot/bump", "a"); got != "a\n" {
 		t.Errorf("head branch: a = %q, want the commit there", got)
 	}

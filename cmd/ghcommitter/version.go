@@ -116,7 +116,7 @@ func newVersionCmd(e *env) *cobra.Command {
 		Short:   "Print the version, commit and build date of ghcommitter",
 		Example: "  ghcommitter version",
 		Args:    cobra.NoArgs,
-		RunE: runE(func(cmd *cobra.Command, args []string) error {
+		RunE: runE(func(*cobra.Command, []string) error {
 			_, err := fmt.Fprintf(e.stdout, "ghcommitter %s\n", cliVersionLong())
 			return err
 		}),
