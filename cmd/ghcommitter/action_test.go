@@ -124,3 +124,74 @@ func walkShell(n *yaml.Node, fn func(key, text string, line int)) {
 		walkShell(c, fn)
 	}
 }
+
+// TestActionCommitStep runs the action's Commit step script (from
+// action.yml) with a stand-in CLI that prints its arguments, and checks how
+// inputs become arguments: one argument per non-blank line, never split on
+// spaces or interpreted by the shell.
+func TestActionCommitStep(t *testing.T) {
+	needTools(t, "bash")
+	data, err := os.ReadFile(filepath.Join(repoRoot, "action.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var action struct {
+		Runs struct {
+			Steps []struct {
+				ID  string            `yaml:"id"`
+				Env map[string]string `yaml:"env"`
+				Run string            `yaml:"run"`
+			} `yaml:"steps"`
+		} `yaml:"runs"`
+	}
+	if err := yaml.Unmarshal(data, &action); err != nil {
+		t.Fatal(err)
+	}
+	var script string
+	for _, s := range action.Runs.Steps {
+		if s.ID == "commit" {
+			script = s.Run
+		}
+	}
+	if script == "" {
+		t.Fatal("action.yml has no step with id commit")
+	}
+	dir := t.TempDir()
+	stub := filepath.Join(dir, "ghcommitter")
+	if err := os.WriteFile(stub, []byte("#!/bin/sh\nfor a in \"$@\"; do printf '<%s>\\n' \"$a\"; done\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(dir, "pwned")
+	cmd := exec.Command("bash", "-c", script)
+	cmd.Dir = dir
+	cmd.Env = []string{
+		"PATH=" + os.Getenv("PATH"), "GHCOMMITTER=" + stub, "RUNNER_TEMP=" + dir,
+		"GITHUB_API_URL=https://ghe.example/api/v3",
+		"INPUT_REPO=acme/mono", "INPUT_BRANCH=main",
+		"INPUT_MESSAGE=Promote $(touch " + marker + ")\n\nbody",
+		"INPUT_PATHS=a file.txt\n\n  dir/b.txt  \r\n",
+		"INPUT_ADD=x/y.yaml=build/y.yaml",
+		"INPUT_EDIT=envs/index.txt=grep -v \"^$STAGE \" | sort\n",
+		"INPUT_DELETE=", "INPUT_SYNC=", "INPUT_CREATE_BRANCH_FROM=", "INPUT_PULL_REQUEST=false",
+		"INPUT_BASE=", "INPUT_DRAFT=false", "INPUT_PR_TITLE=", "INPUT_PR_BODY=", "INPUT_AUTHOR=",
+		"INPUT_SIGN_KEY=", "INPUT_MAX_ATTEMPTS=20", "INPUT_DRY_RUN=false",
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("commit step: %v\n%s", err, out)
+	}
+	want := strings.Join([]string{
+		"<commit>", "<-R>", "<acme/mono>", "<-m>", "<Promote $(touch " + marker + ")\n\nbody>",
+		"<--api-url>", "<https://ghe.example/api/v3>",
+		"<-b>", "<main>", "<--max-attempts>", "<20>",
+		"<--add>", "<x/y.yaml=build/y.yaml>",
+		"<--edit>", "<envs/index.txt=grep -v \"^$STAGE \" | sort>",
+		"<-->", "<a file.txt>", "<dir/b.txt>",
+	}, "\n") + "\n"
+	if string(out) != want {
+		t.Errorf("arguments:\n%s\nwant:\n%s", out, want)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("an input was executed by the shell")
+	}
+}
