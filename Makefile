@@ -66,6 +66,12 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzTreeBuild$$' -fuzztime $(FUZZTIME) ./committer/
 	$(GO) test -run '^$$' -fuzz '^FuzzCreateTree$$' -fuzztime $(FUZZTIME) ./committer/githubtest/
 
+# Regenerate testdata/github-api/ (schemas, operations) from GitHub's
+# official OpenAPI description (npm @octokit/openapi); needs node and npm.
+.PHONY: api-schemas
+api-schemas:
+	scripts/gen-github-api.sh
+
 demo:
 	$(GO) run ./cmd/ghcommitter demo
 

@@ -145,7 +145,8 @@ func (s *Server) handleRepoInstallation(w http.ResponseWriter, r *http.Request, 
 	}
 	api := apiBase(r)
 	writeJSON(w, r, http.StatusOK, obj{
-		"id": found.id, "app_id": found.appID, "target_type": "User", "target_id": rp.id * 7,
+		"id": found.id, "app_id": found.appID, "app_slug": "fake-app-" + strconv.FormatInt(found.appID, 10),
+		"target_type": "User", "target_id": rp.id * 7, "single_file_name": nil, "suspended_by": nil, "suspended_at": nil,
 		"account":              userJSON(r, rp.owner, rp.id*7, "User"),
 		"access_tokens_url":    api + "/app/installations/" + strconv.FormatInt(found.id, 10) + "/access_tokens",
 		"repositories_url":     api + "/installation/repositories",

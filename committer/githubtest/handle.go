@@ -100,10 +100,10 @@ func (b *bufWriter) Write(p []byte) (int, error) {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	_, pattern := s.mux.Handler(r)
-	route := pattern
-	if route == "/" {
-		route = ""
+	route := s.routeOf(r)
+	if route == routeLimitStats {
+		s.handleLimitStats(w, r)
+		return
 	}
 	repoName := repoFromPath(r.URL.Path)
 	rec := &recorder{ResponseWriter: w}
@@ -128,7 +128,6 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	rec.onBody = logBytes
 	defer logIt()
 
-	s.sleep(r, s.latencyNow())
 	h := rec.Header()
 	h.Set("X-GitHub-Media-Type", "github.v3; format=json")
 	h.Set("X-GitHub-Request-Id", fmt.Sprintf("FAKE:%08X", s.reqSeq.Add(1)))
@@ -140,7 +139,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r = r.WithContext(context.WithValue(r.Context(), identKey, id))
-	if !s.rateLimit(rec, r, route, id) {
+	inflight, done := s.enter(r, route, id)
+	defer done()
+	s.sleep(r, s.latencyNow())
+	if !s.rateLimit(rec, r, route, id) || !s.secondaryLimit(rec, r, route, id, inflight) {
 		return
 	}
 
@@ -150,21 +152,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		f(r)
 	}
 	if act.fault != nil {
-		f := act.fault
-		for k, v := range f.Header {
-			h[k] = v
-		}
-		if f.Body != "" {
-			rec.WriteHeader(f.Status)
-			_, _ = rec.Write([]byte(f.Body))
-		} else {
-			writeError(rec, r, f.Status, defaultMessage(f.Status), docRoot)
-		}
+		s.noteInjected(r, route, id, act.fault)
+		writeFault(rec, r, act.fault)
 		return
 	}
 	if act.drop {
 		bw := &bufWriter{h: http.Header{}}
-		s.mux.ServeHTTP(bw, r)
+		s.dispatch(bw, r, route)
 		rec.status = bw.status
 		logIt() // before the connection closes: the client may act on the close at once
 		if hj, ok := w.(http.Hijacker); ok {
@@ -175,7 +169,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		panic(http.ErrAbortHandler)
 	}
-	s.mux.ServeHTTP(rec, r)
+	s.serveConditional(rec, r, route, id)
 }
 
 func (s *Server) latencyNow() time.Duration { return time.Duration(s.latency.Load()) }
@@ -209,4 +203,18 @@ func defaultMessage(status int) string {
 		return t
 	}
 	return "Error " + strconv.Itoa(status)
+}
+
+// writeFault sends an injected fault's reply.
+func writeFault(w http.ResponseWriter, r *http.Request, f *Fault) {
+	h := w.Header()
+	for k, v := range f.Header {
+		h[k] = v
+	}
+	if f.Body != "" {
+		w.WriteHeader(f.Status)
+		_, _ = w.Write([]byte(f.Body))
+		return
+	}
+	writeError(w, r, f.Status, defaultMessage(f.Status), docRoot)
 }

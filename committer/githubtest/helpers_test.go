@@ -43,6 +43,12 @@ func (r reply) str(t testing.TB, path ...string) string {
 // call sends a request with an optional JSON body (a string is sent as is).
 func call(t testing.TB, ts *TestServer, method, path string, body any, hdr ...string) reply {
 	t.Helper()
+	return callWith(t, http.DefaultClient, ts, method, path, body, hdr...)
+}
+
+// callWith is call with an HTTP client.
+func callWith(t testing.TB, client *http.Client, ts *TestServer, method, path string, body any, hdr ...string) reply {
+	t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -63,7 +69,7 @@ func call(t testing.TB, ts *TestServer, method, path string, body any, hdr ...st
 	for i := 0; i+1 < len(hdr); i += 2 {
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, path, err)
 	}

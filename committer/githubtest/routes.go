@@ -4,6 +4,23 @@ import (
 	"net/http"
 )
 
+// routeMux is a ServeMux that remembers its patterns (for the schema
+// test's coverage check).
+type routeMux struct {
+	*http.ServeMux
+	patterns []string
+}
+
+func (m *routeMux) HandleFunc(pattern string, h func(http.ResponseWriter, *http.Request)) {
+	m.patterns = append(m.patterns, pattern)
+	m.ServeMux.HandleFunc(pattern, h)
+}
+
+func (m *routeMux) Handle(pattern string, h http.Handler) {
+	m.patterns = append(m.patterns, pattern)
+	m.ServeMux.Handle(pattern, h)
+}
+
 // repoHandler is a handler for /repos/{owner}/{repo}/... routes.
 type repoHandler func(w http.ResponseWriter, r *http.Request, rp *repo)
 
@@ -15,6 +32,7 @@ func (s *Server) routes() {
 	m.HandleFunc("POST /user/repos", s.handleCreateRepo)
 	m.HandleFunc("POST /orgs/{org}/repos", s.handleCreateRepo)
 	m.HandleFunc("GET /rate_limit", s.handleRateLimit)
+	m.HandleFunc(routeLimitStats, s.handleLimitStats)
 	m.HandleFunc("POST /app/installations/{installation_id}/access_tokens", s.handleAccessToken)
 
 	const rr = "/repos/{owner}/{repo}"
@@ -40,6 +58,7 @@ func (s *Server) routes() {
 	s.handleRepo("GET "+rr+"/branches/{branch...}", s.handleGetBranch)
 	s.handleRepo("GET "+rr+"/commits/{ref...}", s.handleRepoCommit)
 
+	s.handleRepo("GET "+rr+"/contents", s.handleGetContent)
 	s.handleRepo("GET "+rr+"/contents/{path...}", s.handleGetContent)
 	s.handleRepo("PUT "+rr+"/contents/{path...}", s.handlePutContent)
 	s.handleRepo("DELETE "+rr+"/contents/{path...}", s.handleDeleteContent)
@@ -54,7 +73,7 @@ func (s *Server) handleRepo(pattern string, h repoHandler) {
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		rp := s.getRepo(r.PathValue("owner"), r.PathValue("repo"))
 		if rp == nil {
-			writeError(w, r, http.StatusNotFound, "Not Found", docRoot)
+			s.repoGone(w, r)
 			return
 		}
 		h(w, r, rp)

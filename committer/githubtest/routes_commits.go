@@ -52,25 +52,10 @@ func (s *Server) handleCreateCommit(w http.ResponseWriter, r *http.Request, rp *
 	}
 	now := s.now()
 	id := identOf(r)
-	author := object.Signature{Name: id.name, Email: id.email, When: now}
-	if body.Author != nil {
-		a, ok := body.Author.toSig(now)
-		if !ok {
-			fail("Invalid request.\n\nauthor.date is not a valid date-time.")
-			return
-		}
-		author = a
-	}
-	committer := author
-	if body.Committer != nil {
-		c, ok := body.Committer.toSig(now)
-		if !ok {
-			fail("Invalid request.\n\ncommitter.date is not a valid date-time.")
-			return
-		}
-		committer = c
-	} else if body.Author == nil {
-		committer.When = now
+	author, committer, msg := commitSigs(id, body.Author, body.Committer, now)
+	if msg != "" {
+		fail(msg)
+		return
 	}
 
 	rp.mu.Lock()
@@ -85,13 +70,9 @@ func (s *Server) handleCreateCommit(w http.ResponseWriter, r *http.Request, rp *
 		return
 	}
 	c := &object.Commit{Author: author, Committer: committer, Message: *body.Message, TreeHash: tree}
-	for _, p := range body.Parents {
-		ph := plumbing.NewHash(p)
-		if _, ok := rp.commits[ph]; !ok || len(p) != 40 {
-			fail("Parent SHA does not exist or is not a commit object")
-			return
-		}
-		c.ParentHashes = append(c.ParentHashes, ph)
+	if c.ParentHashes, msg = rp.parents(body.Parents); msg != "" {
+		fail(msg)
+		return
 	}
 	v := unsignedVerification()
 	switch {
@@ -101,8 +82,12 @@ func (s *Server) handleCreateCommit(w http.ResponseWriter, r *http.Request, rp *
 		sig := *body.Signature
 		v = verification{Reason: "unknown_key", Signature: &sig, Payload: &payload}
 	case id.installation != 0 && body.Author == nil && body.Committer == nil:
-		at := now.UTC().Format(time.RFC3339)
-		v = verification{Verified: true, Reason: "valid", VerifiedAt: &at}
+		// GitHub signs what an App commits without author or committer.
+		c.Committer = webFlowCommitter(now)
+		if _, err := rp.putSignedCommit(c, now); err != nil {
+			writeError(w, r, http.StatusInternalServerError, "Server Error", docCreateCmt)
+			return
+		}
 	}
 	h := rp.putCommit(c)
 	if _, ok := rp.verif[h]; !ok {
@@ -111,6 +96,61 @@ func (s *Server) handleCreateCommit(w http.ResponseWriter, r *http.Request, rp *
 	out := gitCommitJSON(r, rp, rp.commits[h])
 	w.Header().Set("Location", out["url"].(string))
 	writeJSON(w, r, http.StatusCreated, out)
+}
+
+// commitSigs resolves create-commit's author and committer (the token's
+// user by default), or returns GitHub's message for a bad date.
+func commitSigs(id identity, a, c *sigIn, now time.Time) (author, committer object.Signature, msg string) {
+	author = object.Signature{Name: id.name, Email: id.email, When: now}
+	if a != nil {
+		var ok bool
+		if author, ok = a.toSig(now); !ok {
+			return author, committer, "Invalid request.\n\nauthor.date is not a valid date-time."
+		}
+	}
+	committer = author
+	if c != nil {
+		var ok bool
+		if committer, ok = c.toSig(now); !ok {
+			return author, committer, "Invalid request.\n\ncommitter.date is not a valid date-time."
+		}
+	} else if a == nil {
+		committer.When = now
+	}
+	return author, committer, ""
+}
+
+// parents resolves create-commit's parents, or returns GitHub's message for
+// the first bad one. Caller holds rp.mu.
+func (rp *repo) parents(shas []string) ([]plumbing.Hash, string) {
+	var out []plumbing.Hash
+	for _, p := range shas {
+		if !isLowerSHA(p) {
+			return nil, msgParentsMalformed
+		}
+		ph := plumbing.NewHash(p)
+		if _, ok := rp.commits[ph]; !ok {
+			return nil, "Parent SHA does not exist or is not a commit object"
+		}
+		out = append(out, ph)
+	}
+	return out, ""
+}
+
+// msgParentsMalformed is GitHub's reply to a parent that is not 40
+// lowercase hex digits (Simply-Static#335).
+const msgParentsMalformed = "Each SHA in the 'parents' parameter must be exactly 40 characters and contain only [0-9a-f]."
+
+func isLowerSHA(s string) bool {
+	if len(s) != 40 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // commitPayload is the commit as git writes it, without the signature: what

@@ -19,17 +19,10 @@ func (rp *repo) sortedRefs(prefix string) []string {
 	return names
 }
 
-// escapedSlash reports whether the ref in the URL has a "/" sent as %2F,
-// which GitHub does not match (go-github's refURLEscape exists for this).
-func escapedSlash(r *http.Request) bool {
-	return strings.Contains(strings.ToLower(r.URL.EscapedPath()), "%2f")
-}
+// A ref's "/" may come literal or escaped as %2F (@octokit/rest sends
+// heads%2Fmain; github.com answers it): PathValue unescapes both alike.
 
 func (s *Server) handleGetRef(w http.ResponseWriter, r *http.Request, rp *repo) {
-	if escapedSlash(r) {
-		writeError(w, r, http.StatusNotFound, "Not Found", docRoot)
-		return
-	}
 	rp.mu.RLock()
 	defer rp.mu.RUnlock()
 	if rp.empty() {
@@ -137,10 +130,6 @@ func (s *Server) handleCreateRef(w http.ResponseWriter, r *http.Request, rp *rep
 }
 
 func (s *Server) handleUpdateRef(w http.ResponseWriter, r *http.Request, rp *repo) {
-	if escapedSlash(r) {
-		writeError(w, r, http.StatusUnprocessableEntity, "Reference does not exist", docUpdateRef)
-		return
-	}
 	var body struct {
 		SHA   string `json:"sha"`
 		Force bool   `json:"force"`
@@ -176,10 +165,6 @@ func (s *Server) handleUpdateRef(w http.ResponseWriter, r *http.Request, rp *rep
 }
 
 func (s *Server) handleDeleteRef(w http.ResponseWriter, r *http.Request, rp *repo) {
-	if escapedSlash(r) {
-		writeError(w, r, http.StatusUnprocessableEntity, "Reference does not exist", docDeleteRef)
-		return
-	}
 	ref := "refs/" + r.PathValue("ref")
 	rp.mu.Lock()
 	defer rp.mu.Unlock()

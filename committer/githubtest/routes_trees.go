@@ -1,6 +1,7 @@
 package githubtest
 
 import (
+	"io"
 	"net/http"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -58,6 +59,8 @@ func (s *Server) handleCreateTree(w http.ResponseWriter, r *http.Request, rp *re
 		Tree     *[]treeEntryIn `json:"tree"`
 		BaseTree optString      `json:"base_tree"`
 	}
+	size := &countingReader{rd: r.Body}
+	r.Body = size
 	if !decodeBody(w, r, &body, docCreateTree) {
 		return
 	}
@@ -72,16 +75,61 @@ func (s *Server) handleCreateTree(w http.ResponseWriter, r *http.Request, rp *re
 		writeError(w, r, http.StatusConflict, msgEmptyRepo, docCreateTree)
 		return
 	}
+	if s.treeMax.timesOut(len(*body.Tree), size.n) {
+		fail(msgTreeTimeout)
+		return
+	}
 	var base plumbing.Hash
 	if body.BaseTree.Set && !body.BaseTree.Null {
-		base = plumbing.NewHash(body.BaseTree.Val)
-		if _, ok := rp.trees[base]; !ok || len(body.BaseTree.Val) != 40 {
+		var ok bool
+		if base, ok = rp.baseTree(body.BaseTree.Val); !ok {
 			fail("base_tree is not a valid tree oid")
 			return
 		}
 	}
+	s.buildTree(w, r, rp, base, *body.Tree)
+}
+
+// baseTree resolves a base_tree: a tree SHA, or a commit SHA peeled to its
+// tree (octokit-commit-multiple-files sends the head commit's SHA, and
+// github.com accepts it). Caller holds rp.mu.
+func (rp *repo) baseTree(sha string) (plumbing.Hash, bool) {
+	if !isSHA(sha) {
+		return plumbing.ZeroHash, false
+	}
+	h := plumbing.NewHash(sha)
+	if _, ok := rp.trees[h]; ok {
+		return h, true
+	}
+	if c, ok := rp.commits[h]; ok {
+		return c.TreeHash, true
+	}
+	return plumbing.ZeroHash, false
+}
+
+// isSHA reports whether s is 40 lowercase or uppercase hex digits.
+func isSHA(s string) bool { return isHex(s, 40) }
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	rd io.ReadCloser
+	n  int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.rd.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func (c *countingReader) Close() error { return c.rd.Close() }
+
+// buildTree applies the entries on base and writes the new tree. Caller
+// holds rp.mu.
+func (s *Server) buildTree(w http.ResponseWriter, r *http.Request, rp *repo, base plumbing.Hash, tree []treeEntryIn) {
+	fail := func(msg string) { writeError(w, r, http.StatusUnprocessableEntity, msg, docCreateTree) }
 	b := newTreeBuilder(rp, base)
-	for _, e := range *body.Tree {
+	for _, e := range tree {
 		if !validPath(e.Path) {
 			fail("tree.path contains a malformed path component")
 			return
@@ -146,6 +194,7 @@ func (rp *repo) treeJSON(r *http.Request, h plumbing.Hash, recursive bool) obj {
 	base := rp.url(r)
 	entries := make([]treeEntryOut, 0, len(rp.trees[h]))
 	truncated := false
+	size := 0
 	add := func(p string, e object.TreeEntry) bool {
 		if len(entries) >= maxTreeEntries {
 			truncated = true
@@ -162,6 +211,10 @@ func (rp *repo) treeJSON(r *http.Request, h plumbing.Hash, recursive bool) obj {
 				out.Size = &sz
 			}
 			out.URL = base + "/git/blobs/" + out.SHA
+		}
+		if size += entryJSONSize(out); recursive && size > maxTreeBytes {
+			truncated = true
+			return false
 		}
 		entries = append(entries, out)
 		return true

@@ -22,8 +22,10 @@ type Server struct {
 	latency  atomic.Int64
 	now      func() time.Time
 	tokenTTL time.Duration
-	mux      *http.ServeMux
+	mux      *routeMux
 	reqSeq   atomic.Int64
+	lim      limiter
+	treeMax  treeLimits
 
 	mu       sync.Mutex // guards the fields below
 	repos    map[string]*repo
@@ -35,6 +37,7 @@ type Server struct {
 	installs map[int64]*installation
 	tokens   map[string]*instToken
 	issued   map[int64]int
+	moved    map[string]string // old "owner/name" key -> new key (RenameRepo)
 
 	logMu sync.Mutex
 	log   []Request
@@ -73,12 +76,14 @@ func New(opts ...Option) *Server {
 		installs: map[int64]*installation{},
 		tokens:   map[string]*instToken{},
 		issued:   map[int64]int{},
+		moved:    map[string]string{},
+		treeMax:  defaultTreeLimits,
 		nextID:   1000,
 	}
 	for _, o := range opts {
 		o(s)
 	}
-	s.mux = http.NewServeMux()
+	s.mux = &routeMux{ServeMux: http.NewServeMux()}
 	s.routes()
 	return s
 }
@@ -126,6 +131,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r2.URL = &u
 		r = r2
 	}
+	if p, ok := s.repositoryPath(r.URL.EscapedPath()); ok {
+		r = withEscapedPath(r, p)
+	}
 	r = r.WithContext(withPrefix(r.Context(), prefix))
 	s.serve(w, r)
 }
@@ -140,4 +148,19 @@ func (s *Server) sleep(r *http.Request, d time.Duration) {
 	case <-t.C:
 	case <-r.Context().Done():
 	}
+}
+
+// withEscapedPath returns a shallow copy of r whose URL path is escaped.
+func withEscapedPath(r *http.Request, escaped string) *http.Request {
+	r2 := new(http.Request)
+	*r2 = *r
+	u := *r.URL
+	if p, err := url.PathUnescape(escaped); err == nil {
+		u.Path, u.RawPath = p, escaped
+		if u.EscapedPath() == p {
+			u.RawPath = ""
+		}
+	}
+	r2.URL = &u
+	return r2
 }

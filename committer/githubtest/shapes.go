@@ -41,7 +41,7 @@ func repoJSON(r *http.Request, rp *repo) obj {
 		"ssh_url": "git@" + r.Host + ":" + rp.fullName() + ".git", "svn_url": html, "mirror_url": nil,
 		"default_branch": rp.defaultBranch, "forks": 0, "forks_count": 0, "stargazers_count": 0,
 		"watchers": 0, "watchers_count": 0, "open_issues": 0, "open_issues_count": 0, "size": 0,
-		"has_downloads": true, "has_issues": true, "has_projects": true, "has_wiki": true,
+		"has_downloads": true, "has_issues": true, "has_projects": true, "has_wiki": true, "has_discussions": false,
 		"has_pages": false, "archived": false, "disabled": false, "license": nil, "visibility": "public",
 		"pushed_at": created, "created_at": created, "updated_at": created,
 		"permissions": obj{"admin": true, "maintain": true, "push": true, "triage": true, "pull": true},
