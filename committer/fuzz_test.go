@@ -17,8 +17,10 @@ import (
 
 // refValidPath is an independent statement of which paths a change set may
 // write: relative (no leading "/"), no trailing "/", no empty, "." or ".."
-// segment, no ".git" segment in any ASCII case, no NUL, valid UTF-8, at
-// most 4096 bytes, not empty.
+// segment, no NUL, valid UTF-8, at most 4096 bytes, not empty, and nothing
+// git's verify_path refuses with core.protectHFS and core.protectNTFS on
+// (a byte-level port of is_hfs_dotgit and is_ntfs_dotgit from git's
+// utf8.c and path.c).
 func refValidPath(p string) bool {
 	if p == "" || len(p) > 4096 || !utf8.ValidString(p) || strings.ContainsRune(p, 0) {
 		return false
@@ -31,6 +33,69 @@ func refValidPath(p string) bool {
 		case seg == "", seg == ".", seg == "..":
 			return false
 		case len(seg) == 4 && seg[0] == '.' && asciiLower(seg[1:]) == "git":
+			return false
+		case refHFSDotGit(seg):
+			return false
+		}
+		// is_ntfs_dotgit runs at the start of each segment and after each
+		// backslash.
+		for i := 0; i <= len(seg); i++ {
+			if (i == 0 || seg[i-1] == '\\') && refNTFSDotGit(seg[i:]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// refHFSDotGit: the segment reads ".git" once the code points HFS+ ignores
+// are dropped, comparing ASCII case-insensitively.
+func refHFSDotGit(seg string) bool {
+	var kept []rune
+	for _, r := range seg {
+		switch r {
+		case 0x200c, 0x200d, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e,
+			0x206a, 0x206b, 0x206c, 0x206d, 0x206e, 0x206f, 0xfeff:
+			continue
+		}
+		kept = append(kept, r)
+	}
+	if len(kept) != 4 || kept[0] != '.' {
+		return false
+	}
+	for i, want := range "git" {
+		c := kept[i+1]
+		if c > 127 || c|0x20 != want {
+			return false
+		}
+	}
+	return true
+}
+
+// refNTFSDotGit: ".git" or "git~1" (ASCII case-insensitive), then only
+// dots and spaces up to the end or a slash or backslash.
+func refNTFSDotGit(s string) bool {
+	i := 0
+	lower := func(c byte) byte {
+		if c >= 'A' && c <= 'Z' {
+			return c + 32
+		}
+		return c
+	}
+	switch {
+	case len(s) >= 4 && s[0] == '.' && lower(s[1]) == 'g' && lower(s[2]) == 'i' && lower(s[3]) == 't':
+		i = 4
+	case len(s) >= 5 && lower(s[0]) == 'g' && lower(s[1]) == 'i' && lower(s[2]) == 't' && s[3] == '~' && s[4] == '1':
+		i = 5
+	default:
+		return false
+	}
+	for ; i < len(s); i++ {
+		switch s[i] {
+		case '/', '\\':
+			return true
+		case '.', ' ':
+		default:
 			return false
 		}
 	}
@@ -53,6 +118,7 @@ func FuzzValidatePath(f *testing.F) {
 		".git", ".GIT/config", "a/.Git/b", ".gitignore", "a/.git2", "git", "a\x00b", "\xff", "é/ü.txt",
 		"a/.git/", "...", ". /a", "a\\b", strings.Repeat("a", 4096), strings.Repeat("a", 4097),
 		strings.Repeat("ab/", 1365) + "a", "\u212a", ".gıt", ".g\u0130t",
+		".git.", ".git .", "git~1", "GIT~1..", "git~2", ".g\u200cit", "\ufeff.GIT", "a\\.git", "a\\git~1 \\b", ".git\\x",
 	} {
 		f.Add(s)
 	}

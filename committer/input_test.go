@@ -34,9 +34,27 @@ func TestBadInputSendsNothing(t *testing.T) {
 		{"empty path", "main", committer.NewChangeSet("m").Delete(""), nil, "empty"},
 		{"unknown mode", "main", committer.NewChangeSet("m").PutMode("a", []byte("x"), "100664"), nil, "mode"},
 		{"submodule mode", "main", committer.NewChangeSet("m").PutMode("a", []byte("x"), "160000"), nil, "mode"},
-		{"same path twice", "main", committer.NewChangeSet("m").Put("a", []byte("x")).Delete("a"), nil, "more than one operation"},
+		{"same path twice", "main", committer.NewChangeSet("m").Put("a", []byte("x")).Put("a", []byte("y")), nil, "more than one operation"},
+		{"deleted twice", "main", committer.NewChangeSet("m").Delete("a").Delete("a"), nil, "more than once"},
+		{"nested deletes", "main", committer.NewChangeSet("m").Delete("a/b").Delete("a"), nil, "overlaps another Delete"},
+		{"delete under a put", "main", committer.NewChangeSet("m").Put("a", []byte("x")).Delete("a/b"), nil, "writes as a file"},
+		{"edit and delete", "main", committer.NewChangeSet("m").Edit("a", edit).Delete("a"), nil, "edited and deleted"},
+		{"edit under a delete", "main", committer.NewChangeSet("m").Delete("a").Edit("a/b", edit), nil, "edits"},
+		{"delete a synced dir", "main", committer.NewChangeSet("m").Sync("a", nil).Delete("a"), nil, "synced"},
+		{"delete over a synced dir", "main", committer.NewChangeSet("m").Sync("a/b", nil).Delete("a"), nil, "synced"},
+		{"nul in message", "main", committer.NewChangeSet("a\x00b").Put("a", []byte("x")), nil, "NUL"},
+		{"invalid utf-8 message", "main", committer.NewChangeSet("a\xffb").Put("a", []byte("x")), nil, "UTF-8"},
+		{"two emails", "main", withAuthor("A <b@c>", "d@e.com"), nil, "must not contain"},
+		{"gt in name", "main", withAuthor("A>B", "d@e.com"), nil, "must not contain"},
+		{"lt in email", "main", withAuthor("A", "<d@e.com"), nil, "must not contain"},
+		{"newline in name", "main", withAuthor("A\nB", "d@e.com"), nil, "must not contain"},
+		{"HEAD branch", "HEAD", committer.NewChangeSet("m").Put("a", []byte("x")), nil, "HEAD"},
+		{"dot git dot", "main", committer.NewChangeSet("m").Put("a/.git./b", []byte("x")), nil, ".git"},
+		{"git tilde 1", "main", committer.NewChangeSet("m").Put("GIT~1/b", []byte("x")), nil, ".git"},
+		{"hfs ignorable", "main", committer.NewChangeSet("m").Put(".g\u200cit/x", []byte("x")), nil, ".git"},
+		{"gitmodules symlink", "main", committer.NewChangeSet("m").Symlink("a/.GITMODULES", "x"), nil, ".gitmodules"},
 		{"file and dir", "main", committer.NewChangeSet("m").Put("a", []byte("x")).Put("a/b", []byte("y")), nil, "both a file and a directory"},
-		{"dir and file", "main", committer.NewChangeSet("m").Put("a/b/c", []byte("x")).Delete("a/b"), nil, "both a file and a directory"},
+		{"dir and file", "main", committer.NewChangeSet("m").Put("a/b/c", []byte("x")).Edit("a/b", edit), nil, "both a file and a directory"},
 		{"inside sync", "main", committer.NewChangeSet("m").Sync("cfg", nil).Put("cfg/x", []byte("x")), nil, "synced directory"},
 		{"nil edit", "main", committer.NewChangeSet("m").Edit("a", nil), nil, "edit function"},
 		{"two preconditions", "main", committer.NewChangeSet("m").ExpectAbsent("a").ExpectAbsent("a"), nil, "precondition"},
@@ -165,4 +183,10 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+func withAuthor(name, email string) *committer.ChangeSet {
+	cs := committer.NewChangeSet("m").Put("a", []byte("x"))
+	cs.Author = &committer.Signature{Name: name, Email: email}
+	return cs
 }

@@ -3,7 +3,11 @@ package committer
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"strings"
+	"time"
+	"unicode/utf8"
 )
 
 // EditIDTrailer is the git trailer that makes the commit of a change set
@@ -60,4 +64,42 @@ func isTrailerBlock(p string) bool {
 		}
 	}
 	return true
+}
+
+// ValidateMessage reports whether msg can be a commit message: not blank,
+// valid UTF-8 (GitHub would turn invalid bytes into U+FFFD) and without a
+// NUL byte (git fsck rejects a commit holding one).
+func ValidateMessage(msg string) error {
+	switch {
+	case strings.TrimSpace(msg) == "":
+		return errors.New("commit message must not be empty")
+	case strings.IndexByte(msg, 0) >= 0:
+		return errors.New("commit message must not contain a NUL byte")
+	case !utf8.ValidString(msg):
+		return errors.New("commit message must be valid UTF-8")
+	}
+	return nil
+}
+
+// Validate reports whether s makes an author or committer line that git
+// fsck accepts: a name that is not blank, an email with an "@", neither
+// holding "<", ">", a newline or a NUL (git would read "A <b@c> <d@e>" as a
+// name ending at the first "<"), both valid UTF-8, and a date, when set,
+// between 1970 and 9999.
+func (s Signature) Validate() error {
+	if strings.TrimSpace(s.Name) == "" || !strings.Contains(s.Email, "@") {
+		return fmt.Errorf("need a name and an email, got %q <%s>", s.Name, s.Email)
+	}
+	for _, f := range []struct{ what, v string }{{"name", s.Name}, {"email", s.Email}} {
+		if i := strings.IndexAny(f.v, "<>\n\x00"); i >= 0 {
+			return fmt.Errorf("%s %q must not contain %q", f.what, f.v, f.v[i])
+		}
+		if !utf8.ValidString(f.v) {
+			return fmt.Errorf("%s %q must be valid UTF-8", f.what, f.v)
+		}
+	}
+	if !s.Date.IsZero() && (s.Date.Year() < 1970 || s.Date.Year() > 9999) {
+		return fmt.Errorf("date %s is outside 1970..9999", s.Date.Format(time.RFC3339))
+	}
+	return nil
 }

@@ -33,98 +33,134 @@ func prepare(cs *ChangeSet) (*prepared, error) {
 	if cs == nil {
 		return nil, errors.New("change set must not be nil")
 	}
-	if strings.TrimSpace(cs.Message) == "" {
-		return nil, errors.New("commit message must not be empty")
+	if err := ValidateMessage(cs.Message); err != nil {
+		return nil, err
 	}
 	if cs.Len() == 0 {
 		return nil, errors.New("change set is empty: nothing to commit")
 	}
-	for _, s := range []*Signature{cs.Author, cs.Committer} {
-		if s != nil && (strings.TrimSpace(s.Name) == "" || !strings.Contains(s.Email, "@")) {
-			return nil, fmt.Errorf("author and committer need a name and an email, got %q <%s>", s.Name, s.Email)
+	for _, s := range []struct {
+		role string
+		sig  *Signature
+	}{{"author", cs.Author}, {"committer", cs.Committer}} {
+		if s.sig != nil {
+			if err := s.sig.Validate(); err != nil {
+				return nil, fmt.Errorf("%s: %w", s.role, err)
+			}
 		}
 	}
 	p := &prepared{pres: cs.pres}
-	claims := newClaims()
 	for _, o := range cs.ops {
-		if err := ValidatePath(o.path); err != nil {
-			return nil, invalidPath(o.path, err)
-		}
-		switch o.kind {
-		case opPut:
-			if err := o.mode.check(); err != nil {
-				return nil, invalidPath(o.path, err)
-			}
-			if o.src == nil {
-				return nil, invalidPath(o.path, errors.New("no content"))
-			}
-			src := *o.src
-			if err := src.hash(); err != nil {
-				return nil, invalidPath(o.path, err)
-			}
-			o.src = &src
-		case opEdit:
-			if o.edit == nil {
-				return nil, invalidPath(o.path, errors.New("edit function must not be nil"))
-			}
-		}
-		if err := claims.add(o.path, false); err != nil {
-			return nil, invalidPath(o.path, err)
+		o, err := prepareOp(o)
+		if err != nil {
+			return nil, err
 		}
 		p.ops = append(p.ops, o)
 	}
-	seenPre := map[string]bool{}
-	for _, pre := range cs.pres {
-		if err := ValidatePath(pre.path); err != nil {
-			return nil, invalidPath(pre.path, err)
-		}
-		if seenPre[pre.path] {
-			return nil, invalidPath(pre.path, errors.New("more than one precondition on this path"))
-		}
-		seenPre[pre.path] = true
-		if !pre.absent && !isSHA(pre.sha) {
-			return nil, invalidPath(pre.path, fmt.Errorf("expected blob SHA %q is not 40 lowercase hex digits", pre.sha))
-		}
+	if err := checkPreconditions(cs.pres); err != nil {
+		return nil, err
 	}
+	claims := newClaims()
 	for _, s := range cs.syncs {
-		dir := strings.TrimSuffix(s.dir, "/")
-		if dir == "." {
-			dir = ""
-		}
-		if dir != "" {
-			if err := ValidatePath(dir); err != nil {
-				return nil, invalidPath(dir, err)
-			}
-		}
-		if err := claims.add(dir, true); err != nil {
-			return nil, invalidPath(dir, err)
-		}
-		ps := preparedSync{dir: dir}
-		seen := map[string]bool{}
-		for _, f := range s.files {
-			full := path.Join(dir, f.Path)
-			if err := ValidatePath(f.Path); err != nil {
-				return nil, invalidPath(full, err)
-			}
-			if err := f.Mode.check(); err != nil {
-				return nil, invalidPath(full, err)
-			}
-			if seen[f.Path] {
-				return nil, invalidPath(full, errors.New("listed twice in the synced files"))
-			}
-			seen[f.Path] = true
-			src := f.source()
-			if err := src.hash(); err != nil {
-				return nil, invalidPath(full, err)
-			}
-			ps.files = append(ps.files, preparedFile{rel: f.Path, mode: f.Mode, src: src})
-		}
-		if err := checkFileDirClash(ps.files); err != nil {
-			return nil, invalidPath(path.Join(dir, err.Error()), errors.New("is both a file and a directory in the synced files"))
+		ps, err := prepareSync(s, claims)
+		if err != nil {
+			return nil, err
 		}
 		p.syncs = append(p.syncs, ps)
 	}
+	if err := claimAll(claims, p.ops); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// prepareOp validates one operation and hashes a put's content.
+func prepareOp(o op) (op, error) {
+	if err := ValidatePath(o.path); err != nil {
+		return o, invalidPath(o.path, err)
+	}
+	switch o.kind {
+	case opPut:
+		if err := o.mode.check(); err != nil {
+			return o, invalidPath(o.path, err)
+		}
+		if err := validateEntry(o.path, o.mode); err != nil {
+			return o, invalidPath(o.path, err)
+		}
+		if o.src == nil {
+			return o, invalidPath(o.path, errors.New("no content"))
+		}
+		src := *o.src
+		if err := src.hash(); err != nil {
+			return o, invalidPath(o.path, err)
+		}
+		o.src = &src
+	case opEdit:
+		if o.edit == nil {
+			return o, invalidPath(o.path, errors.New("edit function must not be nil"))
+		}
+	}
+	return o, nil
+}
+
+func checkPreconditions(pres []precondition) error {
+	seen := map[string]bool{}
+	for _, pre := range pres {
+		if err := ValidatePath(pre.path); err != nil {
+			return invalidPath(pre.path, err)
+		}
+		if seen[pre.path] {
+			return invalidPath(pre.path, errors.New("more than one precondition on this path"))
+		}
+		seen[pre.path] = true
+		if !pre.absent && !isSHA(pre.sha) {
+			return invalidPath(pre.path, fmt.Errorf("expected blob SHA %q is not 40 lowercase hex digits", pre.sha))
+		}
+	}
+	return nil
+}
+
+// prepareSync validates a sync and its files, and hashes their content.
+func prepareSync(s syncDir, claims *claims) (preparedSync, error) {
+	dir := strings.TrimSuffix(s.dir, "/")
+	if dir == "." {
+		dir = ""
+	}
+	if dir != "" {
+		if err := ValidatePath(dir); err != nil {
+			return preparedSync{}, invalidPath(dir, err)
+		}
+	}
+	if err := claims.add(dir, opPut, true); err != nil {
+		return preparedSync{}, invalidPath(dir, err)
+	}
+	ps := preparedSync{dir: dir}
+	seen := map[string]bool{}
+	for _, f := range s.files {
+		full := path.Join(dir, f.Path)
+		if err := ValidatePath(f.Path); err != nil {
+			return ps, invalidPath(full, err)
+		}
+		if err := f.Mode.check(); err != nil {
+			return ps, invalidPath(full, err)
+		}
+		if err := validateEntry(full, f.Mode); err != nil {
+			return ps, invalidPath(full, err)
+		}
+		if seen[f.Path] {
+			return ps, invalidPath(full, errors.New("listed twice in the synced files"))
+		}
+		seen[f.Path] = true
+		src := f.source()
+		if err := src.hash(); err != nil {
+			return ps, invalidPath(full, err)
+		}
+		ps.files = append(ps.files, preparedFile{rel: f.Path, mode: f.Mode, src: src})
+	}
+	if err := checkFileDirClash(ps.files); err != nil {
+		return ps, invalidPath(path.Join(dir, err.Error()), errors.New("is both a file and a directory in the synced files"))
+	}
+	return ps, nil
 }
 
 func invalidPath(p string, err error) error {
@@ -145,7 +181,15 @@ func (s *source) hash() error {
 		return nil
 	}
 	if s.local != "" {
-		info, err := os.Stat(s.local)
+		if err := checkNotInGit(s.local); err != nil {
+			return err
+		}
+		dest, err := resolveLocal(s.local, true)
+		if err != nil {
+			return fmt.Errorf("local file: %w", err)
+		}
+		s.local = dest
+		info, err := os.Stat(dest)
 		if err != nil {
 			return fmt.Errorf("local file: %w", err)
 		}
@@ -190,16 +234,22 @@ func (s *source) hash() error {
 }
 
 // claims tracks the paths a change set writes, to refuse two operations on
-// one path and a path that is both a file and a directory. Each check costs
+// one path and a path that is both a file and a directory. A Delete may pair
+// with Puts at or under its path (the path is replaced: it ends holding
+// exactly those puts); every other double claim is refused. Each check costs
 // O(depth of the path).
 type claims struct {
-	files map[string]bool   // written paths
-	dirs  map[string]bool   // synced directories ("" = root)
-	under map[string]string // every ancestor directory of a claim -> that claim
+	files   map[string]opKind // written paths: puts and edits
+	dirs    map[string]bool   // synced directories ("" = root)
+	under   map[string]string // every ancestor directory of a claim -> that claim
+	edits   map[string]string // every ancestor of an edit -> that edit
+	deletes map[string]bool
+	delUp   map[string]string // every ancestor of a delete -> that delete
 }
 
 func newClaims() *claims {
-	return &claims{files: map[string]bool{}, dirs: map[string]bool{}, under: map[string]string{}}
+	return &claims{files: map[string]opKind{}, dirs: map[string]bool{}, under: map[string]string{},
+		edits: map[string]string{}, deletes: map[string]bool{}, delUp: map[string]string{}}
 }
 
 func ancestors(p string) []string {
@@ -212,8 +262,9 @@ func ancestors(p string) []string {
 	return out
 }
 
-func (c *claims) add(p string, isDir bool) error {
-	if c.files[p] || c.dirs[p] {
+// add claims p for a put or an edit (kind) or, with isDir, a sync.
+func (c *claims) add(p string, kind opKind, isDir bool) error {
+	if _, ok := c.files[p]; ok || c.dirs[p] {
 		return errors.New("more than one operation on this path")
 	}
 	if c.dirs[""] {
@@ -223,7 +274,7 @@ func (c *claims) add(p string, isDir bool) error {
 		return errors.New("syncing the repository root leaves no path for other operations")
 	}
 	for _, a := range ancestors(p) {
-		if c.files[a] {
+		if _, ok := c.files[a]; ok {
 			return fmt.Errorf("is both a file and a directory in this change set (%q is written as a file)", a)
 		}
 		if c.dirs[a] {
@@ -239,11 +290,60 @@ func (c *claims) add(p string, isDir bool) error {
 	if isDir {
 		c.dirs[p] = true
 	} else {
-		c.files[p] = true
+		c.files[p] = kind
 	}
 	for _, a := range ancestors(p) {
 		if _, ok := c.under[a]; !ok {
 			c.under[a] = p
+		}
+		if _, ok := c.edits[a]; !ok && !isDir && kind == opEdit {
+			c.edits[a] = p
+		}
+	}
+	return nil
+}
+
+// addDelete claims p for a Delete, after every other claim is in. A Delete
+// pairs with Puts at or under p; it may not overlap an edit, a sync, or
+// another Delete.
+func (c *claims) addDelete(p string) error {
+	if c.deletes[p] {
+		return errors.New("deleted more than once in this change set")
+	}
+	if k, ok := c.files[p]; ok && k == opEdit {
+		return errors.New("both edited and deleted in this change set")
+	}
+	if c.dirs[p] || c.dirs[""] {
+		return errors.New("is also synced; sync already deletes what the local files lack")
+	}
+	if other, ok := c.delUp[p]; ok {
+		return fmt.Errorf("overlaps another Delete in this change set (%q is under it)", other)
+	}
+	if e, ok := c.edits[p]; ok {
+		return fmt.Errorf("deletes %q, which this change set edits", e)
+	}
+	for _, a := range ancestors(p) {
+		if c.deletes[a] {
+			return fmt.Errorf("overlaps another Delete in this change set (%q is deleted)", a)
+		}
+		if _, ok := c.files[a]; ok {
+			return fmt.Errorf("is under %q, which this change set writes as a file", a)
+		}
+		if c.dirs[a] {
+			return fmt.Errorf("is inside the synced directory %q; sync owns everything under it", a)
+		}
+	}
+	if _, ok := c.under[p]; ok {
+		for d := range c.dirs {
+			if strings.HasPrefix(d, p+"/") {
+				return fmt.Errorf("contains the synced directory %q", d)
+			}
+		}
+	}
+	c.deletes[p] = true
+	for _, a := range ancestors(p) {
+		if _, ok := c.delUp[a]; !ok {
+			c.delUp[a] = p
 		}
 	}
 	return nil
@@ -274,4 +374,24 @@ func isSHA(s string) bool {
 		}
 	}
 	return true
+}
+
+// claimAll claims the paths of ops: puts and edits first, then deletes, so
+// that a Delete pairs with Puts whatever their order in the change set.
+func claimAll(c *claims, ops []op) error {
+	for _, o := range ops {
+		if o.kind != opDelete {
+			if err := c.add(o.path, o.kind, false); err != nil {
+				return invalidPath(o.path, err)
+			}
+		}
+	}
+	for _, o := range ops {
+		if o.kind == opDelete {
+			if err := c.addDelete(o.path); err != nil {
+				return invalidPath(o.path, err)
+			}
+		}
+	}
+	return nil
 }

@@ -3,10 +3,8 @@ package committer
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"path"
-	"sort"
 	"unicode/utf8"
 
 	"github.com/google/go-github/v66/github"
@@ -21,10 +19,6 @@ const (
 	Modified  Action = "modified"
 	Deleted   Action = "deleted"
 	Unchanged Action = "unchanged"
-	// Written: the path was written without reading what was there (a put
-	// of small text, which costs no extra request); it is added or modified
-	// unless its content was already there.
-	Written Action = "written"
 )
 
 // FileChange is one path's part in a commit.
@@ -40,10 +34,11 @@ const maxInlineTotal = 1 << 20
 // resolved is a change set resolved against one head tree: the entries of
 // the create-tree request and the blobs to upload first.
 type resolved struct {
-	entries []*github.TreeEntry
-	uploads []*source
-	changes []FileChange
-	effects []effect
+	entries  []*github.TreeEntry
+	uploads  []*source
+	changes  []FileChange
+	effects  []effect
+	subtrees []*subtree // built, and their entries' SHAs set, before entries are sent
 }
 
 // preconditionError is the cause of an ErrConflict from a failed
@@ -78,18 +73,104 @@ type pathError struct {
 func (e *pathError) Error() string { return e.err.Error() }
 func (e *pathError) Unwrap() error { return e.err }
 
+// conflictError is the cause of an ErrConflict from a put that the branch's
+// content does not allow.
+type conflictError struct{ msg string }
+
+func (e *conflictError) Error() string { return e.msg }
+
+func conflict(path, format string, args ...any) error {
+	return &pathError{path: path, kind: ErrConflict, err: &conflictError{fmt.Sprintf(format, args...)}}
+}
+
+// put is one file a change set writes, from a put, an edit or a sync.
+type put struct {
+	path string
+	mode Mode
+	src  *source
+	idx  int // the operation it comes from: ops first, then syncs
+}
+
+// deletion is a path a change set deletes that exists on the head.
+type deletion struct {
+	entry    treeEntry
+	replaced bool // puts at or under it take its place
+	idx      int
+}
+
+// resolution is the state of resolving one change set.
+type resolution struct {
+	c       *Committer
+	v       *view
+	full    bool
+	r       *resolved
+	inline  int64
+	puts    []put
+	dels    map[string]*deletion
+	actions map[string]Action
+	rank    map[string]int // path -> the operation its action comes from
+}
+
+// set records what happens to p, listed with the operation idx.
+func (rs *resolution) set(p string, a Action, idx int) {
+	rs.actions[p] = a
+	rs.rank[p] = idx
+}
+
 // resolve builds the tree entries that apply p to the tree root ("" for a
 // repository with no commits). It reads only the directories on the paths
-// that deletes, edits, preconditions, syncs and blob uploads need; with full
-// set it also reads those of small puts, to tell added from modified from
-// unchanged (for a dry run).
+// the change set touches (cached by SHA), a recursive listing of each
+// directory it deletes or syncs, and the blobs that edits need. A put never
+// goes through a file or onto a directory silently: unless a Delete of that
+// path (or a sync) takes it away, it is an ErrConflict. The entries never
+// overlap (no entry is at or under another), so their order cannot change
+// the tree GitHub builds: a path replaced by a directory is sent as one tree
+// entry, built first (see buildSubtrees). full is a dry run: it lists
+// unchanged paths too, and sends no request that writes; otherwise the
+// subtrees are created before resolve returns.
 func (c *Committer) resolve(ctx context.Context, v *view, p *prepared, full bool) (*resolved, error) {
-	r := &resolved{}
-	get := func(p string) (treeEntry, bool, error) { return v.get(ctx, p) }
-	for _, pre := range p.pres {
-		e, ok, err := get(pre.path)
+	rs := &resolution{c: c, v: v, full: full, r: &resolved{}, dels: map[string]*deletion{}, actions: map[string]Action{}, rank: map[string]int{}}
+	if err := rs.checkPreconditions(ctx, p.pres); err != nil {
+		return nil, err
+	}
+	for i, o := range p.ops {
+		var err error
+		switch o.kind {
+		case opPut:
+			rs.puts = append(rs.puts, put{path: o.path, mode: o.mode, src: o.src, idx: i})
+		case opDelete:
+			err = rs.addDelete(ctx, o.path, i)
+		case opEdit:
+			err = rs.resolveEdit(ctx, o, i)
+		}
 		if err != nil {
 			return nil, err
+		}
+	}
+	for j, s := range p.syncs {
+		if err := rs.resolveSync(ctx, s, len(p.ops)+j); err != nil {
+			return nil, err
+		}
+	}
+	if err := rs.build(ctx); err != nil {
+		return nil, err
+	}
+	if !full {
+		if err := c.buildSubtrees(ctx, rs.r); err != nil {
+			return nil, err
+		}
+		if len(v.over) == 0 {
+			c.predictTrees(v.root, rs.r)
+		}
+	}
+	return rs.r, nil
+}
+
+func (rs *resolution) checkPreconditions(ctx context.Context, pres []precondition) error {
+	for _, pre := range pres {
+		e, ok, err := rs.v.get(ctx, pre.path)
+		if err != nil {
+			return err
 		}
 		got := "absent"
 		switch {
@@ -103,89 +184,29 @@ func (c *Committer) resolve(ctx context.Context, v *view, p *prepared, full bool
 			if !pre.absent {
 				want = pre.sha
 			}
-			return nil, &pathError{path: pre.path, kind: ErrConflict, err: &preconditionError{want: want, got: got}}
+			return &pathError{path: pre.path, kind: ErrConflict, err: &preconditionError{want: want, got: got}}
 		}
 	}
-	var inline int64
-	for _, o := range p.ops {
-		switch o.kind {
-		case opPut:
-			if err := c.resolvePut(ctx, r, get, o.path, o.mode, o.src, full, &inline); err != nil {
-				return nil, err
-			}
-		case opDelete:
-			e, ok, err := get(o.path)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				if full {
-					r.changes = append(r.changes, FileChange{o.path, Unchanged})
-				}
-				continue
-			}
-			r.entries = append(r.entries, &github.TreeEntry{Path: github.String(o.path), Mode: github.String(e.mode), Type: github.String(e.typ)})
-			r.changes = append(r.changes, FileChange{o.path, Deleted})
-			r.effects = append(r.effects, effect{path: o.path, deleted: true, dir: e.typ == "tree"})
-		case opEdit:
-			if err := c.resolveEdit(ctx, r, v, o, &inline); err != nil {
-				return nil, err
-			}
-		}
-	}
-	for _, s := range p.syncs {
-		if err := c.resolveSync(ctx, r, v, s, &inline); err != nil {
-			return nil, err
-		}
-	}
-	return r, nil
-}
-
-type getter func(path string) (treeEntry, bool, error)
-
-func (c *Committer) resolvePut(ctx context.Context, r *resolved, get getter, p string, mode Mode, src *source, full bool, inline *int64) error {
-	canInline := src.inMemory() && src.size > 0 && src.size <= c.o.inlineLimit &&
-		*inline+src.size <= maxInlineTotal && isText(src.data)
-	action := Written
-	if full || !canInline {
-		e, ok, err := get(p)
-		if err != nil {
-			return err
-		}
-		switch {
-		case ok && e.typ == "blob" && e.sha == src.sha && e.mode == string(mode):
-			if full {
-				r.changes = append(r.changes, FileChange{p, Unchanged})
-			}
-			return nil
-		case ok:
-			action = Modified
-		default:
-			action = Added
-		}
-	}
-	entry := &github.TreeEntry{Path: github.String(p), Mode: github.String(string(mode)), Type: github.String("blob")}
-	if canInline {
-		entry.Content = github.String(string(src.data))
-		*inline += src.size
-	} else {
-		entry.SHA = github.String(src.sha)
-		if !c.cache.isUploaded(src.sha) {
-			r.uploads = append(r.uploads, src)
-		}
-	}
-	r.entries = append(r.entries, entry)
-	r.changes = append(r.changes, FileChange{p, action})
-	eff := effect{path: p, mode: mode, sha: src.sha}
-	if src.inMemory() {
-		eff.data = src.data
-	}
-	r.effects = append(r.effects, eff)
 	return nil
 }
 
-func (c *Committer) resolveEdit(ctx context.Context, r *resolved, v *view, o op, inline *int64) error {
-	e, ok, err := v.get(ctx, o.path)
+func (rs *resolution) addDelete(ctx context.Context, p string, idx int) error {
+	e, ok, err := rs.v.get(ctx, p)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		if rs.full {
+			rs.set(p, Unchanged, idx)
+		}
+		return nil
+	}
+	rs.dels[p] = &deletion{entry: e, idx: idx}
+	return nil
+}
+
+func (rs *resolution) resolveEdit(ctx context.Context, o op, idx int) error {
+	e, ok, err := rs.v.get(ctx, o.path)
 	if err != nil {
 		return err
 	}
@@ -195,7 +216,7 @@ func (c *Committer) resolveEdit(ctx context.Context, r *resolved, v *view, o op,
 		if e.typ != "blob" {
 			return &pathError{path: o.path, kind: ErrInvalid, err: fmt.Errorf("cannot edit: it is a %s on the branch, not a file", e.typ)}
 		}
-		if old, err = v.content(ctx, o.path, e); err != nil {
+		if old, err = rs.v.content(ctx, o.path, e); err != nil {
 			return err
 		}
 		old = bytes.Clone(old)
@@ -206,6 +227,9 @@ func (c *Committer) resolveEdit(ctx context.Context, r *resolved, v *view, o op,
 		return &pathError{path: o.path, err: &editError{err: err}}
 	}
 	if ok && bytes.Equal(updated, old) {
+		if rs.full {
+			rs.set(o.path, Unchanged, idx)
+		}
 		return nil
 	}
 	if len(updated) > MaxFileSize {
@@ -213,58 +237,91 @@ func (c *Committer) resolveEdit(ctx context.Context, r *resolved, v *view, o op,
 	}
 	src := bytesSource(updated)
 	src.sha = BlobSHA(updated)
-	before := len(r.changes)
-	if err := c.resolvePut(ctx, r, func(string) (treeEntry, bool, error) { return e, ok, nil }, o.path, mode, src, true, inline); err != nil {
-		return err
-	}
-	if len(r.changes) > before {
-		if ok {
-			r.changes[before].Action = Modified
-		} else {
-			r.changes[before].Action = Added
-		}
-	}
+	rs.puts = append(rs.puts, put{path: o.path, mode: mode, src: src, idx: idx})
 	return nil
 }
 
-func (c *Committer) resolveSync(ctx context.Context, r *resolved, v *view, s preparedSync, inline *int64) error {
+// resolveSync turns a sync into puts and deletions. Submodule entries
+// (mode 160000) are kept, and local files at or under one are left out, as
+// `git add -A` leaves out a submodule's checkout. A remote directory where a
+// local file is becomes one deletion, so the file replaces it whole.
+func (rs *resolution) resolveSync(ctx context.Context, s preparedSync, idx int) error {
 	if s.dir != "" {
-		e, ok, err := v.get(ctx, s.dir)
+		e, ok, err := rs.v.get(ctx, s.dir)
 		if err != nil {
 			return err
 		}
 		if ok && e.typ != "tree" {
-			return &pathError{path: s.dir, kind: ErrInvalid, err: errors.New("cannot sync: it is a file on the branch, not a directory")}
+			return &pathError{path: s.dir, kind: ErrInvalid, err: fmt.Errorf("cannot sync: it is a %s on the branch, not a directory", kindOf(e))}
 		}
 	}
-	remote, err := v.list(ctx, s.dir)
+	remote, err := rs.v.list(ctx, s.dir)
 	if err != nil {
 		return err
 	}
 	local := map[string]bool{}
 	for _, f := range s.files {
+		if underSubmodule(remote, f.rel) {
+			continue
+		}
 		local[f.rel] = true
-		full := path.Join(s.dir, f.rel)
-		e, ok := remote[f.rel]
-		if err := c.resolvePut(ctx, r, func(string) (treeEntry, bool, error) { return e, ok, nil }, full, f.mode, f.src, true, inline); err != nil {
-			return err
-		}
+		rs.puts = append(rs.puts, put{path: path.Join(s.dir, f.rel), mode: f.mode, src: f.src, idx: idx})
 	}
-	var gone []string
-	for rel := range remote {
-		if !local[rel] {
-			gone = append(gone, rel)
+	for rel, e := range remote {
+		if e.typ == "commit" {
+			if a := ancestorIn(local, rel); a != "" {
+				return conflict(path.Join(s.dir, a), "the local file would replace a directory holding the submodule %q, which sync keeps; Delete the submodule first", path.Join(s.dir, rel))
+			}
+			continue
 		}
-	}
-	sort.Strings(gone)
-	for _, rel := range gone {
-		e := remote[rel]
-		full := path.Join(s.dir, rel)
-		r.entries = append(r.entries, &github.TreeEntry{Path: github.String(full), Mode: github.String(e.mode), Type: github.String(e.typ)})
-		r.changes = append(r.changes, FileChange{full, Deleted})
-		r.effects = append(r.effects, effect{path: full, deleted: true})
+		if local[rel] {
+			continue
+		}
+		if a := ancestorIn(local, rel); a != "" {
+			// A local file replaces the remote directory a.
+			if err := rs.addDelete(ctx, path.Join(s.dir, a), idx); err != nil {
+				return err
+			}
+			continue
+		}
+		rs.dels[path.Join(s.dir, rel)] = &deletion{entry: e, idx: idx}
 	}
 	return nil
+}
+
+// underSubmodule reports whether rel is at or under a submodule in files.
+func underSubmodule(files map[string]treeEntry, rel string) bool {
+	if e, ok := files[rel]; ok && e.typ == "commit" {
+		return true
+	}
+	for _, a := range ancestors(rel) {
+		if e, ok := files[a]; ok && e.typ == "commit" {
+			return true
+		}
+	}
+	return false
+}
+
+// ancestorIn returns the ancestor of p that set holds, or "".
+func ancestorIn(set map[string]bool, p string) string {
+	for _, a := range ancestors(p) {
+		if set[a] {
+			return a
+		}
+	}
+	return ""
+}
+
+func kindOf(e treeEntry) string {
+	switch {
+	case e.typ == "tree":
+		return "directory"
+	case e.typ == "commit":
+		return "submodule"
+	case e.mode == string(ModeSymlink):
+		return "symlink"
+	}
+	return "file"
 }
 
 // isText reports whether data can travel inline as a JSON string and come

@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/google/go-github/v66/github"
 )
 
 // treeEntry is one entry of a directory as GitHub's tree API lists it.
@@ -29,6 +32,7 @@ type objectCache struct {
 	blobSize int64
 	uploaded map[string]bool // blob SHAs known to exist on GitHub
 	parents  map[string][]string
+	trees    map[string]string // subtree content key -> tree SHA
 }
 
 const (
@@ -37,7 +41,7 @@ const (
 )
 
 func newObjectCache() *objectCache {
-	return &objectCache{dirs: map[string]dir{}, blobs: map[string][]byte{}, uploaded: map[string]bool{}, parents: map[string][]string{}}
+	return &objectCache{dirs: map[string]dir{}, blobs: map[string][]byte{}, uploaded: map[string]bool{}, parents: map[string][]string{}, trees: map[string]string{}}
 }
 
 func (c *objectCache) dir(sha string) (dir, bool) {
@@ -89,6 +93,22 @@ func (c *objectCache) markUploaded(sha string) {
 		c.uploaded = map[string]bool{}
 	}
 	c.uploaded[sha] = true
+}
+
+func (c *objectCache) tree(key string) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	sha, ok := c.trees[key]
+	return sha, ok
+}
+
+func (c *objectCache) putTree(key, sha string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.trees) > 1<<12 {
+		c.trees = map[string]string{}
+	}
+	c.trees[key] = sha
 }
 
 func (c *objectCache) parentsOf(sha string) ([]string, bool) {
@@ -155,28 +175,38 @@ func (c *Committer) lookup(ctx context.Context, root, path string) (treeEntry, b
 // relative to it. It asks for the recursive listing in one request and falls
 // back to walking level by level when GitHub truncates it.
 func (c *Committer) listFiles(ctx context.Context, sha string) (map[string]treeEntry, error) {
+	files, _, err := c.listFilesUpTo(ctx, sha, true)
+	return files, err
+}
+
+// listFilesUpTo is listFiles; without walk, a listing GitHub truncates is
+// not walked level by level: it returns complete == false instead.
+func (c *Committer) listFilesUpTo(ctx context.Context, sha string, walk bool) (files map[string]treeEntry, complete bool, err error) {
 	t, _, err := c.client.Git.GetTree(ctx, c.owner, c.repo, sha, true)
 	if err != nil {
-		return nil, fmt.Errorf("read tree %s: %w", short(sha), err)
+		return nil, false, fmt.Errorf("read tree %s: %w", short(sha), err)
 	}
-	files := map[string]treeEntry{}
+	files = map[string]treeEntry{}
+	if t.GetTruncated() && !walk {
+		return nil, false, nil
+	}
 	if !t.GetTruncated() {
 		for _, e := range t.Entries {
 			if e.GetType() != "tree" {
 				files[e.GetPath()] = treeEntry{name: e.GetPath(), mode: e.GetMode(), typ: e.GetType(), sha: e.GetSHA()}
 			}
 		}
-		return files, nil
+		return files, true, nil
 	}
-	var walk func(prefix, sha string) error
-	walk = func(prefix, sha string) error {
+	var descend func(prefix, sha string) error
+	descend = func(prefix, sha string) error {
 		d, err := c.readDir(ctx, sha)
 		if err != nil {
 			return err
 		}
 		for name, e := range d {
 			if e.typ == "tree" {
-				if err := walk(prefix+name+"/", e.sha); err != nil {
+				if err := descend(prefix+name+"/", e.sha); err != nil {
 					return err
 				}
 				continue
@@ -186,7 +216,7 @@ func (c *Committer) listFiles(ctx context.Context, sha string) (map[string]treeE
 		}
 		return nil
 	}
-	return files, walk("", sha)
+	return files, true, descend("", sha)
 }
 
 // readBlob returns a blob's content, from the cache or with one GET
@@ -214,4 +244,71 @@ func (c *Committer) readBlob(ctx context.Context, sha string) ([]byte, error) {
 	}
 	c.cache.putBlob(sha, data)
 	return data, nil
+}
+
+// buildSubtrees creates the directories that r writes whole (see subtree),
+// all in one tree request without a base, one top-level entry per subtree,
+// and sets each subtree's entry SHA from the reply. Their blobs are uploaded
+// first. A subtree built before (in an earlier attempt) is not built again.
+func (c *Committer) buildSubtrees(ctx context.Context, r *resolved) error {
+	var todo []*subtree
+	for _, st := range r.subtrees {
+		if sha, ok := c.cache.tree(st.key()); ok {
+			st.entry.SHA = github.String(sha)
+			continue
+		}
+		todo = append(todo, st)
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	if err := c.upload(ctx, r.uploads); err != nil {
+		return err
+	}
+	var entries []*github.TreeEntry
+	for i, st := range todo {
+		for _, e := range st.entries {
+			cp := *e
+			cp.Path = github.String(strconv.Itoa(i) + "/" + e.GetPath())
+			entries = append(entries, &cp)
+		}
+	}
+	t, err := c.createTreeInChunks(ctx, "", entries)
+	if err != nil {
+		return fmt.Errorf("create tree of the replaced paths: %w", err)
+	}
+	shas := map[string]string{}
+	for _, e := range t.Entries {
+		if e.GetType() == "tree" {
+			shas[e.GetPath()] = e.GetSHA()
+		}
+	}
+	for i, st := range todo {
+		sha := shas[strconv.Itoa(i)]
+		if !isSHA(sha) {
+			return fmt.Errorf("create tree of the replaced paths: reply has no tree %d for %q", i, st.path)
+		}
+		st.entry.SHA = github.String(sha)
+		c.cache.putTree(st.key(), sha)
+	}
+	return nil
+}
+
+// maxTreeChunk bounds the entries of one create-tree request: GitHub times
+// big ones out with a 422 ("Consider building the tree incrementally").
+const maxTreeChunk = 1000
+
+// createTreeInChunks creates the tree base plus entries, in chunks of at most
+// maxTreeChunk entries, each built on the last. Entries that resolve makes
+// never overlap, so how they are split cannot change the result.
+func (c *Committer) createTreeInChunks(ctx context.Context, base string, entries []*github.TreeEntry) (*github.Tree, error) {
+	var t *github.Tree
+	for i := 0; i < len(entries) || t == nil; i += maxTreeChunk {
+		got, _, err := c.client.Git.CreateTree(ctx, c.owner, c.repo, base, entries[i:min(i+maxTreeChunk, len(entries))])
+		if err != nil {
+			return nil, err
+		}
+		t, base = got, got.GetSHA()
+	}
+	return t, nil
 }

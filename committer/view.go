@@ -12,7 +12,8 @@ type view struct {
 	c    *Committer
 	root string // base tree SHA; "" for an empty repository
 	over map[string]overlay
-	gone []string // directories deleted by the overlay
+	gone []string       // directories deleted by the overlay
+	dirs map[string]int // directory -> live overlay entries under it
 }
 
 // overlay is one path written or deleted by an earlier change set.
@@ -46,24 +47,22 @@ func (v *view) underGone(path string) bool {
 
 // get finds path; ok is false when it is absent.
 func (v *view) get(ctx context.Context, path string) (treeEntry, bool, error) {
-	if o, hit := v.over[path]; hit {
-		if o.deleted {
-			return treeEntry{}, false, nil
-		}
+	o, hit := v.over[path]
+	if hit && !o.deleted {
 		return o.entry, true, nil
 	}
-	if v.underGone(path) {
-		return treeEntry{}, false, nil
-	}
-	for p := range v.over {
-		if strings.HasPrefix(p, path+"/") && !v.over[p].deleted {
-			// A directory that exists only through the overlay: the
-			// caller needs only its type.
-			if e, ok, err := v.base(ctx, path); err != nil || ok {
+	if v.dirs[path] > 0 {
+		// A directory that the overlay writes into: the caller needs only
+		// its type.
+		if !hit && !v.underGone(path) {
+			if e, ok, err := v.base(ctx, path); err != nil || ok && e.typ == "tree" {
 				return e, ok, err
 			}
-			return treeEntry{name: path, typ: "tree", mode: "040000"}, true, nil
 		}
+		return treeEntry{name: path, typ: "tree", mode: "040000"}, true, nil
+	}
+	if hit || v.underGone(path) {
+		return treeEntry{}, false, nil
 	}
 	return v.base(ctx, path)
 }
@@ -86,23 +85,29 @@ func (v *view) content(ctx context.Context, path string, e treeEntry) ([]byte, e
 // list returns every file under the directory dir ("" = root), keyed by
 // path relative to dir.
 func (v *view) list(ctx context.Context, dir string) (map[string]treeEntry, error) {
-	files := map[string]treeEntry{}
+	files, _, err := v.listUpTo(ctx, dir, true)
+	return files, err
+}
+
+// listUpTo is list; without walk, a directory too big for GitHub to list in
+// one request gives complete == false (see listFilesUpTo).
+func (v *view) listUpTo(ctx context.Context, dir string, walk bool) (files map[string]treeEntry, complete bool, err error) {
+	files = map[string]treeEntry{}
 	var sha string
 	if dir == "" {
 		sha = v.root
 	} else if !v.underGone(dir) {
 		e, ok, err := v.base(ctx, dir)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if ok && e.typ == "tree" {
 			sha = e.sha
 		}
 	}
 	if sha != "" {
-		var err error
-		if files, err = v.c.listFiles(ctx, sha); err != nil {
-			return nil, err
+		if files, complete, err = v.c.listFilesUpTo(ctx, sha, walk); err != nil || !complete {
+			return nil, complete, err
 		}
 	}
 	prefix := dir + "/"
@@ -125,27 +130,50 @@ func (v *view) list(ctx context.Context, dir string) (map[string]treeEntry, erro
 			files[rel] = o.entry
 		}
 	}
-	return files, nil
+	return files, true, nil
 }
 
-// apply layers the effects of a resolved change set on the view.
+// apply layers the effects of a resolved change set on the view, in order:
+// a deleted directory drops what the overlay held under it.
 func (v *view) apply(effects []effect) {
 	if v.over == nil {
-		v.over = map[string]overlay{}
+		v.over, v.dirs = map[string]overlay{}, map[string]int{}
 	}
 	for _, e := range effects {
 		if e.dir {
 			v.gone = append(v.gone, e.path)
 			for p := range v.over {
 				if strings.HasPrefix(p, e.path+"/") {
+					v.set(p, overlay{deleted: true})
 					delete(v.over, p)
 				}
 			}
 		}
-		v.over[e.path] = overlay{
+		v.set(e.path, overlay{
 			entry:   treeEntry{name: e.path, mode: string(e.mode), typ: "blob", sha: e.sha},
 			data:    e.data,
 			deleted: e.deleted,
+		})
+	}
+}
+
+// set records o at p, keeping the count of live entries under each
+// directory.
+func (v *view) set(p string, o overlay) {
+	was := v.over[p]
+	live := func(x overlay, ok bool) bool { return ok && !x.deleted }
+	_, had := v.over[p]
+	d := 0
+	switch {
+	case live(was, had) && o.deleted:
+		d = -1
+	case !live(was, had) && !o.deleted:
+		d = 1
+	}
+	if d != 0 {
+		for _, a := range ancestors(p) {
+			v.dirs[a] += d
 		}
 	}
+	v.over[p] = o
 }

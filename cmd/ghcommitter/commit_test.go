@@ -240,8 +240,8 @@ func TestCommitDeleteSyncAndMessageFile(t *testing.T) {
 	if got := strings.Join(paths, " "); got != "README.md deploy/keep.yaml deploy/new/n.yaml" {
 		t.Errorf("files = %s", got)
 	}
-	// deploy/new/n.yaml, deploy/stale.yaml and the directory old.
-	if !strings.HasPrefix(r.stdout, "committed 3 files") {
+	// deploy/new/n.yaml, deploy/stale.yaml and the two files of old/.
+	if !strings.HasPrefix(r.stdout, "committed 4 files") {
 		t.Errorf("stdout = %q", r.stdout)
 	}
 	hist, _ := srv.History("acme", "mono", "main")

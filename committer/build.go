@@ -1,0 +1,315 @@
+package committer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/google/go-github/v66/github"
+)
+
+// subtree is a directory a change set writes whole, in place of what was at
+// its path (a file becoming a directory, or a deleted directory with puts
+// under it). It is created by its own tree request (see buildSubtrees) and
+// sent as one tree entry, so no entry of the main request is under another.
+type subtree struct {
+	path    string
+	entry   *github.TreeEntry   // the main request's entry; its SHA is set once built
+	entries []*github.TreeEntry // paths relative to path
+	puts    []put               // the puts behind entries
+	keys    []string
+}
+
+// key identifies the subtree's content, to build it once across attempts.
+func (st *subtree) key() string {
+	sort.Strings(st.keys)
+	return strings.Join(st.keys, "\n")
+}
+
+// build turns the puts and deletions into non-overlapping tree entries, the
+// per-path actions and the effects for the next change set of a batch.
+func (rs *resolution) build(ctx context.Context) error {
+	subs := map[string]*subtree{}
+	var order []string
+	for _, pt := range rs.puts {
+		top := rs.topDeleted(pt.path)
+		switch {
+		case top == "":
+			e, ok, err := rs.checkPut(ctx, pt)
+			if err != nil {
+				return err
+			}
+			rs.write(pt, e, ok)
+		case top == pt.path:
+			// One entry replaces what is there, whatever it is.
+			d := rs.dels[top]
+			d.replaced = true
+			if d.entry.typ == "blob" {
+				rs.write(pt, d.entry, true)
+				continue
+			}
+			if err := rs.deleteEffect(ctx, top, d, pt.path); err != nil {
+				return err
+			}
+			rs.write(pt, treeEntry{}, false)
+		default:
+			d := rs.dels[top]
+			d.replaced = true
+			st := subs[top]
+			if st == nil {
+				st = &subtree{path: top, entry: &github.TreeEntry{Path: github.String(top), Mode: github.String("040000"), Type: github.String("tree")}}
+				subs[top] = st
+				order = append(order, top)
+			}
+			rel := strings.TrimPrefix(pt.path, top+"/")
+			e := rs.entry(rel, pt)
+			st.entries = append(st.entries, e)
+			st.puts = append(st.puts, pt)
+			st.keys = append(st.keys, string(pt.mode)+" "+pt.src.sha+" "+rel)
+		}
+	}
+	for _, top := range order {
+		if err := rs.replaceDir(ctx, subs[top]); err != nil {
+			return err
+		}
+	}
+	if err := rs.deletes(ctx); err != nil {
+		return err
+	}
+	return rs.finish()
+}
+
+// topDeleted returns the highest path at or above p that the change set
+// deletes, or "".
+func (rs *resolution) topDeleted(p string) string {
+	anc := ancestors(p)
+	for i := len(anc) - 1; i >= 0; i-- {
+		if rs.dels[anc[i]] != nil {
+			return anc[i]
+		}
+	}
+	if rs.dels[p] != nil {
+		return p
+	}
+	return ""
+}
+
+// checkPut refuses a put that would go through a file or onto a directory
+// or submodule, and returns what is at its path.
+func (rs *resolution) checkPut(ctx context.Context, pt put) (treeEntry, bool, error) {
+	anc := ancestors(pt.path)
+	for i := len(anc) - 1; i >= 0; i-- {
+		a := anc[i]
+		e, ok, err := rs.v.get(ctx, a)
+		if err != nil || !ok {
+			return treeEntry{}, false, err
+		}
+		if e.typ != "tree" {
+			return treeEntry{}, false, conflict(pt.path, "%q is a %s on the branch and a put cannot go through it; to replace it with a directory, Delete(%q) and Put in one change set", a, kindOf(e), a)
+		}
+	}
+	e, ok, err := rs.v.get(ctx, pt.path)
+	if err != nil {
+		return treeEntry{}, false, err
+	}
+	if ok && e.typ != "blob" {
+		return treeEntry{}, false, conflict(pt.path, "is a %s on the branch; to replace it with a file, Delete(%q) and Put in one change set", kindOf(e), pt.path)
+	}
+	return e, ok, nil
+}
+
+// write sends pt unless old (what is at its path) already holds it.
+func (rs *resolution) write(pt put, old treeEntry, exists bool) {
+	switch {
+	case exists && old.sha == pt.src.sha && old.mode == string(pt.mode):
+		if rs.full {
+			rs.set(pt.path, Unchanged, pt.idx)
+		}
+		return
+	case exists:
+		rs.set(pt.path, Modified, pt.idx)
+	default:
+		rs.set(pt.path, Added, pt.idx)
+	}
+	rs.r.entries = append(rs.r.entries, rs.entry(pt.path, pt))
+	rs.putEffect(pt)
+}
+
+func (rs *resolution) putEffect(pt put) {
+	eff := effect{path: pt.path, mode: pt.mode, sha: pt.src.sha}
+	if pt.src.inMemory() {
+		eff.data = pt.src.data
+	}
+	rs.r.effects = append(rs.r.effects, eff)
+}
+
+// entry is the tree entry writing pt at p: inline content for small text,
+// else a blob SHA (uploaded first unless known to exist).
+func (rs *resolution) entry(p string, pt put) *github.TreeEntry {
+	src := pt.src
+	e := &github.TreeEntry{Path: github.String(p), Mode: github.String(string(pt.mode)), Type: github.String("blob")}
+	if src.inMemory() && src.size > 0 && src.size <= rs.c.o.inlineLimit &&
+		rs.inline+src.size <= maxInlineTotal && isText(src.data) {
+		e.Content = github.String(string(src.data))
+		rs.inline += src.size
+		return e
+	}
+	e.SHA = github.String(src.sha)
+	if !rs.c.cache.isUploaded(src.sha) {
+		rs.r.uploads = append(rs.r.uploads, src)
+	}
+	return e
+}
+
+// deleteEffect records that the deletion d at p goes: every file under it
+// (or the file itself) is deleted, except keep, which a put writes again.
+func (rs *resolution) deleteEffect(ctx context.Context, p string, d *deletion, keep string) error {
+	rs.r.effects = append(rs.r.effects, effect{path: p, deleted: true, dir: d.entry.typ == "tree"})
+	if d.entry.typ != "tree" {
+		if p != keep {
+			rs.set(p, Deleted, d.idx)
+		}
+		return nil
+	}
+	// Listing every file costs one request; a directory too big for one
+	// is reported by its own path rather than walked for a report.
+	files, complete, err := rs.v.listUpTo(ctx, p, false)
+	if err != nil {
+		return err
+	}
+	if !complete {
+		rs.set(p, Deleted, d.idx)
+		return nil
+	}
+	for rel := range files {
+		if full := path.Join(p, rel); full != keep {
+			rs.set(full, Deleted, d.idx)
+		}
+	}
+	return nil
+}
+
+// replaceDir sends the subtree st in place of what was at its path, and
+// works out each path's action against what was there.
+func (rs *resolution) replaceDir(ctx context.Context, st *subtree) error {
+	d := rs.dels[st.path]
+	var old map[string]treeEntry
+	if d.entry.typ == "tree" {
+		var err error
+		if old, err = rs.v.list(ctx, st.path); err != nil {
+			return err
+		}
+	}
+	if err := rs.deleteEffect(ctx, st.path, d, ""); err != nil {
+		return err
+	}
+	for i, e := range st.entries {
+		rel := e.GetPath()
+		full := path.Join(st.path, rel)
+		pt := st.puts[i]
+		o, ok := old[rel]
+		switch {
+		case ok && o.sha == pt.src.sha && o.mode == string(pt.mode):
+			if rs.full {
+				rs.set(full, Unchanged, pt.idx)
+			} else {
+				delete(rs.actions, full)
+			}
+		case ok:
+			rs.set(full, Modified, pt.idx)
+		default:
+			rs.set(full, Added, pt.idx)
+		}
+		rs.putEffect(pt)
+	}
+	rs.r.entries = append(rs.r.entries, st.entry)
+	rs.r.subtrees = append(rs.r.subtrees, st)
+	return nil
+}
+
+// deletes sends the deletions that no put replaces.
+func (rs *resolution) deletes(ctx context.Context) error {
+	paths := make([]string, 0, len(rs.dels))
+	for p, d := range rs.dels {
+		if !d.replaced {
+			paths = append(paths, p)
+		}
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		d := rs.dels[p]
+		rs.r.entries = append(rs.r.entries, &github.TreeEntry{Path: github.String(p), Mode: github.String(d.entry.mode), Type: github.String(d.entry.typ)})
+		if err := rs.deleteEffect(ctx, p, d, ""); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// finish lists the actions in the order of the operations they come from
+// (ops first, then syncs), by path within one, and checks that no entry is at or under
+// another: the one shape whose result would depend on the entries' order.
+func (rs *resolution) finish() error {
+	for p, a := range rs.actions {
+		rs.r.changes = append(rs.r.changes, FileChange{Path: p, Action: a})
+	}
+	sort.Slice(rs.r.changes, func(i, j int) bool {
+		a, b := rs.r.changes[i].Path, rs.r.changes[j].Path
+		if rs.rank[a] != rs.rank[b] {
+			return rs.rank[a] < rs.rank[b]
+		}
+		return a < b
+	})
+	sent := map[string]bool{}
+	for _, e := range rs.r.entries {
+		sent[e.GetPath()] = true
+	}
+	for _, e := range rs.r.entries {
+		for _, a := range ancestors(e.GetPath()) {
+			if sent[a] {
+				return fmt.Errorf("committer: internal error: tree entries %q and %q overlap", a, e.GetPath())
+			}
+		}
+	}
+	if len(sent) != len(rs.r.entries) {
+		return errors.New("committer: internal error: two tree entries for one path")
+	}
+	return nil
+}
+
+// entriesOverlap reports whether an entry of one resolved change set is at,
+// under or above an entry of another. Each change set's own entries never
+// overlap, but a batch that sends several change sets' entries in one tree
+// request (a squash, or tree k built as base plus the entries of 1..k)
+// gets a tree that depends on the entries' order when they do: such a
+// batch must build its trees one change set at a time, each on the last.
+func entriesOverlap(rs []*resolved) bool {
+	owner := map[string]int{} // path -> change set
+	under := map[string]int{} // ancestor of an entry -> change set
+	for i, r := range rs {
+		for _, e := range r.entries {
+			p := e.GetPath()
+			if j, ok := owner[p]; ok && j != i {
+				return true
+			}
+			if j, ok := under[p]; ok && j != i {
+				return true
+			}
+			for _, a := range ancestors(p) {
+				if j, ok := owner[a]; ok && j != i {
+					return true
+				}
+			}
+		}
+		for _, e := range r.entries {
+			owner[e.GetPath()] = i
+			for _, a := range ancestors(e.GetPath()) {
+				under[a] = i
+			}
+		}
+	}
+	return false
+}
