@@ -54,7 +54,9 @@ func (f *fakeGitHub) traffic() (requests, bytes int64) {
 // committer returns a Committer with the library's defaults (its own
 // ghclient client, as a process would have).
 func (f *fakeGitHub) committer(ctx context.Context, opts ...committer.Option) (*committer.Committer, error) {
-	gh, err := ghclient.New(ctx, ghclient.WithBaseURL(f.URL), ghclient.WithToken(fakeToken))
+	// The fake has no rate limits; a run under GitHub's limits would pass
+	// ghclient.WithLimitScale with the fake's --limits-scale instead.
+	gh, err := ghclient.New(ctx, ghclient.WithBaseURL(f.URL), ghclient.WithToken(fakeToken), ghclient.WithWritePacing(0, 0, 0))
 	if err != nil {
 		return nil, err
 	}

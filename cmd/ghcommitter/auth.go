@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/ghcommitter/ghcommitter/committer"
@@ -37,17 +38,81 @@ func (a *authFlags) register(cmd *cobra.Command) {
 	fl.Int64Var(&a.installationID, "installation-id", 0, "the App's installation `ID` (default: looked up from the repository)")
 }
 
+// limitScaleEnv = F makes the client's own rate-limit windows (the write
+// pacer's minute and hour, the wait after a bare secondary limit) F times
+// shorter, as `ghcommitter fake-github --limits-scale F` does the fake's:
+// benchmarks and black-box tests set both to the same F. Waits GitHub dictates
+// (Retry-After, x-ratelimit-reset) are honoured as sent. Leave it unset
+// against github.com.
+const limitScaleEnv = "GHCOMMITTER_LIMIT_SCALE"
+
 // client builds the API client. Missing or unusable credentials are usage
 // errors: they are found before any request is sent.
 func (a *authFlags) client(ctx context.Context, e *env, owner, name, apiURL string, logger *slog.Logger) (*github.Client, error) {
+	opts, err := a.options(ctx, e, owner, name, apiURL, logger)
+	if err != nil {
+		return nil, err
+	}
+	c, err := ghclient.New(ctx, opts...)
+	if err != nil {
+		return nil, a.newError(owner, name, err)
+	}
+	return c, nil
+}
+
+// httpClient is client as an *http.Client carrying ghclient's layers
+// (auth, redirect policy, retries, rate-limit gate, write pacer).
+func (a *authFlags) httpClient(ctx context.Context, e *env, owner, name, apiURL string, logger *slog.Logger) (*http.Client, error) {
+	opts, err := a.options(ctx, e, owner, name, apiURL, logger)
+	if err != nil {
+		return nil, err
+	}
+	c, err := ghclient.NewHTTPClient(ctx, opts...)
+	if err != nil {
+		return nil, a.newError(owner, name, err)
+	}
+	return c, nil
+}
+
+// newError classifies a failure to build the client: with an App, New
+// may have asked GitHub (the installation lookup); otherwise the options
+// were refused before any request.
+func (a *authFlags) newError(owner, name string, err error) error {
+	if a.isApp() {
+		return apiError("authenticate as GitHub App for", owner+"/"+name, err)
+	}
+	return usageErrorf("", "%v", err)
+}
+
+func (a *authFlags) isApp() bool { return a.appID != 0 || a.appKeyFile != "" || a.installationID != 0 }
+
+// options gathers the client options from flags and environment. Missing
+// or unusable credentials are usage errors, found before any request.
+func (a *authFlags) options(ctx context.Context, e *env, owner, name, apiURL string, logger *slog.Logger) ([]ghclient.Option, error) {
 	ghclient.Version = cliVersion()
 	opts := []ghclient.Option{ghclient.WithBaseURL(apiURL), ghclient.WithRepository(owner, name)}
 	if logger != nil {
 		opts = append(opts, ghclient.WithLogger(logger))
 	}
-	app := a.appID != 0 || a.appKeyFile != "" || a.installationID != 0
+	if v := strings.TrimSpace(e.getenv(limitScaleEnv)); v != "" {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(f > 0 && f <= 1e6) {
+			return nil, usageErrorf("unset it to keep GitHub's own windows", "%s=%q: must be a number above 0 and at most 1e6 (how many times shorter the windows are)", limitScaleEnv, v)
+		}
+		opts = append(opts, ghclient.WithLimitScale(f))
+	}
+	auth, err := a.authOption(ctx, e, apiURL, opts)
+	if err != nil {
+		return nil, err
+	}
+	return append(opts, auth), nil
+}
+
+// authOption is the credential option: an App's key, a token file, or
+// the environment's token for apiURL (envToken).
+func (a *authFlags) authOption(ctx context.Context, e *env, apiURL string, opts []ghclient.Option) (ghclient.Option, error) {
 	switch {
-	case app:
+	case a.isApp():
 		if a.appID <= 0 || a.appKeyFile == "" {
 			return nil, usageErrorf("pass both --app-id and --app-key-file (and optionally --installation-id)", "incomplete GitHub App credentials")
 		}
@@ -60,15 +125,10 @@ func (a *authFlags) client(ctx context.Context, e *env, owner, name, apiURL stri
 		}
 		// Check the options before New may look the installation up.
 		check := append(opts[:len(opts):len(opts)], ghclient.WithApp(a.appID, key, 1))
-		if _, err := ghclient.New(ctx, check...); err != nil {
+		if _, err := ghclient.NewHTTPClient(ctx, check...); err != nil {
 			return nil, usageErrorf("", "%v", err)
 		}
-		opts = append(opts, ghclient.WithApp(a.appID, key, a.installationID))
-		c, err := ghclient.New(ctx, opts...)
-		if err != nil {
-			return nil, apiError("authenticate as GitHub App for", owner+"/"+name, err)
-		}
-		return c, nil
+		return ghclient.WithApp(a.appID, key, a.installationID), nil
 	case a.tokenFile != "":
 		data, err := os.ReadFile(a.tokenFile)
 		if err != nil {
@@ -78,20 +138,13 @@ func (a *authFlags) client(ctx context.Context, e *env, owner, name, apiURL stri
 		if tok == "" {
 			return nil, usageErrorf(tokenHint, "--token-file %s is empty", a.tokenFile)
 		}
-		opts = append(opts, ghclient.WithToken(tok))
-	default:
-		tok := envToken(e, apiURL)
-		if tok == "" {
-			return nil, usageErrorf(tokenHint, "no GitHub token")
-		}
-		opts = append(opts, ghclient.WithToken(tok))
+		return ghclient.WithToken(tok), nil
 	}
-	c, err := ghclient.New(ctx, opts...)
-	if err != nil {
-		// Options are checked before any request: a bad URL or token.
-		return nil, usageErrorf("", "%v", err)
+	tok := envToken(e, apiURL)
+	if tok == "" {
+		return nil, usageErrorf(tokenHint, "no GitHub token")
 	}
-	return c, nil
+	return ghclient.WithToken(tok), nil
 }
 
 // apiError describes a failed request the CLI made itself, with the same

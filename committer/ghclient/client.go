@@ -14,7 +14,6 @@ import (
 
 	"github.com/bradleyfalzon/ghinstallation/v2"
 	"github.com/google/go-github/v66/github"
-	"github.com/hashicorp/go-cleanhttp"
 	"golang.org/x/oauth2"
 )
 
@@ -24,78 +23,47 @@ const defaultBaseURL = "https://api.github.com/"
 // CLI sets it (by -ldflags "-X" or by assignment before calling New).
 var Version = "dev"
 
-// New returns a go-github client whose transport is, from the outside in:
-// user agent → logging → per-repository concurrency limit → retry → auth →
-// base transport. ctx is used only for the requests New itself makes (the
-// App installation lookup); it is not kept.
+// New returns a go-github client over NewHTTPClient: it authenticates,
+// and carries the redirect policy, the conditional-GET cache, the
+// per-repository concurrency limit, retries, the shared rate-limit gate
+// and the write pacer. ctx is used only for the requests New itself makes
+// (the App installation lookup); it is not kept.
 func New(ctx context.Context, opts ...Option) (*github.Client, error) {
-	o := defaultOptions()
-	for _, opt := range opts {
-		if opt == nil {
-			continue
-		}
-		if err := opt(o); err != nil {
-			return nil, fmt.Errorf("ghclient: %w", err)
-		}
-	}
-	if o.token != "" && o.app != nil {
-		return nil, errors.New("ghclient: WithToken and WithApp both given: choose one way to authenticate")
-	}
-	if o.app != nil && o.app.installationID == 0 && o.owner == "" {
-		return nil, fmt.Errorf("ghclient: WithApp: app %d: installation ID 0 needs WithRepository to look the installation up", o.app.appID)
-	}
-	if o.userAgent == "" {
-		o.userAgent = "ghcommitter/" + Version
+	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, err
 	}
 	baseURL, uploadURL, err := resolveBaseURL(o.baseURL)
 	if err != nil {
 		return nil, fmt.Errorf("ghclient: %w", err)
 	}
-	api := apiRoot{basePath: baseURL.Path}
-
-	hc := o.httpClient
-	if hc == nil {
-		hc = cleanhttp.DefaultPooledClient()
-	}
-	base := hc.Transport
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	retry := func(next http.RoundTripper) http.RoundTripper {
-		return &retryTransport{next: next, o: o, api: api, check: CheckRetry}
-	}
-	// Requests made by the auth layer itself (installation tokens, the
-	// installation lookup) get their own retries and logging.
-	inner := userAgent(logging(retry(base), o.logger, api), o.userAgent)
-
-	auth, err := authTransport(ctx, o, base, inner, baseURL)
+	hc, err := NewHTTPClient(ctx, opts...)
 	if err != nil {
 		return nil, err
 	}
-	var rt http.RoundTripper = retry(auth)
-	rt = newLimiter(rt, o.concurrency, api)
-	rt = logging(rt, o.logger, api)
-	rt = userAgent(rt, o.userAgent)
-
-	c := *hc
-	c.Transport = rt
-	gh := github.NewClient(&c)
+	gh := github.NewClient(hc)
 	gh.BaseURL = baseURL
 	gh.UploadURL = uploadURL
 	gh.UserAgent = o.userAgent
+	if gh.UserAgent == "" {
+		gh.UserAgent = defaultUserAgent()
+	}
 	return gh, nil
 }
 
-// authTransport returns the auth layer over base. inner carries the auth
-// layer's own requests.
-func authTransport(ctx context.Context, o *options, base, inner http.RoundTripper, baseURL *url.URL) (http.RoundTripper, error) {
+func defaultUserAgent() string { return "ghcommitter/" + Version }
+
+// authTransport returns the auth layer over base, and the credential it
+// sends as (for the rate-limit registry, which keeps only a hash of it).
+// inner carries the auth layer's own requests.
+func authTransport(ctx context.Context, o *options, base, inner http.RoundTripper, baseURL *url.URL) (http.RoundTripper, string, error) {
 	switch {
 	case o.token != "":
-		return &oauth2.Transport{Source: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: o.token}), Base: base}, nil
+		return &oauth2.Transport{Source: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: o.token}), Base: base}, "token " + o.token, nil
 	case o.app != nil:
 		key, err := parseRSAKey(o.app.key)
 		if err != nil {
-			return nil, fmt.Errorf("ghclient: app %d: %w", o.app.appID, err)
+			return nil, "", fmt.Errorf("ghclient: app %d: %w", o.app.appID, err)
 		}
 		root := strings.TrimSuffix(baseURL.String(), "/")
 		atr := ghinstallation.NewAppsTransportFromPrivateKey(inner, o.app.appID, key)
@@ -104,16 +72,17 @@ func authTransport(ctx context.Context, o *options, base, inner http.RoundTrippe
 		if id == 0 {
 			id, err = findInstallation(ctx, atr, baseURL, o)
 			if err != nil {
-				return nil, err
+				return nil, "", err
 			}
 		}
 		itr := ghinstallation.NewFromAppsTransport(atr, id)
 		itr.BaseURL = root
 		// Token requests go through inner; API requests go through the
 		// auth layer straight to base, below the caller's retry layer.
-		return &ghinstallationOver{itr: itr, base: base}, nil
+		// GitHub's limits are per installation.
+		return &ghinstallationOver{itr: itr, base: base}, fmt.Sprintf("app %d installation %d", o.app.appID, id), nil
 	}
-	return base, nil
+	return base, "", nil
 }
 
 // ghinstallationOver adds the installation token to a request and sends it
@@ -143,7 +112,7 @@ func (g *ghinstallationOver) RoundTrip(req *http.Request) (*http.Response, error
 // findInstallation asks GET /repos/{owner}/{repo}/installation, signed
 // with the app's JWT.
 func findInstallation(ctx context.Context, atr *ghinstallation.AppsTransport, baseURL *url.URL, o *options) (int64, error) {
-	jc := github.NewClient(&http.Client{Transport: atr})
+	jc := github.NewClient(&http.Client{Transport: atr, CheckRedirect: checkRedirect(newAPIHosts(baseURL, baseURL))})
 	jc.BaseURL = baseURL
 	jc.UserAgent = o.userAgent
 	inst, _, err := jc.Apps.FindRepositoryInstallation(ctx, o.owner, o.repo)

@@ -1,18 +1,85 @@
-// Package ghclient builds a *github.Client (go-github v66) that behaves well
-// against GitHub: it authenticates, retries what is safe to retry, waits
-// out rate limits within a bound, and caps concurrent requests per
-// repository.
+// Package ghclient is the HTTP layer between the committer and GitHub: an
+// *http.Client that authenticates, sends credentials only to the API's own
+// host, retries what is safe to retry, stays under GitHub's rate limits and
+// makes reads conditional.
 //
-//	gh, err := ghclient.New(ctx,
+// Three ways in:
+//
+//	// The caller's own client (its auth, proxy, OpenTelemetry transport):
+//	hc, err := ghclient.Wrap(callerClient, "https://api.github.com/")
+//
+//	// A client that authenticates itself:
+//	hc, err := ghclient.NewHTTPClient(ctx,
 //		ghclient.WithToken(os.Getenv("GITHUB_TOKEN")),
 //		ghclient.WithBaseURL(os.Getenv("GITHUB_API_URL")), // GHES: https://HOST/api/v3
 //	)
 //
+//	// The same, as a go-github v66 client:
+//	gh, err := ghclient.New(ctx, ghclient.WithToken(token))
+//
+// A client that Wrap or NewHTTPClient made is never wrapped again.
+//
 // # Transport layers
 //
-// Each request passes, from the outside in, through: user agent → logging →
-// per-repository concurrency limit → retry → auth → base transport. Every
-// layer is an http.RoundTripper with one job.
+// Each request passes, from the outside in, through: host guard → user
+// agent → logging → ETag cache → per-repository concurrency limit → retry
+// → rate-limit gate and write pacer → auth (NewHTTPClient only) → base
+// transport. Every layer is an http.RoundTripper with one job (redirect.go,
+// transport.go, etag.go, limit.go, retry.go, gate.go and pace.go).
+//
+// # Redirects and credentials
+//
+// Credentials only ever go to the API's own host (and, on github.com,
+// uploads.github.com). The host guard refuses any request to another host
+// or scheme with a *ForeignHostError, and the client's CheckRedirect
+// refuses a redirect there the same way: an API or proxy answering 307 to
+// another host never receives the token, the App's JWT or an installation
+// token (the oauth2 and ghinstallation transports add them on every hop,
+// so following such a redirect would leak them). On the API's host, a GET
+// or HEAD follows redirects (GitHub answers 301 for a renamed or
+// transferred repository); other methods follow only 307 and 308, which
+// keep the method and body. Under a context from NoRedirect nothing is
+// followed and the 3xx reply is returned: the commit loop reads branch
+// heads that way, since GitHub answers GET branches/{b} with 301 for a
+// renamed branch.
+//
+// # Rate limits
+//
+// GitHub's guidance is followed to the letter: honour Retry-After; if
+// x-ratelimit-remaining is 0, wait until x-ratelimit-reset; after a
+// secondary limit that says neither, wait at least a minute (a 429 counts
+// as a secondary limit). Continuing inside those windows "may result in
+// the banning of your integration", so:
+//
+//   - the gate (gate.go) remembers every window a reply opens and holds
+//     back every request of that credential until it is over — also a
+//     successful reply with x-ratelimit-remaining: 0 opens one, since the
+//     next request would be refused. A window ending later than
+//     WithMaxRateLimitWait (default 60s) fails at once with a
+//     *RateLimitError, without sending anything;
+//   - the write pacer (pace.go) spaces the credential's writes (POST,
+//     PATCH, PUT, DELETE, GraphQL mutations) so that one process alone
+//     never provokes a secondary limit: at most 80 in any minute, sent
+//     one every 750ms after a burst of 8, and at most 500 in any hour
+//     (WithWritePacing). A process that writes more than that waits: 500
+//     writes an hour is GitHub's budget for content creation, about 160
+//     single-file commits through the Git Data API (3 writes each);
+//   - both share their state with every client in the process that uses
+//     the same credential on the same host, whichever Committer or Queue
+//     holds it. The process-wide registry keys it by a hash of host and
+//     credential, never the credential itself (shared.go). Clients that
+//     Wrap made count as one credential per hc.Transport, since their
+//     credentials are added below these layers; a request that carries
+//     an Authorization header is counted by it. Processes cannot see each
+//     other's windows.
+//
+// WithLimitScale(F) makes the client's own windows (the pacer's minute and
+// hour, the one-minute wait after a bare secondary limit) F times shorter,
+// as the fake's --limits-scale F does its own, for benchmarks and
+// black-box tests; the CLI reads F from GHCOMMITTER_LIMIT_SCALE. Waits GitHub dictates are
+// honoured as sent. WithSecondaryLimitWait changes the one-minute wait,
+// and WithWritePacing(0, 0, 0) turns pacing off (for tests against a fake
+// without limits).
 //
 // # What is retried
 //
@@ -23,30 +90,29 @@
 // deletion, contents writes and pull requests are sent exactly once; the
 // caller's commit loop owns them (after an ambiguous outcome it reads the
 // ref). Under a context from WithoutRetries, nothing is retried, so an
-// outer retry loop does not multiply with this one.
+// outer retry loop does not multiply with this one; WithMaxRetries(0)
+// turns retries off for the whole client.
 //
-// A retryable request is retried (at most WithMaxRetries times) on
-// connection errors, 5xx except 501, 429, and 403/429 rate limits. The
-// policies are CheckRetry and Backoff, with go-retryablehttp's signatures:
+// A retryable request is retried (at most WithMaxRetries times, default 4)
+// on connection errors, 5xx except 501, 429, and 403 rate limits, waiting
+// as Backoff says: the rate-limit waits above, else exponential backoff
+// with full jitter (200ms base, 10s cap). The policies are CheckRetry and
+// Backoff, with go-retryablehttp's signatures. When retries run out, the
+// last reply is handed to go-github untouched, so callers see
+// *github.ErrorResponse, *github.RateLimitError or
+// *github.AbuseRateLimitError with the real status. The context's deadline
+// or cancellation ends every wait. All waits go through the WithSleep
+// hook and read the WithNow clock, so tests run them on a fake clock.
 //
-//   - Retry-After, when present, is honoured;
-//   - a primary limit (x-ratelimit-remaining: 0) waits until
-//     x-ratelimit-reset plus a second;
-//   - a secondary limit without either header waits at least one second,
-//     growing exponentially (GitHub suggests a minute for production
-//     traffic; the per-repository limit is what keeps a client below those
-//     limits, so short waits suffice in practice);
-//   - anything else backs off exponentially with full jitter (200ms base,
-//     10s cap).
+// # Conditional reads
 //
-// A rate limit lifting later than WithMaxRateLimitWait (default 60s) is not
-// waited for: the request fails at once with a *RateLimitError that says
-// when the limit lifts. When retries run out, the last reply is handed to
-// go-github untouched, so callers see *github.ErrorResponse,
-// *github.RateLimitError or *github.AbuseRateLimitError with the real
-// status. The context's deadline or cancellation ends every wait. All waits
-// go through the WithSleep hook, so tests can record them instead of
-// sleeping.
+// The ETag cache (etag.go) remembers GET replies that carry an ETag (per
+// URL, Accept header and credential; bodies up to 1 MiB) and sends
+// If-None-Match with the next GET of the same URL. GitHub answers 304 when
+// nothing changed, which does not count against the primary rate limit;
+// the client then returns the remembered body as a 200 with the 304's
+// rate-limit headers and X-From-Cache: 1. A body is only ever served after
+// GitHub said it is unchanged. WithETagCache sizes it or turns it off.
 //
 // # Authentication
 //
@@ -59,16 +125,17 @@
 //
 // # Base URLs
 //
-// WithBaseURL accepts https://api.github.com/, a GitHub Enterprise Server
-// URL with or without the /api/v3/ suffix, and a loopback URL (such as the
-// fake in committer/githubtest) as is.
+// WithBaseURL (or Wrap's baseURL) accepts https://api.github.com/, a
+// GitHub Enterprise Server URL with or without the /api/v3/ suffix, and a
+// loopback URL (such as the fake in committer/githubtest) as is.
 //
 // # Caveats
 //
 // go-github's Repositories.GetBranch returns an untyped "unexpected status
 // code" error for non-200 replies (it calls the transport directly and
-// skips go-github's error classification); this client still retries it,
-// but callers that need typed errors should read refs with Git.GetRef.
+// skips go-github's error classification), and follows a 301 by itself
+// when asked to (the host guard still refuses another host); callers that
+// need typed errors should read refs with Git.GetRef.
 //
 // go-github remembers x-ratelimit-remaining: 0 from a successful reply and
 // then fails the next requests itself, without asking the transport, until

@@ -2,6 +2,7 @@ package ghclient_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"net/http/httptest"
@@ -71,4 +72,37 @@ func ExampleWithoutRetries() {
 	// Sent once; a 5xx or rate limit comes straight back to this caller.
 	_, _, err = gh.Git.GetRef(ghclient.WithoutRetries(ctx), "acme", "mono", "heads/main")
 	_ = err
+}
+
+// Wrap a client the caller already has (its own auth, proxy or tracing
+// transport): the layers go on top, and a redirect to another host is
+// refused instead of carrying the caller's credentials there.
+func ExampleWrap() {
+	fake := githubtest.New()
+	if err := fake.CreateRepo("acme", "mono", false); err != nil {
+		log.Fatal(err)
+	}
+	if _, err := fake.Seed("acme", "mono", "main", "initial", githubtest.File{Path: "README.md", Content: []byte("hello\n")}); err != nil {
+		log.Fatal(err)
+	}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+
+	hc, err := ghclient.Wrap(srv.Client(), srv.URL)
+	if err != nil {
+		log.Fatal(err)
+	}
+	resp, err := hc.Get(srv.URL + "/repos/acme/mono/git/ref/heads/main")
+	if err != nil {
+		log.Fatal(err)
+	}
+	resp.Body.Close()
+	fmt.Println(resp.StatusCode)
+
+	_, err = hc.Get("https://elsewhere.example/steal")
+	var fe *ghclient.ForeignHostError
+	fmt.Println(errors.As(err, &fe))
+	// Output:
+	// 200
+	// true
 }

@@ -33,6 +33,7 @@ func fakeSetup(t *testing.T, opts ...Option) (*githubtest.TestServer, *github.Cl
 	clock := newFakeClock()
 	clock.t = time.Now().Truncate(time.Second) // JWTs and token expiry use the real clock
 	ts := githubtest.NewServer(t, githubtest.WithToken(fakeToken), githubtest.WithNow(clock.Now))
+	t.Cleanup(resetRegistry)
 	if err := ts.CreateRepo("o", "r", false); err != nil {
 		t.Fatal(err)
 	}

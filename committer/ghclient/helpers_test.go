@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"sync"
 	"testing"
 	"time"
@@ -75,6 +76,7 @@ func setup(t *testing.T, handler http.Handler, opts ...Option) (*github.Client, 
 	t.Helper()
 	srv := httptest.NewServer(handler)
 	t.Cleanup(srv.Close)
+	t.Cleanup(resetRegistry)
 	clock := newFakeClock()
 	all := append([]Option{
 		WithBaseURL(srv.URL + "/"),
@@ -107,5 +109,15 @@ func newServer(t *testing.T, h http.Handler) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
+	t.Cleanup(resetRegistry)
 	return srv
+}
+
+func mustURL(t *testing.T, s string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
 }

@@ -108,9 +108,16 @@ func TestBackoff(t *testing.T) {
 			t.Fatal(d)
 		}
 	})
-	t.Run("secondary with reset", func(t *testing.T) {
-		h := http.Header{"X-Ratelimit-Reset": {strconv.FormatInt(now.Add(5*time.Second).Unix(), 10)}}
-		if d := backoffAt(now, min, max, 0, response(403, h, secondaryBody), time.Second); d != 5*time.Second+resetMargin {
+	t.Run("secondary with reset waits the floor", func(t *testing.T) {
+		// x-ratelimit-reset on a secondary limit (remaining above 0) is the
+		// primary window's: GitHub says to wait at least a minute instead.
+		h := http.Header{"X-Ratelimit-Remaining": {"4000"}, "X-Ratelimit-Reset": {strconv.FormatInt(now.Add(50*time.Minute).Unix(), 10)}}
+		if d := backoffAt(now, min, max, 0, response(403, h, secondaryBody), time.Minute); d != time.Minute {
+			t.Fatal(d)
+		}
+	})
+	t.Run("bare 429 is a secondary limit", func(t *testing.T) {
+		if d := Backoff(min, max, 0, response(429, nil, ``)); d != time.Minute {
 			t.Fatal(d)
 		}
 	})

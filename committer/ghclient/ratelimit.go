@@ -32,11 +32,22 @@ type RateLimitError struct {
 	// Secondary is true for a secondary (abuse) rate limit.
 	Secondary bool
 	// Method, Path and StatusCode describe the limited request and reply.
+	// StatusCode is 0 when the request was not sent at all: a window seen
+	// earlier (by any client of the process using the same credential)
+	// was still open.
 	Method, Path string
 	StatusCode   int
 }
 
 func (e *RateLimitError) Error() string {
+	if e.StatusCode == 0 {
+		limit := "primary rate limit"
+		if e.Secondary {
+			limit = "secondary rate limit"
+		}
+		return fmt.Sprintf("%s %s: not sent: GitHub's %s for this credential (seen earlier in this process) lifts at %s (in %s), later than the %s this client waits (see WithMaxRateLimitWait); retry after that",
+			e.Method, e.Path, limit, e.Reset.UTC().Format(time.RFC3339), e.Wait.Round(time.Second), e.MaxWait)
+	}
 	kind := "primary rate limit exhausted"
 	if e.Secondary {
 		kind = "secondary rate limit hit"
@@ -52,15 +63,19 @@ func isPrimaryRateLimit(resp *http.Response) bool {
 		resp.Header.Get("X-Ratelimit-Remaining") == "0"
 }
 
-// isSecondaryRateLimit reports a 403/429 whose body says it is a secondary
-// rate limit. It reads at most maxBodyPeek bytes and puts them back, so the
-// caller still sees the whole body.
+// isSecondaryRateLimit reports a 429 that is not a primary limit, or a 403
+// whose body says it is a secondary rate limit. It reads at most
+// maxBodyPeek bytes and puts them back, so the caller still sees the whole
+// body.
 func isSecondaryRateLimit(resp *http.Response) bool {
 	if resp == nil || (resp.StatusCode != http.StatusForbidden && resp.StatusCode != http.StatusTooManyRequests) {
 		return false
 	}
 	if isPrimaryRateLimit(resp) {
 		return false
+	}
+	if resp.StatusCode == http.StatusTooManyRequests {
+		return true
 	}
 	body := peekBody(resp)
 	var e struct {
@@ -142,17 +157,18 @@ func rateReset(resp *http.Response) (time.Time, bool) {
 }
 
 // serverWait is the wait a rate-limited response dictates: Retry-After, or
-// for a primary limit (and a secondary one without Retry-After) the time
-// until x-ratelimit-reset plus a margin. ok is false when the server
-// dictates nothing.
-func serverWait(resp *http.Response, now time.Time, secondary bool) (wait time.Duration, ok bool) {
+// for a primary limit the time until x-ratelimit-reset plus a margin. A
+// secondary limit without Retry-After dictates nothing here (its
+// x-ratelimit-reset is the primary window's): the caller waits its floor.
+// ok is false when the server dictates nothing.
+func serverWait(resp *http.Response, now time.Time) (wait time.Duration, ok bool) {
 	if resp == nil {
 		return 0, false
 	}
 	if d, ok := retryAfter(resp, now); ok {
 		return d, true
 	}
-	if isPrimaryRateLimit(resp) || secondary {
+	if isPrimaryRateLimit(resp) {
 		if reset, ok := rateReset(resp); ok {
 			return max(reset.Sub(now), 0) + resetMargin, true
 		}

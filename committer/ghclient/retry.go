@@ -10,23 +10,16 @@ import (
 	"time"
 
 	"github.com/bradleyfalzon/ghinstallation/v2"
-	"github.com/hashicorp/go-retryablehttp"
 )
 
-// The policies have go-retryablehttp's signatures, so they can be wrapped
-// or handed to a retryablehttp.Client.
-var (
-	_ retryablehttp.CheckRetry = CheckRetry
-	_ retryablehttp.Backoff    = Backoff
-)
-
-// CheckRetry is the retry policy for GitHub: it wraps
-// retryablehttp.DefaultRetryPolicy (connection errors, 429, 5xx except 501)
-// and adds 403/429 rate limits: primary (x-ratelimit-remaining: 0) and
+// CheckRetry is the retry policy for GitHub: connection errors, 429, 5xx
+// except 501 (as go-retryablehttp's DefaultRetryPolicy, whose signature it
+// keeps), and 403 rate limits: primary (x-ratelimit-remaining: 0) and
 // secondary (documentation_url ending "secondary-rate-limits" or holding
 // "#abuse-rate-limit", or a message about a "secondary rate limit"). It
-// never retries once ctx is done, nor on TLS certificate errors or a failed
-// App token exchange (that has its own retries).
+// never retries once ctx is done, nor on TLS certificate errors, a failed
+// App token exchange (that has its own retries), a *RateLimitError or a
+// *ForeignHostError.
 //
 // CheckRetry does not look at the method: which requests may be retried at
 // all is decided by the transport (GET, HEAD and the content-addressed
@@ -40,38 +33,43 @@ func CheckRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 		var unknownAuth x509.UnknownAuthorityError
 		var hostErr x509.HostnameError
 		var appErr *ghinstallation.HTTPError
-		if errors.As(err, &certErr) || errors.As(err, &unknownAuth) || errors.As(err, &hostErr) || errors.As(err, &appErr) {
+		var rle *RateLimitError
+		var fhe *ForeignHostError
+		if errors.As(err, &certErr) || errors.As(err, &unknownAuth) || errors.As(err, &hostErr) ||
+			errors.As(err, &appErr) || errors.As(err, &rle) || errors.As(err, &fhe) {
 			return false, err
 		}
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return false, err
 		}
-	}
-	if resp != nil && (isPrimaryRateLimit(resp) || isSecondaryRateLimit(resp)) {
 		return true, nil
 	}
-	return retryablehttp.DefaultRetryPolicy(ctx, resp, err)
+	if resp == nil {
+		return false, nil
+	}
+	if isPrimaryRateLimit(resp) || isSecondaryRateLimit(resp) {
+		return true, nil
+	}
+	c := resp.StatusCode
+	return c == 0 || (c >= 500 && c != http.StatusNotImplemented), nil
 }
 
 // Backoff is the wait before retry attemptNum (0 for the first retry) of
-// resp: Retry-After when present; else, for a primary rate limit
-// (x-ratelimit-remaining: 0), until x-ratelimit-reset plus a second;
-// else exponential backoff with full jitter: a random wait in
-// [0, min·2^attemptNum], capped at max. A secondary rate limit without
-// Retry-After waits until x-ratelimit-reset if given, otherwise the
-// jittered backoff but at least one second. GitHub's guidance for
-// production is to wait a minute after a bare secondary limit; this client
-// instead grows the wait exponentially from a 1s floor and limits how many
-// requests it has in flight per repository (WithConcurrency), which is what
-// trips those limits. Server-dictated waits are not capped at max: the
-// transport compares them with WithMaxRateLimitWait instead.
+// resp, as GitHub's rate-limit guidance asks: Retry-After when present;
+// else, for a primary rate limit (x-ratelimit-remaining: 0), until
+// x-ratelimit-reset plus a second; else, for a secondary limit (including
+// any 429), at least a minute; else exponential backoff with full jitter:
+// a random wait in [0, min·2^attemptNum], capped at max. Rate-limit waits
+// are not capped at max: the transport compares them with
+// WithMaxRateLimitWait instead. It has go-retryablehttp's Backoff
+// signature.
 func Backoff(min, max time.Duration, attemptNum int, resp *http.Response) time.Duration {
-	return backoffAt(time.Now(), min, max, attemptNum, resp, time.Second)
+	return backoffAt(time.Now(), min, max, attemptNum, resp, time.Minute)
 }
 
 func backoffAt(now time.Time, min, max time.Duration, attemptNum int, resp *http.Response, secondaryFloor time.Duration) time.Duration {
 	secondary := isSecondaryRateLimit(resp)
-	if d, ok := serverWait(resp, now, secondary); ok {
+	if d, ok := serverWait(resp, now); ok {
 		return d
 	}
 	d := jitter(min, max, attemptNum)

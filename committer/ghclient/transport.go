@@ -70,6 +70,18 @@ func userAgent(next http.RoundTripper, ua string) http.RoundTripper {
 	})
 }
 
+// defaultUA sets the default User-Agent on requests that have none.
+func defaultUA(next http.RoundTripper) http.RoundTripper {
+	return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
+		if req.Header.Get("User-Agent") != "" {
+			return next.RoundTrip(req)
+		}
+		r := req.Clone(req.Context())
+		r.Header.Set("User-Agent", defaultUserAgent())
+		return next.RoundTrip(r)
+	})
+}
+
 // logging logs one debug line per request: method, path, status (or
 // error) and duration. It never logs headers, queries or bodies.
 func logging(next http.RoundTripper, l *slog.Logger, api apiRoot) http.RoundTripper {
@@ -142,8 +154,8 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 		now := t.o.now()
-		secondary := isSecondaryRateLimit(resp)
-		if wait, ok := serverWait(resp, now, secondary); ok && (isPrimaryRateLimit(resp) || secondary) && wait > t.o.maxRateWait {
+		wait := backoffAt(now, t.o.backoffMin, t.o.backoffMax, attempt, resp, t.o.secondaryFloor())
+		if secondary := isSecondaryRateLimit(resp); (secondary || isPrimaryRateLimit(resp)) && wait > t.o.maxRateWait {
 			rle := &RateLimitError{
 				Reset: now.Add(wait), Wait: wait, MaxWait: t.o.maxRateWait,
 				Secondary: secondary, Method: req.Method, Path: rel, StatusCode: resp.StatusCode,
@@ -157,7 +169,6 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			// go-github reports its typed error with the real status.
 			return resp, err
 		}
-		wait := backoffAt(now, t.o.backoffMin, t.o.backoffMax, attempt, resp, t.o.secondaryFloor)
 		t.log(ctx, req.Method, rel, resp, err, attempt, wait, "retrying")
 		drain(resp)
 		if serr := t.o.sleep(ctx, wait); serr != nil {

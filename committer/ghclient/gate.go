@@ -1,0 +1,153 @@
+package ghclient
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// limitLayer holds every request of a credential back while GitHub has
+// told that credential to wait (the gate), and spaces its writes (the
+// pacer). Both work on the process-wide state of the request's key, so
+// every client using the credential obeys a window any of them saw. It sits
+// below the retry layer: each attempt passes through it.
+type limitLayer struct {
+	next http.RoundTripper
+	o    *options
+	api  apiRoot
+	key  keyer
+}
+
+func (t *limitLayer) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	rel := t.api.rel(req.URL)
+	st := sharedFor(t.key(req))
+	if p := t.o.pace(); p.on() && isWrite(req, rel) {
+		if err := t.pace(ctx, st, p, req.Method, rel); err != nil {
+			closeBody(req)
+			return nil, err
+		}
+	}
+	res := resourceOf(rel)
+	if err := t.waitGate(ctx, st, res, req.Method, rel); err != nil {
+		closeBody(req)
+		return nil, err
+	}
+	resp, err := t.next.RoundTrip(req)
+	if resp != nil {
+		st.observe(resp, t.o.now(), res, t.o.secondaryFloor())
+	}
+	return resp, err
+}
+
+// waitGate waits until the credential's windows for res are over. A window
+// ending later than WithMaxRateLimitWait fails at once with a
+// *RateLimitError, without sending anything.
+func (t *limitLayer) waitGate(ctx context.Context, st *shared, res, method, rel string) error {
+	var waited time.Time
+	for range 3 { // a window may grow while we wait; never loop for ever
+		now := t.o.now()
+		until, secondary := st.blockedUntil(res)
+		if !until.After(now) || !until.After(waited) {
+			return nil
+		}
+		wait := until.Sub(now)
+		if wait > t.o.maxRateWait {
+			return &RateLimitError{Reset: until, Wait: wait, MaxWait: t.o.maxRateWait, Secondary: secondary, Method: method, Path: rel}
+		}
+		t.log(ctx, "github request held back by a rate-limit window", method, rel, wait)
+		if err := t.o.sleep(ctx, wait); err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		waited = until
+	}
+	return nil
+}
+
+// pace reserves the write's slot and waits for it.
+func (t *limitLayer) pace(ctx context.Context, st *shared, p paceConfig, method, rel string) error {
+	now := t.o.now()
+	wait := st.reserve(now, p).Sub(now)
+	if wait <= 0 {
+		return nil
+	}
+	t.log(ctx, "github write paced", method, rel, wait)
+	if err := t.o.sleep(ctx, wait); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+func (t *limitLayer) log(ctx context.Context, msg, method, rel string, wait time.Duration) {
+	if t.o.logger == nil {
+		return
+	}
+	t.o.logger.LogAttrs(ctx, slog.LevelDebug, msg,
+		slog.String("method", method), slog.String("route", rel), slog.Duration("wait", wait))
+}
+
+// blockedUntil is when the credential may send a request for res again,
+// and whether a secondary limit is what holds it.
+func (s *shared) blockedUntil(res string) (time.Time, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.primaryUntil[res]
+	if s.secondaryUntil.After(p) {
+		return s.secondaryUntil, true
+	}
+	return p, false
+}
+
+// observe opens a window from a reply, following GitHub's guidance: honour
+// Retry-After; else, when x-ratelimit-remaining is 0, wait until
+// x-ratelimit-reset; else, after a secondary limit, wait floor (a minute
+// unless scaled). A successful reply with x-ratelimit-remaining: 0 opens
+// the primary window too: the next request would be refused.
+func (s *shared) observe(resp *http.Response, now time.Time, res string, floor time.Duration) {
+	if resp.Header.Get("X-Ratelimit-Remaining") == "0" {
+		if reset, ok := rateReset(resp); ok {
+			if r := strings.ToLower(resp.Header.Get("X-Ratelimit-Resource")); r != "" {
+				res = r
+			}
+			s.mu.Lock()
+			if until := reset.Add(resetMargin); until.After(s.primaryUntil[res]) {
+				s.primaryUntil[res] = until
+			}
+			s.mu.Unlock()
+		}
+	}
+	if !isSecondaryRateLimit(resp) {
+		return
+	}
+	until := now.Add(floor)
+	if d, ok := retryAfter(resp, now); ok {
+		until = now.Add(d)
+	}
+	s.mu.Lock()
+	if until.After(s.secondaryUntil) {
+		s.secondaryUntil = until
+	}
+	s.mu.Unlock()
+}
+
+// resourceOf names the primary rate limit a request counts against.
+func resourceOf(rel string) string {
+	switch {
+	case rel == "/graphql" || strings.HasSuffix(rel, "/api/graphql"): // github.com, GHES
+		return "graphql"
+	case strings.HasPrefix(rel, "/search/"):
+		return "search"
+	}
+	return "core"
+}
+
+func closeBody(req *http.Request) {
+	if req.Body != nil {
+		_ = req.Body.Close()
+	}
+}

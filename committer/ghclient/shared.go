@@ -1,0 +1,118 @@
+package ghclient
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// The rate-limit state of one credential on one API host is shared by every
+// client in the process that uses it: a Retry-After window seen by one
+// Committer holds back the writes of every other, and the write pacer
+// counts them all. The registry is keyed by a hash of the host and the
+// credential, never by the credential itself.
+var registry = struct {
+	mu sync.Mutex
+	m  map[string]*shared
+}{m: map[string]*shared{}}
+
+// registryPrune is the size above which idle entries are dropped.
+const registryPrune = 1024
+
+// shared is the state behind one key: the gate's windows and the pacer's
+// reservations.
+type shared struct {
+	mu sync.Mutex
+	// secondaryUntil ends the current secondary-limit window (every
+	// request of the credential waits for it).
+	secondaryUntil time.Time
+	// primaryUntil ends a primary-limit window, per resource ("core",
+	// "graphql", "search").
+	primaryUntil map[string]time.Time
+	// tat is the pacer's theoretical arrival time (GCRA) and sent the
+	// times reserved for the latest writes, in order.
+	tat  time.Time
+	sent []time.Time
+	used time.Time // wall time of the last use, for pruning
+}
+
+// sharedFor returns the state of key, creating it.
+func sharedFor(key string) *shared {
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	s := registry.m[key]
+	if s == nil {
+		if len(registry.m) >= registryPrune {
+			pruneLocked(time.Now())
+		}
+		s = &shared{primaryUntil: map[string]time.Time{}}
+		registry.m[key] = s
+	}
+	s.mu.Lock()
+	s.used = time.Now()
+	s.mu.Unlock()
+	return s
+}
+
+// pruneLocked drops entries unused for two hours (longer than any window
+// they can hold at the default scale). Caller holds registry.mu.
+func pruneLocked(now time.Time) {
+	for k, s := range registry.m {
+		s.mu.Lock()
+		idle := now.Sub(s.used) > 2*time.Hour
+		s.mu.Unlock()
+		if idle {
+			delete(registry.m, k)
+		}
+	}
+}
+
+// resetRegistry forgets every shared state (tests).
+func resetRegistry() {
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	registry.m = map[string]*shared{}
+}
+
+// credentialKey hashes an API host and a credential into a registry key.
+func credentialKey(host, credential string) string {
+	sum := sha256.Sum256([]byte("ghclient rate limits\x00" + host + "\x00" + credential))
+	return hex.EncodeToString(sum[:16])
+}
+
+// keyer says which credential a request is sent with.
+type keyer func(req *http.Request) string
+
+// fixedKey is the key of a client whose credential is known (NewHTTPClient).
+func fixedKey(host, credential string) keyer {
+	k := credentialKey(host, credential)
+	return func(*http.Request) string { return k }
+}
+
+var wrapIDs atomic.Int64
+
+// wrapKey is the key of a client from Wrap: its credentials are added
+// below this package's layers, where they cannot be seen. A request that
+// carries an Authorization header already is keyed by it; otherwise the
+// credential is taken to be the transport's: clients over the same
+// transport value share their limits.
+func wrapKey(host string, base http.RoundTripper) keyer {
+	var id string
+	if v := reflect.ValueOf(base); v.Kind() == reflect.Pointer {
+		id = fmt.Sprintf("transport %T %x", base, v.Pointer())
+	} else {
+		id = fmt.Sprintf("wrap %d", wrapIDs.Add(1))
+	}
+	k := credentialKey(host, id)
+	return func(req *http.Request) string {
+		if a := req.Header.Get("Authorization"); a != "" {
+			return credentialKey(host, "authorization "+a)
+		}
+		return k
+	}
+}
