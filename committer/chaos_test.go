@@ -333,7 +333,7 @@ func newChaosRun(t *testing.T, rate float64) (*chaosRun, *committer.Committer) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := committer.New(gh, owner, repo, committer.WithSleep(fast), committer.WithMaxAttempts(12))
+	c, err := newWith(gh, owner, repo, committer.WithSleep(fast), committer.WithMaxAttempts(12))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -600,7 +600,7 @@ func TestChaosCommitter(t *testing.T) {
 
 func testChaosQueue(t *testing.T, squash bool) {
 	r, c := newChaosRun(t, 0.12)
-	var opts []committer.QueueOption
+	var opts []committer.CommitOption
 	if squash {
 		opts = append(opts, committer.Squash())
 	}
@@ -705,7 +705,7 @@ func TestQueueBuildErrorFinishesEveryJob(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ts, c := setup(t)
 			seed(t, ts, map[string]string{"dir/x.txt": "x\n", "dir/y.txt": "y\n"})
-			var opts []committer.QueueOption
+			var opts []committer.CommitOption
 			if tc.squash {
 				opts = append(opts, committer.Squash())
 			}
@@ -763,7 +763,7 @@ func TestRefUpdateSecondaryRateLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := committer.New(gh, owner, repo, committer.WithSleep(fast))
+	c, err := newWith(gh, owner, repo, committer.WithSleep(fast))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
@@ -227,5 +228,79 @@ func TestNoOp(t *testing.T) {
 	}
 	if ts.Count("POST /repos/{owner}/{repo}/git/commits") != 0 || ts.CountMethod("PATCH") != 0 {
 		t.Fatal("a no-op created a commit or updated the ref")
+	}
+}
+
+func TestObserverReportsEachStep(t *testing.T) {
+	var (
+		mu     sync.Mutex
+		events []committer.Event
+	)
+	// Waits of a second or more (the rate-limit wait) are real: go-github
+	// refuses every request until a Retry-After has passed.
+	sleep := func(ctx context.Context, d time.Duration) error {
+		if d < time.Second {
+			return ctx.Err()
+		}
+		select {
+		case <-time.After(d):
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	ts, c := setup(t, committer.WithSleep(sleep), committer.WithObserver(func(e committer.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		events = append(events, e)
+	}))
+	ts.SecondaryRateLimit(rtUpdateRef, 1, 1)
+	// The second ref update loses the race to another writer.
+	ts.Inject(githubtest.Fault{Route: rtUpdateRef, Skip: 1, Times: 1, Before: func(*http.Request) {
+		_, _ = ts.Seed(owner, repo, "main", "concurrent writer", githubtest.File{Path: "other.txt", Content: []byte("theirs\n")})
+	}})
+	res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("observed").Put("a.txt", []byte("a\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, e := range events {
+		kinds = append(kinds, e.Kind.String())
+		if e.Repository != owner+"/"+repo || e.Branch != "main" || e.Kind == committer.EventAttempt && e.Changes != 1 {
+			t.Errorf("event %+v names another branch", e)
+		}
+		if e.Kind == committer.EventRateLimitWait && e.Wait < time.Second {
+			t.Errorf("rate-limit wait %s, want at least 1s", e.Wait)
+		}
+		if e.Kind == committer.EventLanded && e.Commit != res.Commit {
+			t.Errorf("landed %s, result %s", e.Commit, res.Commit)
+		}
+	}
+	want := "attempt,rate-limit wait,attempt,lost race,attempt,landed"
+	if got := strings.Join(kinds, ","); got != want {
+		t.Fatalf("events %s, want %s", got, want)
+	}
+}
+
+// A secondary rate limit without Retry-After is waited out for at least a
+// minute before the next write, as GitHub's documentation asks.
+func TestBareSecondaryLimitWaitsAMinute(t *testing.T) {
+	var (
+		mu    sync.Mutex
+		slept []time.Duration
+	)
+	sleep := func(ctx context.Context, d time.Duration) error {
+		mu.Lock()
+		slept = append(slept, d)
+		mu.Unlock()
+		return ctx.Err()
+	}
+	ts, c := setup(t, committer.WithSleep(sleep))
+	ts.SecondaryRateLimit(rtUpdateRef, 0, 1)
+	_, _ = c.Commit(context.Background(), "main", committer.NewChangeSet("m").Put("a.txt", []byte("a\n")))
+	mu.Lock()
+	defer mu.Unlock()
+	if len(slept) == 0 || slept[0] < time.Minute {
+		t.Fatalf("waits %v, want at least a minute before the next attempt", slept)
 	}
 }

@@ -1,9 +1,15 @@
 package committer
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
 
+	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/google/go-github/v66/github"
 )
 
@@ -20,31 +26,95 @@ type Committer struct {
 	cache  *objectCache
 }
 
-// New returns a Committer for the repository owner/repo. client is any
-// go-github client; ghclient.New builds one with GitHub-aware retries and
-// rate-limit handling, which this package relies on for transient errors of
-// the idempotent requests (it retries only the ref update itself).
-func New(client *github.Client, owner, repo string, opts ...Option) (*Committer, error) {
-	if client == nil {
-		return nil, errors.New("committer: client must not be nil")
-	}
+// New returns a Committer for the repository owner/repo.
+//
+// Requests go through the *http.Client of WithHTTPClient (which carries the
+// caller's authentication, proxy or tracing) to the API at WithBaseURL. New
+// always wraps that client with ghclient.Wrap, which adds GitHub-aware
+// retries of the idempotent requests, rate-limit waits and the redirect
+// policy (credentials only ever go to the API's own host); the commit loop
+// itself only settles the ref update, so the two never multiply.
+func New(owner, repo string, opts ...Option) (*Committer, error) {
 	if err := ValidateRepo(owner, repo); err != nil {
 		return nil, fmt.Errorf("committer: %w", err)
 	}
 	o := defaultOptions()
 	for _, opt := range opts {
+		if opt == nil {
+			continue
+		}
 		if err := opt(&o); err != nil {
 			return nil, fmt.Errorf("committer: %w", err)
 		}
 	}
+	base, err := resolveBaseURL(o.baseURL)
+	if err != nil {
+		return nil, fmt.Errorf("committer: %w", err)
+	}
+	hc := o.httpClient
+	if hc == nil {
+		hc = &http.Client{}
+	}
+	wrapped, err := ghclient.Wrap(hc, base.String())
+	if err != nil {
+		return nil, fmt.Errorf("committer: %w", err)
+	}
+	client := github.NewClient(withBranchRedirectRefusal(wrapped))
+	client.BaseURL = base
+	up := *base
+	client.UploadURL = &up
 	return &Committer{client: client, owner: owner, repo: repo, o: o, cache: newObjectCache()}, nil
+}
+
+// withBranchRedirectRefusal returns a copy of hc that, for a branch head
+// read (readHead, under branchRead), never follows a redirect to another
+// branch: GitHub answers GET branches/{b} with 301 for a renamed branch and
+// for master where there is none. A redirect that keeps the branch name
+// (a renamed or transferred repository: /repositories/{id}/branches/{b})
+// is left to hc's own policy, as is every other request.
+func withBranchRedirectRefusal(hc *http.Client) *http.Client {
+	cp := *hc
+	prev := hc.CheckRedirect
+	cp.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if b, ok := req.Context().Value(branchReadKey{}).(string); ok && redirectTarget(req.URL.String()) != b {
+			return http.ErrUseLastResponse
+		}
+		if prev != nil {
+			return prev(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &cp
+}
+
+type branchReadKey struct{}
+
+// branchRead marks ctx as the read of branch's head (see
+// withBranchRedirectRefusal).
+func branchRead(ctx context.Context, branch string) context.Context {
+	return context.WithValue(ctx, branchReadKey{}, branch)
 }
 
 // Repository returns "owner/name".
 func (c *Committer) Repository() string { return c.owner + "/" + c.repo }
 
-// Client returns the go-github client the Committer uses.
-func (c *Committer) Client() *github.Client { return c.client }
+// DefaultBranch returns the repository's default branch, as GitHub reports
+// it (GET /repos/{owner}/{repo}). See
+// https://docs.github.com/rest/repos/repos#get-a-repository.
+func (c *Committer) DefaultBranch(ctx context.Context) (string, error) {
+	const op = "look up the default branch of"
+	got, _, err := c.client.Repositories.Get(ctx, c.owner, c.repo)
+	if err != nil {
+		return "", c.fail(op, "", nil, err)
+	}
+	if got.GetDefaultBranch() == "" {
+		return "", c.fail(op, "", ErrNotFound, errors.New("the repository reports no default branch: name the branch to commit to"))
+	}
+	return got.GetDefaultBranch(), nil
+}
 
 // Result describes a commit that landed, or a change set that needed none.
 type Result struct {
@@ -64,8 +134,11 @@ type Result struct {
 	NoOp bool `json:"noop"`
 	// CreatedBranch is true when this commit created the branch.
 	CreatedBranch bool `json:"created_branch,omitempty"`
-	// Bootstrapped is true when the repository was empty and its first
-	// commit was made through the contents API.
+	// Bootstrapped is true when the repository was empty: GitHub's Git Data
+	// API refuses to work on a repository with no commit, so its first
+	// commit was made through the contents API with one of the change set's
+	// own plain files (exactly as asked), and the rest of the change set, if
+	// any, followed in a second commit (Commit; its Parent is the first).
 	Bootstrapped bool `json:"bootstrapped,omitempty"`
 }
 
@@ -79,55 +152,62 @@ func (c *Committer) fail(op, branch string, kind, err error) *Error {
 			e.Kind = pe.kind
 		}
 	}
+	e.Status, e.Message, e.RequestID = apiDetails(err)
+	k, hint := classify(err)
 	if e.Kind == nil {
-		e.Kind, e.Hint = classify(err)
-	} else if e.Hint == "" {
-		_, e.Hint = classify(err)
+		e.Kind = k
+	}
+	if e.Hint == "" && (k == nil || k == e.Kind) {
+		e.Hint = hint
 	}
 	return e
 }
 
-func applyCommitOptions(opts []CommitOption) commitOptions {
-	var co commitOptions
-	for _, opt := range opts {
-		if opt != nil {
-			opt(&co)
-		}
+// missingBranch is the error for a branch that does not exist (or whose
+// name only redirects to another branch) when no base to create it from
+// was given.
+func (c *Committer) missingBranch(op, branch string, cause error) *Error {
+	err := fmt.Errorf("branch %q does not exist", branch)
+	if cause != nil {
+		err = fmt.Errorf("branch %q does not exist: %w", branch, cause)
 	}
-	return co
+	e := c.fail(op, branch, ErrNotFound, err)
+	e.Hint = "create it from a base with CreateBranchFrom"
+	return e
 }
 
-func (c *Committer) check(op, branch string, co commitOptions) *Error {
-	if err := ValidateBranch(branch); err != nil {
-		return c.fail(op, branch, ErrInvalid, err)
-	}
-	if co.expectHead != "" && !isSHA(co.expectHead) {
-		return c.fail(op, branch, ErrInvalid, fmt.Errorf("expected head %q is not a 40-digit commit SHA", co.expectHead))
-	}
-	if co.createFrom != "" && !isSHA(co.createFrom) {
-		if err := ValidateBranch(co.createFrom); err != nil {
-			return c.fail(op, branch, ErrInvalid, fmt.Errorf("base ref: %w", err))
-		}
-	}
-	return nil
-}
-
-// begin validates a commit's options and change set, before any request.
-func (c *Committer) begin(op, branch string, cs *ChangeSet, opts []CommitOption) (commitOptions, *prepared, error) {
-	co := applyCommitOptions(opts)
-	if e := c.check(op, branch, co); e != nil {
-		return co, nil, e
-	}
-	p, err := prepare(cs)
+// resolveBaseURL turns the API URL of WithBaseURL into go-github's base
+// URL: https://api.github.com/ as it is; a GitHub Enterprise Server URL
+// with or without its /api/v3/ suffix; a loopback URL (a local fake) as it
+// is.
+func resolveBaseURL(s string) (*url.URL, error) {
+	u, err := url.Parse(s)
 	if err != nil {
-		return co, nil, c.fail(op, branch, ErrInvalid, err)
+		return nil, fmt.Errorf("base URL %q: %w", s, err)
 	}
-	if c.o.signer != nil && cs.Author == nil {
-		return co, nil, c.fail(op, branch, ErrInvalid, errors.New("signing a commit needs an author: set ChangeSet.Author"))
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return nil, fmt.Errorf("base URL %q: want http(s)://HOST/", s)
 	}
-	return co, p, nil
+	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("base URL %q: must not hold credentials, a query or a fragment", s)
+	}
+	u.RawPath = ""
+	if len(u.Path) == 0 || u.Path[len(u.Path)-1] != '/' {
+		u.Path += "/"
+	}
+	host := strings.ToLower(u.Hostname())
+	if host == "api.github.com" || isLoopbackHost(host) || strings.HasSuffix(u.Path, "/api/v3/") ||
+		strings.HasPrefix(host, "api.") || strings.Contains(host, ".api.") {
+		return u, nil
+	}
+	u.Path += "api/v3/"
+	return u, nil
 }
 
-func (c *Committer) missingBranch(op, branch string) *Error {
-	return c.fail(op, branch, ErrNotFound, fmt.Errorf("branch %q does not exist; create it from a base (CreateBranchFrom, --create-branch-from)", branch))
+func isLoopbackHost(host string) bool {
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

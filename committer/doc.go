@@ -12,9 +12,11 @@
 //
 // # Cost
 //
-// One attempt of a commit of small text files costs four requests whatever
+// One attempt of a commit of small text files costs five requests whatever
 // the size of the repository: read the head (GET branches/{b}, which also
-// gives the head's tree), create the tree with the content inline and
+// gives the head's tree), read the existing directories on the puts' paths
+// (for top-level files, the root only: a put must go neither through a
+// file nor onto a directory), create the tree with the content inline and
 // base_tree set to the head's tree, create the commit, update the ref.
 // Deletes, edits, preconditions and syncs read only the directories on their
 // paths, and trees are cached by SHA across attempts. Binary or large files
@@ -28,7 +30,15 @@
 //     When the final ref update gets no answer, the ref is read back to tell.
 //   - Nothing another writer committed is lost: every attempt builds on the
 //     head it read.
-//   - Nothing is visible on the branch before the final ref update.
+//   - Nothing is visible on the branch before the final ref update, with
+//     one exception: GitHub's Git Data API does not work on an empty
+//     repository, so its first commit is made through the contents API and
+//     holds one of the change set's own plain files, exactly as asked; the
+//     rest follows in a second commit (Result.Bootstrapped). Preconditions
+//     are checked, and edits run, against the empty tree before anything is
+//     written; a change set with no plain file is ErrInvalid there. Should
+//     the rest then fail (another writer got in between), the error says
+//     that the first commit landed.
 //
 // GitHub's ref update checks only that the move is a fast-forward, not that
 // the head is still the one read: if someone resets the branch backwards to
@@ -39,15 +49,50 @@
 //
 // Every error is an *Error naming the repository, branch and path, whose
 // Kind matches one of ErrConflict, ErrInvalid, ErrNotFound, ErrUnauthorized,
-// ErrPermission, ErrProtected or ErrUnknownOutcome with errors.Is. A change
-// set is validated as a whole before any request: an invalid one sends
-// nothing.
+// ErrPermission, ErrProtected or ErrUnknownOutcome with errors.Is, and which
+// carries GitHub's HTTP status, message and X-GitHub-Request-Id when GitHub
+// answered with an error. A change set is validated as a whole before any
+// request: an invalid one sends nothing.
 //
 // # Clients
 //
-// New takes any go-github client. The ghclient subpackage builds one with
-// GitHub-aware retries of the idempotent requests, rate-limit waits, token
-// or GitHub App authentication and GitHub Enterprise Server URLs; the commit
-// loop itself only retries the ref update, so the two never multiply.
+// New takes the caller's *http.Client (WithHTTPClient: any authentication,
+// proxy or tracing, including the Client() of any go-github version) and
+// the API's URL (WithBaseURL, for GitHub Enterprise Server), and always
+// wraps the client with ghclient.Wrap: GitHub-aware retries of the
+// idempotent requests, rate-limit waits and a redirect policy that sends
+// credentials only to the API's own host. The commit loop itself only
+// settles the ref update, so the two never multiply. ghclient.NewHTTPClient
+// builds an authenticated client from a token or GitHub App credentials.
 // The githubtest subpackage is a stateful fake of GitHub for tests.
+// WithObserver reports each attempt, lost race, rate-limit wait and landing;
+// the package logs nothing above debug level (WithLogger).
+//
+// # Internals
+//
+// A change set travels through files named for their stage:
+//
+//   - changeset.go, validate.go, prepare.go: the ChangeSet is validated as
+//     a whole and every put is hashed locally, before any request (begin,
+//     in commit.go, is the one gate of Commit, Plan and Queue.Commit).
+//   - commit.go: the attempt driver. Each attempt reads the head (refs.go:
+//     GET branches/{b}, never following a redirect), settles earlier
+//     unanswered ref updates first, then asks the work to build on the head
+//     and moves the branch. A single change set (Commit) and a batch
+//     (batch.go, Queue) are the two kinds of work; Plan (plan.go) runs only
+//     the driver's read.
+//   - bootstrap.go: an empty repository's first commit, through the
+//     contents API.
+//   - resolve.go, build.go, view.go, trees.go: the change set is resolved
+//     against the head's tree, reading only the directories on its paths
+//     (cached by SHA); edit functions run here. predict.go works out the
+//     directories the new tree will have, so the next commit reads none.
+//   - upload.go, then commit.go's createTree (in chunks: trees.go) and
+//     createCommit: missing blobs are uploaded once, the tree is created on
+//     the head's tree, the commit on the head.
+//   - refs.go: the fast-forward ref update (or the branch's creation); an
+//     unanswered update is settled by reading the ref and one compare
+//     request, never by sending it again.
+//   - errors.go: the error kinds, *Error, and the classifier that says which
+//     GitHub reply is a lost race and which is an error.
 package committer

@@ -8,33 +8,32 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ghcommitter/ghcommitter/committer"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
-	"github.com/google/go-github/v66/github"
 )
 
-// exampleClient starts a fake GitHub holding acme/mono and returns a client
-// for it. Real programs use ghclient.New or any go-github client instead.
-func exampleClient() (*github.Client, *githubtest.Server, func()) {
+// exampleClient starts a fake GitHub holding acme/mono and returns the
+// options that point a Committer at it. Real programs pass their own
+// authenticated *http.Client (from ghclient.NewHTTPClient, oauth2, or any
+// go-github client's Client()) and, for GitHub Enterprise Server, its URL.
+func exampleClient() ([]committer.Option, *githubtest.Server, func()) {
 	fake := githubtest.New()
 	if err := fake.CreateRepo("acme", "mono", true); err != nil {
 		log.Fatal(err)
 	}
 	srv := httptest.NewServer(fake)
-	client, err := github.NewClient(nil).WithEnterpriseURLs(srv.URL+"/", srv.URL+"/")
-	if err != nil {
-		log.Fatal(err)
-	}
-	return client, fake, srv.Close
+	opts := []committer.Option{committer.WithHTTPClient(srv.Client()), committer.WithBaseURL(srv.URL + "/")}
+	return opts, fake, srv.Close
 }
 
 // One commit of several files, landing on top of whatever is on main.
 func Example() {
-	client, _, stop := exampleClient()
+	opts, _, stop := exampleClient()
 	defer stop()
 
-	c, err := committer.New(client, "acme", "mono")
+	c, err := committer.New("acme", "mono", opts...)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -54,9 +53,9 @@ func Example() {
 // head being built on. It runs again on every attempt, so concurrent writers
 // that edit the same file all land.
 func ExampleChangeSet_Edit() {
-	client, fake, stop := exampleClient()
+	opts, fake, stop := exampleClient()
 	defer stop()
-	c, _ := committer.New(client, "acme", "mono")
+	c, _ := committer.New("acme", "mono", opts...)
 
 	increment := func(old []byte, exists bool) ([]byte, error) {
 		n := 0
@@ -81,9 +80,9 @@ func ExampleChangeSet_Edit() {
 // A precondition turns a commit into optimistic locking: it lands only if
 // the file is still what the caller last read.
 func ExampleChangeSet_ExpectBlob() {
-	client, _, stop := exampleClient()
+	opts, _, stop := exampleClient()
 	defer stop()
-	c, _ := committer.New(client, "acme", "mono")
+	c, _ := committer.New("acme", "mono", opts...)
 	ctx := context.Background()
 
 	v1 := []byte("replicas: 2\n")
@@ -99,4 +98,85 @@ func ExampleChangeSet_ExpectBlob() {
 	_, err := c.Commit(ctx, "main", cs)
 	fmt.Println(errors.Is(err, committer.ErrConflict))
 	// Output: true
+}
+
+// A Queue lands the change sets of many goroutines of one process with one
+// ref update per batch; each caller still gets its own Result.
+func ExampleQueue() {
+	opts, fake, stop := exampleClient()
+	defer stop()
+	c, _ := committer.New("acme", "mono", opts...)
+	q, err := committer.NewQueue(c, "main")
+	if err != nil {
+		log.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cs := committer.NewChangeSet(fmt.Sprintf("promote app%d", i)).
+				Put(fmt.Sprintf("apps/app%d/tag", i), []byte("v2\n"))
+			if _, err := q.Commit(context.Background(), cs); err != nil {
+				log.Fatal(err)
+			}
+		}()
+	}
+	wg.Wait()
+	files, _ := fake.Files("acme", "mono", "main")
+	fmt.Println(len(files) - 1) // all but the README
+	// Output: 8
+}
+
+// Plan is a dry run: it says what a change set would do, sending only
+// reads.
+func ExampleCommitter_Plan() {
+	opts, _, stop := exampleClient()
+	defer stop()
+	c, _ := committer.New("acme", "mono", opts...)
+	cs := committer.NewChangeSet("tidy").Put("README.md", []byte("# new\n")).Put("NEW.md", []byte("n\n")).Delete("gone.txt")
+	plan, err := c.Plan(context.Background(), "main", cs)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, f := range plan.Files {
+		fmt.Println(f.Path, f.Action)
+	}
+	// Output:
+	// README.md modified
+	// NEW.md added
+	// gone.txt unchanged
+}
+
+// Errors say what failed, match a kind with errors.Is, and carry GitHub's
+// own status, message and request ID.
+func ExampleError() {
+	opts, _, stop := exampleClient()
+	defer stop()
+	c, _ := committer.New("acme", "mono", opts...)
+	_, err := c.Commit(context.Background(), "no-such-branch", committer.NewChangeSet("m").Put("a", []byte("a")))
+	var e *committer.Error
+	if errors.As(err, &e) {
+		fmt.Println(errors.Is(err, committer.ErrNotFound), e.Branch)
+		fmt.Println(e.Hint)
+	}
+	// Output:
+	// true no-such-branch
+	// create it from a base with CreateBranchFrom
+}
+
+// WithObserver reports each attempt, lost race, rate-limit wait and
+// landing, for a bot's metrics or traces.
+func ExampleWithObserver() {
+	opts, _, stop := exampleClient()
+	defer stop()
+	var events []string
+	c, _ := committer.New("acme", "mono", append(opts, committer.WithObserver(func(e committer.Event) {
+		events = append(events, fmt.Sprintf("%s %d", e.Kind, e.Attempt))
+	}))...)
+	if _, err := c.Commit(context.Background(), "main", committer.NewChangeSet("m").Put("a", []byte("a"))); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(strings.Join(events, ", "))
+	// Output: attempt 1, landed 1
 }

@@ -237,30 +237,6 @@ func TestCreateBranch(t *testing.T) {
 	}
 }
 
-func TestEmptyRepositoryBootstrap(t *testing.T) {
-	ts := githubtest.NewServer(t)
-	must(t, ts.CreateRepo(owner, "empty", false))
-	c, err := committer.New(ts.Client, owner, "empty", committer.WithSleep(noSleep))
-	must(t, err)
-	cs := committer.NewChangeSet("first").Put("README.md", []byte("# hi\n")).PutMode("run.sh", []byte("#!/bin/sh\n"), committer.ModeExecutable)
-	res, err := c.Commit(context.Background(), "main", cs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.NoOp {
-		t.Fatal("reported a no-op")
-	}
-	files, err := ts.Files(owner, "empty", "main")
-	must(t, err)
-	if string(files["README.md"].Content) != "# hi\n" || files["run.sh"].Mode != "100755" {
-		t.Fatalf("files = %+v", files)
-	}
-	hist, _ := ts.History(owner, "empty", "main")
-	if len(hist[len(hist)-1].Parents) != 0 {
-		t.Fatal("history does not start with a root commit")
-	}
-}
-
 func TestExpectHead(t *testing.T) {
 	ts, c := setup(t)
 	h := head(t, ts, "main")
@@ -378,7 +354,7 @@ func TestEmptyRepositoryAnswering404(t *testing.T) {
 	must(t, ts.CreateRepo(owner, "empty", false))
 	ts.Inject(githubtest.Fault{Route: routeBranch, Times: 1, Status: 404,
 		Body: `{"message":"Branch not found","documentation_url":"https://docs.github.com/rest/branches/branches#get-a-branch","status":"404"}`})
-	c, err := committer.New(ts.Client, owner, "empty", committer.WithSleep(noSleep))
+	c, err := newWith(ts.Client, owner, "empty", committer.WithSleep(noSleep))
 	must(t, err)
 	if _, err := c.Commit(context.Background(), "main", committer.NewChangeSet("first").Put("a.txt", []byte("a"))); err != nil {
 		t.Fatal(err)

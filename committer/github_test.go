@@ -42,7 +42,7 @@ func realGitHub(t *testing.T) (*committer.Committer, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := committer.New(gh, o, r)
+	c, err := newWith(gh, o, r)
 	if err != nil {
 		t.Fatal(err)
 	}

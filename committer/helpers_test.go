@@ -7,6 +7,7 @@ import (
 
 	"github.com/ghcommitter/ghcommitter/committer"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
+	"github.com/google/go-github/v66/github"
 )
 
 const (
@@ -25,11 +26,17 @@ func setup(t *testing.T, opts ...committer.Option) (*githubtest.TestServer, *com
 		t.Fatal(err)
 	}
 	opts = append([]committer.Option{committer.WithSleep(noSleep)}, opts...)
-	c, err := committer.New(ts.Client, owner, repo, opts...)
+	c, err := newWith(ts.Client, owner, repo, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return ts, c
+}
+
+// newWith returns a Committer whose requests go through gh's HTTP client to
+// gh's base URL.
+func newWith(gh *github.Client, o, r string, opts ...committer.Option) (*committer.Committer, error) {
+	return committer.New(o, r, append([]committer.Option{committer.WithHTTPClient(gh.Client()), committer.WithBaseURL(gh.BaseURL.String())}, opts...)...)
 }
 
 func head(t *testing.T, ts *githubtest.TestServer, branch string) string {

@@ -132,15 +132,15 @@ func TestNewValidatesOptions(t *testing.T) {
 		committer.WithSleep(nil), committer.WithInlineLimit(-1), committer.WithConcurrency(0),
 	}
 	for i, o := range bad {
-		if _, err := committer.New(ts.Client, owner, repo, o); err == nil {
+		if _, err := newWith(ts.Client, owner, repo, o); err == nil {
 			t.Errorf("option %d accepted", i)
 		}
 	}
-	if _, err := committer.New(nil, owner, repo); err == nil {
+	if _, err := committer.New(owner, repo, committer.WithHTTPClient(nil)); err == nil {
 		t.Error("nil client accepted")
 	}
 	for _, r := range [][2]string{{"", "x"}, {"a b", "x"}, {"acme", "a/b"}, {"acme", ".."}} {
-		if _, err := committer.New(ts.Client, r[0], r[1]); err == nil {
+		if _, err := newWith(ts.Client, r[0], r[1]); err == nil {
 			t.Errorf("repository %q accepted", r)
 		}
 	}

@@ -3,11 +3,11 @@ package committer
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"math/rand/v2"
+	"net/http"
 	"time"
-
-	"github.com/google/go-github/v66/github"
 )
 
 // Option configures a Committer. Options validate their input: New returns
@@ -20,24 +20,73 @@ type Option func(*options) error
 type Backoff func(attempt int, lost time.Duration) time.Duration
 
 type options struct {
+	httpClient  *http.Client
+	baseURL     string
+	observer    func(Event)
 	maxAttempts int
 	backoff     Backoff
 	logger      *slog.Logger
 	sleep       func(ctx context.Context, d time.Duration) error
 	inlineLimit int64
 	concurrency int
-	signer      github.MessageSigner
+	signer      Signer
 	progress    func(uploaded int64)
 }
 
 func defaultOptions() options {
 	return options{
+		baseURL:     "https://api.github.com/",
 		maxAttempts: 10,
 		backoff:     AdaptiveBackoff(50*time.Millisecond, 10*time.Second),
 		logger:      slog.New(discardHandler{}),
 		sleep:       sleepContext,
 		inlineLimit: 256 << 10,
 		concurrency: 4,
+	}
+}
+
+// WithHTTPClient sends every request through hc, which carries the
+// caller's authentication (a token transport, a GitHub App transport, or the
+// *http.Client of any go-github client: client.Client()), proxy and tracing.
+// New wraps it with ghclient.Wrap, so the library's retry, rate-limit and
+// redirect layers are always on top. The default is an *http.Client with no
+// authentication.
+func WithHTTPClient(hc *http.Client) Option {
+	return func(o *options) error {
+		if hc == nil {
+			return fmt.Errorf("HTTP client must not be nil")
+		}
+		o.httpClient = hc
+		return nil
+	}
+}
+
+// WithBaseURL sets the REST API's URL. A GitHub Enterprise Server URL may be
+// given with or without its /api/v3/ suffix (https://HOST/ or
+// https://HOST/api/v3/); a loopback URL (a local fake such as
+// githubtest's) is used as it is. The default is https://api.github.com/.
+func WithBaseURL(u string) Option {
+	return func(o *options) error {
+		if _, err := resolveBaseURL(u); err != nil {
+			return err
+		}
+		o.baseURL = u
+		return nil
+	}
+}
+
+// WithObserver calls fn for each event of a commit's life: each attempt,
+// each lost race for the branch, each rate-limit wait, and the landing (see
+// Event), so a program can count and trace them. fn is called from the
+// goroutine running the commit (a Queue's batch runs on its own
+// goroutine) and must not block. The default observes nothing.
+func WithObserver(fn func(Event)) Option {
+	return func(o *options) error {
+		if fn == nil {
+			return fmt.Errorf("observer must not be nil")
+		}
+		o.observer = fn
+		return nil
 	}
 }
 
@@ -54,7 +103,7 @@ func WithMaxAttempts(n int) Option {
 }
 
 // WithBackoff sets the wait between attempts after a lost race. The default
-// is AdaptiveBackoff(50ms, 30s).
+// is AdaptiveBackoff(50ms, 10s).
 func WithBackoff(b Backoff) Option {
 	return func(o *options) error {
 		if b == nil {
@@ -116,10 +165,20 @@ func WithConcurrency(n int) Option {
 	}
 }
 
-// WithSigner signs every commit with s (for example an OpenPGP key) through
-// go-github's commit signer; the signature is stored in the commit's gpgsig
-// header. The default sends no signature. Signing requires an author.
-func WithSigner(s github.MessageSigner) Option {
+// Signer signs a commit: it reads the commit's payload (its git encoding
+// without the signature) from r and writes an armored signature to w.
+// openpgp.NewSigner (package committer/openpgp) returns one; a go-github
+// MessageSigner is one too.
+type Signer interface {
+	Sign(w io.Writer, r io.Reader) error
+}
+
+// WithSigner signs every commit with s (for example an OpenPGP key); the
+// signature is stored in the commit's gpgsig header. The default sends no
+// signature. Signing requires an author (ChangeSet.Author). The first commit
+// of an empty repository goes through the contents API, which takes no
+// signature: GitHub signs that one itself.
+func WithSigner(s Signer) Option {
 	return func(o *options) error {
 		if s == nil {
 			return fmt.Errorf("signer must not be nil")
@@ -140,45 +199,36 @@ func WithProgress(fn func(uploaded int64)) Option {
 }
 
 // ExponentialBackoff waits a random duration between 0 and
-// min(max, base·2^(attempt-2)) before attempt ("full jitter"), so writers that
-// collided spread out instead of colliding again.
-func ExponentialBackoff(base, max time.Duration) Backoff {
+// min(ceiling, base·2^(attempt-2)) before attempt ("full jitter"), so
+// writers that collided spread out instead of colliding again.
+func ExponentialBackoff(base, ceiling time.Duration) Backoff {
 	return func(attempt int, _ time.Duration) time.Duration {
-		return fullJitter(base, max, attempt)
+		return fullJitter(base, ceiling, attempt)
 	}
 }
 
 // AdaptiveBackoff is ExponentialBackoff whose base is the duration of the
-// attempt that lost (at least min): writers collide for as long as an
+// attempt that lost (at least floor): writers collide for as long as an
 // attempt takes, so that is the unit to spread them by, whether requests
 // take 25ms (a local fake) or a second (GitHub under load). Tuned by
 // measurement (BENCHMARKS.md): 16 and 64 separate processes all land within
 // the default 10 attempts.
-func AdaptiveBackoff(min, max time.Duration) Backoff {
+func AdaptiveBackoff(floor, ceiling time.Duration) Backoff {
 	return func(attempt int, lost time.Duration) time.Duration {
-		return fullJitter(maxDuration(min, lost), max, attempt)
+		return fullJitter(max(floor, lost), ceiling, attempt)
 	}
 }
 
-func fullJitter(base, max time.Duration, attempt int) time.Duration {
+func fullJitter(base, ceiling time.Duration, attempt int) time.Duration {
 	if attempt < 2 || base <= 0 {
 		return 0
 	}
 	ceil := base
-	for i := 2; i < attempt && ceil < max; i++ {
+	for i := 2; i < attempt && ceil < ceiling; i++ {
 		ceil *= 2
 	}
-	if ceil > max {
-		ceil = max
-	}
+	ceil = min(ceil, ceiling)
 	return time.Duration(rand.Int64N(int64(ceil) + 1))
-}
-
-func maxDuration(a, b time.Duration) time.Duration {
-	if a > b {
-		return a
-	}
-	return b
 }
 
 func sleepContext(ctx context.Context, d time.Duration) error {
@@ -195,31 +245,67 @@ func sleepContext(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// CommitOption adjusts one commit.
-type CommitOption func(*commitOptions)
+// CommitOption adjusts a commit: one Commit, Plan or CommitPullRequest
+// call, or every commit of a Queue (NewQueue). An option that has no meaning
+// for the call it is given to (ExpectHead for a Queue, Squash for Commit) is
+// refused with ErrInvalid before any request.
+type CommitOption func(*commitOptions) error
+
+// QueueOption is the former name of CommitOption for NewQueue.
+//
+// Deprecated: use CommitOption.
+type QueueOption = CommitOption
 
 type commitOptions struct {
 	createFrom string
 	expectHead string
+	squash     bool
+	maxBatch   int // 0: the default
 }
 
 // CreateBranchFrom creates the branch from ref (a branch name or a commit
-// SHA) when it does not exist. The new branch points straight at the new
-// commit, built on ref's head. If another writer creates the branch first,
-// the commit is built on the branch it finds. By default a missing branch is
-// an ErrNotFound error.
+// SHA) when it does not exist (or when its name only redirects to another
+// branch, as GitHub's does after a rename). The new branch points straight
+// at the new commit, built on ref's head. If another writer creates the
+// branch first, the commit is built on the branch it finds. By default a
+// missing branch is an ErrNotFound error.
 func CreateBranchFrom(ref string) CommitOption {
-	return func(o *commitOptions) { o.createFrom = ref }
+	return func(o *commitOptions) error { o.createFrom = ref; return nil }
 }
+
+// QueueCreateBranchFrom is CreateBranchFrom.
+//
+// Deprecated: use CreateBranchFrom.
+func QueueCreateBranchFrom(ref string) CommitOption { return CreateBranchFrom(ref) }
 
 // ExpectHead makes the commit a strict compare-and-swap: it lands only if the
 // branch's head is sha when read; otherwise it fails with ErrConflict and
 // commits nothing. Without it, the commit is rebuilt on whatever head it
 // finds. (GitHub's ref update only checks that the move is a fast-forward, so
 // a branch reset backwards to an ancestor of the head read still accepts it;
-// ExpectHead closes that gap for callers that pin what they built on.)
+// ExpectHead closes that gap for callers that pin what they built on.) It
+// has no meaning for a Queue.
 func ExpectHead(sha string) CommitOption {
-	return func(o *commitOptions) { o.expectHead = sha }
+	return func(o *commitOptions) error { o.expectHead = sha; return nil }
+}
+
+// Squash lands each batch of a Queue as one commit whose message lists the
+// batch's messages. The default chains one commit per change set. It has
+// no meaning for a single commit.
+func Squash() CommitOption {
+	return func(o *commitOptions) error { o.squash = true; return nil }
+}
+
+// WithMaxBatch bounds the change sets a Queue lands with one ref update.
+// The default is 64.
+func WithMaxBatch(n int) CommitOption {
+	return func(o *commitOptions) error {
+		if n < 1 || n > 1000 {
+			return fmt.Errorf("max batch must be between 1 and 1000, got %d", n)
+		}
+		o.maxBatch = n
+		return nil
+	}
 }
 
 type discardHandler struct{}

@@ -35,33 +35,27 @@ func (p *Plan) Changes() bool {
 // ref is created.
 func (c *Committer) Plan(ctx context.Context, branch string, cs *ChangeSet, opts ...CommitOption) (*Plan, error) {
 	const op = "plan for"
-	co, p, err := c.begin(op, branch, cs, opts)
+	co, u, err := c.begin(op, branch, cs, opts)
 	if err != nil {
 		return nil, err
 	}
-	plan := &Plan{Repository: c.Repository(), Branch: branch}
-	head, tree, err := c.readHead(ctx, branch)
-	switch {
-	case errors.Is(err, errBranchMissing):
-		if co.createFrom == "" {
-			return nil, c.missingBranch(op, branch)
-		}
-		if head, tree, err = c.resolveBase(ctx, co.createFrom); err != nil {
-			return nil, c.fail(op, branch, nil, err)
-		}
-		plan.NewBranch = true
-	case errors.Is(err, errEmptyRepo):
-		head, tree = "", ""
-	case err != nil:
-		return nil, c.fail(op, branch, nil, err)
+	if co.squash || co.maxBatch != 0 {
+		return nil, c.fail(op, branch, ErrInvalid, errors.New("Squash and WithMaxBatch are options of a Queue, not of a plan"))
 	}
+	d := &driver{c: c, op: op, branch: branch, co: co, w: &single{c: c, branch: branch, u: u}, dryRun: true}
+	plan := &Plan{Repository: c.Repository(), Branch: branch}
+	head, tree, creating, err := d.head(ctx, 1)
+	if err != nil {
+		return nil, err
+	}
+	plan.NewBranch = creating
 	if co.expectHead != "" && head != co.expectHead {
 		e := c.fail(op, branch, ErrConflict, fmt.Errorf("head is %s, expected %s", short(head), short(co.expectHead)))
 		e.Head = head
 		return nil, e
 	}
 	plan.Head = head
-	res, err := c.resolve(ctx, newView(c, tree), p, true)
+	res, err := c.resolve(ctx, newView(c, tree), u.p, true)
 	if err != nil {
 		e := c.fail(op, branch, nil, err)
 		e.Head = head

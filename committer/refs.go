@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -18,31 +17,53 @@ var (
 	errEmptyRepo     = errors.New("repository is empty")
 )
 
-// readHead returns the head commit of branch and its tree, in one request.
+// redirectedError says the branch's name only redirects to another branch
+// (GitHub answers GET branches/{b} with 301 for a renamed branch, and for
+// master in repositories that never had one): the branch is not there
+// under that name.
+type redirectedError struct{ branch, to string }
+
+func (e *redirectedError) Error() string {
+	if e.to == "" {
+		return fmt.Sprintf("the name %q only redirects to another branch", e.branch)
+	}
+	return fmt.Sprintf("the name %q only redirects to branch %q (renamed?)", e.branch, e.to)
+}
+
+func (e *redirectedError) Is(target error) bool { return target == errBranchMissing }
+
+// readHead returns the head commit of branch and its tree, in one request
+// (GET branches/{b}). It never follows a redirect: a 301, or a reply about a
+// branch of another name, means the branch is missing under this name
+// (errBranchMissing, as a *redirectedError). See
+// https://docs.github.com/rest/branches/branches#get-a-branch.
 func (c *Committer) readHead(ctx context.Context, branch string) (commit, tree string, err error) {
 	// Not Repositories.GetBranch: in go-github v66 it bypasses Client.Do, so
 	// its errors are untyped and rate limits go unrecorded.
-	req, err := c.client.NewRequest(http.MethodGet, fmt.Sprintf("repos/%v/%v/branches/%v", c.owner, c.repo, url.PathEscape(branch)), nil)
+	req, err := c.client.NewRequest(http.MethodGet, fmt.Sprintf("repos/%v/%v/branches/%v", c.owner, c.repo, escapeBranch(branch)), nil)
 	if err != nil {
 		return "", "", err
 	}
 	b := new(github.Branch)
-	if _, err = c.client.Do(ctx, req, b); err != nil {
-		var er *github.ErrorResponse
-		if errors.As(err, &er) && er.Response != nil {
-			switch {
-			case er.Response.StatusCode == http.StatusNotFound && strings.Contains(strings.ToLower(er.Message), "branch not found"):
-				// GitHub also answers this for any branch of an empty
-				// repository; tell the two apart.
-				if c.isEmpty(ctx) {
-					return "", "", errEmptyRepo
-				}
-				return "", "", errBranchMissing
-			case er.Response.StatusCode == http.StatusConflict:
+	resp, err := c.client.Do(branchRead(ctx, branch), req, b)
+	if resp != nil && resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		return "", "", &redirectedError{branch: branch, to: redirectTarget(resp.Header.Get("Location"))}
+	}
+	if err != nil {
+		if statusOf(err) == http.StatusNotFound || statusOf(err) == http.StatusConflict {
+			// GitHub answers 404 Branch not found for any branch of an
+			// empty repository too; tell the two apart.
+			if c.isEmpty(ctx) {
 				return "", "", errEmptyRepo
+			}
+			if statusOf(err) == http.StatusNotFound && messageIs(err, "Branch not found") {
+				return "", "", errBranchMissing
 			}
 		}
 		return "", "", fmt.Errorf("read branch %s: %w", branch, err)
+	}
+	if b.GetName() != branch {
+		return "", "", &redirectedError{branch: branch, to: b.GetName()}
 	}
 	commit = b.GetCommit().GetSHA()
 	tree = b.GetCommit().GetCommit().GetTree().GetSHA()
@@ -55,12 +76,34 @@ func (c *Committer) readHead(ctx context.Context, branch string) (commit, tree s
 	return commit, tree, nil
 }
 
+// escapeBranch escapes each segment of a branch name, keeping its slashes
+// (GitHub does not match a slash sent as %2F).
+func escapeBranch(b string) string {
+	segs := strings.Split(b, "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	return strings.Join(segs, "/")
+}
+
+// redirectTarget returns the branch name a branches/{b} URL names.
+func redirectTarget(loc string) string {
+	u, err := url.Parse(loc)
+	if err != nil {
+		return ""
+	}
+	_, name, ok := strings.Cut(u.Path, "/branches/")
+	if !ok {
+		return ""
+	}
+	return name
+}
+
 // isEmpty reports whether the repository has no commits: listing its
 // branches then fails with 409 "Git Repository is empty.".
 func (c *Committer) isEmpty(ctx context.Context) bool {
 	_, _, err := c.client.Git.ListMatchingRefs(ctx, c.owner, c.repo, &github.ReferenceListOptions{Ref: "heads/"})
-	var er *github.ErrorResponse
-	return errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusConflict
+	return statusOf(err) == http.StatusConflict
 }
 
 func (c *Committer) commitTree(ctx context.Context, sha string) (string, string, error) {
@@ -81,111 +124,99 @@ func (c *Committer) resolveBase(ctx context.Context, ref string) (string, string
 	if errors.Is(err, errBranchMissing) {
 		return "", "", &pathError{kind: ErrNotFound, err: fmt.Errorf("base branch %q does not exist", ref)}
 	}
+	if errors.Is(err, errEmptyRepo) {
+		return "", "", &pathError{kind: ErrNotFound, err: fmt.Errorf("base branch %q does not exist: the repository is empty", ref)}
+	}
 	return commit, tree, err
 }
 
-// moveRef moves the branch to commit by fast-forward. won is false when
-// another writer moved the branch first. An ambiguous outcome (no answer, or
-// a 5xx) is settled by reading the ref back, never by sending the update
-// again.
-//
-// ambiguous is true when the outcome had to be settled by reading the ref:
-// a delayed update could still land later, so the caller must keep checking.
-func (c *Committer) moveRef(ctx context.Context, branch, commit, parent string) (won, ambiguous bool, err error) {
+// refMove is the outcome of one ref write.
+type refMove struct {
+	won       bool // the branch now holds (or descends from) our commit
+	ambiguous bool // settled by reading the branch: a delayed write could still land
+	missing   bool // the branch is not there (PATCH: "Reference does not exist")
+	nameTaken bool // a creation refused for its name, not for a lost race
+}
+
+// moveRef moves the branch to commit by fast-forward (PATCH
+// git/refs/heads/B, force=false). An ambiguous outcome (no answer, or a
+// 5xx) is settled by reading the ref back, never by sending the update
+// again. See https://docs.github.com/rest/git/refs#update-a-reference.
+func (c *Committer) moveRef(ctx context.Context, branch, commit string) (refMove, error) {
 	ref := &github.Reference{Ref: github.String("refs/heads/" + branch), Object: &github.GitObject{SHA: github.String(commit)}}
-	_, _, err = c.client.Git.UpdateRef(ctx, c.owner, c.repo, ref, false)
+	_, _, err := c.client.Git.UpdateRef(ctx, c.owner, c.repo, ref, false)
 	if err == nil {
-		return true, false, nil
+		return refMove{won: true}, nil
 	}
-	var er *github.ErrorResponse
-	if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode < 500 {
-		switch {
-		case isProtected(er):
-			return false, false, &pathError{kind: ErrProtected, err: fmt.Errorf("update ref: %w", err)}
-		case er.Response.StatusCode == http.StatusUnprocessableEntity || er.Response.StatusCode == http.StatusConflict:
-			return false, false, nil
+	if s := statusOf(err); s >= 400 && s < 500 {
+		if e := refused("update ref", err); e != nil {
+			return refMove{}, e
 		}
-		return false, false, fmt.Errorf("update ref: %w", err)
+		switch classifyUpdate(err) {
+		case refLostRace:
+			return refMove{}, nil
+		case refMissing:
+			return refMove{missing: true}, fmt.Errorf("update ref: %w (deleted or renamed while committing?)", err)
+		case refProtection:
+			return refMove{}, &pathError{kind: ErrProtected, err: fmt.Errorf("update ref: %w", err)}
+		}
+		return refMove{}, fmt.Errorf("update ref: %w", err)
 	}
-	if err := refused(err); err != nil {
-		return false, false, err
+	if e := refused("update ref", err); e != nil {
+		return refMove{}, e
 	}
-	won, err = c.settle(ctx, branch, commit, parent, err)
-	return won, true, err
+	won, err := c.settle(ctx, branch, commit, err)
+	return refMove{won: won, ambiguous: true}, err
 }
 
-// createRef creates the branch pointing at commit. won is false when another
-// writer created it first.
-func (c *Committer) createRef(ctx context.Context, branch, commit, parent string) (won, ambiguous bool, err error) {
+// createRef creates the branch pointing at commit (POST git/refs). A lost
+// creation race ("Reference already exists") is not won; see
+// https://docs.github.com/rest/git/refs#create-a-reference.
+func (c *Committer) createRef(ctx context.Context, branch, commit string) (refMove, error) {
 	ref := &github.Reference{Ref: github.String("refs/heads/" + branch), Object: &github.GitObject{SHA: github.String(commit)}}
-	_, _, err = c.client.Git.CreateRef(ctx, c.owner, c.repo, ref)
+	_, _, err := c.client.Git.CreateRef(ctx, c.owner, c.repo, ref)
 	if err == nil {
-		return true, false, nil
+		return refMove{won: true}, nil
 	}
-	var er *github.ErrorResponse
-	if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode < 500 {
-		if isProtected(er) {
-			return false, false, &pathError{kind: ErrProtected, err: fmt.Errorf("create ref: %w", err)}
+	if s := statusOf(err); s >= 400 && s < 500 {
+		if e := refused("create ref", err); e != nil {
+			return refMove{}, e
 		}
-		if er.Response.StatusCode == http.StatusUnprocessableEntity {
-			return false, false, nil // "Reference already exists": build on it next attempt
+		switch classifyCreate(err) {
+		case refLostRace:
+			return refMove{}, nil
+		case refProtection:
+			return refMove{}, &pathError{kind: ErrProtected, err: fmt.Errorf("create ref: %w", err)}
+		case refNameTaken:
+			return refMove{nameTaken: true}, fmt.Errorf("create ref: %w", err)
 		}
-		return false, false, fmt.Errorf("create ref: %w", err)
+		return refMove{}, fmt.Errorf("create ref: %w", err)
 	}
-	if err := refused(err); err != nil {
-		return false, false, err
+	if e := refused("create ref", err); e != nil {
+		return refMove{}, e
 	}
-	won, err = c.settle(ctx, branch, commit, parent, err)
-	return won, true, err
+	won, err := c.settle(ctx, branch, commit, err)
+	return refMove{won: won, ambiguous: true}, err
 }
 
-// refusedError says GitHub refused a ref update for now (a secondary rate
-// limit): it did not apply, and the next attempt should wait first.
-type refusedError struct {
-	wait time.Duration
-	err  error
-}
-
-func (e *refusedError) Error() string { return e.err.Error() }
-func (e *refusedError) Unwrap() error { return e.err }
-
-// refused classifies the rate-limit replies to a ref update: GitHub answered,
-// so the update certainly did not apply. A secondary limit is a
-// *refusedError (wait, then try again); a primary limit is final. It
-// returns nil for any other error.
-func refused(err error) error {
-	var ab *github.AbuseRateLimitError
-	if errors.As(err, &ab) {
-		return &refusedError{wait: max(ab.GetRetryAfter(), time.Second), err: err}
-	}
-	var rl *github.RateLimitError
-	if errors.As(err, &rl) {
-		return fmt.Errorf("update ref: %w", err)
-	}
-	return nil
-}
-
-// maxWalk bounds how far back landedIn looks for a commit.
-const maxWalk = 100
-
-// settle reads the ref after an update whose outcome is unknown. It uses a
+// settle reads the ref after a write whose outcome is unknown. It uses a
 // context that outlives the caller's cancellation, briefly, so that a
-// deadline hit during the update still gets an answer. The update landed if
+// deadline hit during the write still gets an answer. The write landed if
 // the ref holds commit or a descendant of it (another writer may already
-// have built on it).
-func (c *Committer) settle(ctx context.Context, branch, commit, parent string, cause error) (bool, error) {
+// have built on it); where that cannot be told, the outcome is
+// ErrUnknownOutcome.
+func (c *Committer) settle(ctx context.Context, branch, commit string, cause error) (bool, error) {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
 	c.o.logger.DebugContext(ctx, "ref update outcome unknown; reading the ref", "error", cause)
 	got, _, err := c.client.Git.GetRef(rctx, c.owner, c.repo, "heads/"+branch)
 	if err != nil {
-		var er *github.ErrorResponse
-		if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusNotFound {
+		if statusOf(err) == http.StatusNotFound {
 			return false, nil
 		}
 		return false, c.unknown(cause, err)
 	}
-	landed, err := c.landedIn(rctx, got.GetObject().GetSHA(), commit, parent)
+	landed, err := c.landedIn(rctx, got.GetObject().GetSHA(), commit)
 	if err != nil {
 		return false, c.unknown(cause, err)
 	}
@@ -199,156 +230,42 @@ func (c *Committer) settle(ctx context.Context, branch, commit, parent string, c
 }
 
 func (c *Committer) unknown(cause, err error) error {
-	return &pathError{kind: ErrUnknownOutcome, err: fmt.Errorf("update ref: %v; then reading it back: %w; read the branch before retrying", cause, err)}
+	return &pathError{kind: ErrUnknownOutcome, err: fmt.Errorf("update ref: %w; then reading it back: %w; read the branch before retrying", cause, err)}
 }
 
-// landedIn reports whether commit is tip or one of its ancestors. It walks
-// back from tip through every parent, not past stop (the commit that commit
-// was built on, so never below where commit could be) and at most maxWalk
-// commits. Commits are immutable, so their parents are cached.
-func (c *Committer) landedIn(ctx context.Context, tip, commit, stop string) (bool, error) {
-	seen := map[string]bool{}
-	queue := []string{tip}
-	for len(queue) > 0 && len(seen) < maxWalk {
-		sha := queue[0]
-		queue = queue[1:]
-		if sha == commit {
-			return true, nil
-		}
-		if seen[sha] || sha == stop {
-			continue
-		}
-		seen[sha] = true
-		parents, err := c.parents(ctx, sha)
-		if err != nil {
-			return false, err
-		}
-		queue = append(queue, parents...)
+// landedIn reports whether commit is tip or one of its ancestors, with one
+// request to the compare API (GET compare/{tip}...{commit}, one page of
+// one commit): it describes commit relative to tip, so "identical" or
+// "behind" means commit is in tip's history, whatever the number of
+// commits between them. See
+// https://docs.github.com/rest/commits/commits#compare-two-commits.
+func (c *Committer) landedIn(ctx context.Context, tip, commit string) (bool, error) {
+	if tip == commit {
+		return true, nil
 	}
-	return false, nil
+	cmp, _, err := c.client.Repositories.CompareCommits(ctx, c.owner, c.repo, tip, commit, &github.ListOptions{PerPage: 1})
+	if err != nil {
+		return false, fmt.Errorf("compare %s with %s: %w", short(tip), short(commit), err)
+	}
+	switch s := cmp.GetStatus(); s {
+	case "identical", "behind":
+		return true, nil
+	case "ahead", "diverged":
+		return false, nil
+	default:
+		return false, fmt.Errorf("compare %s with %s: unexpected status %q", short(tip), short(commit), s)
+	}
 }
 
-func (c *Committer) parents(ctx context.Context, sha string) ([]string, error) {
-	if p, ok := c.cache.parentsOf(sha); ok {
-		return p, nil
-	}
+// parents returns a commit's parents (cached: commits are immutable).
+func (c *Committer) parents(ctx context.Context, sha string) ([]string, string, error) {
 	got, _, err := c.client.Git.GetCommit(ctx, c.owner, c.repo, sha)
 	if err != nil {
-		return nil, fmt.Errorf("read commit %s: %w", short(sha), err)
+		return nil, "", fmt.Errorf("read commit %s: %w", short(sha), err)
 	}
 	var p []string
 	for _, parent := range got.Parents {
 		p = append(p, parent.GetSHA())
 	}
-	c.cache.putParents(sha, p)
-	return p, nil
-}
-
-// bootstrap makes the first commit of an empty repository through the
-// contents API (the Git Data API refuses to work on an empty repository),
-// with the first file the change set writes. It returns "" when the change
-// set writes no file.
-func (c *Committer) bootstrap(ctx context.Context, branch string, cs *ChangeSet, p *prepared) (string, error) {
-	path, data, err := firstFile(p)
-	if err != nil || path == "" {
-		return "", err
-	}
-	opts := &github.RepositoryContentFileOptions{
-		Message: github.String(cs.Message),
-		Content: data,
-		Branch:  github.String(branch),
-	}
-	opts.Author = toAuthor(cs.Author)
-	opts.Committer = toAuthor(cs.Committer)
-	c.o.logger.DebugContext(ctx, "bootstrapping empty repository", "path", path)
-	got, _, err := c.client.Repositories.CreateFile(ctx, c.owner, c.repo, path, opts)
-	if err != nil {
-		var er *github.ErrorResponse
-		if errors.As(err, &er) && er.Response != nil &&
-			(er.Response.StatusCode == http.StatusConflict || er.Response.StatusCode == http.StatusUnprocessableEntity) {
-			return "-", nil // another writer bootstrapped it first
-		}
-		return "", fmt.Errorf("bootstrap empty repository: %w", err)
-	}
-	return got.Commit.GetSHA(), nil
-}
-
-func firstFile(p *prepared) (string, []byte, error) {
-	for _, o := range p.ops {
-		switch o.kind {
-		case opPut:
-			rc, err := o.src.reader()
-			if err != nil {
-				return "", nil, err
-			}
-			defer rc.Close()
-			data, err := io.ReadAll(io.LimitReader(rc, o.src.size))
-			return o.path, data, err
-		case opEdit:
-			data, err := o.edit(nil, false)
-			if err != nil {
-				return "", nil, &pathError{path: o.path, err: &editError{err: err}}
-			}
-			return o.path, data, nil
-		}
-	}
-	for _, s := range p.syncs {
-		if len(s.files) > 0 {
-			f := s.files[0]
-			rc, err := f.src.reader()
-			if err != nil {
-				return "", nil, err
-			}
-			defer rc.Close()
-			data, err := io.ReadAll(io.LimitReader(rc, f.src.size))
-			return joinPath(s.dir, f.rel), data, err
-		}
-	}
-	return "", nil, nil
-}
-
-func joinPath(dir, rel string) string {
-	if dir == "" {
-		return rel
-	}
-	return dir + "/" + rel
-}
-
-// isProtected reports whether a refused ref update comes from branch
-// protection or a ruleset rather than from a lost race.
-func isProtected(er *github.ErrorResponse) bool {
-	m := strings.ToLower(er.Message)
-	for _, s := range []string{"protected branch", "rule violation", "through a pull request", "required status check", "cannot force-push"} {
-		if strings.Contains(m, s) {
-			return true
-		}
-	}
-	return false
-}
-
-// classify maps a cause to an error kind and a hint about what to do.
-func classify(err error) (error, string) {
-	var rl *github.RateLimitError
-	if errors.As(err, &rl) {
-		return nil, fmt.Sprintf("the API rate limit is exhausted until %s", rl.Rate.Reset.Time.Format(time.RFC3339))
-	}
-	var ab *github.AbuseRateLimitError
-	if errors.As(err, &ab) {
-		return nil, "hit GitHub's secondary rate limit; slow down and retry later"
-	}
-	var er *github.ErrorResponse
-	if !errors.As(err, &er) || er.Response == nil {
-		return nil, ""
-	}
-	switch code := er.Response.StatusCode; {
-	case code == http.StatusUnauthorized:
-		return ErrUnauthorized, "the token is missing, expired or revoked: check GH_TOKEN/GITHUB_TOKEN"
-	case code == http.StatusForbidden:
-		return ErrPermission, "the token needs the contents: write permission on this repository (repo scope for a classic token)"
-	case code == http.StatusNotFound:
-		return ErrNotFound, "check the repository name, and that the token can see it and has contents: write (GitHub answers 404 to tokens without access)"
-	case isProtected(er):
-		return ErrProtected, "the branch is protected: commit to another branch and open a pull request (--pull-request)"
-	}
-	return nil, ""
+	return p, got.GetMessage(), nil
 }

@@ -123,7 +123,7 @@ func BenchmarkCommit200kFiles(b *testing.B) {
 			if err := ts.CreateRepo(owner, repo, true); err != nil {
 				b.Fatal(err)
 			}
-			c, err := committer.New(ts.Client, owner, repo, committer.WithSleep(noSleep))
+			c, err := newWith(ts.Client, owner, repo, committer.WithSleep(noSleep))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -271,7 +271,7 @@ func benchBinaryCommit(b *testing.B, p string, size int) {
 	if err := ts.CreateRepo(owner, repo, true); err != nil {
 		b.Fatal(err)
 	}
-	c, err := committer.New(ts.Client, owner, repo, committer.WithSleep(noSleep))
+	c, err := newWith(ts.Client, owner, repo, committer.WithSleep(noSleep))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -207,7 +207,7 @@ func TestInstallationTokenCommitVerified(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := committer.New(gh, owner, repo)
+	c, err := newWith(gh, owner, repo)
 	if err != nil {
 		t.Fatal(err)
 	}

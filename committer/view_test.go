@@ -23,7 +23,7 @@ func TestViewLayersReplacements(t *testing.T) {
 	); err != nil {
 		t.Fatal(err)
 	}
-	c, err := New(ts.Client, "acme", "mono")
+	c, err := New("acme", "mono", WithHTTPClient(ts.Client.Client()), WithBaseURL(ts.URL))
 	if err != nil {
 		t.Fatal(err)
 	}

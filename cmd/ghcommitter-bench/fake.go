@@ -54,13 +54,11 @@ func (f *fakeGitHub) traffic() (requests, bytes int64) {
 // committer returns a Committer with the library's defaults (its own
 // ghclient client, as a process would have).
 func (f *fakeGitHub) committer(ctx context.Context, opts ...committer.Option) (*committer.Committer, error) {
-	// The fake has no rate limits; a run under GitHub's limits would pass
-	// ghclient.WithLimitScale with the fake's --limits-scale instead.
-	gh, err := ghclient.New(ctx, ghclient.WithBaseURL(f.URL), ghclient.WithToken(fakeToken), ghclient.WithWritePacing(0, 0, 0))
+	hc, err := ghclient.NewHTTPClient(ctx, ghclient.WithBaseURL(f.URL), ghclient.WithToken(fakeToken), ghclient.WithWritePacing(0, 0, 0))
 	if err != nil {
 		return nil, err
 	}
-	return committer.New(gh, owner, repoName, opts...)
+	return committer.New(owner, repoName, append([]committer.Option{committer.WithHTTPClient(hc), committer.WithBaseURL(f.URL)}, opts...)...)
 }
 
 // landed checks on the fake that every writer's file is on main, so a

@@ -48,21 +48,7 @@ const limitScaleEnv = "GHCOMMITTER_LIMIT_SCALE"
 
 // client builds the API client. Missing or unusable credentials are usage
 // errors: they are found before any request is sent.
-func (a *authFlags) client(ctx context.Context, e *env, owner, name, apiURL string, logger *slog.Logger) (*github.Client, error) {
-	opts, err := a.options(ctx, e, owner, name, apiURL, logger)
-	if err != nil {
-		return nil, err
-	}
-	c, err := ghclient.New(ctx, opts...)
-	if err != nil {
-		return nil, a.newError(owner, name, err)
-	}
-	return c, nil
-}
-
-// httpClient is client as an *http.Client carrying ghclient's layers
-// (auth, redirect policy, retries, rate-limit gate, write pacer).
-func (a *authFlags) httpClient(ctx context.Context, e *env, owner, name, apiURL string, logger *slog.Logger) (*http.Client, error) {
+func (a *authFlags) client(ctx context.Context, e *env, owner, name, apiURL string, logger *slog.Logger) (*http.Client, error) {
 	opts, err := a.options(ctx, e, owner, name, apiURL, logger)
 	if err != nil {
 		return nil, err

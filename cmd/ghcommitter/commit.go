@@ -148,7 +148,7 @@ func (f *commitFlags) run(ctx context.Context, e *env, args []string) error {
 		prog = newProgress(e.stderr, b.bytes)
 		copts = append(copts, committer.WithProgress(prog.add))
 	}
-	c, err := committer.New(client, owner, name, copts...)
+	c, err := committer.New(owner, name, append(copts, committer.WithHTTPClient(client), committer.WithBaseURL(apiURL))...)
 	if err != nil {
 		return usageErrorf("", "%v", err)
 	}
@@ -247,14 +247,12 @@ func (f *commitFlags) targetBranch(ctx context.Context, e *env, c *committer.Com
 	if name, ok, err := actionsBranch(e, c.Repository()); ok || err != nil {
 		return name, err
 	}
-	repo, _, err := c.Client().Repositories.Get(ctx, ownerOf(c), nameOf(c))
-	if err != nil {
-		return "", apiError("look up the default branch of", c.Repository(), err)
-	}
-	if repo.GetDefaultBranch() == "" {
+	b, err := c.DefaultBranch(ctx)
+	var ce *committer.Error
+	if errors.As(err, &ce) && ce.Status == 0 && errors.Is(err, committer.ErrNotFound) {
 		return "", errors.New("the repository reports no default branch: pass -b BRANCH")
 	}
-	return repo.GetDefaultBranch(), nil
+	return b, err
 }
 
 func ownerOf(c *committer.Committer) string {

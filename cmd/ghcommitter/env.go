@@ -60,7 +60,8 @@ func classify(err error) *exitError {
 		// Print the hint on its own line, not glued to the message.
 		c := *ce
 		c.Hint = ""
-		ee.err, ee.hint = &c, ce.Hint
+		// The library's hints name its API; say the flags instead.
+		ee.err, ee.hint = &c, strings.NewReplacer("CreateBranchFrom", "--create-branch-from", "WithMaxAttempts", "--max-attempts").Replace(ce.Hint)
 	}
 	var ed *editFailure
 	if errors.As(err, &ed) {
@@ -75,6 +76,8 @@ func classify(err error) *exitError {
 		if ee.hint == "" {
 			ee.hint = "nothing was committed; re-read the branch and try again"
 		}
+	case errors.Is(err, committer.ErrUnauthorized):
+		ee.hint = "the token is missing, expired or revoked: " + tokenHint + " with a valid token"
 	case errors.Is(err, committer.ErrProtected):
 		// The library's hint names a flag this CLI does not have.
 		ee.hint = "the branch is protected: commit through a pull request instead: add --pull-request -b NEW_BRANCH"

@@ -37,11 +37,10 @@ func (p *prFlags) run(ctx context.Context, e *env, c *committer.Committer, cs *c
 	}
 	base := p.base
 	if base == "" {
-		repo, _, err := c.Client().Repositories.Get(ctx, ownerOf(c), nameOf(c))
-		if err != nil {
-			return apiError("look up the default branch of", c.Repository(), err)
+		var err error
+		if base, err = c.DefaultBranch(ctx); err != nil {
+			return err
 		}
-		base = repo.GetDefaultBranch()
 	}
 	head := f.branch
 	if head == "" {

@@ -95,10 +95,12 @@ func TestEmptyRepository(t *testing.T) {
 		{"POST", rr + "/git/commits", map[string]any{"message": "m", "tree": head40}},
 		{"POST", rr + "/git/refs", map[string]any{"ref": "refs/heads/x", "sha": head40}},
 		{"GET", rr + "/git/trees/main", nil}, {"GET", rr + "/git/commits/" + head40, nil},
-		{"GET", rr + "/branches/main", nil}, {"GET", rr + "/commits/main", nil},
+		{"GET", rr + "/commits/main", nil},
 	} {
 		expect(t, call(t, ts, c.method, c.path, c.body), 409, "Git Repository is empty.")
 	}
+	// GET branches/{b} answers 404 on an empty repository, as on GitHub.
+	expect(t, call(t, ts, "GET", rr+"/branches/main", nil), 404, "Branch not found")
 }
 
 func TestPulls(t *testing.T) {

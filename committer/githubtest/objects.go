@@ -28,6 +28,7 @@ type repo struct {
 	commits map[plumbing.Hash]*object.Commit
 	verif   map[plumbing.Hash]verification
 	refs    map[string]plumbing.Hash // "refs/heads/main" -> commit
+	renamed map[string]string        // branch renamed away -> its new name (routes_branches.go)
 	updates []RefUpdate
 	pulls   []*pull
 }

@@ -56,6 +56,8 @@ func (s *Server) routes() {
 	s.handleRepo("GET "+rr+"/git/commits/{sha}", s.handleGetCommit)
 
 	s.handleRepo("GET "+rr+"/branches/{branch...}", s.handleGetBranch)
+	s.handleRepo("POST "+rr+"/branches/{branch...}", s.handleBranchPost)
+	s.handleRepo("GET "+rr+"/compare/{basehead...}", s.handleCompare)
 	s.handleRepo("GET "+rr+"/commits/{ref...}", s.handleRepoCommit)
 
 	s.handleRepo("GET "+rr+"/contents", s.handleGetContent)

@@ -2,24 +2,57 @@ package githubtest
 
 import (
 	"net/http"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
+const docRenameBranch = "https://docs.github.com/rest/branches/branches#rename-a-branch"
+
+// handleGetBranch serves GET branches/{b}. Like GitHub it answers 404
+// "Branch not found" for any branch of an empty repository, and 301 (with
+// Location) for a branch renamed away (POST branches/{b}/rename) and for
+// master in a repository that has none.
 func (s *Server) handleGetBranch(w http.ResponseWriter, r *http.Request, rp *repo) {
 	rp.mu.RLock()
 	defer rp.mu.RUnlock()
-	if rp.empty() {
-		writeError(w, r, http.StatusConflict, msgEmptyRepo, docBranch)
-		return
-	}
 	name := r.PathValue("branch")
 	h, ok := rp.refs["refs/heads/"+name]
 	if !ok {
+		if to := rp.branchRedirect(name); to != "" {
+			u := rp.url(r) + "/branches/" + to
+			w.Header().Set("Location", u)
+			writeJSON(w, r, http.StatusMovedPermanently, obj{
+				"message": "Moved Permanently", "url": u, "documentation_url": "https://docs.github.com/v3/#http-redirects",
+			})
+			return
+		}
 		writeError(w, r, http.StatusNotFound, "Branch not found", docBranch)
 		return
 	}
+	writeJSON(w, r, http.StatusOK, branchJSON(r, rp, name, h))
+}
+
+// branchRedirect returns the branch that a GET of the missing branch name
+// redirects to, or "". Caller holds mu.
+func (rp *repo) branchRedirect(name string) string {
+	if to, ok := rp.renamed[name]; ok {
+		if _, exists := rp.refs["refs/heads/"+to]; exists {
+			return to
+		}
+	}
+	if name == "master" && !rp.empty() {
+		if _, ok := rp.refs["refs/heads/"+rp.defaultBranch]; ok && rp.defaultBranch != "master" {
+			return rp.defaultBranch
+		}
+	}
+	return ""
+}
+
+func branchJSON(r *http.Request, rp *repo, name string, h plumbing.Hash) obj {
 	c := rp.commits[h]
 	u := rp.url(r) + "/branches/" + name
-	writeJSON(w, r, http.StatusOK, obj{
+	return obj{
 		"name":      name,
 		"commit":    commitJSON(r, rp, c),
 		"_links":    obj{"self": u, "html": rp.htmlURL(r) + "/tree/" + name},
@@ -31,7 +64,66 @@ func (s *Server) handleGetBranch(w http.ResponseWriter, r *http.Request, rp *rep
 			},
 		},
 		"protection_url": u + "/protection",
-	})
+	}
+}
+
+// handleBranchPost serves POST branches/{b}/rename (the only POST under
+// branches/): it renames the branch, keeps its history, moves the default
+// branch along, and leaves the old name redirecting to the new one.
+func (s *Server) handleBranchPost(w http.ResponseWriter, r *http.Request, rp *repo) {
+	old, ok := strings.CutSuffix(r.PathValue("branch"), "/rename")
+	if !ok || old == "" {
+		writeError(w, r, http.StatusNotFound, "Not Found", docRoot)
+		return
+	}
+	var body struct {
+		NewName *string `json:"new_name"`
+	}
+	if !decodeBody(w, r, &body, docRenameBranch) {
+		return
+	}
+	if body.NewName == nil {
+		writeValidation(w, r, docRenameBranch, validationError{Resource: "Branch", Field: "new_name", Code: "missing_field"})
+		return
+	}
+	newName := strings.TrimPrefix(*body.NewName, "refs/heads/")
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	h, ok := rp.refs["refs/heads/"+old]
+	if !ok {
+		writeError(w, r, http.StatusNotFound, "Branch not found", docRenameBranch)
+		return
+	}
+	ref := "refs/heads/" + newName
+	if !validRefName(ref) || rp.refNameClash(ref) != "" && rp.refNameClash(ref) != "refs/heads/"+old {
+		writeValidation(w, r, docRenameBranch, validationError{Resource: "Branch", Field: "new_name", Code: "invalid",
+			Message: "New branch name is invalid or already exists"})
+		return
+	}
+	if _, exists := rp.refs[ref]; exists && newName != old {
+		writeValidation(w, r, docRenameBranch, validationError{Resource: "Branch", Field: "new_name", Code: "already_exists",
+			Message: "New branch name already exists"})
+		return
+	}
+	if newName != old {
+		now := s.now()
+		rp.setRef("refs/heads/"+old, plumbing.ZeroHash, false, now)
+		rp.setRef(ref, h, false, now)
+		if rp.renamed == nil {
+			rp.renamed = map[string]string{}
+		}
+		for from, to := range rp.renamed {
+			if to == old {
+				rp.renamed[from] = newName
+			}
+		}
+		delete(rp.renamed, newName)
+		rp.renamed[old] = newName
+		if rp.defaultBranch == old {
+			rp.defaultBranch = newName
+		}
+	}
+	writeJSON(w, r, http.StatusCreated, branchJSON(r, rp, newName, h))
 }
 
 func (s *Server) handleRepoCommit(w http.ResponseWriter, r *http.Request, rp *repo) {

@@ -83,6 +83,18 @@ func (s *Server) handleMatchingRefs(w http.ResponseWriter, r *http.Request, rp *
 	writeJSON(w, r, http.StatusOK, out)
 }
 
+// refNameClash returns an existing ref that ref cannot exist beside, as
+// one's name is a directory of the other's (refs/heads/main and
+// refs/heads/main/sub), or "". Caller holds mu.
+func (rp *repo) refNameClash(ref string) string {
+	for name := range rp.refs {
+		if strings.HasPrefix(name, ref+"/") || strings.HasPrefix(ref, name+"/") {
+			return name
+		}
+	}
+	return ""
+}
+
 // validRefName checks "refs/x/y": starts with refs/ and has two slashes.
 func validRefName(ref string) bool {
 	if !strings.HasPrefix(ref, "refs/") || strings.Count(ref, "/") < 2 {
@@ -121,6 +133,11 @@ func (s *Server) handleCreateRef(w http.ResponseWriter, r *http.Request, rp *rep
 	}
 	if _, ok := rp.refs[body.Ref]; ok {
 		writeError(w, r, http.StatusUnprocessableEntity, "Reference already exists", docCreateRef)
+		return
+	}
+	if rp.refNameClash(body.Ref) != "" {
+		// git: 'refs/heads/main' exists; cannot create 'refs/heads/main/sub'.
+		writeError(w, r, http.StatusUnprocessableEntity, "Reference update failed", docCreateRef)
 		return
 	}
 	rp.setRef(body.Ref, h, false, s.now())

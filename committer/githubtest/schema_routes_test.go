@@ -89,7 +89,7 @@ func TestReplySchemas(t *testing.T) {
 		{"git-get-commit", "GET", er + "/git/commits/" + head40, nil, 409},
 		{"repos-get-branch", "GET", rr + "/branches/main", nil, 200},
 		{"repos-get-branch", "GET", rr + "/branches/nope", nil, 404},
-		{"repos-get-branch", "GET", er + "/branches/main", nil, 409},
+		{"repos-get-branch", "GET", er + "/branches/main", nil, 404}, // GitHub: 404 Branch not found on an empty repository
 		{"repos-get-commit", "GET", rr + "/commits/main", nil, 200},
 		{"repos-get-commit", "GET", rr + "/commits/" + head, nil, 200},
 		{"repos-get-commit", "GET", rr + "/commits/nope", nil, 422},

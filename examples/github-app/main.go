@@ -80,7 +80,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) (*githubtest.Serv
 	if err != nil {
 		return t.Fake, err
 	}
-	c, err := committer.New(gh, t.Owner, t.Name)
+	c, err := committer.New(t.Owner, t.Name, committer.WithHTTPClient(gh.Client()), committer.WithBaseURL(gh.BaseURL.String()))
 	if err != nil {
 		return t.Fake, err
 	}

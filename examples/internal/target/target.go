@@ -143,7 +143,7 @@ func Connect(ctx context.Context, repo string, opts ...committer.Option) (*Targe
 	}
 	gh, err := t.Client(ctx, auth...)
 	if err == nil {
-		t.Committer, err = committer.New(gh, t.Owner, t.Name, opts...)
+		t.Committer, err = committer.New(t.Owner, t.Name, append([]committer.Option{committer.WithHTTPClient(gh.Client()), committer.WithBaseURL(gh.BaseURL.String())}, opts...)...)
 	}
 	if err != nil {
 		t.Close()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,7 +26,7 @@ func incr(old []byte, exists bool) ([]byte, error) {
 
 func runQueue(t *testing.T, squash bool) {
 	ts, c := setup(t)
-	var opts []committer.QueueOption
+	var opts []committer.CommitOption
 	if squash {
 		opts = append(opts, committer.Squash())
 	}
@@ -126,7 +127,7 @@ func TestQueueRequestsPerChange(t *testing.T) {
 	for _, squash := range []bool{false, true} {
 		t.Run(fmt.Sprintf("squash=%v", squash), func(t *testing.T) {
 			ts, c := setup(t)
-			var opts []committer.QueueOption
+			var opts []committer.CommitOption
 			if squash {
 				opts = append(opts, committer.Squash())
 			}
@@ -184,4 +185,62 @@ func TestQueueStaleHeadRecovers(t *testing.T) {
 		t.Fatal("a commit was lost")
 	}
 	checkFastForwardOnly(t, ts)
+}
+
+// fakeSigner signs with a fixed text; enough to switch signing on.
+type fakeSigner struct{}
+
+func (fakeSigner) Sign(w io.Writer, _ io.Reader) error {
+	_, err := io.WriteString(w, "-----BEGIN PGP SIGNATURE-----\n\nfake\n-----END PGP SIGNATURE-----\n")
+	return err
+}
+
+// Queue.Commit refuses exactly what Commit refuses, with the same Kind,
+// before any request.
+func TestQueueRefusesWhatCommitRefuses(t *testing.T) {
+	ts, c := setup(t, committer.WithSigner(fakeSigner{}))
+	q, err := committer.NewQueue(c, "main")
+	must(t, err)
+	author := &committer.Signature{Name: "A", Email: "a@example.com"}
+	for name, cs := range map[string]*committer.ChangeSet{
+		"nil":                nil,
+		"empty message":      committer.NewChangeSet(" ").Put("a", []byte("a")),
+		"no change":          committer.NewChangeSet("m"),
+		"bad path":           committer.NewChangeSet("m").Put("../a", []byte("a")),
+		"signing, no author": committer.NewChangeSet("m").Put("a", []byte("a")),
+		"bad mode":           committer.NewChangeSet("m").PutMode("a", []byte("a"), "100600"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			if cs != nil && cs.Author == nil && name != "signing, no author" {
+				cs.Author = author
+			}
+			ts.ResetRequests()
+			_, cerr := c.Commit(context.Background(), "main", cs)
+			_, qerr := q.Commit(context.Background(), cs)
+			var ce, qe *committer.Error
+			if !errors.As(cerr, &ce) || !errors.As(qerr, &qe) {
+				t.Fatalf("Commit: %v; Queue.Commit: %v", cerr, qerr)
+			}
+			if ce.Kind != committer.ErrInvalid || qe.Kind != ce.Kind {
+				t.Fatalf("kinds: Commit %v, Queue.Commit %v", ce.Kind, qe.Kind)
+			}
+			if n := len(ts.Requests()); n != 0 {
+				t.Fatalf("%d requests sent", n)
+			}
+		})
+	}
+}
+
+func TestQueueOptions(t *testing.T) {
+	_, c := setup(t)
+	if _, err := committer.NewQueue(c, "main", committer.ExpectHead(strings.Repeat("a", 40))); !errors.Is(err, committer.ErrInvalid) {
+		t.Fatalf("ExpectHead on a queue: err = %v", err)
+	}
+	if _, err := committer.NewQueue(c, "main", committer.WithMaxBatch(0)); !errors.Is(err, committer.ErrInvalid) {
+		t.Fatalf("WithMaxBatch(0): err = %v", err)
+	}
+	cs := committer.NewChangeSet("m").Put("a", []byte("a"))
+	if _, err := c.Commit(context.Background(), "main", cs, committer.Squash()); !errors.Is(err, committer.ErrInvalid) {
+		t.Fatalf("Squash on Commit: err = %v", err)
+	}
 }

@@ -1,0 +1,494 @@
+package committer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/google/go-github/v66/github"
+)
+
+// Queue serializes the commits that one process makes to one branch, so that
+// they never race each other, and batches them: the change sets pending
+// while a batch is in flight land together with a single ref update. By
+// default each change set keeps its own commit (message, author), chained
+// one on another; with Squash they land as one commit. Each caller gets its
+// own Result. A change set whose precondition or edit function fails is
+// taken out of the batch with its own error; the others still land.
+//
+// Across processes nothing changes: the batch's ref update is a fast-forward
+// like any other, retried on a new head when another writer wins. A Queue
+// also remembers the head its last batch made, so a commit that follows it
+// skips reading the branch (three requests for a commit of small text files)
+// unless another writer moved the branch in between.
+//
+// A Queue's goroutine runs only while change sets are pending.
+type Queue struct {
+	c      *Committer
+	branch string
+	co     commitOptions
+
+	mu      sync.Mutex
+	pending []*job
+	leading bool
+	head    string // the head our last batch made, and its tree
+	tree    string
+}
+
+// NewQueue returns a queue of commits to branch. Make one per branch and
+// share it between the goroutines that write there. It takes the options
+// of Commit that have a meaning for every commit of a queue
+// (CreateBranchFrom) and the queue's own (Squash, WithMaxBatch).
+func NewQueue(c *Committer, branch string, opts ...CommitOption) (*Queue, error) {
+	const op = "queue for"
+	co, err := c.commitOptions(op, branch, opts)
+	if err != nil {
+		return nil, err
+	}
+	if co.expectHead != "" {
+		return nil, c.fail(op, branch, ErrInvalid, errors.New("ExpectHead has no meaning for a Queue: commit with Committer.Commit"))
+	}
+	if co.maxBatch == 0 {
+		co.maxBatch = 64
+	}
+	return &Queue{c: c, branch: branch, co: co}, nil
+}
+
+type job struct {
+	ctx  context.Context
+	u    *unit
+	done chan struct{}
+	res  *Result
+	err  error
+}
+
+func (j *job) finish(res *Result, err error) {
+	j.res, j.err = res, err
+	close(j.done)
+}
+
+// Commit queues cs and waits until it has landed (or failed) with its batch.
+// It refuses exactly what Committer.Commit refuses, with the same Kind,
+// before any request. If ctx ends while cs is still waiting for a batch, it
+// is withdrawn and ctx's error returned; once its batch is being sent,
+// Commit waits for the outcome, so a change set is never reported as failed
+// and then lands.
+func (q *Queue) Commit(ctx context.Context, cs *ChangeSet) (*Result, error) {
+	u, err := q.c.prepareUnit("commit to", q.branch, cs)
+	if err != nil {
+		return nil, err
+	}
+	j := &job{ctx: ctx, u: u, done: make(chan struct{})}
+	q.mu.Lock()
+	q.pending = append(q.pending, j)
+	if !q.leading {
+		q.leading = true
+		go q.lead()
+	}
+	q.mu.Unlock()
+	select {
+	case <-j.done:
+		return j.res, j.err
+	case <-ctx.Done():
+	}
+	q.mu.Lock()
+	for i, pj := range q.pending {
+		if pj == j {
+			q.pending = append(q.pending[:i], q.pending[i+1:]...)
+			q.mu.Unlock()
+			return nil, q.c.fail("commit to", q.branch, nil, ctx.Err())
+		}
+	}
+	q.mu.Unlock()
+	<-j.done
+	return j.res, j.err
+}
+
+func (q *Queue) lead() {
+	for {
+		q.mu.Lock()
+		if len(q.pending) == 0 {
+			q.leading = false
+			q.mu.Unlock()
+			return
+		}
+		n := min(len(q.pending), q.co.maxBatch)
+		jobs := append([]*job(nil), q.pending[:n]...)
+		q.pending = q.pending[n:]
+		q.mu.Unlock()
+		b := &batch{q: q, live: jobs, outcomes: map[string]outcome{}}
+		d := &driver{c: q.c, op: "commit to", branch: q.branch, co: q.co, w: b, known: q.known, forget: q.forget}
+		d.run(context.WithoutCancel(jobs[0].ctx))
+	}
+}
+
+func (q *Queue) known() (string, string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.head, q.tree
+}
+
+func (q *Queue) forget() {
+	q.mu.Lock()
+	q.head, q.tree = "", ""
+	q.mu.Unlock()
+}
+
+// batch is the work of a Queue: the change sets landed by one ref update.
+type batch struct {
+	q        *Queue
+	live     []*job
+	outcomes map[string]outcome // by the tip each attempt built
+}
+
+type outcome struct {
+	results map[*job]*Result
+	tree    string
+}
+
+func (b *batch) prune(settling bool) bool {
+	// Withdraw the callers that gave up; nothing of theirs has landed
+	// (unless an earlier update of this batch had no clear answer: then
+	// their fate is still open, and they wait for it).
+	kept := b.live[:0]
+	for _, j := range b.live {
+		if err := j.ctx.Err(); err != nil && !settling {
+			j.finish(nil, b.q.c.fail("commit to", b.q.branch, nil, err))
+			continue
+		}
+		kept = append(kept, j)
+	}
+	b.live = kept
+	return len(b.live) > 0
+}
+
+func (b *batch) first() *unit {
+	if len(b.live) == 0 {
+		return nil
+	}
+	return b.live[0].u
+}
+
+func (b *batch) size() int { return len(b.live) }
+
+func (b *batch) drop(u *unit, err *Error) bool {
+	for i, j := range b.live {
+		if j.u == u {
+			j.finish(nil, err)
+			b.live = append(b.live[:i], b.live[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+func (b *batch) fail(err error) {
+	for _, j := range b.live {
+		j.finish(nil, j.u.boot.annotate(err))
+	}
+	b.live = nil
+}
+
+func (b *batch) build(ctx context.Context, head, tree string, attempt int) (string, string, bool, error) {
+	results, tip, tipTree, err := b.q.build(ctx, &b.live, head, tree, attempt)
+	if err != nil {
+		return "", "", false, err
+	}
+	if len(b.live) == 0 {
+		return "", "", false, nil
+	}
+	b.outcomes[tip] = outcome{results: results, tree: tipTree}
+	return tip, tipTree, true, nil
+}
+
+func (b *batch) land(tip string, attempt int, created bool) {
+	o := b.outcomes[tip]
+	b.q.mu.Lock()
+	b.q.head, b.q.tree = tip, o.tree
+	b.q.mu.Unlock()
+	for _, j := range b.live {
+		r := o.results[j]
+		if r == nil {
+			j.finish(nil, b.q.c.fail("commit to", b.q.branch, ErrUnknownOutcome, fmt.Errorf("the batch landed as %s, but this change set's part in it is not known", short(tip))))
+			continue
+		}
+		r.Attempts, r.CreatedBranch = attempt, created
+		j.u.boot.apply(r)
+		j.finish(r, nil)
+	}
+	b.live = nil
+}
+
+// step is one change set of a batch that changes something, resolved.
+type step struct {
+	j *job
+	r *resolved
+}
+
+// build resolves the live jobs in order on top of head, each seeing the
+// ones before it, and creates their trees and commits. Jobs whose
+// precondition or edit fails are finished with their own error and dropped
+// from live. It returns the new tip (head itself if nothing changed).
+func (q *Queue) build(ctx context.Context, live *[]*job, head, tree string, attempt int) (map[*job]*Result, string, string, error) {
+	results, steps, err := q.resolveAll(ctx, live, head, tree, attempt)
+	if err != nil || len(steps) == 0 {
+		return results, head, tree, err
+	}
+	if q.co.squash {
+		tip, tipTree, err := q.buildSquashed(ctx, steps, results, head, tree)
+		return results, tip, tipTree, err
+	}
+	tip, tipTree, err := q.buildChain(ctx, steps, results, tree, head)
+	return results, tip, tipTree, err
+}
+
+// resolveAll resolves the live jobs in order, each on the view the ones
+// before it left, and finishes those that fail alone.
+func (q *Queue) resolveAll(ctx context.Context, live *[]*job, head, tree string, attempt int) (map[*job]*Result, []step, error) {
+	c := q.c
+	v := newView(c, tree)
+	results := map[*job]*Result{}
+	var steps []step
+	kept := (*live)[:0]
+	defer func() {
+		// Whatever happens, live keeps exactly the jobs not yet finished.
+		*live = kept
+	}()
+	for i, j := range *live {
+		r, err := c.resolve(ctx, v, j.u.p, false)
+		var pe *pathError
+		if errors.As(err, &pe) {
+			e := c.fail("commit to", q.branch, nil, err)
+			e.Head, e.Attempts = head, attempt
+			j.finish(nil, j.u.boot.annotate(e))
+			continue
+		}
+		if err != nil {
+			kept = append(kept, (*live)[i:]...)
+			return nil, nil, err
+		}
+		kept = append(kept, j)
+		v.apply(r.effects)
+		res := newResult(c, q.branch, r.changes)
+		res.Attempts = attempt
+		results[j] = res
+		if len(r.entries) > 0 {
+			steps = append(steps, step{j, r})
+		} else {
+			res.NoOp, res.Commit, res.Tree = true, head, tree
+		}
+	}
+	return results, steps, nil
+}
+
+// buildSquashed lands the steps as one commit on head.
+func (q *Queue) buildSquashed(ctx context.Context, steps []step, results map[*job]*Result, head, tree string) (string, string, error) {
+	tip, tipTree := head, tree
+	all := &resolved{}
+	jobs := make([]*job, len(steps))
+	for i, st := range steps {
+		all.entries = append(all.entries, st.r.entries...)
+		all.uploads = append(all.uploads, st.r.uploads...)
+		jobs[i] = st.j
+	}
+	newTree, err := q.tree1(ctx, tree, all)
+	if err != nil {
+		return "", "", err
+	}
+	if newTree != tree {
+		scs := squashed(jobs)
+		commit, err := q.c.createCommit(ctx, scs, scs.Message, head, newTree)
+		if err != nil {
+			return "", "", err
+		}
+		tip, tipTree = commit, newTree
+	}
+	for _, res := range results {
+		res.Commit, res.Tree = tip, tipTree
+		if tip == head || len(res.Changed) == 0 {
+			res.NoOp, res.Changed = true, []string{}
+		} else {
+			res.Parent = head
+		}
+	}
+	return tip, tipTree, nil
+}
+
+// buildChain lands the steps as one commit each, chained on head.
+func (q *Queue) buildChain(ctx context.Context, steps []step, results map[*job]*Result, tree, head string) (string, string, error) {
+	rs := make([]*resolved, len(steps))
+	for i, st := range steps {
+		rs[i] = st.r
+	}
+	trees, stop, err := q.chainTrees(ctx, tree, rs)
+	if err != nil {
+		return "", "", err
+	}
+	defer stop()
+	tip, tipTree := head, tree
+	// Commits chain on each other, so they are created one by one, each as
+	// soon as its tree is ready.
+	for i, st := range steps {
+		t, err := trees(i)
+		if err != nil {
+			return "", "", err
+		}
+		res := results[st.j]
+		res.Parent, res.Tree, res.Commit = tip, t, tip
+		if t == tipTree {
+			res.NoOp, res.Changed, res.Parent = true, []string{}, ""
+			continue
+		}
+		commit, err := q.c.createCommit(ctx, st.j.u.cs, st.j.u.message, tip, t)
+		if err != nil {
+			return "", "", err
+		}
+		res.Commit = commit
+		tip, tipTree = commit, t
+	}
+	for _, res := range results {
+		if res.NoOp {
+			res.Commit, res.Tree = tip, tipTree // its content is on the tip
+		}
+	}
+	return tip, tipTree, nil
+}
+
+// chainTrees returns, for each resolved change set of a chained batch, a
+// way to get the tree after it (applied in order on base). When the batch
+// only writes files (no deletes) and its inline content is small, tree k is
+// created as base plus the entries of change sets 1..k — later entries for a
+// path win, as in GitHub's tree API — so the trees do not depend on each
+// other: they are created concurrently, in order, while the caller creates
+// the commits. Otherwise each is created on the one before, when asked for.
+// stop ends the background work.
+func (q *Queue) chainTrees(ctx context.Context, base string, rs []*resolved) (get func(i int) (string, error), stop func(), err error) {
+	var uploads []*source
+	var cumBytes, inline int64
+	parallel := len(rs) > 1
+	for _, r := range rs {
+		uploads = append(uploads, r.uploads...)
+		for _, e := range r.entries {
+			if e.SHA == nil && e.Content == nil {
+				parallel = false // a delete: keep the exact sequential semantics
+			}
+			inline += int64(len(e.GetContent()))
+		}
+		cumBytes += inline
+	}
+	if inline > maxInlineTotal || cumBytes > maxChainBytes {
+		parallel = false
+	}
+	if err := q.c.upload(ctx, uploads); err != nil {
+		return nil, nil, err
+	}
+	if !parallel {
+		prev := base
+		return func(i int) (string, error) {
+			t, err := q.tree1(ctx, prev, rs[i])
+			prev = t
+			return t, err
+		}, func() {}, nil
+	}
+	type result struct {
+		sha string
+		err error
+	}
+	done := make([]chan result, len(rs))
+	for i := range done {
+		done[i] = make(chan result, 1)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range q.c.o.concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				var entries []*github.TreeEntry
+				for _, r := range rs[:i+1] {
+					entries = append(entries, r.entries...)
+				}
+				t, err := q.c.createTree(ctx, base, entries)
+				done[i] <- result{sha: t, err: err}
+			}
+		}()
+	}
+	go func() {
+		defer close(next)
+		for i := range rs {
+			select {
+			case next <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	get = func(i int) (string, error) {
+		select {
+		case r := <-done[i]:
+			return r.sha, r.err
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}
+	stop = func() {
+		cancel()
+		wg.Wait()
+	}
+	return get, stop, nil
+}
+
+// maxChainBytes bounds the inline content sent by all the concurrent tree
+// requests of one chained batch, which repeat earlier change sets' entries.
+const maxChainBytes = 8 << 20
+
+// tree1 uploads r's blobs and creates its tree on base.
+func (q *Queue) tree1(ctx context.Context, base string, r *resolved) (string, error) {
+	if len(r.entries) == 0 {
+		return base, nil
+	}
+	if err := q.c.upload(ctx, r.uploads); err != nil {
+		return "", err
+	}
+	return q.c.createTree(ctx, base, r.entries)
+}
+
+// squashed is the change set whose message and identity a squashed batch
+// commit carries.
+func squashed(jobs []*job) *ChangeSet {
+	if len(jobs) == 1 {
+		cs := *jobs[0].u.cs
+		cs.Message = jobs[0].u.message
+		return &cs
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Squash %d changes\n\n", len(jobs))
+	for _, j := range jobs {
+		first, _, _ := strings.Cut(strings.TrimSpace(j.u.cs.Message), "\n")
+		fmt.Fprintf(&b, "* %s\n", first)
+	}
+	cs := &ChangeSet{Message: b.String()}
+	for _, j := range jobs {
+		if j.u.message != j.u.cs.Message {
+			cs.Message = withEditID(cs.Message)
+			break
+		}
+	}
+	same := func(get func(*ChangeSet) *Signature) *Signature {
+		s0 := get(jobs[0].u.cs)
+		for _, j := range jobs[1:] {
+			s := get(j.u.cs)
+			if s0 == nil || s == nil || *s != *s0 {
+				return nil
+			}
+		}
+		return s0
+	}
+	cs.Author = same(func(c *ChangeSet) *Signature { return c.Author })
+	cs.Committer = same(func(c *ChangeSet) *Signature { return c.Committer })
+	return cs
+}

@@ -1,0 +1,258 @@
+package committer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"path"
+	"strings"
+
+	"github.com/google/go-github/v66/github"
+)
+
+// GitHub's Git Data API answers 409 "Git Repository is empty." to every
+// write on a repository with no commit; only the contents API can make the
+// first commit (PUT contents/{path}, one file). So an empty repository is
+// started with one of the change set's own plain files, exactly as the
+// change set asks for it, and the rest follows in a second commit built by
+// the ordinary attempt loop. Preconditions are checked, and edit functions
+// run, against the empty tree before anything is written; the bootstrap
+// file's edit never runs again.
+
+// booted records the first commit of an empty repository, made for a unit.
+type booted struct {
+	commit, tree string
+	change       FileChange
+}
+
+// apply marks a result as the landing of a bootstrapped change set.
+func (b *booted) apply(r *Result) {
+	if b == nil {
+		return
+	}
+	r.Bootstrapped = true
+	r.Files = append([]FileChange{b.change}, r.Files...)
+	r.Changed = append([]string{b.change.Path}, r.Changed...)
+	if r.NoOp {
+		r.NoOp = false
+		r.Commit, r.Tree, r.Parent = b.commit, b.tree, ""
+	}
+}
+
+// annotate says, in an error about a bootstrapped change set, that its
+// first commit landed although the rest did not.
+func (b *booted) annotate(err error) error {
+	var e *Error
+	if b == nil || !errors.As(err, &e) {
+		return err
+	}
+	cp := *e
+	cp.Err = fmt.Errorf("%w (the empty repository's first commit %s, holding %s, landed; the rest of the change set did not)", e.Err, short(b.commit), b.change.Path)
+	return &cp
+}
+
+// firstFile is the file an empty repository is started with.
+type firstFile struct {
+	path string
+	sha  string
+	data []byte
+}
+
+// maxBootstrapAttempts bounds the contents-API writes that try to start an
+// empty repository whose replies were lost.
+const maxBootstrapAttempts = 3
+
+// bootstrap starts the empty repository with u's first plain file. It
+// returns the head and tree to build the rest of u on: the new root commit,
+// or the head another writer made first (then u is unchanged and is built
+// on it as a whole). errRetry means: the repository is no longer empty, read
+// the branch again.
+func (c *Committer) bootstrap(ctx context.Context, branch string, u *unit) (head, tree string, err error) {
+	if u.boot != nil {
+		return "", "", errRetry // already started by u; the branch is there now
+	}
+	f, err := c.planBootstrap(ctx, u.p)
+	if err != nil {
+		return "", "", err
+	}
+	var cause error
+	for range maxBootstrapAttempts {
+		commit, tree, err := c.putFirst(ctx, branch, u, f)
+		if err == nil {
+			u.boot = &booted{commit: commit, tree: tree, change: FileChange{Path: f.path, Action: Added}}
+			u.p = withoutBootstrapFile(u.p, f.path)
+			return commit, tree, nil
+		}
+		if s := statusOf(err); s >= 400 && s < 500 && s != http.StatusConflict && s != http.StatusUnprocessableEntity {
+			if re := refused("bootstrap empty repository", err); re != nil {
+				return "", "", re
+			}
+			return "", "", fmt.Errorf("bootstrap empty repository: %w", err)
+		}
+		// No clear answer (or: the file exists already, or the repository
+		// is no longer empty): read the branch to tell who started it.
+		cause = err
+		head, tree, err := c.readHead(ctx, branch)
+		switch {
+		case errors.Is(err, errEmptyRepo):
+			continue // nothing landed: a contents PUT without sha can only create, so sending it again is safe
+		case errors.Is(err, errBranchMissing):
+			return "", "", errRetry
+		case err != nil:
+			return "", "", c.unknownBoot(cause, err)
+		}
+		root, rootTree, ours, err := c.isOurBootstrap(ctx, head, u, f)
+		if err != nil {
+			return "", "", c.unknownBoot(cause, err)
+		}
+		if ours {
+			u.boot = &booted{commit: root, tree: rootTree, change: FileChange{Path: f.path, Action: Added}}
+			u.p = withoutBootstrapFile(u.p, f.path)
+		}
+		return head, tree, nil
+	}
+	return "", "", c.unknownBoot(cause, errors.New("the repository is still empty"))
+}
+
+func (c *Committer) unknownBoot(cause, err error) error {
+	return &pathError{kind: ErrUnknownOutcome, err: fmt.Errorf("bootstrap empty repository: %w; then reading the branch: %w", cause, err)}
+}
+
+// planBootstrap checks p against the empty tree (preconditions, edits) and
+// picks the plain file to start the repository with: the smallest. A change
+// set with none (only symlinks, executables or deletes) cannot start a
+// repository: ErrInvalid.
+func (c *Committer) planBootstrap(ctx context.Context, p *prepared) (*firstFile, error) {
+	r, err := c.resolve(ctx, newView(c, ""), p, true)
+	if err != nil {
+		return nil, err
+	}
+	var best *effect
+	for i, e := range r.effects {
+		if !e.deleted && !e.dir && e.mode == ModeFile && (best == nil || effectSize(p, e) < effectSize(p, *best)) {
+			best = &r.effects[i]
+		}
+	}
+	if best == nil {
+		return nil, &pathError{kind: ErrInvalid, err: errors.New("the repository is empty, and the change set writes no plain file (mode 100644) to start it with: " +
+			"GitHub's Git Data API does not work on an empty repository, and its first commit can only hold one plain file; add one (a README, say)")}
+	}
+	data := best.data
+	if data == nil {
+		if data, err = readSource(p, best.path); err != nil {
+			return nil, &pathError{path: best.path, err: err}
+		}
+	}
+	return &firstFile{path: best.path, sha: best.sha, data: data}, nil
+}
+
+func effectSize(p *prepared, e effect) int64 {
+	if e.data != nil {
+		return int64(len(e.data))
+	}
+	if s := sourceOf(p, e.path); s != nil {
+		return s.size
+	}
+	return 1 << 62
+}
+
+// sourceOf finds the source of the file p writes at full.
+func sourceOf(p *prepared, full string) *source {
+	for _, o := range p.ops {
+		if o.kind == opPut && o.path == full {
+			return o.src
+		}
+	}
+	for _, s := range p.syncs {
+		for _, f := range s.files {
+			if path.Join(s.dir, f.rel) == full {
+				return f.src
+			}
+		}
+	}
+	return nil
+}
+
+func readSource(p *prepared, full string) ([]byte, error) {
+	s := sourceOf(p, full)
+	if s == nil {
+		return nil, errors.New("content not found")
+	}
+	rc, err := s.reader()
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return io.ReadAll(io.LimitReader(rc, s.size))
+}
+
+// putFirst makes the root commit with f through the contents API. See
+// https://docs.github.com/rest/repos/contents#create-or-update-file-contents.
+func (c *Committer) putFirst(ctx context.Context, branch string, u *unit, f *firstFile) (commit, tree string, err error) {
+	opts := &github.RepositoryContentFileOptions{
+		Message: github.String(u.message),
+		Content: f.data,
+		Branch:  github.String(branch),
+	}
+	opts.Author = toAuthor(u.cs.Author)
+	opts.Committer = toAuthor(u.cs.Committer)
+	c.o.logger.DebugContext(ctx, "bootstrapping empty repository", "repo", c.Repository(), "path", f.path)
+	got, _, err := c.client.Repositories.CreateFile(ctx, c.owner, c.repo, f.path, opts)
+	if err != nil {
+		return "", "", err
+	}
+	return got.Commit.GetSHA(), got.Commit.GetTree().GetSHA(), nil
+}
+
+// maxRootWalk bounds how far back isOurBootstrap looks for the root commit.
+const maxRootWalk = 100
+
+// isOurBootstrap reports whether the repository's root commit (below head)
+// is u's bootstrap commit: it has u's message (which carries u's random
+// Edit-Id trailer when u has edits or preconditions) and f at f's content.
+func (c *Committer) isOurBootstrap(ctx context.Context, head string, u *unit, f *firstFile) (root, rootTree string, ours bool, err error) {
+	sha := head
+	for range maxRootWalk {
+		got, _, err := c.client.Git.GetCommit(ctx, c.owner, c.repo, sha)
+		if err != nil {
+			return "", "", false, fmt.Errorf("read commit %s: %w", short(sha), err)
+		}
+		if len(got.Parents) > 0 {
+			sha = got.Parents[0].GetSHA()
+			continue
+		}
+		tree := got.GetTree().GetSHA()
+		if strings.TrimSpace(got.GetMessage()) != strings.TrimSpace(u.message) {
+			return sha, tree, false, nil
+		}
+		e, ok, err := c.lookup(ctx, tree, f.path)
+		if err != nil {
+			return "", "", false, err
+		}
+		return sha, tree, ok && e.sha == f.sha, nil
+	}
+	return "", "", false, fmt.Errorf("no root commit within %d commits of %s", maxRootWalk, short(head))
+}
+
+// withoutBootstrapFile returns p without what the bootstrap commit already
+// did: the op that writes file (its edit must not run again), the deletes
+// at or above it (they found nothing on the empty tree) and the
+// preconditions at or above it (they held on the empty tree).
+func withoutBootstrapFile(p *prepared, file string) *prepared {
+	above := func(q string) bool { return q == file || strings.HasPrefix(file, q+"/") }
+	rest := &prepared{syncs: p.syncs}
+	for _, o := range p.ops {
+		if o.path == file || o.kind == opDelete && above(o.path) {
+			continue
+		}
+		rest.ops = append(rest.ops, o)
+	}
+	for _, pre := range p.pres {
+		if !above(pre.path) {
+			rest.pres = append(rest.pres, pre)
+		}
+	}
+	return rest
+}

@@ -1,0 +1,505 @@
+package committer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/go-github/v66/github"
+)
+
+// Commit applies cs to branch as one new commit and moves the branch to it
+// by fast-forward, never by force.
+//
+// Each attempt reads the branch's head, resolves cs against the head's tree
+// (re-running edit functions on the content there), creates the tree and the
+// commit, and updates the ref with force=false. When another writer moved the
+// branch first (GitHub answers 422 "Update is not a fast forward"), it waits
+// (see WithBackoff) and tries again on the new head, up to WithMaxAttempts
+// attempts; running out is an ErrConflict. When the ref update gets no
+// answer (timeout, reset, 5xx), it reads the ref back and asks GitHub
+// whether the new commit is in the branch's history: if it is, the commit
+// landed; if that cannot be told, the error is ErrUnknownOutcome. The ref
+// update is never re-sent blindly, so a change set lands at most once.
+//
+// cs is validated as a whole before any request; an invalid change set is an
+// ErrInvalid error and nothing is sent. A failed precondition is an
+// ErrConflict and nothing is committed. When the branch already holds the
+// change set's content, no commit is made and Result.NoOp is true. On an
+// empty repository, see Result.Bootstrapped.
+func (c *Committer) Commit(ctx context.Context, branch string, cs *ChangeSet, opts ...CommitOption) (*Result, error) {
+	const op = "commit to"
+	co, u, err := c.begin(op, branch, cs, opts)
+	if err != nil {
+		return nil, err
+	}
+	if co.squash || co.maxBatch != 0 {
+		return nil, c.fail(op, branch, ErrInvalid, errors.New("Squash and WithMaxBatch are options of a Queue, not of a single commit"))
+	}
+	s := &single{c: c, branch: branch, u: u, results: map[string]*Result{}}
+	d := &driver{c: c, op: op, branch: branch, co: co, w: s}
+	d.run(ctx)
+	return s.res, s.err
+}
+
+// unit is one change set on its way to the branch.
+type unit struct {
+	cs      *ChangeSet
+	p       *prepared
+	message string
+	boot    *booted // set when this change set started an empty repository
+}
+
+// begin validates a commit's options and change set, before any request:
+// the one gate of Commit, Plan and Queue.Commit.
+func (c *Committer) begin(op, branch string, cs *ChangeSet, opts []CommitOption) (commitOptions, *unit, error) {
+	co, err := c.commitOptions(op, branch, opts)
+	if err != nil {
+		return co, nil, err
+	}
+	u, err := c.prepareUnit(op, branch, cs)
+	return co, u, err
+}
+
+func (c *Committer) commitOptions(op, branch string, opts []CommitOption) (commitOptions, error) {
+	var co commitOptions
+	for _, opt := range opts {
+		if opt == nil {
+			continue
+		}
+		if err := opt(&co); err != nil {
+			return co, c.fail(op, branch, ErrInvalid, err)
+		}
+	}
+	if err := ValidateBranch(branch); err != nil {
+		return co, c.fail(op, branch, ErrInvalid, err)
+	}
+	if co.expectHead != "" && !isSHA(co.expectHead) {
+		return co, c.fail(op, branch, ErrInvalid, fmt.Errorf("expected head %q is not a 40-digit commit SHA", co.expectHead))
+	}
+	if co.createFrom != "" && !isSHA(co.createFrom) {
+		if err := ValidateBranch(co.createFrom); err != nil {
+			return co, c.fail(op, branch, ErrInvalid, fmt.Errorf("base ref: %w", err))
+		}
+	}
+	return co, nil
+}
+
+func (c *Committer) prepareUnit(op, branch string, cs *ChangeSet) (*unit, error) {
+	p, err := prepare(cs)
+	if err != nil {
+		return nil, c.fail(op, branch, ErrInvalid, err)
+	}
+	if c.o.signer != nil && cs.Author == nil {
+		return nil, c.fail(op, branch, ErrInvalid, errors.New("signing a commit needs an author: set ChangeSet.Author"))
+	}
+	return &unit{cs: cs, p: p, message: commitMessage(cs, p)}, nil
+}
+
+// work is what one run of the attempt driver lands: one change set
+// (Commit) or a batch of them (Queue).
+type work interface {
+	// prune finishes the callers that gave up and reports whether any is
+	// left. With settling set, an earlier ref update of this work is still
+	// unsettled, so nobody may leave: their change may yet land.
+	prune(settling bool) bool
+	// first returns the first change set still to land.
+	first() *unit
+	// size is the number of change sets still to land.
+	size() int
+	// drop finishes u alone with err, when the work can go on without it
+	// (a batch); it reports false when err must end the whole work.
+	drop(u *unit, err *Error) bool
+	// build resolves the work on head's tree and creates its trees and
+	// commits. It returns the new tip (head itself when nothing changes);
+	// left is false when no caller is left.
+	build(ctx context.Context, head, tree string, attempt int) (tip, tipTree string, left bool, err error)
+	// land hands out the results: tip, which build returned, is on the
+	// branch (or is its unchanged head).
+	land(tip string, attempt int, created bool)
+	// fail finishes every caller left with err.
+	fail(err error)
+}
+
+// driver runs the attempts of one commit or batch: read the head, build,
+// move the branch or settle, back off. It alone holds the exactly-once
+// checks, rate-limit waits, bootstrap and branch creation.
+type driver struct {
+	c      *Committer
+	op     string
+	branch string
+	co     commitOptions
+	w      work
+	// known returns a head this process made and the tree it has, to
+	// skip reading the branch on the first attempt (a Queue's last batch).
+	known func() (head, tree string)
+	// forget drops that head after a lost race.
+	forget func()
+	// dryRun: only read (Plan); an empty repository is not bootstrapped.
+	dryRun bool
+
+	retries   int             // attempts made again without counting (errRetry)
+	ours      map[string]bool // commits we created as new tips
+	unsettled []string        // tips whose ref write had no clear answer
+	lastHead  string
+	wait      time.Duration // at least this long before the next attempt
+	lost      time.Duration // how long the last lost attempt took
+}
+
+// errRetry ends an attempt that must be made again without counting it
+// (the repository stopped being empty while we bootstrapped it).
+var errRetry = errors.New("retry")
+
+func (d *driver) run(ctx context.Context) {
+	d.ours = map[string]bool{}
+	for attempt := 1; attempt <= d.c.o.maxAttempts; attempt++ {
+		if attempt > 1 {
+			if err := d.pause(ctx, attempt); err != nil {
+				d.w.fail(d.errAt(err, d.lastHead, attempt-1))
+				return
+			}
+		}
+		if !d.w.prune(len(d.unsettled) > 0) {
+			return
+		}
+		done, err := d.attempt(ctx, attempt)
+		if errors.Is(err, errRetry) && d.retries < d.c.o.maxAttempts {
+			d.retries++
+			attempt--
+			continue
+		}
+		if errors.Is(err, errRetry) {
+			err = d.errAt(errors.New("the repository kept changing between empty and not empty"), d.lastHead, attempt)
+		}
+		if err != nil {
+			d.w.fail(err)
+			return
+		}
+		if done {
+			return
+		}
+	}
+	e := d.c.fail(d.op, d.branch, ErrConflict, fmt.Errorf("another writer moved the branch on each of %d attempts", d.c.o.maxAttempts))
+	e.Head, e.Attempts = d.lastHead, d.c.o.maxAttempts
+	e.Hint = "raise the attempt limit (WithMaxAttempts) or spread the writers out"
+	d.w.fail(e)
+}
+
+func (d *driver) pause(ctx context.Context, attempt int) error {
+	wait := max(d.c.o.backoff(attempt, d.lost), d.wait)
+	d.wait = 0
+	d.c.o.logger.DebugContext(ctx, "backing off", "repo", d.c.Repository(), "branch", d.branch, "attempt", attempt, "wait", wait)
+	return d.c.o.sleep(ctx, wait)
+}
+
+// attempt makes one attempt; done is true when the work is finished.
+func (d *driver) attempt(ctx context.Context, attempt int) (done bool, err error) {
+	d.c.observe(Event{Kind: EventAttempt, Branch: d.branch, Attempt: attempt, Changes: d.w.size()})
+	started := time.Now()
+	head, tree, creating, err := d.head(ctx, attempt)
+	if err != nil {
+		return d.refusedOr(err, attempt)
+	}
+	if d.settled(ctx, head, attempt) {
+		return true, nil
+	}
+	if d.co.expectHead != "" && head != d.co.expectHead {
+		e := d.c.fail(d.op, d.branch, ErrConflict, fmt.Errorf("head is %s, expected %s", short(head), short(d.co.expectHead)))
+		e.Head = head
+		return true, e
+	}
+	d.lastHead = head
+	tip, _, left, err := d.w.build(ctx, head, tree, attempt)
+	if err != nil {
+		return d.refusedOr(err, attempt)
+	}
+	if !left {
+		return true, nil
+	}
+	if tip == head && !creating {
+		d.landed(tip, attempt, false)
+		return true, nil
+	}
+	return d.move(ctx, head, tip, creating, attempt, started)
+}
+
+// refusedOr turns a rate-limit refusal into a wait before the next attempt
+// and any other error into the work's error.
+func (d *driver) refusedOr(err error, attempt int) (bool, error) {
+	var re *refusedError
+	if errors.As(err, &re) {
+		d.wait = re.wait
+		d.c.observe(Event{Kind: EventRateLimitWait, Branch: d.branch, Attempt: attempt, Wait: re.wait})
+		d.c.o.logger.Debug("write refused by a rate limit", "repo", d.c.Repository(), "branch", d.branch, "wait", re.wait)
+		return false, nil
+	}
+	var e *Error
+	if errors.As(err, &e) || errors.Is(err, errRetry) {
+		return true, err
+	}
+	return true, d.errAt(err, d.lastHead, attempt)
+}
+
+func (d *driver) errAt(err error, head string, attempts int) *Error {
+	e := d.c.fail(d.op, d.branch, nil, err)
+	e.Head, e.Attempts = head, attempts
+	return e
+}
+
+// head reads the branch's head; a missing branch is created from the base
+// of CreateBranchFrom (creating is then true) and an empty repository is
+// bootstrapped.
+func (d *driver) head(ctx context.Context, attempt int) (head, tree string, creating bool, err error) {
+	if attempt == 1 && d.known != nil {
+		if head, tree = d.known(); head != "" {
+			return head, tree, false, nil
+		}
+	}
+	head, tree, err = d.c.readHead(ctx, d.branch)
+	switch {
+	case errors.Is(err, errBranchMissing):
+		if d.co.createFrom == "" {
+			var re *redirectedError
+			if errors.As(err, &re) {
+				return "", "", false, d.c.missingBranch(d.op, d.branch, re)
+			}
+			return "", "", false, d.c.missingBranch(d.op, d.branch, nil)
+		}
+		head, tree, err = d.c.resolveBase(ctx, d.co.createFrom)
+		if err != nil {
+			return "", "", false, d.c.fail(d.op, d.branch, nil, err)
+		}
+		return head, tree, true, nil
+	case errors.Is(err, errEmptyRepo) && d.dryRun:
+		if _, err := d.c.planBootstrap(ctx, d.w.first().p); err != nil {
+			return "", "", false, d.c.fail(d.op, d.branch, nil, err)
+		}
+		return "", "", false, nil
+	case errors.Is(err, errEmptyRepo):
+		head, tree, err = d.bootstrap(ctx)
+		return head, tree, false, err
+	case err != nil:
+		return "", "", false, d.c.fail(d.op, d.branch, nil, err)
+	}
+	return head, tree, false, nil
+}
+
+// bootstrap starts an empty repository with the first change set that can
+// start it; one that cannot is taken out of a batch with its own error.
+func (d *driver) bootstrap(ctx context.Context) (head, tree string, err error) {
+	for {
+		u := d.w.first()
+		if u == nil {
+			return "", "", errRetry
+		}
+		head, tree, err = d.c.bootstrap(ctx, d.branch, u)
+		var pe *pathError
+		if errors.As(err, &pe) && d.w.drop(u, d.c.fail(d.op, d.branch, nil, err)) {
+			continue
+		}
+		if err != nil && !errors.Is(err, errRetry) {
+			var re *refusedError
+			if errors.As(err, &re) {
+				return "", "", err
+			}
+			return "", "", d.c.fail(d.op, d.branch, nil, err)
+		}
+		return head, tree, err
+	}
+}
+
+// settled lands the work when head is, or descends from, a commit of ours
+// whose ref write had no clear answer: a change set never lands twice.
+// Unsettled commits are checked first, before anything is built.
+func (d *driver) settled(ctx context.Context, head string, attempt int) bool {
+	if d.ours[head] {
+		d.landed(head, attempt, false)
+		return true
+	}
+	for _, tip := range d.unsettled {
+		in, err := d.c.landedIn(ctx, head, tip)
+		if err != nil {
+			e := d.c.fail(d.op, d.branch, ErrUnknownOutcome, fmt.Errorf("an earlier ref update had no answer, and whether it landed cannot be told: %w", err))
+			e.Head, e.Attempts = head, attempt
+			e.Hint = "read the branch before retrying"
+			d.w.fail(e)
+			return true
+		}
+		if in {
+			d.c.o.logger.DebugContext(ctx, "our earlier commit landed", "commit", tip, "head", head)
+			d.landed(tip, attempt, false)
+			return true
+		}
+	}
+	return false
+}
+
+func (d *driver) landed(tip string, attempt int, created bool) {
+	d.c.observe(Event{Kind: EventLanded, Branch: d.branch, Attempt: attempt, Commit: tip, Changes: d.w.size()})
+	d.w.land(tip, attempt, created)
+}
+
+// move creates or fast-forwards the branch to tip and acts on the outcome.
+func (d *driver) move(ctx context.Context, head, tip string, creating bool, attempt int, started time.Time) (bool, error) {
+	if tip != head {
+		d.ours[tip] = true
+	}
+	var mv refMove
+	var err error
+	if creating {
+		mv, err = d.c.createRef(ctx, d.branch, tip)
+	} else {
+		mv, err = d.c.moveRef(ctx, d.branch, tip)
+	}
+	if mv.ambiguous && !mv.won {
+		d.unsettled = append(d.unsettled, tip)
+	}
+	var re *refusedError
+	switch {
+	case mv.missing && d.co.createFrom == "":
+		return true, d.c.missingBranch(d.op, d.branch, err)
+	case mv.missing: // try again: the next attempt creates it
+	case errors.As(err, &re):
+		return d.refusedOr(err, attempt)
+	case err != nil:
+		e := d.c.fail(d.op, d.branch, nil, err)
+		e.Head, e.Attempts = head, attempt
+		return true, e
+	case mv.won:
+		d.landed(tip, attempt, creating)
+		return true, nil
+	}
+	if d.forget != nil {
+		d.forget()
+	}
+	d.lost = time.Since(started)
+	d.c.observe(Event{Kind: EventLostRace, Branch: d.branch, Attempt: attempt, Head: head, Took: d.lost, Changes: d.w.size()})
+	d.c.o.logger.DebugContext(ctx, "lost the race for the branch", "repo", d.c.Repository(), "branch", d.branch, "attempt", attempt, "head", head, "took", d.lost)
+	return false, nil
+}
+
+// single is the work of Commit: one change set.
+type single struct {
+	c       *Committer
+	branch  string
+	u       *unit
+	results map[string]*Result // by the tip each attempt built
+	res     *Result
+	err     error
+}
+
+func (s *single) prune(bool) bool { return s.res == nil && s.err == nil }
+
+func (s *single) first() *unit { return s.u }
+
+func (s *single) size() int { return 1 }
+
+func (s *single) drop(*unit, *Error) bool { return false }
+
+func (s *single) fail(err error) { s.err = s.u.boot.annotate(err) }
+
+func (s *single) build(ctx context.Context, head, tree string, attempt int) (string, string, bool, error) {
+	r, err := s.c.resolve(ctx, newView(s.c, tree), s.u.p, false)
+	if err != nil {
+		e := s.c.fail("commit to", s.branch, nil, err)
+		e.Head, e.Attempts = head, attempt
+		return "", "", false, s.u.boot.annotate(e)
+	}
+	res := newResult(s.c, s.branch, r.changes)
+	res.Parent, res.Commit, res.Tree = head, head, tree
+	if len(r.entries) > 0 {
+		if err := s.c.upload(ctx, r.uploads); err != nil {
+			return "", "", false, err
+		}
+		newTree, err := s.c.createTree(ctx, tree, r.entries)
+		if err != nil {
+			return "", "", false, err
+		}
+		if newTree != tree {
+			commit, err := s.c.createCommit(ctx, s.u.cs, s.u.message, head, newTree)
+			if err != nil {
+				return "", "", false, err
+			}
+			res.Commit, res.Tree = commit, newTree
+		}
+	}
+	if res.Commit == head {
+		res.NoOp, res.Parent, res.Changed = true, "", []string{}
+	}
+	s.results[res.Commit] = res
+	return res.Commit, res.Tree, true, nil
+}
+
+func (s *single) land(tip string, attempt int, created bool) {
+	r := s.results[tip]
+	r.Attempts, r.CreatedBranch = attempt, created
+	s.u.boot.apply(r)
+	s.res = r
+}
+
+func newResult(c *Committer, branch string, changes []FileChange) *Result {
+	r := &Result{Repository: c.Repository(), Branch: branch, Files: changes, Changed: []string{}}
+	for _, f := range changes {
+		if f.Action != Unchanged {
+			r.Changed = append(r.Changed, f.Path)
+		}
+	}
+	return r
+}
+
+// createTree creates a tree of entries on base (in chunks: see
+// createTreeInChunks).
+func (c *Committer) createTree(ctx context.Context, base string, entries []*github.TreeEntry) (string, error) {
+	t, err := c.createTreeInChunks(ctx, base, entries)
+	if err != nil {
+		return "", fmt.Errorf("create tree: %w", err)
+	}
+	return t.GetSHA(), nil
+}
+
+func (c *Committer) createCommit(ctx context.Context, cs *ChangeSet, message, parent, tree string) (string, error) {
+	commit := &github.Commit{
+		Message: github.String(message),
+		Tree:    &github.Tree{SHA: github.String(tree)},
+		Parents: []*github.Commit{{SHA: github.String(parent)}},
+	}
+	if parent == "" {
+		commit.Parents = nil
+	}
+	commit.Author = toAuthor(cs.Author)
+	commit.Committer = toAuthor(cs.Committer)
+	var opts *github.CreateCommitOptions
+	if c.o.signer != nil {
+		if commit.Author == nil {
+			return "", errors.New("signing a commit needs an author")
+		}
+		if commit.Author.Date == nil {
+			commit.Author.Date = &github.Timestamp{Time: time.Now().Truncate(time.Second)}
+		}
+		if commit.Committer == nil {
+			cp := *commit.Author
+			commit.Committer = &cp
+		}
+		if commit.Committer.Date == nil {
+			commit.Committer.Date = commit.Author.Date
+		}
+		opts = &github.CreateCommitOptions{Signer: github.MessageSignerFunc(c.o.signer.Sign)}
+	}
+	got, _, err := c.client.Git.CreateCommit(ctx, c.owner, c.repo, commit, opts)
+	if err != nil {
+		return "", fmt.Errorf("create commit: %w", err)
+	}
+	return got.GetSHA(), nil
+}
+
+func toAuthor(s *Signature) *github.CommitAuthor {
+	if s == nil {
+		return nil
+	}
+	a := &github.CommitAuthor{Name: github.String(s.Name), Email: github.String(s.Email)}
+	if !s.Date.IsZero() {
+		a.Date = &github.Timestamp{Time: s.Date}
+	}
+	return a
+}

@@ -1,0 +1,58 @@
+package committer
+
+import "time"
+
+// EventKind says what an Event reports.
+type EventKind int
+
+// The events WithObserver reports.
+const (
+	// EventAttempt: an attempt starts (Attempt is its number, from 1).
+	EventAttempt EventKind = iota + 1
+	// EventLostRace: another writer moved the branch first; the change is
+	// rebuilt on the new head in the next attempt (Head is the head it was
+	// built on, Took how long the attempt took).
+	EventLostRace
+	// EventRateLimitWait: GitHub refused a write for now (a secondary rate
+	// limit); the next attempt waits at least Wait.
+	EventRateLimitWait
+	// EventLanded: the commit landed (Commit is the new head, or the head
+	// that already held the change for a no-op).
+	EventLanded
+)
+
+func (k EventKind) String() string {
+	switch k {
+	case EventAttempt:
+		return "attempt"
+	case EventLostRace:
+		return "lost race"
+	case EventRateLimitWait:
+		return "rate-limit wait"
+	case EventLanded:
+		return "landed"
+	}
+	return "unknown"
+}
+
+// Event is one step of a commit's life, reported to the function given to
+// WithObserver.
+type Event struct {
+	Kind       EventKind
+	Repository string // owner/name
+	Branch     string
+	Attempt    int
+	Head       string        // the head the attempt built on, when known
+	Commit     string        // EventLanded: the commit on the branch
+	Wait       time.Duration // EventRateLimitWait
+	Took       time.Duration // EventLostRace: how long the lost attempt took
+	Changes    int           // the change sets the attempt carries (1, or a Queue's batch)
+}
+
+func (c *Committer) observe(e Event) {
+	if c.o.observer == nil {
+		return
+	}
+	e.Repository = c.Repository()
+	c.o.observer(e)
+}
