@@ -118,7 +118,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) (*githubtest.Serv
 	}
 	cs := committer.NewChangeSet("gogithub-latest example: count a run").
 		Put("gogithub-latest/README.md", []byte("Written through ghcommitter by a program on go-github v93.\n")).
-		Edit("gogithub-latest/runs.txt", func(old []byte, exists bool) ([]byte, error) {
+		Edit("gogithub-latest/runs.txt", func(old []byte, _ bool) ([]byte, error) {
 			n, _ := strconv.Atoi(strings.TrimSpace(string(old)))
 			return []byte(strconv.Itoa(n+1) + "\n"), nil
 		})

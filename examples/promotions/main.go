@@ -81,7 +81,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) (*githubtest.Serv
 		return t.Committer.Commit(ctx, flags.Branch, cs, flags.CommitOptions()...)
 	}
 	if *useQueue {
-		q, err := committer.NewQueue(t.Committer, flags.Branch, flags.QueueOptions()...)
+		q, err := committer.NewQueue(t.Committer, flags.Branch, flags.CommitOptions()...)
 		if err != nil {
 			return t.Fake, err
 		}
