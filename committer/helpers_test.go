@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer"
+	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
 	"github.com/google/go-github/v66/github"
 )
@@ -34,9 +35,15 @@ func setup(t *testing.T, opts ...committer.Option) (*githubtest.TestServer, *com
 }
 
 // newWith returns a Committer whose requests go through gh's HTTP client to
-// gh's base URL.
+// gh's base URL. A client without ghclient's layers gets them here with
+// write pacing off and waits skipped (tests against a fake); New keeps a
+// client that has them as it is.
 func newWith(gh *github.Client, o, r string, opts ...committer.Option) (*committer.Committer, error) {
-	return committer.New(o, r, append([]committer.Option{committer.WithHTTPClient(gh.Client()), committer.WithBaseURL(gh.BaseURL.String())}, opts...)...)
+	hc, err := ghclient.Wrap(gh.Client(), gh.BaseURL.String(), ghclient.WithWritePacing(0, 0, 0), ghclient.WithSleep(noSleep))
+	if err != nil {
+		return nil, err
+	}
+	return committer.New(o, r, append([]committer.Option{committer.WithHTTPClient(hc), committer.WithBaseURL(gh.BaseURL.String())}, opts...)...)
 }
 
 func head(t *testing.T, ts *githubtest.TestServer, branch string) string {

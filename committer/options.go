@@ -49,8 +49,10 @@ func defaultOptions() options {
 // caller's authentication (a token transport, a GitHub App transport, or the
 // *http.Client of any go-github client: client.Client()), proxy and tracing.
 // New wraps it with ghclient.Wrap, so the library's retry, rate-limit and
-// redirect layers are always on top. The default is an *http.Client with no
-// authentication.
+// redirect layers are always on top; to tune them (write pacing, retries),
+// pass a client already made by ghclient.Wrap or ghclient.NewHTTPClient
+// with their options, which New keeps as it is. The default is an
+// *http.Client with no authentication.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(o *options) error {
 		if hc == nil {
