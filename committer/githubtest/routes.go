@@ -34,6 +34,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /rate_limit", s.handleRateLimit)
 	m.HandleFunc(routeLimitStats, s.handleLimitStats)
 	m.HandleFunc("POST /app/installations/{installation_id}/access_tokens", s.handleAccessToken)
+	s.graphqlRoutes()
 
 	const rr = "/repos/{owner}/{repo}"
 	s.handleRepo("GET "+rr, s.handleGetRepo)

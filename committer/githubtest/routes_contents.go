@@ -111,29 +111,3 @@ func (rp *repo) contentsBranch(branch string) (ref string, head plumbing.Hash, r
 	}
 	return ref, head, root, ok || rp.empty()
 }
-
-// commitContents writes a commit for a contents change and moves the branch.
-// Caller holds mu.
-func (s *Server) commitContents(r *http.Request, rp *repo, ref string, head, tree plumbing.Hash,
-	msg string, author, committer *sigIn) *object.Commit {
-	now := s.now()
-	id := identOf(r)
-	a := object.Signature{Name: id.name, Email: id.email, When: now}
-	if author != nil {
-		a, _ = author.toSig(now)
-	}
-	c := a
-	if committer != nil {
-		c, _ = committer.toSig(now)
-	}
-	cm := &object.Commit{Author: a, Committer: c, Message: msg, TreeHash: tree}
-	if !head.IsZero() {
-		cm.ParentHashes = []plumbing.Hash{head}
-	}
-	h := rp.putCommit(cm)
-	if _, ok := rp.verif[h]; !ok {
-		rp.verif[h] = unsignedVerification()
-	}
-	rp.setRef(ref, h, false, now)
-	return rp.commits[h]
-}

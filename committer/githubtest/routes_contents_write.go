@@ -4,10 +4,23 @@ import (
 	"encoding/base64"
 	"net/http"
 	"strings"
+	"sync"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
+
+// Contents API writes (PUT and DELETE /repos/{o}/{r}/contents/{path}).
+// GitHub builds the commit on the branch's head as it reads it and then moves
+// the branch with a compare-and-swap: when the branch moved in between (a
+// parallel contents write, or any other writer) it answers 409 "is at <now>
+// but expected <read>". The fake has the same window: it reads and builds
+// under the repository's lock, lets go of it, and takes it again for the
+// compare-and-swap, so parallel writes to one branch conflict as they do on
+// GitHub, and MoveBranchDuringNextContentsWrite makes one conflict happen.
+// The commits are GitHub's own: committed and signed by GitHub and Verified
+// for any token, unless the request names a committer.
 
 type contentsWrite struct {
 	Message   *string `json:"message"`
@@ -18,19 +31,39 @@ type contentsWrite struct {
 	Committer *sigIn  `json:"committer"`
 }
 
+// contentsOp is one decoded contents write; data is nil for a delete.
+type contentsOp struct {
+	path, doc string
+	data      []byte
+	del       bool
+	body      contentsWrite
+}
+
+// contentsResult is what a write did: a commit, or an error reply.
+type contentsResult struct {
+	status int
+	msg    string
+	branch string
+	entry  object.TreeEntry
+	commit *object.Commit
+}
+
 func (s *Server) handlePutContent(w http.ResponseWriter, r *http.Request, rp *repo) {
 	var body contentsWrite
 	if !decodeBody(w, r, &body, docContents) {
 		return
 	}
-	p := strings.Trim(r.PathValue("path"), "/")
+	op := contentsOp{path: strings.Trim(r.PathValue("path"), "/"), doc: docContents, body: body}
 	fail := func(st int, msg string) { writeError(w, r, st, msg, docContents) }
-	if body.Message == nil {
+	switch {
+	case body.Message == nil:
 		fail(422, "Invalid request.\n\n\"message\" wasn't supplied.")
 		return
-	}
-	if body.Content == nil {
+	case body.Content == nil:
 		fail(422, "Invalid request.\n\n\"content\" wasn't supplied.")
+		return
+	case !validPath(op.path):
+		fail(422, "path contains a malformed path component")
 		return
 	}
 	data, err := base64.StdEncoding.DecodeString(*body.Content)
@@ -38,52 +71,17 @@ func (s *Server) handlePutContent(w http.ResponseWriter, r *http.Request, rp *re
 		fail(422, "content is not valid Base64")
 		return
 	}
-	if !validPath(p) {
-		fail(422, "path contains a malformed path component")
+	op.data = data
+	res := s.writeContents(r, rp, op)
+	if res.commit == nil {
+		fail(res.status, res.msg)
 		return
 	}
-	rp.mu.Lock()
-	defer rp.mu.Unlock()
-	ref, head, root, ok := rp.contentsBranch(body.Branch)
-	if !ok {
-		fail(404, "Branch "+strings.TrimPrefix(ref, "refs/heads/")+" not found")
-		return
-	}
-	status := http.StatusCreated
-	if !head.IsZero() {
-		if e, exists := rp.lookupPath(root, p); exists {
-			if e.Mode == filemode.Dir {
-				fail(422, "Invalid request.\n\n\""+p+"\" is a directory.")
-				return
-			}
-			if body.SHA == "" {
-				fail(422, "Invalid request.\n\n\"sha\" wasn't supplied.")
-				return
-			}
-			if body.SHA != e.Hash.String() {
-				fail(409, p+" does not match "+body.SHA)
-				return
-			}
-			status = http.StatusOK
-		}
-	}
-	b := newTreeBuilder(rp, root)
-	mode := filemode.Regular
-	if e, exists := rp.lookupPath(root, p); exists && !head.IsZero() && e.Mode == filemode.Executable {
-		mode = filemode.Executable
-	}
-	blob := rp.putBlob(data)
-	b.set(p, mode, blob)
-	tree, err := b.write()
-	if err != nil {
-		fail(500, err.Error())
-		return
-	}
-	c := s.commitContents(r, rp, ref, head, tree, *body.Message, body.Author, body.Committer)
-	branch := strings.TrimPrefix(ref, "refs/heads/")
-	writeJSON(w, r, status, obj{
-		"content": contentEntry(r, rp, branch, p, object.TreeEntry{Name: p, Mode: mode, Hash: blob}),
-		"commit":  gitCommitJSON(r, rp, c),
+	rp.mu.RLock()
+	defer rp.mu.RUnlock()
+	writeJSON(w, r, res.status, obj{
+		"content": contentEntry(r, rp, res.branch, op.path, res.entry),
+		"commit":  gitCommitJSON(r, rp, res.commit),
 	})
 }
 
@@ -92,7 +90,6 @@ func (s *Server) handleDeleteContent(w http.ResponseWriter, r *http.Request, rp 
 	if !decodeBody(w, r, &body, docDelContent) {
 		return
 	}
-	p := strings.Trim(r.PathValue("path"), "/")
 	fail := func(st int, msg string) { writeError(w, r, st, msg, docDelContent) }
 	if body.Message == nil {
 		fail(422, "Invalid request.\n\n\"message\" wasn't supplied.")
@@ -102,29 +99,156 @@ func (s *Server) handleDeleteContent(w http.ResponseWriter, r *http.Request, rp 
 		fail(422, "Invalid request.\n\n\"sha\" wasn't supplied.")
 		return
 	}
+	op := contentsOp{path: strings.Trim(r.PathValue("path"), "/"), doc: docDelContent, del: true, body: body}
+	res := s.writeContents(r, rp, op)
+	if res.commit == nil {
+		fail(res.status, res.msg)
+		return
+	}
+	rp.mu.RLock()
+	defer rp.mu.RUnlock()
+	writeJSON(w, r, http.StatusOK, obj{"content": nil, "commit": gitCommitJSON(r, rp, res.commit)})
+}
+
+// writeContents builds the commit on the head it reads, then moves the
+// branch only if it still points there.
+func (s *Server) writeContents(r *http.Request, rp *repo, op contentsOp) contentsResult {
+	rp.mu.Lock()
+	ref, head, res := s.buildContents(r, rp, op)
+	if res.commit == nil || head.IsZero() {
+		if res.commit != nil { // the first commit of an empty repository
+			rp.setRef(ref, res.commit.Hash, false, s.now())
+		}
+		rp.mu.Unlock()
+		return res
+	}
+	rp.mu.Unlock()
+	s.contentsRaces.run(rp.fullName(), ref)
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
-	ref, head, root, ok := rp.contentsBranch(body.Branch)
-	if !ok || head.IsZero() {
-		fail(404, "Branch "+strings.TrimPrefix(ref, "refs/heads/")+" not found")
-		return
+	if now := rp.refs[ref]; now != head {
+		return contentsResult{status: http.StatusConflict, msg: "is at " + now.String() + " but expected " + head.String()}
 	}
-	e, exists := rp.lookupPath(root, p)
-	if !exists || e.Mode == filemode.Dir {
-		fail(404, "Not Found")
-		return
+	rp.setRef(ref, res.commit.Hash, false, s.now())
+	return res
+}
+
+// buildContents checks the write against the head and stores its commit.
+// Caller holds rp.mu for writing.
+func (s *Server) buildContents(r *http.Request, rp *repo, op contentsOp) (string, plumbing.Hash, contentsResult) {
+	ref, head, root, ok := rp.contentsBranch(op.body.Branch)
+	branch := strings.TrimPrefix(ref, "refs/heads/")
+	if !ok || (op.del && head.IsZero()) {
+		return ref, head, contentsResult{status: 404, msg: "Branch " + branch + " not found"}
 	}
-	if body.SHA != e.Hash.String() {
-		fail(409, p+" does not match "+body.SHA)
-		return
+	res := contentsResult{status: http.StatusCreated, branch: branch}
+	e, exists := rp.lookupPath(root, op.path)
+	exists = exists && !head.IsZero()
+	switch {
+	case op.del && (!exists || e.Mode == filemode.Dir):
+		return ref, head, contentsResult{status: 404, msg: "Not Found"}
+	case exists && e.Mode == filemode.Dir:
+		return ref, head, contentsResult{status: 422, msg: "Invalid request.\n\n\"" + op.path + "\" is a directory."}
+	case exists && op.body.SHA == "":
+		return ref, head, contentsResult{status: 422, msg: "Invalid request.\n\n\"sha\" wasn't supplied."}
+	case exists && op.body.SHA != e.Hash.String():
+		return ref, head, contentsResult{status: 409, msg: op.path + " does not match " + op.body.SHA}
+	case exists:
+		res.status = http.StatusOK
 	}
 	b := newTreeBuilder(rp, root)
-	_ = b.del(p)
+	if op.del {
+		_ = b.del(op.path)
+	} else {
+		mode := filemode.Regular
+		if exists && e.Mode == filemode.Executable {
+			mode = filemode.Executable
+		}
+		res.entry = object.TreeEntry{Name: op.path, Mode: mode, Hash: rp.putBlob(op.data)}
+		b.set(op.path, mode, res.entry.Hash)
+	}
 	tree, err := b.write()
 	if err != nil {
-		fail(500, err.Error())
-		return
+		return ref, head, contentsResult{status: 500, msg: err.Error()}
 	}
-	c := s.commitContents(r, rp, ref, head, tree, *body.Message, body.Author, body.Committer)
-	writeJSON(w, r, http.StatusOK, obj{"content": nil, "commit": gitCommitJSON(r, rp, c)})
+	c, err := s.contentsCommit(r, rp, head, tree, op.body)
+	if err != nil {
+		return ref, head, contentsResult{status: 500, msg: err.Error()}
+	}
+	res.commit = c
+	return ref, head, res
+}
+
+// contentsCommit stores the commit of a contents write without moving the
+// branch: GitHub's own, signed and Verified, unless a committer is named
+// (then it is unsigned, as GitHub cannot sign for someone else). Caller
+// holds rp.mu for writing.
+func (s *Server) contentsCommit(r *http.Request, rp *repo, head, tree plumbing.Hash, body contentsWrite) (*object.Commit, error) {
+	now := s.now()
+	id := identOf(r)
+	author := object.Signature{Name: id.name, Email: id.email, When: now}
+	if body.Author != nil {
+		author, _ = body.Author.toSig(now)
+	}
+	c := &object.Commit{Author: author, Committer: webFlowCommitter(now), Message: *body.Message, TreeHash: tree}
+	if !head.IsZero() {
+		c.ParentHashes = []plumbing.Hash{head}
+	}
+	if body.Committer != nil {
+		c.Committer, _ = body.Committer.toSig(now)
+		h := rp.putCommit(c)
+		if _, ok := rp.verif[h]; !ok {
+			rp.verif[h] = unsignedVerification()
+		}
+		return rp.commits[h], nil
+	}
+	h, err := rp.putSignedCommit(c, now)
+	if err != nil {
+		return nil, err
+	}
+	return rp.commits[h], nil
+}
+
+// contentsRaces holds what runs inside the next contents writes' window
+// between reading the head and moving the branch.
+type contentsRaces struct {
+	mu    sync.Mutex
+	hooks []contentsRace
+}
+
+type contentsRace struct {
+	repo, ref string
+	fn        func()
+}
+
+// run runs and removes the hooks for repo's ref. It runs without any lock.
+func (c *contentsRaces) run(repoName, ref string) {
+	c.mu.Lock()
+	var due []func()
+	keep := c.hooks[:0]
+	for _, h := range c.hooks {
+		if strings.EqualFold(h.repo, repoName) && h.ref == ref {
+			due = append(due, h.fn)
+		} else {
+			keep = append(keep, h)
+		}
+	}
+	c.hooks = keep
+	c.mu.Unlock()
+	for _, f := range due {
+		f()
+	}
+}
+
+// MoveBranchDuringNextContentsWrite commits files on branch (via Seed) while
+// the next contents-API write to that branch is between reading the head and
+// moving the branch: GitHub then answers that write with 409 "is at <new>
+// but expected <old>", and the write changes nothing.
+func (s *Server) MoveBranchDuringNextContentsWrite(owner, repo, branch string, files ...File) {
+	s.contentsRaces.mu.Lock()
+	defer s.contentsRaces.mu.Unlock()
+	s.contentsRaces.hooks = append(s.contentsRaces.hooks, contentsRace{
+		repo: owner + "/" + repo, ref: "refs/heads/" + branch,
+		fn: func() { _, _ = s.Seed(owner, repo, branch, "concurrent writer", files...) },
+	})
 }

@@ -41,6 +41,8 @@ type Server struct {
 
 	logMu sync.Mutex
 	log   []Request
+
+	contentsRaces contentsRaces // routes_contents_write.go
 }
 
 // Option configures a Server.

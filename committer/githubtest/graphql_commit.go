@@ -1,0 +1,325 @@
+package githubtest
+
+import (
+	"container/heap"
+	"encoding/base64"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+type gqlCommit struct {
+	rp *repo
+	c  *object.Commit
+}
+
+func (gqlCommit) typeName() string { return "Commit" }
+
+func (g gqlCommit) field(x *gqlExec, name string, args map[string]any) (any, error) {
+	rp, c := g.rp, g.c
+	rp.mu.RLock()
+	defer rp.mu.RUnlock()
+	if v, ok := gitObjectField(x, rp, c.Hash, "C", name); ok {
+		return v, nil
+	}
+	head, body, _ := strings.Cut(c.Message, "\n")
+	switch name {
+	case "message":
+		return c.Message, nil
+	case "messageHeadline":
+		return head, nil
+	case "messageBody":
+		return strings.TrimLeft(body, "\n"), nil
+	case "url":
+		return rp.htmlURL(x.r) + "/commit/" + c.Hash.String(), nil
+	case "resourcePath":
+		return "/" + rp.fullName() + "/commit/" + c.Hash.String(), nil
+	case "tree":
+		return gqlTree{rp: rp, oid: c.TreeHash}, nil
+	case "committedDate":
+		return c.Committer.When.UTC().Format(time.RFC3339), nil
+	case "authoredDate":
+		return c.Author.When.UTC().Format(time.RFC3339), nil
+	case "author":
+		return gqlActor{sig: c.Author}, nil
+	case "committer":
+		return gqlActor{sig: c.Committer}, nil
+	case "signature":
+		return rp.gqlSignatureLocked(c), nil
+	case "parents":
+		var ps []gqlObject
+		for _, p := range c.ParentHashes {
+			if pc, ok := rp.commits[p]; ok {
+				ps = append(ps, gqlCommit{rp: rp, c: pc})
+			}
+		}
+		return newConnection("CommitConnection", "parents", c.Hash, ps, args)
+	case "history":
+		p, _ := args["path"].(string)
+		return newConnection("CommitHistoryConnection", "history", c.Hash, rp.logLocked(c.Hash, strings.Trim(p, "/")), args)
+	}
+	return nil, errUnserved("Commit", name)
+}
+
+// logLocked lists the commits reachable from start in git log's default
+// order (newest committer date first, ties in the order found), keeping
+// only commits that change path when path is set. Caller holds mu.
+func (rp *repo) logLocked(start plumbing.Hash, path string) []gqlObject {
+	var out []gqlObject
+	q := &commitQueue{}
+	seen := map[plumbing.Hash]bool{start: true}
+	if c, ok := rp.commits[start]; ok {
+		heap.Push(q, queued{c: c})
+	}
+	for seq := 1; q.Len() > 0; seq++ {
+		c := heap.Pop(q).(queued).c
+		if path == "" || rp.changesPath(c, path) {
+			out = append(out, gqlCommit{rp: rp, c: c})
+		}
+		for _, p := range c.ParentHashes {
+			if pc, ok := rp.commits[p]; ok && !seen[p] {
+				seen[p] = true
+				heap.Push(q, queued{c: pc, seq: seq})
+			}
+		}
+	}
+	return out
+}
+
+// changesPath reports whether c's entry at path differs from its first
+// parent's. Caller holds mu.
+func (rp *repo) changesPath(c *object.Commit, path string) bool {
+	now, had := rp.lookupPath(c.TreeHash, path)
+	if len(c.ParentHashes) == 0 {
+		return had
+	}
+	pc, ok := rp.commits[c.ParentHashes[0]]
+	if !ok {
+		return had
+	}
+	before, hadBefore := rp.lookupPath(pc.TreeHash, path)
+	return had != hadBefore || now.Hash != before.Hash || now.Mode != before.Mode
+}
+
+type queued struct {
+	c   *object.Commit
+	seq int
+}
+
+type commitQueue []queued
+
+func (q commitQueue) Len() int { return len(q) }
+func (q commitQueue) Less(i, j int) bool {
+	if ti, tj := q[i].c.Committer.When, q[j].c.Committer.When; !ti.Equal(tj) {
+		return ti.After(tj)
+	}
+	return q[i].seq < q[j].seq
+}
+func (q commitQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *commitQueue) Push(v any)   { *q = append(*q, v.(queued)) }
+func (q *commitQueue) Pop() any {
+	old := *q
+	v := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return v
+}
+
+// gqlConn is a page of a connection (CommitConnection, CommitHistoryConnection).
+type gqlConn struct {
+	typ      string
+	nodes    []gqlObject
+	cursors  []string
+	total    int
+	next     bool
+	previous bool
+}
+
+// newConnection pages all by first/after or last/before, as GitHub does,
+// with at most 100 records and one of first or last required.
+func newConnection(typ, field string, anchor plumbing.Hash, all []gqlObject, args map[string]any) (gqlObject, error) {
+	first, hasFirst := argInt(args, "first")
+	last, hasLast := argInt(args, "last")
+	if !hasFirst && !hasLast {
+		return nil, gqlErrorf("MISSING_PAGINATION_BOUNDARIES", "You must provide a `first` or `last` value to properly paginate the `"+field+"` connection.")
+	}
+	for _, b := range []struct {
+		n    int64
+		set  bool
+		name string
+	}{{first, hasFirst, "first"}, {last, hasLast, "last"}} {
+		if b.set && (b.n < 0 || b.n > graphqlMaxRecords) {
+			return nil, gqlErrorf("EXCESSIVE_PAGINATION", "Requesting "+strconv.FormatInt(b.n, 10)+" records on the `"+field+"` connection exceeds the `"+b.name+"` limit of 100 records.")
+		}
+	}
+	lo, hi := 0, len(all)
+	if a, ok := args["after"].(string); ok {
+		lo = max(lo, cursorIndex(anchor, a)+1)
+	}
+	if b, ok := args["before"].(string); ok {
+		if i := cursorIndex(anchor, b); i >= 0 {
+			hi = min(hi, i)
+		}
+	}
+	lo = min(lo, hi)
+	if hasFirst && hi-lo > int(first) {
+		hi = lo + int(first)
+	}
+	if hasLast && hi-lo > int(last) {
+		lo = hi - int(last)
+	}
+	c := &gqlConn{typ: typ, nodes: all[lo:hi], total: len(all), next: hi < len(all), previous: lo > 0}
+	for i := lo; i < hi; i++ {
+		c.cursors = append(c.cursors, makeCursor(anchor, i))
+	}
+	return c, nil
+}
+
+// argInt reads an Int argument, given inline (int64) or as a variable.
+func argInt(args map[string]any, name string) (int64, bool) {
+	switch v := args[name].(type) {
+	case int64:
+		return v, true
+	case int:
+		return int64(v), true
+	case float64:
+		return int64(v), true
+	case json.Number:
+		n, err := v.Int64()
+		return n, err == nil
+	}
+	return 0, false
+}
+
+func makeCursor(anchor plumbing.Hash, i int) string {
+	return base64.StdEncoding.EncodeToString([]byte(anchor.String() + " " + strconv.Itoa(i)))
+}
+
+// cursorIndex decodes a cursor of this connection; -1 if it is not one.
+func cursorIndex(anchor plumbing.Hash, cur string) int {
+	b, err := base64.StdEncoding.DecodeString(cur)
+	if err != nil {
+		return -1
+	}
+	a, n, ok := strings.Cut(string(b), " ")
+	i, err := strconv.Atoi(n)
+	if !ok || a != anchor.String() || err != nil {
+		return -1
+	}
+	return i
+}
+
+func (c *gqlConn) typeName() string { return c.typ }
+
+func (c *gqlConn) field(_ *gqlExec, name string, _ map[string]any) (any, error) {
+	switch name {
+	case "nodes":
+		return c.nodes, nil
+	case "edges":
+		edges := make([]gqlObject, len(c.nodes))
+		for i, n := range c.nodes {
+			edges[i] = gqlEdge{node: n, cursor: c.cursors[i]}
+		}
+		return edges, nil
+	case "totalCount":
+		return c.total, nil
+	case "pageInfo":
+		p := gqlPageInfo{next: c.next, previous: c.previous}
+		if len(c.cursors) > 0 {
+			p.start, p.end = c.cursors[0], c.cursors[len(c.cursors)-1]
+		}
+		return p, nil
+	}
+	return nil, errUnserved(c.typ, name)
+}
+
+type gqlEdge struct {
+	node   gqlObject
+	cursor string
+}
+
+func (gqlEdge) typeName() string { return "CommitEdge" }
+
+func (e gqlEdge) field(_ *gqlExec, name string, _ map[string]any) (any, error) {
+	switch name {
+	case "node":
+		return e.node, nil
+	case "cursor":
+		return e.cursor, nil
+	}
+	return nil, errUnserved("CommitEdge", name)
+}
+
+type gqlPageInfo struct {
+	start, end     string
+	next, previous bool
+}
+
+func (gqlPageInfo) typeName() string { return "PageInfo" }
+
+func (p gqlPageInfo) field(_ *gqlExec, name string, _ map[string]any) (any, error) {
+	orNil := func(s string) any {
+		if s == "" {
+			return nil
+		}
+		return s
+	}
+	switch name {
+	case "startCursor":
+		return orNil(p.start), nil
+	case "endCursor":
+		return orNil(p.end), nil
+	case "hasNextPage":
+		return p.next, nil
+	case "hasPreviousPage":
+		return p.previous, nil
+	}
+	return nil, errUnserved("PageInfo", name)
+}
+
+// gqlSignatureLocked is Commit.signature: nil for an unsigned commit.
+// Caller holds mu.
+func (rp *repo) gqlSignatureLocked(c *object.Commit) gqlObject {
+	if c.PGPSignature == "" {
+		return nil
+	}
+	return gqlSignature{c: c, v: rp.verif[c.Hash]}
+}
+
+type gqlSignature struct {
+	c *object.Commit
+	v verification
+}
+
+func (gqlSignature) typeName() string { return "GpgSignature" }
+
+func (g gqlSignature) field(_ *gqlExec, name string, _ map[string]any) (any, error) {
+	switch name {
+	case "email":
+		return g.c.Committer.Email, nil
+	case "isValid":
+		return g.v.Verified, nil
+	case "keyId":
+		return nil, nil
+	case "payload":
+		return commitPayload(g.c), nil
+	case "signature":
+		return g.c.PGPSignature, nil
+	case "state":
+		if g.v.Verified {
+			return "VALID", nil
+		}
+		return strings.ToUpper(g.v.Reason), nil
+	case "verifiedAt":
+		if g.v.VerifiedAt == nil {
+			return nil, nil
+		}
+		return *g.v.VerifiedAt, nil
+	case "wasSignedByGitHub":
+		return g.v.Verified && g.c.Committer.Email == webFlowEmail, nil
+	}
+	return nil, errUnserved("GpgSignature", name)
+}

@@ -1,0 +1,203 @@
+package githubtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+)
+
+// gqlObject is a value of a GraphQL object type. field answers one field of
+// it; the executor handles __typename, aliases, fragments and directives.
+// A field's value is nil, a string, bool, int, an orderedObj-able gqlObject,
+// or a []gqlObject.
+type gqlObject interface {
+	typeName() string
+	field(x *gqlExec, name string, args map[string]any) (any, error)
+}
+
+// gqlExec executes one validated operation.
+type gqlExec struct {
+	s    *Server
+	r    *http.Request
+	doc  *ast.QueryDocument
+	vars map[string]any
+	errs []*gqlError
+}
+
+// kv and orderedObj keep the reply's keys in selection order, as GraphQL
+// requires.
+type kv struct {
+	k string
+	v any
+}
+
+type orderedObj []kv
+
+func (o orderedObj) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	for i, e := range o {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		k, _ := json.Marshal(e.k)
+		buf.Write(k)
+		buf.WriteByte(':')
+		v, err := json.Marshal(e.v)
+		if err != nil {
+			return nil, err
+		}
+		buf.Write(v)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+// run executes op; the result is nil when a non-null root field failed.
+func (x *gqlExec) run(op *ast.OperationDefinition) any {
+	var root gqlObject = gqlQuery{}
+	if op.Operation == ast.Mutation {
+		root = gqlMutation{}
+	}
+	out, ok := x.selectSet(root, op.SelectionSet, nil)
+	if !ok {
+		return nil
+	}
+	return out
+}
+
+// collect flattens fragments into the fields that apply to typ, grouped by
+// response key in first-seen order.
+func (x *gqlExec) collect(typ string, set ast.SelectionSet, keys *[]string, groups map[string][]*ast.Field) {
+	for _, sel := range set {
+		switch s := sel.(type) {
+		case *ast.Field:
+			if !x.included(s.Directives) {
+				continue
+			}
+			k := s.Alias
+			if k == "" {
+				k = s.Name
+			}
+			if _, seen := groups[k]; !seen {
+				*keys = append(*keys, k)
+			}
+			groups[k] = append(groups[k], s)
+		case *ast.InlineFragment:
+			if x.included(s.Directives) && x.applies(s.TypeCondition, typ) {
+				x.collect(typ, s.SelectionSet, keys, groups)
+			}
+		case *ast.FragmentSpread:
+			f := x.doc.Fragments.ForName(s.Name)
+			if f != nil && x.included(s.Directives) && x.applies(f.TypeCondition, typ) {
+				x.collect(typ, f.SelectionSet, keys, groups)
+			}
+		}
+	}
+}
+
+func (x *gqlExec) included(ds ast.DirectiveList) bool {
+	if d := ds.ForName("skip"); d != nil {
+		if v, _ := d.ArgumentMap(x.vars)["if"].(bool); v {
+			return false
+		}
+	}
+	if d := ds.ForName("include"); d != nil {
+		if v, _ := d.ArgumentMap(x.vars)["if"].(bool); !v {
+			return false
+		}
+	}
+	return true
+}
+
+// applies reports whether a fragment on cond applies to an object of typ.
+func (x *gqlExec) applies(cond, typ string) bool {
+	if cond == "" || cond == typ {
+		return true
+	}
+	schema, _ := graphqlSchema()
+	def := schema.Types[typ]
+	if def == nil {
+		return false
+	}
+	for _, i := range def.Interfaces {
+		if i == cond {
+			return true
+		}
+	}
+	return false
+}
+
+// selectSet answers a selection set on obj. ok is false when a non-null
+// field came out null: the null then propagates to the parent.
+func (x *gqlExec) selectSet(obj gqlObject, set ast.SelectionSet, path []any) (orderedObj, bool) {
+	var keys []string
+	groups := map[string][]*ast.Field{}
+	x.collect(obj.typeName(), set, &keys, groups)
+	out := make(orderedObj, 0, len(keys))
+	for _, k := range keys {
+		fs := groups[k]
+		f := fs[0]
+		p := append(append([]any{}, path...), k)
+		if f.Name == "__typename" {
+			out = append(out, kv{k, obj.typeName()})
+			continue
+		}
+		var sub ast.SelectionSet
+		for _, g := range fs {
+			sub = append(sub, g.SelectionSet...)
+		}
+		v, err := obj.field(x, f.Name, f.ArgumentMap(x.vars))
+		if err != nil {
+			x.fail(err, f, p)
+			v = nil
+		}
+		val, ok := x.complete(v, f.Definition.Type, sub, p)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, kv{k, val})
+	}
+	return out, true
+}
+
+// complete turns a resolver's value into JSON for type t.
+func (x *gqlExec) complete(v any, t *ast.Type, sub ast.SelectionSet, path []any) (any, bool) {
+	switch val := v.(type) {
+	case nil:
+		return nil, !t.NonNull
+	case gqlObject:
+		o, ok := x.selectSet(val, sub, path)
+		if !ok {
+			return nil, !t.NonNull
+		}
+		return o, true
+	case []gqlObject:
+		list := make([]any, 0, len(val))
+		for i, e := range val {
+			o, ok := x.complete(e, t.Elem, sub, append(append([]any{}, path...), i))
+			if !ok {
+				return nil, !t.NonNull
+			}
+			list = append(list, o)
+		}
+		return list, true
+	}
+	return v, true
+}
+
+func (x *gqlExec) fail(err error, f *ast.Field, path []any) {
+	ge, ok := err.(*gqlError)
+	if !ok {
+		ge = &gqlError{Message: err.Error()}
+	}
+	e := *ge
+	e.Path = path
+	if f.Position != nil {
+		e.Locations = []gqlerror.Location{{Line: f.Position.Line, Column: f.Position.Column}}
+	}
+	x.errs = append(x.errs, &e)
+}

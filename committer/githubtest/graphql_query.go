@@ -1,0 +1,275 @@
+package githubtest
+
+import (
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// Resolvers for the query side: repository, ref, commit, tree, blob.
+// Each field method takes the repository's read lock itself and never calls
+// another method that does.
+
+type gqlQuery struct{}
+
+func (gqlQuery) typeName() string { return "Query" }
+
+func (gqlQuery) field(x *gqlExec, name string, args map[string]any) (any, error) {
+	switch name {
+	case "id":
+		return "MDU6UXVlcnk=", nil
+	case "rateLimit":
+		return gqlRateLimit{reset: x.s.now().Add(time.Hour)}, nil
+	case "repository":
+		owner, _ := args["owner"].(string)
+		repoName, _ := args["name"].(string)
+		rp := x.s.getRepo(owner, repoName)
+		if rp == nil {
+			return nil, gqlErrorf("NOT_FOUND", "Could not resolve to a Repository with the name '"+owner+"/"+repoName+"'.")
+		}
+		return gqlRepo{rp: rp}, nil
+	}
+	return nil, errUnserved("Query", name)
+}
+
+// errUnserved answers a field the schema has but the fake does not serve.
+func errUnserved(typ, field string) error {
+	return gqlErrorf("", "githubtest: the fake does not serve "+typ+"."+field)
+}
+
+type gqlRepo struct{ rp *repo }
+
+func (gqlRepo) typeName() string { return "Repository" }
+
+func (g gqlRepo) field(x *gqlExec, name string, args map[string]any) (any, error) {
+	rp := g.rp
+	rp.mu.RLock()
+	defer rp.mu.RUnlock()
+	switch name {
+	case "id":
+		return nodeID("R", rp.fullName()), nil
+	case "name":
+		return rp.name, nil
+	case "nameWithOwner":
+		return rp.fullName(), nil
+	case "url":
+		return rp.htmlURL(x.r), nil
+	case "isEmpty":
+		return rp.empty(), nil
+	case "defaultBranchRef":
+		return rp.gqlRefLocked("refs/heads/" + rp.defaultBranch), nil
+	case "ref":
+		q, _ := args["qualifiedName"].(string)
+		return rp.gqlRefLocked(qualifyRef(q)), nil
+	case "object":
+		return rp.gqlObjectLocked(args), nil
+	}
+	return nil, errUnserved("Repository", name)
+}
+
+// qualifyRef turns "main" or "heads/main" into "refs/heads/main".
+func qualifyRef(q string) string {
+	switch {
+	case strings.HasPrefix(q, "refs/"):
+		return q
+	case strings.HasPrefix(q, "heads/"), strings.HasPrefix(q, "tags/"):
+		return "refs/" + q
+	}
+	return "refs/heads/" + q
+}
+
+// gqlRefLocked is the Ref for a qualified name, or nil. Caller holds mu.
+func (rp *repo) gqlRefLocked(ref string) gqlObject {
+	h, ok := rp.refs[ref]
+	if !ok {
+		return nil
+	}
+	return gqlRef{rp: rp, ref: ref, oid: h}
+}
+
+// gqlObjectLocked answers Repository.object(oid:|expression:). Caller holds mu.
+func (rp *repo) gqlObjectLocked(args map[string]any) gqlObject {
+	var h plumbing.Hash
+	if oid, ok := args["oid"].(string); ok {
+		h = plumbing.NewHash(oid)
+	} else if expr, ok := args["expression"].(string); ok {
+		rev, p, hasPath := strings.Cut(expr, ":")
+		c, ok := rp.resolve(rev)
+		if !ok {
+			return nil
+		}
+		h = c
+		if hasPath {
+			cm, ok := rp.commits[c]
+			if !ok {
+				return nil
+			}
+			e, ok := rp.lookupPath(cm.TreeHash, strings.Trim(p, "/"))
+			if !ok {
+				return nil
+			}
+			h = e.Hash
+		}
+	}
+	return rp.gqlGitObjectLocked(h)
+}
+
+// gqlGitObjectLocked wraps a stored object. Caller holds mu.
+func (rp *repo) gqlGitObjectLocked(h plumbing.Hash) gqlObject {
+	switch rp.objType(h) {
+	case plumbing.CommitObject:
+		return gqlCommit{rp: rp, c: rp.commits[h]}
+	case plumbing.TreeObject:
+		return gqlTree{rp: rp, oid: h}
+	case plumbing.BlobObject:
+		return gqlBlob{rp: rp, oid: h}
+	}
+	return nil
+}
+
+type gqlRef struct {
+	rp  *repo
+	ref string
+	oid plumbing.Hash
+}
+
+func (gqlRef) typeName() string { return "Ref" }
+
+func (g gqlRef) field(x *gqlExec, name string, _ map[string]any) (any, error) {
+	g.rp.mu.RLock()
+	defer g.rp.mu.RUnlock()
+	switch name {
+	case "id":
+		return refNodeID(g.rp, g.ref), nil
+	case "name":
+		_, n := splitRef(g.ref)
+		return n, nil
+	case "prefix":
+		p, _ := splitRef(g.ref)
+		return p, nil
+	case "repository":
+		return gqlRepo{rp: g.rp}, nil
+	case "target":
+		return g.rp.gqlGitObjectLocked(g.oid), nil
+	}
+	return nil, errUnserved("Ref", name)
+}
+
+// splitRef splits "refs/heads/a/b" into "refs/heads/" and "a/b".
+func splitRef(ref string) (prefix, name string) {
+	for _, p := range []string{"refs/heads/", "refs/tags/"} {
+		if strings.HasPrefix(ref, p) {
+			return p, ref[len(p):]
+		}
+	}
+	i := strings.LastIndex(ref, "/")
+	return ref[:i+1], ref[i+1:]
+}
+
+// refNodeID is the GraphQL node ID of a ref; CommittableBranch.id takes it.
+func refNodeID(rp *repo, ref string) string { return nodeID("REF", rp.fullName()+":"+ref) }
+
+// gitObjectField answers the GitObject interface's fields. Caller holds mu.
+func gitObjectField(x *gqlExec, rp *repo, oid plumbing.Hash, kind, name string) (any, bool) {
+	sha := oid.String()
+	path := "/" + rp.fullName() + "/commit/" + sha
+	switch name {
+	case "oid":
+		return sha, true
+	case "abbreviatedOid":
+		return sha[:7], true
+	case "id":
+		return nodeID(kind, rp.fullName()+":"+sha), true
+	case "commitResourcePath":
+		return path, true
+	case "commitUrl":
+		return webBase(x.r) + path, true
+	case "repository":
+		return gqlRepo{rp: rp}, true
+	}
+	return nil, false
+}
+
+type gqlTree struct {
+	rp  *repo
+	oid plumbing.Hash
+}
+
+func (gqlTree) typeName() string { return "Tree" }
+
+func (g gqlTree) field(x *gqlExec, name string, _ map[string]any) (any, error) {
+	g.rp.mu.RLock()
+	defer g.rp.mu.RUnlock()
+	if v, ok := gitObjectField(x, g.rp, g.oid, "T", name); ok {
+		return v, nil
+	}
+	return nil, errUnserved("Tree", name)
+}
+
+type gqlBlob struct {
+	rp  *repo
+	oid plumbing.Hash
+}
+
+func (gqlBlob) typeName() string { return "Blob" }
+
+func (g gqlBlob) field(x *gqlExec, name string, _ map[string]any) (any, error) {
+	g.rp.mu.RLock()
+	defer g.rp.mu.RUnlock()
+	if v, ok := gitObjectField(x, g.rp, g.oid, "B", name); ok {
+		return v, nil
+	}
+	data, _ := g.rp.blob(g.oid)
+	binary := !utf8.Valid(data) || strings.IndexByte(string(data), 0) >= 0
+	switch name {
+	case "byteSize":
+		return len(data), nil
+	case "isBinary":
+		return binary, nil
+	case "isTruncated":
+		return false, nil
+	case "text":
+		if binary {
+			return nil, nil
+		}
+		return string(data), nil
+	}
+	return nil, errUnserved("Blob", name)
+}
+
+type gqlActor struct{ sig object.Signature }
+
+func (gqlActor) typeName() string { return "GitActor" }
+
+func (g gqlActor) field(_ *gqlExec, name string, _ map[string]any) (any, error) {
+	switch name {
+	case "name":
+		return g.sig.Name, nil
+	case "email":
+		return g.sig.Email, nil
+	case "date":
+		return g.sig.When.Format(time.RFC3339), nil
+	}
+	return nil, errUnserved("GitActor", name)
+}
+
+type gqlRateLimit struct{ reset time.Time }
+
+func (gqlRateLimit) typeName() string { return "RateLimit" }
+
+func (g gqlRateLimit) field(_ *gqlExec, name string, _ map[string]any) (any, error) {
+	switch name {
+	case "cost", "nodeCount":
+		return 1, nil
+	case "limit", "remaining":
+		return 5000, nil
+	case "used":
+		return 0, nil
+	case "resetAt":
+		return g.reset.UTC().Format(time.RFC3339), nil
+	}
+	return nil, errUnserved("RateLimit", name)
+}
