@@ -46,6 +46,13 @@ func (a *authFlags) register(cmd *cobra.Command) {
 // against github.com.
 const limitScaleEnv = "GHCOMMITTER_LIMIT_SCALE"
 
+// fakeClientEnv names this process to ghcommitter fake-github, which counts
+// writes sent inside a retry-after told to the same client apart from
+// those of other processes sharing the token (they cannot see each other's
+// windows). It is sent as the X-Githubtest-Client header; benchmarks set
+// it, one name per process.
+const fakeClientEnv = "GHCOMMITTER_FAKE_CLIENT"
+
 // client builds the API client. Missing or unusable credentials are usage
 // errors: they are found before any request is sent.
 func (a *authFlags) client(ctx context.Context, e *env, owner, name, apiURL string, logger *slog.Logger) (*http.Client, error) {
@@ -86,6 +93,9 @@ func (a *authFlags) options(ctx context.Context, e *env, owner, name, apiURL str
 			return nil, usageErrorf("unset it to keep GitHub's own windows", "%s=%q: must be a number above 0 and at most 1e6 (how many times shorter the windows are)", limitScaleEnv, v)
 		}
 		opts = append(opts, ghclient.WithLimitScale(f))
+	}
+	if v := strings.TrimSpace(e.getenv(fakeClientEnv)); v != "" {
+		opts = append(opts, ghclient.WithHeader("X-Githubtest-Client", v))
 	}
 	auth, err := a.authOption(ctx, e, apiURL, opts)
 	if err != nil {
