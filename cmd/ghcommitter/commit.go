@@ -31,6 +31,7 @@ type commitFlags struct {
 	auth                 authFlags
 	pr                   prFlags
 	signKey              string
+	trailers             trailerFlags
 }
 
 func newCommitCmd(e *env) *cobra.Command {
@@ -69,8 +70,8 @@ func newCommitCmdWith(e *env, runF func(context.Context, *commitFlags) error) *c
 func (f *commitFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.SortFlags = false
-	fl.StringVarP(&f.repo, "repo", "R", "", "the repository, `OWNER/REPO` (default $GITHUB_REPOSITORY)")
-	fl.StringVarP(&f.branch, "branch", "b", "", "the branch `NAME` (default: $GITHUB_REF_NAME in a branch-triggered Actions run, else the repository's default branch)")
+	fl.StringVarP(&f.repo, "repo", "R", "", "the repository, `OWNER/REPO` (default $GH_REPO, else $GITHUB_REPOSITORY)")
+	fl.StringVarP(&f.branch, "branch", "b", "", "the branch `NAME` ("+branchDefaultHelp+")")
 	fl.StringVarP(&f.message, "message", "m", "", "the commit message `TEXT`")
 	fl.StringVarP(&f.messageFile, "message-file", "F", "", "read the commit message from `FILE` (- for stdin)")
 	fl.StringVar(&f.prefix, "prefix", "", "commit LOCAL_PATH arguments under repository directory `DIR`")
@@ -88,6 +89,7 @@ func (f *commitFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print what would change, path by path, and send no write request")
 	fl.BoolVar(&f.json, "json", false, "print the result, or the error, as one JSON object on stdout")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log every request and attempt to stderr")
+	f.trailers.register(cmd)
 	f.pr.register(cmd)
 	fl.StringVar(&f.signKey, "sign-key", "", "sign the commit with the armored OpenPGP private key in `FILE` (needs --author; passphrase from $GHCOMMITTER_SIGN_PASSPHRASE)")
 	f.auth.register(cmd)
@@ -122,7 +124,10 @@ func commitRun(ctx context.Context, e *env, f *commitFlags) error {
 	if err != nil {
 		return err
 	}
-	apiURL := apiURLFrom(f.auth.apiURL, e)
+	if err := f.trailers.apply(e, cs); err != nil {
+		return err
+	}
+	apiURL := apiURLFor(f.auth.apiURL, f.repo, e)
 	c, prog, err := f.committer(ctx, e, owner, name, apiURL, cs, b)
 	if err != nil {
 		return err
@@ -211,10 +216,10 @@ func (f *commitFlags) committer(ctx context.Context, e *env, owner, name, apiURL
 func (f *commitFlags) repository(e *env) (owner, name string, err error) {
 	s := f.repo
 	if s == "" {
-		s = e.getenv("GITHUB_REPOSITORY")
+		s = envRepo(e)
 	}
 	if s == "" {
-		return "", "", usageErrorf("pass -R OWNER/REPO, or set GITHUB_REPOSITORY", "no repository given")
+		return "", "", usageErrorf("pass -R OWNER/REPO, or set GH_REPO or GITHUB_REPOSITORY", "no repository given")
 	}
 	owner, name, err = committer.ParseRepo(s)
 	if err != nil {
@@ -270,13 +275,8 @@ func (f *commitFlags) targetBranch(ctx context.Context, e *env, c *committer.Com
 		}
 		return f.branch, nil
 	}
-	if e.getenv("GITHUB_ACTIONS") == "true" {
-		if ref, ok := strings.CutPrefix(e.getenv("GITHUB_REF"), "refs/heads/"); ok {
-			if name := e.getenv("GITHUB_REF_NAME"); name != "" {
-				return name, nil
-			}
-			return ref, nil
-		}
+	if name, ok, err := actionsBranch(e, c.Repository()); ok || err != nil {
+		return name, err
 	}
 	b, err := c.DefaultBranch(ctx)
 	var ce *committer.Error
