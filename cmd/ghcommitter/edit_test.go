@@ -117,8 +117,10 @@ func TestEditOutputIsBounded(t *testing.T) {
 func TestEditEnvironmentHasNoCredentials(t *testing.T) {
 	srv := fake(t)
 	c := newCLI(t)
+	// The fake is not github.com, so (as gh does) GH_ENTERPRISE_TOKEN is
+	// the token that authenticates: it holds the fake's token.
 	secrets := map[string]string{
-		"GITHUB_TOKEN": "s-github", "GH_ENTERPRISE_TOKEN": "s-ghe", "GITHUB_ENTERPRISE_TOKEN": "s-githubent",
+		"GITHUB_TOKEN": "s-github", "GH_ENTERPRISE_TOKEN": testToken, "GITHUB_ENTERPRISE_TOKEN": "s-githubent",
 		"GHCOMMITTER_SIGN_PASSPHRASE": "s-pass", "INPUT_SIGN_KEY": "s-key",
 	}
 	for k, v := range secrets {
