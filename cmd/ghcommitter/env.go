@@ -122,6 +122,9 @@ func run(ctx context.Context, args []string, e *env) int {
 		if c, _, ferr := root.Find(args); ferr == nil && c != root {
 			ee.hint = "see '" + c.CommandPath() + " --help'"
 		}
+		if wantsJSON(args) {
+			writeFailureJSON(e, ee)
+		}
 	}
 	report(e.stderr, ee)
 	return ee.code
