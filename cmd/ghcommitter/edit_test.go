@@ -118,7 +118,9 @@ func TestEditEnvironmentHasNoCredentials(t *testing.T) {
 	srv := fake(t)
 	c := newCLI(t)
 	secrets := map[string]string{
-		"GITHUB_TOKEN": "s-github", "GH_ENTERPRISE_TOKEN": "s-ghe", "GITHUB_ENTERPRISE_TOKEN": "s-githubent",
+		// The fake's loopback URL is not github.com, so the CLI authenticates
+		// with GH_ENTERPRISE_TOKEN there, as gh does.
+		"GITHUB_TOKEN": "s-github", "GH_ENTERPRISE_TOKEN": testToken, "GITHUB_ENTERPRISE_TOKEN": "s-githubent",
 		"GHCOMMITTER_SIGN_PASSPHRASE": "s-pass", "INPUT_SIGN_KEY": "s-key",
 	}
 	for k, v := range secrets {
