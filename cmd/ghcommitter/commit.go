@@ -124,6 +124,9 @@ func commitRun(ctx context.Context, e *env, f *commitFlags) error {
 	if err != nil {
 		return err
 	}
+	if err := f.trailers.apply(e, cs); err != nil {
+		return err
+	}
 	apiURL := apiURLFor(f.auth.apiURL, f.repo, e)
 	c, prog, err := f.committer(ctx, e, owner, name, apiURL, cs, b)
 	if err != nil {
@@ -170,9 +173,6 @@ func (f *commitFlags) changeSet(ctx context.Context, e *env) (*committer.ChangeS
 	b := &changeBuilder{e: e, ctx: ctx, in: in, editTimeout: f.editTimeout, opts: committer.LoadOptions{NoFileMode: f.noFileMode}}
 	cs, err := b.build(f, msg)
 	if err != nil {
-		return nil, nil, err
-	}
-	if err := f.trailers.apply(e, cs); err != nil {
 		return nil, nil, err
 	}
 	return cs, b, nil

@@ -117,9 +117,9 @@ func TestEditOutputIsBounded(t *testing.T) {
 func TestEditEnvironmentHasNoCredentials(t *testing.T) {
 	srv := fake(t)
 	c := newCLI(t)
+	// The fake is not github.com, so (as gh does) GH_ENTERPRISE_TOKEN is
+	// the token that authenticates: it holds the fake's token.
 	secrets := map[string]string{
-		// The fake's loopback URL is not github.com, so the CLI authenticates
-		// with GH_ENTERPRISE_TOKEN there, as gh does.
 		"GITHUB_TOKEN": "s-github", "GH_ENTERPRISE_TOKEN": testToken, "GITHUB_ENTERPRISE_TOKEN": "s-githubent",
 		"GHCOMMITTER_SIGN_PASSPHRASE": "s-pass", "INPUT_SIGN_KEY": "s-key",
 	}
