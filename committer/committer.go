@@ -151,6 +151,7 @@ func (c *Committer) fail(op, branch string, kind, err error) *Error {
 		if e.Kind == nil {
 			e.Kind = pe.kind
 		}
+		e.Hint = pe.hint
 	}
 	e.Status, e.Message, e.RequestID = apiDetails(err)
 	k, hint := classify(err)

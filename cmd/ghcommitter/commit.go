@@ -271,7 +271,7 @@ func (f *commitFlags) readMessage(in *stdinOnce) (string, error) {
 func (f *commitFlags) targetBranch(ctx context.Context, e *env, c *committer.Committer) (string, error) {
 	if f.branch != "" {
 		if err := committer.ValidateBranch(f.branch); err != nil {
-			return "", usageErrorf("", "branch %q: %v", f.branch, err)
+			return "", usageErrorf("", "%v", err)
 		}
 		return f.branch, nil
 	}
