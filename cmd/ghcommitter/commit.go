@@ -27,6 +27,7 @@ type commitFlags struct {
 	auth                 authFlags
 	pr                   prFlags
 	signKey              string
+	engine               engineFlags // engine.go
 }
 
 func newCommitCmd(e *env) *cobra.Command {
@@ -97,6 +98,7 @@ precondition failed, or every attempt lost the race).`,
 	f.pr.register(cmd)
 	fl.StringVar(&f.signKey, "sign-key", "", "sign the commit with the armored OpenPGP private key in `FILE` (needs --author; passphrase from $GHCOMMITTER_SIGN_PASSPHRASE)")
 	f.auth.register(cmd)
+	f.engine.register(cmd)
 	return cmd
 }
 
@@ -127,7 +129,7 @@ func (f *commitFlags) run(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	copts := []committer.Option{committer.WithMaxAttempts(f.maxAttempts)}
+	copts := append(f.engine.committerOptions(e), committer.WithMaxAttempts(f.maxAttempts))
 	if f.signKey != "" {
 		signer, err := f.signer(e, cs)
 		if err != nil {
@@ -154,7 +156,7 @@ func (f *commitFlags) run(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var cos []committer.CommitOption
+	cos := f.engine.commitOptions()
 	if f.createFrom != "" {
 		cos = append(cos, committer.CreateBranchFrom(f.createFrom))
 	}
