@@ -401,6 +401,26 @@ type single struct {
 	err     error
 }
 
+func (s *single) stageOne(ctx context.Context, engine Engine, cands []Engine, head, tree string, attempt int) (*staged, *unit, error) {
+	st, err := s.c.stage(ctx, s.u, engine, cands, head, tree)
+	if err != nil {
+		if engine == EngineAuto && isOneWriteError(err) {
+			return nil, nil, err
+		}
+		return nil, nil, s.failAt(head, attempt, err)
+	}
+	st.res.Branch = s.branch
+	st.finish = func(commit, tree, parent string) {
+		r := *st.res
+		r.Commit, r.Tree, r.Parent, r.Engine = commit, tree, parent, st.engine.String()
+		if parent == "" {
+			r.NoOp, r.Changed = true, []string{}
+		}
+		s.results[commit] = &r
+	}
+	return st, s.u, nil
+}
+
 func (s *single) prune(bool) bool { return s.res == nil && s.err == nil }
 
 func (s *single) first() *unit { return s.u }

@@ -165,3 +165,19 @@ func (c *Committer) engineGate(op, branch string, u *unit, co commitOptions) err
 	}
 	return nil
 }
+
+// queueEngine says why a Queue cannot commit through co's engine, or nil.
+// A chained batch keeps each change set's message and author, which
+// GraphQL cannot set, and the contents API writes one file per commit.
+func queueEngine(co commitOptions) error {
+	switch co.engine {
+	case EngineGitData:
+		return nil
+	case EngineGraphQL:
+		if !co.squash {
+			return errors.New("a chained Queue keeps each change set's message and author, which the graphql engine cannot set: use Squash with it")
+		}
+		return nil
+	}
+	return fmt.Errorf("a Queue commits through the git-data engine, or the graphql engine with Squash, not the %s engine", co.engine)
+}

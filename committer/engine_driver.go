@@ -14,16 +14,26 @@ import (
 type pendingWrite struct {
 	engine Engine
 	parent string // the head it was built on (GraphQL: expectedHeadOid)
-	res    *Result
+	id     string // its EditIDTrailer line
+	st     *staged
+}
+
+// oneWork is a work that can land through a one-write engine: a single
+// change set, or a squashed batch through GraphQL.
+type oneWork interface {
+	// stageOne resolves the work on head without writing (edit functions
+	// run here) and returns what to send and the unit whose message and
+	// identity the commit carries. Errors are the whole work's.
+	stageOne(ctx context.Context, engine Engine, cands []Engine, head, tree string, attempt int) (*staged, *unit, error)
 }
 
 // oneWrite makes one attempt through GraphQL or the contents API. handled
 // is false when the attempt is for Git Data after all (auto found that no
 // one-write engine carries what the head makes of the change set).
 func (d *driver) oneWrite(ctx context.Context, head, tree string, creating bool, attempt int, started time.Time) (done bool, err error, handled bool) {
-	s, ok := d.w.(*single)
+	ow, ok := d.w.(oneWork)
 	if !ok {
-		return true, d.c.fail(d.op, d.branch, ErrInvalid, fmt.Errorf("the %s engine commits single change sets", d.co.engine)), true
+		return true, d.c.fail(d.op, d.branch, ErrInvalid, fmt.Errorf("the %s engine cannot carry this work", d.co.engine)), true
 	}
 	if creating {
 		// GraphQL and the contents API write only to a branch that exists:
@@ -37,36 +47,38 @@ func (d *driver) oneWrite(ctx context.Context, head, tree string, creating bool,
 		}
 		d.created = true
 	}
-	st, err := d.c.stage(ctx, s.u, d.co.engine, d.cands, head, tree)
+	st, u, err := ow.stageOne(ctx, d.co.engine, d.cands, head, tree, attempt)
 	if err != nil && d.co.engine == EngineAuto && isOneWriteError(err) {
 		return false, nil, false
 	}
 	if err != nil {
-		return true, s.failAt(head, attempt, err), true
+		done, err := d.refusedOr(err, attempt)
+		return done, err, true
 	}
-	st.res.Branch = d.branch
+	if st == nil {
+		return true, nil, true // no caller left
+	}
 	if st.engine == EngineGitData {
 		return false, nil, false
 	}
 	if len(st.adds)+len(st.dels) == 0 {
-		st.res.Commit, st.res.Tree, st.res.NoOp, st.res.Changed = head, tree, true, []string{}
-		s.results[head] = st.res
+		st.finish(head, tree, "")
 		d.landed(head, attempt, d.created)
 		return true, nil, true
 	}
-	return d.sendOneWrite(ctx, s, st, attempt, started)
+	return d.sendOneWrite(ctx, u, st, attempt, started)
 }
 
-func (d *driver) sendOneWrite(ctx context.Context, s *single, st *staged, attempt int, started time.Time) (bool, error, bool) {
+func (d *driver) sendOneWrite(ctx context.Context, u *unit, st *staged, attempt int, started time.Time) (bool, error, bool) {
 	var w written
 	var err error
 	if st.engine == EngineGraphQL {
-		w, err = d.c.writeGraphQL(ctx, d.branch, s.u, st)
+		w, err = d.c.writeGraphQL(ctx, d.branch, u, st)
 	} else {
-		w, err = d.c.writeContents(ctx, d.branch, s.u, st)
+		w, err = d.c.writeContents(ctx, d.branch, u, st)
 	}
 	if w.ambiguous {
-		d.pending = append(d.pending, pendingWrite{engine: st.engine, parent: st.head, res: st.res})
+		d.pending = append(d.pending, pendingWrite{engine: st.engine, parent: st.head, id: editID(u.message), st: st})
 		if d.settledOneWrite(ctx, st.head, attempt) {
 			return true, nil, true
 		}
@@ -80,9 +92,7 @@ func (d *driver) sendOneWrite(ctx context.Context, s *single, st *staged, attemp
 		d.lostRace(ctx, st.head, attempt, started)
 		return false, nil, true
 	}
-	st.res.Commit, st.res.Tree, st.res.Parent = w.commit, w.tree, w.parent
-	st.res.Engine = st.engine.String()
-	s.results[w.commit] = st.res
+	st.finish(w.commit, w.tree, w.parent)
 	d.landed(w.commit, attempt, d.created)
 	return true, nil, true
 }
@@ -109,14 +119,12 @@ func (d *driver) lostRace(ctx context.Context, head string, attempt int, started
 // anything is built again; when that cannot be told, the work fails with
 // ErrUnknownOutcome. head is the head just read.
 func (d *driver) settledOneWrite(ctx context.Context, head string, attempt int) bool {
-	s, ok := d.w.(*single)
-	if !ok || len(d.pending) == 0 {
+	if len(d.pending) == 0 {
 		return false
 	}
-	id := editID(s.u.message)
 	keep := d.pending[:0]
 	for _, p := range d.pending {
-		commit, o, err := d.c.settleOneWrite(ctx, d.branch, p.engine, p.parent, id)
+		commit, o, err := d.c.settleOneWrite(ctx, d.branch, p.engine, p.parent, p.id)
 		switch {
 		case err != nil || o == ghgraphql.Unknown:
 			if err == nil {
@@ -128,7 +136,7 @@ func (d *driver) settledOneWrite(ctx context.Context, head string, attempt int) 
 			d.w.fail(e)
 			return true
 		case o == ghgraphql.Landed:
-			d.landOneWrite(ctx, s, p, commit, attempt)
+			d.landOneWrite(ctx, p, commit, attempt)
 			return true
 		}
 		// Not landed. A GraphQL commit pinned to a head that is no longer
@@ -142,23 +150,21 @@ func (d *driver) settledOneWrite(ctx context.Context, head string, attempt int) 
 	return false
 }
 
-// landOneWrite finishes s with the commit found by its trailer.
-func (d *driver) landOneWrite(ctx context.Context, s *single, p pendingWrite, commit string, attempt int) {
+// landOneWrite finishes the work with the commit found by its trailer.
+func (d *driver) landOneWrite(ctx context.Context, p pendingWrite, commit string, attempt int) {
 	parents, _, err := d.c.parents(ctx, commit)
+	var tree string
+	if err == nil {
+		_, tree, err = d.c.commitTree(ctx, commit)
+	}
 	if err != nil {
 		d.w.fail(d.c.fail(d.op, d.branch, ErrUnknownOutcome, fmt.Errorf("commit %s landed, but reading it failed: %w", short(commit), err)))
 		return
 	}
-	_, tree, err := d.c.commitTree(ctx, commit)
-	if err != nil {
-		d.w.fail(d.c.fail(d.op, d.branch, ErrUnknownOutcome, fmt.Errorf("commit %s landed, but reading it failed: %w", short(commit), err)))
-		return
-	}
-	r := *p.res
-	r.Commit, r.Tree, r.Parent, r.Engine = commit, tree, p.parent, p.engine.String()
+	parent := p.parent
 	if len(parents) > 0 {
-		r.Parent = parents[0]
+		parent = parents[0]
 	}
-	s.results[commit] = &r
+	p.st.finish(commit, tree, parent)
 	d.landed(commit, attempt, d.created)
 }

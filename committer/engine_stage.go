@@ -16,7 +16,10 @@ type staged struct {
 	head   string
 	adds   []stagedFile
 	dels   []stagedFile
-	res    *Result // Files, Changed and Parent filled; Commit and Tree once landed
+	res    *Result // a single change set's: Files and Changed filled
+	// finish records the outcome: the commit that landed (or head, for a
+	// no-op), its tree and its parent ("" for a no-op).
+	finish func(commit, tree, parent string)
 }
 
 type stagedFile struct {

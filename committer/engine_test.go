@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
@@ -567,4 +568,62 @@ func commitsWithMessage(t *testing.T, ts *githubtest.TestServer, prefix string) 
 		}
 	}
 	return n
+}
+
+// A squashed Queue lands each batch with one GraphQL mutation; chained,
+// GraphQL is refused.
+func TestEngineQueueGraphQL(t *testing.T) {
+	ts, c := setup(t)
+	seed(t, ts, map[string]string{"log": "", "gone": "x"})
+	if _, err := committer.NewQueue(c, "main", committer.WithEngine(committer.EngineGraphQL)); !errors.Is(err, committer.ErrInvalid) {
+		t.Fatalf("chained queue with graphql: err = %v, want ErrInvalid", err)
+	}
+	q, err := committer.NewQueue(c, "main", committer.WithEngine(committer.EngineGraphQL), committer.Squash())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Hold the first batch at its write so that the rest queue up behind it.
+	release, held := make(chan struct{}), make(chan struct{})
+	ts.Inject(githubtest.Fault{Route: routeGraphQL, Times: 1, Before: func(*http.Request) { close(held); <-release }})
+	const n = 6
+	errs := make(chan error, n+1)
+	go func() {
+		_, err := q.Commit(context.Background(), committer.NewChangeSet("first").Edit("log", appendLine("first")))
+		errs <- err
+	}()
+	<-held
+	var results [n]*committer.Result
+	for i := range n {
+		go func() {
+			cs := committer.NewChangeSet(fmt.Sprintf("w%d", i)).Edit("log", appendLine(fmt.Sprintf("w%d", i)))
+			if i == 0 {
+				cs.Delete("gone")
+			}
+			var err error
+			results[i], err = q.Commit(context.Background(), cs)
+			errs <- err
+		}()
+	}
+	time.Sleep(20 * time.Millisecond) // let them queue; correctness does not depend on it
+	close(release)
+	for range n + 1 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	log := readFile(t, ts, "main", "log")
+	for i := range n {
+		if strings.Count(log, fmt.Sprintf("w%d\n", i)) != 1 {
+			t.Errorf("log %q: w%d not there exactly once", log, i)
+		}
+		if results[i].Engine != "graphql" || results[i].Commit == "" {
+			t.Errorf("result %d: %+v", i, results[i])
+		}
+	}
+	if files, _ := ts.Files(owner, repo, "main"); files["gone"].Content != nil {
+		t.Error("gone was not deleted")
+	}
+	if m := ts.Count(routeGraphQL); m > n {
+		t.Errorf("%d GraphQL requests for %d queued change sets: not batched", m, n+1)
+	}
 }
