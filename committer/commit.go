@@ -240,7 +240,12 @@ func (d *driver) attempt(ctx context.Context, attempt int) (done bool, err error
 // and any other error into the work's error.
 func (d *driver) refusedOr(err error, attempt int) (bool, error) {
 	var re *refusedError
-	if errors.As(err, &re) {
+	if !errors.As(err, &re) {
+		// A secondary limit on a read or an object write, once the
+		// transport's own retries ran out: wait it out like one on the ref.
+		re, _ = refused("", err).(*refusedError)
+	}
+	if re != nil {
 		d.wait = re.wait
 		d.c.observe(Event{Kind: EventRateLimitWait, Branch: d.branch, Attempt: attempt, Wait: re.wait})
 		d.c.o.logger.Debug("write refused by a rate limit", "repo", d.c.Repository(), "branch", d.branch, "wait", re.wait)

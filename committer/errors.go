@@ -139,7 +139,23 @@ func refused(what string, err error) error {
 	if errors.As(err, &rl) {
 		return fmt.Errorf("%s: %w", what, err)
 	}
+	// go-github recognises a secondary limit only on a 403; GitHub also
+	// answers 429, which reaches us as a plain error reply.
+	if er, ok := errorResponse(err); ok && er.Response.StatusCode == http.StatusTooManyRequests {
+		return &refusedError{wait: retryAfterOr(er.Response, time.Minute), err: err}
+	}
 	return nil
+}
+
+// retryAfterOr is the reply's Retry-After in seconds (at least a second),
+// or def when it has none.
+func retryAfterOr(resp *http.Response, def time.Duration) time.Duration {
+	if v := resp.Header.Get("Retry-After"); v != "" {
+		if secs, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
+			return max(time.Duration(secs)*time.Second, time.Second)
+		}
+	}
+	return def
 }
 
 // secondaryWait is how long to wait after a secondary rate limit: its
@@ -148,10 +164,8 @@ func refused(what string, err error) error {
 // x-ratelimit-reset, before which it refuses to send anything).
 func secondaryWait(ab *github.AbuseRateLimitError) time.Duration {
 	if ab.Response != nil {
-		if v := ab.Response.Header.Get("Retry-After"); v != "" {
-			if secs, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
-				return max(time.Duration(secs)*time.Second, time.Second)
-			}
+		if d := retryAfterOr(ab.Response, 0); d > 0 {
+			return d
 		}
 	}
 	return max(ab.GetRetryAfter(), time.Minute)

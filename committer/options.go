@@ -187,7 +187,8 @@ func WithConcurrency(n int) Option {
 
 // Signer signs a commit: it reads the commit's payload (its git encoding
 // without the signature) from r and writes an armored signature to w.
-// OpenPGPSigner returns one; a go-github MessageSigner is one too.
+// openpgp.NewSigner (package committer/openpgp) returns one; a go-github
+// MessageSigner is one too.
 type Signer interface {
 	Sign(w io.Writer, r io.Reader) error
 }

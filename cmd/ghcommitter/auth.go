@@ -38,16 +38,6 @@ func (a *authFlags) register(cmd *cobra.Command) {
 	fl.Int64Var(&a.installationID, "installation-id", 0, "the App's installation `ID` (default: looked up from the repository)")
 }
 
-func apiURLFrom(flag string, e *env) string {
-	if flag != "" {
-		return flag
-	}
-	if u := e.getenv("GITHUB_API_URL"); u != "" {
-		return u
-	}
-	return defaultAPIURL
-}
-
 // limitScaleEnv = F makes the client's own rate-limit windows (the write
 // pacer's minute and hour, the wait after a bare secondary limit) F times
 // shorter, as `ghcommitter fake-github --limits-scale F` does the fake's:
@@ -55,6 +45,13 @@ func apiURLFrom(flag string, e *env) string {
 // (Retry-After, x-ratelimit-reset) are honoured as sent. Leave it unset
 // against github.com.
 const limitScaleEnv = "GHCOMMITTER_LIMIT_SCALE"
+
+// fakeClientEnv names this process to ghcommitter fake-github, which counts
+// writes sent inside a retry-after told to the same client apart from
+// those of other processes sharing the token (they cannot see each other's
+// windows). It is sent as the X-Githubtest-Client header; benchmarks set
+// it, one name per process.
+const fakeClientEnv = "GHCOMMITTER_FAKE_CLIENT"
 
 // client builds the API client. Missing or unusable credentials are usage
 // errors: they are found before any request is sent.
@@ -97,7 +94,10 @@ func (a *authFlags) options(ctx context.Context, e *env, owner, name, apiURL str
 		}
 		opts = append(opts, ghclient.WithLimitScale(f))
 	}
-	auth, err := a.authOption(ctx, e, opts)
+	if v := strings.TrimSpace(e.getenv(fakeClientEnv)); v != "" {
+		opts = append(opts, ghclient.WithHeader("X-Githubtest-Client", v))
+	}
+	auth, err := a.authOption(ctx, e, apiURL, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -105,8 +105,8 @@ func (a *authFlags) options(ctx context.Context, e *env, owner, name, apiURL str
 }
 
 // authOption is the credential option: an App's key, a token file, or
-// $GH_TOKEN / $GITHUB_TOKEN.
-func (a *authFlags) authOption(ctx context.Context, e *env, opts []ghclient.Option) (ghclient.Option, error) {
+// the environment's token for apiURL (envToken).
+func (a *authFlags) authOption(ctx context.Context, e *env, apiURL string, opts []ghclient.Option) (ghclient.Option, error) {
 	switch {
 	case a.isApp():
 		if a.appID <= 0 || a.appKeyFile == "" {
@@ -136,10 +136,7 @@ func (a *authFlags) authOption(ctx context.Context, e *env, opts []ghclient.Opti
 		}
 		return ghclient.WithToken(tok), nil
 	}
-	tok := strings.TrimSpace(e.getenv("GH_TOKEN"))
-	if tok == "" {
-		tok = strings.TrimSpace(e.getenv("GITHUB_TOKEN"))
-	}
+	tok := envToken(e, apiURL)
 	if tok == "" {
 		return nil, usageErrorf(tokenHint, "no GitHub token")
 	}

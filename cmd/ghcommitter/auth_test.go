@@ -100,3 +100,26 @@ func TestCredentialsStayOnTheAPIHost(t *testing.T) {
 		})
 	}
 }
+
+// TestFakeClientEnv: GHCOMMITTER_FAKE_CLIENT names the process to the fake
+// on every request.
+func TestFakeClientEnv(t *testing.T) {
+	srv := fake(t)
+	var mu sync.Mutex
+	seen := map[string]int{}
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen[r.Header.Get("X-Githubtest-Client")]++
+		mu.Unlock()
+		srv.ServeHTTP(w, r)
+	}))
+	defer proxy.Close()
+	c := newCLI(t)
+	c.env[fakeClientEnv] = "writer-3"
+	c.run("commit", "--api-url", proxy.URL+"/", "-R", "acme/mono", "-m", "m", "--edit", "a.txt=echo a").wantCode(t, exitOK)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 1 || seen["writer-3"] == 0 {
+		t.Fatalf("X-Githubtest-Client values seen: %v", seen)
+	}
+}

@@ -21,6 +21,7 @@ type options struct {
 	owner, repo   string
 	baseURL       string
 	userAgent     string
+	header        http.Header
 	logger        *slog.Logger
 	maxRetries    int
 	maxRateWait   time.Duration
@@ -375,6 +376,30 @@ func WithETagCache(entries int) Option {
 			return fmt.Errorf("WithETagCache: %d: must be between 0 and 100000", entries)
 		}
 		o.etagEntries = entries
+		return nil
+	}
+}
+
+// WithHeader adds a header to every request the client sends to the API,
+// such as the X-Githubtest-Client header by which the fake
+// (committer/githubtest) tells processes sharing a token apart in its
+// rate-limit accounting. Authorization, Cookie, Host and User-Agent are
+// refused (use the auth options and WithUserAgent). The default is none.
+func WithHeader(key, value string) Option {
+	return func(o *options) error {
+		k := http.CanonicalHeaderKey(strings.TrimSpace(key))
+		switch {
+		case k == "" || strings.ContainsAny(k, " \t\r\n:"):
+			return fmt.Errorf("WithHeader: %q is not a header name", key)
+		case strings.ContainsAny(value, "\r\n"):
+			return fmt.Errorf("WithHeader(%s): value contains a line break", k)
+		case k == "Authorization" || k == "Cookie" || k == "Host" || k == "User-Agent" || k == "Proxy-Authorization":
+			return fmt.Errorf("WithHeader(%s): set through the auth options or WithUserAgent", k)
+		}
+		if o.header == nil {
+			o.header = http.Header{}
+		}
+		o.header.Set(k, value)
 		return nil
 	}
 }

@@ -70,6 +70,17 @@ func userAgent(next http.RoundTripper, ua string) http.RoundTripper {
 	})
 }
 
+// withHeader sets h's headers on every request.
+func withHeader(next http.RoundTripper, h http.Header) http.RoundTripper {
+	return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
+		r := req.Clone(req.Context())
+		for k, v := range h {
+			r.Header[k] = v
+		}
+		return next.RoundTrip(r)
+	})
+}
+
 // defaultUA sets the default User-Agent on requests that have none.
 func defaultUA(next http.RoundTripper) http.RoundTripper {
 	return roundTripperFunc(func(req *http.Request) (*http.Response, error) {

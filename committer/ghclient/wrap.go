@@ -133,6 +133,9 @@ func assemble(hc *http.Client, o *options, base, upload *url.URL, next http.Roun
 	} else {
 		rt = defaultUA(rt)
 	}
+	if len(o.header) > 0 {
+		rt = withHeader(rt, o.header)
+	}
 	rt = guard(rt, hosts)
 	c := *hc
 	c.Transport = &layered{rt: rt}

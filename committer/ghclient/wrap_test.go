@@ -98,3 +98,23 @@ func TestWrapRetriesAgainstTheFake(t *testing.T) {
 		ts.ClearFaults()
 	}
 }
+
+func TestWithHeader(t *testing.T) {
+	var got []string
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = append(got, r.Header.Get("X-Githubtest-Client"))
+		writeJSON(w, 200, `{}`)
+	})
+	gh, _, _ := setup(t, h, WithHeader("x-githubtest-client", "worker-7"))
+	if _, _, err := gh.Repositories.Get(context.Background(), "o", "r"); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0] != "worker-7" {
+		t.Fatalf("header %q", got)
+	}
+	for _, bad := range []Option{WithHeader("Authorization", "x"), WithHeader("a b", "x"), WithHeader("X-A", "1\r\nX-B: 2"), WithHeader("", "x")} {
+		if _, err := NewHTTPClient(context.Background(), bad); err == nil {
+			t.Error("bad header accepted")
+		}
+	}
+}

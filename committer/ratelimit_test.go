@@ -1,0 +1,60 @@
+package committer_test
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ghcommitter/ghcommitter/committer"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest"
+)
+
+// TestSecondaryLimit429IsWaitedOut: GitHub answers a secondary rate limit
+// with 403 or 429; go-github types only the 403. A 429 without Retry-After
+// on a write must be waited out (at least a minute, as GitHub's docs ask)
+// and the change set must still land, once.
+func TestSecondaryLimit429IsWaitedOut(t *testing.T) {
+	for _, route := range []string{rtUpdateRef, "POST /repos/{owner}/{repo}/git/commits"} {
+		t.Run(route, func(t *testing.T) {
+			ts := githubtest.NewServer(t)
+			if err := ts.CreateRepo(owner, repo, true); err != nil {
+				t.Fatal(err)
+			}
+			var mu sync.Mutex
+			var waits []time.Duration
+			record := func(ctx context.Context, d time.Duration) error {
+				mu.Lock()
+				waits = append(waits, d)
+				mu.Unlock()
+				return ctx.Err()
+			}
+			c, err := newWith(ts.Client, owner, repo, committer.WithSleep(record))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Times 6 outlasts the transport's own retries of the
+			// idempotent create-commit, so the commit loop sees the 429 too.
+			ts.Inject(githubtest.Fault{Route: route, Times: 6, Status: http.StatusTooManyRequests,
+				Body: `{"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits","status":"429"}`})
+			res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("limited").Put("a.txt", []byte("a\n")))
+			if err != nil {
+				t.Fatalf("a 429 secondary limit ended the commit instead of being waited out: %v", err)
+			}
+			if got := head(t, ts, "main"); got != res.Commit {
+				t.Fatalf("reported %s, head is %s", res.Commit, got)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			longest := time.Duration(0)
+			for _, w := range waits {
+				longest = max(longest, w)
+			}
+			if longest < time.Minute {
+				t.Fatalf("waits %v: a bare secondary limit must wait at least a minute", waits)
+			}
+			checkFastForwardOnly(t, ts)
+		})
+	}
+}
