@@ -55,6 +55,10 @@ func (c *Committer) stage(ctx context.Context, u *unit, engine Engine, cands []E
 	}
 	if engine != EngineAuto {
 		if err := st.refusal(engine); err != nil {
+			var pe *pathError
+			if !errors.As(err, &pe) {
+				err = &pathError{kind: ErrInvalid, err: err}
+			}
 			return nil, err
 		}
 		st.engine = engine

@@ -399,6 +399,14 @@ func TestEnginesRefuse(t *testing.T) {
 		{"contents large file", committer.EngineContents, func() *committer.ChangeSet {
 			return committer.NewChangeSet("big").Put("big", make([]byte, committer.MaxContentsFileBytes+1))
 		}, nil, "at most"},
+		{"contents edit output too large", committer.EngineContents, func() *committer.ChangeSet {
+			return committer.NewChangeSet("grow").Edit("dir/x", func([]byte, bool) ([]byte, error) {
+				return make([]byte, committer.MaxContentsFileBytes+1), nil
+			})
+		}, nil, "at most"},
+		{"graphql file becomes a directory", committer.EngineGraphQL, func() *committer.ChangeSet {
+			return committer.NewChangeSet("swap").Delete("dir/x").Put("dir/x/y", []byte("y"))
+		}, nil, "directory"},
 		{"contents signer", committer.EngineContents, func() *committer.ChangeSet {
 			cs := committer.NewChangeSet("a").Put("a", []byte("a"))
 			cs.Author = author
