@@ -70,8 +70,10 @@ func ParseEngine(s string) (Engine, error) {
 // ErrInvalid before any write, naming what it cannot carry; what is known
 // only on the branch (an edit's output, the mode of a file already there)
 // is refused after reading the head and still before any write. A Queue
-// takes EngineGitData or, with Squash, EngineGraphQL. The default is
-// EngineGitData.
+// takes EngineGitData or, with Squash, EngineGraphQL. With EngineAuto,
+// an attempt that ends up on Git Data because of what the head holds (an
+// executable file's edit, a directory delete) runs its edit functions
+// twice: once to choose, once to build. The default is EngineGitData.
 func WithEngine(engine Engine) CommitOption {
 	return func(o *commitOptions) error {
 		if engine < EngineGitData || engine > EngineAuto {

@@ -31,6 +31,9 @@ type oneWork interface {
 // is false when the attempt is for Git Data after all (auto found that no
 // one-write engine carries what the head makes of the change set).
 func (d *driver) oneWrite(ctx context.Context, head, tree string, creating bool, attempt int, started time.Time) (done bool, err error, handled bool) {
+	if d.co.engine == EngineAuto && len(d.cands) == 0 {
+		return false, nil, false // known before any request: Git Data
+	}
 	ow, ok := d.w.(oneWork)
 	if !ok {
 		return true, d.c.fail(d.op, d.branch, ErrInvalid, fmt.Errorf("the %s engine cannot carry this work", d.co.engine)), true
