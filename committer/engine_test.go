@@ -635,3 +635,17 @@ func TestEngineQueueGraphQL(t *testing.T) {
 		t.Errorf("%d GraphQL requests for %d queued change sets: not batched", m, n+1)
 	}
 }
+
+// A commit that landed is reported as landed even when reading its tree
+// afterwards fails.
+func TestEngineGraphQLLandedDespiteFailedRead(t *testing.T) {
+	ts, c := setup(t)
+	ts.Inject(githubtest.Fault{Route: "GET /repos/{owner}/{repo}/git/commits/{sha}", Times: 1, Status: 404})
+	res, err := engineCommit(t, c, committer.EngineGraphQL, committer.NewChangeSet("a").Put("a", []byte("a")))
+	if err != nil {
+		t.Fatalf("the commit landed, but Commit says %v", err)
+	}
+	if res.Commit != head(t, ts, "main") {
+		t.Errorf("Result.Commit %s, head %s", res.Commit, head(t, ts, "main"))
+	}
+}

@@ -36,10 +36,9 @@ func (c *Committer) writeGraphQL(ctx context.Context, branch string, u *unit, st
 	}
 	got, err := c.gql.CreateCommitOnBranch(ctx, in)
 	if err == nil {
-		_, tree, err := c.commitTree(ctx, got.OID)
-		if err != nil {
-			return written{}, err
-		}
+		// The commit landed: a failed read of its tree must not turn that
+		// into an error (Result.Tree is then empty).
+		_, tree, _ := c.commitTree(ctx, got.OID)
 		return written{commit: got.OID, tree: tree, parent: st.head}, nil
 	}
 	return c.graphqlOutcome(err)
@@ -126,9 +125,9 @@ func (c *Committer) writeContents(ctx context.Context, branch string, u *unit, s
 		w.parent = got.Commit.Parents[0].GetSHA()
 	}
 	if w.tree == "" {
-		_, w.tree, err = c.commitTree(ctx, w.commit)
+		_, w.tree, _ = c.commitTree(ctx, w.commit) // landed whatever this read says
 	}
-	return w, err
+	return w, nil
 }
 
 // contentsOutcome classifies a contents write's error: 409 (the branch
