@@ -649,3 +649,24 @@ func TestEngineGraphQLLandedDespiteFailedRead(t *testing.T) {
 		t.Errorf("Result.Commit %s, head %s", res.Commit, head(t, ts, "main"))
 	}
 }
+
+// TestPlanRefusesWhatTheEngineCannotCarry: a dry run with an engine refuses
+// what a commit through it would, before any request.
+func TestPlanRefusesWhatTheEngineCannotCarry(t *testing.T) {
+	ts, c := setup(t)
+	for _, tc := range []struct {
+		engine committer.Engine
+		cs     *committer.ChangeSet
+	}{
+		{committer.EngineGraphQL, committer.NewChangeSet("l").Symlink("l", "target")},
+		{committer.EngineContents, committer.NewChangeSet("ab").Put("a", []byte("a")).Put("b", []byte("b"))},
+	} {
+		n := len(ts.Requests())
+		if _, err := c.Plan(context.Background(), "main", tc.cs, committer.WithEngine(tc.engine)); !errors.Is(err, committer.ErrInvalid) {
+			t.Errorf("plan with %s: err = %v, want ErrInvalid", tc.engine, err)
+		}
+		if got := len(ts.Requests()) - n; got != 0 {
+			t.Errorf("plan with %s sent %d requests before refusing", tc.engine, got)
+		}
+	}
+}
