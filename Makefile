@@ -3,8 +3,10 @@ GO        ?= go
 PKGS      ?= ./...
 BIN       ?= bin/ghcommitter
 TESTFLAGS ?= -race -count=1 -timeout 15m
+# Examples in modules of their own (a user's program on its own go-github).
+MODULES   ?= examples/gogithub-latest
 
-.PHONY: all build test test-github fmt-check vet lint bench chaos demo fuzz clean
+.PHONY: all build test test-github fmt-check vet lint golangci-lint release-snapshot bench chaos demo fuzz clean
 
 all: build test
 
@@ -17,12 +19,28 @@ fmt-check:
 
 vet:
 	$(GO) vet $(PKGS)
+	@for m in $(MODULES); do (cd $$m && $(GO) vet ./...) || exit 1; done
 
-lint: fmt-check vet
+# Tools run through the module proxy at pinned versions (no global installs).
+GORELEASER    ?= $(GO) run github.com/goreleaser/goreleaser/v2@v2.15.1
+GOLANGCI_LINT ?= $(GO) run github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v2.15.0
+
+# golangci-lint v2 with .golangci.yml, on the module and the example modules.
+lint: fmt-check vet golangci-lint
+
+golangci-lint:
+	$(GOLANGCI_LINT) run ./...
+	@for m in $(MODULES); do (cd $$m && $(GOLANGCI_LINT) run --config $(CURDIR)/.golangci.yml ./...) || exit 1; done
+
+# The release archives and checksums.txt in dist/, built as a tag would be,
+# published nowhere.
+release-snapshot:
+	$(GORELEASER) release --snapshot --clean
 
 # -short keeps the chaos run small; `make chaos` runs the full set.
 test: fmt-check vet
 	$(GO) test $(TESTFLAGS) -short $(PKGS)
+	@for m in $(MODULES); do echo "cd $$m && $(GO) test ./..."; (cd $$m && $(GO) test $(TESTFLAGS) -short ./...) || exit 1; done
 
 # Against real GitHub: needs GITHUB_TOKEN and GHCOMMITTER_TEST_REPO=owner/repo
 # (a scratch repository); skipped without them, never part of `make test`.
@@ -58,4 +76,4 @@ demo:
 	$(GO) run ./cmd/ghcommitter demo
 
 clean:
-	rm -rf bin
+	rm -rf bin dist

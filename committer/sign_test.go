@@ -23,6 +23,7 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer"
 	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
+	pgpsign "github.com/ghcommitter/ghcommitter/committer/openpgp"
 )
 
 // newPGPEntity generates an Ed25519 OpenPGP key (fast, unlike RSA).
@@ -117,7 +118,7 @@ func TestSignedCommitVerifies(t *testing.T) {
 
 func TestSignedCommitKeepsDatesAndZone(t *testing.T) {
 	e := newPGPEntity(t)
-	signer, err := committer.OpenPGPSigner(armoredPrivateKey(t, e, nil), nil)
+	signer, err := pgpsign.NewSigner(armoredPrivateKey(t, e, nil), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +137,7 @@ func TestSignedCommitKeepsDatesAndZone(t *testing.T) {
 
 func TestSigningNeedsAuthor(t *testing.T) {
 	e := newPGPEntity(t)
-	signer, err := committer.OpenPGPSigner(armoredPrivateKey(t, e, nil), nil)
+	signer, err := pgpsign.NewSigner(armoredPrivateKey(t, e, nil), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +310,7 @@ func TestOpenPGPSigner(t *testing.T) {
 		{"not a key", []byte("hello"), nil, "armored private key"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := committer.OpenPGPSigner(bytes.NewReader(tc.key), tc.passphrase)
+			s, err := pgpsign.NewSigner(bytes.NewReader(tc.key), tc.passphrase)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want one mentioning %q", err, tc.wantErr)
@@ -338,7 +339,7 @@ func TestOpenPGPSigner(t *testing.T) {
 // The helper signs real commits end to end, from an encrypted key.
 func TestOpenPGPSignerCommit(t *testing.T) {
 	e := newPGPEntity(t)
-	signer, err := committer.OpenPGPSigner(armoredPrivateKey(t, e, []byte("pw")), []byte("pw"))
+	signer, err := pgpsign.NewSigner(armoredPrivateKey(t, e, []byte("pw")), []byte("pw"))
 	if err != nil {
 		t.Fatal(err)
 	}

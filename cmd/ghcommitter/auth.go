@@ -38,16 +38,6 @@ func (a *authFlags) register(cmd *cobra.Command) {
 	fl.Int64Var(&a.installationID, "installation-id", 0, "the App's installation `ID` (default: looked up from the repository)")
 }
 
-func apiURLFrom(flag string, e *env) string {
-	if flag != "" {
-		return flag
-	}
-	if u := e.getenv("GITHUB_API_URL"); u != "" {
-		return u
-	}
-	return defaultAPIURL
-}
-
 // limitScaleEnv = F makes the client's own rate-limit windows (the write
 // pacer's minute and hour, the wait after a bare secondary limit) F times
 // shorter, as `ghcommitter fake-github --limits-scale F` does the fake's:
@@ -107,7 +97,7 @@ func (a *authFlags) options(ctx context.Context, e *env, owner, name, apiURL str
 	if v := strings.TrimSpace(e.getenv(fakeClientEnv)); v != "" {
 		opts = append(opts, ghclient.WithHeader("X-Githubtest-Client", v))
 	}
-	auth, err := a.authOption(ctx, e, opts)
+	auth, err := a.authOption(ctx, e, apiURL, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -115,8 +105,8 @@ func (a *authFlags) options(ctx context.Context, e *env, owner, name, apiURL str
 }
 
 // authOption is the credential option: an App's key, a token file, or
-// $GH_TOKEN / $GITHUB_TOKEN.
-func (a *authFlags) authOption(ctx context.Context, e *env, opts []ghclient.Option) (ghclient.Option, error) {
+// the environment's token for apiURL (envToken).
+func (a *authFlags) authOption(ctx context.Context, e *env, apiURL string, opts []ghclient.Option) (ghclient.Option, error) {
 	switch {
 	case a.isApp():
 		if a.appID <= 0 || a.appKeyFile == "" {
@@ -146,10 +136,7 @@ func (a *authFlags) authOption(ctx context.Context, e *env, opts []ghclient.Opti
 		}
 		return ghclient.WithToken(tok), nil
 	}
-	tok := strings.TrimSpace(e.getenv("GH_TOKEN"))
-	if tok == "" {
-		tok = strings.TrimSpace(e.getenv("GITHUB_TOKEN"))
-	}
+	tok := envToken(e, apiURL)
 	if tok == "" {
 		return nil, usageErrorf(tokenHint, "no GitHub token")
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -22,12 +23,7 @@ import (
 // "ghcommitter fake-github", and runs 12 "ghcommitter commit" processes at
 // once against it: 8 add their own file, 4 increment one counter file.
 func TestBlackBoxConcurrentProcesses(t *testing.T) {
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "ghcommitter")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildCLI(t)
 
 	const token = "black-box-token"
 	server := exec.Command(bin, "fake-github", "--listen", "127.0.0.1:0", "--repo", "acme/mono", "--token", token, "--latency", "2ms")
@@ -169,4 +165,63 @@ func content(ctx context.Context, t *testing.T, client *github.Client, path stri
 		t.Fatalf("decode %s: %v", path, err)
 	}
 	return s
+}
+
+// buildCLI builds the ghcommitter binary into a temporary directory.
+func buildCLI(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "ghcommitter")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestBlackBoxSignalDuringEdit sends real SIGTERM and SIGINT to a
+// ghcommitter process whose --edit command waits on a child: it exits 143
+// or 130, prints one JSON failure with --json, leaves no process of the
+// command's group behind, and commits nothing.
+func TestBlackBoxSignalDuringEdit(t *testing.T) {
+	bin := buildCLI(t)
+	for _, tt := range []struct {
+		sig  syscall.Signal
+		code int
+	}{{syscall.SIGTERM, 143}, {syscall.SIGINT, 130}} {
+		t.Run(tt.sig.String(), func(t *testing.T) {
+			srv := fake(t)
+			before := head(t, srv, "main")
+			pidFile := filepath.Join(t.TempDir(), "pid")
+			cmd := exec.Command(bin, commitArgs(srv, "-m", "m", "--json", "--edit", "a.txt=echo $$ > "+pidFile+"; sleep 300; echo 1")...)
+			cmd.Env = append(os.Environ(), "GH_TOKEN="+testToken, "GITHUB_OUTPUT=", "GITHUB_STEP_SUMMARY=")
+			var stdout, stderr strings.Builder
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			pgid := readPid(t, pidFile)
+			if err := cmd.Process.Signal(tt.sig); err != nil {
+				t.Fatal(err)
+			}
+			errc := make(chan error, 1)
+			go func() { errc <- cmd.Wait() }()
+			select {
+			case <-errc:
+			case <-time.After(60 * time.Second):
+				t.Fatal("ghcommitter did not exit after the signal")
+			}
+			if code := cmd.ProcessState.ExitCode(); code != tt.code {
+				t.Errorf("exit %d, want %d\nstderr: %s", code, tt.code, stderr.String())
+			}
+			var obj struct{ Error struct{ Kind string } }
+			if err := json.Unmarshal([]byte(stdout.String()), &obj); err != nil || obj.Error.Kind != "interrupted" {
+				t.Errorf("stdout = %q (%v), want one JSON failure of kind interrupted", stdout.String(), err)
+			}
+			eventually(t, "the edit command's process group is gone", func() bool { return !groupAlive(t, pgid) })
+			if head(t, srv, "main") != before || writes(srv) != 0 {
+				t.Errorf("the branch moved or %d writes were sent", writes(srv))
+			}
+		})
+	}
 }

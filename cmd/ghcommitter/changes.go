@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer"
 )
@@ -16,10 +17,11 @@ import (
 // changeBuilder turns the commit command's arguments into a change set.
 // Everything it finds wrong is a usage error: nothing has been sent yet.
 type changeBuilder struct {
-	e    *env
-	ctx  context.Context
-	in   *stdinOnce
-	opts committer.LoadOptions
+	e           *env
+	ctx         context.Context
+	in          *stdinOnce
+	opts        committer.LoadOptions
+	editTimeout time.Duration
 
 	cs    *committer.ChangeSet
 	files int   // files put
@@ -30,7 +32,7 @@ const addHint = "use --add REMOTE=LOCAL to commit a file from outside the curren
 
 var shaRE = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
-func (b *changeBuilder) build(f *commitFlags, msg string, args []string) (*committer.ChangeSet, error) {
+func (b *changeBuilder) build(f *commitFlags, msg string) (*committer.ChangeSet, error) {
 	b.cs = committer.NewChangeSet(msg)
 	if f.author != "" {
 		sig, err := parseAuthor(f.author)
@@ -39,11 +41,11 @@ func (b *changeBuilder) build(f *commitFlags, msg string, args []string) (*commi
 		}
 		b.cs.Author = sig
 	}
-	prefix, err := repoDir("--prefix", f.prefix)
+	prefix, err := prefixDir(f.prefix)
 	if err != nil {
 		return nil, err
 	}
-	for _, a := range args {
+	for _, a := range f.paths {
 		if err := b.localPath(prefix, a); err != nil {
 			return nil, err
 		}
@@ -65,57 +67,52 @@ func (b *changeBuilder) build(f *commitFlags, msg string, args []string) (*commi
 		b.cs.Delete(rp)
 	}
 	for _, s := range f.syncs {
-		local, remote, ok := strings.Cut(s, "=")
-		if !ok || local == "" {
-			return nil, usageErrorf("write it as --sync LOCAL_DIR=REMOTE_DIR, e.g. --sync ./out=deploy (REMOTE_DIR . is the root)", "--sync %q: want LOCAL_DIR=REMOTE_DIR", s)
-		}
-		dir, err := repoDir("--sync", remote)
-		if err != nil {
+		if err := b.sync(s); err != nil {
 			return nil, err
 		}
-		files, err := committer.LoadDir(local, b.opts)
-		if err != nil {
-			return nil, usageErrorf("", "--sync %s: %v", local, err)
-		}
-		for _, lf := range files {
-			b.files++
-			b.bytes += lf.Size
-		}
-		b.cs.Sync(dir, files)
 	}
-	for _, s := range f.edits {
-		p, command, ok := strings.Cut(s, "=")
-		if !ok || strings.TrimSpace(command) == "" {
-			return nil, usageErrorf(`write it as --edit PATH=COMMAND, e.g. --edit 'VERSION=echo 1.2.3'`, "--edit %q: want PATH=COMMAND", s)
-		}
-		rp, err := repoPath("--edit", p)
-		if err != nil {
-			return nil, err
-		}
-		b.cs.Edit(rp, shellEdit(b.ctx, b.e, rp, command))
-	}
-	for _, s := range f.expectSHAs {
-		p, sha, ok := strings.Cut(s, "=")
-		if !ok || !shaRE.MatchString(sha) {
-			return nil, usageErrorf("write it as --expect-sha PATH=SHA with the file's 40-digit blob SHA (git rev-parse HEAD:PATH)", "--expect-sha %q: want PATH=SHA", s)
-		}
-		rp, err := repoPath("--expect-sha", p)
-		if err != nil {
-			return nil, err
-		}
-		b.cs.ExpectBlob(rp, sha)
-	}
-	for _, p := range f.absent {
-		rp, err := repoPath("--expect-absent", p)
-		if err != nil {
-			return nil, err
-		}
-		b.cs.ExpectAbsent(rp)
+	if err := b.editsAndChecks(f); err != nil {
+		return nil, err
 	}
 	if b.cs.Len() == 0 {
 		return nil, usageErrorf("give files to commit, or --add, --delete, --sync or --edit", "nothing to commit")
 	}
 	return b.cs, nil
+}
+
+// editsAndChecks adds --edit, --expect-sha and --expect-absent.
+func (b *changeBuilder) editsAndChecks(f *commitFlags) error {
+	for _, s := range f.edits {
+		p, command, ok := strings.Cut(s, "=")
+		if !ok || strings.TrimSpace(command) == "" {
+			return usageErrorf(`write it as --edit PATH=COMMAND, e.g. --edit 'VERSION=echo 1.2.3'`, "--edit %q: want PATH=COMMAND", s)
+		}
+		rp, err := repoPath("--edit", p)
+		if err != nil {
+			return err
+		}
+		b.cs.Edit(rp, shellEdit(b.ctx, b.e, b.editTimeout, rp, command))
+	}
+	for _, s := range f.expectSHAs {
+		// A SHA holds no "=": split at the last one, so PATH may hold "=".
+		i := strings.LastIndex(s, "=")
+		if i < 0 || !shaRE.MatchString(s[i+1:]) {
+			return usageErrorf("write it as --expect-sha PATH=SHA with the file's 40-digit blob SHA (git rev-parse HEAD:PATH)", "--expect-sha %q: want PATH=SHA", s)
+		}
+		rp, err := repoPath("--expect-sha", s[:i])
+		if err != nil {
+			return err
+		}
+		b.cs.ExpectBlob(rp, s[i+1:])
+	}
+	for _, p := range f.absent {
+		rp, err := repoPath("--expect-absent", p)
+		if err != nil {
+			return err
+		}
+		b.cs.ExpectAbsent(rp)
+	}
+	return nil
 }
 
 // localPath adds a LOCAL_PATH argument: a file or directory inside the
@@ -129,7 +126,11 @@ func (b *changeBuilder) localPath(prefix, arg string) error {
 	if rel == "." {
 		rel = ""
 	}
-	return b.add(path.Join(prefix, rel), arg)
+	remote := path.Join(prefix, rel)
+	if remote == "" {
+		remote = "." // the current directory at the root
+	}
+	return b.add(remote, arg)
 }
 
 // add puts the local file or directory local at repository path remote
@@ -157,7 +158,7 @@ func (b *changeBuilder) add(remote, local string) error {
 		return usageErrorf("", "%v", err)
 	}
 	if info.IsDir() {
-		dir, err := repoDir("repository directory", remote)
+		dir, err := repoDir(fmt.Sprintf("--add %q", remote+"="+local), remote)
 		if err != nil {
 			return err
 		}
@@ -208,13 +209,51 @@ func repoPath(what, p string) (string, error) {
 	return p, nil
 }
 
-// repoDir validates a repository directory; "" and "." are the root ("").
+// repoDir validates a repository directory given on the command line: "."
+// is the root (returned as ""); a trailing "/" is dropped. An empty
+// directory or "/" is refused, so that an unset shell variable can never
+// mean the whole repository.
 func repoDir(what, d string) (string, error) {
-	d = strings.Trim(d, "/")
-	if d == "" || d == "." {
+	switch strings.TrimRight(d, "/") {
+	case ".":
+		return "", nil
+	case "":
+		return "", usageErrorf(`name the repository directory; "." is the root`, "%s: repository directory %q: want a path, or \".\" for the root", what, d)
+	}
+	return repoPath(what, strings.TrimRight(d, "/"))
+}
+
+// prefixDir validates --prefix: empty (the default) or "." is the root.
+func prefixDir(p string) (string, error) {
+	if p == "" {
 		return "", nil
 	}
-	return repoPath(what, d)
+	return repoDir("--prefix", p)
+}
+
+// sync adds a --sync LOCAL_DIR=REMOTE_DIR. It splits at the last "=": a
+// repository directory holding "=" is rarer than a local one. A LOCAL_DIR
+// that is a symlink to a directory syncs that directory (LoadDir follows it).
+func (b *changeBuilder) sync(s string) error {
+	i := strings.LastIndex(s, "=")
+	if i <= 0 {
+		return usageErrorf(`write it as --sync LOCAL_DIR=REMOTE_DIR, e.g. --sync ./out=deploy ("." is the root)`, "--sync %q: want LOCAL_DIR=REMOTE_DIR", s)
+	}
+	local, remote := s[:i], s[i+1:]
+	dir, err := repoDir(fmt.Sprintf("--sync %q", s), remote)
+	if err != nil {
+		return err
+	}
+	files, err := committer.LoadDir(local, b.opts) // follows a symlinked LOCAL_DIR
+	if err != nil {
+		return usageErrorf("", "--sync %s: %v", local, err)
+	}
+	for _, lf := range files {
+		b.files++
+		b.bytes += lf.Size
+	}
+	b.cs.Sync(dir, files)
+	return nil
 }
 
 // parseAuthor parses "Name <email>".
@@ -232,28 +271,45 @@ func parseAuthor(s string) (*committer.Signature, error) {
 	return &committer.Signature{Name: name, Email: email}, nil
 }
 
-// stdinOnce reads stdin at most once.
+// stdinOnce reads stdin at most once. A read gives up when ctx is done (a
+// signal), leaving the blocked read to the process's exit.
 type stdinOnce struct {
+	ctx  context.Context
 	r    io.Reader
 	data []byte
 	done bool
 }
 
 func (s *stdinOnce) read() ([]byte, error) {
-	if !s.done {
-		s.done = true
-		if s.r == nil {
-			return nil, nil
-		}
-		d, err := io.ReadAll(io.LimitReader(s.r, committer.MaxFileSize+1))
-		if err != nil {
-			return nil, err
-		}
-		if len(d) > committer.MaxFileSize {
-			return nil, fmt.Errorf("over GitHub's 100 MB file limit")
-		}
-		s.data = d
+	if s.done {
+		return s.data, nil
 	}
+	s.done = true
+	if s.r == nil {
+		return nil, nil
+	}
+	type result struct {
+		data []byte
+		err  error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		d, err := io.ReadAll(io.LimitReader(s.r, committer.MaxFileSize+1))
+		ch <- result{d, err}
+	}()
+	var r result
+	select {
+	case r = <-ch:
+	case <-s.ctx.Done():
+		return nil, context.Cause(s.ctx)
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	if len(r.data) > committer.MaxFileSize {
+		return nil, fmt.Errorf("over GitHub's 100 MB file limit")
+	}
+	s.data = r.data
 	return s.data, nil
 }
 

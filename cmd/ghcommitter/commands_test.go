@@ -35,19 +35,6 @@ func TestEveryCommandHelpHasExample(t *testing.T) {
 	}
 }
 
-func TestVersion(t *testing.T) {
-	old := version
-	version = "v9.8.7"
-	defer func() { version = old }()
-	for _, args := range [][]string{{"version"}, {"--version"}} {
-		r := newCLI(t).run(args...)
-		r.wantCode(t, 0)
-		if r.stdout != "ghcommitter v9.8.7\n" {
-			t.Errorf("%v: stdout = %q", args, r.stdout)
-		}
-	}
-}
-
 func TestUnknownCommandIsUsageError(t *testing.T) {
 	r := newCLI(t).run("comit")
 	r.wantCode(t, 2)

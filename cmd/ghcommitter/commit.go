@@ -5,16 +5,19 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer"
 	"github.com/spf13/cobra"
 )
 
-// commitFlags holds the commit command's flags, as given.
+// commitFlags is the commit command's options: its flags and arguments, as
+// given. newCommitCmdWith parses them; commitRun acts on them.
 type commitFlags struct {
 	repo, branch         string
 	message, messageFile string
 	prefix               string
+	paths                []string // LOCAL_PATH arguments
 	adds, deletes        []string
 	syncs, edits         []string
 	expectSHAs, absent   []string
@@ -22,130 +25,114 @@ type commitFlags struct {
 	noFileMode           bool
 	author               string
 	maxAttempts          int
+	editTimeout          time.Duration
 	dryRun, json         bool
 	verbose              bool
 	auth                 authFlags
 	pr                   prFlags
 	signKey              string
+	trailers             trailerFlags
+	engine               engineFlags // engine.go
 }
 
 func newCommitCmd(e *env) *cobra.Command {
+	return newCommitCmdWith(e, func(ctx context.Context, f *commitFlags) error {
+		return interrupted(ctx, commitRun(ctx, e, f))
+	})
+}
+
+// newCommitCmdWith builds the commit command; runF receives the parsed
+// options (tests capture them without any request).
+func newCommitCmdWith(e *env, runF func(context.Context, *commitFlags) error) *cobra.Command {
 	f := &commitFlags{}
 	cmd := &cobra.Command{
-		Use:   "commit [flags] [LOCAL_PATH...]",
-		Short: "Commit local files, deletes and edits to a branch as one commit",
-		Long: `Commit builds one commit on GitHub from the given changes and moves the
-branch to it by fast-forward. If another writer moves the branch first, the
-commit is rebuilt on the new head and retried (see --max-attempts); --edit
-commands run again on the fresh content each time.
-
-LOCAL_PATH arguments are files or directories, relative to the current
-directory and inside it; each is committed at the same relative path (under
---prefix when given). Use --add REMOTE=LOCAL for anything else.
-
-Executable bits and symlinks are kept (--no-file-mode stores every file as
-100644). The token comes from $GH_TOKEN or $GITHUB_TOKEN, or --token-file;
-a GitHub App authenticates with --app-id and --app-key-file.
-
-Exit status: 0 committed or nothing to change; 1 failed (API, auth, an edit
-command); 2 invalid usage or input (nothing was sent); 3 conflict (a
-precondition failed, or every attempt lost the race).`,
-		Example: `  # Commit two files at the same paths in the repository:
-  ghcommitter commit -R acme/mono -b main -m "Update config" config/app.yaml config/db.yaml
-
-  # Put a local file at another path, and delete a directory:
-  ghcommitter commit -R acme/mono -m "Release" --add dist/app.tar.gz=build/app.tar.gz --delete old/
-
-  # Make deploy/ mirror a local directory (adds, updates, deletes):
-  ghcommitter commit -R acme/mono -m "Sync manifests" --sync ./out=deploy
-
-  # Bump a counter safely under concurrent writers (re-run on every attempt):
-  ghcommitter commit -R acme/mono -m "Count" --edit 'counter.txt=read n; echo $((${n:-0}+1))'
-
-  # Show what would change, sending no write:
-  ghcommitter commit -R acme/mono -m "Try" --dry-run config/
-
-  # A protected branch: commit to a branch made from main, and open (or reuse) a pull request:
-  ghcommitter commit -R acme/mono -b bump-api -m "Bump api to v2" --pull-request --add deploy/api.yaml=api.yaml`,
+		Use:     "commit [flags] [LOCAL_PATH...]",
+		Short:   "Commit local files, deletes and edits to a branch as one commit",
+		Long:    commitLong,
+		Example: commitExample,
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
-			if cmd.Flags().Changed("max-attempts") && f.maxAttempts < 1 {
-				return usageErrorf("", "--max-attempts must be at least 1, got %d", f.maxAttempts)
+			f.paths = args
+			err := f.check(cmd)
+			if err == nil {
+				err = runF(cmd.Context(), f)
 			}
-			return f.run(cmd.Context(), e, args)
+			if err != nil && f.json {
+				ee := classify(err)
+				writeFailureJSON(e, ee)
+				return ee
+			}
+			return err
 		}),
 	}
+	f.register(cmd)
+	return cmd
+}
+
+func (f *commitFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.SortFlags = false
-	fl.StringVarP(&f.repo, "repo", "R", "", "the repository, `OWNER/REPO` (default $GITHUB_REPOSITORY)")
-	fl.StringVarP(&f.branch, "branch", "b", "", "the branch `NAME` (default: $GITHUB_REF_NAME in a branch-triggered Actions run, else the repository's default branch)")
+	fl.StringVarP(&f.repo, "repo", "R", "", "the repository, `OWNER/REPO` (default $GH_REPO, else $GITHUB_REPOSITORY)")
+	fl.StringVarP(&f.branch, "branch", "b", "", "the branch `NAME` ("+branchDefaultHelp+")")
 	fl.StringVarP(&f.message, "message", "m", "", "the commit message `TEXT`")
 	fl.StringVarP(&f.messageFile, "message-file", "F", "", "read the commit message from `FILE` (- for stdin)")
 	fl.StringVar(&f.prefix, "prefix", "", "commit LOCAL_PATH arguments under repository directory `DIR`")
-	fl.StringArrayVar(&f.adds, "add", nil, "`REMOTE=LOCAL`: put local file or directory LOCAL at repository path REMOTE (LOCAL - reads stdin; repeatable)")
+	fl.StringArrayVar(&f.adds, "add", nil, "`REMOTE=LOCAL`: put local file or directory LOCAL at repository path REMOTE, split at the first = (LOCAL - reads stdin; REMOTE . is the root for a directory; repeatable)")
 	fl.StringArrayVar(&f.deletes, "delete", nil, "delete `PATH`, or everything under it if a directory (repeatable)")
-	fl.StringArrayVar(&f.syncs, "sync", nil, "`LOCAL_DIR=REMOTE_DIR`: make REMOTE_DIR mirror LOCAL_DIR, adding, updating and deleting (REMOTE_DIR . is the root; repeatable)")
-	fl.StringArrayVar(&f.edits, "edit", nil, "`PATH=COMMAND`: on every attempt, replace PATH with the stdout of sh -c COMMAND fed PATH's current content; a failing COMMAND aborts (repeatable)")
-	fl.StringArrayVar(&f.expectSHAs, "expect-sha", nil, "`PATH=SHA`: commit only if PATH still has blob SHA, else exit 3 (repeatable)")
+	fl.StringArrayVar(&f.syncs, "sync", nil, "`LOCAL_DIR=REMOTE_DIR`: make REMOTE_DIR mirror LOCAL_DIR, adding, updating and deleting, split at the last = (REMOTE_DIR . is the root; repeatable)")
+	fl.StringArrayVar(&f.edits, "edit", nil, "`PATH=COMMAND`: on every attempt, replace PATH with the stdout of sh -c COMMAND fed PATH's current content, split at the first =; a failing COMMAND aborts (repeatable)")
+	fl.DurationVar(&f.editTimeout, "edit-timeout", defaultEditTimeout, "kill an --edit command, and commit nothing, after `DURATION`")
+	fl.StringArrayVar(&f.expectSHAs, "expect-sha", nil, "`PATH=SHA`: commit only if PATH still has blob SHA, else exit 3; split at the last = (repeatable)")
 	fl.StringArrayVar(&f.absent, "expect-absent", nil, "commit only if `PATH` does not exist, else exit 3 (repeatable)")
 	fl.StringVar(&f.createFrom, "create-branch-from", "", "create the branch from `REF` (a branch or commit SHA) when it does not exist")
 	fl.BoolVar(&f.noFileMode, "no-file-mode", false, "store every file as 100644: drop executable bits, follow symlinks")
 	fl.StringVar(&f.author, "author", "", "commit author `\"Name <email>\"` (default: none sent; GitHub uses the token's identity)")
 	fl.IntVar(&f.maxAttempts, "max-attempts", 10, "give up (exit 3) after `N` attempts lost the race for the branch")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print what would change, path by path, and send no write request")
-	fl.BoolVar(&f.json, "json", false, "print the result as one JSON object on stdout")
+	fl.BoolVar(&f.json, "json", false, "print the result, or the error, as one JSON object on stdout")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log every request and attempt to stderr")
+	f.trailers.register(cmd)
 	f.pr.register(cmd)
 	fl.StringVar(&f.signKey, "sign-key", "", "sign the commit with the armored OpenPGP private key in `FILE` (needs --author; passphrase from $GHCOMMITTER_SIGN_PASSPHRASE)")
 	f.auth.register(cmd)
-	return cmd
+	f.engine.register(cmd)
 }
 
-func (f *commitFlags) run(ctx context.Context, e *env, args []string) error {
+// check refuses flag combinations that are wrong whatever the files and the
+// branch hold.
+func (f *commitFlags) check(cmd *cobra.Command) error {
+	if cmd.Flags().Changed("max-attempts") && f.maxAttempts < 1 {
+		return usageErrorf("", "--max-attempts must be at least 1, got %d", f.maxAttempts)
+	}
+	if f.editTimeout <= 0 {
+		return usageErrorf("", "--edit-timeout must be positive, got %s", f.editTimeout)
+	}
+	if f.message != "" && f.messageFile != "" {
+		return usageErrorf("", "-m/--message and -F/--message-file both given: choose one")
+	}
+	if f.dryRun && f.pr.enabled {
+		return usageErrorf("drop one of them", "--dry-run and --pull-request cannot be combined")
+	}
+	return nil
+}
+
+// commitRun is the commit command: flags → change set → one library call →
+// output.
+func commitRun(ctx context.Context, e *env, f *commitFlags) error {
 	owner, name, err := f.repository(e)
 	if err != nil {
 		return err
 	}
-	in, err := f.stdinUse(e)
+	cs, b, err := f.changeSet(ctx, e)
 	if err != nil {
 		return err
 	}
-	msg, err := f.readMessage(in)
-	if err != nil {
+	if err := f.trailers.apply(e, cs); err != nil {
 		return err
 	}
-	b := &changeBuilder{e: e, ctx: ctx, in: in, opts: committer.LoadOptions{NoFileMode: f.noFileMode}}
-	cs, err := b.build(f, msg, args)
+	apiURL := apiURLFor(f.auth.apiURL, f.repo, e)
+	c, prog, err := f.committer(ctx, e, owner, name, apiURL, cs, b)
 	if err != nil {
 		return err
-	}
-	var logger *slog.Logger
-	if f.verbose {
-		logger = slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	}
-	apiURL := apiURLFrom(f.auth.apiURL, e)
-	client, err := f.auth.client(ctx, e, owner, name, apiURL, logger)
-	if err != nil {
-		return err
-	}
-	copts := []committer.Option{committer.WithMaxAttempts(f.maxAttempts)}
-	if f.signKey != "" {
-		signer, err := f.signer(e, cs)
-		if err != nil {
-			return err
-		}
-		copts = append(copts, committer.WithSigner(signer))
-	}
-	if logger != nil {
-		copts = append(copts, committer.WithLogger(logger))
-	}
-	var prog *progress
-	if e.isTerminal && !f.dryRun && (b.files >= 20 || b.bytes >= 4<<20) {
-		prog = newProgress(e.stderr, b.bytes)
-		copts = append(copts, committer.WithProgress(prog.add))
-	}
-	c, err := committer.New(owner, name, append(copts, committer.WithHTTPClient(client), committer.WithBaseURL(apiURL))...)
-	if err != nil {
-		return usageErrorf("", "%v", err)
 	}
 	if f.pr.enabled {
 		return f.pr.run(ctx, e, c, cs, f, apiURL, prog)
@@ -154,7 +141,7 @@ func (f *commitFlags) run(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var cos []committer.CommitOption
+	cos := f.engine.commitOptions()
 	if f.createFrom != "" {
 		cos = append(cos, committer.CreateBranchFrom(f.createFrom))
 	}
@@ -174,14 +161,67 @@ func (f *commitFlags) run(ctx context.Context, e *env, args []string) error {
 	return out.result(res)
 }
 
+// changeSet reads the message and the local files into a change set.
+// Everything wrong with them is a usage error: nothing has been sent yet.
+func (f *commitFlags) changeSet(ctx context.Context, e *env) (*committer.ChangeSet, *changeBuilder, error) {
+	in, err := f.stdinUse(ctx, e)
+	if err != nil {
+		return nil, nil, err
+	}
+	msg, err := f.readMessage(in)
+	if err != nil {
+		return nil, nil, err
+	}
+	b := &changeBuilder{e: e, ctx: ctx, in: in, editTimeout: f.editTimeout, opts: committer.LoadOptions{NoFileMode: f.noFileMode}}
+	cs, err := b.build(f, msg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cs, b, nil
+}
+
+// committer builds the API client and the Committer, with a progress line
+// for large uploads to a terminal.
+func (f *commitFlags) committer(ctx context.Context, e *env, owner, name, apiURL string, cs *committer.ChangeSet, b *changeBuilder) (*committer.Committer, *progress, error) {
+	var logger *slog.Logger
+	if f.verbose {
+		logger = slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	client, err := f.auth.client(ctx, e, owner, name, apiURL, logger)
+	if err != nil {
+		return nil, nil, err
+	}
+	copts := append(f.engine.committerOptions(e), committer.WithMaxAttempts(f.maxAttempts))
+	if f.signKey != "" {
+		signer, err := f.signer(e, cs)
+		if err != nil {
+			return nil, nil, err
+		}
+		copts = append(copts, committer.WithSigner(signer))
+	}
+	if logger != nil {
+		copts = append(copts, committer.WithLogger(logger))
+	}
+	var prog *progress
+	if e.isTerminal && !f.dryRun && (b.files >= 20 || b.bytes >= 4<<20) {
+		prog = newProgress(e.stderr, b.bytes)
+		copts = append(copts, committer.WithProgress(prog.add))
+	}
+	c, err := committer.New(owner, name, append(copts, committer.WithHTTPClient(client), committer.WithBaseURL(apiURL))...)
+	if err != nil {
+		return nil, nil, usageErrorf("", "%v", err)
+	}
+	return c, prog, nil
+}
+
 // repository returns the target repository: --repo, else $GITHUB_REPOSITORY.
 func (f *commitFlags) repository(e *env) (owner, name string, err error) {
 	s := f.repo
 	if s == "" {
-		s = e.getenv("GITHUB_REPOSITORY")
+		s = envRepo(e)
 	}
 	if s == "" {
-		return "", "", usageErrorf("pass -R OWNER/REPO, or set GITHUB_REPOSITORY", "no repository given")
+		return "", "", usageErrorf("pass -R OWNER/REPO, or set GH_REPO or GITHUB_REPOSITORY", "no repository given")
 	}
 	owner, name, err = committer.ParseRepo(s)
 	if err != nil {
@@ -192,7 +232,7 @@ func (f *commitFlags) repository(e *env) (owner, name string, err error) {
 
 // stdinUse checks that at most one input reads stdin, and returns a reader
 // for it.
-func (f *commitFlags) stdinUse(e *env) (*stdinOnce, error) {
+func (f *commitFlags) stdinUse(ctx context.Context, e *env) (*stdinOnce, error) {
 	var users []string
 	if f.messageFile == "-" {
 		users = append(users, "-F -")
@@ -205,14 +245,12 @@ func (f *commitFlags) stdinUse(e *env) (*stdinOnce, error) {
 	if len(users) > 1 {
 		return nil, usageErrorf("read at most one of them from stdin; write the others to files", "%s all read stdin", strings.Join(users, ", "))
 	}
-	return &stdinOnce{r: e.stdin}, nil
+	return &stdinOnce{ctx: ctx, r: e.stdin}, nil
 }
 
 func (f *commitFlags) readMessage(in *stdinOnce) (string, error) {
 	var msg string
 	switch {
-	case f.message != "" && f.messageFile != "":
-		return "", usageErrorf("", "-m/--message and -F/--message-file both given: choose one")
 	case f.message != "":
 		msg = f.message
 	case f.messageFile != "":
@@ -235,17 +273,12 @@ func (f *commitFlags) readMessage(in *stdinOnce) (string, error) {
 func (f *commitFlags) targetBranch(ctx context.Context, e *env, c *committer.Committer) (string, error) {
 	if f.branch != "" {
 		if err := committer.ValidateBranch(f.branch); err != nil {
-			return "", usageErrorf("", "branch %q: %v", f.branch, err)
+			return "", usageErrorf("", "%v", err)
 		}
 		return f.branch, nil
 	}
-	if e.getenv("GITHUB_ACTIONS") == "true" {
-		if ref, ok := strings.CutPrefix(e.getenv("GITHUB_REF"), "refs/heads/"); ok {
-			if name := e.getenv("GITHUB_REF_NAME"); name != "" {
-				return name, nil
-			}
-			return ref, nil
-		}
+	if name, ok, err := actionsBranch(e, c.Repository()); ok || err != nil {
+		return name, err
 	}
 	b, err := c.DefaultBranch(ctx)
 	var ce *committer.Error
@@ -253,14 +286,4 @@ func (f *commitFlags) targetBranch(ctx context.Context, e *env, c *committer.Com
 		return "", errors.New("the repository reports no default branch: pass -b BRANCH")
 	}
 	return b, err
-}
-
-func ownerOf(c *committer.Committer) string {
-	o, _, _ := strings.Cut(c.Repository(), "/")
-	return o
-}
-
-func nameOf(c *committer.Committer) string {
-	_, n, _ := strings.Cut(c.Repository(), "/")
-	return n
 }

@@ -1,17 +1,22 @@
 package main
 
 import (
+	"context"
 	"crypto/sha1"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
+	"github.com/spf13/cobra"
 )
 
 func TestCommitLocalPathsKeepModesAndSymlinks(t *testing.T) {
@@ -104,12 +109,12 @@ func TestCommitJSONHasExactlyTheContractKeys(t *testing.T) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	want := []string{"attempts", "branch", "changed", "commit", "noop", "parent", "repository", "tree", "url"}
+	want := []string{"attempts", "branch", "changed", "commit", "engine", "noop", "parent", "repository", "tree", "url"}
 	if strings.Join(keys, ",") != strings.Join(want, ",") {
 		t.Errorf("keys = %v, want %v", keys, want)
 	}
 	sha := head(t, srv, "main")
-	if obj["commit"] != sha || obj["noop"] != false || obj["url"] != srv.URL+"acme/mono/commit/"+sha || obj["attempts"] != 1.0 {
+	if obj["commit"] != sha || obj["noop"] != false || obj["url"] != srv.URL+"acme/mono/commit/"+sha || obj["attempts"] != 1.0 || obj["engine"] != "git-data" {
 		t.Errorf("json = %v", obj)
 	}
 	if ch, ok := obj["changed"].([]any); !ok || len(ch) != 1 || ch[0] != "docs/in.txt" {
@@ -481,3 +486,53 @@ func TestWebURL(t *testing.T) {
 }
 
 var shaLine = regexp.MustCompile(`^committed \d+ files? to \S+@\S+: [0-9a-f]{12} \(\d+ attempts?\) \S+$`)
+
+// parseCommit parses a commit command line through newCommitCmdWith, with
+// no request: it returns the options runF received, or the exit code.
+func parseCommit(t *testing.T, args ...string) (*commitFlags, int) {
+	t.Helper()
+	var got *commitFlags
+	e := &env{stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }, environ: os.Environ}
+	root := &cobra.Command{Use: "ghcommitter", SilenceUsage: true, SilenceErrors: true}
+	root.AddCommand(newCommitCmdWith(e, func(_ context.Context, f *commitFlags) error {
+		got = f
+		return nil
+	}))
+	root.SetArgs(append([]string{"commit"}, args...))
+	if err := root.Execute(); err != nil {
+		var re *runError
+		if !errors.As(err, &re) {
+			return nil, exitUsage // cobra's own: a flag it could not parse
+		}
+		return nil, classify(re.err).code
+	}
+	return got, 0
+}
+
+func TestCommitFlagsParse(t *testing.T) {
+	f, code := parseCommit(t, "-R", "acme/mono", "-m", "msg", "--add", "a=b=c", "--sync", "x=y", "--expect-sha", "p=q", "a.txt", "dir/")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if f.repo != "acme/mono" || f.message != "msg" || strings.Join(f.paths, ",") != "a.txt,dir/" ||
+		f.adds[0] != "a=b=c" || f.syncs[0] != "x=y" || f.expectSHAs[0] != "p=q" {
+		t.Errorf("parsed %+v", f)
+	}
+	if f.editTimeout != defaultEditTimeout || f.maxAttempts != 10 || f.json || f.dryRun {
+		t.Errorf("defaults: edit-timeout %s, max-attempts %d, json %t, dry-run %t", f.editTimeout, f.maxAttempts, f.json, f.dryRun)
+	}
+	if f, _ := parseCommit(t, "-m", "m", "--edit-timeout", "90s", "--json", "x"); f.editTimeout != 90*time.Second || !f.json {
+		t.Errorf("--edit-timeout 90s --json parsed as %s, %t", f.editTimeout, f.json)
+	}
+	for _, bad := range [][]string{
+		{"--max-attempts", "0", "x"},
+		{"--edit-timeout", "0s", "x"},
+		{"-m", "a", "-F", "f", "x"},
+		{"--dry-run", "--pull-request", "x"},
+		{"--bogus"},
+	} {
+		if f, code := parseCommit(t, bad...); code != exitUsage || f != nil {
+			t.Errorf("%v: exit %d (runF called: %t), want 2 before running", bad, code, f != nil)
+		}
+	}
+}

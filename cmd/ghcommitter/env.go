@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/ghcommitter/ghcommitter/committer"
@@ -60,7 +63,7 @@ func classify(err error) *exitError {
 		c := *ce
 		c.Hint = ""
 		// The library's hints name its API; say the flags instead.
-		ee.err, ee.hint = &c, strings.NewReplacer("CreateBranchFrom", "--create-branch-from", "WithMaxAttempts", "--max-attempts").Replace(ce.Hint)
+		ee.err, ee.hint = &c, flagHint(ce.Hint)
 	}
 	var ed *editFailure
 	if errors.As(err, &ed) {
@@ -121,6 +124,9 @@ func run(ctx context.Context, args []string, e *env) int {
 		if c, _, ferr := root.Find(args); ferr == nil && c != root {
 			ee.hint = "see '" + c.CommandPath() + " --help'"
 		}
+		if wantsJSON(args) {
+			writeFailureJSON(e, ee)
+		}
 	}
 	report(e.stderr, ee)
 	return ee.code
@@ -132,3 +138,122 @@ type runError struct{ err error }
 
 func (r *runError) Error() string { return r.err.Error() }
 func (r *runError) Unwrap() error { return r.err }
+
+// The environment variables gh users already set (gh help environment):
+//
+//	GH_REPO              [HOST/]OWNER/REPO, when -R is not given
+//	GH_HOST              the host, when neither --api-url nor GH_REPO names one
+//	GH_TOKEN, GITHUB_TOKEN
+//	                     the token for github.com and *.ghe.com
+//	GH_ENTERPRISE_TOKEN, GITHUB_ENTERPRISE_TOKEN
+//	                     the token for a GitHub Enterprise Server host (GH_TOKEN
+//	                     and GITHUB_TOKEN are still tried after them, as the
+//	                     Actions runner on a server sets GITHUB_TOKEN)
+//
+// and, in Actions, GITHUB_REPOSITORY and GITHUB_API_URL after them.
+
+// envRepo is the repository to use when -R is not given: GH_REPO's
+// OWNER/REPO, else $GITHUB_REPOSITORY.
+func envRepo(e *env) string {
+	if r := strings.TrimSpace(e.getenv("GH_REPO")); r != "" {
+		_, repo := splitHostRepo(r)
+		return repo
+	}
+	return e.getenv("GITHUB_REPOSITORY")
+}
+
+// splitHostRepo splits "[HOST/]OWNER/REPO".
+func splitHostRepo(s string) (host, repo string) {
+	if strings.Count(s, "/") == 2 {
+		host, repo, _ = strings.Cut(s, "/")
+		return host, repo
+	}
+	return "", s
+}
+
+// apiURLFor is the REST API root: --api-url; else the host in GH_REPO when
+// -R (repoFlag) is not given; else GH_HOST; else $GITHUB_API_URL; else
+// api.github.com.
+func apiURLFor(flag, repoFlag string, e *env) string {
+	if flag != "" {
+		return flag
+	}
+	if repoFlag == "" {
+		if host, _ := splitHostRepo(strings.TrimSpace(e.getenv("GH_REPO"))); host != "" {
+			return hostAPIURL(host)
+		}
+	}
+	if host := strings.TrimSpace(e.getenv("GH_HOST")); host != "" {
+		return hostAPIURL(host)
+	}
+	if u := e.getenv("GITHUB_API_URL"); u != "" {
+		return u
+	}
+	return defaultAPIURL
+}
+
+// hostAPIURL is the REST API root of a GitHub host, as gh computes it.
+func hostAPIURL(host string) string {
+	host = strings.ToLower(strings.TrimSuffix(host, "/"))
+	switch {
+	case host == "github.com" || host == "api.github.com":
+		return defaultAPIURL
+	case strings.HasSuffix(host, ".ghe.com") && !strings.HasPrefix(host, "api."):
+		return "https://api." + host + "/"
+	case strings.HasSuffix(host, ".ghe.com"):
+		return "https://" + host + "/"
+	}
+	return "https://" + host + "/api/v3/"
+}
+
+// isEnterpriseAPI reports whether apiURL is a GitHub Enterprise Server's,
+// where gh takes the token from GH_ENTERPRISE_TOKEN.
+func isEnterpriseAPI(apiURL string) bool {
+	u, err := url.Parse(apiURL)
+	if err != nil {
+		return true
+	}
+	h := strings.ToLower(u.Hostname())
+	return h != "api.github.com" && h != "github.com" && !strings.HasSuffix(h, ".ghe.com")
+}
+
+// envToken is the token from the environment for apiURL, "" when none is
+// set.
+func envToken(e *env, apiURL string) string {
+	names := []string{"GH_TOKEN", "GITHUB_TOKEN"}
+	if isEnterpriseAPI(apiURL) {
+		names = append([]string{"GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN"}, names...)
+	}
+	for _, n := range names {
+		if t := strings.TrimSpace(e.getenv(n)); t != "" {
+			return t
+		}
+	}
+	return ""
+}
+
+// replaceHint matches the library's advice for replacing a file with a
+// directory or back: Delete("p") and Put in one change set.
+var replaceHint = regexp.MustCompile(`Delete\("((?:[^"\\]|\\.)*)"\) and Put in one change set`)
+
+// flagHint says a library hint in the CLI's flags instead of its API.
+func flagHint(h string) string {
+	h = replaceHint.ReplaceAllStringFunc(h, func(m string) string {
+		p, err := strconv.Unquote(`"` + replaceHint.FindStringSubmatch(m)[1] + `"`)
+		if err != nil {
+			return m
+		}
+		return "pass --delete " + shellQuote(p) + " with the --add in one command"
+	})
+	return strings.NewReplacer("CreateBranchFrom", "--create-branch-from", "WithMaxAttempts", "--max-attempts").Replace(h)
+}
+
+// shellQuote quotes s for a POSIX shell when it needs quoting.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

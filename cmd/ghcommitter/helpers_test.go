@@ -3,7 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +25,16 @@ type cli struct {
 	terminal bool
 }
 
+// environ is the process environment with c.env on top, as the commands
+// --edit runs would see it from a shell that exported c.env.
+func (c *cli) environ() []string {
+	env := os.Environ()
+	for k, v := range c.env {
+		env = append(env, k+"="+v)
+	}
+	return env
+}
+
 type cliResult struct {
 	code           int
 	stdout, stderr string
@@ -33,17 +46,28 @@ func newCLI(t *testing.T) *cli {
 
 func (c *cli) run(args ...string) cliResult {
 	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	return c.runCtx(ctx, args...)
+}
+
+// runCtx runs ghcommitter in-process under ctx (cancel it with a
+// signalCause to play a signal).
+func (c *cli) runCtx(ctx context.Context, args ...string) cliResult {
+	return c.runStdin(ctx, strings.NewReader(c.stdin), args...)
+}
+
+// runStdin runs ghcommitter in-process with stdin read from in.
+func (c *cli) runStdin(ctx context.Context, in io.Reader, args ...string) cliResult {
 	var out, errb bytes.Buffer
 	e := &env{
-		stdin:      strings.NewReader(c.stdin),
+		stdin:      in,
 		stdout:     &out,
 		stderr:     &errb,
 		getenv:     func(k string) string { return c.env[k] },
-		environ:    os.Environ,
+		environ:    c.environ,
 		isTerminal: c.terminal,
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
 	code := run(ctx, args, e)
 	return cliResult{code: code, stdout: out.String(), stderr: errb.String()}
 }
@@ -111,4 +135,71 @@ func (r cliResult) wantCode(t *testing.T, code int) {
 	if r.code != code {
 		t.Fatalf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, code, r.stdout, r.stderr)
 	}
+}
+
+// groupAlive reports whether any live (not zombie) process is in process
+// group pgid. Zombies count as gone: a container's init may never reap them.
+func groupAlive(t *testing.T, pgid int) bool {
+	t.Helper()
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp ...: comm may hold spaces.
+		i := bytes.LastIndexByte(stat, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(stat[i+1:]))
+		if len(f) >= 3 && f[2] == strconv.Itoa(pgid) && f[0] != "Z" && f[0] != "X" {
+			return true
+		}
+	}
+	return false
+}
+
+// pidAlive reports whether pid is a live (not zombie) process.
+func pidAlive(pid int) bool {
+	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(stat, ')')
+	f := strings.Fields(string(stat[i+1:]))
+	return len(f) > 0 && f[0] != "Z" && f[0] != "X"
+}
+
+// eventually polls cond for up to a generous deadline: outcomes, not times.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("still not true after 30s: %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// readPid waits for a command to write its pid to file.
+func readPid(t *testing.T, file string) int {
+	t.Helper()
+	var pid int
+	eventually(t, "the edit command wrote its pid", func() bool {
+		data, err := os.ReadFile(file)
+		if err != nil || !bytes.HasSuffix(data, []byte("\n")) {
+			return false
+		}
+		pid, err = strconv.Atoi(strings.TrimSpace(string(data)))
+		return err == nil
+	})
+	return pid
 }

@@ -20,15 +20,32 @@ type output struct {
 
 // jsonResult is the --json object; its keys are a contract.
 type jsonResult struct {
-	Repository string   `json:"repository"`
-	Branch     string   `json:"branch"`
-	Commit     string   `json:"commit"`
-	Parent     string   `json:"parent"`
-	Tree       string   `json:"tree"`
-	Attempts   int      `json:"attempts"`
-	Changed    []string `json:"changed"`
-	NoOp       bool     `json:"noop"`
-	URL        string   `json:"url"`
+	Repository string `json:"repository"`
+	Branch     string `json:"branch"`
+	Commit     string `json:"commit"`
+	Parent     string `json:"parent"`
+	Tree       string `json:"tree"`
+	Attempts   int    `json:"attempts"`
+	// Changed lists the paths the commit added, modified or deleted, as the
+	// library reports them; [] for a no-op.
+	Changed []string `json:"changed"`
+	NoOp    bool     `json:"noop"`
+	URL     string   `json:"url"`
+	// Engine is the engine that made the commit (for --engine auto, the one
+	// it picked).
+	Engine string `json:"engine,omitempty"`
+}
+
+// changed is what the library reports the commit changed; never nil.
+func changed(r *committer.Result) []string {
+	if r.NoOp || r.Changed == nil {
+		return []string{}
+	}
+	return r.Changed
+}
+
+func (o *output) jsonResult(r *committer.Result, u string) jsonResult {
+	return jsonResult{r.Repository, r.Branch, r.Commit, r.Parent, r.Tree, r.Attempts, changed(r), r.NoOp, u, r.Engine}
 }
 
 func (o *output) commitURL(repo, sha string) string {
@@ -38,32 +55,32 @@ func (o *output) commitURL(repo, sha string) string {
 	return o.web + repo + "/commit/" + sha
 }
 
+// result prints a commit's result. $GITHUB_OUTPUT and the step summary are
+// written first: if that fails, --json prints the failure instead, never two
+// objects.
 func (o *output) result(r *committer.Result) error {
 	u := o.commitURL(r.Repository, r.Commit)
-	if o.json {
-		changed := r.Changed
-		if changed == nil {
-			changed = []string{}
-		}
-		if err := writeJSON(o.e, jsonResult{r.Repository, r.Branch, r.Commit, r.Parent, r.Tree, r.Attempts, changed, r.NoOp, u}); err != nil {
-			return err
-		}
-	} else if err := o.printResult(r, u); err != nil {
+	if err := o.actions(r, u); err != nil {
 		return err
 	}
-	return o.actions(r, u)
+	if o.json {
+		return writeJSON(o.e, o.jsonResult(r, u))
+	}
+	_, err := fmt.Fprintln(o.e.stdout, summary(r, r.Repository+"@"+r.Branch, short(r.Commit), u))
+	return err
 }
 
-// printResult prints the human line for a commit.
-func (o *output) printResult(r *committer.Result, u string) error {
-	var err error
+// summary is the human line for a commit, at where, named by link. It
+// counts the files the library reports as changed, nothing else.
+func summary(r *committer.Result, where, link, url string) string {
 	if r.NoOp {
-		_, err = fmt.Fprintf(o.e.stdout, "no changes: %s@%s already up to date (%s)\n", r.Repository, r.Branch, short(r.Commit))
-	} else {
-		_, err = fmt.Fprintf(o.e.stdout, "committed %s to %s@%s: %s (%s) %s\n",
-			plural(len(r.Changed), "file"), r.Repository, r.Branch, short(r.Commit), plural(r.Attempts, "attempt"), u)
+		return fmt.Sprintf("no changes: %s already up to date (%s)", where, link)
 	}
-	return err
+	s := fmt.Sprintf("committed %s to %s: %s (%s)", plural(len(changed(r)), "file"), where, link, plural(r.Attempts, "attempt"))
+	if url != "" {
+		s += " " + url
+	}
+	return s
 }
 
 // actions appends to $GITHUB_OUTPUT and $GITHUB_STEP_SUMMARY when set.
@@ -78,10 +95,7 @@ func (o *output) actions(r *committer.Result, u string) error {
 		if u != "" {
 			link = fmt.Sprintf("[%s](%s)", short(r.Commit), u)
 		}
-		line := fmt.Sprintf("ghcommitter: committed %s to `%s@%s`: %s (%s)\n", plural(len(r.Changed), "file"), r.Repository, r.Branch, link, plural(r.Attempts, "attempt"))
-		if r.NoOp {
-			line = fmt.Sprintf("ghcommitter: no changes, `%s@%s` already up to date (%s)\n", r.Repository, r.Branch, link)
-		}
+		line := "ghcommitter: " + summary(r, "`"+r.Repository+"@"+r.Branch+"`", link, "") + "\n"
 		if err := appendFile(p, line); err != nil {
 			return fmt.Errorf("the commit landed (%s), but writing $GITHUB_STEP_SUMMARY failed: %w", r.Commit, err)
 		}
@@ -201,34 +215,28 @@ type jsonPullRequest struct {
 func (o *output) pullRequest(r *committer.PullRequestResult) error {
 	c := r.Commit
 	u := o.commitURL(c.Repository, c.Commit)
-	if o.json {
-		changed := c.Changed
-		if changed == nil {
-			changed = []string{}
-		}
-		var j jsonPullRequest
-		j.jsonResult = jsonResult{c.Repository, c.Branch, c.Commit, c.Parent, c.Tree, c.Attempts, changed, c.NoOp, u}
-		j.PullRequest.Number, j.PullRequest.URL, j.PullRequest.Created = r.Number, r.URL, r.Created
-		if err := writeJSON(o.e, j); err != nil {
-			return err
-		}
-	} else {
-		if err := o.printResult(c, u); err != nil {
-			return err
-		}
-		switch {
-		case r.Number == 0:
-			fmt.Fprintf(o.e.stdout, "no pull request: %s has nothing that its base lacks\n", c.Branch)
-		case r.Created:
-			fmt.Fprintf(o.e.stdout, "opened pull request #%d: %s\n", r.Number, r.URL)
-		default:
-			fmt.Fprintf(o.e.stdout, "updated pull request #%d: %s\n", r.Number, r.URL)
-		}
-	}
 	if p := o.e.getenv("GITHUB_OUTPUT"); p != "" && r.Number != 0 {
 		if err := appendFile(p, fmt.Sprintf("pull-request-number=%d\npull-request-url=%s\n", r.Number, r.URL)); err != nil {
-			return err
+			return fmt.Errorf("the commit landed (%s), but writing $GITHUB_OUTPUT failed: %w", c.Commit, err)
 		}
 	}
-	return o.actions(c, u)
+	if err := o.actions(c, u); err != nil {
+		return err
+	}
+	if o.json {
+		var j jsonPullRequest
+		j.jsonResult = o.jsonResult(c, u)
+		j.PullRequest.Number, j.PullRequest.URL, j.PullRequest.Created = r.Number, r.URL, r.Created
+		return writeJSON(o.e, j)
+	}
+	fmt.Fprintln(o.e.stdout, summary(c, c.Repository+"@"+c.Branch, short(c.Commit), u))
+	switch {
+	case r.Number == 0:
+		fmt.Fprintf(o.e.stdout, "no pull request: %s has nothing that its base lacks\n", c.Branch)
+	case r.Created:
+		fmt.Fprintf(o.e.stdout, "opened pull request #%d: %s\n", r.Number, r.URL)
+	default:
+		fmt.Fprintf(o.e.stdout, "updated pull request #%d: %s\n", r.Number, r.URL)
+	}
+	return nil
 }

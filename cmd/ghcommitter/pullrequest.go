@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/ghcommitter/ghcommitter/committer"
+	pgpsign "github.com/ghcommitter/ghcommitter/committer/openpgp"
 	"github.com/google/go-github/v66/github"
 	"github.com/spf13/cobra"
 )
@@ -78,7 +79,7 @@ func (f *commitFlags) signer(e *env, cs *committer.ChangeSet) (github.MessageSig
 		return nil, usageErrorf("", "--sign-key: %v", err)
 	}
 	defer key.Close()
-	s, err := committer.OpenPGPSigner(key, []byte(e.getenv("GHCOMMITTER_SIGN_PASSPHRASE")))
+	s, err := pgpsign.NewSigner(key, []byte(e.getenv("GHCOMMITTER_SIGN_PASSPHRASE")))
 	if err != nil {
 		return nil, usageErrorf("export it with gpg --armor --export-secret-keys KEYID", "--sign-key %s: %v", f.signKey, err)
 	}

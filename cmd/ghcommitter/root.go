@@ -20,13 +20,15 @@ lost and nothing is force-pushed.`,
   GH_TOKEN=... ghcommitter commit -R acme/mono -m "Update config" config/app.yaml config/db.yaml`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       cliVersion(),
+		Version:       cliVersionLong(),
 	}
 	root.SetVersionTemplate("ghcommitter {{.Version}}\n")
+	// --version is long-only: -v means --verbose wherever it exists.
+	root.Flags().Bool("version", false, "print the version, commit and build date")
 	root.SetIn(e.stdin)
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)
-	root.CompletionOptions.HiddenDefaultCmd = true
+	root.CompletionOptions.HiddenDefaultCmd = false // "ghcommitter completion bash|zsh|fish|powershell"
 	root.AddCommand(
 		newCommitCmd(e),
 		newFakeGitHubCmd(e),

@@ -3,8 +3,9 @@
 // a GitOps pipeline's parallel jobs would.
 //
 // Every stage writes its own envs/<stage>/values.yaml and records its tag in
-// one shared file, envs/index.yaml, through an edit function that parses the
-// YAML, sets its key and encodes it again. When another stage moves the branch
+// one shared file, envs/index.yaml, through an edit function that sets its
+// key in the YAML node tree, so the file's comments, key order and quoting
+// survive (as a Kargo or Argo CD image updater's YAML update keeps them). When another stage moves the branch
 // first, the commit is rebuilt on the new head and the edit function runs
 // again on the fresh index, so no stage's entry is lost and nothing conflicts.
 //
@@ -26,7 +27,7 @@ import (
 	"sync"
 	"text/tabwriter"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/ghcommitter/ghcommitter/committer"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
@@ -80,7 +81,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) (*githubtest.Serv
 		return t.Committer.Commit(ctx, flags.Branch, cs, flags.CommitOptions()...)
 	}
 	if *useQueue {
-		q, err := committer.NewQueue(t.Committer, flags.Branch, flags.QueueOptions()...)
+		q, err := committer.NewQueue(t.Committer, flags.Branch, flags.CommitOptions()...)
 		if err != nil {
 			return t.Fake, err
 		}
@@ -153,25 +154,55 @@ func encodeYAML(v any) ([]byte, error) {
 }
 
 // setIndexEntry returns an edit function that sets stages.<stage> to tag in
-// the index, keeping every other key. It is a pure function of the file's
-// content, as edit functions must be: it runs again on every attempt.
+// the index, keeping every other key, every comment and the key order: it
+// edits the YAML node tree rather than decoding into a map. It is a pure
+// function of the file's content, as edit functions must be: it runs again
+// on every attempt.
 func setIndexEntry(stage, tag string) committer.EditFunc {
 	return func(old []byte, exists bool) ([]byte, error) {
-		doc := map[string]any{}
+		var doc yaml.Node
 		if exists {
 			if err := yaml.Unmarshal(old, &doc); err != nil {
 				return nil, fmt.Errorf("%s: %w", indexPath, err)
 			}
-			if doc == nil { // an empty file
-				doc = map[string]any{}
-			}
 		}
-		stages, _ := doc["stages"].(map[string]any)
+		if doc.Kind == 0 { // absent or empty: start a document
+			doc = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode, Tag: "!!map"}}}
+		}
+		root := doc.Content[0]
+		if root.Kind != yaml.MappingNode {
+			return nil, fmt.Errorf("%s: the document is not a mapping", indexPath)
+		}
+		stages := mappingValue(root, "stages")
 		if stages == nil {
-			stages = map[string]any{}
+			stages = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+			root.Content = append(root.Content, scalar("stages"), stages)
 		}
-		stages[stage] = tag
-		doc["stages"] = stages
-		return encodeYAML(doc)
+		if stages.Kind != yaml.MappingNode {
+			return nil, fmt.Errorf("%s: stages is not a mapping", indexPath)
+		}
+		if v := mappingValue(stages, stage); v != nil {
+			if v.Kind != yaml.ScalarNode {
+				return nil, fmt.Errorf("%s: stages.%s is not a scalar", indexPath, stage)
+			}
+			v.Value, v.Tag = tag, "!!str" // keeps its style and comments
+		} else {
+			stages.Content = append(stages.Content, scalar(stage), scalar(tag))
+		}
+		return encodeYAML(&doc)
 	}
+}
+
+// mappingValue returns the value node of key in mapping m, nil when absent.
+func mappingValue(m *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
+
+func scalar(s string) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/ghcommitter/ghcommitter/examples/internal/target/targettest"
 )
@@ -63,5 +63,48 @@ func TestSetIndexEntryKeepsOtherKeys(t *testing.T) {
 	}
 	if _, err := setIndexEntry("qa", "v2")([]byte("stages: [unclosed"), true); err == nil {
 		t.Error("a broken index was overwritten instead of failing the commit")
+	}
+}
+
+func TestSetIndexEntryKeepsCommentsAndOrder(t *testing.T) {
+	in := `# Promotions, written by the pipeline. Do not reorder.
+app: api # the service
+stages:
+  # production first
+  prod: "v1.0.0" # pinned by change CHG-7
+  dev: v0.9.0
+owner: platform
+`
+	got, err := setIndexEntry("prod", "v1.1.0")([]byte(in), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `# Promotions, written by the pipeline. Do not reorder.
+app: api # the service
+stages:
+  # production first
+  prod: "v1.1.0" # pinned by change CHG-7
+  dev: v0.9.0
+owner: platform
+`
+	if string(got) != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	got, err = setIndexEntry("qa", "v1.0.1")(got, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(got), "  dev: v0.9.0\n  qa: v1.0.1\nowner: platform\n") {
+		t.Errorf("a new stage was not appended after the others:\n%s", got)
+	}
+	// An absent or empty index starts a document.
+	for _, old := range []string{"", "\n"} {
+		got, err := setIndexEntry("dev", "v1")([]byte(old), old != "")
+		if err != nil || string(got) != "stages:\n  dev: v1\n" {
+			t.Errorf("from %q: got %q, %v", old, got, err)
+		}
+	}
+	if _, err := setIndexEntry("dev", "v1")([]byte("stages: [a, b]\n"), true); err == nil {
+		t.Error("stages as a list was overwritten instead of failing the commit")
 	}
 }

@@ -111,7 +111,7 @@ func sampleDir() (string, error) {
 		if filepath.Ext(p) == ".sh" {
 			mode = 0o755
 		}
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(full), 0o750); err != nil {
 			return "", err
 		}
 		if err := os.WriteFile(full, []byte(c), mode); err != nil {

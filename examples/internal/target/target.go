@@ -78,14 +78,6 @@ func (f *Flags) CommitOptions() []committer.CommitOption {
 	return []committer.CommitOption{committer.CreateBranchFrom(f.From)}
 }
 
-// QueueOptions is CommitOptions for a committer.Queue on f.Branch.
-func (f *Flags) QueueOptions() []committer.QueueOption {
-	if f.Branch == f.From {
-		return nil
-	}
-	return []committer.QueueOption{committer.QueueCreateBranchFrom(f.From)}
-}
-
 // Target is the repository an example writes to. Close it when done.
 type Target struct {
 	Owner, Name string

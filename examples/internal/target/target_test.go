@@ -64,8 +64,8 @@ func TestFlags(t *testing.T) {
 		if err := fs.Parse(tc.args); err != nil {
 			t.Fatal(err)
 		}
-		if len(f.CommitOptions()) != tc.opts || len(f.QueueOptions()) != tc.opts {
-			t.Errorf("%q: %d commit and %d queue options, want %d", tc.args, len(f.CommitOptions()), len(f.QueueOptions()), tc.opts)
+		if len(f.CommitOptions()) != tc.opts {
+			t.Errorf("%q: %d commit options, want %d", tc.args, len(f.CommitOptions()), tc.opts)
 		}
 	}
 }

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest"
+)
+
+// oneJSON decodes stdout as exactly one JSON object.
+func oneJSON(t *testing.T, stdout string) map[string]any {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(stdout))
+	var obj map[string]any
+	if err := dec.Decode(&obj); err != nil {
+		t.Fatalf("stdout is not one JSON object: %v\n%s", err, stdout)
+	}
+	if dec.More() {
+		t.Fatalf("stdout holds more than one JSON value:\n%s", stdout)
+	}
+	return obj
+}
+
+// TestJSONFailures: with --json, every failure prints exactly one
+// {"error":{...}} object on stdout, with every contract key, beside the
+// usual exit status and stderr.
+func TestJSONFailures(t *testing.T) {
+	srv := fake(t, githubtest.File{Path: "lock", Content: []byte("held\n")})
+	notDir := filepath.Join(t.TempDir(), "out")
+	writeFile(t, filepath.Join(notDir, "GITHUB_OUTPUT", "x"), "", 0o644) // a directory: appending fails
+	tests := []struct {
+		name   string
+		args   []string
+		env    map[string]string
+		fault  *githubtest.Fault
+		code   int
+		kind   string
+		status int
+	}{
+		{"flag cobra rejects", []string{"--json", "--bogus"}, nil, nil, 2, "invalid", 0},
+		{"flag check", []string{"--json", "-m", "m", "--max-attempts", "0", "--delete", "x"}, nil, nil, 2, "invalid", 0},
+		{"nothing to commit", []string{"--json", "-m", "m"}, nil, nil, 2, "invalid", 0},
+		{"precondition", []string{"--json", "-m", "m", "--expect-absent", "lock", "--delete", "lock"}, nil, nil, 3, "conflict", 0},
+		{"edit command", []string{"--json", "-m", "m", "--edit", "a=exit 4"}, nil, nil, 1, "edit_failed", 0},
+		{"unauthorized", []string{"--json", "-m", "m", "--delete", "lock"}, map[string]string{"GH_TOKEN": "wrong"}, nil, 1, "unauthorized", 401},
+		{"refused ref update", []string{"--json", "-m", "m", "--delete", "lock"}, nil,
+			&githubtest.Fault{Route: "PATCH /repos/{owner}/{repo}/git/refs/{ref...}", Status: 403, Body: `{"message":"Resource not accessible by integration"}`}, 1, "permission", 403},
+		{"after landing, $GITHUB_OUTPUT fails", []string{"--json", "-m", "m", "--edit", "b=echo b"}, map[string]string{"GITHUB_OUTPUT": filepath.Join(notDir, "GITHUB_OUTPUT")}, nil, 1, "failed", 0},
+	}
+	want := []string{"attempts", "head", "hint", "kind", "message", "request_id", "status"}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv.ClearFaults()
+			if tt.fault != nil {
+				srv.Inject(*tt.fault)
+			}
+			c := newCLI(t)
+			for k, v := range tt.env {
+				c.env[k] = v
+			}
+			r := c.run(commitArgs(srv, tt.args...)...)
+			r.wantCode(t, tt.code)
+			if !strings.HasPrefix(r.stderr, "ghcommitter: ") {
+				t.Errorf("stderr = %q, want the usual report too", r.stderr)
+			}
+			obj := oneJSON(t, r.stdout)
+			body, ok := obj["error"].(map[string]any)
+			if !ok || len(obj) != 1 {
+				t.Fatalf("stdout = %s, want {\"error\":{...}}", r.stdout)
+			}
+			var keys []string
+			for k := range body {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			if strings.Join(keys, ",") != strings.Join(want, ",") {
+				t.Errorf("keys = %v, want %v", keys, want)
+			}
+			if body["kind"] != tt.kind {
+				t.Errorf("kind = %v, want %s", body["kind"], tt.kind)
+			}
+			if msg, _ := body["message"].(string); msg == "" || !strings.Contains(r.stderr, msg) {
+				t.Errorf("message = %q, want stderr's message (%q)", msg, r.stderr)
+			}
+			if int(body["status"].(float64)) != tt.status {
+				t.Errorf("status = %v, want %d", body["status"], tt.status)
+			}
+			if id, _ := body["request_id"].(string); (tt.status != 0) != (id != "") {
+				t.Errorf("request_id = %q with status %d", id, tt.status)
+			}
+		})
+	}
+}
+
+// TestJSONConflictCarriesHeadAndAttempts: a lost race reports the last head
+// seen and the attempts made.
+func TestJSONConflictCarriesHeadAndAttempts(t *testing.T) {
+	srv := fake(t)
+	before := head(t, srv, "main")
+	srv.Inject(githubtest.Fault{Route: "PATCH /repos/{owner}/{repo}/git/refs/{ref...}", Status: 422, Body: `{"message":"Update is not a fast forward"}`})
+	r := newCLI(t).run(commitArgs(srv, "--json", "-m", "m", "--max-attempts", "2", "--edit", "a=echo a")...)
+	r.wantCode(t, 3)
+	body := oneJSON(t, r.stdout)["error"].(map[string]any)
+	if body["kind"] != "conflict" || body["head"] != before || body["attempts"] != 2.0 || body["hint"] == "" {
+		t.Errorf("error = %v, want conflict at head %s after 2 attempts, with a hint", body, before)
+	}
+}
+
+// TestCountsOnlyRealChanges: output never counts a file whose content
+// was already there as changed.
+func TestCountsOnlyRealChanges(t *testing.T) {
+	srv := fake(t, githubtest.File{Path: "same.txt", Content: []byte("same\n")})
+	local := filepath.Join(t.TempDir(), "same.txt")
+	writeFile(t, local, "same\n", 0o644)
+	r := newCLI(t).run(commitArgs(srv, "--json", "-m", "m", "--add", "same.txt="+local, "--edit", "new.txt=echo new")...)
+	r.wantCode(t, 0)
+	obj := oneJSON(t, r.stdout)
+	changed, _ := obj["changed"].([]any)
+	for _, p := range changed {
+		if p == "same.txt" {
+			t.Errorf("changed = %v lists same.txt, whose content did not change", changed)
+		}
+	}
+	if len(changed) != 1 || changed[0] != "new.txt" {
+		t.Errorf("changed = %v, want [new.txt]", changed)
+	}
+	r = newCLI(t).run(commitArgs(srv, "-m", "m", "--add", "same.txt="+local, "--edit", "new.txt=echo newer")...)
+	r.wantCode(t, 0)
+	if !strings.HasPrefix(r.stdout, "committed 1 file to") {
+		t.Errorf("stdout = %q, want 1 file: only new.txt changed", r.stdout)
+	}
+}
+
+func TestWantsJSON(t *testing.T) {
+	for args, want := range map[string]bool{
+		"commit --json --bogus":     true,
+		"commit --bogus --json":     true,
+		"commit --json=true -x":     true,
+		"commit --json=false --bad": false,
+		"commit -- --json":          false,
+		"fake-github --json":        false,
+		"commit --jsonx":            false,
+	} {
+		if got := wantsJSON(strings.Fields(args)); got != want {
+			t.Errorf("wantsJSON(%q) = %t, want %t", args, got, want)
+		}
+	}
+}

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/ghcommitter/ghcommitter/committer"
+)
+
+// signalCause is the cause of a context cancelled by SIGINT or SIGTERM.
+type signalCause struct{ sig syscall.Signal }
+
+func (s signalCause) Error() string { return s.sig.String() + " received" }
+
+// notifySignals returns a context cancelled, with a signalCause, on the first
+// SIGINT or SIGTERM. After that first signal the default handling is back, so
+// a second one ends the process at once. stop releases the handler.
+func notifySignals(parent context.Context) (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-ch:
+			signal.Stop(ch)
+			if sig, ok := s.(syscall.Signal); ok {
+				cancel(signalCause{sig})
+			} else {
+				cancel(nil)
+			}
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(ch)
+		close(done)
+		cancel(nil)
+	}
+}
+
+// interrupted turns err into the exit status of a signal (130 for SIGINT,
+// 143 for SIGTERM) when ctx was cancelled by one; otherwise it returns err.
+func interrupted(ctx context.Context, err error) error {
+	var sc signalCause
+	if err == nil || !errors.As(context.Cause(ctx), &sc) {
+		return err
+	}
+	hint := "stopped by " + sc.sig.String() + ": nothing was committed"
+	if errors.Is(err, committer.ErrUnknownOutcome) {
+		hint = "stopped by " + sc.sig.String() + " during the ref update: read the branch before running again"
+	}
+	return &exitError{code: 128 + int(sc.sig), err: err, hint: hint}
+}

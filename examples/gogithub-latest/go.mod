@@ -1,0 +1,36 @@
+// An example in its own module, as a user's program is: it is on the newest
+// go-github the module proxy serves, not the one ghcommitter builds on.
+module github.com/ghcommitter/ghcommitter/examples/gogithub-latest
+
+go 1.26.0
+
+require (
+	github.com/ghcommitter/ghcommitter v0.0.0
+	github.com/google/go-github/v93 v93.0.0
+)
+
+require (
+	github.com/ProtonMail/go-crypto v1.5.2 // indirect
+	github.com/agnivade/levenshtein v1.2.2 // indirect
+	github.com/bradleyfalzon/ghinstallation/v2 v2.12.0 // indirect
+	github.com/cloudflare/circl v1.6.3 // indirect
+	github.com/cyphar/filepath-securejoin v0.6.1 // indirect
+	github.com/emirpasic/gods v1.18.1 // indirect
+	github.com/go-git/gcfg v1.5.1-0.20230307220236-3a3c6141e376 // indirect
+	github.com/go-git/go-billy/v5 v5.9.2 // indirect
+	github.com/go-git/go-git/v5 v5.19.3 // indirect
+	github.com/golang-jwt/jwt/v4 v4.5.2 // indirect
+	github.com/google/go-github/v66 v66.0.0 // indirect
+	github.com/google/go-querystring v1.2.0 // indirect
+	github.com/jbenet/go-context v0.0.0-20150711004518-d14ea06fba99 // indirect
+	github.com/pjbgf/sha1cd v0.7.0 // indirect
+	github.com/sergi/go-diff v1.3.2-0.20230802210424-5b0b94c5c0d3 // indirect
+	github.com/vektah/gqlparser/v2 v2.5.64 // indirect
+	golang.org/x/crypto v0.56.0 // indirect
+	golang.org/x/net v0.57.0 // indirect
+	golang.org/x/oauth2 v0.38.0 // indirect
+	golang.org/x/sys v0.50.0 // indirect
+	gopkg.in/warnings.v0 v0.1.2 // indirect
+)
+
+replace github.com/ghcommitter/ghcommitter => ../..
