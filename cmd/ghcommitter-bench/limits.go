@@ -31,7 +31,7 @@ const (
 )
 
 // queueModes are the in-process runs of the section: one Queue, N goroutines.
-var queueModes = []string{"queue-chain", "queue-squash"}
+var queueModes = []string{"queue-chain", "queue-squash", "queue-squash-graphql"}
 
 // minWrites is the fewest writes an engine spends on one landed change
 // (nothing lost, nothing refused): Git Data a tree, a commit and the ref

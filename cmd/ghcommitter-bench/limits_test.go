@@ -54,7 +54,7 @@ func TestLimitsSmoke(t *testing.T) {
 		}
 		limited += r.Stats.Limited
 		t.Logf("%s, %s: landed %d/%d, %d writes, %d limited (%v)", r.Scenario, r.Engine, r.Landed, r.Writers, r.Stats.Writes, r.Stats.Limited, r.Errors)
-		if r.Stats.Writes < 3 {
+		if r.Stats.Writes == 0 {
 			t.Errorf("%s, %s: landed %d/%d with %d writes counted", r.Scenario, r.Engine, r.Landed, r.Writers, r.Stats.Writes)
 		}
 		t.Logf("%s, %s: %d writes inside a process's own retry-after, %d inside another's", r.Scenario, r.Engine, r.Stats.WritesInOwnRetryAfter, r.InOthersWindow())

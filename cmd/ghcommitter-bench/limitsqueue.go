@@ -33,8 +33,11 @@ func runLimitQueue(ctx context.Context, cfg config, mode string, n int) (limitRe
 		return limitResult{}, err
 	}
 	var qopts []committer.CommitOption
-	if mode == "queue-squash" {
+	switch mode {
+	case "queue-squash":
 		qopts = append(qopts, committer.Squash())
+	case "queue-squash-graphql":
+		qopts = append(qopts, committer.Squash(), committer.WithEngine(committer.EngineGraphQL))
 	}
 	q, err := committer.NewQueue(c, branch, qopts...)
 	if err != nil {
