@@ -50,6 +50,9 @@ func NewQueue(c *Committer, branch string, opts ...CommitOption) (*Queue, error)
 	if co.expectHead != "" {
 		return nil, c.fail(op, branch, ErrInvalid, errors.New("ExpectHead has no meaning for a Queue: commit with Committer.Commit"))
 	}
+	if err := queueEngine(co); err != nil {
+		return nil, c.fail(op, branch, ErrInvalid, err)
+	}
 	if co.maxBatch == 0 {
 		co.maxBatch = 64
 	}
@@ -78,6 +81,9 @@ func (j *job) finish(res *Result, err error) {
 func (q *Queue) Commit(ctx context.Context, cs *ChangeSet) (*Result, error) {
 	u, err := q.c.prepareUnit("commit to", q.branch, cs)
 	if err != nil {
+		return nil, err
+	}
+	if err := q.c.engineGate("commit to", q.branch, u, q.co); err != nil {
 		return nil, err
 	}
 	j := &job{ctx: ctx, u: u, done: make(chan struct{})}

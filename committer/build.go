@@ -108,7 +108,7 @@ func (rs *resolution) checkPut(ctx context.Context, pt put) (treeEntry, bool, er
 			return treeEntry{}, false, err
 		}
 		if e.typ != "tree" {
-			return treeEntry{}, false, conflict(pt.path, "%q is a %s on the branch and a put cannot go through it; to replace it with a directory, Delete(%q) and Put in one change set", a, kindOf(e), a)
+			return treeEntry{}, false, replaceConflict(pt.path, a, "directory", "%q is a %s on the branch and a put cannot go through it", a, kindOf(e))
 		}
 	}
 	e, ok, err := rs.v.get(ctx, pt.path)
@@ -116,7 +116,7 @@ func (rs *resolution) checkPut(ctx context.Context, pt put) (treeEntry, bool, er
 		return treeEntry{}, false, err
 	}
 	if ok && e.typ != "blob" {
-		return treeEntry{}, false, conflict(pt.path, "is a %s on the branch; to replace it with a file, Delete(%q) and Put in one change set", kindOf(e), pt.path)
+		return treeEntry{}, false, replaceConflict(pt.path, pt.path, "file", "is a %s on the branch and a put cannot replace it", kindOf(e))
 	}
 	return e, ok, nil
 }

@@ -37,8 +37,11 @@ func (c *Committer) Commit(ctx context.Context, branch string, cs *ChangeSet, op
 	if co.squash || co.maxBatch != 0 {
 		return nil, c.fail(op, branch, ErrInvalid, errors.New("Squash and WithMaxBatch are options of a Queue, not of a single commit"))
 	}
+	if err := c.engineGate(op, branch, u, co); err != nil {
+		return nil, err
+	}
 	s := &single{c: c, branch: branch, u: u, results: map[string]*Result{}}
-	d := &driver{c: c, op: op, branch: branch, co: co, w: s}
+	d := &driver{c: c, op: op, branch: branch, co: co, w: s, cands: c.autoCandidates(u, co)}
 	d.run(ctx)
 	return s.res, s.err
 }
@@ -143,8 +146,11 @@ type driver struct {
 	ours      map[string]bool // commits we created as new tips
 	unsettled []string        // tips whose ref write had no clear answer
 	lastHead  string
-	wait      time.Duration // at least this long before the next attempt
-	lost      time.Duration // how long the last lost attempt took
+	pending   []pendingWrite // one-write commits whose reply was lost
+	cands     []Engine       // the one-write engines auto may pick
+	created   bool           // a one-write engine created the branch first
+	wait      time.Duration  // at least this long before the next attempt
+	lost      time.Duration  // how long the last lost attempt took
 }
 
 // errRetry ends an attempt that must be made again without counting it
@@ -201,7 +207,7 @@ func (d *driver) attempt(ctx context.Context, attempt int) (done bool, err error
 	if err != nil {
 		return d.refusedOr(err, attempt)
 	}
-	if d.settled(ctx, head, attempt) {
+	if d.settled(ctx, head, attempt) || d.settledOneWrite(ctx, head, attempt) {
 		return true, nil
 	}
 	if d.co.expectHead != "" && head != d.co.expectHead {
@@ -210,6 +216,12 @@ func (d *driver) attempt(ctx context.Context, attempt int) (done bool, err error
 		return true, e
 	}
 	d.lastHead = head
+	if d.co.engine != EngineGitData {
+		if done, err, handled := d.oneWrite(ctx, head, tree, creating, attempt, started); handled {
+			return done, err
+		}
+		creating = creating && !d.created
+	}
 	tip, _, left, err := d.w.build(ctx, head, tree, attempt)
 	if err != nil {
 		return d.refusedOr(err, attempt)
@@ -218,7 +230,7 @@ func (d *driver) attempt(ctx context.Context, attempt int) (done bool, err error
 		return true, nil
 	}
 	if tip == head && !creating {
-		d.landed(tip, attempt, false)
+		d.landed(tip, attempt, d.created)
 		return true, nil
 	}
 	return d.move(ctx, head, tip, creating, attempt, started)
@@ -372,7 +384,7 @@ func (d *driver) move(ctx context.Context, head, tip string, creating bool, atte
 		e.Head, e.Attempts = head, attempt
 		return true, e
 	case mv.won:
-		d.landed(tip, attempt, creating)
+		d.landed(tip, attempt, creating || d.created)
 		return true, nil
 	}
 	if d.forget != nil {
@@ -394,6 +406,26 @@ type single struct {
 	err     error
 }
 
+func (s *single) stageOne(ctx context.Context, engine Engine, cands []Engine, head, tree string, attempt int) (*staged, *unit, error) {
+	st, err := s.c.stage(ctx, s.u, engine, cands, head, tree)
+	if err != nil {
+		if engine == EngineAuto && isOneWriteError(err) {
+			return nil, nil, err
+		}
+		return nil, nil, s.failAt(head, attempt, err)
+	}
+	st.res.Branch = s.branch
+	st.finish = func(commit, tree, parent string) {
+		r := *st.res
+		r.Commit, r.Tree, r.Parent, r.Engine = commit, tree, parent, st.engine.String()
+		if parent == "" {
+			r.NoOp, r.Changed = true, []string{}
+		}
+		s.results[commit] = &r
+	}
+	return st, s.u, nil
+}
+
 func (s *single) prune(bool) bool { return s.res == nil && s.err == nil }
 
 func (s *single) first() *unit { return s.u }
@@ -403,6 +435,13 @@ func (s *single) size() int { return 1 }
 func (s *single) drop(*unit, *Error) bool { return false }
 
 func (s *single) fail(err error) { s.err = s.u.boot.annotate(err) }
+
+// failAt is the error of an attempt on head that cannot go on.
+func (s *single) failAt(head string, attempt int, err error) error {
+	e := s.c.fail("commit to", s.branch, nil, err)
+	e.Head, e.Attempts = head, attempt
+	return s.u.boot.annotate(e)
+}
 
 func (s *single) build(ctx context.Context, head, tree string, attempt int) (string, string, bool, error) {
 	r, err := s.c.resolve(ctx, newView(s.c, tree), s.u.p, false)
@@ -439,6 +478,9 @@ func (s *single) build(ctx context.Context, head, tree string, attempt int) (str
 func (s *single) land(tip string, attempt int, created bool) {
 	r := s.results[tip]
 	r.Attempts, r.CreatedBranch = attempt, created
+	if r.Engine == "" {
+		r.Engine = EngineGitData.String()
+	}
 	s.u.boot.apply(r)
 	s.res = r
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ghcommitter/ghcommitter/committer/ghclient"
+	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
 	"github.com/google/go-github/v66/github"
 )
 
@@ -24,6 +25,7 @@ type Committer struct {
 	repo   string
 	o      options
 	cache  *objectCache
+	gql    *ghgraphql.Client // the GraphQL engine's client (see WithEngine)
 }
 
 // New returns a Committer for the repository owner/repo.
@@ -63,7 +65,12 @@ func New(owner, repo string, opts ...Option) (*Committer, error) {
 	client.BaseURL = base
 	up := *base
 	client.UploadURL = &up
-	return &Committer{client: client, owner: owner, repo: repo, o: o, cache: newObjectCache()}, nil
+	endpoint, err := ghgraphql.EndpointFor(base.String(), o.graphqlURL)
+	if err != nil {
+		return nil, fmt.Errorf("committer: %w", err)
+	}
+	gql := ghgraphql.New(wrapped, endpoint)
+	return &Committer{client: client, owner: owner, repo: repo, o: o, cache: newObjectCache(), gql: gql}, nil
 }
 
 // withBranchRedirectRefusal returns a copy of hc that, for a branch head
@@ -140,6 +147,9 @@ type Result struct {
 	// own plain files (exactly as asked), and the rest of the change set, if
 	// any, followed in a second commit (Commit; its Parent is the first).
 	Bootstrapped bool `json:"bootstrapped,omitempty"`
+	// Engine names the engine that made the commit (git-data, graphql or
+	// contents; see WithEngine): with EngineAuto, the one it picked.
+	Engine string `json:"engine,omitempty"`
 }
 
 func (c *Committer) fail(op, branch string, kind, err error) *Error {
@@ -151,6 +161,7 @@ func (c *Committer) fail(op, branch string, kind, err error) *Error {
 		if e.Kind == nil {
 			e.Kind = pe.kind
 		}
+		e.Hint = pe.hint
 	}
 	e.Status, e.Message, e.RequestID = apiDetails(err)
 	k, hint := classify(err)

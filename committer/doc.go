@@ -45,6 +45,20 @@
 // an ancestor of that head, the update still succeeds. ExpectHead makes a
 // commit a strict compare-and-swap for callers that need one.
 //
+// # Engines
+//
+// WithEngine chooses the API a commit goes through. EngineGitData (the
+// default) is described above: three writes per attempt, and it carries
+// everything. EngineGraphQL commits with one GraphQL createCommitOnBranch,
+// pinned to the head read (plain files only, up to MaxGraphQLBytes, no
+// chosen author). EngineContents writes one plain file through the contents
+// API, guarded by its blob SHA. Both make commits GitHub signs (Verified for
+// any token), and settle a lost reply by the commit's EditIDTrailer, which
+// they always add. EngineAuto picks, per attempt, the engine with the fewest
+// writes that carries the change set. An explicit engine that cannot carry
+// a change set refuses it with ErrInvalid before any write. See
+// docs/engines.md.
+//
 // # Errors
 //
 // Every error is an *Error naming the repository, branch and path, whose
@@ -93,6 +107,13 @@
 //   - refs.go: the fast-forward ref update (or the branch's creation); an
 //     unanswered update is settled by reading the ref and one compare
 //     request, never by sending it again.
+//   - engine.go, engine_stage.go, engine_driver.go, engine_write.go,
+//     engine_batch.go: the one-write engines. When one is chosen, the
+//     driver's attempt resolves the change set on the head without writing
+//     (stage: edits run there, and what the engine cannot carry is refused),
+//     sends it in one GraphQL mutation or contents-API write, and settles a
+//     lost reply by the EditIDTrailer (settleOneWrite); a squashed Queue
+//     batch goes through GraphQL the same way.
 //   - errors.go: the error kinds, *Error, and the classifier that says which
 //     GitHub reply is a lost race and which is an error.
 package committer

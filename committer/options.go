@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"time"
+
+	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
 )
 
 // Option configures a Committer. Options validate their input: New returns
@@ -31,6 +33,7 @@ type options struct {
 	concurrency int
 	signer      Signer
 	progress    func(uploaded int64)
+	graphqlURL  string
 }
 
 func defaultOptions() options {
@@ -73,6 +76,21 @@ func WithBaseURL(u string) Option {
 			return err
 		}
 		o.baseURL = u
+		return nil
+	}
+}
+
+// WithGraphQLURL sets the GraphQL endpoint the graphql engine (and the
+// settling of the one-write engines) uses, as GITHUB_GRAPHQL_URL does in
+// GitHub Actions. The default is derived from WithBaseURL:
+// https://api.github.com/graphql, or https://HOST/api/graphql for GitHub
+// Enterprise Server.
+func WithGraphQLURL(u string) Option {
+	return func(o *options) error {
+		if _, err := ghgraphql.EndpointFor("", u); err != nil || u == "" {
+			return fmt.Errorf("GraphQL URL %q: must be an absolute http(s) URL", u)
+		}
+		o.graphqlURL = u
 		return nil
 	}
 }
@@ -262,7 +280,8 @@ type commitOptions struct {
 	createFrom string
 	expectHead string
 	squash     bool
-	maxBatch   int // 0: the default
+	maxBatch   int    // 0: the default
+	engine     Engine // EngineGitData unless WithEngine
 }
 
 // CreateBranchFrom creates the branch from ref (a branch name or a commit

@@ -39,6 +39,10 @@ func (c *Committer) Plan(ctx context.Context, branch string, cs *ChangeSet, opts
 	if err != nil {
 		return nil, err
 	}
+	// A dry run refuses what the chosen engine cannot carry, as Commit does.
+	if err := c.engineGate(op, branch, u, co); err != nil {
+		return nil, err
+	}
 	if co.squash || co.maxBatch != 0 {
 		return nil, c.fail(op, branch, ErrInvalid, errors.New("Squash and WithMaxBatch are options of a Queue, not of a plan"))
 	}

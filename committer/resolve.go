@@ -68,6 +68,7 @@ type pathError struct {
 	path string
 	kind error
 	err  error
+	hint string // what to do instead, in the library's terms; "" for the kind's default
 }
 
 func (e *pathError) Error() string { return e.err.Error() }
@@ -81,6 +82,13 @@ func (e *conflictError) Error() string { return e.msg }
 
 func conflict(path, format string, args ...any) error {
 	return &pathError{path: path, kind: ErrConflict, err: &conflictError{fmt.Sprintf(format, args...)}}
+}
+
+// replaceConflict is the ErrConflict for a put through a file or onto a
+// directory at blocker: its hint says how to replace what is there.
+func replaceConflict(path, blocker, with, format string, args ...any) error {
+	return &pathError{path: path, kind: ErrConflict, err: &conflictError{fmt.Sprintf(format, args...)},
+		hint: fmt.Sprintf("nothing was committed; to replace %q with a %s, Delete(%q) and Put in one change set", blocker, with, blocker)}
 }
 
 // put is one file a change set writes, from a put, an edit or a sync.

@@ -168,8 +168,9 @@ func TestPutThroughFileOrOntoDirectoryRefused(t *testing.T) {
 			t.Fatalf("put %s: err = %v, want ErrConflict", tc.put, err)
 		}
 		msg := err.Error()
-		if !strings.Contains(msg, fmt.Sprintf("%q", tc.put)) || !strings.Contains(msg, fmt.Sprintf("Delete(%q)", tc.blocker)) {
-			t.Errorf("put %s: message %q should name the path and say Delete(%q) and Put", tc.put, msg, tc.blocker)
+		var ce *committer.Error
+		if !errors.As(err, &ce) || !strings.Contains(msg, fmt.Sprintf("%q", tc.put)) || !strings.Contains(ce.Hint, fmt.Sprintf("Delete(%q)", tc.blocker)) {
+			t.Errorf("put %s: message %q should name the path and its hint (%q) say Delete(%q) and Put", tc.put, msg, ce.Hint, tc.blocker)
 		}
 		if head(t, ts, "main") != h {
 			t.Fatalf("put %s: the branch moved", tc.put)

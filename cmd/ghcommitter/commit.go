@@ -32,6 +32,7 @@ type commitFlags struct {
 	pr                   prFlags
 	signKey              string
 	trailers             trailerFlags
+	engine               engineFlags // engine.go
 }
 
 func newCommitCmd(e *env) *cobra.Command {
@@ -93,6 +94,7 @@ func (f *commitFlags) register(cmd *cobra.Command) {
 	f.pr.register(cmd)
 	fl.StringVar(&f.signKey, "sign-key", "", "sign the commit with the armored OpenPGP private key in `FILE` (needs --author; passphrase from $GHCOMMITTER_SIGN_PASSPHRASE)")
 	f.auth.register(cmd)
+	f.engine.register(cmd)
 }
 
 // check refuses flag combinations that are wrong whatever the files and the
@@ -139,7 +141,7 @@ func commitRun(ctx context.Context, e *env, f *commitFlags) error {
 	if err != nil {
 		return err
 	}
-	var cos []committer.CommitOption
+	cos := f.engine.commitOptions()
 	if f.createFrom != "" {
 		cos = append(cos, committer.CreateBranchFrom(f.createFrom))
 	}
@@ -189,7 +191,7 @@ func (f *commitFlags) committer(ctx context.Context, e *env, owner, name, apiURL
 	if err != nil {
 		return nil, nil, err
 	}
-	copts := []committer.Option{committer.WithMaxAttempts(f.maxAttempts)}
+	copts := append(f.engine.committerOptions(e), committer.WithMaxAttempts(f.maxAttempts))
 	if f.signKey != "" {
 		signer, err := f.signer(e, cs)
 		if err != nil {
@@ -271,7 +273,7 @@ func (f *commitFlags) readMessage(in *stdinOnce) (string, error) {
 func (f *commitFlags) targetBranch(ctx context.Context, e *env, c *committer.Committer) (string, error) {
 	if f.branch != "" {
 		if err := committer.ValidateBranch(f.branch); err != nil {
-			return "", usageErrorf("", "branch %q: %v", f.branch, err)
+			return "", usageErrorf("", "%v", err)
 		}
 		return f.branch, nil
 	}

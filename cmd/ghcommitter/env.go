@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/ghcommitter/ghcommitter/committer"
@@ -61,7 +63,7 @@ func classify(err error) *exitError {
 		c := *ce
 		c.Hint = ""
 		// The library's hints name its API; say the flags instead.
-		ee.err, ee.hint = &c, strings.NewReplacer("CreateBranchFrom", "--create-branch-from", "WithMaxAttempts", "--max-attempts").Replace(ce.Hint)
+		ee.err, ee.hint = &c, flagHint(ce.Hint)
 	}
 	var ed *editFailure
 	if errors.As(err, &ed) {
@@ -228,4 +230,30 @@ func envToken(e *env, apiURL string) string {
 		}
 	}
 	return ""
+}
+
+// replaceHint matches the library's advice for replacing a file with a
+// directory or back: Delete("p") and Put in one change set.
+var replaceHint = regexp.MustCompile(`Delete\("((?:[^"\\]|\\.)*)"\) and Put in one change set`)
+
+// flagHint says a library hint in the CLI's flags instead of its API.
+func flagHint(h string) string {
+	h = replaceHint.ReplaceAllStringFunc(h, func(m string) string {
+		p, err := strconv.Unquote(`"` + replaceHint.FindStringSubmatch(m)[1] + `"`)
+		if err != nil {
+			return m
+		}
+		return "pass --delete " + shellQuote(p) + " with the --add in one command"
+	})
+	return strings.NewReplacer("CreateBranchFrom", "--create-branch-from", "WithMaxAttempts", "--max-attempts").Replace(h)
+}
+
+// shellQuote quotes s for a POSIX shell when it needs quoting.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -31,6 +31,9 @@ type jsonResult struct {
 	Changed []string `json:"changed"`
 	NoOp    bool     `json:"noop"`
 	URL     string   `json:"url"`
+	// Engine is the engine that made the commit (for --engine auto, the one
+	// it picked); "" for a no-op.
+	Engine string `json:"engine,omitempty"`
 }
 
 // changed is what the library reports the commit changed; never nil.
@@ -42,7 +45,7 @@ func changed(r *committer.Result) []string {
 }
 
 func (o *output) jsonResult(r *committer.Result, u string) jsonResult {
-	return jsonResult{r.Repository, r.Branch, r.Commit, r.Parent, r.Tree, r.Attempts, changed(r), r.NoOp, u}
+	return jsonResult{r.Repository, r.Branch, r.Commit, r.Parent, r.Tree, r.Attempts, changed(r), r.NoOp, u, r.Engine}
 }
 
 func (o *output) commitURL(repo, sha string) string {

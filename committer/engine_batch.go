@@ -1,0 +1,130 @@
+package committer
+
+import (
+	"context"
+	"errors"
+	"sort"
+)
+
+// stageOne resolves a squashed batch for GraphQL: the change sets in
+// order, each on the view the ones before it left (edit functions run
+// here), then the paths whose final content differs from head's tree are
+// sent in one createCommitOnBranch. A change set whose precondition or
+// edit fails is finished with its own error.
+func (b *batch) stageOne(ctx context.Context, engine Engine, _ []Engine, head, tree string, attempt int) (*staged, *unit, error) {
+	c, q := b.q.c, b.q
+	v := newView(c, tree)
+	results := map[*job]*Result{}
+	touched := map[string]*prepared{} // path -> the change set that last wrote it
+	var changing []*job
+	kept := b.live[:0]
+	for i, j := range b.live {
+		r, err := c.resolve(ctx, v, j.u.p, true)
+		var pe *pathError
+		if errors.As(err, &pe) && !isOneWriteError(err) {
+			e := c.fail("commit to", q.branch, nil, err)
+			e.Head, e.Attempts = head, attempt
+			j.finish(nil, j.u.boot.annotate(e))
+			continue
+		}
+		if err != nil {
+			b.live = append(kept, b.live[i:]...)
+			return nil, nil, err
+		}
+		kept = append(kept, j)
+		v.apply(r.effects)
+		var changes []FileChange
+		for _, f := range r.changes {
+			if f.Action != Unchanged {
+				changes = append(changes, f)
+			}
+		}
+		results[j] = newResult(c, q.branch, changes)
+		if len(r.effects) > 0 {
+			changing = append(changing, j)
+		}
+		for _, e := range r.effects {
+			if e.dir {
+				return nil, nil, oneWriteRefusal(e.path, e.path+" is a directory; only the git-data engine deletes a directory whole")
+			}
+			touched[e.path] = j.u.p
+		}
+	}
+	b.live = kept
+	if len(b.live) == 0 {
+		return nil, nil, nil
+	}
+	st := &staged{engine: engine, head: head}
+	if err := c.stageFinal(ctx, v, newView(c, tree), touched, st); err != nil {
+		return nil, nil, err
+	}
+	if err := st.refusal(engine); err != nil {
+		return nil, nil, &pathError{kind: ErrInvalid, err: err}
+	}
+	b.finishWith(st, results, tree)
+	if len(changing) == 0 {
+		return st, nil, nil
+	}
+	cs := squashed(changing)
+	msg := cs.Message
+	if editID(msg) == "" {
+		msg = withEditID(msg)
+	}
+	return st, &unit{cs: cs, message: msg}, nil
+}
+
+// stageFinal lists the paths whose final state (in v, after every change
+// set) differs from head's tree (orig).
+func (c *Committer) stageFinal(ctx context.Context, v, orig *view, touched map[string]*prepared, st *staged) error {
+	paths := make([]string, 0, len(touched))
+	for p := range touched {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		now, ok, err := v.get(ctx, p)
+		if err != nil {
+			return err
+		}
+		was, had, err := orig.get(ctx, p)
+		if err != nil {
+			return err
+		}
+		switch {
+		case had && (was.typ != "blob" || Mode(was.mode) != ModeFile):
+			return oneWriteRefusal(p, p+" is a "+kindOf(was)+" on the branch (mode "+was.mode+"); only the git-data engine can change it")
+		case !ok && had:
+			st.dels = append(st.dels, stagedFile{path: p, old: was.sha})
+		case !ok, had && now.sha == was.sha:
+		case Mode(now.mode) != ModeFile:
+			return oneWriteRefusal(p, p+" would have mode "+now.mode+"; GraphQL writes plain files (100644) only")
+		default:
+			data, err := v.content(ctx, p, now)
+			if err != nil {
+				if data, err = readSource(touched[p], p); err != nil {
+					return &pathError{path: p, err: err}
+				}
+			}
+			st.adds = append(st.adds, stagedFile{path: p, data: data, old: was.sha})
+		}
+	}
+	return nil
+}
+
+// finishWith makes st record the batch's outcome for b.land.
+func (b *batch) finishWith(st *staged, results map[*job]*Result, headTree string) {
+	st.finish = func(commit, tree, parent string) {
+		for _, res := range results {
+			res.Commit, res.Tree, res.Engine = commit, tree, st.engine.String()
+			if parent == "" || len(res.Changed) == 0 {
+				res.NoOp, res.Changed = true, []string{}
+			} else {
+				res.Parent = parent
+			}
+		}
+		if parent == "" {
+			tree = headTree
+		}
+		b.outcomes[commit] = outcome{results: results, tree: tree}
+	}
+}

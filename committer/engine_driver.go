@@ -1,0 +1,173 @@
+package committer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
+)
+
+// pendingWrite is a one-write commit whose reply was lost: its SHA is
+// unknown, so it is found by the unit's Edit-Id trailer.
+type pendingWrite struct {
+	engine Engine
+	parent string // the head it was built on (GraphQL: expectedHeadOid)
+	id     string // its EditIDTrailer line
+	st     *staged
+}
+
+// oneWork is a work that can land through a one-write engine: a single
+// change set, or a squashed batch through GraphQL.
+type oneWork interface {
+	// stageOne resolves the work on head without writing (edit functions
+	// run here) and returns what to send and the unit whose message and
+	// identity the commit carries. Errors are the whole work's.
+	stageOne(ctx context.Context, engine Engine, cands []Engine, head, tree string, attempt int) (*staged, *unit, error)
+}
+
+// oneWrite makes one attempt through GraphQL or the contents API. handled
+// is false when the attempt is for Git Data after all (auto found that no
+// one-write engine carries what the head makes of the change set).
+func (d *driver) oneWrite(ctx context.Context, head, tree string, creating bool, attempt int, started time.Time) (done bool, err error, handled bool) {
+	if d.co.engine == EngineAuto && len(d.cands) == 0 {
+		return false, nil, false // known before any request: Git Data
+	}
+	ow, ok := d.w.(oneWork)
+	if !ok {
+		return true, d.c.fail(d.op, d.branch, ErrInvalid, fmt.Errorf("the %s engine cannot carry this work", d.co.engine)), true
+	}
+	if creating {
+		// GraphQL and the contents API write only to a branch that exists:
+		// create it at its base first.
+		mv, err := d.c.createRef(ctx, d.branch, head)
+		if err != nil && !mv.won {
+			return d.moveFailed(head, attempt, err, mv)
+		}
+		if !mv.won {
+			return false, nil, true // another writer created it: read it again
+		}
+		d.created = true
+	}
+	st, u, err := ow.stageOne(ctx, d.co.engine, d.cands, head, tree, attempt)
+	if err != nil && d.co.engine == EngineAuto && isOneWriteError(err) {
+		return false, nil, false
+	}
+	if err != nil {
+		done, err := d.refusedOr(err, attempt)
+		return done, err, true
+	}
+	if st == nil {
+		return true, nil, true // no caller left
+	}
+	if st.engine == EngineGitData {
+		return false, nil, false
+	}
+	if len(st.adds)+len(st.dels) == 0 {
+		st.finish(head, tree, "")
+		d.landed(head, attempt, d.created)
+		return true, nil, true
+	}
+	return d.sendOneWrite(ctx, u, st, attempt, started)
+}
+
+func (d *driver) sendOneWrite(ctx context.Context, u *unit, st *staged, attempt int, started time.Time) (bool, error, bool) {
+	var w written
+	var err error
+	if st.engine == EngineGraphQL {
+		w, err = d.c.writeGraphQL(ctx, d.branch, u, st)
+	} else {
+		w, err = d.c.writeContents(ctx, d.branch, u, st)
+	}
+	if w.ambiguous {
+		d.pending = append(d.pending, pendingWrite{engine: st.engine, parent: st.head, id: editID(u.message), st: st})
+		if d.settledOneWrite(ctx, st.head, attempt) {
+			return true, nil, true
+		}
+		w.lost = true
+	}
+	switch {
+	case err != nil:
+		done, err := d.refusedOr(err, attempt)
+		return done, err, true
+	case w.lost:
+		d.lostRace(ctx, st.head, attempt, started)
+		return false, nil, true
+	}
+	st.finish(w.commit, w.tree, w.parent)
+	d.landed(w.commit, attempt, d.created)
+	return true, nil, true
+}
+
+func (d *driver) moveFailed(head string, attempt int, err error, mv refMove) (bool, error, bool) {
+	var re *refusedError
+	if errors.As(err, &re) {
+		done, err := d.refusedOr(err, attempt)
+		return done, err, true
+	}
+	e := d.c.fail(d.op, d.branch, nil, err)
+	e.Head, e.Attempts = head, attempt
+	return true, e, true
+}
+
+func (d *driver) lostRace(ctx context.Context, head string, attempt int, started time.Time) {
+	d.lost = time.Since(started)
+	d.c.observe(Event{Kind: EventLostRace, Branch: d.branch, Attempt: attempt, Head: head, Took: d.lost, Changes: d.w.size()})
+	d.c.o.logger.DebugContext(ctx, "lost the race for the branch", "repo", d.c.Repository(), "branch", d.branch, "attempt", attempt, "head", head, "took", d.lost)
+}
+
+// settledOneWrite lands the work when a one-write commit of ours whose
+// reply was lost is on the branch (found by its Edit-Id trailer), before
+// anything is built again; when that cannot be told, the work fails with
+// ErrUnknownOutcome. head is the head just read.
+func (d *driver) settledOneWrite(ctx context.Context, head string, attempt int) bool {
+	if len(d.pending) == 0 {
+		return false
+	}
+	keep := d.pending[:0]
+	for _, p := range d.pending {
+		commit, o, err := d.c.settleOneWrite(ctx, d.branch, p.engine, p.parent, p.id)
+		switch {
+		case err != nil || o == ghgraphql.Unknown:
+			if err == nil {
+				err = fmt.Errorf("no commit within %d of the head says whether it landed", maxSettleCommits)
+			}
+			e := d.c.fail(d.op, d.branch, ErrUnknownOutcome, fmt.Errorf("an earlier %s write had no answer, and whether it landed cannot be told: %w", p.engine, err))
+			e.Head, e.Attempts = head, attempt
+			e.Hint = "look for the commit's " + EditIDTrailer + " trailer on the branch before retrying"
+			d.w.fail(e)
+			return true
+		case o == ghgraphql.Landed:
+			d.landOneWrite(ctx, p, commit, attempt)
+			return true
+		}
+		// Not landed. A GraphQL commit pinned to a head that is no longer
+		// the branch's can never land; a contents write might still, so it
+		// is searched for again on the next attempt.
+		if p.engine == EngineContents || head == p.parent {
+			keep = append(keep, p)
+		}
+	}
+	d.pending = keep
+	return false
+}
+
+// landOneWrite finishes the work with the commit found by its trailer.
+func (d *driver) landOneWrite(ctx context.Context, p pendingWrite, commit string, attempt int) {
+	parents, _, err := d.c.parents(ctx, commit)
+	var tree string
+	if err == nil {
+		_, tree, err = d.c.commitTree(ctx, commit)
+	}
+	if err != nil {
+		d.w.fail(d.c.fail(d.op, d.branch, ErrUnknownOutcome, fmt.Errorf("commit %s landed, but reading it failed: %w", short(commit), err)))
+		return
+	}
+	parent := p.parent
+	if len(parents) > 0 {
+		parent = parents[0]
+	}
+	p.st.finish(commit, tree, parent)
+	d.landed(commit, attempt, d.created)
+}

@@ -1,0 +1,220 @@
+package committer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/ghcommitter/ghcommitter/committer/ghclient"
+	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
+	"github.com/google/go-github/v66/github"
+)
+
+// written is the outcome of one one-write attempt.
+type written struct {
+	commit, tree, parent string
+	lost                 bool // the branch or the file moved first: try again
+	ambiguous            bool // no clear answer: settle by the Edit-Id trailer
+}
+
+// maxSettleCommits bounds the commits read to settle a lost reply.
+const maxSettleCommits = 100
+
+// writeGraphQL commits st with createCommitOnBranch, pinned to st.head.
+// See https://docs.github.com/graphql/reference/mutations#createcommitonbranch.
+func (c *Committer) writeGraphQL(ctx context.Context, branch string, u *unit, st *staged) (written, error) {
+	headline, body := splitMessage(u.message)
+	in := ghgraphql.CommitInput{Owner: c.owner, Name: c.repo, Branch: branch, ExpectedHead: st.head, Headline: headline, Body: body}
+	for _, a := range st.adds {
+		in.Additions = append(in.Additions, ghgraphql.Addition{Path: a.path, Contents: a.data})
+	}
+	for _, d := range st.dels {
+		in.Deletions = append(in.Deletions, d.path)
+	}
+	got, err := c.gql.CreateCommitOnBranch(ctx, in)
+	if err == nil {
+		// The commit landed: a failed read of its tree must not turn that
+		// into an error (Result.Tree is then empty).
+		_, tree, _ := c.commitTree(ctx, got.OID)
+		return written{commit: got.OID, tree: tree, parent: st.head}, nil
+	}
+	return c.graphqlOutcome(err)
+}
+
+// graphqlOutcome classifies a createCommitOnBranch error: STALE_DATA is a
+// lost race, no reply (or a 5xx, or an error without a type) an ambiguous
+// outcome, a rate limit a wait; anything else is final.
+func (c *Committer) graphqlOutcome(err error) (written, error) {
+	if re := refusedByGate(err); re != nil {
+		return written{}, re
+	}
+	var he *ghgraphql.HTTPError
+	var ge *ghgraphql.Errors
+	var nr *ghgraphql.NoReplyError
+	switch {
+	case ghgraphql.IsStale(err):
+		return written{lost: true}, nil
+	case errors.As(err, &nr):
+		return written{ambiguous: true}, nil
+	case errors.As(err, &he) && he.RateLimited():
+		return written{}, &refusedError{wait: max(he.RetryAfter(time.Now()), time.Minute), err: err}
+	case errors.As(err, &he) && he.Status >= 500:
+		return written{ambiguous: true}, nil
+	case errors.As(err, &he) && he.Status == http.StatusUnauthorized:
+		return written{}, &pathError{kind: ErrUnauthorized, err: err}
+	case errors.As(err, &he) && he.Status == http.StatusForbidden:
+		return written{}, &pathError{kind: ErrPermission, err: err}
+	case errors.As(err, &ge) && ge.RateLimited():
+		return written{}, &refusedError{wait: max(ge.RetryAfter(time.Now()), time.Minute), err: err}
+	case errors.As(err, &ge) && ghgraphql.IsNotFound(err):
+		return written{}, &pathError{kind: ErrNotFound, err: err}
+	case errors.As(err, &ge) && ge.Errors[0].Type == "":
+		// "Something went wrong while executing your query": GitHub may
+		// have committed before failing.
+		return written{ambiguous: true}, nil
+	case errors.As(err, &ge) && ge.Has("FORBIDDEN"):
+		return written{}, &pathError{kind: ErrPermission, err: err}
+	}
+	return written{}, err
+}
+
+// refusedByGate turns ghclient's refusal to send (an open rate-limit
+// window) or a secondary limit into a wait; nil for anything else.
+func refusedByGate(err error) error {
+	var rl *ghclient.RateLimitError
+	if errors.As(err, &rl) && (rl.StatusCode == 0 || rl.Secondary) {
+		return &refusedError{wait: max(rl.Wait, time.Second), err: err}
+	}
+	if errors.As(err, &rl) {
+		return fmt.Errorf("write: %w", err)
+	}
+	return nil
+}
+
+// writeContents writes st's one file through the contents API, guarded by
+// the file's blob SHA on the head read (none: it must be absent). See
+// https://docs.github.com/rest/repos/contents#create-or-update-file-contents
+// and #delete-a-file.
+func (c *Committer) writeContents(ctx context.Context, branch string, u *unit, st *staged) (written, error) {
+	opts := &github.RepositoryContentFileOptions{
+		Message: github.String(u.message), Branch: github.String(branch),
+		Author: toAuthor(u.cs.Author), Committer: toAuthor(u.cs.Committer),
+	}
+	var got *github.RepositoryContentResponse
+	var err error
+	if len(st.adds) == 1 {
+		f := st.adds[0]
+		opts.Content = f.data
+		if f.old != "" {
+			opts.SHA = github.String(f.old)
+		}
+		got, _, err = c.client.Repositories.CreateFile(ctx, c.owner, c.repo, f.path, opts)
+	} else {
+		f := st.dels[0]
+		opts.SHA = github.String(f.old)
+		got, _, err = c.client.Repositories.DeleteFile(ctx, c.owner, c.repo, f.path, opts)
+	}
+	if err != nil {
+		return c.contentsOutcome(err)
+	}
+	w := written{commit: got.Commit.GetSHA(), tree: got.Commit.GetTree().GetSHA(), parent: st.head}
+	if len(got.Commit.Parents) > 0 {
+		w.parent = got.Commit.Parents[0].GetSHA()
+	}
+	if w.tree == "" {
+		_, w.tree, _ = c.commitTree(ctx, w.commit) // landed whatever this read says
+	}
+	return w, nil
+}
+
+// contentsOutcome classifies a contents write's error: 409 (the branch
+// moved under the write, "is at X but expected Y", or the file's sha no
+// longer matches) and 422 "sha wasn't supplied" (the file appeared) are
+// lost races; no answer or a 5xx is ambiguous.
+func (c *Committer) contentsOutcome(err error) (written, error) {
+	if re := refusedByGate(err); re != nil {
+		return written{}, re
+	}
+	if re := refused("contents write", err); re != nil {
+		return written{}, re
+	}
+	s := statusOf(err)
+	switch {
+	case s == http.StatusConflict:
+		return written{lost: true}, nil
+	case s == http.StatusUnprocessableEntity && strings.Contains(strings.ToLower(apiMessage(err)), "sha"):
+		return written{lost: true}, nil
+	case s == 0 || s >= 500:
+		return written{ambiguous: true}, nil
+	}
+	return written{}, fmt.Errorf("contents write: %w", err)
+}
+
+func apiMessage(err error) string {
+	_, msg, _ := apiDetails(err)
+	return msg
+}
+
+// settleOneWrite decides whether a one-write commit on parent whose reply
+// was lost landed, by the unit's Edit-Id trailer. GraphQL's commit can
+// only be parent's child on the first-parent chain; a contents commit is
+// built on whatever head GitHub found, so the chain from the head down to
+// parent is searched. found is the landed commit.
+func (c *Committer) settleOneWrite(ctx context.Context, branch string, engine Engine, parent, id string) (found string, o ghgraphql.Outcome, err error) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	match := func(msg string) bool { return hasEditID(msg, id) }
+	if engine == EngineGraphQL {
+		return c.gql.SettleChild(rctx, c.owner, c.repo, branch, parent, match, maxSettleCommits)
+	}
+	return c.settleSince(rctx, branch, parent, match)
+}
+
+// settleSince searches the branch's first-parent chain from its head down
+// to parent for a commit whose message matches.
+func (c *Committer) settleSince(ctx context.Context, branch, parent string, match func(string) bool) (string, ghgraphql.Outcome, error) {
+	firstParent, message := map[string]string{}, map[string]string{}
+	var head, after string
+	for read := 0; read < maxSettleCommits; {
+		page, next, found, err := c.gql.History(ctx, c.owner, c.repo, branch, "", maxSettleCommits-read, after)
+		if err != nil || !found {
+			return "", ghgraphql.Unknown, err
+		}
+		for _, n := range page {
+			if head == "" {
+				head = n.OID
+			}
+			message[n.OID], firstParent[n.OID] = n.Message, n.FirstParent
+		}
+		read += len(page)
+		if oid, o, done := walkSince(head, parent, firstParent, message, match); done {
+			return oid, o, nil
+		}
+		if next == "" {
+			return "", ghgraphql.Unknown, nil
+		}
+		after = next
+	}
+	return "", ghgraphql.Unknown, nil
+}
+
+// walkSince follows first parents from head as far as they are known:
+// done once it finds a match (Landed) or reaches parent or the root
+// without one (NotLanded).
+func walkSince(head, parent string, firstParent, message map[string]string, match func(string) bool) (string, ghgraphql.Outcome, bool) {
+	for cur := head; ; cur = firstParent[cur] {
+		if cur == "" || strings.EqualFold(cur, parent) {
+			return "", ghgraphql.NotLanded, true
+		}
+		msg, known := message[cur]
+		if !known {
+			return "", ghgraphql.Unknown, false
+		}
+		if match(msg) {
+			return cur, ghgraphql.Landed, true
+		}
+	}
+}
