@@ -109,12 +109,12 @@ func TestCommitJSONHasExactlyTheContractKeys(t *testing.T) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	want := []string{"attempts", "branch", "changed", "commit", "noop", "parent", "repository", "tree", "url"}
+	want := []string{"attempts", "branch", "changed", "commit", "engine", "noop", "parent", "repository", "tree", "url"}
 	if strings.Join(keys, ",") != strings.Join(want, ",") {
 		t.Errorf("keys = %v, want %v", keys, want)
 	}
 	sha := head(t, srv, "main")
-	if obj["commit"] != sha || obj["noop"] != false || obj["url"] != srv.URL+"acme/mono/commit/"+sha || obj["attempts"] != 1.0 {
+	if obj["commit"] != sha || obj["noop"] != false || obj["url"] != srv.URL+"acme/mono/commit/"+sha || obj["attempts"] != 1.0 || obj["engine"] != "git-data" {
 		t.Errorf("json = %v", obj)
 	}
 	if ch, ok := obj["changed"].([]any); !ok || len(ch) != 1 || ch[0] != "docs/in.txt" {

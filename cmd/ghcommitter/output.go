@@ -32,7 +32,7 @@ type jsonResult struct {
 	NoOp    bool     `json:"noop"`
 	URL     string   `json:"url"`
 	// Engine is the engine that made the commit (for --engine auto, the one
-	// it picked); "" for a no-op.
+	// it picked).
 	Engine string `json:"engine,omitempty"`
 }
 
