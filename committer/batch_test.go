@@ -221,7 +221,7 @@ func TestQueueRefusesWhatCommitRefuses(t *testing.T) {
 			if !errors.As(cerr, &ce) || !errors.As(qerr, &qe) {
 				t.Fatalf("Commit: %v; Queue.Commit: %v", cerr, qerr)
 			}
-			if ce.Kind != committer.ErrInvalid || qe.Kind != ce.Kind {
+			if !errors.Is(ce.Kind, committer.ErrInvalid) || !errors.Is(qe.Kind, ce.Kind) {
 				t.Fatalf("kinds: Commit %v, Queue.Commit %v", ce.Kind, qe.Kind)
 			}
 			if n := len(ts.Requests()); n != 0 {

@@ -243,7 +243,7 @@ func (d *driver) refusedOr(err error, attempt int) (bool, error) {
 	if !errors.As(err, &re) {
 		// A secondary limit on a read or an object write, once the
 		// transport's own retries ran out: wait it out like one on the ref.
-		re, _ = refused("", err).(*refusedError)
+		_ = errors.As(refused("", err), &re)
 	}
 	if re != nil {
 		d.wait = re.wait

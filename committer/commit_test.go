@@ -195,7 +195,9 @@ func TestAttemptsExhausted(t *testing.T) {
 	i := 0
 	ts.Inject(githubtest.Fault{Method: "PATCH", Route: "PATCH /repos/{owner}/{repo}/git/refs/{ref...}", Before: func(*http.Request) {
 		i++
-		ts.Seed(owner, repo, "main", "they win", githubtest.File{Path: fmt.Sprintf("win%d", i), Content: []byte("x")})
+		if _, err := ts.Seed(owner, repo, "main", "they win", githubtest.File{Path: fmt.Sprintf("win%d", i), Content: []byte("x")}); err != nil {
+			t.Error(err)
+		}
 	}})
 	_, err := c.Commit(context.Background(), "main", committer.NewChangeSet("loser").Put("mine.txt", []byte("m")))
 	if !errors.Is(err, committer.ErrConflict) {

@@ -168,7 +168,7 @@ func (c *Committer) fail(op, branch string, kind, err error) *Error {
 	if e.Kind == nil {
 		e.Kind = k
 	}
-	if e.Hint == "" && (k == nil || k == e.Kind) {
+	if e.Hint == "" && (k == nil || errors.Is(e.Kind, k)) {
 		e.Hint = hint
 	}
 	return e

@@ -168,7 +168,7 @@ func (sq *sequence) step(t testing.TB, ts *githubtest.TestServer) ([]string, err
 			kind = committer.ErrInvalid
 		}
 		if !errors.Is(err, kind) {
-			return nil, fmt.Errorf("%v: the work tree refuses it (%s), the library says %v", ops, want, err)
+			return nil, fmt.Errorf("%v: the work tree refuses it (%s), the library says %w", ops, want, err)
 		}
 		if h, _ := ts.Head(owner, sq.name, "main"); h != headBefore {
 			return nil, fmt.Errorf("%v: refused, yet the branch moved", ops)
@@ -176,7 +176,7 @@ func (sq *sequence) step(t testing.TB, ts *githubtest.TestServer) ([]string, err
 		return []string{want}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%v: the library refused what git does: %v", ops, err)
+		return nil, fmt.Errorf("%v: the library refused what git does: %w", ops, err)
 	}
 	if err := applyWork(sq.dir, ops); err != nil {
 		return nil, err
@@ -347,9 +347,7 @@ func genChangeSet(r *rand.Rand, root string) []dop {
 	var existing []string
 	for p := range cur {
 		existing = append(existing, p)
-		for _, a := range parents(p) {
-			existing = append(existing, a)
-		}
+		existing = append(existing, parents(p)...)
 	}
 	slices.Sort(existing)
 	pick := func() string {

@@ -101,6 +101,11 @@ func (d *driver) sendOneWrite(ctx context.Context, u *unit, st *staged, attempt 
 }
 
 func (d *driver) moveFailed(head string, attempt int, err error, mv refMove) (bool, error, bool) {
+	if mv.ambiguous {
+		// The branch is created at its base, not at a commit of ours: the
+		// next attempt reads whether it exists and goes on either way.
+		return false, nil, true
+	}
 	var re *refusedError
 	if errors.As(err, &re) {
 		done, err := d.refusedOr(err, attempt)

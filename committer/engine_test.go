@@ -336,6 +336,26 @@ func TestEnginesCreateBranchFrom(t *testing.T) {
 	}
 }
 
+// TestEnginesCreateBranchLostReply: the reply to the branch creation that
+// precedes a one-write commit is lost (the branch was created): the commit
+// still lands, once, on the new branch.
+func TestEnginesCreateBranchLostReply(t *testing.T) {
+	for _, e := range allEngines {
+		t.Run(e.String(), func(t *testing.T) {
+			ts, c := setup(t)
+			ts.Inject(githubtest.Fault{Method: "POST", Route: "POST /repos/{owner}/{repo}/git/refs", Times: 1, DropResponse: true})
+			res, err := c.Commit(context.Background(), "feature", committer.NewChangeSet("f").Put("f", []byte("f")),
+				committer.WithEngine(e), committer.CreateBranchFrom("main"))
+			if err != nil {
+				t.Fatalf("a lost reply to the branch creation ended the commit: %v", err)
+			}
+			if head(t, ts, "feature") != res.Commit || readFile(t, ts, "feature", "f") != "f" {
+				t.Errorf("result %+v; feature is at %s", res, head(t, ts, "feature"))
+			}
+		})
+	}
+}
+
 func TestEnginesExpectHead(t *testing.T) {
 	for _, e := range []committer.Engine{committer.EngineGitData, committer.EngineGraphQL, committer.EngineAuto} {
 		t.Run(e.String(), func(t *testing.T) {

@@ -21,7 +21,7 @@ import (
 func exampleClient() ([]committer.Option, *githubtest.Server, func()) {
 	fake := githubtest.New()
 	if err := fake.CreateRepo("acme", "mono", true); err != nil {
-		log.Fatal(err)
+		panic(err) // a fresh fake always takes a new repository
 	}
 	srv := httptest.NewServer(fake)
 	opts := []committer.Option{committer.WithHTTPClient(srv.Client()), committer.WithBaseURL(srv.URL + "/")}

@@ -89,7 +89,9 @@ func TestBinaryBlobUploadedOnceAcrossAttempts(t *testing.T) {
 	i := 0
 	ts.Inject(githubtest.Fault{Route: routeUpdateRef, Times: 3, Before: func(*http.Request) {
 		i++
-		ts.Seed(owner, repo, "main", "other writer", githubtest.File{Path: fmt.Sprintf("other%d", i), Content: []byte("x")})
+		if _, err := ts.Seed(owner, repo, "main", "other writer", githubtest.File{Path: fmt.Sprintf("other%d", i), Content: []byte("x")}); err != nil {
+			t.Error(err)
+		}
 	}})
 	res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("binary").Put("img.bin", bin).Put("big.txt", bytes.Repeat([]byte("a"), 300<<10)))
 	if err != nil {

@@ -41,16 +41,16 @@ type LoadOptions struct {
 // checkout), in any case, is skipped with everything under it. Files larger
 // than MaxFileSize are refused. The result is sorted by path.
 func LoadDir(root string, opts LoadOptions) ([]LocalFile, error) {
-	real, err := realDir(root)
+	realRoot, err := realDir(root)
 	if err != nil {
 		return nil, err
 	}
 	var files []LocalFile
-	err = filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(realRoot, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if p == real {
+		if p == realRoot {
 			return nil
 		}
 		if asciiLower(d.Name()) == ".git" {
@@ -62,11 +62,11 @@ func LoadDir(root string, opts LoadOptions) ([]LocalFile, error) {
 		if d.IsDir() {
 			return nil
 		}
-		rel, err := filepath.Rel(real, p)
+		rel, err := filepath.Rel(realRoot, p)
 		if err != nil {
 			return err
 		}
-		f, err := loadFile(real, p, filepath.ToSlash(rel), d, opts)
+		f, err := loadFile(realRoot, p, filepath.ToSlash(rel), d, opts)
 		if err != nil {
 			return err
 		}
@@ -87,18 +87,18 @@ func realDir(root string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	real, err := filepath.EvalSymlinks(abs)
+	realRoot, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		return "", err
 	}
-	info, err := os.Stat(real)
+	info, err := os.Stat(realRoot)
 	if err != nil {
 		return "", err
 	}
 	if !info.IsDir() {
 		return "", fmt.Errorf("%s: not a directory", root)
 	}
-	return real, nil
+	return realRoot, nil
 }
 
 // LoadFile reads one local file (not a directory) as LoadDir would, to be
@@ -155,11 +155,11 @@ func resolveLocal(localPath string, follow bool) (string, error) {
 	if wd, err := os.Getwd(); err == nil && !filepath.IsAbs(localPath) && !escapes("x", filepath.ToSlash(localPath)) {
 		root, rel = wd, filepath.ToSlash(localPath)
 	}
-	real, err := filepath.EvalSymlinks(root)
+	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
 		return "", err
 	}
-	if real, err = filepath.Abs(real); err != nil {
+	if realRoot, err = filepath.Abs(realRoot); err != nil {
 		return "", err
 	}
 	last := ""
@@ -168,7 +168,7 @@ func resolveLocal(localPath string, follow bool) (string, error) {
 	} else if !follow {
 		rel, last = "", rel
 	}
-	dest, err := resolvePath(real, rel)
+	dest, err := resolvePath(realRoot, rel)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w; pass the resolved path if you mean it", localPath, err)
 	}
@@ -180,8 +180,8 @@ func resolveLocal(localPath string, follow bool) (string, error) {
 // config may hold credentials) are never published.
 func checkNotInGit(localPath string) error {
 	paths := []string{localPath}
-	if real, err := filepath.EvalSymlinks(localPath); err == nil {
-		paths = append(paths, real)
+	if resolved, err := filepath.EvalSymlinks(localPath); err == nil {
+		paths = append(paths, resolved)
 	}
 	for _, p := range paths {
 		abs, err := filepath.Abs(p)

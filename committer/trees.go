@@ -30,8 +30,7 @@ type objectCache struct {
 	dirs     map[string]dir
 	blobs    map[string][]byte
 	blobSize int64
-	uploaded map[string]bool // blob SHAs known to exist on GitHub
-	parents  map[string][]string
+	uploaded map[string]bool   // blob SHAs known to exist on GitHub
 	trees    map[string]string // subtree content key -> tree SHA
 }
 
@@ -41,7 +40,7 @@ const (
 )
 
 func newObjectCache() *objectCache {
-	return &objectCache{dirs: map[string]dir{}, blobs: map[string][]byte{}, uploaded: map[string]bool{}, parents: map[string][]string{}, trees: map[string]string{}}
+	return &objectCache{dirs: map[string]dir{}, blobs: map[string][]byte{}, uploaded: map[string]bool{}, trees: map[string]string{}}
 }
 
 func (c *objectCache) dir(sha string) (dir, bool) {
@@ -111,22 +110,6 @@ func (c *objectCache) putTree(key, sha string) {
 	c.trees[key] = sha
 }
 
-func (c *objectCache) parentsOf(sha string) ([]string, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	p, ok := c.parents[sha]
-	return p, ok
-}
-
-func (c *objectCache) putParents(sha string, p []string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.parents) > 1<<14 {
-		c.parents = map[string][]string{}
-	}
-	c.parents[sha] = p
-}
-
 // readDir returns the entries of the tree sha, from the cache or with one
 // GET git/trees/{sha} request.
 func (c *Committer) readDir(ctx context.Context, sha string) (dir, error) {
@@ -171,16 +154,10 @@ func (c *Committer) lookup(ctx context.Context, root, path string) (treeEntry, b
 	return treeEntry{}, false, nil
 }
 
-// listFiles lists every file under the tree sha, recursively, with paths
-// relative to it. It asks for the recursive listing in one request and falls
-// back to walking level by level when GitHub truncates it.
-func (c *Committer) listFiles(ctx context.Context, sha string) (map[string]treeEntry, error) {
-	files, _, err := c.listFilesUpTo(ctx, sha, true)
-	return files, err
-}
-
-// listFilesUpTo is listFiles; without walk, a listing GitHub truncates is
-// not walked level by level: it returns complete == false instead.
+// listFilesUpTo lists every file under the tree sha, recursively, with paths
+// relative to it. It asks for the recursive listing in one request; when
+// GitHub truncates it, with walk it walks level by level, and without walk
+// it returns complete == false.
 func (c *Committer) listFilesUpTo(ctx context.Context, sha string, walk bool) (files map[string]treeEntry, complete bool, err error) {
 	t, _, err := c.client.Git.GetTree(ctx, c.owner, c.repo, sha, true)
 	if err != nil {

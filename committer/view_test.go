@@ -69,7 +69,7 @@ func TestViewLayersReplacements(t *testing.T) {
 		NewChangeSet("4").Put("f", []byte("f")),     // f is a directory in the batch
 	} {
 		var pe *pathError
-		if _, err := step(cs); !errors.As(err, &pe) || pe.kind != ErrConflict {
+		if _, err := step(cs); !errors.As(err, &pe) || !errors.Is(pe.kind, ErrConflict) {
 			t.Errorf("%s: err = %v, want ErrConflict", cs.Message, err)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -38,8 +39,8 @@ func TestBlackBoxConcurrentProcesses(t *testing.T) {
 	stopped := false
 	defer func() {
 		if !stopped {
-			server.Process.Kill()
-			server.Wait()
+			_ = server.Process.Kill()
+			_ = server.Wait()
 		}
 	}()
 	line, err := bufio.NewReader(stdout).ReadString('\n')
@@ -92,7 +93,8 @@ func TestBlackBoxConcurrentProcesses(t *testing.T) {
 			<-start
 			if err := cmd.Run(); err != nil {
 				p.code = -1
-				if xe, ok := err.(*exec.ExitError); ok {
+				var xe *exec.ExitError
+				if errors.As(err, &xe) {
 					p.code = xe.ExitCode()
 				}
 			}
@@ -149,7 +151,7 @@ func TestBlackBoxConcurrentProcesses(t *testing.T) {
 			t.Errorf("fake-github after SIGTERM: %v, want exit 0", err)
 		}
 	case <-time.After(10 * time.Second):
-		server.Process.Kill()
+		_ = server.Process.Kill()
 		t.Fatal("fake-github did not exit after SIGTERM")
 	}
 }
@@ -199,7 +201,7 @@ func TestBlackBoxSignalDuringEdit(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			defer cmd.Process.Kill()
+			defer func() { _ = cmd.Process.Kill() }()
 			pgid := readPid(t, pidFile)
 			if err := cmd.Process.Signal(tt.sig); err != nil {
 				t.Fatal(err)
@@ -207,7 +209,11 @@ func TestBlackBoxSignalDuringEdit(t *testing.T) {
 			errc := make(chan error, 1)
 			go func() { errc <- cmd.Wait() }()
 			select {
-			case <-errc:
+			case err := <-errc:
+				var xe *exec.ExitError
+				if err != nil && !errors.As(err, &xe) {
+					t.Fatalf("waiting for ghcommitter: %v", err)
+				}
 			case <-time.After(60 * time.Second):
 				t.Fatal("ghcommitter did not exit after the signal")
 			}

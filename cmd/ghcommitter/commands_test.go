@@ -80,7 +80,7 @@ func TestFakeGitHubSeedInProcess(t *testing.T) {
 	if !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.HasSuffix(url, "/") {
 		t.Fatalf("first line = %q, want the API base URL", line)
 	}
-	go io.Copy(io.Discard, pr)
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
 
 	client, err := ghclient.New(ctx, ghclient.WithBaseURL(url), ghclient.WithToken(testToken))
 	if err != nil {

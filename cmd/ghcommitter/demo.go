@@ -43,7 +43,7 @@ only moved by fast-forward. It exits 0 only if all of that holds.`,
 		Example: `  go run ./cmd/ghcommitter demo
   ghcommitter demo --writers 16 --latency 10ms`,
 		Args: cobra.NoArgs,
-		RunE: runE(func(cmd *cobra.Command, args []string) error {
+		RunE: runE(func(cmd *cobra.Command, _ []string) error {
 			if writers < 1 || writers > 64 {
 				return usageErrorf("", "--writers must be between 1 and 64, got %d", writers)
 			}
@@ -164,7 +164,7 @@ func promote(ctx context.Context, api string, stage int) (*committer.Result, err
 	tag := fmt.Sprintf("v2.0.%d", stage)
 	cs := committer.NewChangeSet(fmt.Sprintf("Promote stage-%d to %s", stage, tag))
 	cs.Put(stageFile(stage), stageValues(stage, tag))
-	cs.Edit(demoIndex, func(old []byte, exists bool) ([]byte, error) {
+	cs.Edit(demoIndex, func(old []byte, _ bool) ([]byte, error) {
 		var idx struct {
 			Promotions map[string]string `yaml:"promotions"`
 		}

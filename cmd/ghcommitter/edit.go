@@ -107,7 +107,7 @@ func shellEdit(ctx context.Context, e *env, timeout time.Duration, path, command
 			return nil, &editFailure{path: path, command: command, err: err, stderr: string(stderr)}
 		}
 		if len(stderr) > 0 {
-			e.stderr.Write(stderr)
+			_, _ = e.stderr.Write(stderr) // the terminal's: nowhere to report a failure
 		}
 		return stdout, nil
 	}
@@ -139,7 +139,7 @@ func runEdit(ctx context.Context, command string, env []string, stdin []byte, ti
 	outDone := p.read(p.outR, &p.out, editOutputLimit, func() { abort(errEditTooLarge) })
 	errDone := p.read(p.errR, &p.err, editStderrLimit, nil)
 	waitErr := cmd.Wait()
-	killGroup(cmd.Process.Pid) // whatever the command left running
+	_ = killGroup(cmd.Process.Pid) // whatever the command left running; best effort
 	p.inW.Close()
 	p.drain(outDone, errDone)
 	if cause := context.Cause(ctx); ctx.Err() != nil {
@@ -204,8 +204,8 @@ func (p *editPipes) closeAll() {
 // feed writes data to the command's stdin and closes it. A command that
 // does not read it all gets a broken pipe, which is its business.
 func (p *editPipes) feed(data []byte) {
-	p.inW.Write(data)
-	p.inW.Close()
+	_, _ = p.inW.Write(data)
+	_ = p.inW.Close()
 }
 
 // read copies r into buf until EOF. Past limit bytes it keeps nothing more:

@@ -77,7 +77,7 @@ as on github.com (0 turns a measure off).`,
   # An empty repository (no commits), as GitHub creates without auto_init:
   ghcommitter fake-github --empty-repo acme/new`,
 		Args: cobra.NoArgs,
-		RunE: runE(func(cmd *cobra.Command, args []string) error {
+		RunE: runE(func(cmd *cobra.Command, _ []string) error {
 			return f.run(cmd.Context(), e)
 		}),
 	}

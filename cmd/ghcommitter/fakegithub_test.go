@@ -30,7 +30,7 @@ func startFake(t *testing.T, args ...string) (string, func() string) {
 		cancel()
 		t.Fatalf("no URL line: %v", err)
 	}
-	go io.Copy(io.Discard, pr)
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
 	stop := func() string {
 		cancel()
 		select {

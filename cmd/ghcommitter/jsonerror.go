@@ -100,7 +100,7 @@ func replyOf(err error) (int, string) {
 
 // writeFailureJSON prints ee as the --json failure object.
 func writeFailureJSON(e *env, ee *exitError) {
-	writeJSON(e, failureJSON(ee))
+	_ = writeJSON(e, failureJSON(ee)) // stdout failed too: nowhere left to say so
 }
 
 // wantsJSON reports whether a command line that cobra could not parse asked

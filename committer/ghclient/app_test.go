@@ -30,7 +30,7 @@ var testKey = sync.OnceValue(func() *rsa.PrivateKey {
 	return k
 })
 
-func testKeyPEM(t testing.TB) []byte {
+func testKeyPEM(_ testing.TB) []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(testKey())})
 }
 

@@ -32,7 +32,7 @@ func Example() {
 		ghclient.WithBaseURL(srv.URL),
 		ghclient.WithToken("ghp_example"),
 		// Record waits instead of sleeping through them.
-		ghclient.WithSleep(func(ctx context.Context, d time.Duration) error { return ctx.Err() }),
+		ghclient.WithSleep(func(ctx context.Context, _ time.Duration) error { return ctx.Err() }),
 	)
 	if err != nil {
 		log.Fatal(err)

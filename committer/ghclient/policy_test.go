@@ -77,34 +77,34 @@ func TestCheckRetryRestoresBody(t *testing.T) {
 
 func TestBackoff(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	min, max := 200*time.Millisecond, 10*time.Second
+	minWait, maxWait := 200*time.Millisecond, 10*time.Second
 	t.Run("retry-after", func(t *testing.T) {
-		d := backoffAt(now, min, max, 0, response(503, http.Header{"Retry-After": {"7"}}, ``), time.Second)
+		d := backoffAt(now, minWait, maxWait, 0, response(503, http.Header{"Retry-After": {"7"}}, ``), time.Second)
 		if d != 7*time.Second {
 			t.Fatal(d)
 		}
 	})
 	t.Run("retry-after date", func(t *testing.T) {
 		h := http.Header{"Retry-After": {now.Add(90 * time.Second).Format(http.TimeFormat)}}
-		if d := backoffAt(now, min, max, 0, response(503, h, ``), time.Second); d != 90*time.Second {
+		if d := backoffAt(now, minWait, maxWait, 0, response(503, h, ``), time.Second); d != 90*time.Second {
 			t.Fatal(d)
 		}
 	})
 	t.Run("primary reset", func(t *testing.T) {
 		h := http.Header{"X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {strconv.FormatInt(now.Add(30*time.Second).Unix(), 10)}}
-		if d := backoffAt(now, min, max, 0, response(403, h, primaryBody), time.Second); d != 30*time.Second+resetMargin {
+		if d := backoffAt(now, minWait, maxWait, 0, response(403, h, primaryBody), time.Second); d != 30*time.Second+resetMargin {
 			t.Fatal(d)
 		}
 	})
 	t.Run("primary reset in the past", func(t *testing.T) {
 		h := http.Header{"X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {strconv.FormatInt(now.Add(-time.Hour).Unix(), 10)}}
-		if d := backoffAt(now, min, max, 0, response(403, h, primaryBody), time.Second); d != resetMargin {
+		if d := backoffAt(now, minWait, maxWait, 0, response(403, h, primaryBody), time.Second); d != resetMargin {
 			t.Fatal(d)
 		}
 	})
 	t.Run("reset ignored when not limited", func(t *testing.T) {
 		h := http.Header{"X-Ratelimit-Remaining": {"10"}, "X-Ratelimit-Reset": {strconv.FormatInt(now.Add(time.Hour).Unix(), 10)}}
-		if d := backoffAt(now, min, max, 0, response(502, h, ``), time.Second); d > min {
+		if d := backoffAt(now, minWait, maxWait, 0, response(502, h, ``), time.Second); d > minWait {
 			t.Fatal(d)
 		}
 	})
@@ -112,30 +112,30 @@ func TestBackoff(t *testing.T) {
 		// x-ratelimit-reset on a secondary limit (remaining above 0) is the
 		// primary window's: GitHub says to wait at least a minute instead.
 		h := http.Header{"X-Ratelimit-Remaining": {"4000"}, "X-Ratelimit-Reset": {strconv.FormatInt(now.Add(50*time.Minute).Unix(), 10)}}
-		if d := backoffAt(now, min, max, 0, response(403, h, secondaryBody), time.Minute); d != time.Minute {
+		if d := backoffAt(now, minWait, maxWait, 0, response(403, h, secondaryBody), time.Minute); d != time.Minute {
 			t.Fatal(d)
 		}
 	})
 	t.Run("bare 429 is a secondary limit", func(t *testing.T) {
-		if d := Backoff(min, max, 0, response(429, nil, ``)); d != time.Minute {
+		if d := Backoff(minWait, maxWait, 0, response(429, nil, ``)); d != time.Minute {
 			t.Fatal(d)
 		}
 	})
 	t.Run("secondary floor", func(t *testing.T) {
 		for i := 0; i < 50; i++ {
-			if d := backoffAt(now, min, max, 0, response(403, nil, secondaryBody), time.Second); d < time.Second {
+			if d := backoffAt(now, minWait, maxWait, 0, response(403, nil, secondaryBody), time.Second); d < time.Second {
 				t.Fatal(d)
 			}
 		}
 	})
 	t.Run("full jitter bounds", func(t *testing.T) {
 		for attempt := 0; attempt < 12; attempt++ {
-			ceil := min << attempt
-			if ceil > max {
-				ceil = max
+			ceil := minWait << attempt
+			if ceil > maxWait {
+				ceil = maxWait
 			}
 			for i := 0; i < 50; i++ {
-				d := Backoff(min, max, attempt, nil)
+				d := Backoff(minWait, maxWait, attempt, nil)
 				if d < 0 || d > ceil {
 					t.Fatalf("attempt %d: %v outside [0, %v]", attempt, d, ceil)
 				}

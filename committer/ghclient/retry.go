@@ -59,37 +59,37 @@ func CheckRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 // else, for a primary rate limit (x-ratelimit-remaining: 0), until
 // x-ratelimit-reset plus a second; else, for a secondary limit (including
 // any 429), at least a minute; else exponential backoff with full jitter:
-// a random wait in [0, min·2^attemptNum], capped at max. Rate-limit waits
-// are not capped at max: the transport compares them with
+// a random wait in [0, minWait·2^attemptNum], capped at maxWait. Rate-limit waits
+// are not capped at maxWait: the transport compares them with
 // WithMaxRateLimitWait instead. It has go-retryablehttp's Backoff
 // signature.
-func Backoff(min, max time.Duration, attemptNum int, resp *http.Response) time.Duration {
-	return backoffAt(time.Now(), min, max, attemptNum, resp, time.Minute)
+func Backoff(minWait, maxWait time.Duration, attemptNum int, resp *http.Response) time.Duration {
+	return backoffAt(time.Now(), minWait, maxWait, attemptNum, resp, time.Minute)
 }
 
-func backoffAt(now time.Time, min, max time.Duration, attemptNum int, resp *http.Response, secondaryFloor time.Duration) time.Duration {
+func backoffAt(now time.Time, minWait, maxWait time.Duration, attemptNum int, resp *http.Response, secondaryFloor time.Duration) time.Duration {
 	secondary := isSecondaryRateLimit(resp)
 	if d, ok := serverWait(resp, now); ok {
 		return d
 	}
-	d := jitter(min, max, attemptNum)
+	d := jitter(minWait, maxWait, attemptNum)
 	if secondary && d < secondaryFloor {
 		d = secondaryFloor
 	}
 	return d
 }
 
-// jitter is "full jitter": uniform in [0, min(max, min·2^attempt)].
-func jitter(min, max time.Duration, attempt int) time.Duration {
-	if min <= 0 {
+// jitter is "full jitter": uniform in [0, min(maxWait, minWait·2^attempt)].
+func jitter(minWait, maxWait time.Duration, attempt int) time.Duration {
+	if minWait <= 0 {
 		return 0
 	}
-	ceil := min
-	for i := 0; i < attempt && ceil < max; i++ {
+	ceil := minWait
+	for i := 0; i < attempt && ceil < maxWait; i++ {
 		ceil *= 2
 	}
-	if max > 0 && ceil > max {
-		ceil = max
+	if maxWait > 0 && ceil > maxWait {
+		ceil = maxWait
 	}
 	return time.Duration(rand.Int64N(int64(ceil) + 1))
 }

@@ -381,7 +381,7 @@ func TestMaxRetriesZero(t *testing.T) {
 func TestContextCancelEndsWait(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		cancel() // the caller gives up while the client would wait 30s
 		w.Header().Set("Retry-After", "30")
 		writeJSON(w, 503, `{"message":"unavailable"}`)
@@ -430,7 +430,7 @@ func TestContextCancelDuringBackoff(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	answered := make(chan struct{}, 1)
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Retry-After", "30")
 		writeJSON(w, 503, `{"message":"unavailable"}`)
 		answered <- struct{}{}

@@ -3,6 +3,7 @@ package githubtest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"net/http"
 
 	"github.com/vektah/gqlparser/v2/ast"
@@ -190,8 +191,8 @@ func (x *gqlExec) complete(v any, t *ast.Type, sub ast.SelectionSet, path []any)
 }
 
 func (x *gqlExec) fail(err error, f *ast.Field, path []any) {
-	ge, ok := err.(*gqlError)
-	if !ok {
+	var ge *gqlError
+	if !errors.As(err, &ge) {
 		ge = &gqlError{Message: err.Error()}
 	}
 	e := *ge

@@ -138,7 +138,7 @@ type gqlRef struct {
 
 func (gqlRef) typeName() string { return "Ref" }
 
-func (g gqlRef) field(x *gqlExec, name string, _ map[string]any) (any, error) {
+func (g gqlRef) field(_ *gqlExec, name string, _ map[string]any) (any, error) {
 	g.rp.mu.RLock()
 	defer g.rp.mu.RUnlock()
 	switch name {

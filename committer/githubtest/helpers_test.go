@@ -28,7 +28,7 @@ func (r reply) obj(t testing.TB) map[string]any {
 
 func (r reply) str(t testing.TB, path ...string) string {
 	t.Helper()
-	var cur any = r.JSON
+	cur := any(r.JSON)
 	for _, p := range path {
 		m, ok := cur.(map[string]any)
 		if !ok {

@@ -485,7 +485,7 @@ func TokenID(token string) string {
 // (not a GitHub route: for black-box tests and benchmarks).
 const routeLimitStats = "GET /_githubtest/limits"
 
-func (s *Server) handleLimitStats(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleLimitStats(w http.ResponseWriter, _ *http.Request) {
 	b, _ := json.Marshal(s.AllLimitStats())
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	_, _ = w.Write(b)

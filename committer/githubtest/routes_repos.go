@@ -52,7 +52,7 @@ func (s *Server) handleGetRepo(w http.ResponseWriter, r *http.Request, rp *repo)
 	writeJSON(w, r, http.StatusOK, repoJSON(r, rp))
 }
 
-func (s *Server) handleDeleteRepo(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleDeleteRepo(w http.ResponseWriter, _ *http.Request, rp *repo) {
 	s.mu.Lock()
 	delete(s.repos, repoKey(rp.owner, rp.name))
 	s.mu.Unlock()

@@ -132,6 +132,7 @@ func (c *Client) CreateCommitOnBranch(ctx context.Context, in CommitInput) (Comm
 // Outcome is what SettleChild found.
 type Outcome int
 
+// The outcomes SettleChild reports.
 const (
 	Unknown   Outcome = iota // the search could not decide
 	Landed                   // the commit is on the branch
