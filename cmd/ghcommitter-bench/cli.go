@@ -140,7 +140,7 @@ func cleanEnv() []string {
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		switch {
-		case strings.HasPrefix(k, "GITHUB_"), strings.HasPrefix(k, "GH_"), strings.HasPrefix(k, "GIT_"):
+		case strings.HasPrefix(k, "GITHUB_"), strings.HasPrefix(k, "GH_"), strings.HasPrefix(k, "GIT_"), strings.HasPrefix(k, "GHCOMMITTER_"):
 			continue
 		}
 		env = append(env, kv)

@@ -71,3 +71,33 @@ func parseBackoff(s string) ([2]time.Duration, error) {
 	}
 	return [2]time.Duration{base, maxD}, nil
 }
+
+// defaultLimitScale keeps the "under GitHub's limits" section to minutes:
+// a minute lasts 1 s, an hour 1 min.
+const defaultLimitScale = 60
+
+func parseOnly(s string) (string, error) {
+	switch s {
+	case "", "limits", "matrix":
+		return s, nil
+	}
+	return "", fmt.Errorf("-only: %q: give limits or matrix", s)
+}
+
+func parseLimits(scale float64, writers, engines string, seed uint64, timeout time.Duration) (limitsConfig, error) {
+	lc := limitsConfig{scale: scale, seed: seed, timeout: timeout}
+	if !validScale(scale) {
+		return lc, fmt.Errorf("-limit-scale: %v: must be above 0 and at most 1e6", scale)
+	}
+	if timeout <= 0 {
+		return lc, fmt.Errorf("-limit-timeout must be positive")
+	}
+	var err error
+	if lc.writers, err = parseInts("limit-writers", writers, 1, 99); err != nil {
+		return lc, err
+	}
+	if lc.engines, err = parseEngines(engines); err != nil {
+		return lc, err
+	}
+	return lc, nil
+}

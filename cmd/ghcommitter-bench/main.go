@@ -15,7 +15,14 @@
 // net/http/cgi. Both add the same latency to every request and count
 // requests and body bytes in both directions.
 //
+// The "under GitHub's limits" section runs the fake with github.com's
+// per-token limits on, every window -limit-scale times shorter on the fake
+// and in the clients: 16 and 64 CLI writers per engine (--engine, when the
+// CLI has it) in two scenarios, and the Queue, counting writes per landed
+// change, 403/429 answers and writes inside retry-after windows.
+//
 //	go run ./cmd/ghcommitter-bench -out BENCHMARKS.md
+//	go run ./cmd/ghcommitter-bench -only limits -out BENCHMARKS.md
 //	go run ./cmd/ghcommitter-bench -quick
 package main
 
@@ -46,13 +53,30 @@ func mainErr(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 
 	started := time.Now()
-	rep, err := run(ctx, cfg, stderr)
-	if err != nil {
-		return err
+	var rep *report
+	if cfg.only != "limits" {
+		if rep, err = run(ctx, cfg, stderr); err != nil {
+			return err
+		}
+		rep.Command, rep.Took = commandLine(args), time.Since(started)
 	}
-	rep.Command = commandLine(args)
-	rep.Took = time.Since(started)
-	doc := render(rep)
+	var lr *limitsReport
+	if cfg.only != "matrix" {
+		t0 := time.Now()
+		if lr, err = runLimitsSection(ctx, cfg, stderr); err != nil {
+			return err
+		}
+		lr.Command, lr.Took = commandLine(args), time.Since(t0)
+	}
+	var old string
+	if cfg.out != "" && cfg.out != "-" {
+		b, err := os.ReadFile(cfg.out)
+		if err != nil && !os.IsNotExist(err) {
+			return fmt.Errorf("reading the report to update: %w", err)
+		}
+		old = string(b)
+	}
+	doc := compose(rep, lr, old)
 	if cfg.out == "" || cfg.out == "-" {
 		_, err = io.WriteString(stdout, doc)
 		return err
@@ -60,8 +84,49 @@ func mainErr(args []string, stdout, stderr io.Writer) error {
 	if err := os.WriteFile(cfg.out, []byte(doc), 0o644); err != nil {
 		return fmt.Errorf("writing the report: %w", err)
 	}
-	fmt.Fprintf(stderr, "wrote %s (run took %s)\n", cfg.out, rep.Took.Round(time.Second))
+	fmt.Fprintf(stderr, "wrote %s (run took %s)\n", cfg.out, time.Since(started).Round(time.Second))
 	return nil
+}
+
+// compose writes the report: the matrix (rep) with the limits section (lr)
+// after its introduction. A section that did not run is taken from old,
+// the file being replaced, when it has one.
+func compose(rep *report, lr *limitsReport, old string) string {
+	var doc, sec string
+	if rep != nil {
+		doc = render(rep)
+	} else {
+		doc = old
+	}
+	if lr != nil {
+		sec = renderLimits(lr)
+	} else {
+		sec = section(old)
+	}
+	if doc == "" {
+		doc = "# Benchmarks\n\nWritten by `cmd/ghcommitter-bench`; every number below comes from that program's run. Rerun it rather than editing this file.\n"
+	}
+	if sec == "" {
+		return doc
+	}
+	return splice(doc, sec)
+}
+
+// runLimitsSection builds the CLI and runs the "under GitHub's limits"
+// section.
+func runLimitsSection(ctx context.Context, cfg config, log io.Writer) (*limitsReport, error) {
+	tmp, done, err := tempDir("ghcommitter-bench-")
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	fmt.Fprintf(log, "building %s\n", cliPackage)
+	bin, err := buildCLI(ctx, tmp)
+	if err != nil {
+		fmt.Fprintf(log, "CLI runs skipped: %v\n", err)
+		bin = ""
+	}
+	return runLimits(ctx, cfg, bin, log)
 }
 
 // commandLine is the command that reproduces this run, for the report.
@@ -91,6 +156,8 @@ type config struct {
 	backoff     [2]time.Duration // library modes: ExponentialBackoff(base, max); zero = the default
 	gitAttempts int              // clone + rebase + push attempts
 	runTimeout  time.Duration    // bound on one configuration's run
+	only        string           // "" (everything), "limits" or "matrix"
+	limits      limitsConfig     // the "under GitHub's limits" section
 }
 
 func (c config) has(mode string) bool {
@@ -116,6 +183,12 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	backoff := fs.String("backoff", "", "library modes only: BASE,MAX for committer.ExponentialBackoff (default: the library's AdaptiveBackoff(50ms, 10s)); the CLI has no such flag")
 	gitAttempts := fs.Int("git-attempts", 10, "push attempts per git writer")
 	timeout := fs.Duration("run-timeout", 15*time.Minute, "bound on one mode's run in one configuration")
+	only := fs.String("only", "", "run one section only: limits (under GitHub's limits) or matrix (the contention matrix); with -out, the other section of an existing file is kept")
+	lscale := fs.Float64("limit-scale", defaultLimitScale, "under GitHub's limits: make every rate-limit window this many times shorter, on the fake and in the clients")
+	lwriters := fs.String("limit-writers", "16,64", "under GitHub's limits: comma-separated writer counts")
+	lengines := fs.String("limit-engines", strings.Join(allEngines, ","), "under GitHub's limits: comma-separated CLI engines: "+strings.Join(allEngines, ", "))
+	lseed := fs.Uint64("limit-seed", 1, "under GitHub's limits: the fake's seed for 403 vs 429 and for sending retry-after")
+	ltimeout := fs.Duration("limit-timeout", 10*time.Minute, "under GitHub's limits: bound on one run")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
@@ -148,6 +221,12 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return config{}, err
 	}
 	if cfg.backoff, err = parseBackoff(*backoff); err != nil {
+		return config{}, err
+	}
+	if cfg.only, err = parseOnly(*only); err != nil {
+		return config{}, err
+	}
+	if cfg.limits, err = parseLimits(*lscale, *lwriters, *lengines, *lseed, *ltimeout); err != nil {
 		return config{}, err
 	}
 	if cfg.latency < 0 || cfg.maxAttempts < 1 || cfg.gitAttempts < 1 {

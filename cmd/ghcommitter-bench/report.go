@@ -39,6 +39,7 @@ func renderSetup(b *strings.Builder, r *report) {
 	if cfg.backoff[0] > 0 {
 		fmt.Fprintf(b, "**The library modes use `committer.ExponentialBackoff(%s, %s)` (-backoff), not the default; the CLI uses the default.** ", cfg.backoff[0], cfg.backoff[1])
 	}
+	fmt.Fprintf(b, "This matrix runs against the fake **without rate limits**. The cli processes keep the client's default write pacing (80 writes a minute after a burst of 8, 500 an hour, per process); the in-process modes turn pacing off (`ghclient.WithWritePacing(0, 0, 0)`). For figures under GitHub's limits see the section above.\n\n")
 	fmt.Fprintf(b, "Library and CLI use the default backoff, `committer.AdaptiveBackoff(50ms, 10s)` (full jitter, scaled to the duration of the lost attempt), unless said otherwise above. Requests and bytes for ghcommitter come from the fake's request log (RequestBytes + ResponseBytes); for git, from a wrapper around the CGI handler counting the bodies read and written. Headers are not counted on either side. MB = 10^6 bytes. Latency is per writer, from its start (process start for cli and git) to its outcome; p99 is nearest-rank, so with few writers it is the slowest one. Every writer reported as landed is checked on the server afterwards.\n\n")
 	if len(r.Skipped) > 0 {
 		for _, m := range allModes {

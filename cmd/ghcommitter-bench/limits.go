@@ -1,0 +1,267 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest"
+)
+
+// The "under GitHub's limits" section: the fake enforces github.com's
+// per-token limits (githubtest.GitHubLimits: 80 writes a minute, 500 an
+// hour, 900 points a minute per endpoint, 100 concurrent requests), every
+// window made limitScale times shorter, and the clients are scaled the same
+// way (GHCOMMITTER_LIMIT_SCALE for the CLI, ghclient.WithLimitScale for the
+// Queue), so that the run takes minutes instead of hours. Every writer uses
+// the same token, as a fleet of CI jobs with one bot token does.
+
+// Engines the CLI is asked to use, in the tables' order.
+var allEngines = []string{"git-data", "graphql", "contents", "auto"}
+
+// Scenarios of the section.
+const (
+	scenarioIndex  = "index"  // own stage file + an edit of one shared index
+	scenarioSingle = "single" // own stage file only
+)
+
+// queueModes are the in-process runs of the section: one Queue, N goroutines.
+var queueModes = []string{"queue-chain", "queue-squash", "queue-squash-graphql"}
+
+// minWrites is the fewest writes an engine spends on one landed change
+// (nothing lost, nothing refused): Git Data a tree, a commit and the ref
+// update; GraphQL one mutation; contents one PUT.
+var minWrites = map[string]int{"git-data": 3, "graphql": 1, "contents": 1}
+
+// limitResult is one run of the section.
+type limitResult struct {
+	Scenario string
+	Engine   string // CLI engine, or a queue mode
+	Writers  int
+	NotRun   string // why it did not run, or ""
+
+	Landed       int
+	Wall         time.Duration
+	MeanAttempts float64
+	MaxAttempts  int
+	Exhausted    int
+	Errors       []string
+	Requests     int
+	Stats        githubtest.LimitStats
+	Scale        float64
+	Unreported   int // writers that did not report landing but are on the branch
+}
+
+// queue reports whether the run was the in-process Queue.
+func (r limitResult) queue() bool { return strings.HasPrefix(r.Engine, "queue") }
+
+// WritesPerLanded is every write sent (refused ones too) per landed change.
+func (r limitResult) WritesPerLanded() float64 {
+	if r.Landed == 0 {
+		return 0
+	}
+	return float64(r.Stats.Writes) / float64(r.Landed)
+}
+
+// InOthersWindow is the writes sent inside a retry-after that the fake had
+// told another process using the same token.
+func (r limitResult) InOthersWindow() int {
+	return r.Stats.WritesInRetryAfter - r.Stats.WritesInOwnRetryAfter
+}
+
+// Floor is the least time in which GitHub's write budget (80 in any
+// minute, 500 in any hour, both windows made Scale times shorter) admits
+// the writes this run had admitted: the last of W writes cannot go out
+// before floor((W-1)/80) minutes nor floor((W-1)/500) hours.
+func (r limitResult) Floor() time.Duration {
+	return budgetFloor(r.Stats.Writes-r.Stats.WritesLimited, r.Scale)
+}
+
+func budgetFloor(writes int, scale float64) time.Duration {
+	if writes <= 1 || scale <= 0 {
+		return 0
+	}
+	lim := githubtest.GitHubLimits
+	m := time.Duration((writes-1)/lim.ContentPerMinute) * time.Minute
+	h := time.Duration((writes-1)/lim.ContentPerHour) * time.Hour
+	return time.Duration(float64(max(m, h)) / scale)
+}
+
+// limitsConfig is the section's part of config.
+type limitsConfig struct {
+	scale   float64
+	writers []int
+	engines []string
+	seed    uint64
+	timeout time.Duration // bound on one run
+	// limits overrides githubtest.GitHubLimits (tests use tighter ones to
+	// provoke limits with few writers); Scale and Seed come from above.
+	limits *githubtest.Limits
+}
+
+func (lc limitsConfig) fakeLimits() githubtest.Limits {
+	l := githubtest.GitHubLimits // retry-after sometimes sent, sometimes not
+	if lc.limits != nil {
+		l = *lc.limits
+	}
+	l.Scale, l.Seed = lc.scale, lc.seed
+	return l
+}
+
+// limitsReport is the section's measurements.
+type limitsReport struct {
+	Config      limitsConfig
+	Latency     time.Duration
+	MaxAttempts int
+	Command     string
+	Took        time.Duration
+	EngineFlag  bool // the built CLI has --engine
+	Results     []limitResult
+	LoadBefore  string
+	LoadAfter   string
+	Cores       string // nproc
+	Note        string // the conditions of the run (-note)
+	CLIUnbuilt  string // why the CLI runs were skipped, or ""
+}
+
+// runLimits runs the section: for each writer count, the two scenarios with
+// every engine through N CLI processes, then the Queue in one process.
+func runLimits(ctx context.Context, cfg config, bin string, log io.Writer) (*limitsReport, error) {
+	lc := cfg.limits
+	rep := &limitsReport{Config: lc, Latency: cfg.latency, MaxAttempts: cfg.maxAttempts, LoadBefore: loadAvg(),
+		Cores: nproc(ctx), Note: cfg.note}
+	if rep.Note == "" {
+		rep.Note = "no -note given about what else ran"
+	}
+	if bin == "" {
+		rep.CLIUnbuilt = "the CLI could not be built"
+	} else {
+		rep.EngineFlag = hasEngineFlag(ctx, bin)
+	}
+	fmt.Fprintf(log, "under GitHub's limits: scale %g (a minute lasts %s), --engine %s\n",
+		lc.scale, scaledMinute(lc.scale).Round(time.Millisecond), map[bool]string{true: "available", false: "not in this CLI"}[rep.EngineFlag])
+	for _, n := range lc.writers {
+		for _, sc := range []string{scenarioIndex, scenarioSingle} {
+			for _, eng := range lc.engines {
+				res, err := runLimitCLI(ctx, cfg, rep, bin, sc, eng, n)
+				if err != nil {
+					return nil, fmt.Errorf("under limits, %s, %s, %d writers: %w", sc, eng, n, err)
+				}
+				logLimit(log, res)
+				rep.Results = append(rep.Results, res)
+			}
+		}
+		for _, mode := range queueModes {
+			res, err := runLimitQueue(ctx, cfg, mode, n)
+			if err != nil {
+				return nil, fmt.Errorf("under limits, %s, %d writers: %w", mode, n, err)
+			}
+			logLimit(log, res)
+			rep.Results = append(rep.Results, res)
+		}
+	}
+	rep.LoadAfter = loadAvg()
+	return rep, nil
+}
+
+// runLimitCLI runs one CLI row, or records why it cannot run.
+func runLimitCLI(ctx context.Context, cfg config, rep *limitsReport, bin, sc, eng string, n int) (limitResult, error) {
+	res := limitResult{Scenario: sc, Engine: eng, Writers: n, Scale: cfg.limits.scale}
+	switch {
+	case rep.CLIUnbuilt != "":
+		res.NotRun = rep.CLIUnbuilt
+	case eng == "contents" && sc == scenarioIndex:
+		res.NotRun = "n/a: the contents API writes one file per commit"
+	case eng != "git-data" && !rep.EngineFlag:
+		res.NotRun = "not run: engine not on main yet"
+	}
+	if res.NotRun != "" {
+		return res, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, cfg.limits.timeout)
+	defer cancel()
+	return runLimitProcesses(ctx, cfg, bin, sc, eng, n, rep.EngineFlag)
+}
+
+func logLimit(log io.Writer, r limitResult) {
+	if r.NotRun != "" {
+		fmt.Fprintf(log, "%3d writers %-6s %-12s %s\n", r.Writers, r.Scenario, r.Engine, r.NotRun)
+		return
+	}
+	s := r.Stats
+	fmt.Fprintf(log, "%3d writers %-6s %-12s landed %d/%d in %s (floor %s), %d writes (%.2f per landed), %d limited, %d in own retry-after, %d in another's\n",
+		r.Writers, r.Scenario, r.Engine, r.Landed, r.Writers, r.Wall.Round(time.Millisecond), r.Floor().Round(time.Millisecond),
+		s.Writes, r.WritesPerLanded(), s.Limited, s.WritesInOwnRetryAfter, r.InOthersWindow())
+	for _, e := range r.Errors {
+		fmt.Fprintf(log, "    not landed: %s\n", e)
+	}
+}
+
+func scaledMinute(scale float64) time.Duration {
+	return time.Duration(float64(time.Minute) / scale)
+}
+
+// hasEngineFlag reports whether "ghcommitter commit" takes --engine.
+func hasEngineFlag(ctx context.Context, bin string) bool {
+	out, _ := exec.CommandContext(ctx, bin, "commit", "--help").CombinedOutput()
+	return strings.Contains(string(out), "--engine")
+}
+
+// parseEngines parses a comma-separated list of engines, keeping
+// allEngines' order.
+func parseEngines(s string) ([]string, error) {
+	want := map[string]bool{}
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		if !contains(allEngines, f) {
+			return nil, fmt.Errorf("-limit-engines: unknown engine %q (known: %s)", f, strings.Join(allEngines, ", "))
+		}
+		want[f] = true
+	}
+	var out []string
+	for _, e := range allEngines {
+		if want[e] {
+			out = append(out, e)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("-limit-engines: give at least one engine")
+	}
+	return out, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func validScale(f float64) bool { return f > 0 && f <= 1e6 && !math.IsNaN(f) }
+
+// tempDir makes a scratch directory for one run.
+func tempDir(prefix string) (string, func(), error) {
+	d, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		return "", nil, err
+	}
+	return d, func() { os.RemoveAll(d) }, nil
+}
+
+// nproc is the number of processors `nproc` reports, or "".
+func nproc(ctx context.Context) string {
+	out, err := exec.CommandContext(ctx, "nproc").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest"
+)
+
+// tightLimits provoke rate limits with a handful of writers: 6 writes a
+// (scaled) minute, always with a retry-after so that the run stays short.
+var tightLimits = githubtest.Limits{Primary: 5000, ContentPerMinute: 6, ContentPerHour: 500,
+	PointsPerMinute: 900, Concurrent: 100, RetryAfter: githubtest.RetryAfterAlways}
+
+func smokeConfig(t *testing.T, writers string) config {
+	t.Helper()
+	cfg, err := parseFlags([]string{"-only", "limits", "-limit-writers", writers, "-latency", "2ms", "-limit-scale", "60"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := tightLimits
+	cfg.limits.limits = &l
+	cfg.limits.timeout = 2 * time.Minute
+	return cfg
+}
+
+// TestLimitsSmoke builds the CLI and runs the section with 3 processes per
+// scenario, and the Queue with 3 goroutines, at the tight limits: they
+// share a token, so they provoke limits. Writes are counted, and every
+// change reported landed is on the branch and in the index once (verify,
+// which fails the run otherwise). How many land is the benchmark's
+// finding, not asserted here.
+func TestLimitsSmoke(t *testing.T) {
+	cfg := smokeConfig(t, "3")
+	cfg.maxAttempts = 4
+	cfg.limits.engines = []string{"git-data", "contents"}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	bin, err := buildCLI(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lr, err := runLimits(ctx, cfg, bin, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	limited := 0
+	for _, r := range lr.Results {
+		if r.NotRun != "" {
+			continue
+		}
+		limited += r.Stats.Limited
+		t.Logf("%s, %s: landed %d/%d, %d writes, %d limited (%v)", r.Scenario, r.Engine, r.Landed, r.Writers, r.Stats.Writes, r.Stats.Limited, r.Errors)
+		if r.Stats.Writes == 0 {
+			t.Errorf("%s, %s: landed %d/%d with %d writes counted", r.Scenario, r.Engine, r.Landed, r.Writers, r.Stats.Writes)
+		}
+		t.Logf("%s, %s: %d writes inside a process's own retry-after, %d inside another's", r.Scenario, r.Engine, r.Stats.WritesInOwnRetryAfter, r.InOthersWindow())
+	}
+	if limited == 0 {
+		t.Errorf("no rate limit was provoked at %d writes a minute: the smoke tests nothing", tightLimits.ContentPerMinute)
+	}
+	if _, ok := lr.row(scenarioIndex, "git-data", 3); !ok {
+		t.Fatal("no git-data row for the index scenario")
+	}
+	if r, _ := lr.row(scenarioIndex, "contents", 3); !strings.HasPrefix(r.NotRun, "n/a") {
+		t.Errorf("contents ran the two-file index scenario: %+v", r)
+	}
+	doc := renderLimits(lr)
+	for _, want := range []string{limitsBegin, "### 3 writers", "| index | git-data | ", "Which figures hold on github.com", limitsEnd} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("section lacks %q", want)
+		}
+	}
+}
+
+func TestBudgetFloor(t *testing.T) {
+	for _, c := range []struct {
+		writes int
+		scale  float64
+		want   time.Duration
+	}{
+		{0, 1, 0}, {80, 1, 0}, {81, 1, time.Minute}, {161, 60, 2 * time.Second},
+		{500, 1, 6 * time.Minute}, {501, 1, time.Hour}, {1001, 60, 2 * time.Minute},
+	} {
+		if got := budgetFloor(c.writes, c.scale); got != c.want {
+			t.Errorf("budgetFloor(%d, %g) = %s, want %s", c.writes, c.scale, got, c.want)
+		}
+	}
+}
+
+// -only limits replaces the section of an existing report and keeps the
+// rest; -only matrix keeps the old section.
+func TestComposeKeepsTheOtherSection(t *testing.T) {
+	matrix := "# Benchmarks\n\nintro\n\n## Setup\n\nold matrix\n"
+	lr := &limitsReport{Config: limitsConfig{scale: 60, writers: []int{16}}, Command: "cmd-1"}
+	first := compose(nil, lr, matrix)
+	if !strings.Contains(first, "old matrix") || strings.Index(first, limitsBegin) > strings.Index(first, "## Setup") {
+		t.Fatalf("section not put before the matrix:\n%s", first)
+	}
+	lr.Command = "cmd-2"
+	second := compose(nil, lr, first)
+	if strings.Count(second, limitsBegin) != 1 || strings.Contains(second, "cmd-1") || !strings.Contains(second, "cmd-2") || !strings.Contains(second, "old matrix") {
+		t.Fatalf("rerun did not replace the section:\n%s", second)
+	}
+	if got := section(second); !strings.HasPrefix(got, limitsBegin) || !strings.HasSuffix(got, limitsEnd+"\n") {
+		t.Fatalf("section() = %q", got)
+	}
+	if got := compose(nil, nil, second); got != second {
+		t.Fatalf("compose with nothing new changed the report")
+	}
+}
+
+func TestAutoGoal(t *testing.T) {
+	mk := func(eng string, landed, writes int) limitResult {
+		return limitResult{Scenario: scenarioSingle, Engine: eng, Writers: 16, Landed: landed, Stats: githubtest.LimitStats{Writes: writes}}
+	}
+	lr := &limitsReport{Results: []limitResult{mk("git-data", 16, 160), mk("graphql", 16, 40), mk("contents", 15, 16), mk("auto", 16, 44)}}
+	g, ok := autoGoal(lr, scenarioSingle, 16)
+	if !ok || g.Verdict != "met" || !strings.Contains(g.Measured, "graphql") {
+		t.Errorf("auto at 2.75 vs graphql 2.50 (contents did not land all): %+v", g)
+	}
+	lr.Results[3] = mk("auto", 16, 45)
+	if g, _ := autoGoal(lr, scenarioSingle, 16); g.Verdict == "met" {
+		t.Errorf("auto at 2.81 vs 2.50 is over 10%%: %+v", g)
+	}
+}

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// The CLI's knobs for runs against the fake (cmd/ghcommitter/auth.go):
+// limitScaleEnv scales its own rate-limit windows (set to the fake's
+// scale); fakeClientEnv names the process in the X-Githubtest-Client
+// header, so that the fake counts a write sent inside a retry-after told
+// to that same process apart from one told to another process sharing the
+// token.
+const (
+	limitScaleEnv = "GHCOMMITTER_LIMIT_SCALE"
+	fakeClientEnv = "GHCOMMITTER_FAKE_CLIENT"
+)
+
+// runLimitProcesses starts n "ghcommitter commit --json" processes at once
+// against a fresh fake with the limits on. Writer i sets its own stage file
+// and, in the index scenario, appends its line to the shared index with
+// --edit (re-run on the fresh content at every attempt).
+func runLimitProcesses(ctx context.Context, cfg config, bin, sc, eng string, n int, engineFlag bool) (limitResult, error) {
+	fake, err := newLimitsFake(cfg.limits, cfg.latency, n)
+	if err != nil {
+		return limitResult{}, err
+	}
+	defer fake.Close()
+	work, done, err := tempDir("ghcommitter-bench-limits-")
+	if err != nil {
+		return limitResult{}, err
+	}
+	defer done()
+
+	cmds := make([]*exec.Cmd, n)
+	outs := make([]*bytes.Buffer, n)
+	errs := make([]*bytes.Buffer, n)
+	for i := range n {
+		args, err := limitArgs(work, fake.URL, sc, eng, i, cfg.maxAttempts, engineFlag)
+		if err != nil {
+			return limitResult{}, err
+		}
+		cmd := exec.CommandContext(ctx, bin, args...)
+		cmd.Dir = work
+		cmd.Env = append(cleanEnv(), "GH_TOKEN="+fakeToken, fmt.Sprintf("%s=process-%02d", fakeClientEnv, i),
+			limitScaleEnv+"="+strconv.FormatFloat(cfg.limits.scale, 'g', -1, 64))
+		outs[i], errs[i] = &bytes.Buffer{}, &bytes.Buffer{}
+		cmd.Stdout, cmd.Stderr = outs[i], errs[i]
+		cmds[i] = cmd
+	}
+
+	fake.srv.ResetRequests()
+	ws := make([]writerResult, n)
+	var wg sync.WaitGroup
+	t0 := time.Now()
+	for i, cmd := range cmds {
+		if err := cmd.Start(); err != nil {
+			ws[i] = writerResult{Err: "start: " + err.Error()}
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := cmd.Wait()
+			ws[i] = cliOutcome(err, outs[i].Bytes(), errs[i].String(), cfg.maxAttempts)
+		}()
+	}
+	wg.Wait()
+	wall := time.Since(t0)
+	return limitSummary(fake, sc, eng, ws, wall, cfg)
+}
+
+// limitArgs is writer i's command line. --engine is passed only when the
+// CLI has it (git-data is the default engine either way).
+func limitArgs(work, api, sc, eng string, i, maxAttempts int, engineFlag bool) ([]string, error) {
+	local := filepath.Join(work, fmt.Sprintf("stage-%02d.yaml", i))
+	if err := os.WriteFile(local, stageContent(i, "v2.0.0"), 0o644); err != nil {
+		return nil, err
+	}
+	args := []string{"commit", "--api-url", api, "-R", owner + "/" + repoName, "-b", branch,
+		"-m", fmt.Sprintf("Promote stage-%02d to v2.0.0", i),
+		"--add", stagePath(i) + "=" + local,
+		"--max-attempts", strconv.Itoa(maxAttempts), "--json"}
+	if sc == scenarioIndex {
+		args = append(args, "--edit", indexPath+"=cat; printf '"+indexLine(i)[:len(indexLine(i))-1]+"\\n'")
+	}
+	if engineFlag {
+		args = append(args, "--engine", eng)
+	}
+	return args, nil
+}
+
+// limitSummary reads the fake's counters and checks the branch.
+func limitSummary(fake *limitsFake, sc, eng string, ws []writerResult, wall time.Duration, cfg config) (limitResult, error) {
+	stats, reqs := fake.stats()
+	rr := summarize(eng, 0, ws, wall, int64(reqs), 0, cfg.maxAttempts)
+	landed := make([]bool, len(ws))
+	for i, w := range ws {
+		landed[i] = w.Landed
+	}
+	unreported, err := fake.verify(sc, landed)
+	if err != nil {
+		return limitResult{}, err
+	}
+	return limitResult{Scenario: sc, Engine: eng, Writers: len(ws), Landed: rr.Landed, Wall: wall,
+		MeanAttempts: rr.MeanAttempts, MaxAttempts: rr.MaxAttempts, Exhausted: rr.Exhausted, Errors: rr.Errors,
+		Requests: reqs, Stats: stats, Scale: cfg.limits.scale, Unreported: unreported}, nil
+}

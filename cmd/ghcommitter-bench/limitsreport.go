@@ -1,0 +1,243 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// The section sits between these markers, so that "-only limits" can
+// replace it in an existing BENCHMARKS.md and keep the rest.
+const (
+	limitsBegin = "<!-- section: under GitHub's limits (begin) -->"
+	limitsEnd   = "<!-- section: under GitHub's limits (end) -->"
+)
+
+// renderLimits writes the "under GitHub's limits" section, markers included.
+func renderLimits(lr *limitsReport) string {
+	var b strings.Builder
+	lc := lr.Config
+	fmt.Fprintf(&b, "%s\n## Under GitHub's limits\n\n", limitsBegin)
+	renderWhatHolds(&b, lr)
+	fmt.Fprintf(&b, "Command for this section (from the module root), which took %s:\n\n```\n%s\n```\n\n", lr.Took.Round(time.Second), lr.Command)
+	fmt.Fprintf(&b, "Machine: %s cores (`nproc`); %s; load average (1, 5, 15 min) before: %s; after: %s.\n\n", orDash(lr.Cores), orDash(lr.Note), orDash(lr.LoadBefore), orDash(lr.LoadAfter))
+	fmt.Fprintf(&b, "### Setup\n\n")
+	fmt.Fprintf(&b, "The fake (`committer/githubtest`, in-process) runs with `githubtest.WithLimits(githubtest.GitHubLimits)` — what `ghcommitter fake-github --limits github --limits-scale %g` serves: per token 80 content-creating requests a minute and 500 an hour, 900 points a minute per endpoint, 100 concurrent requests, 5,000 requests an hour; over a limit it answers 403 or 429 with GitHub's body, with `retry-after` on some replies and not others (seed %d). **Every window is %g times shorter** (a minute lasts %s, an hour %s); the counts are GitHub's. The clients are scaled the same way: `%s=%g` for every CLI process, `ghclient.WithLimitScale(%g)` for the Queue; everything else is the library's default (write pacing 80 a minute after a burst of 8 and 500 an hour, per process; at least a minute after a bare secondary limit; `--max-attempts %d`). Every writer uses the same token. Each request gets %s of added latency.\n\n",
+		lc.scale, lc.seed, lc.scale, secs(scaledMinute(lc.scale)), secs(scaledMinute(lc.scale)*60), limitScaleEnv, lc.scale, lc.scale, lr.MaxAttempts, lr.Latency)
+	fmt.Fprintf(&b, "- **index** (the seed's scenario): N separate `ghcommitter commit --json` processes started at once; writer i sets its own `stages/stage-NN/values.yaml` (`--add`) and appends its line to one shared `%s` (`--edit %s='cat; printf ...'`, re-run on the fresh content at every attempt).\n", indexPath, indexPath)
+	fmt.Fprintf(&b, "- **single**: the same, each writer only its own file.\n")
+	fmt.Fprintf(&b, "- **queue-chain** / **queue-squash**: the index scenario from N goroutines in one process through one `committer.NewQueue` (chained commits / `Squash()`), one client.\n")
+	if lr.hasEngine("queue-squash-graphql") {
+		fmt.Fprintf(&b, "- **queue-squash-graphql**: the same with `Squash()` and `committer.WithEngine(committer.EngineGraphQL)`: one `createCommitOnBranch` mutation per batch.\n")
+	}
+	fmt.Fprintln(&b)
+	fmt.Fprintf(&b, "Each CLI process names itself with `%s=process-NN`, which it sends as the `X-Githubtest-Client` header; the fake then counts a write sent inside a `retry-after` told to that same process apart from one sent inside a window told to another process that shares the token, which it could not have seen. ", fakeClientEnv)
+	fmt.Fprintf(&b, "Counts come from the fake (`LimitStats`, also served at `GET /_githubtest/limits`). **writes** are every content-creating request sent (POST, PATCH, PUT, DELETE, GraphQL mutations), refused ones included; **403/429** are the replies a rate limit gave (any request; writes among them in brackets); **own window** / **another's window** are writes sent inside a `retry-after` told to the same process / to another process; **after bare** are writes within one (scaled) minute of a secondary limit that named no `retry-after`, from any process. **floor** is the least time in which the write budget admits the writes the fake admitted (the last of W writes cannot go out before ⌊(W−1)/80⌋ minutes nor ⌊(W−1)/500⌋ hours, scaled); **× %g** is that floor on github.com. Every writer reported as landed is checked on the branch, and each landed writer's line must be in the index exactly once.\n\n", lc.scale)
+	if !lr.EngineFlag {
+		fmt.Fprintf(&b, "**The CLI built for this run has no `--engine` flag** (the GraphQL and contents engines are not on main yet): only the default Git Data engine ran; the other rows say \"not run\".\n\n")
+	}
+	if lr.CLIUnbuilt != "" {
+		fmt.Fprintf(&b, "**The CLI runs were skipped:** %s.\n\n", lr.CLIUnbuilt)
+	}
+	renderLimitGoals(&b, lr)
+	renderLimitTables(&b, lr)
+	renderUnscaledWait(&b, lr)
+	fmt.Fprintf(&b, "%s\n", limitsEnd)
+	return b.String()
+}
+
+// renderWhatHolds says which figures hold on github.com.
+func renderWhatHolds(b *strings.Builder, lr *limitsReport) {
+	f := lr.Config.scale
+	fmt.Fprintf(b, "**Which figures hold on github.com.** This section is measured against the fake with github.com's documented limits on, windows %g times shorter on both sides. Its counts — landed/N, writes per landed change, 403/429 answers, writes inside a `retry-after` — are what the same clients would send to github.com, as far as the fake's model of the limits is right (GitHub documents the counts, statuses and headers; that every write counts, that windows slide, that refused requests use no budget and how long a `retry-after` is are the fake's guesses). Its times are real seconds at that scale: the budget floor × %g is the least time github.com would need; wall times × %g are only a rough guide, since latency and CPU did not scale. ", f, f, f)
+	fmt.Fprintf(b, "**Everything outside this section** was measured against the fake **without limits**, before the client paced its writes: its request and byte counts per commit hold on github.com (the same requests), but its wall times, throughputs and the many-writer runs do not — for example 64 CLI writers sending about 1,550 requests (roughly 18 writes per landed change) in 18 s would, on github.com, be held to 80 writes a minute and 500 an hour and answered with secondary rate limits.\n\n")
+}
+
+// limitRow finds the row of a scenario, engine and writer count.
+func (lr *limitsReport) row(sc, eng string, n int) (limitResult, bool) {
+	for _, r := range lr.Results {
+		if r.Scenario == sc && r.Engine == eng && r.Writers == n {
+			return r, true
+		}
+	}
+	return limitResult{}, false
+}
+
+func renderLimitTables(b *strings.Builder, lr *limitsReport) {
+	for _, n := range lr.Config.writers {
+		fmt.Fprintf(b, "### %d writers\n\n", n)
+		fmt.Fprintf(b, "| scenario | engine | landed | wall | floor | floor × %g | writes | writes / landed | 403/429 (writes) | own window | another's window | after bare | attempts mean / max |\n", lr.Config.scale)
+		fmt.Fprintf(b, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		var notes []string
+		for _, r := range lr.Results {
+			if r.Writers != n {
+				continue
+			}
+			if r.NotRun != "" {
+				fmt.Fprintf(b, "| %s | %s | %s | | | | | | | | | | |\n", r.Scenario, r.Engine, r.NotRun)
+				continue
+			}
+			s := r.Stats
+			fmt.Fprintf(b, "| %s | %s | %d/%d | %s | %s | %s | %d | %.2f | %d (%d) | %d | %d | %d | %.2f / %d |\n",
+				r.Scenario, r.Engine, r.Landed, r.Writers, secs(r.Wall), secs(r.Floor()), human(time.Duration(float64(r.Floor())*r.Scale)),
+				s.Writes, r.WritesPerLanded(), s.Limited, s.WritesLimited, s.WritesInOwnRetryAfter, r.InOthersWindow(), s.WritesAfterBare,
+				r.MeanAttempts, r.MaxAttempts)
+			notes = append(notes, rowNotes(r)...)
+		}
+		if len(notes) > 0 {
+			fmt.Fprintf(b, "\n%s\n", strings.Join(notes, "\n"))
+		}
+		fmt.Fprintln(b)
+	}
+}
+
+func rowNotes(r limitResult) []string {
+	var out []string
+	name := r.Scenario + ", " + r.Engine
+	if r.Landed < r.Writers {
+		eg := ""
+		if len(r.Errors) > 0 {
+			eg = fmt.Sprintf(", e.g. `%s`", strings.ReplaceAll(r.Errors[0], "`", "'"))
+		}
+		out = append(out, fmt.Sprintf("- %s: %d did not land (%d used every attempt)%s", name, r.Writers-r.Landed, r.Exhausted, eg))
+	}
+	if r.Unreported > 0 {
+		out = append(out, fmt.Sprintf("- %s: %d writers that did not report landing are on the branch all the same (an unknown outcome)", name, r.Unreported))
+	}
+	return out
+}
+
+// human writes a github.com duration: seconds, minutes or hours.
+func human(d time.Duration) string {
+	switch {
+	case d >= time.Hour:
+		return fmt.Sprintf("%.1f h", d.Hours())
+	case d >= time.Minute:
+		return fmt.Sprintf("%.1f min", d.Minutes())
+	}
+	return secs(d)
+}
+
+// splice puts section (markers included) into doc: in place of an earlier
+// copy between the markers, else before doc's first "## " heading, else at
+// the end.
+func splice(doc, section string) string {
+	if i := strings.Index(doc, limitsBegin); i >= 0 {
+		if j := strings.Index(doc[i:], limitsEnd); j >= 0 {
+			rest := strings.TrimPrefix(doc[i+j+len(limitsEnd):], "\n")
+			return doc[:i] + section + rest
+		}
+	}
+	if i := strings.Index(doc, "\n## "); i >= 0 {
+		return doc[:i+1] + section + "\n" + doc[i+1:]
+	}
+	return strings.TrimRight(doc, "\n") + "\n\n" + section
+}
+
+// section returns the limits section of doc, markers included, or "".
+func section(doc string) string {
+	i := strings.Index(doc, limitsBegin)
+	if i < 0 {
+		return ""
+	}
+	j := strings.Index(doc[i:], limitsEnd)
+	if j < 0 {
+		return ""
+	}
+	return doc[i:i+j+len(limitsEnd)] + "\n"
+}
+
+// wplGoal is the issue's bound on writes per landed change at 16 writers.
+var wplGoal = map[string]float64{"git-data": 10, "graphql": 4.5, "contents": 4.5}
+
+// limitGoals evaluates the issues' targets for this section.
+func limitGoals(lr *limitsReport) []goal {
+	var gs []goal
+	add := func(what, measured string, ok bool) { gs = append(gs, goal{what, measured, verdict(ok)}) }
+	for _, r := range lr.Results {
+		if r.Engine == "contents" && r.Scenario == scenarioIndex {
+			continue // cannot carry two files: no goal
+		}
+		p := fmt.Sprintf("%d writers, %s, %s: ", r.Writers, r.Scenario, r.Engine)
+		if r.NotRun != "" {
+			gs = append(gs, goal{p + fmt.Sprintf("%d/%d land", r.Writers, r.Writers), "—", r.NotRun})
+			continue
+		}
+		add(p+fmt.Sprintf("%d/%d land", r.Writers, r.Writers), fmt.Sprintf("%d/%d", r.Landed, r.Writers), r.Landed == r.Writers)
+		add(p+"no write inside its own retry-after window", fmt.Sprint(r.Stats.WritesInOwnRetryAfter), r.Stats.WritesInOwnRetryAfter == 0)
+		if bound, ok := wplGoal[r.Engine]; ok && r.Writers == 16 {
+			add(p+fmt.Sprintf("≤ %g writes per landed change", bound), fmt.Sprintf("%.2f", r.WritesPerLanded()), r.Landed > 0 && r.WritesPerLanded() <= bound)
+		}
+	}
+	for _, sc := range []string{scenarioIndex, scenarioSingle} {
+		if g, ok := autoGoal(lr, sc, 16); ok {
+			gs = append(gs, g)
+		}
+	}
+	return gs
+}
+
+// autoGoal: auto's writes per landed change within 10% of the best engine
+// that can carry the scenario's change sets.
+func autoGoal(lr *limitsReport, sc string, n int) (goal, bool) {
+	auto, ok := lr.row(sc, "auto", n)
+	if !ok {
+		return goal{}, false
+	}
+	what := fmt.Sprintf("%d writers, %s, auto: writes per landed change within 10%% of the best engine that can carry it", n, sc)
+	if auto.NotRun != "" {
+		return goal{what, "—", auto.NotRun}, true
+	}
+	best, bestEng := 0.0, ""
+	for _, eng := range []string{"git-data", "graphql", "contents"} {
+		r, ok := lr.row(sc, eng, n)
+		if !ok || r.NotRun != "" || r.Landed != r.Writers {
+			continue
+		}
+		if bestEng == "" || r.WritesPerLanded() < best {
+			best, bestEng = r.WritesPerLanded(), eng
+		}
+	}
+	if bestEng == "" {
+		return goal{what, "—", "no other engine landed every change"}, true
+	}
+	return goal{what, fmt.Sprintf("%.2f vs %.2f (%s)", auto.WritesPerLanded(), best, bestEng),
+		verdict(auto.Landed == auto.Writers && auto.WritesPerLanded() <= 1.1*best)}, true
+}
+
+func renderLimitGoals(b *strings.Builder, lr *limitsReport) {
+	fmt.Fprintf(b, "### Goals (issues #13 and #14)\n\n| goal | measured | verdict |\n|---|---|---|\n")
+	for _, g := range limitGoals(lr) {
+		fmt.Fprintf(b, "| %s | %s | %s |\n", g.What, g.Measured, g.Verdict)
+	}
+	fmt.Fprintln(b)
+}
+
+// renderUnscaledWait explains rows that took a real minute or more: the
+// commit loop waits at least a real minute after a secondary limit that
+// names no retry-after, whatever the scale (committer/errors.go's
+// secondaryWait; seen with "ghcommitter commit -v": "write refused by a
+// rate limit ... wait=1m0s"), while the client's own waits are scaled.
+func renderUnscaledWait(b *strings.Builder, lr *limitsReport) {
+	var rows []string
+	for _, r := range lr.Results {
+		if r.NotRun == "" && r.Wall >= time.Minute && r.Stats.Secondary > 0 && r.Floor() < r.Wall/2 {
+			rows = append(rows, fmt.Sprintf("%d writers %s %s (%s)", r.Writers, r.Scenario, r.Engine, secs(r.Wall)))
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "**Wall times of a minute or more** (%s) are the commit loop's own wait after a secondary limit that names no `retry-after`: it waits at least one real minute whatever the scale (`committer/errors.go`, `secondaryWait`; `ghcommitter commit -v` logs `write refused by a rate limit … wait=1m0s`), while the client's waits and pacing follow `%s`. At this scale that minute stands for %s on github.com, so those wall times overstate what github.com would take; the counts are unaffected.\n\n",
+		strings.Join(rows, "; "), limitScaleEnv, human(time.Duration(float64(time.Minute)*lr.Config.scale)))
+}
+
+// hasEngine reports whether any row ran with engine (or queue mode) eng.
+func (lr *limitsReport) hasEngine(eng string) bool {
+	for _, r := range lr.Results {
+		if r.Engine == eng && r.NotRun == "" {
+			return true
+		}
+	}
+	return false
+}
