@@ -247,8 +247,11 @@ func (d *driver) refusedOr(err error, attempt int) (bool, error) {
 	}
 	if re != nil {
 		d.wait = re.wait
-		d.c.observe(Event{Kind: EventRateLimitWait, Branch: d.branch, Attempt: attempt, Wait: re.wait})
-		d.c.o.logger.Debug("write refused by a rate limit", "repo", d.c.Repository(), "branch", d.branch, "wait", re.wait)
+		if re.bare {
+			d.wait = max(d.wait, d.c.o.secondaryFloor)
+		}
+		d.c.observe(Event{Kind: EventRateLimitWait, Branch: d.branch, Attempt: attempt, Wait: d.wait})
+		d.c.o.logger.Debug("write refused by a rate limit", "repo", d.c.Repository(), "branch", d.branch, "wait", d.wait)
 		return false, nil
 	}
 	var e *Error

@@ -60,7 +60,8 @@ func (c *Committer) graphqlOutcome(err error) (written, error) {
 	case errors.As(err, &nr):
 		return written{ambiguous: true}, nil
 	case errors.As(err, &he) && he.RateLimited():
-		return written{}, &refusedError{wait: max(he.RetryAfter(time.Now()), time.Minute), err: err}
+		wait := he.RetryAfter(time.Now())
+		return written{}, &refusedError{wait: wait, bare: wait == 0, err: err}
 	case errors.As(err, &he) && he.Status >= 500:
 		return written{ambiguous: true}, nil
 	case errors.As(err, &he) && he.Status == http.StatusUnauthorized:
@@ -68,7 +69,8 @@ func (c *Committer) graphqlOutcome(err error) (written, error) {
 	case errors.As(err, &he) && he.Status == http.StatusForbidden:
 		return written{}, &pathError{kind: ErrPermission, err: err}
 	case errors.As(err, &ge) && ge.RateLimited():
-		return written{}, &refusedError{wait: max(ge.RetryAfter(time.Now()), time.Minute), err: err}
+		wait := ge.RetryAfter(time.Now())
+		return written{}, &refusedError{wait: wait, bare: wait == 0, err: err}
 	case errors.As(err, &ge) && ghgraphql.IsNotFound(err):
 		return written{}, &pathError{kind: ErrNotFound, err: err}
 	case errors.As(err, &ge) && ge.Errors[0].Type == "":

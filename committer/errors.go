@@ -119,7 +119,8 @@ func short(sha string) string {
 // refusedError says GitHub refused a ref update for now (a secondary rate
 // limit): it did not apply, and the next attempt should wait first.
 type refusedError struct {
-	wait time.Duration
+	wait time.Duration // what GitHub asked for (Retry-After, or the reset)
+	bare bool          // no Retry-After: the driver waits at least its floor
 	err  error
 }
 
@@ -133,7 +134,8 @@ func (e *refusedError) Unwrap() error { return e.err }
 func refused(what string, err error) error {
 	var ab *github.AbuseRateLimitError
 	if errors.As(err, &ab) {
-		return &refusedError{wait: secondaryWait(ab), err: err}
+		wait, bare := secondaryWait(ab)
+		return &refusedError{wait: wait, bare: bare, err: err}
 	}
 	var rl *github.RateLimitError
 	if errors.As(err, &rl) {
@@ -142,7 +144,8 @@ func refused(what string, err error) error {
 	// go-github recognises a secondary limit only on a 403; GitHub also
 	// answers 429, which reaches us as a plain error reply.
 	if er, ok := errorResponse(err); ok && er.Response.StatusCode == http.StatusTooManyRequests {
-		return &refusedError{wait: retryAfterOr(er.Response, time.Minute), err: err}
+		wait := retryAfterOr(er.Response, 0)
+		return &refusedError{wait: wait, bare: wait == 0, err: err}
 	}
 	return nil
 }
@@ -159,16 +162,17 @@ func retryAfterOr(resp *http.Response, def time.Duration) time.Duration {
 }
 
 // secondaryWait is how long to wait after a secondary rate limit: its
-// Retry-After when GitHub sent one, else at least a minute, as GitHub's
-// documentation asks (and at least until the reset go-github derived from
-// x-ratelimit-reset, before which it refuses to send anything).
-func secondaryWait(ab *github.AbuseRateLimitError) time.Duration {
+// Retry-After when GitHub sent one; else bare is true (the driver waits at
+// least its floor, a minute by default, as GitHub's documentation asks) and
+// wait is the reset go-github derived from x-ratelimit-reset, before which
+// it refuses to send anything.
+func secondaryWait(ab *github.AbuseRateLimitError) (wait time.Duration, bare bool) {
 	if ab.Response != nil {
 		if d := retryAfterOr(ab.Response, 0); d > 0 {
-			return d
+			return d, false
 		}
 	}
-	return max(ab.GetRetryAfter(), time.Minute)
+	return ab.GetRetryAfter(), true
 }
 
 // errorResponse returns GitHub's error reply in err's chain, if any.

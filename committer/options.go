@@ -34,6 +34,9 @@ type options struct {
 	signer      Signer
 	progress    func(uploaded int64)
 	graphqlURL  string
+	// secondaryFloor is the least wait after a secondary rate limit that
+	// came without Retry-After (GitHub's docs: at least a minute).
+	secondaryFloor time.Duration
 }
 
 func defaultOptions() options {
@@ -45,6 +48,8 @@ func defaultOptions() options {
 		sleep:       sleepContext,
 		inlineLimit: 256 << 10,
 		concurrency: 4,
+
+		secondaryFloor: time.Minute,
 	}
 }
 
@@ -155,6 +160,23 @@ func WithSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
 			return fmt.Errorf("sleep must not be nil")
 		}
 		o.sleep = sleep
+		return nil
+	}
+}
+
+// WithSecondaryLimitWait sets the least wait before the next attempt after
+// GitHub refused a write with a secondary rate limit that named no
+// Retry-After. GitHub's documentation asks for at least a minute (the
+// default) and warns that continuing may get an integration banned; shorten
+// it only against a fake whose windows are shortened too (the CLI derives it
+// from GHCOMMITTER_LIMIT_SCALE). A Retry-After GitHub sends is always
+// honoured as sent.
+func WithSecondaryLimitWait(d time.Duration) Option {
+	return func(o *options) error {
+		if d <= 0 {
+			return fmt.Errorf("secondary limit wait must be positive, got %s", d)
+		}
+		o.secondaryFloor = d
 		return nil
 	}
 }

@@ -2,6 +2,7 @@ package committer_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"sync"
 	"testing"
@@ -56,5 +57,52 @@ func TestSecondaryLimit429IsWaitedOut(t *testing.T) {
 			}
 			checkFastForwardOnly(t, ts)
 		})
+	}
+}
+
+// TestSecondaryLimitWaits: a Retry-After is honoured as sent (not rounded
+// up to a minute), on every engine; without one the wait is the floor,
+// which WithSecondaryLimitWait sets.
+func TestSecondaryLimitWaits(t *testing.T) {
+	routes := map[committer.Engine]string{
+		committer.EngineGitData:  rtUpdateRef,
+		committer.EngineGraphQL:  "POST /graphql",
+		committer.EngineContents: "PUT /repos/{owner}/{repo}/contents/{path...}",
+	}
+	for engine, route := range routes {
+		for _, tc := range []struct {
+			retryAfter int
+			opts       []committer.Option
+			want       time.Duration
+		}{
+			{3, nil, 3 * time.Second},
+			{0, nil, time.Minute},
+			{0, []committer.Option{committer.WithSecondaryLimitWait(2 * time.Second)}, 2 * time.Second},
+		} {
+			t.Run(fmt.Sprintf("%s/retry-after=%d/floor=%v", engine, tc.retryAfter, tc.want), func(t *testing.T) {
+				var mu sync.Mutex
+				var waits []time.Duration
+				record := func(ctx context.Context, d time.Duration) error {
+					mu.Lock()
+					waits = append(waits, d)
+					mu.Unlock()
+					return ctx.Err()
+				}
+				ts, c := setup(t, append(tc.opts, committer.WithSleep(record))...)
+				ts.TooManyRequests(route, tc.retryAfter, 1)
+				res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("w").Put("w.txt", []byte("w\n")), committer.WithEngine(engine))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if head(t, ts, "main") != res.Commit {
+					t.Fatalf("reported %s, head is %s", res.Commit, head(t, ts, "main"))
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				if len(waits) == 0 || waits[0] != tc.want {
+					t.Fatalf("waits %v, want the first to be %v", waits, tc.want)
+				}
+			})
+		}
 	}
 }

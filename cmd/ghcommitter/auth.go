@@ -87,11 +87,9 @@ func (a *authFlags) options(ctx context.Context, e *env, owner, name, apiURL str
 	if logger != nil {
 		opts = append(opts, ghclient.WithLogger(logger))
 	}
-	if v := strings.TrimSpace(e.getenv(limitScaleEnv)); v != "" {
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || !(f > 0 && f <= 1e6) {
-			return nil, usageErrorf("unset it to keep GitHub's own windows", "%s=%q: must be a number above 0 and at most 1e6 (how many times shorter the windows are)", limitScaleEnv, v)
-		}
+	if f, ok, err := limitScale(e); err != nil {
+		return nil, err
+	} else if ok {
 		opts = append(opts, ghclient.WithLimitScale(f))
 	}
 	if v := strings.TrimSpace(e.getenv(fakeClientEnv)); v != "" {
@@ -159,4 +157,17 @@ func apiError(op, repo string, err error) error {
 		}
 	}
 	return e
+}
+
+// limitScale reads GHCOMMITTER_LIMIT_SCALE; ok is false when it is unset.
+func limitScale(e *env) (f float64, ok bool, err error) {
+	v := strings.TrimSpace(e.getenv(limitScaleEnv))
+	if v == "" {
+		return 0, false, nil
+	}
+	f, err = strconv.ParseFloat(v, 64)
+	if err != nil || !(f > 0 && f <= 1e6) {
+		return 0, false, usageErrorf("unset it to keep GitHub's own windows", "%s=%q: must be a number above 0 and at most 1e6 (how many times shorter the windows are)", limitScaleEnv, v)
+	}
+	return f, true, nil
 }
