@@ -23,7 +23,7 @@ func buildCLI(ctx context.Context, dir string) (string, error) {
 	bin := filepath.Join(dir, "ghcommitter")
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, cliPackage)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build %s: %v\n%s", cliPackage, err, bytes.TrimSpace(out))
+		return "", fmt.Errorf("go build %s: %w\n%s", cliPackage, err, bytes.TrimSpace(out))
 	}
 	return bin, nil
 }

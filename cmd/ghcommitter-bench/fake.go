@@ -70,7 +70,7 @@ func (f *fakeGitHub) landed(run string, ws []writerResult) error {
 		}
 		got, _, err := f.srv.ReadFile(owner, repoName, branch, writerPath(run, i))
 		if err != nil || string(got) != string(writerContent(run, i)) {
-			return fmt.Errorf("writer %d reported landed but %s is not on %s: %v", i, writerPath(run, i), branch, err)
+			return fmt.Errorf("writer %d reported landed but %s is not on %s: %w", i, writerPath(run, i), branch, err)
 		}
 	}
 	return nil

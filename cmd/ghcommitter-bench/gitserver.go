@@ -19,15 +19,15 @@ import (
 // baseline cannot run.
 func gitBackend(ctx context.Context) (string, error) {
 	if _, err := exec.LookPath("git"); err != nil {
-		return "", fmt.Errorf("git is not installed (%v): the clone + rebase + push baseline is skipped", err)
+		return "", fmt.Errorf("git is not installed (%w): the clone + rebase + push baseline is skipped", err)
 	}
 	out, err := exec.CommandContext(ctx, "git", "--exec-path").Output()
 	if err != nil {
-		return "", fmt.Errorf("git --exec-path: %v: the baseline is skipped", err)
+		return "", fmt.Errorf("git --exec-path: %w: the baseline is skipped", err)
 	}
 	backend := filepath.Join(strings.TrimSpace(string(out)), "git-http-backend")
 	if _, err := os.Stat(backend); err != nil {
-		return "", fmt.Errorf("git-http-backend not found (%v): the baseline is skipped", err)
+		return "", fmt.Errorf("git-http-backend not found (%w): the baseline is skipped", err)
 	}
 	return backend, nil
 }
@@ -141,7 +141,7 @@ func runGit(ctx context.Context, dir string, env []string, args ...string) (stri
 	cmd.Env = env
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return string(out), fmt.Errorf("git %s: %v: %s", args[0], err, firstLine(lastLines(string(out))))
+		return string(out), fmt.Errorf("git %s: %w: %s", args[0], err, firstLine(lastLines(string(out))))
 	}
 	return string(out), nil
 }

@@ -129,7 +129,7 @@ func renderBackoff(b *strings.Builder, r *report) {
 	if bo := r.Config.backoff; bo[0] > 0 {
 		fmt.Fprintf(b, "In this run the goroutines mode used `committer.ExponentialBackoff(%s, %s)` instead (-backoff).\n\n", bo[0], bo[1])
 	}
-	any := false
+	anyRun := false
 	for _, f := range r.Config.files {
 		for _, c := range []struct {
 			mode, what string
@@ -139,7 +139,7 @@ func renderBackoff(b *strings.Builder, r *report) {
 			if !ok {
 				continue
 			}
-			any = true
+			anyRun = true
 			line := fmt.Sprintf("- %s files, %d %s: %d/%d landed in %s, mean %.2f attempts, max %d", num(f), c.n, c.what, x.Landed, c.n, secs(x.Wall), x.MeanAttempts, x.MaxAttempts)
 			switch {
 			case x.Exhausted > 0:
@@ -152,7 +152,7 @@ func renderBackoff(b *strings.Builder, r *report) {
 			fmt.Fprintln(b, line+".")
 		}
 	}
-	if !any {
+	if !anyRun {
 		fmt.Fprintf(b, "Neither cli with 16 or 64 writers nor goroutines with 64 ran: %s.\n", notMeasured)
 	}
 	fmt.Fprintln(b)

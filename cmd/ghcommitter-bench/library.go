@@ -70,7 +70,7 @@ func runFakeMode(ctx context.Context, cfg config, mode string, files []seedFile,
 			return c.Commit(ctx, branch, cs)
 		}
 	case "queue-chain", "queue-squash":
-		var opts []committer.QueueOption
+		var opts []committer.CommitOption
 		if mode == "queue-squash" {
 			opts = append(opts, committer.Squash())
 		}

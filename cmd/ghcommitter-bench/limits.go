@@ -33,11 +33,6 @@ const (
 // queueModes are the in-process runs of the section: one Queue, N goroutines.
 var queueModes = []string{"queue-chain", "queue-squash", "queue-squash-graphql"}
 
-// minWrites is the fewest writes an engine spends on one landed change
-// (nothing lost, nothing refused): Git Data a tree, a commit and the ref
-// update; GraphQL one mutation; contents one PUT.
-var minWrites = map[string]int{"git-data": 3, "graphql": 1, "contents": 1}
-
 // limitResult is one run of the section.
 type limitResult struct {
 	Scenario string
@@ -56,9 +51,6 @@ type limitResult struct {
 	Scale        float64
 	Unreported   int // writers that did not report landing but are on the branch
 }
-
-// queue reports whether the run was the in-process Queue.
-func (r limitResult) queue() bool { return strings.HasPrefix(r.Engine, "queue") }
 
 // WritesPerLanded is every write sent (refused ones too) per landed change.
 func (r limitResult) WritesPerLanded() float64 {

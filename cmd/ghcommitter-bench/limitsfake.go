@@ -68,7 +68,7 @@ func (f *limitsFake) verify(sc string, landed []bool) (int, error) {
 		}
 		got, _, err := f.srv.ReadFile(owner, repoName, branch, stagePath(i))
 		if err != nil || !bytes.Equal(got, stageContent(i, "v2.0.0")) {
-			return 0, fmt.Errorf("writer %d reported landed but %s does not hold its content (%v)", i, stagePath(i), err)
+			return 0, fmt.Errorf("writer %d reported landed but %s does not hold its content (%w)", i, stagePath(i), err)
 		}
 	}
 	unreported := 0
