@@ -136,7 +136,11 @@ func (a *authFlags) authOption(ctx context.Context, e *env, apiURL string, opts 
 	}
 	tok := envToken(e, apiURL)
 	if tok == "" {
-		return nil, usageErrorf(tokenHint, "no GitHub token")
+		hint := tokenHint
+		if isEnterpriseAPI(apiURL) {
+			hint = "set GH_ENTERPRISE_TOKEN (or GITHUB_ENTERPRISE_TOKEN, GH_TOKEN, GITHUB_TOKEN), or pass --token-file"
+		}
+		return nil, usageErrorf(hint, "no GitHub token for %s", apiURL)
 	}
 	return ghclient.WithToken(tok), nil
 }

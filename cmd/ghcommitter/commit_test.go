@@ -393,7 +393,7 @@ func TestCommitBadInvocations(t *testing.T) {
 		{"directory as message file", []string{"-F", "adir", "ok.txt"}, nil, 2, "adir"},
 		{"sync symlink outside the tree", []string{"-m", "m", "--sync", "site=deploy"}, nil, 2, "outside"},
 		{"file over 100 MB", []string{"-m", "m", "big.bin"}, nil, 2, "100 MB"},
-		{"no token", []string{"-m", "m", "ok.txt"}, map[string]string{"GH_TOKEN": ""}, 2, "GH_TOKEN or GITHUB_TOKEN"},
+		{"no token", []string{"-m", "m", "ok.txt"}, map[string]string{"GH_TOKEN": ""}, 2, "GH_ENTERPRISE_TOKEN (or GITHUB_ENTERPRISE_TOKEN, GH_TOKEN, GITHUB_TOKEN)"}, // the fake is not github.com,
 		{"missing token file", []string{"-m", "m", "--token-file", "/nonexistent", "ok.txt"}, nil, 2, "token-file"},
 		{"incomplete app", []string{"-m", "m", "--app-id", "1", "ok.txt"}, nil, 2, "--app-key-file"},
 		{"bad repo", []string{"-m", "m", "-R", "nope", "ok.txt"}, nil, 2, "OWNER/REPO"},
