@@ -51,8 +51,6 @@ func runCLIMode(ctx context.Context, cfg config, bin string, files []seedFile, n
 	defer os.RemoveAll(work)
 
 	cmds := make([]*exec.Cmd, n)
-	outs := make([]*bytes.Buffer, n)
-	errs := make([]*bytes.Buffer, n)
 	for i := range n {
 		local := filepath.Join(work, fmt.Sprintf("writer-%03d.txt", i))
 		if err := os.WriteFile(local, writerContent(run, i), 0o644); err != nil {
@@ -65,16 +63,27 @@ func runCLIMode(ctx context.Context, cfg config, bin string, files []seedFile, n
 			"--max-attempts", strconv.Itoa(cfg.maxAttempts), "--json")
 		cmd.Dir = work
 		cmd.Env = append(cleanEnv(), "GH_TOKEN="+fakeToken)
-		outs[i], errs[i] = &bytes.Buffer{}, &bytes.Buffer{}
-		cmd.Stdout, cmd.Stderr = outs[i], errs[i]
 		cmds[i] = cmd
 	}
 
 	fake.srv.ResetRequests()
-	ws := make([]writerResult, n)
+	ws, wall := runProcesses(cmds, cfg.maxAttempts)
+	reqs, byts := fake.traffic()
+	if err := fake.landed(run, ws); err != nil {
+		return runResult{}, err
+	}
+	return summarize("cli", len(files), ws, wall, reqs, byts, cfg.maxAttempts), nil
+}
+
+// runProcesses starts every command at once, waits for all of them and
+// reads each one's outcome from its exit status and --json output.
+func runProcesses(cmds []*exec.Cmd, maxAttempts int) ([]writerResult, time.Duration) {
+	ws := make([]writerResult, len(cmds))
 	var wg sync.WaitGroup
 	t0 := time.Now()
 	for i, cmd := range cmds {
+		var out, errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errOut
 		start := time.Now()
 		if err := cmd.Start(); err != nil {
 			ws[i] = writerResult{Err: "start: " + err.Error()}
@@ -84,17 +93,12 @@ func runCLIMode(ctx context.Context, cfg config, bin string, files []seedFile, n
 		go func() {
 			defer wg.Done()
 			err := cmd.Wait()
-			ws[i] = cliOutcome(err, outs[i].Bytes(), errs[i].String(), cfg.maxAttempts)
+			ws[i] = cliOutcome(err, out.Bytes(), errOut.String(), maxAttempts)
 			ws[i].Latency = time.Since(start)
 		}()
 	}
 	wg.Wait()
-	wall := time.Since(t0)
-	reqs, byts := fake.traffic()
-	if err := fake.landed(run, ws); err != nil {
-		return runResult{}, err
-	}
-	return summarize("cli", len(files), ws, wall, reqs, byts, cfg.maxAttempts), nil
+	return ws, time.Since(t0)
 }
 
 // cliOutcome reads one process's exit status and JSON result. Exit status 3

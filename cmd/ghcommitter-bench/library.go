@@ -16,6 +16,15 @@ type commitFunc func(ctx context.Context, cs *committer.ChangeSet) (*committer.R
 // runLibrary runs n goroutines at once, each committing its own file with
 // commit, and returns their results and the wall time.
 func runLibrary(ctx context.Context, run string, n int, commit commitFunc) ([]writerResult, time.Duration) {
+	return raceCommits(ctx, n, func(i int) *committer.ChangeSet {
+		return committer.NewChangeSet(fmt.Sprintf("bench %s: writer %d", run, i)).
+			Put(writerPath(run, i), writerContent(run, i))
+	}, commit)
+}
+
+// raceCommits has n goroutines commit changeSet(i) with commit, all
+// released at once, and returns their results and the wall time.
+func raceCommits(ctx context.Context, n int, changeSet func(i int) *committer.ChangeSet, commit commitFunc) ([]writerResult, time.Duration) {
 	ws := make([]writerResult, n)
 	var wg sync.WaitGroup
 	start := make(chan struct{})
@@ -24,8 +33,7 @@ func runLibrary(ctx context.Context, run string, n int, commit commitFunc) ([]wr
 		go func() {
 			defer wg.Done()
 			<-start
-			cs := committer.NewChangeSet(fmt.Sprintf("bench %s: writer %d", run, i)).
-				Put(writerPath(run, i), writerContent(run, i))
+			cs := changeSet(i)
 			t0 := time.Now()
 			res, err := commit(ctx, cs)
 			ws[i].Latency = time.Since(t0)

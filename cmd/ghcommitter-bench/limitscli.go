@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"time"
 )
 
@@ -40,8 +38,6 @@ func runLimitProcesses(ctx context.Context, cfg config, bin, sc, eng string, n i
 	defer done()
 
 	cmds := make([]*exec.Cmd, n)
-	outs := make([]*bytes.Buffer, n)
-	errs := make([]*bytes.Buffer, n)
 	for i := range n {
 		args, err := limitArgs(work, fake.URL, sc, eng, i, cfg.maxAttempts, engineFlag)
 		if err != nil {
@@ -51,29 +47,11 @@ func runLimitProcesses(ctx context.Context, cfg config, bin, sc, eng string, n i
 		cmd.Dir = work
 		cmd.Env = append(cleanEnv(), "GH_TOKEN="+fakeToken, fmt.Sprintf("%s=process-%02d", fakeClientEnv, i),
 			limitScaleEnv+"="+strconv.FormatFloat(cfg.limits.scale, 'g', -1, 64))
-		outs[i], errs[i] = &bytes.Buffer{}, &bytes.Buffer{}
-		cmd.Stdout, cmd.Stderr = outs[i], errs[i]
 		cmds[i] = cmd
 	}
 
 	fake.srv.ResetRequests()
-	ws := make([]writerResult, n)
-	var wg sync.WaitGroup
-	t0 := time.Now()
-	for i, cmd := range cmds {
-		if err := cmd.Start(); err != nil {
-			ws[i] = writerResult{Err: "start: " + err.Error()}
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			err := cmd.Wait()
-			ws[i] = cliOutcome(err, outs[i].Bytes(), errs[i].String(), cfg.maxAttempts)
-		}()
-	}
-	wg.Wait()
-	wall := time.Since(t0)
+	ws, wall := runProcesses(cmds, cfg.maxAttempts)
 	return limitSummary(fake, sc, eng, ws, wall, cfg)
 }
 

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer"
@@ -51,35 +49,14 @@ func runLimitQueue(ctx context.Context, cfg config, mode string, n int) (limitRe
 // runQueueWriters has n goroutines commit the index scenario's change
 // sets through q at once.
 func runQueueWriters(ctx context.Context, q *committer.Queue, n int) ([]writerResult, time.Duration) {
-	ws := make([]writerResult, n)
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			line := indexLine(i)
-			cs := committer.NewChangeSet(fmt.Sprintf("Promote stage-%02d to v2.0.0", i)).
-				Put(stagePath(i), stageContent(i, "v2.0.0")).
-				Edit(indexPath, func(old []byte, _ bool) ([]byte, error) {
-					return append(old[:len(old):len(old)], line...), nil
-				})
-			res, err := q.Commit(ctx, cs)
-			if err != nil {
-				ws[i].Err = shortErr(err)
-				var ce *committer.Error
-				if errors.As(err, &ce) {
-					ws[i].Attempts = ce.Attempts
-				}
-				return
-			}
-			ws[i].Landed = !res.NoOp
-			ws[i].Attempts = res.Attempts
-		}()
-	}
-	t0 := time.Now()
-	close(start)
-	wg.Wait()
-	return ws, time.Since(t0)
+	return raceCommits(ctx, n, func(i int) *committer.ChangeSet {
+		line := indexLine(i)
+		return committer.NewChangeSet(fmt.Sprintf("Promote stage-%02d to v2.0.0", i)).
+			Put(stagePath(i), stageContent(i, "v2.0.0")).
+			Edit(indexPath, func(old []byte, _ bool) ([]byte, error) {
+				return append(old[:len(old):len(old)], line...), nil
+			})
+	}, func(ctx context.Context, cs *committer.ChangeSet) (*committer.Result, error) {
+		return q.Commit(ctx, cs)
+	})
 }
