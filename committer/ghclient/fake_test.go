@@ -32,7 +32,15 @@ func fakeSetup(t *testing.T, opts ...Option) (*githubtest.TestServer, *github.Cl
 	t.Helper()
 	clock := newFakeClock()
 	clock.t = time.Now().Truncate(time.Second) // JWTs and token expiry use the real clock
-	ts := githubtest.NewServer(t, githubtest.WithToken(fakeToken), githubtest.WithNow(clock.Now))
+	ts, gh := fakeOn(t, clock, nil, opts...)
+	return ts, gh, clock
+}
+
+// fakeOn starts the fake (with serverOpts) on clock, holding o/r with one
+// commit on main, and returns a client with opts on the same clock.
+func fakeOn(t *testing.T, clock *fakeClock, serverOpts []githubtest.Option, opts ...Option) (*githubtest.TestServer, *github.Client) {
+	t.Helper()
+	ts := githubtest.NewServer(t, append([]githubtest.Option{githubtest.WithToken(fakeToken), githubtest.WithNow(clock.Now)}, serverOpts...)...)
 	t.Cleanup(resetRegistry)
 	if err := ts.CreateRepo("o", "r", false); err != nil {
 		t.Fatal(err)
@@ -45,7 +53,7 @@ func fakeSetup(t *testing.T, opts ...Option) (*githubtest.TestServer, *github.Cl
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ts, gh, clock
+	return ts, gh
 }
 
 // commitFile runs the commit loop once: branch → blob → tree → commit →

@@ -13,20 +13,7 @@ import (
 // returns a client with opts on the same clock.
 func underLimits(t *testing.T, clock *fakeClock, limits githubtest.Limits, opts ...Option) (*githubtest.TestServer, *github.Client) {
 	t.Helper()
-	ts := githubtest.NewServer(t, githubtest.WithToken(fakeToken), githubtest.WithNow(clock.Now), githubtest.WithLimits(limits))
-	t.Cleanup(resetRegistry)
-	if err := ts.CreateRepo("o", "r", false); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ts.Seed("o", "r", "main", "seed", githubtest.File{Path: "README.md", Content: []byte("hi\n")}); err != nil {
-		t.Fatal(err)
-	}
-	all := append([]Option{WithBaseURL(ts.URL), WithToken(fakeToken), WithSleep(clock.Sleep), WithNow(clock.Now)}, opts...)
-	gh, err := New(context.Background(), all...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ts, gh
+	return fakeOn(t, clock, []githubtest.Option{githubtest.WithLimits(limits)}, opts...)
 }
 
 // TestOneProcessNeverProvokesASecondaryLimit writes 600 blobs (more than
