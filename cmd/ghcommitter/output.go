@@ -34,6 +34,10 @@ type jsonResult struct {
 	// Engine is the engine that made the commit (for --engine auto, the one
 	// it picked).
 	Engine string `json:"engine,omitempty"`
+	// Bootstrapped is true when the repository was empty and its first
+	// commit (one of the change set's plain files) went through the
+	// contents API before this commit.
+	Bootstrapped bool `json:"bootstrapped,omitempty"`
 }
 
 // changed is what the library reports the commit changed; never nil.
@@ -45,7 +49,7 @@ func changed(r *committer.Result) []string {
 }
 
 func (o *output) jsonResult(r *committer.Result, u string) jsonResult {
-	return jsonResult{r.Repository, r.Branch, r.Commit, r.Parent, r.Tree, r.Attempts, changed(r), r.NoOp, u, r.Engine}
+	return jsonResult{r.Repository, r.Branch, r.Commit, r.Parent, r.Tree, r.Attempts, changed(r), r.NoOp, u, r.Engine, r.Bootstrapped}
 }
 
 func (o *output) commitURL(repo, sha string) string {
