@@ -158,15 +158,37 @@ func TestHostileFileNames(t *testing.T) {
 		t.Run(e.String(), func(t *testing.T) {
 			for _, hn := range hostileNames {
 				t.Run(fmt.Sprintf("%q", hn.name), func(t *testing.T) {
-					hostileFileOps(t, e, hn.name, hn.file)
+					hostileFileOps(t, e, false, hn.name, hn.file)
+				})
+			}
+		})
+	}
+	// A Queue's batches: Git Data, and GraphQL (squashed).
+	for _, e := range []committer.Engine{committer.EngineGitData, committer.EngineGraphQL} {
+		t.Run("queue-"+e.String(), func(t *testing.T) {
+			for _, hn := range hostileNames {
+				t.Run(fmt.Sprintf("%q", hn.name), func(t *testing.T) {
+					hostileFileOps(t, e, true, hn.name, hn.file)
 				})
 			}
 		})
 	}
 }
 
-func hostileFileOps(t *testing.T, e committer.Engine, name string, valid bool) {
+func hostileFileOps(t *testing.T, e committer.Engine, queued bool, name string, valid bool) {
 	ts, c := setup(t)
+	commit := func(cs *committer.ChangeSet) (*committer.Result, error) { return engineCommit(t, c, e, cs) }
+	if queued {
+		opts := []committer.CommitOption{committer.WithEngine(e)}
+		if e == committer.EngineGraphQL {
+			opts = append(opts, committer.Squash())
+		}
+		q, err := committer.NewQueue(c, "main", opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		commit = func(cs *committer.ChangeSet) (*committer.Result, error) { return q.Commit(context.Background(), cs) }
+	}
 	pathOf := func(op hostileOp) string { return op.name + "/docs/" + name }
 	seedFiles := map[string]string{"README.md": "hello\n"}
 	for _, op := range hostileOps {
@@ -189,7 +211,7 @@ func hostileFileOps(t *testing.T, e committer.Engine, name string, valid bool) {
 		p := pathOf(op)
 		before := snapshot(t, ts, "main")
 		ts.ResetRequests()
-		res, err := engineCommit(t, c, e, op.cs(p))
+		res, err := commit(op.cs(p))
 		after := snapshot(t, ts, "main")
 		if !valid {
 			if !errors.Is(err, committer.ErrInvalid) {
