@@ -199,7 +199,7 @@ func (c *Committer) putFirst(ctx context.Context, branch string, u *unit, f *fir
 	opts.Author = toAuthor(u.cs.Author)
 	opts.Committer = toAuthor(u.cs.Committer)
 	c.o.logger.DebugContext(ctx, "bootstrapping empty repository", "repo", c.Repository(), "path", f.path)
-	got, _, err := c.client.Repositories.CreateFile(ctx, c.owner, c.repo, f.path, opts)
+	got, _, err := c.putContents(ctx, f.path, opts)
 	if err != nil {
 		return "", "", err
 	}

@@ -114,6 +114,9 @@
 //     sends it in one GraphQL mutation or contents-API write, and settles a
 //     lost reply by the EditIDTrailer (settleOneWrite); a squashed Queue
 //     batch goes through GraphQL the same way.
+//   - urlpath.go: every file path or branch name that goes into a URL is
+//     escaped there, segment by segment (the contents writes, GET
+//     branches/{b}); go-github escapes refs itself.
 //   - errors.go: the error kinds, *Error, and the classifier that says which
 //     GitHub reply is a lost race and which is an error.
 package committer

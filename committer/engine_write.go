@@ -113,11 +113,11 @@ func (c *Committer) writeContents(ctx context.Context, branch string, u *unit, s
 		if f.old != "" {
 			opts.SHA = github.String(f.old)
 		}
-		got, _, err = c.client.Repositories.CreateFile(ctx, c.owner, c.repo, f.path, opts)
+		got, _, err = c.putContents(ctx, f.path, opts)
 	} else {
 		f := st.dels[0]
 		opts.SHA = github.String(f.old)
-		got, _, err = c.client.Repositories.DeleteFile(ctx, c.owner, c.repo, f.path, opts)
+		got, _, err = c.deleteContents(ctx, f.path, opts)
 	}
 	if err != nil {
 		return c.contentsOutcome(err)

@@ -40,7 +40,7 @@ func (e *redirectedError) Is(target error) bool { return target == errBranchMiss
 func (c *Committer) readHead(ctx context.Context, branch string) (commit, tree string, err error) {
 	// Not Repositories.GetBranch: in go-github v66 it bypasses Client.Do, so
 	// its errors are untyped and rate limits go unrecorded.
-	req, err := c.client.NewRequest(http.MethodGet, fmt.Sprintf("repos/%v/%v/branches/%v", c.owner, c.repo, escapeBranch(branch)), nil)
+	req, err := c.client.NewRequest(http.MethodGet, c.repoURL("branches", branch), nil)
 	if err != nil {
 		return "", "", err
 	}
@@ -74,16 +74,6 @@ func (c *Committer) readHead(ctx context.Context, branch string) (commit, tree s
 		return c.commitTree(ctx, commit)
 	}
 	return commit, tree, nil
-}
-
-// escapeBranch escapes each segment of a branch name, keeping its slashes
-// (GitHub does not match a slash sent as %2F).
-func escapeBranch(b string) string {
-	segs := strings.Split(b, "/")
-	for i, s := range segs {
-		segs[i] = url.PathEscape(s)
-	}
-	return strings.Join(segs, "/")
 }
 
 // redirectTarget returns the branch name a branches/{b} URL names.

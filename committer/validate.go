@@ -12,8 +12,10 @@ import (
 // core.protectHFS and core.protectNTFS on: ".git" in any case, with HFS+
 // ignorable code points (U+200C "zero width non-joiner" and the like)
 // inside it, or with NTFS's trailing dots and spaces (".git.", ".git ") or
-// short name ("git~1"), also after a backslash. The error names the rule
-// that p breaks.
+// short name ("git~1"), also after a backslash. Every other character git
+// keeps in a tree is allowed, URL syntax ("#", "?", "%") and control
+// characters included: requests escape the path wherever it goes into a
+// URL. The error names the rule that p breaks.
 func ValidatePath(p string) error {
 	switch {
 	case p == "":

@@ -121,7 +121,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		if st == 0 {
 			st = http.StatusOK
 		}
-		s.appendLog(Request{Method: r.Method, Route: route, Path: r.URL.Path, Status: st,
+		s.appendLog(Request{Method: r.Method, Route: route, Path: r.URL.Path, RawPath: r.URL.EscapedPath(), RawQuery: r.URL.RawQuery, Status: st,
 			RequestBytes: reqBytes, ResponseBytes: rec.n + pending, Repo: repoName})
 	}
 	logIt := func() { logBytes(0) }

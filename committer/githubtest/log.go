@@ -4,7 +4,9 @@ import "strings"
 
 // Request is one entry of the request log.
 type Request struct {
-	Method, Route, Path         string // Route is the ServeMux pattern without the /api/v3 prefix
+	Method, Route, Path         string // Route is the ServeMux pattern without the /api/v3 prefix; Path is decoded
+	RawPath                     string // the path as sent, escapes kept (r.URL.EscapedPath()), without /api/v3
+	RawQuery                    string // the query as sent, without "?"
 	Status                      int
 	RequestBytes, ResponseBytes int64
 	Repo                        string // "owner/name" or ""

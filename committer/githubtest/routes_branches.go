@@ -20,7 +20,7 @@ func (s *Server) handleGetBranch(w http.ResponseWriter, r *http.Request, rp *rep
 	h, ok := rp.refs["refs/heads/"+name]
 	if !ok {
 		if to := rp.branchRedirect(name); to != "" {
-			u := rp.url(r) + "/branches/" + to
+			u := rp.url(r) + "/branches/" + escapeSegments(to)
 			w.Header().Set("Location", u)
 			writeJSON(w, r, http.StatusMovedPermanently, obj{
 				"message": "Moved Permanently", "url": u, "documentation_url": "https://docs.github.com/v3/#http-redirects",
@@ -51,11 +51,11 @@ func (rp *repo) branchRedirect(name string) string {
 
 func branchJSON(r *http.Request, rp *repo, name string, h plumbing.Hash) obj {
 	c := rp.commits[h]
-	u := rp.url(r) + "/branches/" + name
+	u := rp.url(r) + "/branches/" + escapeSegments(name)
 	return obj{
 		"name":      name,
 		"commit":    commitJSON(r, rp, c),
-		"_links":    obj{"self": u, "html": rp.htmlURL(r) + "/tree/" + name},
+		"_links":    obj{"self": u, "html": rp.htmlURL(r) + "/tree/" + escapeSegments(name)},
 		"protected": false,
 		"protection": obj{
 			"enabled": false,

@@ -2,6 +2,7 @@ package githubtest
 
 import (
 	"net/http"
+	"net/url"
 	"path"
 	"strconv"
 	"strings"
@@ -20,7 +21,7 @@ func contentEntry(r *http.Request, rp *repo, ref, p string, e object.TreeEntry) 
 	typ := "file"
 	gitURL := rp.url(r) + "/git/blobs/" + sha
 	var size int64
-	var download any = webBase(r) + "/raw/" + rp.fullName() + "/" + ref + "/" + p
+	var download any = webBase(r) + "/raw/" + rp.fullName() + "/" + escapeSegments(ref) + "/" + escapeSegments(p)
 	switch e.Mode {
 	case filemode.Dir:
 		typ, gitURL, download = "dir", rp.url(r)+"/git/trees/"+sha, nil
@@ -32,10 +33,10 @@ func contentEntry(r *http.Request, rp *repo, ref, p string, e object.TreeEntry) 
 	if o, ok := rp.objects[e.Hash]; ok && e.Mode != filemode.Dir {
 		size = o.Size()
 	}
-	self := rp.url(r) + "/contents/" + p + "?ref=" + ref
-	html := rp.htmlURL(r) + "/blob/" + ref + "/" + p
+	self := rp.url(r) + "/contents/" + escapeSegments(p) + "?ref=" + url.QueryEscape(ref)
+	html := rp.htmlURL(r) + "/blob/" + escapeSegments(ref) + "/" + escapeSegments(p)
 	if typ == "dir" {
-		html = rp.htmlURL(r) + "/tree/" + ref + "/" + p
+		html = rp.htmlURL(r) + "/tree/" + escapeSegments(ref) + "/" + escapeSegments(p)
 	}
 	return obj{
 		"type": typ, "size": size, "name": path.Base(p), "path": p, "sha": sha, "url": self,

@@ -88,7 +88,7 @@ func gitRefJSON(r *http.Request, rp *repo, ref string, h plumbing.Hash) obj {
 		typ = "tag"
 	}
 	return obj{
-		"ref": ref, "node_id": nodeID("REF", ref), "url": rp.url(r) + "/git/" + ref,
+		"ref": ref, "node_id": nodeID("REF", ref), "url": rp.url(r) + "/git/" + escapeSegments(ref),
 		"object": obj{"type": typ, "sha": h.String(), "url": rp.url(r) + "/git/" + typ + "s/" + h.String()},
 	}
 }
