@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"regexp"
@@ -385,4 +386,88 @@ func TestQueueCopiedEditID(t *testing.T) {
 			seen[id] = true
 		}
 	})
+}
+
+// TestCopiedEditIDUnknownOutcomeHint: when a lost write cannot be settled,
+// the hint names the Edit-Id to look for: the change set's own, not the
+// one its message was copied with.
+func TestCopiedEditIDUnknownOutcomeHint(t *testing.T) {
+	ts, c := setup(t)
+	seed(t, ts, map[string]string{"log": ""})
+	ids := sentIDs(t, ts, committer.EngineGraphQL)
+	ts.Inject(githubtest.Fault{Route: routeGraphQL, Status: http.StatusBadGateway}) // the write, then every settling read
+	_, err := engineCommit(t, c, committer.EngineGraphQL, committer.NewChangeSet(copiedMessages[0].msg).Edit("log", appendLine("x")))
+	var ce *committer.Error
+	if !errors.Is(err, committer.ErrUnknownOutcome) || !errors.As(err, &ce) {
+		t.Fatalf("err = %v, want ErrUnknownOutcome", err)
+	}
+	sent := ids()
+	if len(sent) != 1 {
+		t.Fatalf("sent Edit-Ids %q, want one write", sent)
+	}
+	if !strings.Contains(ce.Hint, "Ghcommitter-Edit-Id: "+sent[0]) || strings.Contains(ce.Hint, copiedID) {
+		t.Errorf("hint %q, want it to name the write's own Edit-Id %s", ce.Hint, sent[0])
+	}
+}
+
+// TestCopiedEditIDChaos: many writers with one copied message, their
+// landing writes failing or losing their replies at random: each writer's
+// change lands exactly once, under a commit of its own.
+func TestCopiedEditIDChaos(t *testing.T) {
+	writers, faults := 8, 8
+	if testing.Short() {
+		writers, faults = 4, 4
+	}
+	for _, e := range []committer.Engine{committer.EngineGraphQL, committer.EngineContents, committer.EngineAuto} {
+		t.Run(e.String(), func(t *testing.T) {
+			ts, _ := setup(t)
+			seed(t, ts, map[string]string{"log": ""})
+			for i := range faults {
+				for _, r := range writeRoutes(e) {
+					f := githubtest.Fault{Route: r, Skip: 2 * i, Times: 1, DropResponse: true}
+					if i%2 == 1 {
+						f = githubtest.Fault{Route: r, Skip: 2 * i, Times: 1, Status: http.StatusBadGateway}
+					}
+					ts.Inject(f)
+				}
+			}
+			errs := make([]error, writers)
+			results := make([]*committer.Result, writers)
+			var wg sync.WaitGroup
+			for w := range writers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					c, err := newWith(ts.Client, owner, repo, committer.WithSleep(noSleep), committer.WithMaxAttempts(50))
+					if err != nil {
+						errs[w] = err
+						return
+					}
+					results[w], errs[w] = engineCommit(t, c, e, committer.NewChangeSet(copiedMessages[0].msg).Edit("log", appendLine(fmt.Sprintf("w%d", w))))
+				}()
+			}
+			wg.Wait()
+			log := readFile(t, ts, "main", "log")
+			owner := map[string]int{}
+			for w, err := range errs {
+				n := strings.Count(log, fmt.Sprintf("w%d\n", w))
+				switch {
+				case err == nil && n != 1:
+					t.Errorf("writer %d landed %d times", w, n)
+				case errors.Is(err, committer.ErrUnknownOutcome) && n > 1:
+					t.Errorf("writer %d (unknown outcome) landed %d times", w, n)
+				case err != nil && !errors.Is(err, committer.ErrUnknownOutcome):
+					t.Errorf("writer %d: %v", w, err)
+				case err == nil:
+					if o, ok := owner[results[w].Commit]; ok {
+						t.Errorf("writers %d and %d both report commit %s", o, w, results[w].Commit)
+					}
+					owner[results[w].Commit] = w
+					if at := readFile(t, ts, results[w].Commit, "log"); !strings.Contains(at, fmt.Sprintf("w%d\n", w)) {
+						t.Errorf("writer %d's Result.Commit %s does not hold its line", w, results[w].Commit)
+					}
+				}
+			}
+		})
+	}
 }
