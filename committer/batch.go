@@ -124,7 +124,7 @@ func (q *Queue) lead() {
 		jobs := append([]*job(nil), q.pending[:n]...)
 		q.pending = q.pending[n:]
 		q.mu.Unlock()
-		b := &batch{q: q, live: jobs, outcomes: map[string]outcome{}}
+		b := &batch{q: q, live: jobs, outcomes: map[string]outcome{}, id: newEditID()}
 		d := &driver{c: q.c, op: "commit to", branch: q.branch, co: q.co, w: b, known: q.known, forget: q.forget}
 		d.run(context.WithoutCancel(jobs[0].ctx))
 	}
@@ -147,6 +147,7 @@ type batch struct {
 	q        *Queue
 	live     []*job
 	outcomes map[string]outcome // by the tip each attempt built
+	id       string             // the Edit-Id of a squash of several, over all attempts
 }
 
 type outcome struct {
@@ -198,7 +199,7 @@ func (b *batch) fail(err error) {
 }
 
 func (b *batch) build(ctx context.Context, head, tree string, attempt int) (string, string, bool, error) {
-	results, tip, tipTree, err := b.q.build(ctx, &b.live, head, tree, attempt)
+	results, tip, tipTree, err := b.q.build(ctx, &b.live, b.id, head, tree, attempt)
 	if err != nil {
 		return "", "", false, err
 	}
@@ -236,14 +237,15 @@ type step struct {
 // build resolves the live jobs in order on top of head, each seeing the
 // ones before it, and creates their trees and commits. Jobs whose
 // precondition or edit fails are finished with their own error and dropped
-// from live. It returns the new tip (head itself if nothing changed).
-func (q *Queue) build(ctx context.Context, live *[]*job, head, tree string, attempt int) (map[*job]*Result, string, string, error) {
+// from live. It returns the new tip (head itself if nothing changed). id
+// is the batch's Edit-Id, for a squash of several change sets.
+func (q *Queue) build(ctx context.Context, live *[]*job, id, head, tree string, attempt int) (map[*job]*Result, string, string, error) {
 	results, steps, err := q.resolveAll(ctx, live, head, tree, attempt)
 	if err != nil || len(steps) == 0 {
 		return results, head, tree, err
 	}
 	if q.co.squash {
-		tip, tipTree, err := q.buildSquashed(ctx, steps, results, head, tree)
+		tip, tipTree, err := q.buildSquashed(ctx, steps, results, id, head, tree)
 		return results, tip, tipTree, err
 	}
 	tip, tipTree, err := q.buildChain(ctx, steps, results, tree, head)
@@ -290,7 +292,7 @@ func (q *Queue) resolveAll(ctx context.Context, live *[]*job, head, tree string,
 }
 
 // buildSquashed lands the steps as one commit on head.
-func (q *Queue) buildSquashed(ctx context.Context, steps []step, results map[*job]*Result, head, tree string) (string, string, error) {
+func (q *Queue) buildSquashed(ctx context.Context, steps []step, results map[*job]*Result, id, head, tree string) (string, string, error) {
 	tip, tipTree := head, tree
 	all := &resolved{}
 	jobs := make([]*job, len(steps))
@@ -304,7 +306,7 @@ func (q *Queue) buildSquashed(ctx context.Context, steps []step, results map[*jo
 		return "", "", err
 	}
 	if newTree != tree {
-		scs := squashed(jobs)
+		scs, _ := squashed(jobs, id)
 		commit, err := q.c.createCommit(ctx, scs, scs.Message, head, newTree)
 		if err != nil {
 			return "", "", err
@@ -464,12 +466,16 @@ func (q *Queue) tree1(ctx context.Context, base string, r *resolved) (string, er
 }
 
 // squashed is the change set whose message and identity a squashed batch
-// commit carries.
-func squashed(jobs []*job) *ChangeSet {
+// commit carries, and the Edit-Id its message ends with ("" when none).
+// A batch of one is that change set's commit, with its own Edit-Id; a
+// squash of several gets the batch's (id) when any of them has one. The
+// members' Edit-Ids are not in the squashed message, whose Edit-Id is the
+// batch's alone.
+func squashed(jobs []*job, id string) (*ChangeSet, string) {
 	if len(jobs) == 1 {
 		cs := *jobs[0].u.cs
 		cs.Message = jobs[0].u.message
-		return &cs
+		return &cs, jobs[0].u.editID
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Squash %d changes\n\n", len(jobs))
@@ -478,9 +484,11 @@ func squashed(jobs []*job) *ChangeSet {
 		fmt.Fprintf(&b, "* %s\n", first)
 	}
 	cs := &ChangeSet{Message: b.String()}
+	own := ""
 	for _, j := range jobs {
-		if j.u.message != j.u.cs.Message {
-			cs.Message = withEditID(cs.Message)
+		if j.u.editID != "" {
+			own = id
+			cs.Message = withEditID(cs.Message, id)
 			break
 		}
 	}
@@ -496,5 +504,5 @@ func squashed(jobs []*job) *ChangeSet {
 	}
 	cs.Author = same(func(c *ChangeSet) *Signature { return c.Author })
 	cs.Committer = same(func(c *ChangeSet) *Signature { return c.Committer })
-	return cs
+	return cs, own
 }

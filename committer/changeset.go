@@ -152,8 +152,15 @@ func (cs *ChangeSet) ExpectBlob(path, sha string) *ChangeSet {
 // Sync makes the repository directory dir mirror files: files absent from
 // the directory are added, files that differ (by blob SHA or mode) are
 // updated, and files in the directory but not in files are deleted. Only
-// differing content is uploaded. dir "" means the repository root. Paths in
-// files are relative to dir. LoadDir builds files from a local directory.
+// differing content is uploaded. Paths in files are relative to dir.
+// LoadDir builds files from a local directory.
+//
+// Only "." means the repository root. "", "/" and "./" are ErrInvalid,
+// before any request: a sync onto the root deletes every other file on the
+// branch, and those are what a path built from an empty variable looks
+// like (dir, "/"+dir, "./"+dir), so the root must be asked for by that one
+// name. A trailing "/" on a named directory is dropped ("deploy/" is
+// "deploy").
 func (cs *ChangeSet) Sync(dir string, files []LocalFile) *ChangeSet {
 	cs.syncs = append(cs.syncs, syncDir{dir: dir, files: files})
 	return cs

@@ -51,6 +51,7 @@ type unit struct {
 	cs      *ChangeSet
 	p       *prepared
 	message string
+	editID  string  // the EditIDTrailer value message ends with; "" when none
 	boot    *booted // set when this change set started an empty repository
 }
 
@@ -97,7 +98,8 @@ func (c *Committer) prepareUnit(op, branch string, cs *ChangeSet) (*unit, error)
 	if c.o.signer != nil && cs.Author == nil {
 		return nil, c.fail(op, branch, ErrInvalid, errors.New("signing a commit needs an author: set ChangeSet.Author"))
 	}
-	return &unit{cs: cs, p: p, message: commitMessage(cs, p)}, nil
+	msg, id := commitMessage(cs, p)
+	return &unit{cs: cs, p: p, message: msg, editID: id}, nil
 }
 
 // work is what one run of the attempt driver lands: one change set

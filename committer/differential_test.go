@@ -292,7 +292,11 @@ func changeSetOf(ops []dop) *committer.ChangeSet {
 		case "delete":
 			cs.Delete(o.path)
 		case "sync":
-			cs.Sync(o.path, o.files)
+			dir := o.path
+			if dir == "" {
+				dir = "." // the library's one name for the root
+			}
+			cs.Sync(dir, o.files)
 		}
 	}
 	return cs

@@ -54,7 +54,8 @@
 // chosen author). EngineContents writes one plain file through the contents
 // API, guarded by its blob SHA. Both make commits GitHub signs (Verified for
 // any token), and settle a lost reply by the commit's EditIDTrailer, which
-// they always add. EngineAuto picks, per attempt, the engine with the fewest
+// they always add: the change set's own, as the message's last line, even
+// when the message already holds one (that one is never searched for). EngineAuto picks, per attempt, the engine with the fewest
 // writes that carries the change set. An explicit engine that cannot carry
 // a change set refuses it with ErrInvalid before any write. See
 // docs/engines.md.

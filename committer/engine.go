@@ -157,13 +157,15 @@ func (c *Committer) autoCandidates(u *unit, co commitOptions) []Engine {
 
 // engineGate refuses, before any request, a change set the chosen engine
 // cannot carry, and gives the one-write engines the Edit-Id trailer they
-// settle a lost reply by.
+// settle a lost reply by: the change set's own, even when its message
+// already holds one.
 func (c *Committer) engineGate(op, branch string, u *unit, co commitOptions) error {
 	if err := c.staticRefusal(co.engine, u, co); err != nil {
 		return c.fail(op, branch, ErrInvalid, err)
 	}
-	if co.engine != EngineGitData && !u.cs.OmitEditID && editID(u.message) == "" {
-		u.message = withEditID(u.cs.Message)
+	if co.engine != EngineGitData && !u.cs.OmitEditID && u.editID == "" {
+		u.editID = newEditID()
+		u.message = withEditID(u.message, u.editID)
 	}
 	return nil
 }

@@ -65,12 +65,13 @@ func (b *batch) stageOne(ctx context.Context, engine Engine, _ []Engine, head, t
 	if len(changing) == 0 {
 		return st, nil, nil
 	}
-	cs := squashed(changing)
+	cs, id := squashed(changing, b.id)
 	msg := cs.Message
-	if editID(msg) == "" {
-		msg = withEditID(msg)
+	if id == "" {
+		id = b.id
+		msg = withEditID(msg, id)
 	}
-	return st, &unit{cs: cs, message: msg}, nil
+	return st, &unit{cs: cs, message: msg, editID: id}, nil
 }
 
 // stageFinal lists the paths whose final state (in v, after every change

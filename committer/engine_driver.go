@@ -14,7 +14,7 @@ import (
 type pendingWrite struct {
 	engine Engine
 	parent string // the head it was built on (GraphQL: expectedHeadOid)
-	id     string // its EditIDTrailer line
+	id     string // its own EditIDTrailer value (the unit's editID)
 	st     *staged
 }
 
@@ -81,7 +81,7 @@ func (d *driver) sendOneWrite(ctx context.Context, u *unit, st *staged, attempt 
 		w, err = d.c.writeContents(ctx, d.branch, u, st)
 	}
 	if w.ambiguous {
-		d.pending = append(d.pending, pendingWrite{engine: st.engine, parent: st.head, id: editID(u.message), st: st})
+		d.pending = append(d.pending, pendingWrite{engine: st.engine, parent: st.head, id: u.editID, st: st})
 		if d.settledOneWrite(ctx, st.head, attempt) {
 			return true, nil, true
 		}
@@ -140,7 +140,7 @@ func (d *driver) settledOneWrite(ctx context.Context, head string, attempt int) 
 			}
 			e := d.c.fail(d.op, d.branch, ErrUnknownOutcome, fmt.Errorf("an earlier %s write had no answer, and whether it landed cannot be told: %w", p.engine, err))
 			e.Head, e.Attempts = head, attempt
-			e.Hint = "look for the commit's " + EditIDTrailer + " trailer on the branch before retrying"
+			e.Hint = "look on the branch for a commit whose message ends with the trailer " + EditIDTrailer + ": " + p.id + " before retrying"
 			d.w.fail(e)
 			return true
 		case o == ghgraphql.Landed:

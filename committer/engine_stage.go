@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"strings"
 )
 
 // staged is a change set resolved on one head for an engine that commits
@@ -176,27 +175,4 @@ func (st *staged) encodedSize() int {
 func isOneWriteError(err error) bool {
 	var ow *oneWriteError
 	return errors.As(err, &ow)
-}
-
-// editID returns the EditIDTrailer line of msg, "" when it has none.
-func editID(msg string) string {
-	for _, line := range strings.Split(msg, "\n") {
-		if strings.HasPrefix(line, EditIDTrailer+": ") {
-			return strings.TrimSpace(line)
-		}
-	}
-	return ""
-}
-
-// hasEditID reports whether a commit message carries the trailer line id.
-func hasEditID(msg, id string) bool {
-	if id == "" {
-		return false
-	}
-	for _, line := range strings.Split(msg, "\n") {
-		if strings.TrimSpace(line) == id {
-			return true
-		}
-	}
-	return false
 }

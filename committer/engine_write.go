@@ -161,14 +161,15 @@ func apiMessage(err error) string {
 }
 
 // settleOneWrite decides whether a one-write commit on parent whose reply
-// was lost landed, by the unit's Edit-Id trailer. GraphQL's commit can
+// was lost landed, by the unit's own Edit-Id (id, which a commit's message
+// must end with: see ownEditID). GraphQL's commit can
 // only be parent's child on the first-parent chain; a contents commit is
 // built on whatever head GitHub found, so the chain from the head down to
 // parent is searched. found is the landed commit.
 func (c *Committer) settleOneWrite(ctx context.Context, branch string, engine Engine, parent, id string) (found string, o ghgraphql.Outcome, err error) {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	match := func(msg string) bool { return hasEditID(msg, id) }
+	match := func(msg string) bool { return hasOwnEditID(msg, id) }
 	if engine == EngineGraphQL {
 		return c.gql.SettleChild(rctx, c.owner, c.repo, branch, parent, match, maxSettleCommits)
 	}

@@ -190,3 +190,63 @@ func withAuthor(name, email string) *committer.ChangeSet {
 	cs.Author = &committer.Signature{Name: name, Email: email}
 	return cs
 }
+
+// TestSyncRootSpelling (issue 18.9): only "." names the repository root
+// for Sync. "" (an empty path variable), "/" and "./" (a prefix before an
+// empty variable) are ErrInvalid before any request, through Commit on
+// every engine, Plan and a Queue, and the branch keeps its other files;
+// "." mirrors the root.
+func TestSyncRootSpelling(t *testing.T) {
+	local := []committer.LocalFile{{Path: "x", Mode: committer.ModeFile, Data: []byte("x\n")}}
+	for _, dir := range []string{"", "/", "./", ".//", "//"} {
+		t.Run("dir="+dir, func(t *testing.T) {
+			ts, c := setup(t)
+			before := seed(t, ts, map[string]string{"keep/me": "k\n", "other": "o\n"})
+			q, err := committer.NewQueue(c, "main")
+			must(t, err)
+			try := map[string]func(*committer.ChangeSet) error{
+				"queue": func(cs *committer.ChangeSet) error { _, err := q.Commit(context.Background(), cs); return err },
+				"plan": func(cs *committer.ChangeSet) error {
+					_, err := c.Plan(context.Background(), "main", cs)
+					return err
+				},
+			}
+			for _, e := range []committer.Engine{committer.EngineGitData, committer.EngineGraphQL, committer.EngineContents, committer.EngineAuto} {
+				try[e.String()] = func(cs *committer.ChangeSet) error {
+					_, err := c.Commit(context.Background(), "main", cs, committer.WithEngine(e))
+					return err
+				}
+			}
+			for name, f := range try {
+				n := len(ts.Requests())
+				err := f(committer.NewChangeSet("sync").Sync(dir, local))
+				if !errors.Is(err, committer.ErrInvalid) || !strings.Contains(err.Error(), `"."`) {
+					t.Errorf("%s: Sync(%q): err = %v, want ErrInvalid naming \".\" as the root", name, dir, err)
+				}
+				if got := len(ts.Requests()) - n; got != 0 {
+					t.Errorf("%s: Sync(%q) sent %d requests before refusing", name, dir, got)
+				}
+			}
+			if head(t, ts, "main") != before || readFile(t, ts, "main", "keep/me") != "k\n" {
+				t.Errorf("Sync(%q) changed the branch", dir)
+			}
+		})
+	}
+	ts, c := setup(t)
+	seed(t, ts, map[string]string{"keep/me": "k\n"})
+	if _, err := c.Commit(context.Background(), "main", committer.NewChangeSet("sync").Sync(".", local)); err != nil {
+		t.Fatal(err)
+	}
+	files, err := ts.Files(owner, repo, "main")
+	must(t, err)
+	if len(files) != 1 || string(files["x"].Content) != "x\n" {
+		t.Errorf("Sync(\".\") left %v, want the root to mirror the local files", files)
+	}
+	// A trailing slash on a named directory is still that directory.
+	if _, err := c.Commit(context.Background(), "main", committer.NewChangeSet("sync").Sync("d/", local)); err != nil {
+		t.Fatal(err)
+	}
+	if readFile(t, ts, "main", "d/x") != "x\n" || readFile(t, ts, "main", "x") != "x\n" {
+		t.Error(`Sync("d/") did not mirror d`)
+	}
+}

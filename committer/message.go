@@ -22,31 +22,48 @@ import (
 // on the new head (or its precondition is checked again, and fails, instead
 // of two writers both "creating" the same absent file). Set ChangeSet.OmitEditID to leave it out when every
 // writer's message is unique anyway.
+//
+// The one-write engines (GraphQL, the contents API) give every commit one,
+// and settle a write whose reply was lost by it. The trailer is always this
+// change set's own, fresh and random, appended as the message's last line
+// and the same over all its attempts; an Edit-Id the message already holds
+// (copied from an earlier commit, or given as a trailer) stays in the
+// message and is never taken for it, so a copied message cannot make one
+// writer take another's commit for its own.
 const EditIDTrailer = "Ghcommitter-Edit-Id"
 
 // commitMessage is the message of the commit made for cs: its Message, with
-// an EditIDTrailer when it has edit functions or preconditions.
-func commitMessage(cs *ChangeSet, p *prepared) string {
+// an EditIDTrailer of its own (id, "" when none) when it has edit functions
+// or preconditions.
+func commitMessage(cs *ChangeSet, p *prepared) (msg, id string) {
 	if cs.OmitEditID {
-		return cs.Message
+		return cs.Message, ""
 	}
-	if len(p.pres) > 0 {
-		return withEditID(cs.Message)
-	}
+	need := len(p.pres) > 0
 	for _, o := range p.ops {
-		if o.kind == opEdit {
-			return withEditID(cs.Message)
-		}
+		need = need || o.kind == opEdit
 	}
-	return cs.Message
+	if !need {
+		return cs.Message, ""
+	}
+	id = newEditID()
+	return withEditID(cs.Message, id), id
 }
 
-// withEditID appends a random EditIDTrailer to msg, in its trailer block if
-// it ends with one.
-func withEditID(msg string) string {
+// newEditID returns a fresh random EditIDTrailer value: one per change set
+// (or squashed batch), kept over all its attempts.
+func newEditID() string {
 	var id [8]byte
 	_, _ = rand.Read(id[:])
-	trailer := EditIDTrailer + ": " + hex.EncodeToString(id[:])
+	return hex.EncodeToString(id[:])
+}
+
+// withEditID appends the trailer "EditIDTrailer: id" to msg, as the last
+// line of its trailer block if it ends with one, else as a new paragraph.
+// Whatever msg already holds (an Edit-Id copied from another commit, or
+// given as a trailer) stays as it is: only this last line is ours.
+func withEditID(msg, id string) string {
+	trailer := EditIDTrailer + ": " + id
 	msg = strings.TrimRight(msg, "\n")
 	paras := strings.Split(msg, "\n\n")
 	last := paras[len(paras)-1]
@@ -54,6 +71,33 @@ func withEditID(msg string) string {
 		return msg + "\n" + trailer + "\n"
 	}
 	return msg + "\n\n" + trailer + "\n"
+}
+
+// ownEditID returns the Edit-Id a commit message was given by withEditID:
+// the value of the last EditIDTrailer line (in exactly that spelling) of
+// the trailer block that ends msg; "" when msg does not end with a trailer
+// block holding one. An Edit-Id anywhere else in msg (in the body, in an
+// earlier paragraph, before ours in the same block) is the caller's text,
+// never the commit's identity.
+func ownEditID(msg string) string {
+	msg = strings.TrimRight(msg, " \t\r\n")
+	paras := strings.Split(msg, "\n\n")
+	last := paras[len(paras)-1]
+	if len(paras) < 2 || !isTrailerBlock(last) {
+		return ""
+	}
+	lines := strings.Split(last, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if key, val, _ := strings.Cut(lines[i], ": "); key == EditIDTrailer {
+			return strings.TrimSpace(val)
+		}
+	}
+	return ""
+}
+
+// hasOwnEditID reports whether a commit message's own Edit-Id is id.
+func hasOwnEditID(msg, id string) bool {
+	return id != "" && ownEditID(msg) == id
 }
 
 func isTrailerBlock(p string) bool {

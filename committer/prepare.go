@@ -122,14 +122,9 @@ func checkPreconditions(pres []precondition) error {
 
 // prepareSync validates a sync and its files, and hashes their content.
 func prepareSync(s syncDir, claims *claims) (preparedSync, error) {
-	dir := strings.TrimSuffix(s.dir, "/")
-	if dir == "." {
-		dir = ""
-	}
-	if dir != "" {
-		if err := ValidatePath(dir); err != nil {
-			return preparedSync{}, invalidPath(dir, err)
-		}
+	dir, err := syncRoot(s.dir)
+	if err != nil {
+		return preparedSync{}, err
 	}
 	if err := claims.add(dir, opPut, true); err != nil {
 		return preparedSync{}, invalidPath(dir, err)
@@ -161,6 +156,27 @@ func prepareSync(s syncDir, claims *claims) (preparedSync, error) {
 		return ps, invalidPath(path.Join(dir, err.Error()), errors.New("is both a file and a directory in the synced files"))
 	}
 	return ps, nil
+}
+
+// syncRoot validates a Sync's directory and returns it as the plan holds
+// it: "" for the root, which only "." names. "", "/" and "./" are refused:
+// each is what a path built from an empty variable looks like (dir, "/"+dir,
+// "./"+dir), and a sync onto the root deletes every other file on the
+// branch, so it must be asked for by its one name. One trailing "/" of a
+// named directory is dropped ("deploy/" is "deploy").
+func syncRoot(d string) (string, error) {
+	if d == "." {
+		return "", nil
+	}
+	if strings.Trim(d, "/") == "" || strings.TrimRight(d, "/") == "." {
+		return "", &pathError{path: d, kind: ErrInvalid, hint: `pass "." to sync onto the repository root`,
+			err: fmt.Errorf(`sync directory %q: want a repository directory, or "." for the root`, d)}
+	}
+	dir := strings.TrimSuffix(d, "/")
+	if err := ValidatePath(dir); err != nil {
+		return "", invalidPath(dir, err)
+	}
+	return dir, nil
 }
 
 func invalidPath(p string, err error) error {

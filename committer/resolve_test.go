@@ -317,7 +317,7 @@ func TestSyncKeepsSubmodules(t *testing.T) {
 	}
 	// A local file where the submodule's parent directory is would delete
 	// the submodule: refused.
-	_, err = c.Commit(context.Background(), "main", committer.NewChangeSet("sync").Sync("", []committer.LocalFile{{Path: "README.md", Mode: committer.ModeFile, Data: []byte("# mono\n")}, {Path: "vendor", Mode: committer.ModeFile, Data: []byte("x")}}))
+	_, err = c.Commit(context.Background(), "main", committer.NewChangeSet("sync").Sync(".", []committer.LocalFile{{Path: "README.md", Mode: committer.ModeFile, Data: []byte("# mono\n")}, {Path: "vendor", Mode: committer.ModeFile, Data: []byte("x")}}))
 	if !errors.Is(err, committer.ErrConflict) || !strings.Contains(err.Error(), "vendor/sub") {
 		t.Fatalf("err = %v, want an ErrConflict naming vendor/sub", err)
 	}

@@ -211,13 +211,14 @@ func repoPath(what, p string) (string, error) {
 
 // repoDir validates a repository directory given on the command line: "."
 // is the root (returned as ""); a trailing "/" is dropped. An empty
-// directory or "/" is refused, so that an unset shell variable can never
-// mean the whole repository.
+// directory, "/" and "./" are refused, so that an unset shell variable
+// ($DIR, /$DIR, ./$DIR) can never mean the whole repository: the library's
+// rule for ChangeSet.Sync.
 func repoDir(what, d string) (string, error) {
-	switch strings.TrimRight(d, "/") {
-	case ".":
+	if d == "." {
 		return "", nil
-	case "":
+	}
+	if strings.Trim(d, "/") == "" || strings.TrimRight(d, "/") == "." {
 		return "", usageErrorf(`name the repository directory; "." is the root`, "%s: repository directory %q: want a path, or \".\" for the root", what, d)
 	}
 	return repoPath(what, strings.TrimRight(d, "/"))
@@ -251,6 +252,9 @@ func (b *changeBuilder) sync(s string) error {
 	for _, lf := range files {
 		b.files++
 		b.bytes += lf.Size
+	}
+	if dir == "" {
+		dir = "." // the library's one name for the root
 	}
 	b.cs.Sync(dir, files)
 	return nil

@@ -43,8 +43,8 @@ func TestSyncThroughSymlinkedDirectory(t *testing.T) {
 }
 
 // TestSyncRefusesEmptyRemoteDir: an empty REMOTE_DIR (an unset shell
-// variable) or "/" would mirror over the whole repository: refused before
-// any request; only "." means the root.
+// variable), "/" or "./" (a prefix before one) would mirror over the whole
+// repository: refused before any request; only "." means the root.
 func TestSyncRefusesEmptyRemoteDir(t *testing.T) {
 	srv := fake(t, githubtest.File{Path: "keep/me", Content: []byte("k\n")}, githubtest.File{Path: "README.md", Content: []byte("r\n")})
 	local := t.TempDir()
@@ -54,8 +54,12 @@ func TestSyncRefusesEmptyRemoteDir(t *testing.T) {
 		{"--sync", local + "="},
 		{"--sync", local + "=/"},
 		{"--sync", local + "=//"},
+		{"--sync", local + "=./"},
+		{"--sync", local + "=.//"},
 		{"--add", "=" + local},
 		{"--add", "/=" + local},
+		{"--add", "./=" + local},
+		{"--prefix", "./", local},
 	} {
 		srv.ResetRequests()
 		r := newCLI(t).run(commitArgs(srv, append([]string{"-m", "m"}, args...)...)...)

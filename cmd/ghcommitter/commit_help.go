@@ -16,8 +16,8 @@ first "=", so REMOTE and PATH cannot hold one (LOCAL and COMMAND can);
 --sync LOCAL_DIR=REMOTE_DIR splits at the last "=", so REMOTE_DIR cannot
 (LOCAL_DIR can); --expect-sha PATH=SHA splits at the last "=", so PATH can.
 LOCAL_PATH arguments, --delete and --expect-absent take any path. A
-repository directory is never empty: "." is the root, and an empty REMOTE_DIR
-or "/" is refused (an unset shell variable must not sync over the whole
+repository directory is never empty: "." is the root, and an empty REMOTE_DIR,
+"/" or "./" is refused (an unset shell variable must not sync over the whole
 repository).
 
 --edit commands run with sh -c in the current directory, in their own

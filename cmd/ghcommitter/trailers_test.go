@@ -1,7 +1,10 @@
 package main
 
 import (
+	"encoding/json"
+	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
@@ -89,4 +92,54 @@ func headCommitMessage(t *testing.T, srv *githubtest.TestServer) string {
 		t.Fatal(err)
 	}
 	return c.Message
+}
+
+// TestCommitTrailerEditIDIsNotOurs (issue 18.2): --trailer
+// Ghcommitter-Edit-Id=… is the caller's text. Two writers give the same one;
+// A's landing write fails without an answer while B lands: A must settle by
+// its own Edit-Id (the message's last line), not report B's commit, and
+// land its file once.
+func TestCommitTrailerEditIDIsNotOurs(t *testing.T) {
+	for _, engine := range []string{"graphql", "contents", "auto"} {
+		t.Run(engine, func(t *testing.T) {
+			srv := fake(t)
+			route := "PUT /repos/{owner}/{repo}/contents/{path...}"
+			if engine == "graphql" {
+				route = "POST /graphql"
+			}
+			trailer := []string{"--engine", engine, "--trailer", "Ghcommitter-Edit-Id=0123456789abcdef", "--json"}
+			var outB string
+			var once sync.Once
+			srv.Inject(githubtest.Fault{Route: route, Times: 1, Status: http.StatusBadGateway, Before: func(*http.Request) {
+				once.Do(func() {
+					r := newCLI(t).run(commitArgs(srv, append([]string{"-m", "deploy", "--add", "b.txt=-"}, trailer...)...)...)
+					if r.code != 0 {
+						t.Errorf("writer B: exit %d: %s", r.code, r.stderr)
+					}
+					outB = r.stdout
+				})
+			}})
+			c := newCLI(t)
+			c.stdin = "A\n"
+			r := c.run(commitArgs(srv, append([]string{"-m", "deploy", "--add", "a.txt=-"}, trailer...)...)...)
+			r.wantCode(t, 0)
+			var a, b struct{ Commit string }
+			if err := json.Unmarshal([]byte(r.stdout), &a); err != nil {
+				t.Fatalf("A's output %q: %v", r.stdout, err)
+			}
+			if err := json.Unmarshal([]byte(outB), &b); err != nil || b.Commit == "" {
+				t.Fatalf("B's output %q: %v", outB, err)
+			}
+			if a.Commit == b.Commit {
+				t.Fatalf("A reports B's commit %s", b.Commit)
+			}
+			if got, _, err := srv.ReadFile("acme", "mono", a.Commit, "a.txt"); err != nil || string(got) != "A\n" {
+				t.Fatalf("A's commit %s holds a.txt = %q (%v)", a.Commit, got, err)
+			}
+			msg := headCommitMessage(t, srv)
+			if !strings.Contains(msg, "\nGhcommitter-Edit-Id: 0123456789abcdef\nGhcommitter-Edit-Id: ") {
+				t.Errorf("message %q: want the caller's trailer kept and ours after it", msg)
+			}
+		})
+	}
 }

@@ -35,7 +35,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) (*githubtest.Serv
 	fs.SetOutput(stdout)
 	flags := target.DefineFlags(fs, "GITHUB_TOKEN", "branch to commit to")
 	dir := fs.String("dir", "", "local directory to mirror (default: a temporary directory with sample files)")
-	remoteDir := fs.String("remote-dir", "site", "repository directory to mirror into (\"\" for the root)")
+	remoteDir := fs.String("remote-dir", "site", "repository directory to mirror into (\".\" for the root; \"\" is refused)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}

@@ -2,11 +2,14 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ghcommitter/ghcommitter/committer"
 	"github.com/ghcommitter/ghcommitter/examples/internal/target/targettest"
 )
 
@@ -55,7 +58,7 @@ func TestRunOwnDirToRoot(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "only.txt"), []byte("only\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	fake, _ := targettest.Run(t, run, "-dir", dir, "-remote-dir", "", "-branch", "mirror")
+	fake, _ := targettest.Run(t, run, "-dir", dir, "-remote-dir", ".", "-branch", "mirror")
 	files, err := fake.Files("acme", "monorepo", "mirror")
 	if err != nil {
 		t.Fatal(err)
@@ -71,4 +74,21 @@ func keys[M ~map[string]V, V any](m M) []string {
 		ks = append(ks, k)
 	}
 	return ks
+}
+
+// An empty -remote-dir (an unset variable) is refused before any write:
+// only "." syncs onto the root.
+func TestRunRefusesEmptyRemoteDir(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "only.txt"), []byte("only\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	fake, err := run(context.Background(), []string{"-dir", dir, "-remote-dir", "", "-branch", "mirror"}, &out)
+	if !errors.Is(err, committer.ErrInvalid) {
+		t.Fatalf("err = %v, want ErrInvalid\n%s", err, &out)
+	}
+	if _, ok := fake.Head("acme", "monorepo", "mirror"); ok {
+		t.Error("the refused sync created the mirror branch")
+	}
 }

@@ -1,0 +1,37 @@
+package committer
+
+import "testing"
+
+// TestOwnEditID: a commit's own Edit-Id is the last Edit-Id line, in
+// exactly ghcommitter's spelling, of the trailer block that ends the
+// message; anything else is the caller's text.
+func TestOwnEditID(t *testing.T) {
+	const k = EditIDTrailer + ": "
+	for _, tc := range []struct{ msg, want string }{
+		{"m\n\n" + k + "aa\n", "aa"},
+		{"m\n\n" + k + "aa", "aa"},
+		{"m\n\n" + k + "aa\n" + k + "bb\n", "bb"},
+		{"m\n\nSigned-off-by: J <j@example.com>\n" + k + "bb\n", "bb"},
+		{"m\n\n" + k + "aa\nSigned-off-by: J <j@example.com>\n", "aa"},
+		{"m\n\n" + k + "aa\n\nbody after it\n", ""},
+		{"m\n\nghcommitter-edit-id: aa\n", ""},
+		{"m\n\n" + k + "aa\n\nghcommitter-edit-id: bb\n", ""},
+		{k + "aa", ""}, // a subject, not a trailer block
+		{"m", ""},
+		{"", ""},
+	} {
+		if got := ownEditID(tc.msg); got != tc.want {
+			t.Errorf("ownEditID(%q) = %q, want %q", tc.msg, got, tc.want)
+		}
+	}
+	for _, msg := range []string{"m", "m\n\nbody", "m\n\n" + k + "copied\n", "m\n\n" + k + "copied\n\ntext", k + "copied", "m\n\nA: 1\n"} {
+		id := newEditID()
+		got := withEditID(msg, id)
+		if ownEditID(got) != id || !hasOwnEditID(got, id) || hasOwnEditID(got, "copied") {
+			t.Errorf("withEditID(%q) = %q: own Edit-Id %q, want %q", msg, got, ownEditID(got), id)
+		}
+	}
+	if hasOwnEditID("m\n\n"+k+"\n", "") {
+		t.Error("an empty id matched")
+	}
+}
