@@ -1,0 +1,214 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest"
+)
+
+// hiddenToken is the only token the fakes of these tests accept: a commit
+// that lands proves ghcommitter still had it after hiding it.
+const hiddenToken = "ghs_hiddenTOKEN0123456789"
+
+// procDumpEdit is an --edit command (one line, as the Action's edit: input
+// takes it) that copies /proc/PID/environ and cmdline of itself, of its
+// parent (ghcommitter) and of its grandparent into dir, and the listing of
+// $RUNNER_TEMP (else dir), then prints "ok". An unreadable grandparent (owned
+// by another user) leaves no grandparent.* file.
+func procDumpEdit(dir string) string {
+	return "d=" + shellQuote(dir) + "; g=$(sed 's/.*) //' /proc/$PPID/stat | cut -d' ' -f2); " +
+		"for w in self:$$ parent:$PPID; do n=${w%%:*}; p=${w#*:}; cat /proc/$p/environ > $d/$n.environ && cat /proc/$p/cmdline > $d/$n.cmdline || exit 1; done; " +
+		"{ cat /proc/$g/environ > $d/grandparent.environ && cat /proc/$g/cmdline > $d/grandparent.cmdline; } 2>/dev/null || rm -f $d/grandparent.environ $d/grandparent.cmdline; " +
+		`ls -a "${RUNNER_TEMP:-$d}" > $d/temp.ls; echo ok`
+}
+
+// checkProcDump fails t when a process's environ or cmdline, as the
+// --edit command of procDumpEdit read them, shows one of the secrets' values,
+// or when ghcommitter's own environ or the command's still names a secret.
+// keep must be in ghcommitter's environ: it proves the right process was
+// read. needGrandparent says the grandparent must have been readable.
+func checkProcDump(t *testing.T, dir string, secrets map[string]string, keep string, needGrandparent bool) {
+	t.Helper()
+	for _, who := range []string{"self", "parent", "grandparent"} {
+		for _, f := range []string{"environ", "cmdline"} {
+			data, err := os.ReadFile(filepath.Join(dir, who+"."+f))
+			if who == "grandparent" && !needGrandparent && os.IsNotExist(err) {
+				continue
+			}
+			if err != nil || len(data) == 0 {
+				t.Fatalf("the --edit command could not read its %s's %s: %v", who, f, err)
+			}
+			if who == "parent" && f == "environ" && !bytes.Contains(data, []byte(keep)) {
+				t.Fatalf("ghcommitter's environ lacks %q: the wrong process was read\n%q", keep, data)
+			}
+			for name, v := range secrets {
+				if bytes.Contains(data, []byte(v)) {
+					t.Errorf("/proc/<%s>/%s shows the value of %s", who, f, name)
+				}
+				if who != "grandparent" && f == "environ" {
+					for _, kv := range bytes.Split(data, []byte{0}) {
+						if n, _, _ := strings.Cut(string(kv), "="); n == name && len(kv) > len(n)+1 {
+							t.Errorf("/proc/<%s>/environ still holds %s", who, name)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// procUser is a user to run ghcommitter as: the current one, or nobody
+// through setpriv.
+type procUser struct {
+	name string
+	wrap []string // argv prefix
+}
+
+func procUsers(t *testing.T) []procUser {
+	users := []procUser{{name: "current"}}
+	if os.Geteuid() != 0 {
+		t.Log("not root: ghcommitter is not also run as nobody")
+		return users
+	}
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil {
+		t.Log("no setpriv: ghcommitter is not also run as nobody")
+		return users
+	}
+	return append(users, procUser{name: "nobody", wrap: []string{setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--"}})
+}
+
+// sharedDir is a directory every user may read, write and run from (tests
+// run ghcommitter as nobody too).
+func sharedDir(t *testing.T) string {
+	t.Helper()
+	d, err := os.MkdirTemp("", "ghcommitter-proc-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	if err := os.Chmod(d, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// buildSharedCLI builds the binary into a directory every user can run it
+// from.
+func buildSharedCLI(t *testing.T) string {
+	t.Helper()
+	dir := sharedDir(t)
+	bin := filepath.Join(dir, "ghcommitter")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+func hiddenFake(t *testing.T) *githubtest.TestServer {
+	t.Helper()
+	srv := githubtest.NewServer(t, githubtest.WithToken(hiddenToken))
+	if _, err := srv.Seed("acme", "mono", "main", "Initial commit", githubtest.File{Path: "README.md", Content: []byte("hello\n")}); err != nil {
+		t.Fatal(err)
+	}
+	return srv
+}
+
+// TestProcShowsNoCredentials runs the binary (as the current user and, as
+// root, as nobody too) with every credential the CLI knows in its
+// environment, or the token in --token-file, and an --edit command that
+// reads /proc/PID/environ and cmdline of ghcommitter, of its parent and of
+// itself: none shows a credential's value, and the commit still
+// authenticates (the fake takes only hiddenToken) and signs with the
+// passphrase it read.
+func TestProcShowsNoCredentials(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the CLI")
+	}
+	bin := buildSharedCLI(t)
+	key, _ := testSignKey(t, "s3cret-passphrase")
+	common := map[string]string{
+		"GHCOMMITTER_APP_KEY": "s-appkey-env", "GHCOMMITTER_APP_PRIVATE_KEY": "s-appprivkey-env",
+		"INPUT_TOKEN": "s-input-token", "INPUT_SIGN_KEY": "s-input-signkey", "INPUT_SIGN_KEY_PASSPHRASE": "s-input-pass",
+		"INPUT_APP_KEY": "s-input-appkey", "INPUT_APP_PRIVATE_KEY": "s-input-appprivkey",
+	}
+	for _, tc := range []struct {
+		name    string
+		env     map[string]string
+		args    func(dir string) []string
+		signed  bool
+		fileTok bool
+	}{
+		// The fake is not github.com: GH_ENTERPRISE_TOKEN and
+		// GITHUB_ENTERPRISE_TOKEN come first, then GH_TOKEN, GITHUB_TOKEN.
+		{name: "GH_TOKEN", env: map[string]string{"GH_TOKEN": hiddenToken, "GITHUB_TOKEN": "s-github-token", "GHCOMMITTER_SIGN_PASSPHRASE": "s-pass"}},
+		{name: "GITHUB_TOKEN", env: map[string]string{"GITHUB_TOKEN": hiddenToken}},
+		{name: "GH_ENTERPRISE_TOKEN", env: map[string]string{"GH_ENTERPRISE_TOKEN": hiddenToken, "GITHUB_ENTERPRISE_TOKEN": "s-ghe-2", "GH_TOKEN": "s-gh"}},
+		{name: "GITHUB_ENTERPRISE_TOKEN", env: map[string]string{"GITHUB_ENTERPRISE_TOKEN": hiddenToken, "GITHUB_TOKEN": "s-gh"}},
+		{name: "token file", fileTok: true, env: map[string]string{"GITHUB_TOKEN": "s-unused-token"}},
+		{name: "sign passphrase", signed: true, env: map[string]string{"GH_TOKEN": hiddenToken, "GHCOMMITTER_SIGN_PASSPHRASE": "s3cret-passphrase"}},
+	} {
+		for _, u := range procUsers(t) {
+			t.Run(tc.name+"/"+u.name, func(t *testing.T) {
+				srv := hiddenFake(t)
+				dir := sharedDir(t)
+				args := commitArgs(srv, "-b", "main", "-m", "m", "--edit", "leak.txt="+procDumpEdit(dir))
+				secrets := map[string]string{}
+				for k, v := range common {
+					secrets[k] = v
+				}
+				env := append(os.Environ(), "KEEP_ME=kept", "GITHUB_OUTPUT=", "GITHUB_STEP_SUMMARY=")
+				for _, k := range secretEnv {
+					env = append(env, k+"=") // the test's own values only
+				}
+				for k, v := range tc.env {
+					secrets[k] = v
+				}
+				for k, v := range secrets {
+					env = append(env, k+"="+v)
+				}
+				if tc.fileTok {
+					f := filepath.Join(dir, "token")
+					writeFile(t, f, hiddenToken+"\n", 0o644)
+					args = append(args, "--token-file", f)
+					secrets["--token-file"] = hiddenToken
+				}
+				if tc.signed {
+					f := filepath.Join(dir, "key.asc")
+					writeFile(t, f, key, 0o644)
+					args = append(args, "--author", "Jane Doe <jane@example.com>", "--sign-key", f)
+				}
+				argv := append(append(u.wrap[:len(u.wrap):len(u.wrap)], bin), args...)
+				cmd := exec.Command(argv[0], argv[1:]...)
+				cmd.Env, cmd.Dir = env, dir
+				out, err := cmd.CombinedOutput()
+				if err != nil {
+					t.Fatalf("ghcommitter: %v\n%s", err, out)
+				}
+				checkProcDump(t, dir, secrets, "KEEP_ME=kept", u.wrap == nil)
+				if got, _ := readFile(t, srv, "main", "leak.txt"); got != "ok\n" {
+					t.Errorf("leak.txt = %q, want the edit's output", got)
+				}
+				if tc.signed {
+					c, err := srv.Commit("acme", "mono", head(t, srv, "main"))
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !strings.HasPrefix(c.PGPSignature, "-----BEGIN PGP SIGNATURE-----") {
+						t.Errorf("the commit is not signed: the passphrase was lost (gpgsig %q)", c.PGPSignature)
+					}
+				}
+			})
+		}
+	}
+}
