@@ -4,9 +4,11 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -210,5 +212,197 @@ func TestProcShowsNoCredentials(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestActionStepHidesCredentials runs action.yml's Commit step with the real
+// binary, the token and a passphrase-protected signing key in its inputs, and
+// an edit: command that reads /proc of ghcommitter, of its parent and of
+// itself: the step's shell must exec ghcommitter (a shell left behind as its
+// parent would show every input), ghcommitter must hide them, and the key
+// file must be gone while edit commands run and after the step, however
+// ghcommitter ended (the last step removes it when ghcommitter never read
+// it).
+func TestActionStepHidesCredentials(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the CLI")
+	}
+	needTools(t, "bash")
+	bin := buildCLI(t)
+	steps := actionSteps(t)
+	cleanup, ok := steps["Remove the signing key file"]
+	if !ok || !strings.Contains(cleanup.If, "always()") {
+		t.Fatalf("action.yml has no step removing the key file whatever happened (if: always()): %+v", cleanup)
+	}
+	const passphrase = "s3cret-passphrase"
+	key, _ := testSignKey(t, passphrase)
+	var keyLine string // a line of the key's base64, to look for
+	for _, l := range strings.Split(key, "\n") {
+		if len(l) > len(keyLine) {
+			keyLine = l
+		}
+	}
+	for _, tc := range []struct {
+		name, author, bin string
+		code              int
+		readByCLI         bool
+	}{
+		{name: "committed", author: "Jane Doe <jane@example.com>", code: 0, readByCLI: true},
+		// Refused before the key is read: ghcommitter still deletes it.
+		{name: "no author", code: 2, readByCLI: true},
+		// exec fails: only the last step can delete it.
+		{name: "no binary", author: "Jane Doe <jane@example.com>", bin: "/nonexistent/ghcommitter", code: 127},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := hiddenFake(t)
+			dir := t.TempDir()
+			temp, dump := filepath.Join(dir, "runner-temp"), filepath.Join(dir, "dump")
+			for _, d := range []string{temp, dump} {
+				if err := os.Mkdir(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			output := filepath.Join(dir, "output")
+			exe := bin
+			if tc.bin != "" {
+				exe = tc.bin
+			}
+			secrets := map[string]string{
+				"GH_TOKEN": hiddenToken, "GH_ENTERPRISE_TOKEN": hiddenToken,
+				"INPUT_SIGN_KEY": keyLine, "GHCOMMITTER_SIGN_PASSPHRASE": passphrase,
+			}
+			env := []string{
+				"PATH=" + os.Getenv("PATH"), "GHCOMMITTER=" + exe, "RUNNER_TEMP=" + temp,
+				"GITHUB_OUTPUT=" + output, "GITHUB_API_URL=" + srv.URL, "KEEP_ME=kept",
+				"INPUT_REPO=acme/mono", "INPUT_BRANCH=main", "INPUT_MESSAGE=m",
+				"INPUT_EDIT=leak.txt=" + procDumpEdit(dump), "INPUT_AUTHOR=" + tc.author,
+				"INPUT_SIGN_KEY=" + key, "GH_TOKEN=" + hiddenToken, "GH_ENTERPRISE_TOKEN=" + hiddenToken,
+				"GHCOMMITTER_SIGN_PASSPHRASE=" + passphrase,
+			}
+			// Every input the step passes, empty unless set above.
+			var inputs []string
+			for k := range steps["commit"].Env {
+				inputs = append(inputs, k+"=")
+			}
+			cmd := runnerBash(t, steps["commit"].Run)
+			cmd.Env, cmd.Dir = append(inputs, env...), dir
+			out, err := cmd.CombinedOutput()
+			if code := cmd.ProcessState.ExitCode(); code != tc.code {
+				t.Fatalf("commit step: exit %d (%v), want %d\n%s", code, err, tc.code, out)
+			}
+			keyFiles := func() []string {
+				m, _ := filepath.Glob(filepath.Join(temp, "ghcommitter-key.*"))
+				return m
+			}
+			if tc.readByCLI {
+				if left := keyFiles(); len(left) != 0 {
+					t.Errorf("the key file is still there after ghcommitter ended: %v", left)
+				}
+			}
+			if tc.code == 0 {
+				checkProcDump(t, dump, secrets, "KEEP_ME=kept", true)
+				ls, err := os.ReadFile(filepath.Join(dump, "temp.ls"))
+				if err != nil || strings.Contains(string(ls), "ghcommitter-key.") || !strings.Contains(string(ls), "..") {
+					t.Errorf("the key file was there while the edit command ran (or $RUNNER_TEMP was not listed: %v):\n%s", err, ls)
+				}
+				c, err := srv.Commit("acme", "mono", head(t, srv, "main"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !strings.HasPrefix(c.PGPSignature, "-----BEGIN PGP SIGNATURE-----") {
+					t.Errorf("the commit is not signed (gpgsig %q)\n%s", c.PGPSignature, out)
+				}
+			}
+			// The last step, with its env: as the runner resolves it.
+			data, err := os.ReadFile(output)
+			if err != nil {
+				t.Fatalf("the commit step wrote no outputs: %v", err)
+			}
+			var keyFile string
+			for _, l := range strings.Split(string(data), "\n") {
+				if v, ok := strings.CutPrefix(l, "sign-key-file="); ok {
+					keyFile = v
+				}
+			}
+			if keyFile == "" || !strings.HasPrefix(keyFile, temp+"/ghcommitter-key.") {
+				t.Fatalf("outputs name no key file under $RUNNER_TEMP: %q", data)
+			}
+			if cleanup.Env["KEY_FILE"] != "${{ steps.commit.outputs.sign-key-file }}" {
+				t.Fatalf("the last step's KEY_FILE is %q", cleanup.Env["KEY_FILE"])
+			}
+			rm := runnerBash(t, cleanup.Run)
+			rm.Env = []string{"PATH=" + os.Getenv("PATH"), "RUNNER_TEMP=" + temp, "KEY_FILE=" + keyFile}
+			if out, err := rm.CombinedOutput(); err != nil {
+				t.Fatalf("last step: %v\n%s", err, out)
+			}
+			if left := keyFiles(); len(left) != 0 {
+				t.Errorf("the key file is still there after the last step: %v", left)
+			}
+		})
+	}
+}
+
+// runnerBash runs a step's script as the runner does for shell: bash, from
+// a file (bash -c would exec its last command itself, hiding a missing exec).
+func runnerBash(t *testing.T, script string) *exec.Cmd {
+	f := filepath.Join(t.TempDir(), "step.sh")
+	writeFile(t, f, script, 0o644)
+	return exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", f)
+}
+
+// TestEnvBounds: env_start and env_end are fields 50 and 51 of
+// /proc/PID/stat, counted after the command name, whatever it holds.
+func TestEnvBounds(t *testing.T) {
+	stat := func(comm string) []byte {
+		f := []string{"4242", "(" + comm + ")"}
+		for n := 3; n <= 52; n++ {
+			f = append(f, strconv.Itoa(n*1000)) // field n holds n*1000
+		}
+		return []byte(strings.Join(f, " ") + "\n")
+	}
+	for _, comm := range []string{"ghcommitter", "a b", "x) 1 2 (y", ") )", "(", "tab\there"} {
+		start, end, err := envBounds(stat(comm))
+		if err != nil || start != 50000 || end != 51000 {
+			t.Errorf("comm %q: %d, %d, %v; want 50000, 51000", comm, start, end, err)
+		}
+	}
+	for _, bad := range []string{"", "4242 ghcommitter S 1", "4242 (a) S 1 2 3", string(stat("a"))[:200]} {
+		if _, _, err := envBounds([]byte(bad)); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+	zero := bytes.Replace(stat("a"), []byte(" 50000 "), []byte(" 0 "), 1)
+	if _, _, err := envBounds(zero); err == nil {
+		t.Error("env_start 0 (an unreadable stat): no error")
+	}
+}
+
+// TestEnvBoundsMatchEnviron: the bounds read from this process's stat
+// delimit, in /proc/self/mem, exactly what /proc/self/environ shows (the
+// argv fields 48 and 49 would delimit /proc/self/cmdline instead).
+func TestEnvBoundsMatchEnviron(t *testing.T) {
+	stat, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	start, end, err := envBounds(stat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem, err := os.Open("/proc/self/mem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	block := make([]byte, end-start)
+	if _, err := mem.ReadAt(block, int64(start)); err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile("/proc/self/environ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(block, want) {
+		t.Errorf("memory at %#x..%#x is not the environment block:\n%s", start, end, fmt.Sprintf("%.200q", block))
 	}
 }
