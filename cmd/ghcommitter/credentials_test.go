@@ -107,3 +107,17 @@ func TestRemoveSignKey(t *testing.T) {
 		t.Error("requests were sent")
 	}
 }
+
+// TestSecretEnvDocumented: docs/cli.md names every variable kept from --edit
+// commands.
+func TestSecretEnvDocumented(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join(repoRoot, "docs", "cli.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range secretEnv {
+		if !strings.Contains(string(doc), "`"+name+"`") {
+			t.Errorf("docs/cli.md does not name %s", name)
+		}
+	}
+}
