@@ -25,11 +25,22 @@ import (
 // Without /proc there is nothing that shows the block: that is no error.
 // The error says a credential stays readable.
 func hideCredentials() error {
-	names, err := hideEnvBlock(func(kv string) bool {
+	secret := func(kv string) bool {
 		_, v, _ := strings.Cut(kv, "=")
 		return v != "" && isSecretEnv(kv)
-	})
-	if err != nil {
+	}
+	// Nothing set yet: Go's copy is still the block's content.
+	var names []string
+	for _, kv := range os.Environ() {
+		if secret(kv) {
+			name, _, _ := strings.Cut(kv, "=")
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	if err := hideEnvBlock(secret); err != nil {
 		return fmt.Errorf("%s would stay readable in /proc/%d/environ: %w", strings.Join(names, ", "), os.Getpid(), err)
 	}
 	return nil
@@ -41,38 +52,38 @@ const maxEnvBlock = 256 << 20
 
 // hideEnvBlock blanks the entries secret reports in /proc/self's initial
 // environment block (env_start to env_end), with NUL bytes, and checks that
-// /proc/self/environ then shows none of them. names are the variables found.
-func hideEnvBlock(secret func(kv string) bool) (names []string, err error) {
+// /proc/self/environ then shows none of them.
+func hideEnvBlock(secret func(kv string) bool) error {
 	shown, err := os.ReadFile("/proc/self/environ")
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if names = secretEntries(shown, secret); len(names) == 0 {
-		return nil, nil
+	if len(secretEntries(shown, secret)) == 0 {
+		return nil
 	}
 	stat, err := os.ReadFile("/proc/self/stat")
 	if err != nil {
-		return names, err
+		return err
 	}
 	start, end, err := envBounds(stat)
 	if err != nil {
-		return names, err
+		return err
 	}
 	mem, err := os.OpenFile("/proc/self/mem", os.O_RDWR, 0)
 	if err != nil {
-		return names, err
+		return err
 	}
 	defer mem.Close()
 	block := make([]byte, end-start)
 	if _, err := mem.ReadAt(block, int64(start)); err != nil {
-		return names, fmt.Errorf("read the environment block: %w", err)
+		return fmt.Errorf("read the environment block: %w", err)
 	}
 	// The bounds are right only if the block is what environ shows.
 	if !bytes.Equal(block, shown) {
-		return names, fmt.Errorf("the memory at env_start..env_end (%#x..%#x) is not what /proc/self/environ shows", start, end)
+		return fmt.Errorf("the memory at env_start..env_end (%#x..%#x) is not what /proc/self/environ shows", start, end)
 	}
 	for off := 0; off < len(block); {
 		n := bytes.IndexByte(block[off:], 0)
@@ -85,16 +96,16 @@ func hideEnvBlock(secret func(kv string) bool) (names []string, err error) {
 		off += n + 1
 	}
 	if _, err := mem.WriteAt(block, int64(start)); err != nil {
-		return names, fmt.Errorf("overwrite the environment block: %w", err)
+		return fmt.Errorf("overwrite the environment block: %w", err)
 	}
 	after, err := os.ReadFile("/proc/self/environ")
 	if err != nil {
-		return names, err
+		return err
 	}
 	if left := secretEntries(after, secret); len(left) > 0 {
-		return left, errors.New("/proc/self/environ still shows them after the overwrite")
+		return fmt.Errorf("/proc/self/environ still shows %s after the overwrite", strings.Join(left, ", "))
 	}
-	return names, nil
+	return nil
 }
 
 // secretEntries are the names of the entries of the NUL-separated
