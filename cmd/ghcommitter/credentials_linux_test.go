@@ -67,24 +67,25 @@ func checkProcDump(t *testing.T, dir string, secrets map[string]string, keep str
 }
 
 // procUser is a user to run ghcommitter as: the current one, or nobody
-// through setpriv.
+// through setpriv (skip says why not).
 type procUser struct {
 	name string
 	wrap []string // argv prefix
+	skip string
 }
 
-func procUsers(t *testing.T) []procUser {
-	users := []procUser{{name: "current"}}
-	if os.Geteuid() != 0 {
-		t.Log("not root: ghcommitter is not also run as nobody")
-		return users
-	}
+func procUsers() []procUser {
+	nobody := procUser{name: "nobody"}
 	setpriv, err := exec.LookPath("setpriv")
-	if err != nil {
-		t.Log("no setpriv: ghcommitter is not also run as nobody")
-		return users
+	switch {
+	case os.Geteuid() != 0:
+		nobody.skip = "not root: cannot switch to nobody"
+	case err != nil:
+		nobody.skip = "no setpriv to switch to nobody with"
+	default:
+		nobody.wrap = []string{setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--"}
 	}
-	return append(users, procUser{name: "nobody", wrap: []string{setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--"}})
+	return []procUser{{name: "current"}, nobody}
 }
 
 // sharedDir is a directory every user may read, write and run from (tests
@@ -134,9 +135,6 @@ func hiddenFake(t *testing.T) *githubtest.TestServer {
 // authenticates (the fake takes only hiddenToken) and signs with the
 // passphrase it read.
 func TestProcShowsNoCredentials(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the CLI")
-	}
 	bin := buildSharedCLI(t)
 	key, _ := testSignKey(t, "s3cret-passphrase")
 	common := map[string]string{
@@ -160,8 +158,11 @@ func TestProcShowsNoCredentials(t *testing.T) {
 		{name: "token file", fileTok: true, env: map[string]string{"GITHUB_TOKEN": "s-unused-token"}},
 		{name: "sign passphrase", signed: true, env: map[string]string{"GH_TOKEN": hiddenToken, "GHCOMMITTER_SIGN_PASSPHRASE": "s3cret-passphrase"}},
 	} {
-		for _, u := range procUsers(t) {
+		for _, u := range procUsers() {
 			t.Run(tc.name+"/"+u.name, func(t *testing.T) {
+				if u.skip != "" {
+					t.Skip(u.skip)
+				}
 				srv := hiddenFake(t)
 				dir := sharedDir(t)
 				args := commitArgs(srv, "-b", "main", "-m", "m", "--edit", "leak.txt="+procDumpEdit(dir))
@@ -224,11 +225,8 @@ func TestProcShowsNoCredentials(t *testing.T) {
 // ghcommitter ended (the last step removes it when ghcommitter never read
 // it).
 func TestActionStepHidesCredentials(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the CLI")
-	}
 	needTools(t, "bash")
-	bin := buildCLI(t)
+	bin := buildSharedCLI(t)
 	steps := actionSteps(t)
 	cleanup, ok := steps["Remove the signing key file"]
 	if !ok || !strings.Contains(cleanup.If, "always()") {
