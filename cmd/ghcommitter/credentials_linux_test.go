@@ -338,6 +338,22 @@ func TestActionStepHidesCredentials(t *testing.T) {
 			}
 		})
 	}
+	// The last step removes nothing but a key file of the commit step,
+	// whatever the (forgeable) output names.
+	temp := t.TempDir()
+	victim := filepath.Join(temp, "victim")
+	writeFile(t, victim, "v\n", 0o644)
+	writeFile(t, filepath.Join(temp, "ghcommitter-key.x", "f"), "f\n", 0o644)
+	for _, kf := range []string{victim, filepath.Join(temp, "ghcommitter-key.x") + "/../victim", "/etc/ghcommitter-key.x"} {
+		rm := runnerBash(t, cleanup.Run)
+		rm.Env = []string{"PATH=" + os.Getenv("PATH"), "RUNNER_TEMP=" + temp, "KEY_FILE=" + kf}
+		if out, err := rm.CombinedOutput(); err != nil || !strings.Contains(string(out), "not removing") {
+			t.Errorf("KEY_FILE=%s: %v\n%s", kf, err, out)
+		}
+	}
+	if _, err := os.Stat(victim); err != nil {
+		t.Errorf("the last step removed another file: %v", err)
+	}
 }
 
 // runnerBash runs a step's script as the runner does for shell: bash, from
