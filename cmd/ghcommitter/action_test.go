@@ -125,37 +125,52 @@ func walkShell(n *yaml.Node, fn func(key, text string, line int)) {
 	}
 }
 
-// TestActionCommitStep runs the action's Commit step script (from
-// action.yml) with a stand-in CLI that prints its arguments, and checks how
-// inputs become arguments: one argument per non-blank line, never split on
-// spaces or interpreted by the shell.
-func TestActionCommitStep(t *testing.T) {
-	needTools(t, "bash")
+// actionStep is a step of action.yml's composite run.
+type actionStep struct {
+	ID   string            `yaml:"id"`
+	Name string            `yaml:"name"`
+	If   string            `yaml:"if"`
+	Env  map[string]string `yaml:"env"`
+	Run  string            `yaml:"run"`
+}
+
+// actionSteps are action.yml's steps by id (by name for a step without
+// one); the step with id commit must be there.
+func actionSteps(t *testing.T) map[string]actionStep {
+	t.Helper()
 	data, err := os.ReadFile(filepath.Join(repoRoot, "action.yml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var action struct {
 		Runs struct {
-			Steps []struct {
-				ID  string            `yaml:"id"`
-				Env map[string]string `yaml:"env"`
-				Run string            `yaml:"run"`
-			} `yaml:"steps"`
+			Steps []actionStep `yaml:"steps"`
 		} `yaml:"runs"`
 	}
 	if err := yaml.Unmarshal(data, &action); err != nil {
 		t.Fatal(err)
 	}
-	var script string
+	steps := map[string]actionStep{}
 	for _, s := range action.Runs.Steps {
-		if s.ID == "commit" {
-			script = s.Run
+		k := s.ID
+		if k == "" {
+			k = s.Name
 		}
+		steps[k] = s
 	}
-	if script == "" {
+	if steps["commit"].Run == "" {
 		t.Fatal("action.yml has no step with id commit")
 	}
+	return steps
+}
+
+// TestActionCommitStep runs the action's Commit step script (from
+// action.yml) with a stand-in CLI that prints its arguments, and checks how
+// inputs become arguments: one argument per non-blank line, never split on
+// spaces or interpreted by the shell.
+func TestActionCommitStep(t *testing.T) {
+	needTools(t, "bash")
+	script := actionSteps(t)["commit"].Run
 	dir := t.TempDir()
 	stub := filepath.Join(dir, "ghcommitter")
 	if err := os.WriteFile(stub, []byte("#!/bin/sh\nfor a in \"$@\"; do printf '<%s>\\n' \"$a\"; done\n"), 0o755); err != nil {

@@ -82,6 +82,10 @@ func (b *changeBuilder) build(f *commitFlags, msg string) (*committer.ChangeSet,
 
 // editsAndChecks adds --edit, --expect-sha and --expect-absent.
 func (b *changeBuilder) editsAndChecks(f *commitFlags) error {
+	if len(f.edits) > 0 && b.e.exposed != nil {
+		return &exitError{code: exitFailed, err: fmt.Errorf("--edit: cannot hide the credentials from the commands it runs: %w", b.e.exposed),
+			hint: "unset the variables named, passing the token with --token-file instead, or commit without --edit"}
+	}
 	for _, s := range f.edits {
 		p, command, ok := strings.Cut(s, "=")
 		if !ok || strings.TrimSpace(command) == "" {

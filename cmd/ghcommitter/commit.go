@@ -31,6 +31,7 @@ type commitFlags struct {
 	auth                 authFlags
 	pr                   prFlags
 	signKey              string
+	removeSignKey        bool
 	trailers             trailerFlags
 	engine               engineFlags // engine.go
 }
@@ -51,6 +52,9 @@ func newCommitCmdWith(e *env, runF func(context.Context, *commitFlags) error) *c
 		Long:    commitLong,
 		Example: commitExample,
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
+			// Whatever happens: signer removes it once read, this on the
+			// paths that fail before.
+			defer f.dropSignKey()
 			f.paths = args
 			err := f.check(cmd)
 			if err == nil {
@@ -93,6 +97,7 @@ func (f *commitFlags) register(cmd *cobra.Command) {
 	f.trailers.register(cmd)
 	f.pr.register(cmd)
 	fl.StringVar(&f.signKey, "sign-key", "", "sign the commit with the armored OpenPGP private key in `FILE` (needs --author; passphrase from $GHCOMMITTER_SIGN_PASSPHRASE)")
+	fl.BoolVar(&f.removeSignKey, "remove-sign-key", false, "delete the --sign-key FILE as soon as it is read, before any --edit command runs, and on every exit (for a temporary copy of a secret)")
 	f.auth.register(cmd)
 	f.engine.register(cmd)
 }
@@ -108,6 +113,9 @@ func (f *commitFlags) check(cmd *cobra.Command) error {
 	}
 	if f.message != "" && f.messageFile != "" {
 		return usageErrorf("", "-m/--message and -F/--message-file both given: choose one")
+	}
+	if f.removeSignKey && f.signKey == "" {
+		return usageErrorf("", "--remove-sign-key needs --sign-key FILE")
 	}
 	if f.dryRun && f.pr.enabled {
 		return usageErrorf("drop one of them", "--dry-run and --pull-request cannot be combined")

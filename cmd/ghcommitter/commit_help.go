@@ -26,7 +26,11 @@ GHCOMMITTER_EXISTS=0 when absent; GHCOMMITTER_PATH is the path). Their stdout
 becomes the new content; more than GitHub's 100 MB file limit fails at once.
 Their environment is this one without the credentials ghcommitter reads
 (GH_TOKEN, GITHUB_TOKEN, GH_ENTERPRISE_TOKEN, GITHUB_ENTERPRISE_TOKEN,
-GHCOMMITTER_SIGN_PASSPHRASE, and the Action's token and key inputs). Whatever a
+GHCOMMITTER_SIGN_PASSPHRASE, and the Action's token and key inputs); on Linux
+ghcommitter also blanks them in its own /proc/PID/environ at start-up, and
+refuses --edit when it cannot. They run as the same user: a --token-file or
+--sign-key file stays readable to them (--remove-sign-key deletes a
+temporary key file once read). Whatever a
 command leaves running in its process group is killed when it exits; the
 whole group is killed after --edit-timeout, and on SIGINT or SIGTERM, which
 end ghcommitter (exit 130 or 143). See docs/cli.md.

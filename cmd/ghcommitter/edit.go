@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"strings"
 	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer"
@@ -32,15 +31,6 @@ const editGrace = 2 * time.Second
 // defaultEditTimeout is --edit-timeout's default.
 const defaultEditTimeout = 5 * time.Minute
 
-// secretEnv are the variables holding credentials the CLI consumes: they are
-// removed from the environment of --edit commands.
-var secretEnv = []string{
-	"GH_TOKEN", "GITHUB_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN",
-	"GHCOMMITTER_SIGN_PASSPHRASE", "GHCOMMITTER_APP_KEY", "GHCOMMITTER_APP_PRIVATE_KEY",
-	// The GitHub Action's inputs that carry credentials (action.yml).
-	"INPUT_TOKEN", "INPUT_SIGN_KEY", "INPUT_SIGN_KEY_PASSPHRASE", "INPUT_APP_KEY", "INPUT_APP_PRIVATE_KEY",
-}
-
 var (
 	errEditTimeout   = errors.New("timed out")
 	errEditTooLarge  = errors.New("wrote more to stdout than a file may hold")
@@ -59,25 +49,6 @@ func (e *editFailure) Error() string {
 }
 
 func (e *editFailure) Unwrap() error { return e.err }
-
-// editEnv returns environ without the credentials in secretEnv.
-func editEnv(environ []string) []string {
-	out := make([]string, 0, len(environ))
-	for _, kv := range environ {
-		name, _, _ := strings.Cut(kv, "=")
-		secret := false
-		for _, s := range secretEnv {
-			if name == s {
-				secret = true
-				break
-			}
-		}
-		if !secret {
-			out = append(out, kv)
-		}
-	}
-	return out
-}
 
 // shellEdit returns an edit function that runs sh -c command with the file's
 // current content on stdin and takes its stdout as the new content.

@@ -22,6 +22,10 @@ type env struct {
 	getenv     func(string) string
 	environ    func() []string // for the commands --edit runs
 	isTerminal bool            // stderr is a terminal: show progress
+	// exposed says why credentials in the process's initial environment
+	// are still readable by other processes (hideCredentials failed): no
+	// --edit command may run then.
+	exposed error
 }
 
 // Exit codes: the contract scripts rely on.

@@ -23,6 +23,8 @@ type cli struct {
 	stdin string
 	// terminal makes stderr count as a terminal (progress is shown).
 	terminal bool
+	// exposed plays a failed hideCredentials.
+	exposed error
 }
 
 // environ is the process environment with c.env on top, as the commands
@@ -67,6 +69,7 @@ func (c *cli) runStdin(ctx context.Context, in io.Reader, args ...string) cliRes
 		getenv:     func(k string) string { return c.env[k] },
 		environ:    c.environ,
 		isTerminal: c.terminal,
+		exposed:    c.exposed,
 	}
 	code := run(ctx, args, e)
 	return cliResult{code: code, stdout: out.String(), stderr: errb.String()}

@@ -11,6 +11,9 @@ import (
 )
 
 func main() {
+	// First, before anything can start a command: blank the credentials
+	// in the environment block /proc/PID/environ shows (Go has its copy).
+	exposed := hideCredentials()
 	ctx, stop := notifySignals(context.Background())
 	code := run(ctx, os.Args[1:], &env{
 		stdin:      os.Stdin,
@@ -19,6 +22,7 @@ func main() {
 		getenv:     os.Getenv,
 		environ:    os.Environ,
 		isTerminal: term.IsTerminal(int(os.Stderr.Fd())),
+		exposed:    exposed,
 	})
 	stop()
 	os.Exit(code)

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 
 	"github.com/ghcommitter/ghcommitter/committer"
@@ -69,19 +72,35 @@ func (p *prFlags) run(ctx context.Context, e *env, c *committer.Committer, cs *c
 	return out.pullRequest(res)
 }
 
-// signer loads --sign-key. Signing needs an author.
+// signer loads --sign-key, and with --remove-sign-key deletes the file
+// (before any --edit command runs: they run in the commit). Signing needs an
+// author.
 func (f *commitFlags) signer(e *env, cs *committer.ChangeSet) (github.MessageSigner, error) {
 	if cs.Author == nil {
 		return nil, usageErrorf(`add --author "Name <email>" matching the key's identity`, "--sign-key needs --author")
 	}
-	key, err := os.Open(f.signKey)
+	key, err := os.ReadFile(f.signKey)
 	if err != nil {
 		return nil, usageErrorf("", "--sign-key: %v", err)
 	}
-	defer key.Close()
-	s, err := pgpsign.NewSigner(key, []byte(e.getenv("GHCOMMITTER_SIGN_PASSPHRASE")))
+	if err := f.dropSignKey(); err != nil {
+		return nil, usageErrorf("", "--remove-sign-key: %v", err)
+	}
+	s, err := pgpsign.NewSigner(bytes.NewReader(key), []byte(e.getenv("GHCOMMITTER_SIGN_PASSPHRASE")))
 	if err != nil {
 		return nil, usageErrorf("export it with gpg --armor --export-secret-keys KEYID", "--sign-key %s: %v", f.signKey, err)
 	}
 	return s, nil
+}
+
+// dropSignKey deletes the --sign-key file with --remove-sign-key; a file
+// already gone is no error.
+func (f *commitFlags) dropSignKey() error {
+	if !f.removeSignKey || f.signKey == "" {
+		return nil
+	}
+	if err := os.Remove(f.signKey); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
 }

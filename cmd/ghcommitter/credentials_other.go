@@ -1,0 +1,10 @@
+//go:build !linux
+
+package main
+
+// hideCredentials does nothing outside Linux. There, the initial environment
+// block stays as the process received it: on macOS a process of the same
+// user can read it (ps -E, sysctl KERN_PROCARGS2), on Windows one that may
+// read this process's memory (the PEB). --edit commands still run without
+// the credentials in their own environment (editEnv). SECURITY.md says so.
+func hideCredentials() error { return nil }
