@@ -45,6 +45,11 @@ func (c *Committer) startLanding(ctx context.Context) *landing {
 		// GitHub in full, so it counts as sent.
 		WroteHeaders: func() { l.sent.Store(true) },
 	})
+	if ctx.Err() != nil {
+		// Ended already: nothing is sent (AfterFunc would run too late to
+		// stop a request that starts at once).
+		cancel(context.Cause(ctx))
+	}
 	var mu sync.Mutex
 	var grace *time.Timer
 	stopWatch := context.AfterFunc(ctx, func() {
