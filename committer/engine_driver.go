@@ -85,7 +85,8 @@ func (d *driver) sendOneWrite(ctx context.Context, u *unit, st *staged, attempt 
 	}
 	if w.ambiguous {
 		d.pending = append(d.pending, pendingWrite{engine: st.engine, parent: st.head, id: editID(u.message), st: st})
-		if d.settledOneWrite(ctx, st.head, attempt) {
+		// With the caller gone, the driver's end settles it, once.
+		if ctx.Err() == nil && d.settledOneWrite(ctx, st.head, attempt) {
 			return true, nil, true
 		}
 		w.lost = true

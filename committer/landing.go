@@ -105,13 +105,15 @@ func (e *unsentError) Error() string { return e.err.Error() }
 func (e *unsentError) Unwrap() error { return e.err }
 
 // settleContext is the context of the reads that settle a landing write's
-// outcome: they outlive the caller's cancel, for 30 seconds, or for the
-// landing grace period once the caller's context has ended (a signalled
-// process must still report before it is killed).
+// outcome: they outlive the caller's cancel, for 30 seconds, or for half
+// the landing grace period (at least half a second) once the caller's
+// context has ended: a signalled process must still report before it is
+// killed, so after a cancel the outcome is settled once, by the driver's
+// end, not after each write.
 func (c *Committer) settleContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	bound := 30 * time.Second
 	if ctx.Err() != nil {
-		bound = c.o.landingGrace
+		bound = max(c.o.landingGrace/2, 500*time.Millisecond)
 	}
 	return context.WithTimeout(context.WithoutCancel(ctx), bound)
 }

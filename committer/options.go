@@ -194,7 +194,7 @@ const DefaultLandingGrace = 5 * time.Second
 // context ended is still waited for: its reply decides the outcome. Once
 // sent, a landing write is not cancelled with the context, because GitHub
 // may apply it anyway; when no reply comes within d, the branch is read
-// (for at most d again) and the commit is reported landed, not landed when
+// (for at most d/2 more) and the commit is reported landed, not landed when
 // that is proven (the write was never sent, or the branch moved past
 // without it), or ErrUnknownOutcome. A write not yet sent when the context
 // ends is not sent. d must be positive; the default is DefaultLandingGrace.

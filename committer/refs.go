@@ -216,6 +216,9 @@ func (c *Committer) createRef(ctx context.Context, branch, commit string) (refMo
 // told, the outcome is ErrUnknownOutcome. Not landed (yet) is not a proof:
 // the write may still be applied; the driver decides with what it knows.
 func (c *Committer) settle(ctx context.Context, branch, commit string, cause error) (bool, error) {
+	if ctx.Err() != nil {
+		return false, nil // the caller is gone: the driver's end settles it, once
+	}
 	rctx, cancel := c.settleContext(ctx)
 	defer cancel()
 	c.o.logger.DebugContext(ctx, "ref update outcome unknown; reading the ref", "error", cause)
