@@ -85,6 +85,14 @@ func (c *Committer) bootstrap(ctx context.Context, branch string, u *unit) (head
 			u.p = withoutBootstrapFile(u.p, f.path)
 			return commit, tree, nil
 		}
+		var ue *unsentError
+		if errors.As(err, &ue) {
+			if cause != nil {
+				// An earlier PUT was sent and may still land.
+				return "", "", c.unknownBoot(cause, err)
+			}
+			return "", "", err // never sent: nothing landed
+		}
 		if s := statusOf(err); s >= 400 && s < 500 && s != http.StatusConflict && s != http.StatusUnprocessableEntity {
 			if re := refused("bootstrap empty repository", err); re != nil {
 				return "", "", re
@@ -94,8 +102,14 @@ func (c *Committer) bootstrap(ctx context.Context, branch string, u *unit) (head
 		// No clear answer (or: the file exists already, or the repository
 		// is no longer empty): read the branch to tell who started it.
 		cause = err
-		head, tree, err := c.readHead(ctx, branch)
+		rctx, cancel := c.settleContext(ctx)
+		head, tree, err := c.readHead(rctx, branch)
+		cancel()
 		switch {
+		case errors.Is(err, errEmptyRepo) && ctx.Err() != nil:
+			// The PUT was sent, and GitHub may still apply it; the caller
+			// is gone, so it is not sent again.
+			return "", "", c.unknownBoot(cause, errors.New("the repository is still empty, and the write may yet land"))
 		case errors.Is(err, errEmptyRepo):
 			continue // nothing landed: a contents PUT without sha can only create, so sending it again is safe
 		case errors.Is(err, errBranchMissing):
@@ -103,7 +117,9 @@ func (c *Committer) bootstrap(ctx context.Context, branch string, u *unit) (head
 		case err != nil:
 			return "", "", c.unknownBoot(cause, err)
 		}
-		root, rootTree, ours, err := c.isOurBootstrap(ctx, head, u, f)
+		rctx, cancel = c.settleContext(ctx)
+		root, rootTree, ours, err := c.isOurBootstrap(rctx, head, u, f)
+		cancel()
 		if err != nil {
 			return "", "", c.unknownBoot(cause, err)
 		}
@@ -117,7 +133,8 @@ func (c *Committer) bootstrap(ctx context.Context, branch string, u *unit) (head
 }
 
 func (c *Committer) unknownBoot(cause, err error) error {
-	return &pathError{kind: ErrUnknownOutcome, err: fmt.Errorf("bootstrap empty repository: %w; then reading the branch: %w", cause, err)}
+	return &pathError{kind: ErrUnknownOutcome, err: fmt.Errorf("bootstrap empty repository: %w; then reading the branch: %w", cause, err),
+		hint: "check the branch for the first commit before retrying: it may have landed"}
 }
 
 // planBootstrap checks p against the empty tree (preconditions, edits) and
@@ -199,7 +216,12 @@ func (c *Committer) putFirst(ctx context.Context, branch string, u *unit, f *fir
 	opts.Author = toAuthor(u.cs.Author)
 	opts.Committer = toAuthor(u.cs.Committer)
 	c.o.logger.DebugContext(ctx, "bootstrapping empty repository", "repo", c.Repository(), "path", f.path)
-	got, _, err := c.putContents(ctx, f.path, opts)
+	l := c.startLanding(ctx)
+	got, _, err := c.putContents(l.ctx, f.path, opts)
+	err = l.done(err)
+	if err != nil && l.unsent() {
+		return "", "", l.notSent("bootstrap empty repository")
+	}
 	if err != nil {
 		return "", "", err
 	}

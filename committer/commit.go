@@ -164,11 +164,11 @@ func (d *driver) run(ctx context.Context) {
 	for attempt := 1; attempt <= d.c.o.maxAttempts; attempt++ {
 		if attempt > 1 {
 			if err := d.pause(ctx, attempt); err != nil {
-				d.w.fail(d.errAt(err, d.lastHead, attempt-1))
+				d.end(ctx, d.errAt(err, d.lastHead, attempt-1), attempt-1)
 				return
 			}
 		}
-		if !d.w.prune(len(d.unsettled) > 0) {
+		if !d.w.prune(d.open()) {
 			return
 		}
 		done, err := d.attempt(ctx, attempt)
@@ -181,7 +181,7 @@ func (d *driver) run(ctx context.Context) {
 			err = d.errAt(errors.New("the repository kept changing between empty and not empty"), d.lastHead, attempt)
 		}
 		if err != nil {
-			d.w.fail(err)
+			d.end(ctx, err, attempt)
 			return
 		}
 		if done {
@@ -191,7 +191,7 @@ func (d *driver) run(ctx context.Context) {
 	e := d.c.fail(d.op, d.branch, ErrConflict, fmt.Errorf("another writer moved the branch on each of %d attempts", d.c.o.maxAttempts))
 	e.Head, e.Attempts = d.lastHead, d.c.o.maxAttempts
 	e.Hint = "raise the attempt limit (WithMaxAttempts) or spread the writers out"
-	d.w.fail(e)
+	d.end(ctx, e, d.c.o.maxAttempts)
 }
 
 func (d *driver) pause(ctx context.Context, attempt int) error {

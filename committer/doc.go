@@ -28,6 +28,9 @@
 //   - The branch only moves by fast-forward. Nothing is force-pushed.
 //   - A change set either lands exactly once or is reported as not landed.
 //     When the final ref update gets no answer, the ref is read back to tell.
+//     A cancelled context does not cancel a landing write already sent:
+//     its reply is waited for (WithLandingGrace), and the outcome is
+//     "not landed" only when proven, else ErrUnknownOutcome.
 //   - Nothing another writer committed is lost: every attempt builds on the
 //     head it read.
 //   - Nothing is visible on the branch before the final ref update, with
@@ -118,6 +121,10 @@
 //   - urlpath.go: every file path or branch name that goes into a URL is
 //     escaped there, segment by segment (the contents writes, GET
 //     branches/{b}); go-github escapes refs itself.
+//   - landing.go: every landing write (ref update, branch creation,
+//     mutation, contents write, bootstrap, pull request) is sent on a
+//     context detached from the caller's cancel once sent (httptrace), and
+//     the driver's end settles any write still open before the work fails.
 //   - errors.go: the error kinds, *Error, and the classifier that says which
 //     GitHub reply is a lost race and which is an error.
 package committer

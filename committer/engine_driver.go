@@ -38,18 +38,9 @@ func (d *driver) oneWrite(ctx context.Context, head, tree string, creating bool,
 	if !ok {
 		return true, d.c.fail(d.op, d.branch, ErrInvalid, fmt.Errorf("the %s engine cannot carry this work", d.co.engine)), true
 	}
-	if creating {
-		// GraphQL and the contents API write only to a branch that exists:
-		// create it at its base first.
-		mv, err := d.c.createRef(ctx, d.branch, head)
-		if err != nil && !mv.won {
-			return d.moveFailed(head, attempt, err, mv)
-		}
-		if !mv.won {
-			return false, nil, true // another writer created it: read it again
-		}
-		d.created = true
-	}
+	// Resolved on the base's head first: every refusal that can be known
+	// before a write (what the engine cannot carry, a failed
+	// precondition, an edit's error) comes before the branch is created.
 	st, u, err := ow.stageOne(ctx, d.co.engine, d.cands, head, tree, attempt)
 	if err != nil && d.co.engine == EngineAuto && isOneWriteError(err) {
 		return false, nil, false
@@ -62,7 +53,19 @@ func (d *driver) oneWrite(ctx context.Context, head, tree string, creating bool,
 		return true, nil, true // no caller left
 	}
 	if st.engine == EngineGitData {
-		return false, nil, false
+		return false, nil, false // Git Data creates the branch at its commit
+	}
+	if creating {
+		// GraphQL and the contents API write only to a branch that exists:
+		// create it at its base, which st was resolved on.
+		mv, err := d.c.createRef(ctx, d.branch, head)
+		if err != nil && !mv.won {
+			return d.moveFailed(head, attempt, err, mv)
+		}
+		if !mv.won {
+			return false, nil, true // another writer created it: read it again
+		}
+		d.created = true
 	}
 	if len(st.adds)+len(st.dels) == 0 {
 		st.finish(head, tree, "")
@@ -82,7 +85,8 @@ func (d *driver) sendOneWrite(ctx context.Context, u *unit, st *staged, attempt 
 	}
 	if w.ambiguous {
 		d.pending = append(d.pending, pendingWrite{engine: st.engine, parent: st.head, id: u.editID, st: st})
-		if d.settledOneWrite(ctx, st.head, attempt) {
+		// With the caller gone, the driver's end settles it, once.
+		if ctx.Err() == nil && d.settledOneWrite(ctx, st.head, attempt) {
 			return true, nil, true
 		}
 		w.lost = true

@@ -1,6 +1,7 @@
 package committer_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -687,6 +688,61 @@ func TestPlanRefusesWhatTheEngineCannotCarry(t *testing.T) {
 		}
 		if got := len(ts.Requests()) - n; got != 0 {
 			t.Errorf("plan with %s sent %d requests before refusing", tc.engine, got)
+		}
+	}
+}
+
+// A commit with CreateBranchFrom that is refused for what can be known
+// before any write — what the engine cannot carry on the base's head, a
+// failed precondition, a failing edit — leaves no branch behind, on every
+// engine: the change set is resolved on the base first, then the branch is
+// created.
+func TestEnginesRefusedCreateBranchLeavesNoBranch(t *testing.T) {
+	failing := func([]byte, bool) ([]byte, error) { return nil, errors.New("edit refuses") }
+	for _, tc := range []struct {
+		name    string
+		engines []committer.Engine
+		cs      func() *committer.ChangeSet
+		want    error // nil: any error
+	}{
+		{"mode-on-branch", []committer.Engine{committer.EngineGraphQL, committer.EngineContents},
+			func() *committer.ChangeSet { return committer.NewChangeSet("x").Edit("run.sh", appendLine("x")) }, committer.ErrInvalid},
+		{"directory-delete", []committer.Engine{committer.EngineGraphQL, committer.EngineContents},
+			func() *committer.ChangeSet { return committer.NewChangeSet("x").Delete("dir") }, committer.ErrInvalid},
+		{"too-large", []committer.Engine{committer.EngineContents},
+			func() *committer.ChangeSet {
+				return committer.NewChangeSet("x").Edit("a.txt", func([]byte, bool) ([]byte, error) {
+					return bytes.Repeat([]byte("x"), committer.MaxContentsFileBytes+1), nil
+				})
+			}, committer.ErrInvalid},
+		{"precondition", allEngines,
+			func() *committer.ChangeSet {
+				return committer.NewChangeSet("x").Put("a.txt", []byte("new\n")).ExpectAbsent("a.txt")
+			}, committer.ErrConflict},
+		{"edit-fails", allEngines,
+			func() *committer.ChangeSet { return committer.NewChangeSet("x").Edit("a.txt", failing) }, nil},
+	} {
+		for _, e := range tc.engines {
+			t.Run(tc.name+"/"+e.String(), func(t *testing.T) {
+				ts, c := setup(t)
+				if _, err := ts.Seed(owner, repo, "main", "seed",
+					githubtest.File{Path: "run.sh", Content: []byte("#!/bin/sh\n"), Mode: "100755"},
+					githubtest.File{Path: "a.txt", Content: []byte("a\n")},
+					githubtest.File{Path: "dir/x.txt", Content: []byte("x\n")}); err != nil {
+					t.Fatal(err)
+				}
+				ts.ResetRequests()
+				_, err := c.Commit(context.Background(), "feature", tc.cs(), committer.WithEngine(e), committer.CreateBranchFrom("main"))
+				if err == nil || (tc.want != nil && !errors.Is(err, tc.want)) {
+					t.Fatalf("err = %v, want a refusal (%v)", err, tc.want)
+				}
+				if _, ok := ts.Head(owner, repo, "feature"); ok {
+					t.Fatalf("the refused commit (%v) left branch feature behind", err)
+				}
+				if n := ts.Count(routeCreateRef); n != 0 {
+					t.Errorf("%d branch creations sent for a refused commit", n)
+				}
+			})
 		}
 	}
 }

@@ -34,12 +34,19 @@ func (c *Committer) writeGraphQL(ctx context.Context, branch string, u *unit, st
 	for _, d := range st.dels {
 		in.Deletions = append(in.Deletions, d.path)
 	}
-	got, err := c.gql.CreateCommitOnBranch(ctx, in)
+	l := c.startLanding(ctx)
+	got, err := c.gql.CreateCommitOnBranch(l.ctx, in)
+	err = l.done(err)
 	if err == nil {
 		// The commit landed: a failed read of its tree must not turn that
 		// into an error (Result.Tree is then empty).
-		_, tree, _ := c.commitTree(ctx, got.OID)
+		rctx, cancel := c.settleContext(ctx)
+		defer cancel()
+		_, tree, _ := c.commitTree(rctx, got.OID)
 		return written{commit: got.OID, tree: tree, parent: st.head}, nil
+	}
+	if l.unsent() {
+		return written{}, l.notSent("GraphQL createCommitOnBranch")
 	}
 	return c.graphqlOutcome(err)
 }
@@ -107,17 +114,22 @@ func (c *Committer) writeContents(ctx context.Context, branch string, u *unit, s
 	}
 	var got *github.RepositoryContentResponse
 	var err error
+	l := c.startLanding(ctx)
 	if len(st.adds) == 1 {
 		f := st.adds[0]
 		opts.Content = f.data
 		if f.old != "" {
 			opts.SHA = github.String(f.old)
 		}
-		got, _, err = c.putContents(ctx, f.path, opts)
+		got, _, err = c.putContents(l.ctx, f.path, opts)
 	} else {
 		f := st.dels[0]
 		opts.SHA = github.String(f.old)
-		got, _, err = c.deleteContents(ctx, f.path, opts)
+		got, _, err = c.deleteContents(l.ctx, f.path, opts)
+	}
+	err = l.done(err)
+	if err != nil && l.unsent() {
+		return written{}, l.notSent("contents write")
 	}
 	if err != nil {
 		return c.contentsOutcome(err)
@@ -127,7 +139,9 @@ func (c *Committer) writeContents(ctx context.Context, branch string, u *unit, s
 		w.parent = got.Commit.Parents[0].GetSHA()
 	}
 	if w.tree == "" {
-		_, w.tree, _ = c.commitTree(ctx, w.commit) // landed whatever this read says
+		rctx, cancel := c.settleContext(ctx)
+		defer cancel()
+		_, w.tree, _ = c.commitTree(rctx, w.commit) // landed whatever this read says
 	}
 	return w, nil
 }
@@ -167,7 +181,7 @@ func apiMessage(err error) string {
 // built on whatever head GitHub found, so the chain from the head down to
 // parent is searched. found is the landed commit.
 func (c *Committer) settleOneWrite(ctx context.Context, branch string, engine Engine, parent, id string) (found string, o ghgraphql.Outcome, err error) {
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	rctx, cancel := c.settleContext(ctx)
 	defer cancel()
 	match := func(msg string) bool { return hasOwnEditID(msg, id) }
 	if engine == EngineGraphQL {

@@ -37,6 +37,7 @@ type options struct {
 	// secondaryFloor is the least wait after a secondary rate limit that
 	// came without Retry-After (GitHub's docs: at least a minute).
 	secondaryFloor time.Duration
+	landingGrace   time.Duration
 }
 
 func defaultOptions() options {
@@ -50,6 +51,7 @@ func defaultOptions() options {
 		concurrency: 4,
 
 		secondaryFloor: time.Minute,
+		landingGrace:   DefaultLandingGrace,
 	}
 }
 
@@ -177,6 +179,31 @@ func WithSecondaryLimitWait(d time.Duration) Option {
 			return fmt.Errorf("secondary limit wait must be positive, got %s", d)
 		}
 		o.secondaryFloor = d
+		return nil
+	}
+}
+
+// DefaultLandingGrace is how long a landing write already sent is waited
+// for after the caller's context ends: GitHub Actions, for one, sends
+// SIGKILL about 10 seconds after SIGINT.
+const DefaultLandingGrace = 5 * time.Second
+
+// WithLandingGrace sets how long a landing write (the ref update or branch
+// creation of the Git Data engine, the GraphQL mutation, the contents write,
+// the first commit of an empty repository) that was already sent when the
+// context ended is still waited for: its reply decides the outcome. Once
+// sent, a landing write is not cancelled with the context, because GitHub
+// may apply it anyway; when no reply comes within d, the branch is read
+// (for at most d/2 more) and the commit is reported landed, not landed when
+// that is proven (the write was never sent, or the branch moved past
+// without it), or ErrUnknownOutcome. A write not yet sent when the context
+// ends is not sent. d must be positive; the default is DefaultLandingGrace.
+func WithLandingGrace(d time.Duration) Option {
+	return func(o *options) error {
+		if d <= 0 {
+			return fmt.Errorf("landing grace %v: must be positive", d)
+		}
+		o.landingGrace = d
 		return nil
 	}
 }

@@ -84,7 +84,11 @@ func (c *Committer) CommitPullRequest(ctx context.Context, base, head string, cs
 	if pr.Draft {
 		np.Draft = github.Bool(true)
 	}
-	got, _, err := c.client.PullRequests.Create(ctx, c.owner, c.repo, np)
+	// The commit landed: opening the pull request is sent like a landing
+	// write (see WithLandingGrace), so a cancel does not leave it unknown.
+	l := c.startLanding(ctx)
+	got, _, err := c.client.PullRequests.Create(l.ctx, c.owner, c.repo, np)
+	err = l.done(err)
 	if err == nil {
 		out.Number, out.URL, out.Created = got.GetNumber(), got.GetHTMLURL(), true
 		return out, nil
@@ -94,7 +98,9 @@ func (c *Committer) CommitPullRequest(ctx context.Context, base, head string, cs
 	}
 	// 422 without a bad field: a pull request from head into base is already
 	// open, or head holds no commit that base lacks. Look for the open one.
-	open, ferr := c.findPullRequest(ctx, base, head)
+	rctx, cancel := c.settleContext(ctx)
+	defer cancel()
+	open, ferr := c.findPullRequest(rctx, base, head)
 	if ferr != nil {
 		return out, c.prFail(head, base, ferr)
 	}

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/google/go-github/v66/github"
 )
@@ -134,9 +133,14 @@ type refMove struct {
 // again. See https://docs.github.com/rest/git/refs#update-a-reference.
 func (c *Committer) moveRef(ctx context.Context, branch, commit string) (refMove, error) {
 	ref := &github.Reference{Ref: github.String("refs/heads/" + branch), Object: &github.GitObject{SHA: github.String(commit)}}
-	_, _, err := c.client.Git.UpdateRef(ctx, c.owner, c.repo, ref, false)
+	l := c.startLanding(ctx)
+	_, _, err := c.client.Git.UpdateRef(l.ctx, c.owner, c.repo, ref, false)
+	err = l.done(err)
 	if err == nil {
 		return refMove{won: true}, nil
+	}
+	if l.unsent() {
+		return refMove{}, l.notSent("update ref")
 	}
 	if s := statusOf(err); s >= 400 && s < 500 {
 		if e := refused("update ref", err); e != nil {
@@ -164,9 +168,14 @@ func (c *Committer) moveRef(ctx context.Context, branch, commit string) (refMove
 // https://docs.github.com/rest/git/refs#create-a-reference.
 func (c *Committer) createRef(ctx context.Context, branch, commit string) (refMove, error) {
 	ref := &github.Reference{Ref: github.String("refs/heads/" + branch), Object: &github.GitObject{SHA: github.String(commit)}}
-	_, _, err := c.client.Git.CreateRef(ctx, c.owner, c.repo, ref)
+	l := c.startLanding(ctx)
+	_, _, err := c.client.Git.CreateRef(l.ctx, c.owner, c.repo, ref)
+	err = l.done(err)
 	if err == nil {
 		return refMove{won: true}, nil
+	}
+	if l.unsent() {
+		return refMove{}, l.notSent("create ref")
 	}
 	if s := statusOf(err); s >= 400 && s < 500 {
 		if e := refused("create ref", err); e != nil {
@@ -190,13 +199,17 @@ func (c *Committer) createRef(ctx context.Context, branch, commit string) (refMo
 }
 
 // settle reads the ref after a write whose outcome is unknown. It uses a
-// context that outlives the caller's cancellation, briefly, so that a
-// deadline hit during the write still gets an answer. The write landed if
-// the ref holds commit or a descendant of it (another writer may already
-// have built on it); where that cannot be told, the outcome is
-// ErrUnknownOutcome.
+// context that outlives the caller's cancellation, briefly (see
+// settleContext), so that a deadline hit during the write still gets an
+// answer. The write landed if the ref holds commit or a descendant of it
+// (another writer may already have built on it); where that cannot be
+// told, the outcome is ErrUnknownOutcome. Not landed (yet) is not a proof:
+// the write may still be applied; the driver decides with what it knows.
 func (c *Committer) settle(ctx context.Context, branch, commit string, cause error) (bool, error) {
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	if ctx.Err() != nil {
+		return false, nil // the caller is gone: the driver's end settles it, once
+	}
+	rctx, cancel := c.settleContext(ctx)
 	defer cancel()
 	c.o.logger.DebugContext(ctx, "ref update outcome unknown; reading the ref", "error", cause)
 	got, _, err := c.client.Git.GetRef(rctx, c.owner, c.repo, "heads/"+branch)
@@ -210,13 +223,7 @@ func (c *Committer) settle(ctx context.Context, branch, commit string, cause err
 	if err != nil {
 		return false, c.unknown(cause, err)
 	}
-	if landed {
-		return true, nil
-	}
-	if ctx.Err() != nil {
-		return false, ctx.Err()
-	}
-	return false, nil
+	return landed, nil
 }
 
 func (c *Committer) unknown(cause, err error) error {

@@ -60,7 +60,9 @@ Exit status:
   3    conflict: a precondition failed, or every attempt lost the race;
        nothing was committed
   130  interrupted by SIGINT, 143 by SIGTERM: nothing was committed, unless
-       the error says the outcome is unknown`
+       the kind is unknown_outcome (the signal came after the commit was
+       sent, and no reply came within 5 s): check the branch before running
+       again. A commit whose reply comes after the signal exits 0`
 
 const commitExample = `  # Commit two files at the same paths in the repository:
   ghcommitter commit -R acme/mono -b main -m "Update config" config/app.yaml config/db.yaml

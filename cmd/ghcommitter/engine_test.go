@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"testing"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest"
 )
 
 func TestCommitEngineFlag(t *testing.T) {
@@ -68,5 +70,40 @@ func TestCommitEngineGraphQLURL(t *testing.T) {
 	c.env["GITHUB_GRAPHQL_URL"] = srv.URL + "no/graphql/here"
 	if r := c.run(commitArgs(srv, "--engine", "graphql", "-m", "y", "--add", "b=-")...); r.code == 0 {
 		t.Fatal("a GraphQL URL that serves nothing was not used")
+	}
+}
+
+// With --create-branch-from, a commit refused for what the engine cannot
+// carry (exit 2) or for a failed precondition (exit 3) writes nothing:
+// the branch is not created, on every engine.
+func TestEngineRefusedCommitCreatesNoBranch(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		engines []string
+		args    []string
+		code    int
+	}{
+		{"executable-edit", []string{"graphql", "contents"}, []string{"--edit", "run.sh=cat; echo x"}, exitUsage},
+		{"directory-delete", []string{"graphql", "contents"}, []string{"--delete", "dir"}, exitUsage},
+		{"precondition", []string{"git-data", "graphql", "contents", "auto"}, []string{"--add", "README.md=-", "--expect-absent", "README.md"}, exitConflict},
+	} {
+		for _, e := range tc.engines {
+			t.Run(tc.name+"/"+e, func(t *testing.T) {
+				srv := fake(t,
+					githubtest.File{Path: "README.md", Content: []byte("hello\n")},
+					githubtest.File{Path: "run.sh", Content: []byte("#!/bin/sh\n"), Mode: "100755"},
+					githubtest.File{Path: "dir/a.txt", Content: []byte("a\n")})
+				c := newCLI(t)
+				c.stdin = "new\n"
+				r := c.run(commitArgs(srv, append([]string{"-m", "m", "-b", "feature", "--create-branch-from", "main", "--engine", e}, tc.args...)...)...)
+				r.wantCode(t, tc.code)
+				if _, ok := srv.Head("acme", "mono", "feature"); ok {
+					t.Fatalf("the refused commit left branch feature behind\nstderr: %s", r.stderr)
+				}
+				if n := srv.Count("POST /repos/{owner}/{repo}/git/refs") + srv.Count(routePutContents) + srv.Count(routePatchRef); n != 0 {
+					t.Errorf("%d writes sent for a refused commit", n)
+				}
+			})
+		}
 	}
 }

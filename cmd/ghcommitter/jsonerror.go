@@ -44,6 +44,8 @@ var errorKinds = []struct {
 func kindOf(ee *exitError) string {
 	var ed *editFailure
 	switch {
+	case ee.code > 128 && errors.Is(ee, committer.ErrUnknownOutcome):
+		return "unknown_outcome" // the signal came after the write was sent
 	case ee.code > 128:
 		return "interrupted"
 	case errors.As(ee, &ed):

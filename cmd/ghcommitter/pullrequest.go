@@ -65,6 +65,7 @@ func (p *prFlags) run(ctx context.Context, e *env, c *committer.Committer, cs *c
 	if err != nil {
 		if res != nil && res.Commit != nil {
 			fmt.Fprintf(e.stderr, "ghcommitter: the commit landed on %s (%s); only opening the pull request failed\n", head, res.Commit.Commit)
+			return &afterLanding{err: err, branch: head, commit: res.Commit.Commit}
 		}
 		return err
 	}

@@ -1,10 +1,13 @@
 package githubtest
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -23,6 +26,12 @@ type Fault struct {
 	Latency      time.Duration         // extra delay before handling
 	DropResponse bool                  // handle fully (the write is applied), then close the connection without a reply
 	Before       func(r *http.Request) // called just before handling; may call Seed etc.
+	// Hold, when non-nil, holds the request (after Latency and Before)
+	// until the channel is closed, then handles it — a write is applied
+	// — whether or not the client still waits, as GitHub applies a request
+	// it received in full; the reply goes out if the client still listens.
+	// See HoldNextWrite.
+	Hold <-chan struct{}
 
 	match func(r *http.Request) bool // extra matcher for helpers
 }
@@ -37,6 +46,7 @@ type faultAction struct {
 	before  []func(*http.Request)
 	fault   *Fault
 	drop    bool
+	hold    []<-chan struct{}
 }
 
 // Inject adds a fault; call remove to take it out again.
@@ -94,12 +104,46 @@ func (s *Server) matchFaults(r *http.Request, route, repoName string) faultActio
 		if f.DropResponse {
 			act.drop = true
 		}
+		if f.Hold != nil {
+			act.hold = append(act.hold, f.Hold)
+		}
 		if f.Status != 0 && act.fault == nil {
 			cp := *f
 			act.fault = &cp
 		}
 	}
 	return act
+}
+
+// HoldNextWrite holds the next request on route that writes (for the
+// GraphQL route: the next mutation; queries pass) until release is called,
+// then applies and answers it (see Fault.Hold). received is closed when the
+// request has arrived in full. release may be called more than once; call
+// it before the server closes, which waits for held requests.
+func (s *Server) HoldNextWrite(route string) (received <-chan struct{}, release func()) {
+	got, hold := make(chan struct{}), make(chan struct{})
+	var once, arrived sync.Once
+	s.Inject(Fault{
+		Route: route, Times: 1, Hold: hold,
+		match:  func(r *http.Request) bool { return !isGraphQLRoute(route) || isMutation(r) },
+		Before: func(*http.Request) { arrived.Do(func() { close(got) }) },
+	})
+	return got, func() { once.Do(func() { close(hold) }) }
+}
+
+// isMutation reports whether a GraphQL request is a mutation; the body is
+// read and put back.
+func isMutation(r *http.Request) bool {
+	body, err := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if err != nil {
+		return false
+	}
+	var q struct {
+		Query string `json:"query"`
+	}
+	_ = json.Unmarshal(body, &q)
+	return strings.HasPrefix(strings.TrimSpace(q.Query), "mutation")
 }
 
 const routeUpdateRef = "PATCH /repos/{owner}/{repo}/git/refs/{ref...}"

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -148,8 +149,18 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 
 	act := s.matchFaults(r, route, repoName)
 	s.sleep(r, act.latency)
+	if len(act.hold) > 0 {
+		// Received in full, as GitHub has it: applied once released,
+		// whatever the client does meanwhile.
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r = r.WithContext(context.WithoutCancel(r.Context()))
+	}
 	for _, f := range act.before {
 		f(r)
+	}
+	for _, h := range act.hold {
+		<-h
 	}
 	if act.fault != nil {
 		s.noteInjected(r, route, id, act.fault)
