@@ -104,7 +104,7 @@ func NewHTTPClient(ctx context.Context, opts ...Option) (*http.Client, error) {
 	// Requests made by the auth layer itself (installation tokens, the
 	// installation lookup) get their own retries and logging, and the same
 	// host guard: ghinstallation signs whatever it carries.
-	inner := userAgent(logging(guard(&retryTransport{next: rt, o: o, api: api, check: CheckRetry}, hosts), o.logger, api), o.userAgent)
+	inner := userAgent(logging(guard(newRetryTransport(rt, o, api), hosts), o.logger, api), o.userAgent)
 	auth, cred, err := authTransport(ctx, o, rt, inner, base)
 	if err != nil {
 		return nil, err
@@ -124,7 +124,7 @@ func assemble(hc *http.Client, o *options, base, upload *url.URL, next http.Roun
 	hosts := newAPIHosts(base, upload)
 	api := apiRoot{basePath: base.Path}
 	var rt http.RoundTripper = &limitLayer{next: next, o: o, api: api, key: key}
-	rt = &retryTransport{next: rt, o: o, api: api, check: CheckRetry}
+	rt = newRetryTransport(rt, o, api)
 	rt = newLimiter(rt, o.concurrency, api)
 	rt = newETagCache(rt, key, o.etagEntries)
 	rt = logging(rt, o.logger, api)
