@@ -43,7 +43,9 @@ func newRetryTransport(next http.RoundTripper, o *options, api apiRoot) *retryTr
 // retryTransport.hc).
 type attemptTransport struct{ next http.RoundTripper }
 
-func (a attemptTransport) RoundTrip(r *http.Request) (*http.Response, error) { return a.next.RoundTrip(r) }
+func (a attemptTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	return a.next.RoundTrip(r)
+}
 
 func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	rel := t.api.rel(req.URL)
