@@ -324,3 +324,28 @@ func TestRateLimitTooFarOnRetryableRequest(t *testing.T) {
 		t.Fatalf("sleeps %v, requests %d", clock.Sleeps(), c.get("POST /repos/o/r/git/blobs"))
 	}
 }
+
+// TestAppTokenRetriesNeverCloseIdleConnections: the App's token requests
+// are retried right above the caller's transport (no layer between hides
+// its methods), so this is where a CloseIdleConnections from
+// go-retryablehttp giving up would land.
+func TestAppTokenRetriesNeverCloseIdleConnections(t *testing.T) {
+	a := &appServer{t: t, appID: 12, instID: 34, ttl: time.Hour, failTokenTimes: 100}
+	srv := newServer(t, a)
+	base := &closeCounter{RoundTripper: srv.Client().Transport}
+	clock := newFakeClock()
+	gh, err := New(context.Background(), WithBaseURL(srv.URL), WithHTTPClient(&http.Client{Transport: base}),
+		WithApp(12, testKeyPEM(t), 34), WithMaxRetries(2), WithSleep(clock.Sleep), WithNow(clock.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := gh.Repositories.Get(context.Background(), "o", "r"); err == nil || !strings.Contains(err.Error(), "installation 34") {
+		t.Fatalf("err = %v, want the token exchange's failure", err)
+	}
+	if a.failTokenTimes != 97 {
+		t.Fatalf("token requests: %d, want 3", 100-a.failTokenTimes)
+	}
+	if n := base.closed.Load(); n != 0 {
+		t.Fatalf("the caller's transport had its idle connections closed %d times", n)
+	}
+}
