@@ -64,7 +64,7 @@ func New(owner, repo string, opts ...Option) (*Committer, error) {
 	// names another one itself), and without WithBaseURL the client's own
 	// base URL is used.
 	var wopts []ghclient.Option
-	if o.requestLog != nil {
+	if cfg, _ := ghclient.ConfigOf(hc); o.requestLog != nil && cfg.Logger != o.requestLog {
 		wopts = append(wopts, ghclient.WithLogger(o.requestLog))
 	}
 	wrapped, err := ghclient.Wrap(hc, o.baseURL, wopts...)

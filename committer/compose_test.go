@@ -3,6 +3,10 @@ package committer_test
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -171,5 +175,53 @@ func TestBareSecondaryWaitIsTheClients(t *testing.T) {
 			t.Errorf("%v: waits %v, want [%v]", tc.opt, waits, tc.want)
 		}
 		mu.Unlock()
+	}
+}
+
+// TestCommitterKeepsAClientWithItsLogger: a client that already logs to
+// the committer's logger (as the CLI builds them) is used as it is; one
+// with another logger is rebuilt with the committer's, and a rebuilt App
+// client reuses the installation it looked up (a fresh token, no second
+// lookup).
+func TestCommitterKeepsAClientWithItsLogger(t *testing.T) {
+	ctx := context.Background()
+	ts := composeFake(t)
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const appID, installationID = 4242, 77
+	ts.RegisterApp(appID, &key.PublicKey)
+	ts.InstallApp(appID, installationID, owner, repo)
+	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
+	var buf lockedBuffer
+	l := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	hc, err := ghclient.NewHTTPClient(ctx, ghclient.WithApp(appID, keyPEM, 0), ghclient.WithRepository(owner, repo),
+		ghclient.WithBaseURL(ts.URL), ghclient.WithLogger(l))
+	if err != nil {
+		t.Fatal(err)
+	}
+	commit := func(c *committer.Committer, path string) {
+		t.Helper()
+		if _, err := c.Commit(ctx, "main", committer.NewChangeSet("m").Put(path, []byte("a\n"))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commit(mustNew(t, committer.WithHTTPClient(hc), committer.WithLogger(l)), "a.txt")
+	commit(mustNew(t, committer.WithHTTPClient(hc), committer.WithLogger(l)), "b.txt")
+	if n := ts.TokensIssued(installationID); n != 1 {
+		t.Fatalf("%d installation tokens issued, want 1: the client was rebuilt for the logger it already has", n)
+	}
+	lookups := ts.Count("GET /repos/{owner}/{repo}/installation")
+	if lookups != 1 {
+		t.Fatalf("installation looked up %d times, want once", lookups)
+	}
+	var other lockedBuffer
+	commit(mustNew(t, committer.WithHTTPClient(hc), committer.WithLogger(slog.New(slog.NewTextHandler(&other, &slog.HandlerOptions{Level: slog.LevelDebug})))), "c.txt")
+	if !strings.Contains(other.String(), "github request") {
+		t.Fatal("the committer's other logger has no request lines")
+	}
+	if n := ts.Count("GET /repos/{owner}/{repo}/installation"); n != lookups {
+		t.Fatalf("installation looked up again (%d, then %d)", lookups, n)
 	}
 }

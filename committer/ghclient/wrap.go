@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"time"
@@ -258,6 +259,8 @@ type Config struct {
 	// names no Retry-After: WithSecondaryLimitWait, divided by
 	// WithLimitScale.
 	SecondaryLimitWait time.Duration
+	// Logger is WithLogger's logger, or nil.
+	Logger *slog.Logger
 }
 
 // ConfigOf returns the Config of a client from Wrap or NewHTTPClient; ok
@@ -270,5 +273,5 @@ func ConfigOf(hc *http.Client) (c Config, ok bool) {
 	if !ok {
 		return Config{}, false
 	}
-	return Config{BaseURL: l.base.String(), MaxRateLimitWait: l.o.maxRateWait, SecondaryLimitWait: l.o.secondaryFloor()}, true
+	return Config{BaseURL: l.base.String(), MaxRateLimitWait: l.o.maxRateWait, SecondaryLimitWait: l.o.secondaryFloor(), Logger: l.o.logger}, true
 }
