@@ -124,3 +124,45 @@ func TestConfigOf(t *testing.T) {
 		t.Fatalf("ConfigOf(Wrap) = %+v", c)
 	}
 }
+
+// TestWrapOfALookedUpAppInstallation: an App client whose installation
+// was looked up on github.com's API (its default) is not rebuilt for
+// another API, where that installation means nothing; rebuilt for its own
+// API (to add a logger) it keeps the installation without a new lookup.
+func TestWrapOfALookedUpAppInstallation(t *testing.T) {
+	var lookups int
+	a := &appServer{t: t, appID: 12, instID: 34, ttl: time.Hour}
+	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/installation") {
+			lookups++
+		}
+		a.ServeHTTP(w, r)
+	}))
+	// api.github.com, served by the test server.
+	githubCom := &http.Client{Transport: roundTripperFunc(func(r *http.Request) (*http.Response, error) {
+		r = r.Clone(r.Context())
+		r.URL.Scheme, r.URL.Host = "http", srv.Listener.Addr().String()
+		return srv.Client().Transport.RoundTrip(r)
+	})}
+	hc, err := NewHTTPClient(context.Background(), WithApp(12, testKeyPEM(t), 0), WithRepository("o", "r"), WithHTTPClient(githubCom))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(resetRegistry)
+	if _, err := Wrap(hc, "https://ghe.example.com/"); err == nil || !strings.Contains(err.Error(), "installation 34") {
+		t.Fatalf("err = %v, want a refusal naming the installation", err)
+	}
+	var buf syncBuffer
+	logged, err := Wrap(hc, "", WithLogger(slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := logged.Get("https://api.github.com/repos/o/r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	drain(resp)
+	if resp.StatusCode != 200 || lookups != 1 || !strings.Contains(strings.Join(buf.Lines(), "\n"), "github request") {
+		t.Fatalf("status %d, %d lookups, log %q", resp.StatusCode, lookups, buf.Lines())
+	}
+}
