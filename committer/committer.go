@@ -35,7 +35,12 @@ type Committer struct {
 // always wraps that client with ghclient.Wrap, which adds GitHub-aware
 // retries of the idempotent requests, rate-limit waits and the redirect
 // policy (credentials only ever go to the API's own host); the commit loop
-// itself only settles the ref update, so the two never multiply.
+// itself only settles the ref update, so the two never multiply. A client
+// that already has those layers (ghclient.NewHTTPClient, ghclient.Wrap)
+// keeps them: made without its own base URL, it is rebuilt for
+// WithBaseURL's; without WithBaseURL, its base URL is the committer's. The
+// wait after a bare secondary limit is the client's
+// (ghclient.WithSecondaryLimitWait, ghclient.WithLimitScale).
 func New(owner, repo string, opts ...Option) (*Committer, error) {
 	if err := ValidateRepo(owner, repo); err != nil {
 		return nil, fmt.Errorf("committer: %w", err)
@@ -49,17 +54,30 @@ func New(owner, repo string, opts ...Option) (*Committer, error) {
 			return nil, fmt.Errorf("committer: %w", err)
 		}
 	}
-	base, err := resolveBaseURL(o.baseURL)
-	if err != nil {
-		return nil, fmt.Errorf("committer: %w", err)
-	}
 	hc := o.httpClient
 	if hc == nil {
 		hc = &http.Client{}
 	}
-	wrapped, err := ghclient.Wrap(hc, base.String())
+	// One client, configured once: the committer's WithBaseURL and
+	// WithLogger reach the HTTP layers (ghclient.Wrap rebuilds a client
+	// that already has them for a base URL it was not made for, unless it
+	// names another one itself), and without WithBaseURL the client's own
+	// base URL is used.
+	var wopts []ghclient.Option
+	if cfg, _ := ghclient.ConfigOf(hc); o.requestLog != nil && cfg.Logger != o.requestLog {
+		wopts = append(wopts, ghclient.WithLogger(o.requestLog))
+	}
+	wrapped, err := ghclient.Wrap(hc, o.baseURL, wopts...)
 	if err != nil {
 		return nil, fmt.Errorf("committer: %w", err)
+	}
+	cfg, _ := ghclient.ConfigOf(wrapped)
+	base, err := resolveBaseURL(cfg.BaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("committer: %w", err)
+	}
+	if o.secondaryFloor == 0 {
+		o.secondaryFloor = cfg.SecondaryLimitWait
 	}
 	client := github.NewClient(withBranchRedirectRefusal(wrapped))
 	client.BaseURL = base

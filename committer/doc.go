@@ -81,10 +81,14 @@
 // idempotent requests, rate-limit waits and a redirect policy that sends
 // credentials only to the API's own host. The commit loop itself only
 // settles the ref update, so the two never multiply. ghclient.NewHTTPClient
-// builds an authenticated client from a token or GitHub App credentials.
+// builds an authenticated client from a token or GitHub App credentials;
+// such a client keeps its options (retries, pacing, the wait after a bare
+// secondary limit, which the commit loop takes from it too), and the base
+// URL is given once, to it or to WithBaseURL.
 // The githubtest subpackage is a stateful fake of GitHub for tests.
 // WithObserver reports each attempt, lost race, rate-limit wait and landing;
-// the package logs nothing above debug level (WithLogger).
+// the package logs nothing above debug level (WithLogger, which logs the
+// HTTP requests too).
 //
 // # Internals
 //

@@ -28,6 +28,7 @@ type options struct {
 	maxAttempts int
 	backoff     Backoff
 	logger      *slog.Logger
+	requestLog  *slog.Logger // WithLogger's, for the HTTP layers too
 	sleep       func(ctx context.Context, d time.Duration) error
 	inlineLimit int64
 	concurrency int
@@ -35,14 +36,15 @@ type options struct {
 	progress    func(uploaded int64)
 	graphqlURL  string
 	// secondaryFloor is the least wait after a secondary rate limit that
-	// came without Retry-After (GitHub's docs: at least a minute).
+	// came without Retry-After (GitHub's docs: at least a minute). 0 until
+	// New takes it from the HTTP client (ghclient.ConfigOf).
 	secondaryFloor time.Duration
 	landingGrace   time.Duration
 }
 
 func defaultOptions() options {
 	return options{
-		baseURL:     "https://api.github.com/",
+		baseURL:     "", // the HTTP client's: https://api.github.com/ by default
 		maxAttempts: 10,
 		backoff:     AdaptiveBackoff(50*time.Millisecond, 10*time.Second),
 		logger:      slog.New(discardHandler{}),
@@ -50,8 +52,7 @@ func defaultOptions() options {
 		inlineLimit: 256 << 10,
 		concurrency: 4,
 
-		secondaryFloor: time.Minute,
-		landingGrace:   DefaultLandingGrace,
+		landingGrace: DefaultLandingGrace,
 	}
 }
 
@@ -59,9 +60,10 @@ func defaultOptions() options {
 // caller's authentication (a token transport, a GitHub App transport, or the
 // *http.Client of any go-github client: client.Client()), proxy and tracing.
 // New wraps it with ghclient.Wrap, so the library's retry, rate-limit and
-// redirect layers are always on top; to tune them (write pacing, retries),
-// pass a client already made by ghclient.Wrap or ghclient.NewHTTPClient
-// with their options, which New keeps as it is. The default is an
+// redirect layers are always on top; to tune them (write pacing, retries,
+// the wait after a bare secondary limit), pass a client already made by
+// ghclient.Wrap or ghclient.NewHTTPClient with their options, which New
+// keeps (with WithBaseURL and WithLogger added, see New). The default is an
 // *http.Client with no authentication.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(o *options) error {
@@ -76,7 +78,10 @@ func WithHTTPClient(hc *http.Client) Option {
 // WithBaseURL sets the REST API's URL. A GitHub Enterprise Server URL may be
 // given with or without its /api/v3/ suffix (https://HOST/ or
 // https://HOST/api/v3/); a loopback URL (a local fake such as
-// githubtest's) is used as it is. The default is https://api.github.com/.
+// githubtest's) is used as it is. It is enough to give it once: here, or
+// to the client of WithHTTPClient (ghclient.WithBaseURL); given to both,
+// they must name the same API. The default is the client's, else
+// https://api.github.com/.
 func WithBaseURL(u string) Option {
 	return func(o *options) error {
 		if _, err := resolveBaseURL(u); err != nil {
@@ -141,14 +146,16 @@ func WithBackoff(b Backoff) Option {
 	}
 }
 
-// WithLogger logs each attempt, request step and wait at debug level. The
-// default discards logs. Nothing is ever logged above debug level.
+// WithLogger logs each attempt, request step and wait at debug level, and
+// each HTTP request and retry (ghclient.WithLogger: method, route, status,
+// never headers, bodies or tokens). The default discards logs. Nothing is
+// ever logged above debug level.
 func WithLogger(l *slog.Logger) Option {
 	return func(o *options) error {
 		if l == nil {
 			return fmt.Errorf("logger must not be nil")
 		}
-		o.logger = l
+		o.logger, o.requestLog = l, l
 		return nil
 	}
 }
@@ -168,11 +175,16 @@ func WithSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
 
 // WithSecondaryLimitWait sets the least wait before the next attempt after
 // GitHub refused a write with a secondary rate limit that named no
-// Retry-After. GitHub's documentation asks for at least a minute (the
-// default) and warns that continuing may get an integration banned; shorten
-// it only against a fake whose windows are shortened too (the CLI derives it
-// from GHCOMMITTER_LIMIT_SCALE). A Retry-After GitHub sends is always
-// honoured as sent.
+// Retry-After. GitHub's documentation asks for at least a minute and warns
+// that continuing may get an integration banned. A Retry-After GitHub
+// sends is always honoured as sent. The default is the HTTP client's
+// (ghclient.WithSecondaryLimitWait divided by ghclient.WithLimitScale: a
+// minute unless set there), so that the commit loop and the transport wait
+// the same.
+//
+// Deprecated: set ghclient.WithSecondaryLimitWait or ghclient.WithLimitScale
+// on the client of WithHTTPClient instead: it is the one setting for both
+// layers.
 func WithSecondaryLimitWait(d time.Duration) Option {
 	return func(o *options) error {
 		if d <= 0 {

@@ -200,13 +200,8 @@ func (f *commitFlags) committer(ctx context.Context, e *env, owner, name, apiURL
 		return nil, nil, err
 	}
 	copts := append(f.engine.committerOptions(e), committer.WithMaxAttempts(f.maxAttempts))
-	if scale, ok, err := limitScale(e); err != nil {
-		return nil, nil, err
-	} else if ok {
-		// The commit loop's minute after a bare secondary limit scales
-		// with the client's windows.
-		copts = append(copts, committer.WithSecondaryLimitWait(time.Duration(float64(time.Minute)/scale)))
-	}
+	// The commit loop's wait after a bare secondary limit is the client's
+	// (scaled there by GHCOMMITTER_LIMIT_SCALE): set in one place.
 	if f.signKey != "" {
 		signer, err := f.signer(e, cs)
 		if err != nil {

@@ -53,36 +53,38 @@ func New(ctx context.Context, opts ...Option) (*github.Client, error) {
 
 func defaultUserAgent() string { return "ghcommitter/" + Version }
 
-// authTransport returns the auth layer over base, and the credential it
-// sends as (for the rate-limit registry, which keeps only a hash of it).
-// inner carries the auth layer's own requests.
-func authTransport(ctx context.Context, o *options, base, inner http.RoundTripper, baseURL *url.URL) (http.RoundTripper, string, error) {
+// authTransport returns the auth layer over base, the credential it
+// sends as (for the rate-limit registry, which keeps only a hash of it)
+// and the App installation it looked up, if it did (else 0). inner
+// carries the auth layer's own requests.
+func authTransport(ctx context.Context, o *options, base, inner http.RoundTripper, baseURL *url.URL) (http.RoundTripper, string, int64, error) {
 	switch {
 	case o.token != "":
-		return &oauth2.Transport{Source: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: o.token}), Base: base}, "token " + o.token, nil
+		return &oauth2.Transport{Source: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: o.token}), Base: base}, "token " + o.token, 0, nil
 	case o.app != nil:
 		key, err := parseRSAKey(o.app.key)
 		if err != nil {
-			return nil, "", fmt.Errorf("ghclient: app %d: %w", o.app.appID, err)
+			return nil, "", 0, fmt.Errorf("ghclient: app %d: %w", o.app.appID, err)
 		}
 		root := strings.TrimSuffix(baseURL.String(), "/")
 		atr := ghinstallation.NewAppsTransportFromPrivateKey(inner, o.app.appID, key)
 		atr.BaseURL = root
-		id := o.app.installationID
+		id, found := o.app.installationID, int64(0)
 		if id == 0 {
 			id, err = findInstallation(ctx, atr, baseURL, o)
 			if err != nil {
-				return nil, "", err
+				return nil, "", 0, err
 			}
+			found = id
 		}
 		itr := ghinstallation.NewFromAppsTransport(atr, id)
 		itr.BaseURL = root
 		// Token requests go through inner; API requests go through the
 		// auth layer straight to base, below the caller's retry layer.
 		// GitHub's limits are per installation.
-		return &ghinstallationOver{itr: itr, base: base}, fmt.Sprintf("app %d installation %d", o.app.appID, id), nil
+		return &ghinstallationOver{itr: itr, base: base}, fmt.Sprintf("app %d installation %d", o.app.appID, id), found, nil
 	}
-	return base, "", nil
+	return base, "", 0, nil
 }
 
 // ghinstallationOver adds the installation token to a request and sends it

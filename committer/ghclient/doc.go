@@ -17,7 +17,13 @@
 //	// The same, as a go-github v66 client:
 //	gh, err := ghclient.New(ctx, ghclient.WithToken(token))
 //
-// A client that Wrap or NewHTTPClient made is never wrapped again.
+// A client that Wrap or NewHTTPClient made is never wrapped twice: Wrap
+// returns it as it is, or rebuilt (never stacked) for the base URL or the
+// options it is given when it was made without a base URL of its own —
+// so a committer built with committer.WithHTTPClient(hc) and
+// committer.WithBaseURL(u) works whatever hc is, and committer.WithLogger
+// reaches the request log. ConfigOf reports a client's base URL and
+// rate-limit waits, for the layers above it.
 //
 // # Transport layers
 //
@@ -25,7 +31,8 @@
 // agent → logging → ETag cache → per-repository concurrency limit → retry
 // → rate-limit gate and write pacer → auth (NewHTTPClient only) → base
 // transport. Every layer is an http.RoundTripper with one job (redirect.go,
-// transport.go, etag.go, limit.go, retry.go, gate.go and pace.go).
+// transport.go, etag.go, limit.go, retryhttp.go with the policies of
+// retry.go, gate.go and pace.go).
 //
 // # Redirects and credentials
 //
@@ -74,7 +81,8 @@
 //     other's windows.
 //
 // WithLimitScale(F) makes the client's own windows (the pacer's minute and
-// hour, the one-minute wait after a bare secondary limit) F times shorter,
+// hour, the one-minute wait after a bare secondary limit, which the commit
+// loop takes from the client too) F times shorter,
 // as the fake's --limits-scale F does its own, for benchmarks and
 // black-box tests; the CLI reads F from GHCOMMITTER_LIMIT_SCALE. Waits GitHub dictates are
 // honoured as sent. WithSecondaryLimitWait changes the one-minute wait,
@@ -94,15 +102,52 @@
 // turns retries off for the whole client.
 //
 // A retryable request is retried (at most WithMaxRetries times, default 4)
-// on connection errors, 5xx except 501, 429, and 403 rate limits, waiting
-// as Backoff says: the rate-limit waits above, else exponential backoff
-// with full jitter (200ms base, 10s cap). The policies are CheckRetry and
-// Backoff, with go-retryablehttp's signatures. When retries run out, the
-// last reply is handed to go-github untouched, so callers see
-// *github.ErrorResponse, *github.RateLimitError or
+// on connection errors, 5xx except 501, 429, and 403 rate limits. When
+// retries run out, the last reply is handed to go-github untouched, so
+// callers see *github.ErrorResponse, *github.RateLimitError or
 // *github.AbuseRateLimitError with the real status. The context's deadline
-// or cancellation ends every wait. All waits go through the WithSleep
-// hook and read the WithNow clock, so tests run them on a fake clock.
+// or cancellation ends every wait.
+//
+// # How retries and waits are layered
+//
+// The retry loop is go-retryablehttp's Client (retryhttp.go), one per
+// retryable request, with this package's policies plugged in:
+//
+//   - CheckRetry decides what is retried (above) and reads a rate-limited
+//     reply while its body is still there: a limit lifting later than
+//     WithMaxRateLimitWait ends the loop at once with a *RateLimitError
+//     naming the reply's status;
+//   - Backoff is 0 for go-retryablehttp's own timer, which therefore never
+//     waits: every wait goes through the WithSleep hook and the WithNow
+//     clock, so fake clocks and WithLimitScale hold for all of them;
+//   - PrepareRetry, before each retry, sleeps what CheckRetry decided:
+//     nothing for a rate limit, else a 5xx's Retry-After or exponential
+//     backoff with full jitter (200ms base, 10s cap; the exported Backoff
+//     computes both, and the rate-limit waits);
+//   - the retry's next attempt then passes the rate-limit gate (gate.go),
+//     which holds it — with every other request of the credential — until
+//     the window the limited reply opened is over (Retry-After; the reset
+//     at remaining 0; WithSecondaryLimitWait after a bare secondary
+//     limit): a rate-limit wait happens once, in the gate, whichever
+//     request or layer meets the window next (the commit loop's next
+//     attempt too);
+//   - ErrorHandler is go-retryablehttp's PassthroughErrorHandler (the last
+//     reply as it came), its Logger is nil (this package logs through
+//     WithLogger's slog.Logger, at debug level only);
+//   - bodies are never buffered: the first attempt sends the request's own
+//     body, each retry a fresh one from req.GetBody, handed to
+//     go-retryablehttp as a ReaderFunc (its FromRequest would read the
+//     body into memory); a body without GetBody is sent once;
+//   - each attempt is carried to the gate by an *http.Client that never
+//     follows a redirect (the caller's client does, through every layer
+//     and the redirect policy) and whose transport hides
+//     CloseIdleConnections: go-retryablehttp calls it whenever it gives
+//     up, and the caller's idle connections are not its to close.
+//
+// Rate-limit replies are read in one place for every client of the module
+// (committer/internal/ratelimit: Retry-After, x-ratelimit-reset, primary
+// and secondary limits, the one-minute default), by this package, the
+// GraphQL client and the commit loop alike.
 //
 // # Conditional reads
 //

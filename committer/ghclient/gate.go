@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/ghcommitter/ghcommitter/committer/internal/ratelimit"
 )
 
 // limitLayer holds every request of a credential back while GitHub has
@@ -109,7 +111,7 @@ func (s *shared) blockedUntil(res string) (time.Time, bool) {
 // unless scaled). A successful reply with x-ratelimit-remaining: 0 opens
 // the primary window too: the next request would be refused.
 func (s *shared) observe(resp *http.Response, now time.Time, res string, floor time.Duration) {
-	if resp.Header.Get("X-Ratelimit-Remaining") == "0" {
+	if ratelimit.Spent(resp.Header) {
 		if reset, ok := rateReset(resp); ok {
 			if r := strings.ToLower(resp.Header.Get("X-Ratelimit-Resource")); r != "" {
 				res = r

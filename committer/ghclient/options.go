@@ -9,6 +9,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/ghcommitter/ghcommitter/committer/internal/ratelimit"
 )
 
 // Option configures Wrap, NewHTTPClient and New. Options validate their
@@ -20,6 +22,7 @@ type options struct {
 	app           *appAuth
 	owner, repo   string
 	baseURL       string
+	baseURLSet    bool // by WithBaseURL (or Wrap's baseURL)
 	userAgent     string
 	header        http.Header
 	logger        *slog.Logger
@@ -55,7 +58,7 @@ func defaultOptions() *options {
 		now:           time.Now,
 		backoffMin:    200 * time.Millisecond,
 		backoffMax:    10 * time.Second,
-		secondaryWait: time.Minute,
+		secondaryWait: ratelimit.BareSecondaryWait,
 		writesPerMin:  defaultWritesPerMinute,
 		writeBurst:    defaultWriteBurst,
 		writesPerHour: defaultWritesPerHour,
@@ -188,7 +191,7 @@ func WithBaseURL(url string) Option {
 		if _, _, err := resolveBaseURL(url); err != nil {
 			return fmt.Errorf("WithBaseURL: %w", err)
 		}
-		o.baseURL = url
+		o.baseURL, o.baseURLSet = url, true
 		return nil
 	}
 }
@@ -400,6 +403,17 @@ func WithHeader(key, value string) Option {
 			o.header = http.Header{}
 		}
 		o.header.Set(k, value)
+		return nil
+	}
+}
+
+// withInstallationID is the installation NewHTTPClient looked up, for a
+// client Wrap rebuilds.
+func withInstallationID(id int64) Option {
+	return func(o *options) error {
+		if o.app != nil {
+			o.app.installationID = id
+		}
 		return nil
 	}
 }

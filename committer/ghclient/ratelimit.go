@@ -6,17 +6,16 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/ghcommitter/ghcommitter/committer/internal/ratelimit"
 )
 
 // maxBodyPeek bounds every response body this package reads.
 const maxBodyPeek = 64 << 10
 
-// resetMargin is added to an x-ratelimit-reset wait: the header has whole
-// seconds and clocks differ a little.
-const resetMargin = time.Second
+// resetMargin is added to an x-ratelimit-reset wait.
+const resetMargin = ratelimit.ResetMargin
 
 // RateLimitError reports a rate limit that lifts later than the client is
 // willing to wait (WithMaxRateLimitWait). Nothing was retried; the request
@@ -57,36 +56,28 @@ func (e *RateLimitError) Error() string {
 }
 
 // isPrimaryRateLimit reports a 403/429 with x-ratelimit-remaining: 0, as
-// go-github classifies it.
+// go-github classifies it (ratelimit.IsPrimary).
 func isPrimaryRateLimit(resp *http.Response) bool {
-	return resp != nil && (resp.StatusCode == http.StatusForbidden || resp.StatusCode == http.StatusTooManyRequests) &&
-		resp.Header.Get("X-Ratelimit-Remaining") == "0"
+	return resp != nil && ratelimit.IsPrimary(resp.StatusCode, resp.Header)
 }
 
-// isSecondaryRateLimit reports a 429 that is not a primary limit, or a 403
-// whose body says it is a secondary rate limit. It reads at most
-// maxBodyPeek bytes and puts them back, so the caller still sees the whole
+// isSecondaryRateLimit reports a secondary limit (ratelimit.IsSecondary)
+// from the status, headers and JSON body. It reads at most maxBodyPeek
+// bytes of a 403 and puts them back, so the caller still sees the whole
 // body.
 func isSecondaryRateLimit(resp *http.Response) bool {
 	if resp == nil || (resp.StatusCode != http.StatusForbidden && resp.StatusCode != http.StatusTooManyRequests) {
 		return false
 	}
-	if isPrimaryRateLimit(resp) {
-		return false
+	if resp.StatusCode == http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "" || isPrimaryRateLimit(resp) {
+		return ratelimit.IsSecondary(resp.StatusCode, resp.Header, "", "")
 	}
-	if resp.StatusCode == http.StatusTooManyRequests {
-		return true
-	}
-	body := peekBody(resp)
 	var e struct {
 		Message          string `json:"message"`
 		DocumentationURL string `json:"documentation_url"`
 	}
-	_ = json.Unmarshal(body, &e)
-	doc := strings.ToLower(e.DocumentationURL)
-	return strings.HasSuffix(doc, "secondary-rate-limits") ||
-		strings.Contains(doc, "#abuse-rate-limit") ||
-		strings.Contains(strings.ToLower(e.Message), "secondary rate limit")
+	_ = json.Unmarshal(peekBody(resp), &e)
+	return ratelimit.IsSecondary(resp.StatusCode, resp.Header, e.Message, e.DocumentationURL)
 }
 
 // peekBody returns up to maxBodyPeek bytes of resp.Body and restores the
@@ -125,36 +116,13 @@ func drain(resp *http.Response) {
 	_ = resp.Body.Close()
 }
 
-// retryAfter parses Retry-After (seconds, or an HTTP date).
+// retryAfter is resp's Retry-After (ratelimit.RetryAfter).
 func retryAfter(resp *http.Response, now time.Time) (time.Duration, bool) {
-	v := strings.TrimSpace(resp.Header.Get("Retry-After"))
-	if v == "" {
-		return 0, false
-	}
-	if s, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if s < 0 {
-			s = 0
-		}
-		return time.Duration(s) * time.Second, true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(t.Sub(now), 0), true
-	}
-	return 0, false
+	return ratelimit.RetryAfter(resp.Header, now)
 }
 
-// rateReset parses x-ratelimit-reset (UTC epoch seconds).
-func rateReset(resp *http.Response) (time.Time, bool) {
-	v := resp.Header.Get("X-Ratelimit-Reset")
-	if v == "" {
-		return time.Time{}, false
-	}
-	s, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-	if err != nil || s <= 0 {
-		return time.Time{}, false
-	}
-	return time.Unix(s, 0), true
-}
+// rateReset is resp's x-ratelimit-reset (ratelimit.Reset).
+func rateReset(resp *http.Response) (time.Time, bool) { return ratelimit.Reset(resp.Header) }
 
 // serverWait is the wait a rate-limited response dictates: Retry-After, or
 // for a primary limit the time until x-ratelimit-reset plus a margin. A

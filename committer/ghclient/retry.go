@@ -10,13 +10,15 @@ import (
 	"time"
 
 	"github.com/bradleyfalzon/ghinstallation/v2"
+	"github.com/ghcommitter/ghcommitter/committer/internal/ratelimit"
 )
 
 // CheckRetry is the retry policy for GitHub: connection errors, 429, 5xx
 // except 501 (as go-retryablehttp's DefaultRetryPolicy, whose signature it
 // keeps), and 403 rate limits: primary (x-ratelimit-remaining: 0) and
-// secondary (documentation_url ending "secondary-rate-limits" or holding
-// "#abuse-rate-limit", or a message about a "secondary rate limit"). It
+// secondary (documentation_url naming "secondary-rate-limits" or
+// "abuse-rate-limit", a message about a "secondary rate limit", or a
+// Retry-After header; see committer/internal/ratelimit). It
 // never retries once ctx is done, nor on TLS certificate errors, a failed
 // App token exchange (that has its own retries), a *RateLimitError or a
 // *ForeignHostError.
@@ -62,9 +64,11 @@ func CheckRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 // a random wait in [0, minWait·2^attemptNum], capped at maxWait. Rate-limit waits
 // are not capped at maxWait: the transport compares them with
 // WithMaxRateLimitWait instead. It has go-retryablehttp's Backoff
-// signature.
+// signature. The transport does not hand it to go-retryablehttp as it is:
+// it computes the same waits, sleeps the others through WithSleep and
+// leaves the rate-limit ones to the gate (see the package doc).
 func Backoff(minWait, maxWait time.Duration, attemptNum int, resp *http.Response) time.Duration {
-	return backoffAt(time.Now(), minWait, maxWait, attemptNum, resp, time.Minute)
+	return backoffAt(time.Now(), minWait, maxWait, attemptNum, resp, ratelimit.BareSecondaryWait)
 }
 
 func backoffAt(now time.Time, minWait, maxWait time.Duration, attemptNum int, resp *http.Response, secondaryFloor time.Duration) time.Duration {

@@ -1,7 +1,6 @@
 package ghclient
 
 import (
-	"context"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -116,97 +115,4 @@ func logging(next http.RoundTripper, l *slog.Logger, api apiRoot) http.RoundTrip
 		l.LogAttrs(ctx, slog.LevelDebug, "github request", attrs...)
 		return resp, err
 	})
-}
-
-// retryTransport resends retryable requests that failed in a retryable way
-// (CheckRetry), waiting through the sleep hook between attempts.
-type retryTransport struct {
-	next  http.RoundTripper
-	o     *options
-	api   apiRoot
-	check func(context.Context, *http.Response, error) (bool, error)
-}
-
-func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	ctx := req.Context()
-	rel := t.api.rel(req.URL)
-	if !retryableRequest(req.Method, rel) || retriesOff(ctx) {
-		return t.next.RoundTrip(req)
-	}
-	rewindable := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
-	for attempt := 0; ; attempt++ {
-		r := req
-		if attempt > 0 && req.GetBody != nil {
-			body, err := req.GetBody()
-			if err != nil {
-				return nil, err
-			}
-			r = req.Clone(ctx)
-			r.Body = body
-		}
-		resp, err := t.next.RoundTrip(r)
-		retry, checkErr := t.check(ctx, resp, err)
-		if !retry && resp != nil && ctx.Err() != nil {
-			// The caller gave up. A failure we would otherwise have
-			// retried is reported as the context's error; a final
-			// answer is still handed back.
-			if again, _ := t.check(context.WithoutCancel(ctx), resp, nil); again {
-				drain(resp)
-				return nil, ctx.Err()
-			}
-		}
-		if !retry {
-			if resp != nil {
-				return resp, nil
-			}
-			if err == nil {
-				err = checkErr
-			}
-			return nil, err
-		}
-		now := t.o.now()
-		wait := backoffAt(now, t.o.backoffMin, t.o.backoffMax, attempt, resp, t.o.secondaryFloor())
-		if secondary := isSecondaryRateLimit(resp); (secondary || isPrimaryRateLimit(resp)) && wait > t.o.maxRateWait {
-			rle := &RateLimitError{
-				Reset: now.Add(wait), Wait: wait, MaxWait: t.o.maxRateWait,
-				Secondary: secondary, Method: req.Method, Path: rel, StatusCode: resp.StatusCode,
-			}
-			t.log(ctx, req.Method, rel, resp, err, attempt, 0, "rate limit too far away")
-			drain(resp)
-			return nil, rle
-		}
-		if attempt >= t.o.maxRetries || !rewindable {
-			// Out of retries: hand back the last reply untouched so that
-			// go-github reports its typed error with the real status.
-			return resp, err
-		}
-		t.log(ctx, req.Method, rel, resp, err, attempt, wait, "retrying")
-		drain(resp)
-		if serr := t.o.sleep(ctx, wait); serr != nil {
-			return nil, serr
-		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-	}
-}
-
-func (t *retryTransport) log(ctx context.Context, method, rel string, resp *http.Response, err error, attempt int, wait time.Duration, msg string) {
-	l := t.o.logger
-	if l == nil {
-		return
-	}
-	attrs := []slog.Attr{
-		slog.String("method", method),
-		slog.String("route", rel),
-		slog.Int("attempt", attempt+1),
-		slog.Duration("wait", wait),
-	}
-	if resp != nil {
-		attrs = append(attrs, slog.Int("status", resp.StatusCode))
-	}
-	if err != nil {
-		attrs = append(attrs, slog.String("error", err.Error()))
-	}
-	l.LogAttrs(ctx, slog.LevelDebug, "github "+msg, attrs...)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"time"
@@ -31,26 +32,29 @@ import (
 // carries an Authorization header is counted by that header).
 //
 // A client that already carries these layers (from Wrap or NewHTTPClient)
-// is returned as it is, so the layers never stack.
+// never gets them twice. It is returned as it is when baseURL is "" or
+// names its own API and no opts are given; otherwise Wrap returns a copy
+// of it rebuilt with opts added to the options it was made with (they
+// win) and, when its base URL was the default (no WithBaseURL, no
+// baseURL), for baseURL: its credentials then go to baseURL's host. A
+// client made with an explicit base URL for another API is refused, as is
+// a GitHub App client whose installation was looked up on another API.
 func Wrap(hc *http.Client, baseURL string, opts ...Option) (*http.Client, error) {
 	if hc == nil {
 		return nil, errors.New("ghclient: Wrap: client is nil")
-	}
-	if _, ok := hc.Transport.(*layered); ok {
-		return hc, nil
 	}
 	o, err := buildOptions(opts)
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case o.token != "" || o.app != nil:
-		return nil, errors.New("ghclient: Wrap: the client brings its own authentication; WithToken and WithApp are for NewHTTPClient")
-	case o.httpClient != nil:
-		return nil, errors.New("ghclient: Wrap: WithHTTPClient is for NewHTTPClient; Wrap takes the client as its argument")
+	if err := wrapOptions(o); err != nil {
+		return nil, err
+	}
+	if l, ok := hc.Transport.(*layered); ok {
+		return l.rewrap(hc, baseURL, opts)
 	}
 	if baseURL != "" {
-		o.baseURL = baseURL
+		o.baseURL, o.baseURLSet = baseURL, true
 	}
 	base, upload, err := resolveBaseURL(o.baseURL)
 	if err != nil {
@@ -60,7 +64,46 @@ func Wrap(hc *http.Client, baseURL string, opts ...Option) (*http.Client, error)
 	if rt == nil {
 		rt = http.DefaultTransport
 	}
-	return assemble(hc, o, base, upload, rt, wrapKey(base.Host, rt)), nil
+	saved := append([]Option(nil), opts...)
+	return assemble(hc, o, base, upload, rt, wrapKey(base.Host, rt), func(baseURL string, extra []Option) (*http.Client, error) {
+		return Wrap(hc, baseURL, append(append([]Option(nil), saved...), extra...)...)
+	}), nil
+}
+
+// wrapOptions refuses the options that are NewHTTPClient's only.
+func wrapOptions(o *options) error {
+	switch {
+	case o.token != "" || o.app != nil:
+		return errors.New("ghclient: Wrap: the client brings its own authentication; WithToken and WithApp are for NewHTTPClient")
+	case o.httpClient != nil:
+		return errors.New("ghclient: Wrap: WithHTTPClient is for NewHTTPClient; Wrap takes the client as its argument")
+	}
+	return nil
+}
+
+// rewrap is Wrap of a client that already has the layers (see Wrap).
+func (l *layered) rewrap(hc *http.Client, baseURL string, opts []Option) (*http.Client, error) {
+	target := l.base
+	if baseURL != "" {
+		b, _, err := resolveBaseURL(baseURL)
+		if err != nil {
+			return nil, fmt.Errorf("ghclient: Wrap: %w", err)
+		}
+		target = b
+	}
+	same := target.String() == l.base.String()
+	if !same && l.explicitBase {
+		return nil, fmt.Errorf("ghclient: Wrap: the client was made for the API at %s (WithBaseURL), not %s: give the base URL once, or the same one to both", l.base, target)
+	}
+	if same && len(opts) == 0 {
+		return hc, nil
+	}
+	c, err := l.rebuild(target.String(), opts)
+	if err != nil {
+		return nil, err
+	}
+	c.Jar, c.Timeout = hc.Jar, hc.Timeout
+	return c, nil
 }
 
 // NewHTTPClient returns an *http.Client that authenticates (WithToken,
@@ -104,27 +147,47 @@ func NewHTTPClient(ctx context.Context, opts ...Option) (*http.Client, error) {
 	// Requests made by the auth layer itself (installation tokens, the
 	// installation lookup) get their own retries and logging, and the same
 	// host guard: ghinstallation signs whatever it carries.
-	inner := userAgent(logging(guard(&retryTransport{next: rt, o: o, api: api, check: CheckRetry}, hosts), o.logger, api), o.userAgent)
-	auth, cred, err := authTransport(ctx, o, rt, inner, base)
+	inner := userAgent(logging(guard(newRetryTransport(rt, o, api), hosts), o.logger, api), o.userAgent)
+	auth, cred, installation, err := authTransport(ctx, o, rt, inner, base)
 	if err != nil {
 		return nil, err
 	}
-	return assemble(hc, o, base, upload, auth, fixedKey(base.Host, cred)), nil
+	saved := append([]Option(nil), opts...)
+	return assemble(hc, o, base, upload, auth, fixedKey(base.Host, cred), func(baseURL string, extra []Option) (*http.Client, error) {
+		all := append(append(append([]Option(nil), saved...), extra...), WithBaseURL(baseURL))
+		if installation != 0 {
+			// Looked up on the API at base: valid there only.
+			if rb, _, _ := resolveBaseURL(baseURL); rb.String() != base.String() {
+				return nil, fmt.Errorf("ghclient: Wrap: the client authenticates as GitHub App %d through installation %d, looked up on %s: make it with WithBaseURL(%q) instead", o.app.appID, installation, base, baseURL)
+			}
+			all = append(all, withInstallationID(installation))
+		}
+		return NewHTTPClient(context.Background(), all...) // nothing to look up: ctx is unused
+	}), nil
 }
 
 // layered is the transport of a client from Wrap or NewHTTPClient.
-type layered struct{ rt http.RoundTripper }
+type layered struct {
+	rt           http.RoundTripper
+	o            *options
+	base         *url.URL // the REST API root
+	explicitBase bool     // base came from WithBaseURL or Wrap's baseURL
+	// rebuild makes the same client for another base URL, with extra
+	// options added (see Wrap).
+	rebuild func(baseURL string, extra []Option) (*http.Client, error)
+}
 
 func (l *layered) RoundTrip(req *http.Request) (*http.Response, error) { return l.rt.RoundTrip(req) }
 
 // assemble builds the client: from the outside in, host guard → user agent
 // → logging → ETag cache → per-repository limit → retry → rate-limit gate
 // and write pacer → next (auth, then the base transport).
-func assemble(hc *http.Client, o *options, base, upload *url.URL, next http.RoundTripper, key keyer) *http.Client {
+func assemble(hc *http.Client, o *options, base, upload *url.URL, next http.RoundTripper, key keyer,
+	rebuild func(string, []Option) (*http.Client, error)) *http.Client {
 	hosts := newAPIHosts(base, upload)
 	api := apiRoot{basePath: base.Path}
 	var rt http.RoundTripper = &limitLayer{next: next, o: o, api: api, key: key}
-	rt = &retryTransport{next: rt, o: o, api: api, check: CheckRetry}
+	rt = newRetryTransport(rt, o, api)
 	rt = newLimiter(rt, o.concurrency, api)
 	rt = newETagCache(rt, key, o.etagEntries)
 	rt = logging(rt, o.logger, api)
@@ -138,7 +201,7 @@ func assemble(hc *http.Client, o *options, base, upload *url.URL, next http.Roun
 	}
 	rt = guard(rt, hosts)
 	c := *hc
-	c.Transport = &layered{rt: rt}
+	c.Transport = &layered{rt: rt, o: o, base: base, explicitBase: o.baseURLSet, rebuild: rebuild}
 	c.CheckRedirect = checkRedirect(hosts)
 	return &c
 }
@@ -181,4 +244,34 @@ func NoRedirect(ctx context.Context) context.Context {
 func noRedirect(ctx context.Context) bool {
 	v, _ := ctx.Value(noRedirectKey{}).(bool)
 	return v
+}
+
+// Config describes a client that Wrap or NewHTTPClient made, for the
+// layers above it (the committer reads its base URL and its rate-limit
+// waits from here, so that they are set once, on the client).
+type Config struct {
+	// BaseURL is the REST API root requests go to, resolved as
+	// WithBaseURL says ("https://api.github.com/", "https://HOST/api/v3/").
+	BaseURL string
+	// MaxRateLimitWait is WithMaxRateLimitWait.
+	MaxRateLimitWait time.Duration
+	// SecondaryLimitWait is the wait after a secondary limit whose reply
+	// names no Retry-After: WithSecondaryLimitWait, divided by
+	// WithLimitScale.
+	SecondaryLimitWait time.Duration
+	// Logger is WithLogger's logger, or nil.
+	Logger *slog.Logger
+}
+
+// ConfigOf returns the Config of a client from Wrap or NewHTTPClient; ok
+// is false for any other client.
+func ConfigOf(hc *http.Client) (c Config, ok bool) {
+	if hc == nil {
+		return Config{}, false
+	}
+	l, ok := hc.Transport.(*layered)
+	if !ok {
+		return Config{}, false
+	}
+	return Config{BaseURL: l.base.String(), MaxRateLimitWait: l.o.maxRateWait, SecondaryLimitWait: l.o.secondaryFloor(), Logger: l.o.logger}, true
 }

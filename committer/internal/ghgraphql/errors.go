@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ghcommitter/ghcommitter/committer/internal/ratelimit"
 )
 
 // GitHub's GraphQL error types that callers act on.
@@ -93,15 +95,10 @@ func (e *HTTPError) Error() string {
 }
 
 // RateLimited reports whether the reply is a primary or secondary rate
-// limit (403 or 429, as GitHub documents and go-github classifies them).
+// limit (403 or 429, as GitHub documents and go-github classifies them;
+// see committer/internal/ratelimit, which the REST transport uses too).
 func (e *HTTPError) RateLimited() bool {
-	if e.Status != http.StatusForbidden && e.Status != http.StatusTooManyRequests {
-		return false
-	}
-	return e.Header.Get("X-RateLimit-Remaining") == "0" || e.Header.Get("Retry-After") != "" ||
-		strings.Contains(e.DocumentationURL, "secondary-rate-limits") ||
-		strings.Contains(e.DocumentationURL, "abuse-rate-limits") ||
-		strings.Contains(e.Message, "secondary rate limit")
+	return ratelimit.IsPrimary(e.Status, e.Header) || ratelimit.IsSecondary(e.Status, e.Header, e.Message, e.DocumentationURL)
 }
 
 // RetryAfter is how long GitHub asks the client to wait: Retry-After, else
@@ -112,22 +109,8 @@ func (e *HTTPError) RetryAfter(now time.Time) time.Duration {
 }
 
 func retryAfter(h http.Header, now time.Time) time.Duration {
-	if s := h.Get("Retry-After"); s != "" {
-		if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil && n >= 0 {
-			return time.Duration(n) * time.Second
-		}
-		if t, err := http.ParseTime(s); err == nil && t.After(now) {
-			return t.Sub(now)
-		}
-	}
-	if h.Get("X-RateLimit-Remaining") == "0" {
-		if n, err := strconv.ParseInt(h.Get("X-RateLimit-Reset"), 10, 64); err == nil {
-			if d := time.Unix(n, 0).Sub(now); d > 0 {
-				return d
-			}
-		}
-	}
-	return 0
+	d, _ := ratelimit.Wait(h, now)
+	return d
 }
 
 // NoReplyError is a request that was sent without a reply being read: a
