@@ -151,6 +151,11 @@ type driver struct {
 	created   bool           // a one-write engine created the branch first
 	wait      time.Duration  // at least this long before the next attempt
 	lost      time.Duration  // how long the last lost attempt took
+	// limited is the rate-limit refusal that ended the last attempt (nil
+	// when it ended otherwise), and refusals counts such attempts: when
+	// attempts run out, the work is ErrRateLimited, not a lost race.
+	limited  *refusedError
+	refusals int
 }
 
 // errRetry ends an attempt that must be made again without counting it
@@ -186,10 +191,28 @@ func (d *driver) run(ctx context.Context) {
 			return
 		}
 	}
-	e := d.c.fail(d.op, d.branch, ErrConflict, fmt.Errorf("another writer moved the branch on each of %d attempts", d.c.o.maxAttempts))
-	e.Head, e.Attempts = d.lastHead, d.c.o.maxAttempts
+	d.w.fail(d.outOfAttempts())
+}
+
+// outOfAttempts is the error of a work whose attempts all ended without
+// landing: ErrRateLimited when GitHub's rate limit refused the last one,
+// else ErrConflict (another writer moved the branch).
+func (d *driver) outOfAttempts() *Error {
+	n := d.c.o.maxAttempts
+	if re := d.limited; re != nil {
+		e := d.c.fail(d.op, d.branch, ErrRateLimited, fmt.Errorf("GitHub's rate limit refused %d of %d attempts, the last one too: %w", d.refusals, n, re.err))
+		e.Head, e.Attempts, e.RetryAfter = d.lastHead, n, d.wait
+		e.Hint = fmt.Sprintf("nothing was committed; wait %s before trying again, and spread the writers out", d.wait.Round(time.Second))
+		return e
+	}
+	msg := fmt.Sprintf("another writer moved the branch on each of %d attempts", n)
+	if d.refusals > 0 {
+		msg = fmt.Sprintf("another writer moved the branch on %d of %d attempts (GitHub's rate limit refused the others)", n-d.refusals, n)
+	}
+	e := d.c.fail(d.op, d.branch, ErrConflict, errors.New(msg))
+	e.Head, e.Attempts = d.lastHead, n
 	e.Hint = "raise the attempt limit (WithMaxAttempts) or spread the writers out"
-	d.w.fail(e)
+	return e
 }
 
 func (d *driver) pause(ctx context.Context, attempt int) error {
@@ -202,6 +225,7 @@ func (d *driver) pause(ctx context.Context, attempt int) error {
 // attempt makes one attempt; done is true when the work is finished.
 func (d *driver) attempt(ctx context.Context, attempt int) (done bool, err error) {
 	d.c.observe(Event{Kind: EventAttempt, Branch: d.branch, Attempt: attempt, Changes: d.w.size()})
+	d.limited = nil
 	started := time.Now()
 	head, tree, creating, err := d.head(ctx, attempt)
 	if err != nil {
@@ -250,6 +274,8 @@ func (d *driver) refusedOr(err error, attempt int) (bool, error) {
 		if re.bare {
 			d.wait = max(d.wait, d.c.o.secondaryFloor)
 		}
+		d.limited = re
+		d.refusals++
 		d.c.observe(Event{Kind: EventRateLimitWait, Branch: d.branch, Attempt: attempt, Wait: d.wait})
 		d.c.o.logger.Debug("write refused by a rate limit", "repo", d.c.Repository(), "branch", d.branch, "wait", d.wait)
 		return false, nil

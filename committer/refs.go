@@ -148,25 +148,19 @@ func (c *Committer) moveRef(ctx context.Context, branch, commit string) (refMove
 	if err == nil {
 		return refMove{won: true}, nil
 	}
-	if s := statusOf(err); s >= 400 && s < 500 {
-		if e := refused("update ref", err); e != nil {
-			return refMove{}, e
-		}
-		switch classifyUpdate(err) {
-		case refLostRace:
-			return refMove{}, nil
-		case refMissing:
-			return refMove{missing: true}, fmt.Errorf("update ref: %w (deleted or renamed while committing?)", err)
-		case refProtection:
-			return refMove{}, &pathError{kind: ErrProtected, err: fmt.Errorf("update ref: %w", err)}
-		}
+	switch v, err := judge(landUpdateRef, err); v {
+	case verdictLostRace:
+		return refMove{}, nil
+	case verdictMissing:
+		return refMove{missing: true}, fmt.Errorf("update ref: %w (deleted or renamed while committing?)", err)
+	case verdictLimited:
+		return refMove{}, err
+	case verdictUnknown:
+		won, err := c.settle(ctx, branch, commit, err)
+		return refMove{won: won, ambiguous: true}, err
+	default:
 		return refMove{}, fmt.Errorf("update ref: %w", err)
 	}
-	if e := refused("update ref", err); e != nil {
-		return refMove{}, e
-	}
-	won, err := c.settle(ctx, branch, commit, err)
-	return refMove{won: won, ambiguous: true}, err
 }
 
 // createRef creates the branch pointing at commit (POST git/refs). A lost
@@ -178,25 +172,19 @@ func (c *Committer) createRef(ctx context.Context, branch, commit string) (refMo
 	if err == nil {
 		return refMove{won: true}, nil
 	}
-	if s := statusOf(err); s >= 400 && s < 500 {
-		if e := refused("create ref", err); e != nil {
-			return refMove{}, e
-		}
-		switch classifyCreate(err) {
-		case refLostRace:
-			return refMove{}, nil
-		case refProtection:
-			return refMove{}, &pathError{kind: ErrProtected, err: fmt.Errorf("create ref: %w", err)}
-		case refNameTaken:
-			return refMove{nameTaken: true}, fmt.Errorf("create ref: %w", err)
-		}
+	switch v, err := judge(landCreateRef, err); v {
+	case verdictLostRace:
+		return refMove{}, nil
+	case verdictNameTaken:
+		return refMove{nameTaken: true}, fmt.Errorf("create ref: %w", err)
+	case verdictLimited:
+		return refMove{}, err
+	case verdictUnknown:
+		won, err := c.settle(ctx, branch, commit, err)
+		return refMove{won: won, ambiguous: true}, err
+	default:
 		return refMove{}, fmt.Errorf("create ref: %w", err)
 	}
-	if e := refused("create ref", err); e != nil {
-		return refMove{}, e
-	}
-	won, err := c.settle(ctx, branch, commit, err)
-	return refMove{won: won, ambiguous: true}, err
 }
 
 // settle reads the ref after a write whose outcome is unknown. It uses a

@@ -170,6 +170,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			rle := &RateLimitError{
 				Reset: now.Add(wait), Wait: wait, MaxWait: t.o.maxRateWait,
 				Secondary: secondary, Method: req.Method, Path: rel, StatusCode: resp.StatusCode,
+				RequestID: resp.Header.Get("X-GitHub-Request-Id"),
 			}
 			t.log(ctx, req.Method, rel, resp, err, attempt, 0, "rate limit too far away")
 			drain(resp)

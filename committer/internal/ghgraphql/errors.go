@@ -14,6 +14,10 @@ const (
 	TypeNotFound    = "NOT_FOUND"    // repository, branch or node not found
 	TypeRateLimited = "RATE_LIMITED" // primary GraphQL rate limit (HTTP 200)
 	TypeForbidden   = "FORBIDDEN"    // e.g. repository rule violations
+	// TypeBranchProtection: createCommitOnBranch refused by a classic
+	// branch protection rule (rulesets answer other types: see the
+	// committer's classification of a rule's message).
+	TypeBranchProtection = "BRANCH_PROTECTION_RULE_VIOLATION"
 )
 
 // Location is a position in the query.
@@ -69,6 +73,17 @@ func (e *Errors) Has(typ string) bool {
 // GraphQL rate limit (RATE_LIMITED, answered with HTTP 200).
 func (e *Errors) RateLimited() bool { return e.Has(TypeRateLimited) }
 
+// RequestID is the reply's X-GitHub-Request-Id.
+func (e *Errors) RequestID() string { return e.Header.Get("X-GitHub-Request-Id") }
+
+// Message is the first error's message.
+func (e *Errors) Message() string {
+	if len(e.Errors) == 0 {
+		return ""
+	}
+	return e.Errors[0].Message
+}
+
 // RetryAfter is how long the reply asks the client to wait (see
 // HTTPError.RetryAfter).
 func (e *Errors) RetryAfter(now time.Time) time.Duration { return retryAfter(e.Header, now) }
@@ -92,10 +107,18 @@ func (e *HTTPError) Error() string {
 	return "GitHub GraphQL " + e.Op + ": HTTP " + strconv.Itoa(e.Status) + ": " + msg
 }
 
+// RequestID is the reply's X-GitHub-Request-Id.
+func (e *HTTPError) RequestID() string { return e.Header.Get("X-GitHub-Request-Id") }
+
 // RateLimited reports whether the reply is a primary or secondary rate
-// limit (403 or 429, as GitHub documents and go-github classifies them).
+// limit: any 429 (as GitHub documents it and ghclient's transport reads
+// it, whatever its body says), or a 403 with x-ratelimit-remaining: 0, a
+// Retry-After, or a body about a secondary rate limit.
 func (e *HTTPError) RateLimited() bool {
-	if e.Status != http.StatusForbidden && e.Status != http.StatusTooManyRequests {
+	if e.Status == http.StatusTooManyRequests {
+		return true
+	}
+	if e.Status != http.StatusForbidden {
 		return false
 	}
 	return e.Header.Get("X-RateLimit-Remaining") == "0" || e.Header.Get("Retry-After") != "" ||
