@@ -520,6 +520,8 @@ func classify(err error) (error, string) {
 		return ErrRateLimited, fmt.Sprintf("the API rate limit is exhausted until %s", rl.Rate.Reset.Time.UTC().Format(time.RFC3339))
 	case errors.As(err, &ab), statusOf(err) == http.StatusTooManyRequests:
 		return ErrRateLimited, "hit GitHub's secondary rate limit; slow down and retry later"
+	case errors.As(err, &he) && he.RateLimited():
+		return ErrRateLimited, "hit GitHub's GraphQL rate limit; slow down and retry later"
 	case errors.As(err, &fh):
 		return nil, "GitHub answered with a redirect to another host, which is never followed (credentials stay on the API's host): check the API URL (WithBaseURL) and the repository's name"
 	case errors.As(err, &rd):

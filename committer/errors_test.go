@@ -3,7 +3,9 @@ package committer_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -258,6 +260,112 @@ func TestRedirectLoopNamesHost(t *testing.T) {
 			u, _ := url.Parse(ts.URL)
 			if err == nil || !strings.Contains(err.Error(), u.Host) {
 				t.Fatalf("err = %v, want it to name %s", err, u.Host)
+			}
+		})
+	}
+}
+
+// TestFailuresCarryTheReply: a failure caused by a reply carries its
+// status and X-GitHub-Request-Id, also when the reply was GraphQL's or a
+// rate limit the transport gave up on.
+func TestFailuresCarryTheReply(t *testing.T) {
+	reset := func() string { return strconv.FormatInt(time.Now().Add(time.Hour).Unix(), 10) }
+	for _, tc := range []struct {
+		name   string
+		engine committer.Engine
+		fault  func() githubtest.Fault
+		kind   error
+		status int
+	}{
+		{"primary limit on the head read", committer.EngineGitData, func() githubtest.Fault {
+			return githubtest.Fault{Route: "GET /repos/{owner}/{repo}/branches/{branch...}", Status: 403,
+				Header: http.Header{"X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {reset()}},
+				Body:   `{"message":"API rate limit exceeded for user ID 1.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"}`}
+		}, committer.ErrRateLimited, 403},
+		{"graphql error reply", committer.EngineGraphQL, func() githubtest.Fault {
+			f := landingFault(committer.EngineGraphQL)
+			f.Status, f.Body = 200, githubtest.GraphQLErrorBody("createCommitOnBranch", "UNPROCESSABLE", "A path was given twice.")
+			return f
+		}, nil, 200},
+		{"graphql 401", committer.EngineGraphQL, func() githubtest.Fault {
+			f := landingFault(committer.EngineGraphQL)
+			f.Status, f.Body = 401, `{"message":"Bad credentials","documentation_url":"https://docs.github.com/graphql"}`
+			return f
+		}, committer.ErrUnauthorized, 401},
+		{"graphql primary limit", committer.EngineGraphQL, func() githubtest.Fault {
+			f := landingFault(committer.EngineGraphQL)
+			f.Status, f.Body = 403, `{"message":"API rate limit exceeded for user ID 1.","documentation_url":"https://docs.github.com/graphql/overview/rate-limits-and-node-limits-for-the-graphql-api"}`
+			f.Header = http.Header{"X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {reset()}}
+			return f
+		}, committer.ErrRateLimited, 403},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts, c := setup(t)
+			ts.Inject(tc.fault())
+			_, err := c.Commit(context.Background(), "main", committer.NewChangeSet("w").Put("w.txt", []byte("w\n")), committer.WithEngine(tc.engine))
+			var ce *committer.Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("err = %v, want a *committer.Error", err)
+			}
+			if tc.kind != nil && !errors.Is(err, tc.kind) || tc.kind == nil && ce.Kind != nil {
+				t.Errorf("err = %v (kind %v), want kind %v", err, ce.Kind, tc.kind)
+			}
+			if ce.Status != tc.status || !strings.HasPrefix(ce.RequestID, "FAKE:") {
+				t.Errorf("Status %d RequestID %q, want %d and the reply's ID (%v)", ce.Status, ce.RequestID, tc.status, err)
+			}
+			if errors.Is(err, committer.ErrRateLimited) && ce.RetryAfter < 50*time.Minute {
+				t.Errorf("RetryAfter = %v, want the time to the reset (an hour)", ce.RetryAfter)
+			}
+		})
+	}
+}
+
+// TestQueueLandingAnswers: the Queue (chained on Git Data, squashed on
+// GraphQL) goes through the same table: a rate limit on every attempt is
+// ErrRateLimited for each caller, a protection rule ErrProtected.
+func TestQueueLandingAnswers(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		engine committer.Engine
+		squash bool
+		inject func(*githubtest.TestServer, committer.Engine)
+		kind   error
+	}{
+		{"chain limited", committer.EngineGitData, false, limited(429, 0, 0), committer.ErrRateLimited},
+		{"squash graphql limited", committer.EngineGraphQL, true, limited(403, 0, 0), committer.ErrRateLimited},
+		{"chain protected", committer.EngineGitData, false, fault(422, githubtest.BodyRuleViolation, 0), committer.ErrProtected},
+		{"squash graphql protected", committer.EngineGraphQL, true,
+			fault(200, githubtest.GraphQLErrorBody("createCommitOnBranch", "BRANCH_PROTECTION_RULE_VIOLATION", "Changes must be made through a pull request."), 0), committer.ErrProtected},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts, c := setup(t, committer.WithMaxAttempts(2), committer.WithSecondaryLimitWait(floor))
+			tc.inject(ts, tc.engine)
+			opts := []committer.CommitOption{committer.WithEngine(tc.engine)}
+			if tc.squash {
+				opts = append(opts, committer.Squash())
+			}
+			q, err := committer.NewQueue(c, "main", opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := head(t, ts, "main")
+			var wg sync.WaitGroup
+			errs := make([]error, 3)
+			for i := range errs {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					_, errs[i] = q.Commit(context.Background(), committer.NewChangeSet("q").Put("q"+strconv.Itoa(i)+".txt", []byte("q\n")))
+				}()
+			}
+			wg.Wait()
+			for i, err := range errs {
+				if !errors.Is(err, tc.kind) || errors.Is(err, committer.ErrConflict) {
+					t.Errorf("caller %d: err = %v, want kind %v", i, err, tc.kind)
+				}
+			}
+			if got := head(t, ts, "main"); got != before {
+				t.Errorf("main moved to %s", got)
 			}
 		})
 	}
