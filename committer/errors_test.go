@@ -370,3 +370,55 @@ func TestQueueLandingAnswers(t *testing.T) {
 		})
 	}
 }
+
+// TestBootstrapAnswers: the first commit of an empty repository (a
+// contents PUT, whatever the engine) goes through the same table: a
+// protection rule, a refused redirect or a path GitHub refuses is final
+// after one write, not re-sent and reported as an unknown outcome; a rate
+// limit on every attempt is ErrRateLimited.
+func TestBootstrapAnswers(t *testing.T) {
+	put := githubtest.Fault{Route: githubtest.RoutePutContents}
+	for _, tc := range []struct {
+		name   string
+		inject func(*githubtest.TestServer)
+		kind   error
+		says   string
+		puts   int
+	}{
+		{"protected", func(ts *githubtest.TestServer) {
+			f := put
+			f.Status, f.Body = 409, githubtest.BodyContentsProtected
+			ts.Inject(f)
+		}, committer.ErrProtected, "Required status check", 1},
+		{"307 to another host", func(ts *githubtest.TestServer) {
+			ts.Redirect(put, "https://elsewhere.example/repos/acme/empty/contents/w.txt")
+		}, nil, "elsewhere.example", 1},
+		{"malformed path", func(ts *githubtest.TestServer) {
+			f := put
+			f.Status, f.Body = 422, `{"message":"path contains a malformed path component"}`
+			ts.Inject(f)
+		}, committer.ErrInvalid, "malformed path component", 1},
+		{"rate limited", func(ts *githubtest.TestServer) {
+			ts.Inject(githubtest.SecondaryLimitFault(put, 429, 0))
+		}, committer.ErrRateLimited, "rate limit", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts, c := emptyRepo(t, committer.WithMaxAttempts(2), committer.WithSecondaryLimitWait(floor))
+			tc.inject(ts)
+			_, err := c.Commit(context.Background(), "main", committer.NewChangeSet("w").Put("w.txt", []byte("w\n")))
+			var ce *committer.Error
+			if !errors.As(err, &ce) || errors.Is(err, committer.ErrUnknownOutcome) || errors.Is(err, committer.ErrConflict) {
+				t.Fatalf("err = %v, want a final error of its own kind", err)
+			}
+			if tc.kind != nil && !errors.Is(err, tc.kind) || tc.kind == nil && ce.Kind != nil {
+				t.Errorf("err = %v (kind %v), want kind %v", err, ce.Kind, tc.kind)
+			}
+			if !strings.Contains(err.Error(), tc.says) {
+				t.Errorf("err = %q, want it to say %q", err, tc.says)
+			}
+			if n := ts.Count(githubtest.RoutePutContents); n != tc.puts {
+				t.Errorf("%d contents writes, want %d", n, tc.puts)
+			}
+		})
+	}
+}
