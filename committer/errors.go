@@ -334,7 +334,6 @@ const (
 	verdictLimited                  // a rate limit refused it (a *refusedError): wait, then try again
 	verdictUnknown                  // no answer, or a 5xx: settle by reading the branch, never send it again blindly
 	verdictMissing                  // the branch is not there ("Reference does not exist")
-	verdictNameTaken                // a creation refused for its name, not for a lost race
 )
 
 // judge is the one table of what GitHub's answer to a landing write means,
@@ -355,7 +354,10 @@ const (
 // final, of the kind classify gives it: a refused redirect (a failure
 // naming the host), a protection rule (ErrProtected), a path that cannot
 // be sent or that GitHub refuses (ErrInvalid), 401, 403, 404, and any
-// other 4xx. The returned error is err, or the *refusedError for a wait.
+// other 4xx (such as a creation's "Reference update failed" for a name
+// that clashes with an existing branch, refs/heads/a against
+// refs/heads/a/b). The returned error is err, or the *refusedError for a
+// wait.
 func judge(w landing, err error) (verdict, error) {
 	if re := refused("write", err); re != nil {
 		var r *refusedError
@@ -371,11 +373,6 @@ func judge(w landing, err error) (verdict, error) {
 		return verdictLostRace, err
 	case w == landUpdateRef && statusOf(err) == http.StatusUnprocessableEntity && messageIs(err, "Reference does not exist"):
 		return verdictMissing, err
-	case w == landCreateRef && statusOf(err) == http.StatusUnprocessableEntity:
-		// An invalid name, or "Reference update failed" for a name that
-		// clashes with an existing branch (refs/heads/main against
-		// refs/heads/main/sub).
-		return verdictNameTaken, err
 	case noAnswer(w, err):
 		return verdictUnknown, err
 	}

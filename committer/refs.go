@@ -135,7 +135,6 @@ type refMove struct {
 	won       bool // the branch now holds (or descends from) our commit
 	ambiguous bool // settled by reading the branch: a delayed write could still land
 	missing   bool // the branch is not there (PATCH: "Reference does not exist")
-	nameTaken bool // a creation refused for its name, not for a lost race
 }
 
 // moveRef moves the branch to commit by fast-forward (PATCH
@@ -175,8 +174,6 @@ func (c *Committer) createRef(ctx context.Context, branch, commit string) (refMo
 	switch v, err := judge(landCreateRef, err); v {
 	case verdictLostRace:
 		return refMove{}, nil
-	case verdictNameTaken:
-		return refMove{nameTaken: true}, fmt.Errorf("create ref: %w", err)
 	case verdictLimited:
 		return refMove{}, err
 	case verdictUnknown:
