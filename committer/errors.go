@@ -329,11 +329,11 @@ const (
 type verdict int
 
 const (
-	verdictFailed    verdict = iota // final: classify names the error's kind
-	verdictLostRace                 // another writer moved the branch (or the file) first: try again on the new head
-	verdictLimited                  // a rate limit refused it (a *refusedError): wait, then try again
-	verdictUnknown                  // no answer, or a 5xx: settle by reading the branch, never send it again blindly
-	verdictMissing                  // the branch is not there ("Reference does not exist")
+	verdictFailed   verdict = iota // final: classify names the error's kind
+	verdictLostRace                // another writer moved the branch (or the file) first: try again on the new head
+	verdictLimited                 // a rate limit refused it (a *refusedError): wait, then try again
+	verdictUnknown                 // no answer, or a 5xx: settle by reading the branch, never send it again blindly
+	verdictMissing                 // the branch is not there ("Reference does not exist")
 )
 
 // judge is the one table of what GitHub's answer to a landing write means,
