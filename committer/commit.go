@@ -17,7 +17,11 @@ import (
 // commit, and updates the ref with force=false. When another writer moved the
 // branch first (GitHub answers 422 "Update is not a fast forward"), it waits
 // (see WithBackoff) and tries again on the new head, up to WithMaxAttempts
-// attempts; running out is an ErrConflict. When the ref update gets no
+// attempts; running out is an ErrConflict. Only the answers that mean
+// another writer moved the branch count as lost races (see docs/engines.md):
+// a rate limit is waited out (ErrRateLimited, with Error.RetryAfter, when
+// it refuses the last attempt too), a protection rule is ErrProtected, a
+// refused redirect fails at once. When the ref update gets no
 // answer (timeout, reset, 5xx), it reads the ref back and asks GitHub
 // whether the new commit is in the branch's history: if it is, the commit
 // landed; if that cannot be told, the error is ErrUnknownOutcome. The ref

@@ -116,7 +116,9 @@ func WithObserver(fn func(Event)) Option {
 }
 
 // WithMaxAttempts bounds the attempts one commit makes (each attempt reads
-// the head, builds on it and tries to move the branch). The default is 10.
+// the head, builds on it and tries to move the branch). Running out is an
+// ErrConflict, or an ErrRateLimited when GitHub's rate limit refused the
+// last attempt. The default is 10.
 func WithMaxAttempts(n int) Option {
 	return func(o *options) error {
 		if n < 1 || n > 1000 {
@@ -170,7 +172,8 @@ func WithSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
 // default) and warns that continuing may get an integration banned; shorten
 // it only against a fake whose windows are shortened too (the CLI derives it
 // from GHCOMMITTER_LIMIT_SCALE). A Retry-After GitHub sends is always
-// honoured as sent.
+// honoured as sent. The same wait follows a bare 429 on every engine; when
+// attempts run out under it, Error.RetryAfter is this wait.
 func WithSecondaryLimitWait(d time.Duration) Option {
 	return func(o *options) error {
 		if d <= 0 {
