@@ -172,7 +172,7 @@ func (c *Committer) fail(op, branch string, kind, err error) *Error {
 		e.Hint = hint
 	}
 	if errors.Is(e.Kind, ErrRateLimited) {
-		e.RetryAfter = limitWait(err)
+		e.RetryAfter = limitWait(err, c.o.secondaryFloor)
 	}
 	return e
 }

@@ -226,27 +226,32 @@ func heldBack(ab *github.AbuseRateLimitError) bool {
 }
 
 // limitWait is how long a final rate limit in err asks to wait: until the
-// primary limit's reset, or the window ghclient saw.
-func limitWait(err error) time.Duration {
-	var gate *ghclient.RateLimitError
-	if errors.As(err, &gate) {
-		return gate.Wait
-	}
-	var rl *github.RateLimitError
-	if errors.As(err, &rl) {
-		return max(time.Until(rl.Rate.Reset.Time), 0)
-	}
-	var he *ghgraphql.HTTPError
-	if errors.As(err, &he) {
-		return he.RetryAfter(time.Now())
-	}
-	var ge *ghgraphql.Errors
-	if errors.As(err, &ge) {
-		return ge.RetryAfter(time.Now())
-	}
+// primary limit's reset, the window ghclient saw, a secondary limit's
+// Retry-After, or floor after one that named none.
+func limitWait(err error, floor time.Duration) time.Duration {
 	var re *refusedError
-	if errors.As(err, &re) {
+	if !errors.As(err, &re) {
+		re, _ = refused("", err).(*refusedError) // a secondary limit
+	}
+	if re != nil {
+		if re.bare {
+			return max(re.wait, floor)
+		}
 		return re.wait
+	}
+	var gate *ghclient.RateLimitError
+	var rl *github.RateLimitError
+	var he *ghgraphql.HTTPError
+	var ge *ghgraphql.Errors
+	switch {
+	case errors.As(err, &gate):
+		return gate.Wait
+	case errors.As(err, &rl):
+		return max(time.Until(rl.Rate.Reset.Time), 0)
+	case errors.As(err, &he):
+		return he.RetryAfter(time.Now())
+	case errors.As(err, &ge):
+		return ge.RetryAfter(time.Now())
 	}
 	return 0
 }

@@ -422,3 +422,26 @@ func TestBootstrapAnswers(t *testing.T) {
 		})
 	}
 }
+
+// TestPullRequestRateLimited: a rate limit on opening the pull request
+// (after the commit landed on its branch) is ErrRateLimited with the wait,
+// the reply's status and request ID.
+func TestPullRequestRateLimited(t *testing.T) {
+	for _, tc := range []struct {
+		retryAfter int
+		want       time.Duration
+	}{{7, 7 * time.Second}, {0, floor}} {
+		t.Run(strconv.Itoa(tc.retryAfter), func(t *testing.T) {
+			ts, c := setup(t, committer.WithSecondaryLimitWait(floor))
+			ts.Inject(githubtest.SecondaryLimitFault(githubtest.Fault{Route: "POST /repos/{owner}/{repo}/pulls"}, 429, tc.retryAfter))
+			_, err := c.CommitPullRequest(context.Background(), "main", "feature", committer.NewChangeSet("w").Put("w.txt", []byte("w\n")), committer.PullRequestOptions{})
+			var ce *committer.Error
+			if !errors.As(err, &ce) || !errors.Is(err, committer.ErrRateLimited) {
+				t.Fatalf("err = %v, want ErrRateLimited", err)
+			}
+			if ce.RetryAfter != tc.want || ce.Status != 429 || ce.RequestID == "" {
+				t.Errorf("RetryAfter %v Status %d RequestID %q, want %v, 429 and the reply's ID", ce.RetryAfter, ce.Status, ce.RequestID, tc.want)
+			}
+		})
+	}
+}
