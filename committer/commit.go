@@ -204,9 +204,17 @@ func (d *driver) run(ctx context.Context) {
 func (d *driver) outOfAttempts() *Error {
 	n := d.c.o.maxAttempts
 	if re := d.limited; re != nil {
-		e := d.c.fail(d.op, d.branch, ErrRateLimited, fmt.Errorf("GitHub's rate limit refused %d of %d attempts, the last one too: %w", d.refusals, n, re.err))
+		cause := re.err
+		if ce := (*Error)(nil); errors.As(cause, &ce) && ce.Err != nil {
+			cause = ce.Err // a read's error, already an *Error of this work
+		}
+		e := d.c.fail(d.op, d.branch, ErrRateLimited, fmt.Errorf("GitHub's rate limit refused %d of %d attempts, the last one too: %w", d.refusals, n, cause))
 		e.Head, e.Attempts, e.RetryAfter = d.lastHead, n, d.wait
-		e.Hint = fmt.Sprintf("nothing was committed; wait %s before trying again, and spread the writers out", d.wait.Round(time.Second))
+		wait := d.wait
+		if wait >= time.Second {
+			wait = wait.Round(time.Second)
+		}
+		e.Hint = fmt.Sprintf("nothing was committed; wait %s before trying again, and spread the writers out", wait)
 		return e
 	}
 	msg := fmt.Sprintf("another writer moved the branch on each of %d attempts", n)
