@@ -154,6 +154,7 @@ func TestJSONLandingAnswers(t *testing.T) {
 			status     int
 			retryAfter int
 			says       string
+			oneFile    bool // contents and auto only
 		}{
 			{name: "lost race once", code: 0, inject: func(srv *githubtest.TestServer) { srv.Inject(with(engine, lost[engine], 1)) }},
 			{name: "bare 429 once", code: 0, inject: func(srv *githubtest.TestServer) {
@@ -175,7 +176,13 @@ func TestJSONLandingAnswers(t *testing.T) {
 			{name: "protected", code: 1, kind: "protected", status: protected[engine].Status, says: "through a pull request", inject: func(srv *githubtest.TestServer) {
 				srv.Inject(with(engine, protected[engine], 0))
 			}},
+			{name: "path GitHub refuses", code: 2, kind: "invalid", status: 422, says: "malformed path component", oneFile: true, inject: func(srv *githubtest.TestServer) {
+				srv.Inject(with(engine, githubtest.Fault{Status: 422, Body: `{"message":"path contains a malformed path component"}`}, 0))
+			}},
 		} {
+			if tc.oneFile && engine != "contents" && engine != "auto" {
+				continue
+			}
 			if engine == "contents" || engine == "auto" {
 				if tc.name == "protected" {
 					tc.says = "Required status check"
