@@ -64,8 +64,11 @@ type Error struct {
 	Attempts int    // attempts made, when any
 	Hint     string // what to do about it, when there is something to do
 
-	// Status is the HTTP status of GitHub's error reply (0 when the failure
-	// was not an error reply, such as a timeout).
+	// Status is the HTTP status of the GitHub reply that caused the failure:
+	// an error reply, a rate limit (also one the transport gave up waiting
+	// for), 200 for a GraphQL reply with errors, the 3xx of a redirect that
+	// was not followed. It is 0 when no reply caused it (a timeout, a
+	// request held back by a rate-limit window seen earlier).
 	Status int
 	// Message is GitHub's own message in that reply ("Update is not a fast
 	// forward", "Bad credentials", ...).
