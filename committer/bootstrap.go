@@ -84,7 +84,7 @@ func (c *Committer) bootstrap(ctx context.Context, branch string, u *unit) (head
 			u.p = withoutBootstrapFile(u.p, f.path)
 			return commit, tree, nil
 		}
-		switch v, jerr := judge(landContents, err); v {
+		switch v, jerr := judge(toContents, err); v {
 		case verdictLimited:
 			return "", "", jerr
 		case verdictFailed:

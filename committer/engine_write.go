@@ -43,13 +43,13 @@ func (c *Committer) writeGraphQL(ctx context.Context, branch string, u *unit, st
 
 // graphqlOutcome is what a createCommitOnBranch error means (judge).
 func (c *Committer) graphqlOutcome(err error) (written, error) {
-	return oneWriteOutcome(landGraphQL, err)
+	return oneWriteOutcome(toGraphQL, err)
 }
 
 // oneWriteOutcome turns judge's verdict on a one-write engine's answer
 // into the attempt's outcome: a lost race, an ambiguous outcome to
 // settle by the Edit-Id trailer, a wait (*refusedError), or a final error.
-func oneWriteOutcome(w landing, err error) (written, error) {
+func oneWriteOutcome(w answerTo, err error) (written, error) {
 	switch v, err := judge(w, err); v {
 	case verdictLostRace:
 		return written{lost: true}, nil
@@ -58,7 +58,7 @@ func oneWriteOutcome(w landing, err error) (written, error) {
 	case verdictLimited:
 		return written{}, err
 	default:
-		if w == landContents {
+		if w == toContents {
 			return written{}, fmt.Errorf("contents write: %w", err)
 		}
 		return written{}, err
@@ -103,7 +103,7 @@ func (c *Committer) writeContents(ctx context.Context, branch string, u *unit, s
 
 // contentsOutcome is what a contents write's error means (judge).
 func (c *Committer) contentsOutcome(err error) (written, error) {
-	return oneWriteOutcome(landContents, err)
+	return oneWriteOutcome(toContents, err)
 }
 
 // settleOneWrite decides whether a one-write commit on parent whose reply

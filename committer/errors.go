@@ -322,14 +322,15 @@ func apiDetails(err error) (status int, message, requestID string) {
 	return 0, "", ""
 }
 
-// landing names the write that lands a commit or creates its branch.
-type landing int
+// answerTo names the write whose answer judge reads: the one that lands a
+// commit or creates its branch.
+type answerTo int
 
 const (
-	landUpdateRef landing = iota // PATCH git/refs/heads/B, force=false (git-data)
-	landCreateRef                // POST git/refs (a new branch, any engine)
-	landGraphQL                  // createCommitOnBranch (graphql)
-	landContents                 // PUT or DELETE contents/{path} (contents)
+	toUpdateRef answerTo = iota // PATCH git/refs/heads/B, force=false (git-data)
+	toCreateRef                 // POST git/refs (a new branch, any engine)
+	toGraphQL                   // createCommitOnBranch (graphql)
+	toContents                  // PUT or DELETE contents/{path} (contents)
 )
 
 // verdict is what GitHub's answer to a landing write means for the
@@ -366,7 +367,7 @@ const (
 // that clashes with an existing branch, refs/heads/a against
 // refs/heads/a/b). The returned error is err, or the *refusedError for a
 // wait.
-func judge(w landing, err error) (verdict, error) {
+func judge(w answerTo, err error) (verdict, error) {
 	if re := refused("write", err); re != nil {
 		var r *refusedError
 		if errors.As(re, &r) {
@@ -379,7 +380,7 @@ func judge(w landing, err error) (verdict, error) {
 		return verdictFailed, err
 	case isLostRace(w, err):
 		return verdictLostRace, err
-	case w == landUpdateRef && statusOf(err) == http.StatusUnprocessableEntity && messageIs(err, "Reference does not exist"):
+	case w == toUpdateRef && statusOf(err) == http.StatusUnprocessableEntity && messageIs(err, "Reference does not exist"):
 		return verdictMissing, err
 	case noAnswer(w, err):
 		return verdictUnknown, err
@@ -389,16 +390,16 @@ func judge(w landing, err error) (verdict, error) {
 
 // isLostRace reports the answers that mean another writer moved the
 // branch or the file first (see judge).
-func isLostRace(w landing, err error) bool {
+func isLostRace(w answerTo, err error) bool {
 	s := statusOf(err)
 	switch w {
-	case landUpdateRef:
+	case toUpdateRef:
 		return s == http.StatusUnprocessableEntity && (messageIs(err, "Update is not a fast forward") || messageIs(err, "Reference cannot be updated"))
-	case landCreateRef:
+	case toCreateRef:
 		return s == http.StatusUnprocessableEntity && messageIs(err, "Reference already exists")
-	case landGraphQL:
+	case toGraphQL:
 		return ghgraphql.IsStale(err)
-	case landContents:
+	case toContents:
 		er, ok := errorResponse(err)
 		if !ok {
 			return false
@@ -432,8 +433,8 @@ func contentsMoved(m string) bool {
 // (a timeout, a reset, a cancel), or a 5xx; for GraphQL also an error
 // without a type ("Something went wrong while executing your query":
 // GitHub may have committed before failing).
-func noAnswer(w landing, err error) bool {
-	if w != landGraphQL {
+func noAnswer(w answerTo, err error) bool {
+	if w != toGraphQL {
 		s := statusOf(err)
 		return s == 0 || s >= 500
 	}

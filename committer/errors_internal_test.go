@@ -80,34 +80,34 @@ func TestJudgeRealBodies(t *testing.T) {
 	primary := http.Header{"X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {reset}, "X-Ratelimit-Limit": {"5000"}}
 	for _, tc := range []struct {
 		id     string
-		w      landing
+		w      answerTo
 		header http.Header
 		want   verdict
 		kind   error
 	}{
-		{"update-ref-non-fast-forward", landUpdateRef, nil, verdictLostRace, nil},
-		{"update-ref-cannot-be-updated", landUpdateRef, nil, verdictLostRace, nil},
-		{"ref-does-not-exist", landUpdateRef, nil, verdictMissing, nil},
-		{"update-ref-unknown-sha", landUpdateRef, nil, verdictUnknown, nil},
-		{"create-ref-already-exists", landCreateRef, nil, verdictLostRace, nil},
-		{"create-ref-update-failed", landCreateRef, nil, verdictFailed, nil},
-		{"create-ref-object-missing", landCreateRef, nil, verdictFailed, nil},
-		{"create-ref-already-exists", landUpdateRef, nil, verdictFailed, nil}, // not an update's answer
-		{"contents-stale-branch", landContents, nil, verdictLostRace, nil},
-		{"contents-sha-mismatch", landContents, nil, verdictLostRace, nil},
-		{"contents-sha-missing", landContents, nil, verdictLostRace, nil},
-		{"contents-protected-branch", landContents, nil, verdictFailed, ErrProtected},
-		{"empty-repository", landContents, nil, verdictFailed, nil}, // a 409 that is not a race
-		{"contents-too-large", landContents, nil, verdictFailed, ErrPermission},
-		{"update-ref-non-fast-forward", landContents, nil, verdictFailed, nil},
-		{"secondary-rate-limit", landUpdateRef, nil, verdictLimited, nil},
-		{"secondary-rate-limit", landContents, http.Header{"Retry-After": {"60"}}, verdictLimited, nil},
-		{"secondary-rate-limit", landCreateRef, nil, verdictLimited, nil},
-		{"primary-rate-limit", landUpdateRef, primary, verdictFailed, ErrRateLimited},
-		{"primary-rate-limit", landContents, primary, verdictFailed, ErrRateLimited},
-		{"timeout", landUpdateRef, nil, verdictUnknown, nil},
-		{"timeout", landContents, nil, verdictUnknown, nil},
-		{"problems-parsing-json", landContents, nil, verdictFailed, nil},
+		{"update-ref-non-fast-forward", toUpdateRef, nil, verdictLostRace, nil},
+		{"update-ref-cannot-be-updated", toUpdateRef, nil, verdictLostRace, nil},
+		{"ref-does-not-exist", toUpdateRef, nil, verdictMissing, nil},
+		{"update-ref-unknown-sha", toUpdateRef, nil, verdictUnknown, nil},
+		{"create-ref-already-exists", toCreateRef, nil, verdictLostRace, nil},
+		{"create-ref-update-failed", toCreateRef, nil, verdictFailed, nil},
+		{"create-ref-object-missing", toCreateRef, nil, verdictFailed, nil},
+		{"create-ref-already-exists", toUpdateRef, nil, verdictFailed, nil}, // not an update's answer
+		{"contents-stale-branch", toContents, nil, verdictLostRace, nil},
+		{"contents-sha-mismatch", toContents, nil, verdictLostRace, nil},
+		{"contents-sha-missing", toContents, nil, verdictLostRace, nil},
+		{"contents-protected-branch", toContents, nil, verdictFailed, ErrProtected},
+		{"empty-repository", toContents, nil, verdictFailed, nil}, // a 409 that is not a race
+		{"contents-too-large", toContents, nil, verdictFailed, ErrPermission},
+		{"update-ref-non-fast-forward", toContents, nil, verdictFailed, nil},
+		{"secondary-rate-limit", toUpdateRef, nil, verdictLimited, nil},
+		{"secondary-rate-limit", toContents, http.Header{"Retry-After": {"60"}}, verdictLimited, nil},
+		{"secondary-rate-limit", toCreateRef, nil, verdictLimited, nil},
+		{"primary-rate-limit", toUpdateRef, primary, verdictFailed, ErrRateLimited},
+		{"primary-rate-limit", toContents, primary, verdictFailed, ErrRateLimited},
+		{"timeout", toUpdateRef, nil, verdictUnknown, nil},
+		{"timeout", toContents, nil, verdictUnknown, nil},
+		{"problems-parsing-json", toContents, nil, verdictFailed, nil},
 	} {
 		t.Run(tc.id, func(t *testing.T) {
 			err := realReply(t, bodies, tc.id, tc.header)
@@ -137,13 +137,13 @@ func TestJudgeUnsendable(t *testing.T) {
 	if parseErr == nil {
 		t.Fatal("want a parse error")
 	}
-	if v, err := judge(landContents, parseErr); v != verdictFailed {
+	if v, err := judge(toContents, parseErr); v != verdictFailed {
 		t.Fatalf("judge = %d, want failed", v)
 	} else if k, _ := classify(err); !errors.Is(k, ErrInvalid) {
 		t.Fatalf("kind %v, want ErrInvalid", k)
 	}
 	sent := &url.Error{Op: "Put", URL: "https://api.github.com/repos/acme/mono/contents/a", Err: errors.New("connection reset by peer")}
-	if v, _ := judge(landContents, sent); v != verdictUnknown {
+	if v, _ := judge(toContents, sent); v != verdictUnknown {
 		t.Fatalf("judge(transport error) = %d, want unknown", v)
 	}
 }

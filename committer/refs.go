@@ -147,7 +147,7 @@ func (c *Committer) moveRef(ctx context.Context, branch, commit string) (refMove
 	if err == nil {
 		return refMove{won: true}, nil
 	}
-	switch v, err := judge(landUpdateRef, err); v {
+	switch v, err := judge(toUpdateRef, err); v {
 	case verdictLostRace:
 		return refMove{}, nil
 	case verdictMissing:
@@ -171,7 +171,7 @@ func (c *Committer) createRef(ctx context.Context, branch, commit string) (refMo
 	if err == nil {
 		return refMove{won: true}, nil
 	}
-	switch v, err := judge(landCreateRef, err); v {
+	switch v, err := judge(toCreateRef, err); v {
 	case verdictLostRace:
 		return refMove{}, nil
 	case verdictLimited:
