@@ -37,10 +37,11 @@ var (
 	// ErrProtected: the branch is protected by a rule that refuses direct
 	// pushes; open a pull request instead.
 	ErrProtected = errors.New("protected branch")
-	// ErrRateLimited: GitHub's rate limit refused the requests of every
-	// attempt (a secondary limit, 403 or 429, with or without Retry-After)
-	// or a primary limit lifts later than the client waits. Nothing was
-	// committed; Error.RetryAfter says how long to wait before trying again.
+	// ErrRateLimited: GitHub's rate limit refused the last attempt (a
+	// secondary limit, 403 or 429, with or without Retry-After, waited out
+	// before each attempt until they ran out), or a primary limit lifts
+	// later than the client waits. Nothing was committed; Error.RetryAfter
+	// says how long to wait before trying again.
 	ErrRateLimited = errors.New("rate limited")
 	// ErrUnknownOutcome: a write that moves the branch (the ref update, or
 	// the first commit of an empty repository) got no answer and reading the
