@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"path"
 	"strings"
 
@@ -93,11 +92,11 @@ func (c *Committer) bootstrap(ctx context.Context, branch string, u *unit) (head
 			}
 			return "", "", err // never sent: nothing landed
 		}
-		if s := statusOf(err); s >= 400 && s < 500 && s != http.StatusConflict && s != http.StatusUnprocessableEntity {
-			if re := refused("bootstrap empty repository", err); re != nil {
-				return "", "", re
-			}
-			return "", "", fmt.Errorf("bootstrap empty repository: %w", err)
+		switch v, jerr := judge(toContents, err); v {
+		case verdictLimited:
+			return "", "", jerr
+		case verdictFailed:
+			return "", "", fmt.Errorf("bootstrap empty repository: %w", jerr)
 		}
 		// No clear answer (or: the file exists already, or the repository
 		// is no longer empty): read the branch to tell who started it.

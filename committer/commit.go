@@ -17,7 +17,11 @@ import (
 // commit, and updates the ref with force=false. When another writer moved the
 // branch first (GitHub answers 422 "Update is not a fast forward"), it waits
 // (see WithBackoff) and tries again on the new head, up to WithMaxAttempts
-// attempts; running out is an ErrConflict. When the ref update gets no
+// attempts; running out is an ErrConflict. Only the answers that mean
+// another writer moved the branch count as lost races (see docs/engines.md):
+// a rate limit is waited out (ErrRateLimited, with Error.RetryAfter, when
+// it refuses the last attempt too), a protection rule is ErrProtected, a
+// refused redirect fails at once. When the ref update gets no
 // answer (timeout, reset, 5xx), it reads the ref back and asks GitHub
 // whether the new commit is in the branch's history: if it is, the commit
 // landed; if that cannot be told, the error is ErrUnknownOutcome. The ref
@@ -153,6 +157,11 @@ type driver struct {
 	created   bool           // a one-write engine created the branch first
 	wait      time.Duration  // at least this long before the next attempt
 	lost      time.Duration  // how long the last lost attempt took
+	// limited is the rate-limit refusal that ended the last attempt (nil
+	// when it ended otherwise), and refusals counts such attempts: when
+	// attempts run out, the work is ErrRateLimited, not a lost race.
+	limited  *refusedError
+	refusals int
 }
 
 // errRetry ends an attempt that must be made again without counting it
@@ -188,10 +197,36 @@ func (d *driver) run(ctx context.Context) {
 			return
 		}
 	}
-	e := d.c.fail(d.op, d.branch, ErrConflict, fmt.Errorf("another writer moved the branch on each of %d attempts", d.c.o.maxAttempts))
-	e.Head, e.Attempts = d.lastHead, d.c.o.maxAttempts
+	d.end(ctx, d.outOfAttempts(), d.c.o.maxAttempts)
+}
+
+// outOfAttempts is the error of a work whose attempts all ended without
+// landing: ErrRateLimited when GitHub's rate limit refused the last one,
+// else ErrConflict (another writer moved the branch).
+func (d *driver) outOfAttempts() *Error {
+	n := d.c.o.maxAttempts
+	if re := d.limited; re != nil {
+		cause := re.err
+		if ce := (*Error)(nil); errors.As(cause, &ce) && ce.Err != nil {
+			cause = ce.Err // a read's error, already an *Error of this work
+		}
+		e := d.c.fail(d.op, d.branch, ErrRateLimited, fmt.Errorf("GitHub's rate limit refused %d of %d attempts, the last one too: %w", d.refusals, n, cause))
+		e.Head, e.Attempts, e.RetryAfter = d.lastHead, n, d.wait
+		wait := d.wait
+		if wait >= time.Second {
+			wait = wait.Round(time.Second)
+		}
+		e.Hint = fmt.Sprintf("nothing was committed; wait %s before trying again, and spread the writers out", wait)
+		return e
+	}
+	msg := fmt.Sprintf("another writer moved the branch on each of %d attempts", n)
+	if d.refusals > 0 {
+		msg = fmt.Sprintf("another writer moved the branch on %d of %d attempts (GitHub's rate limit refused the others)", n-d.refusals, n)
+	}
+	e := d.c.fail(d.op, d.branch, ErrConflict, errors.New(msg))
+	e.Head, e.Attempts = d.lastHead, n
 	e.Hint = "raise the attempt limit (WithMaxAttempts) or spread the writers out"
-	d.end(ctx, e, d.c.o.maxAttempts)
+	return e
 }
 
 func (d *driver) pause(ctx context.Context, attempt int) error {
@@ -204,6 +239,7 @@ func (d *driver) pause(ctx context.Context, attempt int) error {
 // attempt makes one attempt; done is true when the work is finished.
 func (d *driver) attempt(ctx context.Context, attempt int) (done bool, err error) {
 	d.c.observe(Event{Kind: EventAttempt, Branch: d.branch, Attempt: attempt, Changes: d.w.size()})
+	d.limited = nil
 	started := time.Now()
 	head, tree, creating, err := d.head(ctx, attempt)
 	if err != nil {
@@ -252,6 +288,8 @@ func (d *driver) refusedOr(err error, attempt int) (bool, error) {
 		if re.bare {
 			d.wait = max(d.wait, d.c.o.secondaryFloor)
 		}
+		d.limited = re
+		d.refusals++
 		d.c.observe(Event{Kind: EventRateLimitWait, Branch: d.branch, Attempt: attempt, Wait: d.wait})
 		d.c.o.logger.Debug("write refused by a rate limit", "repo", d.c.Repository(), "branch", d.branch, "wait", d.wait)
 		return false, nil

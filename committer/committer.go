@@ -189,6 +189,9 @@ func (c *Committer) fail(op, branch string, kind, err error) *Error {
 	if e.Hint == "" && (k == nil || errors.Is(e.Kind, k)) {
 		e.Hint = hint
 	}
+	if errors.Is(e.Kind, ErrRateLimited) {
+		e.RetryAfter = limitWait(err, c.o.secondaryFloor)
+	}
 	return e
 }
 

@@ -67,10 +67,14 @@
 //
 // Every error is an *Error naming the repository, branch and path, whose
 // Kind matches one of ErrConflict, ErrInvalid, ErrNotFound, ErrUnauthorized,
-// ErrPermission, ErrProtected or ErrUnknownOutcome with errors.Is, and which
-// carries GitHub's HTTP status, message and X-GitHub-Request-Id when GitHub
-// answered with an error. A change set is validated as a whole before any
-// request: an invalid one sends nothing.
+// ErrPermission, ErrProtected, ErrRateLimited or ErrUnknownOutcome with
+// errors.Is, and which carries GitHub's HTTP status, message and
+// X-GitHub-Request-Id whenever a reply caused the failure (REST, GraphQL,
+// a rate limit the transport gave up on, a refused redirect); an
+// ErrRateLimited also carries the wait GitHub asked for (RetryAfter). Only
+// the answers that mean another writer moved the branch are lost races
+// (ErrConflict once attempts run out), on every engine. A change set is
+// validated as a whole before any request: an invalid one sends nothing.
 //
 // # Clients
 //
@@ -129,6 +133,8 @@
 //     mutation, contents write, bootstrap, pull request) is sent on a
 //     context detached from the caller's cancel once sent (httptrace), and
 //     the driver's end settles any write still open before the work fails.
-//   - errors.go: the error kinds, *Error, and the classifier that says which
-//     GitHub reply is a lost race and which is an error.
+//   - errors.go: the error kinds, *Error, judge (the one table of what an
+//     answer to a landing write means — lost race, wait, settle or error —
+//     for the ref update and creation, GraphQL, the contents API and the
+//     bootstrap) and classify (the kind and hint of any failure).
 package committer

@@ -2,13 +2,9 @@ package committer
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net/http"
 	"strings"
-	"time"
 
-	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
 	"github.com/google/go-github/v66/github"
 )
@@ -51,56 +47,28 @@ func (c *Committer) writeGraphQL(ctx context.Context, branch string, u *unit, st
 	return c.graphqlOutcome(err)
 }
 
-// graphqlOutcome classifies a createCommitOnBranch error: STALE_DATA is a
-// lost race, no reply (or a 5xx, or an error without a type) an ambiguous
-// outcome, a rate limit a wait; anything else is final.
+// graphqlOutcome is what a createCommitOnBranch error means (judge).
 func (c *Committer) graphqlOutcome(err error) (written, error) {
-	if re := refusedByGate(err); re != nil {
-		return written{}, re
-	}
-	var he *ghgraphql.HTTPError
-	var ge *ghgraphql.Errors
-	var nr *ghgraphql.NoReplyError
-	switch {
-	case ghgraphql.IsStale(err):
-		return written{lost: true}, nil
-	case errors.As(err, &nr):
-		return written{ambiguous: true}, nil
-	case errors.As(err, &he) && he.RateLimited():
-		wait := he.RetryAfter(time.Now())
-		return written{}, &refusedError{wait: wait, bare: wait == 0, err: err}
-	case errors.As(err, &he) && he.Status >= 500:
-		return written{ambiguous: true}, nil
-	case errors.As(err, &he) && he.Status == http.StatusUnauthorized:
-		return written{}, &pathError{kind: ErrUnauthorized, err: err}
-	case errors.As(err, &he) && he.Status == http.StatusForbidden:
-		return written{}, &pathError{kind: ErrPermission, err: err}
-	case errors.As(err, &ge) && ge.RateLimited():
-		wait := ge.RetryAfter(time.Now())
-		return written{}, &refusedError{wait: wait, bare: wait == 0, err: err}
-	case errors.As(err, &ge) && ghgraphql.IsNotFound(err):
-		return written{}, &pathError{kind: ErrNotFound, err: err}
-	case errors.As(err, &ge) && ge.Errors[0].Type == "":
-		// "Something went wrong while executing your query": GitHub may
-		// have committed before failing.
-		return written{ambiguous: true}, nil
-	case errors.As(err, &ge) && ge.Has("FORBIDDEN"):
-		return written{}, &pathError{kind: ErrPermission, err: err}
-	}
-	return written{}, err
+	return oneWriteOutcome(toGraphQL, err)
 }
 
-// refusedByGate turns ghclient's refusal to send (an open rate-limit
-// window) or a secondary limit into a wait; nil for anything else.
-func refusedByGate(err error) error {
-	var rl *ghclient.RateLimitError
-	if errors.As(err, &rl) && (rl.StatusCode == 0 || rl.Secondary) {
-		return &refusedError{wait: max(rl.Wait, time.Second), err: err}
+// oneWriteOutcome turns judge's verdict on a one-write engine's answer
+// into the attempt's outcome: a lost race, an ambiguous outcome to
+// settle by the Edit-Id trailer, a wait (*refusedError), or a final error.
+func oneWriteOutcome(w answerTo, err error) (written, error) {
+	switch v, err := judge(w, err); v {
+	case verdictLostRace:
+		return written{lost: true}, nil
+	case verdictUnknown:
+		return written{ambiguous: true}, nil
+	case verdictLimited:
+		return written{}, err
+	default:
+		if w == toContents {
+			return written{}, fmt.Errorf("contents write: %w", err)
+		}
+		return written{}, err
 	}
-	if errors.As(err, &rl) {
-		return fmt.Errorf("write: %w", err)
-	}
-	return nil
 }
 
 // writeContents writes st's one file through the contents API, guarded by
@@ -146,32 +114,9 @@ func (c *Committer) writeContents(ctx context.Context, branch string, u *unit, s
 	return w, nil
 }
 
-// contentsOutcome classifies a contents write's error: 409 (the branch
-// moved under the write, "is at X but expected Y", or the file's sha no
-// longer matches) and 422 "sha wasn't supplied" (the file appeared) are
-// lost races; no answer or a 5xx is ambiguous.
+// contentsOutcome is what a contents write's error means (judge).
 func (c *Committer) contentsOutcome(err error) (written, error) {
-	if re := refusedByGate(err); re != nil {
-		return written{}, re
-	}
-	if re := refused("contents write", err); re != nil {
-		return written{}, re
-	}
-	s := statusOf(err)
-	switch {
-	case s == http.StatusConflict:
-		return written{lost: true}, nil
-	case s == http.StatusUnprocessableEntity && strings.Contains(strings.ToLower(apiMessage(err)), "sha"):
-		return written{lost: true}, nil
-	case s == 0 || s >= 500:
-		return written{ambiguous: true}, nil
-	}
-	return written{}, fmt.Errorf("contents write: %w", err)
-}
-
-func apiMessage(err error) string {
-	_, msg, _ := apiDetails(err)
-	return msg
+	return oneWriteOutcome(toContents, err)
 }
 
 // settleOneWrite decides whether a one-write commit on parent whose reply

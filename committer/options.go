@@ -123,7 +123,9 @@ func WithObserver(fn func(Event)) Option {
 }
 
 // WithMaxAttempts bounds the attempts one commit makes (each attempt reads
-// the head, builds on it and tries to move the branch). The default is 10.
+// the head, builds on it and tries to move the branch). Running out is an
+// ErrConflict, or an ErrRateLimited when GitHub's rate limit refused the
+// last attempt. The default is 10.
 func WithMaxAttempts(n int) Option {
 	return func(o *options) error {
 		if n < 1 || n > 1000 {
@@ -177,7 +179,9 @@ func WithSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
 // GitHub refused a write with a secondary rate limit that named no
 // Retry-After. GitHub's documentation asks for at least a minute and warns
 // that continuing may get an integration banned. A Retry-After GitHub
-// sends is always honoured as sent. The default is the HTTP client's
+// sends is always honoured as sent. The same wait follows a bare 429 on
+// every engine; when attempts run out under it, Error.RetryAfter is this
+// wait. The default is the HTTP client's
 // (ghclient.WithSecondaryLimitWait divided by ghclient.WithLimitScale: a
 // minute unless set there), so that the commit loop and the transport wait
 // the same.

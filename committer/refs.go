@@ -124,7 +124,6 @@ type refMove struct {
 	won       bool // the branch now holds (or descends from) our commit
 	ambiguous bool // settled by reading the branch: a delayed write could still land
 	missing   bool // the branch is not there (PATCH: "Reference does not exist")
-	nameTaken bool // a creation refused for its name, not for a lost race
 }
 
 // moveRef moves the branch to commit by fast-forward (PATCH
@@ -142,25 +141,19 @@ func (c *Committer) moveRef(ctx context.Context, branch, commit string) (refMove
 	if l.unsent() {
 		return refMove{}, l.notSent("update ref")
 	}
-	if s := statusOf(err); s >= 400 && s < 500 {
-		if e := refused("update ref", err); e != nil {
-			return refMove{}, e
-		}
-		switch classifyUpdate(err) {
-		case refLostRace:
-			return refMove{}, nil
-		case refMissing:
-			return refMove{missing: true}, fmt.Errorf("update ref: %w (deleted or renamed while committing?)", err)
-		case refProtection:
-			return refMove{}, &pathError{kind: ErrProtected, err: fmt.Errorf("update ref: %w", err)}
-		}
+	switch v, err := judge(toUpdateRef, err); v {
+	case verdictLostRace:
+		return refMove{}, nil
+	case verdictMissing:
+		return refMove{missing: true}, fmt.Errorf("update ref: %w (deleted or renamed while committing?)", err)
+	case verdictLimited:
+		return refMove{}, err
+	case verdictUnknown:
+		won, err := c.settle(ctx, branch, commit, err)
+		return refMove{won: won, ambiguous: true}, err
+	default:
 		return refMove{}, fmt.Errorf("update ref: %w", err)
 	}
-	if e := refused("update ref", err); e != nil {
-		return refMove{}, e
-	}
-	won, err := c.settle(ctx, branch, commit, err)
-	return refMove{won: won, ambiguous: true}, err
 }
 
 // createRef creates the branch pointing at commit (POST git/refs). A lost
@@ -177,25 +170,17 @@ func (c *Committer) createRef(ctx context.Context, branch, commit string) (refMo
 	if l.unsent() {
 		return refMove{}, l.notSent("create ref")
 	}
-	if s := statusOf(err); s >= 400 && s < 500 {
-		if e := refused("create ref", err); e != nil {
-			return refMove{}, e
-		}
-		switch classifyCreate(err) {
-		case refLostRace:
-			return refMove{}, nil
-		case refProtection:
-			return refMove{}, &pathError{kind: ErrProtected, err: fmt.Errorf("create ref: %w", err)}
-		case refNameTaken:
-			return refMove{nameTaken: true}, fmt.Errorf("create ref: %w", err)
-		}
+	switch v, err := judge(toCreateRef, err); v {
+	case verdictLostRace:
+		return refMove{}, nil
+	case verdictLimited:
+		return refMove{}, err
+	case verdictUnknown:
+		won, err := c.settle(ctx, branch, commit, err)
+		return refMove{won: won, ambiguous: true}, err
+	default:
 		return refMove{}, fmt.Errorf("create ref: %w", err)
 	}
-	if e := refused("create ref", err); e != nil {
-		return refMove{}, e
-	}
-	won, err := c.settle(ctx, branch, commit, err)
-	return refMove{won: won, ambiguous: true}, err
 }
 
 // settle reads the ref after a write whose outcome is unknown. It uses a

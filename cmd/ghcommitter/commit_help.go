@@ -43,22 +43,23 @@ Output: "committed N files" counts the files the commit added, modified or
 deleted, as the library reports them (a file whose content was already there
 is not counted). With --json, stdout holds exactly one JSON object whatever
 happens: the result, or on failure
-{"error":{"kind","message","hint","head","attempts","status","request_id"}}
+{"error":{"kind","message","hint","head","attempts","status","request_id","retry_after"}}
 beside the exit status below. kind is one of: invalid, conflict, not_found,
-unauthorized, permission, protected, unknown_outcome, edit_failed,
-interrupted, failed. status and request_id are GitHub's HTTP status and
-X-GitHub-Request-Id when a reply caused the failure.
+unauthorized, permission, protected, rate_limited, unknown_outcome,
+edit_failed, interrupted, failed. status and request_id are GitHub's HTTP
+status and X-GitHub-Request-Id when a reply caused the failure; retry_after
+is, for rate_limited, the seconds to wait before trying again (else 0).
 
 Exit status:
   0    committed, or nothing to change
-  1    failed (API, auth, an edit command); nothing was committed unless the
-       error says the outcome is unknown
+  1    failed (API, auth, a protection rule, a rate limit, an edit command);
+       nothing was committed unless the error says the outcome is unknown
   2    invalid usage or input: nothing was written. Most input is refused
        before any request; what can only be judged against the branch (an
        --edit of a directory, a --sync onto a file, an edit's output) is
        refused after read requests, still before any write
-  3    conflict: a precondition failed, or every attempt lost the race;
-       nothing was committed
+  3    conflict: a precondition failed, or every attempt lost the race to
+       another writer; nothing was committed
   130  interrupted by SIGINT, 143 by SIGTERM: nothing was committed, unless
        the kind is unknown_outcome (the signal came after the commit was
        sent, and no reply came within 5 s): check the branch before running

@@ -249,7 +249,7 @@ func flagHint(h string) string {
 		}
 		return "pass --delete " + shellQuote(p) + " with the --add in one command"
 	})
-	return strings.NewReplacer("CreateBranchFrom", "--create-branch-from", "WithMaxAttempts", "--max-attempts").Replace(h)
+	return strings.NewReplacer("CreateBranchFrom", "--create-branch-from", "WithMaxAttempts", "--max-attempts", "WithBaseURL", "--api-url").Replace(h)
 }
 
 // shellQuote quotes s for a POSIX shell when it needs quoting.

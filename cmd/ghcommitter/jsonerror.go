@@ -4,8 +4,10 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer"
+	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/google/go-github/v66/github"
 )
 
@@ -23,6 +25,9 @@ type jsonErrorBody struct {
 	Attempts  int    `json:"attempts"` // attempts made, or 0
 	Status    int    `json:"status"`   // GitHub's HTTP status when a reply caused the failure, or 0
 	RequestID string `json:"request_id"`
+	// RetryAfter is, for rate_limited, the seconds to wait before trying
+	// again (rounded up); 0 otherwise.
+	RetryAfter int `json:"retry_after"`
 }
 
 // errorKinds name the library's error kinds, and the CLI's own failures, in
@@ -37,6 +42,7 @@ var errorKinds = []struct {
 	{committer.ErrUnauthorized, "unauthorized"},
 	{committer.ErrPermission, "permission"},
 	{committer.ErrProtected, "protected"},
+	{committer.ErrRateLimited, "rate_limited"},
 	{committer.ErrUnknownOutcome, "unknown_outcome"},
 }
 
@@ -56,8 +62,12 @@ func kindOf(ee *exitError) string {
 			return k.name
 		}
 	}
-	if ee.code == exitUsage {
+	var rl *ghclient.RateLimitError
+	switch {
+	case ee.code == exitUsage:
 		return "invalid"
+	case errors.As(ee, &rl):
+		return "rate_limited" // a request of the CLI's own (the App's installation lookup)
 	}
 	return "failed"
 }
@@ -70,7 +80,25 @@ func failureJSON(ee *exitError) jsonFailure {
 		b.Head, b.Attempts = ce.Head, ce.Attempts
 	}
 	b.Status, b.RequestID = replyOf(ee)
+	if b.Kind == "rate_limited" {
+		b.RetryAfter = retryAfterOf(ee)
+	}
 	return jsonFailure{Error: b}
+}
+
+// retryAfterOf is the wait a rate-limited failure asks for, in whole
+// seconds rounded up.
+func retryAfterOf(err error) int {
+	var d time.Duration
+	var ce *committer.Error
+	var rl *ghclient.RateLimitError
+	switch {
+	case errors.As(err, &ce) && ce.RetryAfter > 0:
+		d = ce.RetryAfter
+	case errors.As(err, &rl):
+		d = rl.Wait
+	}
+	return int((d + time.Second - 1) / time.Second)
 }
 
 // replyOf returns the HTTP status and X-GitHub-Request-Id of the GitHub
@@ -86,6 +114,7 @@ func replyOf(err error) (int, string) {
 	var er *github.ErrorResponse
 	var rl *github.RateLimitError
 	var ab *github.AbuseRateLimitError
+	var gate *ghclient.RateLimitError
 	switch {
 	case errors.As(err, &er):
 		resp = er.Response
@@ -93,6 +122,8 @@ func replyOf(err error) (int, string) {
 		resp = rl.Response
 	case errors.As(err, &ab):
 		resp = ab.Response
+	case errors.As(err, &gate):
+		return gate.StatusCode, gate.RequestID
 	}
 	if resp == nil {
 		return 0, ""

@@ -50,7 +50,7 @@ func TestJSONFailures(t *testing.T) {
 			&githubtest.Fault{Route: "PATCH /repos/{owner}/{repo}/git/refs/{ref...}", Status: 403, Body: `{"message":"Resource not accessible by integration"}`}, 1, "permission", 403},
 		{"after landing, $GITHUB_OUTPUT fails", []string{"--json", "-m", "m", "--edit", "b=echo b"}, map[string]string{"GITHUB_OUTPUT": filepath.Join(notDir, "GITHUB_OUTPUT")}, nil, 1, "failed", 0},
 	}
-	want := []string{"attempts", "head", "hint", "kind", "message", "request_id", "status"}
+	want := jsonErrorKeys
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv.ClearFaults()
@@ -92,6 +92,150 @@ func TestJSONFailures(t *testing.T) {
 				t.Errorf("request_id = %q with status %d", id, tt.status)
 			}
 		})
+	}
+}
+
+// jsonErrorKeys are the keys of every --json failure (docs/cli.md).
+var jsonErrorKeys = []string{"attempts", "head", "hint", "kind", "message", "request_id", "retry_after", "status"}
+
+// cliLandingFault matches the write that lands engine's commit (auto
+// picks the contents API for one new file).
+func cliLandingFault(engine string) githubtest.Fault {
+	switch engine {
+	case "git-data":
+		return githubtest.Fault{Route: githubtest.RouteUpdateRef}
+	case "graphql":
+		return githubtest.Fault{Route: githubtest.RouteGraphQL, BodyContains: githubtest.MutationCreateCommit}
+	}
+	return githubtest.Fault{Route: githubtest.RoutePutContents}
+}
+
+func cliLandingPath(engine string) string {
+	switch engine {
+	case "git-data":
+		return "/repos/acme/mono/git/refs/heads/main"
+	case "graphql":
+		return "/graphql"
+	}
+	return "/repos/acme/mono/contents/w.txt"
+}
+
+// TestJSONLandingAnswers: through the CLI, on every engine, exactly the
+// answers that mean another writer moved the branch are retried (exit 0);
+// a rate limit on every attempt is rate_limited (exit 1) with the wait in
+// retry_after, a refused redirect failed (exit 1) naming the host, a
+// protection rule protected (exit 1) with the rule's message, a path
+// GitHub refuses invalid (exit 2) — never conflict (exit 3), and every
+// --json failure has every key, the reply's status and request ID.
+func TestJSONLandingAnswers(t *testing.T) {
+	lost := map[string]githubtest.Fault{
+		"git-data": {Status: 422, Body: `{"message":"Reference cannot be updated","documentation_url":"https://docs.github.com/rest/git/refs#update-a-reference"}`},
+		"graphql":  {Status: 200, Body: githubtest.GraphQLErrorBody("createCommitOnBranch", "STALE_DATA", `Expected branch to point to "0929670cc804228df5f0b3e8f7a741dfb735ba62" but it did not.  Pull and try again.`)},
+		"contents": {Status: 409, Body: `{"message":"is at 0929670cc804228df5f0b3e8f7a741dfb735ba62 but expected c45b5444e7ae45df5356ca2b8dbf49db646826d4"}`},
+	}
+	lost["auto"] = lost["contents"]
+	protected := map[string]githubtest.Fault{
+		"git-data": {Status: 422, Body: githubtest.BodyRuleViolation},
+		"graphql":  {Status: 200, Body: githubtest.GraphQLErrorBody("createCommitOnBranch", "BRANCH_PROTECTION_RULE_VIOLATION", "Changes must be made through a pull request.")},
+		"contents": {Status: 409, Body: githubtest.BodyContentsProtected},
+	}
+	protected["auto"] = protected["contents"]
+	with := func(engine string, f githubtest.Fault, times int) githubtest.Fault {
+		m := cliLandingFault(engine)
+		m.Status, m.Body, m.Header, m.Times = f.Status, f.Body, f.Header, times
+		return m
+	}
+	for _, engine := range []string{"git-data", "graphql", "contents", "auto"} {
+		for _, tc := range []struct {
+			name       string
+			inject     func(srv *githubtest.TestServer)
+			code       int
+			kind       string
+			status     int
+			retryAfter int
+			says       string
+			oneFile    bool // contents and auto only
+		}{
+			{name: "lost race once", code: 0, inject: func(srv *githubtest.TestServer) { srv.Inject(with(engine, lost[engine], 1)) }},
+			{name: "bare 429 once", code: 0, inject: func(srv *githubtest.TestServer) {
+				srv.Inject(githubtest.SecondaryLimitFault(with(engine, githubtest.Fault{}, 1), 429, 0))
+			}},
+			{name: "403 with retry-after", code: 1, kind: "rate_limited", status: 403, retryAfter: 1, inject: func(srv *githubtest.TestServer) {
+				srv.Inject(githubtest.SecondaryLimitFault(with(engine, githubtest.Fault{}, 0), 403, 1))
+			}},
+			// GHCOMMITTER_LIMIT_SCALE=600: a minute's wait is 100ms, 1s rounded up.
+			{name: "bare 429", code: 1, kind: "rate_limited", status: 429, retryAfter: 1, inject: func(srv *githubtest.TestServer) {
+				srv.Inject(githubtest.SecondaryLimitFault(with(engine, githubtest.Fault{}, 0), 429, 0))
+			}},
+			{name: "307 to another host", code: 1, kind: "failed", status: 307, says: "elsewhere.example", inject: func(srv *githubtest.TestServer) {
+				srv.Redirect(cliLandingFault(engine), "https://elsewhere.example"+cliLandingPath(engine))
+			}},
+			{name: "redirect loop", code: 1, kind: "failed", status: 307, says: "127.0.0.1", inject: func(srv *githubtest.TestServer) {
+				srv.Redirect(cliLandingFault(engine), cliLandingPath(engine))
+			}},
+			{name: "protected", code: 1, kind: "protected", status: protected[engine].Status, says: "through a pull request", inject: func(srv *githubtest.TestServer) {
+				srv.Inject(with(engine, protected[engine], 0))
+			}},
+			{name: "path GitHub refuses", code: 2, kind: "invalid", status: 422, says: "malformed path component", oneFile: true, inject: func(srv *githubtest.TestServer) {
+				srv.Inject(with(engine, githubtest.Fault{Status: 422, Body: `{"message":"path contains a malformed path component"}`}, 0))
+			}},
+		} {
+			if tc.oneFile && engine != "contents" && engine != "auto" {
+				continue
+			}
+			if engine == "contents" || engine == "auto" {
+				if tc.name == "protected" {
+					tc.says = "Required status check"
+				}
+			}
+			t.Run(engine+"/"+tc.name, func(t *testing.T) {
+				srv := fake(t)
+				before := head(t, srv, "main")
+				tc.inject(srv)
+				c := newCLI(t)
+				c.env["GHCOMMITTER_LIMIT_SCALE"] = "600"
+				c.stdin = "w\n"
+				r := c.run(commitArgs(srv, "--json", "-m", "m", "--engine", engine, "--max-attempts", "2", "--add", "w.txt=-")...)
+				r.wantCode(t, tc.code)
+				obj := oneJSON(t, r.stdout)
+				if tc.code == 0 {
+					if obj["commit"] != head(t, srv, "main") {
+						t.Fatalf("reported %v, head is %s", obj["commit"], head(t, srv, "main"))
+					}
+					return
+				}
+				body, ok := obj["error"].(map[string]any)
+				if !ok {
+					t.Fatalf("stdout = %s, want {\"error\":{...}}", r.stdout)
+				}
+				var keys []string
+				for k := range body {
+					keys = append(keys, k)
+				}
+				sort.Strings(keys)
+				if strings.Join(keys, ",") != strings.Join(jsonErrorKeys, ",") {
+					t.Errorf("keys = %v, want %v", keys, jsonErrorKeys)
+				}
+				if body["kind"] != tc.kind {
+					t.Errorf("kind = %v, want %s (%s)", body["kind"], tc.kind, r.stderr)
+				}
+				if n, _ := body["status"].(float64); int(n) != tc.status {
+					t.Errorf("status = %v, want %d", body["status"], tc.status)
+				}
+				if id, _ := body["request_id"].(string); !strings.HasPrefix(id, "FAKE:") {
+					t.Errorf("request_id = %q, want the reply's X-GitHub-Request-Id", id)
+				}
+				if n, ok := body["retry_after"].(float64); !ok || int(n) != tc.retryAfter {
+					t.Errorf("retry_after = %v, want %d", body["retry_after"], tc.retryAfter)
+				}
+				if msg, _ := body["message"].(string); !strings.Contains(msg, tc.says) {
+					t.Errorf("message = %q, want it to say %q", msg, tc.says)
+				}
+				if got := head(t, srv, "main"); got != before {
+					t.Errorf("main moved to %s on a failure", got)
+				}
+			})
+		}
 	}
 }
 

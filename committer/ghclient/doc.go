@@ -45,7 +45,11 @@
 // so following such a redirect would leak them). On the API's host, a GET
 // or HEAD follows redirects (GitHub answers 301 for a renamed or
 // transferred repository); other methods follow only 307 and 308, which
-// keep the method and body. Under a context from NoRedirect nothing is
+// keep the method and body; a redirect that would turn a write into a GET,
+// or the eleventh hop (a loop), is refused with a *RedirectError. Both
+// errors carry the redirect's status and X-GitHub-Request-Id: GitHub
+// answered, and nothing past the redirect was sent. Under a context from
+// NoRedirect nothing is
 // followed and the 3xx reply is returned: the commit loop reads branch
 // heads that way, since GitHub answers GET branches/{b} with 301 for a
 // renamed branch.
@@ -63,7 +67,12 @@
 //     successful reply with x-ratelimit-remaining: 0 opens one, since the
 //     next request would be refused. A window ending later than
 //     WithMaxRateLimitWait (default 60s) fails at once with a
-//     *RateLimitError, without sending anything;
+//     *RateLimitError, without sending anything (its StatusCode is 0;
+//     when a reply's own wait is too long, the error carries that reply's
+//     status and RequestID). A bare secondary limit reaches go-github
+//     without its x-ratelimit-reset (the primary window's end, which
+//     go-github would take as the secondary window's and refuse every
+//     request until, up to an hour): the gate's floor is the wait;
 //   - the write pacer (pace.go) spaces the credential's writes (POST,
 //     PATCH, PUT, DELETE, GraphQL mutations) so that one process alone
 //     never provokes a secondary limit: at most 80 in any minute, sent

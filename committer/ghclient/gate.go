@@ -40,8 +40,22 @@ func (t *limitLayer) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.next.RoundTrip(req)
 	if resp != nil {
 		st.observe(resp, t.o.now(), res, t.o.secondaryFloor())
+		dropSecondaryReset(resp)
 	}
 	return resp, err
+}
+
+// dropSecondaryReset removes x-ratelimit-reset from a secondary rate
+// limit that names no Retry-After while the primary limit is not spent.
+// That header is the primary window's end (up to an hour away), and
+// GitHub's guidance for such a reply is to wait at least a minute; but
+// go-github (v66) reads it as the secondary window's end and refuses
+// every request of its client, without sending it, until then. The gate
+// above already holds the credential back for the floor (observe).
+func dropSecondaryReset(resp *http.Response) {
+	if resp.Header.Get("Retry-After") == "" && !isPrimaryRateLimit(resp) && isSecondaryRateLimit(resp) {
+		resp.Header.Del("X-Ratelimit-Reset")
+	}
 }
 
 // waitGate waits until the credential's windows for res are over. A window

@@ -253,3 +253,81 @@ func TestWrapClientsShareTheirTransportsWindow(t *testing.T) {
 		t.Fatalf("writes at %v: the second client wrote inside the window", got)
 	}
 }
+
+// TestBareSecondaryLimitDoesNotHoldGoGithub: go-github (v66) takes a
+// secondary limit's x-ratelimit-reset as the secondary window's end and
+// refuses every request of its client, unsent, until then; that header is
+// the primary window's (up to an hour away). The transport drops it from a
+// bare secondary limit, so the request after the floor is sent.
+func TestBareSecondaryLimitDoesNotHoldGoGithub(t *testing.T) {
+	clock := newFakeClock()
+	log := &timedLog{clock: clock}
+	var n int
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		log.add(r)
+		if n++; n == 1 {
+			w.Header().Set("X-Ratelimit-Remaining", "4000")
+			w.Header().Set("X-Ratelimit-Reset", strconv.FormatInt(time.Now().Add(50*time.Minute).Unix(), 10)) // the real clock's: go-github reads it
+			writeJSON(w, 403, secondaryBodyNew)
+			return
+		}
+		writeJSON(w, 200, refJSON)
+	})
+	srv := newServer(t, h)
+	gh := clientsOn(t, srv.URL, srv.Client(), clock, []Option{WithToken("t")})[0]
+	upd := func() error {
+		_, _, err := gh.Git.UpdateRef(context.Background(), "o", "r", &github.Reference{Ref: github.String("heads/main"), Object: &github.GitObject{SHA: github.String("abc")}}, false)
+		return err
+	}
+	var ab *github.AbuseRateLimitError
+	if err := upd(); !errors.As(err, &ab) {
+		t.Fatalf("err = %v, want the secondary limit", err)
+	}
+	if ab.RetryAfter != nil {
+		t.Errorf("go-github sees a wait of %v: it would hold its client back that long", *ab.RetryAfter)
+	}
+	if err := upd(); err != nil {
+		t.Fatalf("the update after the floor: %v", err)
+	}
+	if got := log.get("PATCH /repos/o/r/git/refs/heads/main t"); len(got) != 2 {
+		t.Fatalf("%d updates sent, want 2", len(got))
+	}
+}
+
+// TestRefusedRedirectsAreTyped: a write's redirect that is not followed on
+// the API's host (a loop, or one that would turn it into a GET) is a
+// *RedirectError with the redirect's status and request ID, and a
+// redirect to another host a *ForeignHostError with them.
+func TestRefusedRedirectsAreTyped(t *testing.T) {
+	var srvURL string
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-GitHub-Request-Id", "RID:"+r.URL.Path)
+		switch r.URL.Path {
+		case "/repos/o/r/git/refs/heads/loop":
+			w.Header().Set("Location", r.URL.Path)
+			w.WriteHeader(http.StatusTemporaryRedirect)
+		case "/repos/o/r/git/refs/heads/get":
+			w.Header().Set("Location", srvURL+"/elsewhere")
+			w.WriteHeader(http.StatusFound)
+		case "/repos/o/r/git/refs/heads/away":
+			w.Header().Set("Location", "https://elsewhere.example/x")
+			w.WriteHeader(http.StatusTemporaryRedirect)
+		}
+	})
+	gh, _, srv := setup(t, h, WithToken("t"))
+	srvURL = srv.URL
+	upd := func(b string) error {
+		_, _, err := gh.Git.UpdateRef(context.Background(), "o", "r", &github.Reference{Ref: github.String("heads/" + b), Object: &github.GitObject{SHA: github.String("abc")}}, false)
+		return err
+	}
+	for b, status := range map[string]int{"loop": 307, "get": 302} {
+		var re *RedirectError
+		if err := upd(b); !errors.As(err, &re) || re.Status != status || re.RequestID != "RID:/repos/o/r/git/refs/heads/"+b || !strings.Contains(err.Error(), srv.Listener.Addr().String()) {
+			t.Errorf("%s: err = %v (%+v), want a *RedirectError for %d naming the host", b, err, re, status)
+		}
+	}
+	var fh *ForeignHostError
+	if err := upd("away"); !errors.As(err, &fh) || fh.Status != 307 || fh.RequestID != "RID:/repos/o/r/git/refs/heads/away" || !strings.Contains(err.Error(), "elsewhere.example") {
+		t.Errorf("err = %v, want a *ForeignHostError naming elsewhere.example", err)
+	}
+}

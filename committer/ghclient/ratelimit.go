@@ -36,6 +36,9 @@ type RateLimitError struct {
 	// was still open.
 	Method, Path string
 	StatusCode   int
+	// RequestID is the limited reply's X-GitHub-Request-Id ("" when
+	// nothing was sent).
+	RequestID string
 }
 
 func (e *RateLimitError) Error() string {

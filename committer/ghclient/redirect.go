@@ -1,7 +1,6 @@
 package ghclient
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -51,6 +50,8 @@ type ForeignHostError struct {
 	Status int
 	// API is the API root the client sends requests to.
 	API string
+	// RequestID is the redirect's X-GitHub-Request-Id, if it had one.
+	RequestID string
 }
 
 func (e *ForeignHostError) Error() string {
@@ -58,6 +59,28 @@ func (e *ForeignHostError) Error() string {
 		return fmt.Sprintf("ghclient: refused to send %s %s: this client sends requests (and credentials) only to the API at %s", e.Method, e.URL, e.API)
 	}
 	return fmt.Sprintf("ghclient: %s: the server answered %d, a redirect to %s, another host than the API at %s: not followed, so credentials never leave the API's host", e.Method, e.Status, e.URL, e.API)
+}
+
+// RedirectError reports a redirect on the API's own host that the client
+// did not follow: one that would resend a write as a GET (301, 302, 303),
+// or one hop past the limit (a redirect loop). The request was answered
+// with a redirect, so nothing past it was sent. Match it with errors.As.
+type RedirectError struct {
+	// Method and URL are the original request's (URL without its query).
+	Method, URL string
+	// Status is the last redirect's HTTP status; RequestID its
+	// X-GitHub-Request-Id, if it had one.
+	Status    int
+	RequestID string
+	// Hops is how many redirects were followed before this one.
+	Hops int
+}
+
+func (e *RedirectError) Error() string {
+	if e.Hops >= maxRedirects {
+		return fmt.Sprintf("ghclient: %s %s: stopped after %d redirects (a redirect loop?)", e.Method, e.URL, e.Hops)
+	}
+	return fmt.Sprintf("ghclient: %s %s: the server answered %d, a redirect that would resend the request as a GET: not followed", e.Method, e.URL, e.Status)
 }
 
 // redactedURL is u without its user info, query and fragment.
@@ -98,19 +121,20 @@ func checkRedirect(hosts apiHosts) func(*http.Request, []*http.Request) error {
 			return http.ErrUseLastResponse
 		}
 		first := via[0]
-		status := 0
+		status, requestID := 0, ""
 		if req.Response != nil {
-			status = req.Response.StatusCode
+			status, requestID = req.Response.StatusCode, req.Response.Header.Get("X-GitHub-Request-Id")
 		}
 		if !hosts.allows(req.URL) {
-			return &ForeignHostError{Method: first.Method, URL: redactedURL(req.URL), Status: status, API: hosts.String()}
+			return &ForeignHostError{Method: first.Method, URL: redactedURL(req.URL), Status: status, API: hosts.String(), RequestID: requestID}
 		}
+		refused := &RedirectError{Method: first.Method, URL: redactedURL(first.URL), Status: status, RequestID: requestID, Hops: len(via)}
 		if first.Method != http.MethodGet && first.Method != http.MethodHead &&
 			status != http.StatusTemporaryRedirect && status != http.StatusPermanentRedirect {
-			return fmt.Errorf("ghclient: %s %s: the server answered %d, a redirect that would resend the request as a GET: not followed", first.Method, redactedURL(first.URL), status)
+			return refused
 		}
 		if len(via) >= maxRedirects {
-			return errors.New("ghclient: " + first.Method + " " + redactedURL(first.URL) + ": stopped after " + fmt.Sprint(maxRedirects) + " redirects")
+			return refused
 		}
 		return nil
 	}

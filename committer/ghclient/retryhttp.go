@@ -175,6 +175,7 @@ func (r *retry) check(ctx context.Context, resp *http.Response, err error) (bool
 		return false, &RateLimitError{
 			Reset: now.Add(wait), Wait: wait, MaxWait: o.maxRateWait,
 			Secondary: secondary, Method: r.method, Path: r.rel, StatusCode: resp.StatusCode,
+			RequestID: resp.Header.Get("X-GitHub-Request-Id"),
 		}
 	}
 	r.wait = wait

@@ -16,8 +16,12 @@ import (
 type Fault struct {
 	Method, Route string // match; "" matches any. Route is a pattern as in the request log.
 	Repo          string // "owner/name"; "" = any
-	Skip          int    // let this many matching requests through first
-	Times         int    // how many matching requests it hits after Skip; 0 = every one until removed
+	// BodyContains, when set, matches only requests whose body contains
+	// it (such as "createCommitOnBranch": GraphQL mutations, not queries,
+	// on "POST /graphql"). The fake reads at most 1 MiB of a body for it.
+	BodyContains string
+	Skip         int // let this many matching requests through first
+	Times        int // how many matching requests it hits after Skip; 0 = every one until removed
 
 	Status int         // if non-zero, reply with this instead of handling
 	Body   string      // default: a GitHub-style JSON error for Status
@@ -76,6 +80,7 @@ func (s *Server) ClearFaults() {
 
 func (s *Server) matchFaults(r *http.Request, route, repoName string) faultAction {
 	var act faultAction
+	body := s.peekForFaults(r)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, e := range s.faults {
@@ -90,6 +95,9 @@ func (s *Server) matchFaults(r *http.Request, route, repoName string) faultActio
 			continue
 		}
 		if f.match != nil && !f.match(r) {
+			continue
+		}
+		if f.BodyContains != "" && !bytes.Contains(body, []byte(f.BodyContains)) {
 			continue
 		}
 		e.seen++
@@ -113,6 +121,38 @@ func (s *Server) matchFaults(r *http.Request, route, repoName string) faultActio
 		}
 	}
 	return act
+}
+
+// maxFaultPeek bounds the body read to match Fault.BodyContains.
+const maxFaultPeek = 1 << 20
+
+// peekForFaults returns the start of r's body when a fault matches on it,
+// and puts the bytes back so the handler reads the whole body.
+func (s *Server) peekForFaults(r *http.Request) []byte {
+	s.mu.Lock()
+	need := false
+	for _, e := range s.faults {
+		need = need || e.f.BodyContains != ""
+	}
+	s.mu.Unlock()
+	if !need || r.Body == nil || r.Body == http.NoBody {
+		return nil
+	}
+	buf, err := io.ReadAll(io.LimitReader(r.Body, maxFaultPeek))
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(buf), errOrEOF{err}, r.Body), r.Body}
+	return buf
+}
+
+type errOrEOF struct{ err error }
+
+func (e errOrEOF) Read([]byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	return 0, io.EOF
 }
 
 // HoldNextWrite holds the next request on route that writes (for the
@@ -164,12 +204,20 @@ func (s *Server) MoveBranchBeforeNextUpdate(owner, repo, branch string, files ..
 const msgSecondary = "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
 
 func (s *Server) secondary(status int, route string, retryAfter, times int) func() {
+	return s.Inject(SecondaryLimitFault(Fault{Route: route, Times: times}, status, retryAfter))
+}
+
+// SecondaryLimitFault returns f (its match fields, Skip and Times) set to
+// answer with GitHub's secondary rate limit: status 403 or 429, GitHub's
+// body, and Retry-After when retryAfterSeconds > 0.
+func SecondaryLimitFault(f Fault, status, retryAfterSeconds int) Fault {
 	h := http.Header{}
-	if retryAfter > 0 {
-		h.Set("Retry-After", strconv.Itoa(retryAfter))
+	if retryAfterSeconds > 0 {
+		h.Set("Retry-After", strconv.Itoa(retryAfterSeconds))
 	}
 	body, _ := json.Marshal(obj{"message": msgSecondary, "documentation_url": docSecondary, "status": strconv.Itoa(status)})
-	return s.Inject(Fault{Route: route, Times: times, Status: status, Body: string(body), Header: h})
+	f.Status, f.Body, f.Header = status, string(body), h
+	return f
 }
 
 // SecondaryRateLimit makes the next times requests on route (""= any) fail
@@ -183,3 +231,52 @@ func (s *Server) SecondaryRateLimit(route string, retryAfterSeconds int, times i
 func (s *Server) TooManyRequests(route string, retryAfterSeconds int, times int) (remove func()) {
 	return s.secondary(http.StatusTooManyRequests, route, retryAfterSeconds, times)
 }
+
+// Routes of the writes that land a commit, one per engine, as Fault.Route
+// and the request log name them. A GraphQL fault on the commit alone also
+// sets BodyContains: MutationCreateCommit.
+const (
+	RouteUpdateRef      = routeUpdateRef
+	RouteCreateRef      = "POST /repos/{owner}/{repo}/git/refs"
+	RouteGraphQL        = "POST /graphql"
+	RoutePutContents    = "PUT /repos/{owner}/{repo}/contents/{path...}"
+	RouteDeleteContents = "DELETE /repos/{owner}/{repo}/contents/{path...}"
+	// MutationCreateCommit is in the body of every createCommitOnBranch
+	// request and of no query.
+	MutationCreateCommit = "createCommitOnBranch"
+)
+
+// Redirect makes matching requests (f's match fields, Skip and Times)
+// answer 307 Temporary Redirect to location, with a Location header, as
+// GitHub answers a request for a moved repository. A location on another
+// host tests that credentials never follow it; f's own URL makes a loop.
+func (s *Server) Redirect(f Fault, location string) (remove func()) {
+	f.Status = http.StatusTemporaryRedirect
+	f.Header = http.Header{"Location": {location}}
+	f.Body = `{"message":"Temporary Redirect","url":"` + location + `","documentation_url":"https://docs.github.com/rest/guides/best-practices-for-using-the-rest-api#follow-redirects"}`
+	return s.Inject(f)
+}
+
+// GraphQLErrorBody is the reply GitHub sends (with HTTP 200) when a
+// mutation fails with an error of type typ, such as STALE_DATA or
+// BRANCH_PROTECTION_RULE_VIOLATION; use it as a Fault's Body with
+// Status 200.
+func GraphQLErrorBody(mutation, typ, message string) string {
+	b, _ := json.Marshal(obj{
+		"data": obj{mutation: nil},
+		"errors": []obj{{"type": typ, "path": []string{mutation},
+			"locations": []obj{{"line": 2, "column": 3}}, "message": message}},
+	})
+	return string(b)
+}
+
+// Real error bodies GitHub answers writes with (testdata's
+// github-api/examples/real-error-bodies.json and GitHub's docs), for
+// faults.
+const (
+	// BodyContentsProtected: a contents write to a branch that a required
+	// status check protects (409; id contents-protected-branch).
+	BodyContentsProtected = `{"message":"Could not update file: Required status check \"manifests\" is expected."}`
+	// BodyRuleViolation: a ref update refused by a ruleset (422).
+	BodyRuleViolation = `{"message":"Repository rule violations found\n\nChanges must be made through a pull request.\n\n","documentation_url":"https://docs.github.com/rest/git/refs#update-a-reference","status":"422"}`
+)

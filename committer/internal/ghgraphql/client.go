@@ -50,6 +50,12 @@ func (c *Client) Do(ctx context.Context, op string, mutation bool, query string,
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
 	resp, err := c.hc.Do(req)
+	if err != nil && resp != nil {
+		// A redirect the client refused to follow (another host, a
+		// loop): GitHub answered, and nothing past the redirect was sent.
+		resp.Body.Close()
+		return fmt.Errorf("GitHub GraphQL %s: %w", op, err)
+	}
 	if err != nil {
 		if ctx.Err() != nil && !mutation {
 			return fmt.Errorf("GitHub GraphQL %s: %w", op, ctx.Err())

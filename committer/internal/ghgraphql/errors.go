@@ -16,6 +16,10 @@ const (
 	TypeNotFound    = "NOT_FOUND"    // repository, branch or node not found
 	TypeRateLimited = "RATE_LIMITED" // primary GraphQL rate limit (HTTP 200)
 	TypeForbidden   = "FORBIDDEN"    // e.g. repository rule violations
+	// TypeBranchProtection: createCommitOnBranch refused by a classic
+	// branch protection rule (rulesets answer other types: see the
+	// committer's classification of a rule's message).
+	TypeBranchProtection = "BRANCH_PROTECTION_RULE_VIOLATION"
 )
 
 // Location is a position in the query.
@@ -71,6 +75,17 @@ func (e *Errors) Has(typ string) bool {
 // GraphQL rate limit (RATE_LIMITED, answered with HTTP 200).
 func (e *Errors) RateLimited() bool { return e.Has(TypeRateLimited) }
 
+// RequestID is the reply's X-GitHub-Request-Id.
+func (e *Errors) RequestID() string { return e.Header.Get("X-GitHub-Request-Id") }
+
+// Message is the first error's message.
+func (e *Errors) Message() string {
+	if len(e.Errors) == 0 {
+		return ""
+	}
+	return e.Errors[0].Message
+}
+
 // RetryAfter is how long the reply asks the client to wait (see
 // HTTPError.RetryAfter).
 func (e *Errors) RetryAfter(now time.Time) time.Duration { return retryAfter(e.Header, now) }
@@ -94,9 +109,14 @@ func (e *HTTPError) Error() string {
 	return "GitHub GraphQL " + e.Op + ": HTTP " + strconv.Itoa(e.Status) + ": " + msg
 }
 
+// RequestID is the reply's X-GitHub-Request-Id.
+func (e *HTTPError) RequestID() string { return e.Header.Get("X-GitHub-Request-Id") }
+
 // RateLimited reports whether the reply is a primary or secondary rate
 // limit (403 or 429, as GitHub documents and go-github classifies them;
-// see committer/internal/ratelimit, which the REST transport uses too).
+// any 429 that is not a primary limit is a secondary one, whatever its
+// body says; see committer/internal/ratelimit, which the REST transport
+// uses too).
 func (e *HTTPError) RateLimited() bool {
 	return ratelimit.IsPrimary(e.Status, e.Header) || ratelimit.IsSecondary(e.Status, e.Header, e.Message, e.DocumentationURL)
 }
