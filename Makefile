@@ -72,6 +72,12 @@ fuzz:
 api-schemas:
 	scripts/gen-github-api.sh
 
+# Regenerate GitHub's published GraphQL schema (npm @octokit/graphql-schema)
+# into testdata/graphql/ and the copy the fake embeds; needs node and npm.
+.PHONY: graphql-schema
+graphql-schema:
+	scripts/gen-graphql-schema.sh
+
 demo:
 	$(GO) run ./cmd/ghcommitter demo
 

@@ -1,6 +1,7 @@
 package githubtest
 
 import (
+	"encoding/base64"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -31,13 +32,70 @@ func (gqlQuery) field(x *gqlExec, name string, args map[string]any) (any, error)
 			return nil, gqlErrorf("NOT_FOUND", "Could not resolve to a Repository with the name '"+owner+"/"+repoName+"'.")
 		}
 		return gqlRepo{rp: rp}, nil
+	case "node":
+		id, _ := args["id"].(string)
+		n := x.s.gqlNode(id)
+		if n == nil {
+			return nil, gqlErrorf("NOT_FOUND", "Could not resolve to a node with the global id of '"+id+"'")
+		}
+		return n, nil
+	case "nodes":
+		ids, _ := args["ids"].([]any)
+		var out []gqlObject
+		for _, v := range ids {
+			id, _ := v.(string)
+			n := x.s.gqlNode(id)
+			if n == nil {
+				return nil, gqlErrorf("NOT_FOUND", "Could not resolve to a node with the global id of '"+id+"'")
+			}
+			out = append(out, n)
+		}
+		return out, nil
 	}
 	return nil, errUnserved("Query", name)
 }
 
-// errUnserved answers a field the schema has but the fake does not serve.
-func errUnserved(typ, field string) error {
-	return gqlErrorf("", "githubtest: the fake does not serve "+typ+"."+field)
+// gqlNode resolves a node ID the fake issued (nodeID): a repository, a ref
+// or a git object; nil for any other.
+func (s *Server) gqlNode(id string) gqlObject {
+	kind, enc, ok := strings.Cut(id, "_")
+	raw, err := base64.RawURLEncoding.DecodeString(enc)
+	if !ok || err != nil {
+		return nil
+	}
+	full, rest, _ := strings.Cut(string(raw), ":")
+	owner, name, _ := strings.Cut(full, "/")
+	rp := s.getRepo(owner, name)
+	if rp == nil {
+		return nil
+	}
+	rp.mu.RLock()
+	defer rp.mu.RUnlock()
+	switch kind {
+	case "R":
+		if rest == "" {
+			return gqlRepo{rp: rp}
+		}
+	case "REF":
+		return rp.gqlRefLocked(rest)
+	case "C", "T", "B", "TAG":
+		if len(rest) == 40 {
+			return rp.gqlGitObjectLocked(plumbing.NewHash(rest))
+		}
+	}
+	return nil
+}
+
+// errUnserved answers a field the schema has but the fake does not model.
+// The executor turns it into null where the field's type is nullable (as
+// GitHub answers for data it does not have) and into one error naming the
+// field where it is not.
+func errUnserved(typ, field string) error { return &unmodelled{typ: typ, field: field} }
+
+type unmodelled struct{ typ, field string }
+
+func (e *unmodelled) Error() string {
+	return "githubtest: the fake does not model " + e.typ + "." + e.field
 }
 
 type gqlRepo struct{ rp *repo }
@@ -169,7 +227,13 @@ func splitRef(ref string) (prefix, name string) {
 	return ref[:i+1], ref[i+1:]
 }
 
-// refNodeID is the GraphQL node ID of a ref; CommittableBranch.id takes it.
+// objNodeID is the node ID of a git object (kind C, T, B or TAG), the same
+// in REST replies and GraphQL, so node(id:) resolves either.
+func objNodeID(rp *repo, kind string, h plumbing.Hash) string {
+	return nodeID(kind, rp.fullName()+":"+h.String())
+}
+
+// refNodeID is the node ID (REST node_id, GraphQL id)  of a ref; CommittableBranch.id takes it.
 func refNodeID(rp *repo, ref string) string { return nodeID("REF", rp.fullName()+":"+ref) }
 
 // gitObjectField answers the GitObject interface's fields. Caller holds mu.
@@ -182,7 +246,7 @@ func gitObjectField(x *gqlExec, rp *repo, oid plumbing.Hash, kind, name string) 
 	case "abbreviatedOid":
 		return sha[:7], true
 	case "id":
-		return nodeID(kind, rp.fullName()+":"+sha), true
+		return objNodeID(rp, kind, oid), true
 	case "commitResourcePath":
 		return path, true
 	case "commitUrl":

@@ -1,0 +1,83 @@
+package githubtest
+
+import (
+	"strings"
+	"testing"
+)
+
+// A valid document that asks for what the fake does not model gets null
+// where the schema allows it, as GitHub answers for data it does not have,
+// and never a schema error.
+func TestGraphQLUnmodelledNullableIsNull(t *testing.T) {
+	ts, _ := seeded(t)
+	r := gql(t, ts, "/graphql", `query { repository(owner: "acme", name: "mono") {
+	  nameWithOwner description homepageUrl
+	  ref(qualifiedName: "main") { name branchProtectionRule { id } }
+	} }`, nil)
+	if errs := gqlErrors(t, r); len(errs) != 0 {
+		t.Fatalf("errors for unmodelled nullable fields: %s", r.Raw)
+	}
+	if r.str(t, "data", "repository", "nameWithOwner") != "acme/mono" ||
+		!strings.Contains(string(r.Raw), `"description":null`) || !strings.Contains(string(r.Raw), `"branchProtectionRule":null`) {
+		t.Fatalf("reply: %s", r.Raw)
+	}
+}
+
+// A non-null field the fake does not model: one error naming it, and the
+// null propagates to the nearest nullable parent.
+func TestGraphQLUnmodelledNonNullIsOneError(t *testing.T) {
+	ts, _ := seeded(t)
+	r := gql(t, ts, "/graphql", `query { repository(owner: "acme", name: "mono") { nameWithOwner stargazerCount } }`, nil)
+	errs := gqlErrors(t, r)
+	if len(errs) != 1 || errs[0]["type"] != "NOT_MODELLED" ||
+		!strings.Contains(errs[0]["message"].(string), "Repository.stargazerCount") {
+		t.Fatalf("want one NOT_MODELLED error naming Repository.stargazerCount: %s", r.Raw)
+	}
+	if p, _ := errs[0]["path"].([]any); len(p) != 2 || p[0] != "repository" || p[1] != "stargazerCount" {
+		t.Fatalf("path %v", errs[0]["path"])
+	}
+	if !strings.Contains(string(r.Raw), `"data":{"repository":null}`) {
+		t.Fatalf("the null must stop at the nullable repository: %s", r.Raw)
+	}
+}
+
+// Documents real clients send validate against GitHub's whole schema:
+// @changesets/ghcommit's metadata query (a fragment on Tag, which the
+// subset schema lacked) runs.
+func TestGraphQLClientDocumentsValidate(t *testing.T) {
+	ts, head := seeded(t)
+	r := gql(t, ts, "/graphql", `query getRepositoryMetadata($owner: String!, $repo: String!, $baseRef: String!, $targetRef: String!) {
+	  repository(owner: $owner, name: $repo) {
+	    id
+	    baseRef: ref(qualifiedName: $baseRef) { id target { oid ... on Tag { target { oid } } } }
+	    targetBranch: ref(qualifiedName: $targetRef) { id target { oid } }
+	  }
+	}`, map[string]any{"owner": "acme", "repo": "mono", "baseRef": "refs/heads/main", "targetRef": "refs/heads/feature"})
+	if len(gqlErrors(t, r)) != 0 || !strings.Contains(string(r.Raw), `"targetBranch":null`) || !strings.Contains(string(r.Raw), head) {
+		t.Fatalf("reply: %s", r.Raw)
+	}
+	// A union's fragment applies to its members.
+	r = gql(t, ts, "/graphql", `query($id: ID!) { node(id: $id) { __typename ... on Repository { nameWithOwner } } }`,
+		map[string]any{"id": "nope"})
+	if r.Status != 200 {
+		t.Fatalf("node: %d %s", r.Status, r.Raw)
+	}
+}
+
+// Node IDs the fake hands out (GraphQL id, REST node_id) resolve through
+// node(id:) and nodes(ids:); others are NOT_FOUND as on GitHub.
+func TestGraphQLNodeLookup(t *testing.T) {
+	ts, head := seeded(t)
+	r := gql(t, ts, "/graphql", `query { repository(owner: "acme", name: "mono") { id ref(qualifiedName: "main") { id } } }`, nil)
+	repoID := r.str(t, "data", "repository", "id")
+	refID := r.obj(t)["data"].(map[string]any)["repository"].(map[string]any)["ref"].(map[string]any)["id"].(string)
+	r = gql(t, ts, "/graphql", `query($ids: [ID!]!) { nodes(ids: $ids) { __typename ... on Repository { nameWithOwner } ... on Ref { name target { oid } } } }`,
+		map[string]any{"ids": []string{repoID, refID}})
+	if len(gqlErrors(t, r)) != 0 || !strings.Contains(string(r.Raw), `"nameWithOwner":"acme/mono"`) || !strings.Contains(string(r.Raw), head) {
+		t.Fatalf("nodes: %s", r.Raw)
+	}
+	r = gql(t, ts, "/graphql", `query { node(id: "R_bm9wZS9ub3Bl") { id } }`, nil)
+	if errs := gqlErrors(t, r); len(errs) != 1 || errs[0]["type"] != "NOT_FOUND" || !strings.Contains(string(r.Raw), `"node":null`) {
+		t.Fatalf("unknown node: %s", r.Raw)
+	}
+}
