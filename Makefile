@@ -45,7 +45,7 @@ test: fmt-check vet
 # Against real GitHub: needs GITHUB_TOKEN and GHCOMMITTER_TEST_REPO=owner/repo
 # (a scratch repository); skipped without them, never part of `make test`.
 test-github:
-	$(GO) test -tags github -count=1 -run 'GitHub' -v ./committer/
+	$(GO) test -tags github -count=1 -run 'GitHub' -v ./committer/ ./committer/githubtest/
 
 chaos:
 	$(GO) test -race -count=1 -timeout 60m -run 'Chaos' -v ./...

@@ -141,6 +141,9 @@ func (s *Server) handleGraphQL(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	doc, op, vars, errs := prepareGraphQL(*req.Query, req.OperationName, req.Variables)
+	if errs == nil {
+		errs = previewErrors(r, doc, op)
+	}
 	if errs != nil {
 		writeGraphQL(w, nil, errs)
 		return

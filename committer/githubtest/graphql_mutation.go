@@ -18,9 +18,12 @@ type gqlMutation struct{}
 func (gqlMutation) typeName() string { return "Mutation" }
 
 func (gqlMutation) field(x *gqlExec, name string, args map[string]any) (any, error) {
-	if name == "createCommitOnBranch" {
-		in, _ := args["input"].(map[string]any)
+	in, _ := args["input"].(map[string]any)
+	switch name {
+	case "createCommitOnBranch":
 		return x.s.createCommitOnBranch(x, in)
+	case "updateRefs":
+		return x.s.updateRefs(x, in)
 	}
 	return nil, errUnserved("Mutation", name)
 }

@@ -155,17 +155,17 @@ func (rp *repo) gqlObjectLocked(args map[string]any) gqlObject {
 		h = plumbing.NewHash(oid)
 	} else if expr, ok := args["expression"].(string); ok {
 		rev, p, hasPath := strings.Cut(expr, ":")
-		c, ok := rp.resolve(rev)
+		c, ok := rp.resolveRaw(rev)
 		if !ok {
 			return nil
 		}
 		h = c
 		if hasPath {
-			cm, ok := rp.commits[c]
+			root, ok := rp.treeOf(rp.peel(c))
 			if !ok {
 				return nil
 			}
-			e, ok := rp.lookupPath(cm.TreeHash, strings.Trim(p, "/"))
+			e, ok := rp.lookupPath(root, strings.Trim(p, "/"))
 			if !ok {
 				return nil
 			}
@@ -184,8 +184,36 @@ func (rp *repo) gqlGitObjectLocked(h plumbing.Hash) gqlObject {
 		return gqlTree{rp: rp, oid: h}
 	case plumbing.BlobObject:
 		return gqlBlob{rp: rp, oid: h}
+	case plumbing.TagObject:
+		return gqlTag{rp: rp, t: rp.tags[h]}
 	}
 	return nil
+}
+
+type gqlTag struct {
+	rp *repo
+	t  *object.Tag
+}
+
+func (gqlTag) typeName() string { return "Tag" }
+
+func (g gqlTag) field(x *gqlExec, name string, _ map[string]any) (any, error) {
+	g.rp.mu.RLock()
+	defer g.rp.mu.RUnlock()
+	if v, ok := gitObjectField(x, g.rp, g.t.Hash, "TAG", name); ok {
+		return v, nil
+	}
+	switch name {
+	case "name":
+		return g.t.Name, nil
+	case "message":
+		return g.t.Message, nil
+	case "tagger":
+		return gqlActor{sig: g.t.Tagger}, nil
+	case "target":
+		return g.rp.gqlGitObjectLocked(g.t.Target), nil
+	}
+	return nil, errUnserved("Tag", name)
 }
 
 type gqlRef struct {

@@ -55,6 +55,8 @@ func (s *Server) routes() {
 	s.handleRepo("GET "+rr+"/git/trees/{sha...}", s.handleGetTree)
 	s.handleRepo("POST "+rr+"/git/commits", s.handleCreateCommit)
 	s.handleRepo("GET "+rr+"/git/commits/{sha}", s.handleGetCommit)
+	s.handleRepo("POST "+rr+"/git/tags", s.handleCreateTag)
+	s.handleRepo("GET "+rr+"/git/tags/{sha}", s.handleGetTag)
 
 	s.handleRepo("GET "+rr+"/branches/{branch...}", s.handleGetBranch)
 	s.handleRepo("POST "+rr+"/branches/{branch...}", s.handleBranchPost)

@@ -101,11 +101,18 @@ func validRefName(ref string) bool {
 		return false
 	}
 	for _, seg := range strings.Split(ref, "/") {
-		if seg == "" || seg == "." || seg == ".." || strings.HasSuffix(seg, ".lock") {
+		if seg == "" || strings.HasPrefix(seg, ".") || strings.HasSuffix(seg, ".lock") {
 			return false
 		}
 	}
-	return !strings.ContainsAny(ref, " ~^:?*[\\\x00") && !strings.Contains(ref, "@{")
+	// git check-ref-format: no "..", no control characters, no trailing ".".
+	for _, c := range ref {
+		if c < 0x20 || c == 0x7f {
+			return false
+		}
+	}
+	return !strings.ContainsAny(ref, " ~^:?*[\\") && !strings.Contains(ref, "@{") &&
+		!strings.Contains(ref, "..") && !strings.HasSuffix(ref, ".")
 }
 
 func (s *Server) handleCreateRef(w http.ResponseWriter, r *http.Request, rp *repo) {

@@ -1,0 +1,47 @@
+package githubtest
+
+import (
+	"net/http"
+	"testing"
+)
+
+// moreRoutes validates the replies of the routes for tags, rules and
+// pull-request updates against GitHub's description (TestReplySchemas runs
+// it), on a repository of their own.
+func moreRoutes(t *testing.T, ts *TestServer, client *http.Client) {
+	t.Helper()
+	head, err := ts.Seed("acme", "r22", "main", "seed", File{Path: "a.txt", Content: []byte("a")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const rr = "/repos/acme/r22"
+	tag := call(t, ts, "POST", rr+"/git/tags", map[string]any{"tag": "v1", "message": "m", "object": head, "type": "commit"})
+	type tc struct {
+		op, method, path string
+		body             any
+		status           int
+	}
+	cases := []tc{
+		{"git-create-tag", "POST", rr + "/git/tags", map[string]any{"tag": "v2", "message": "m", "object": head, "type": "commit",
+			"tagger": map[string]any{"name": "T", "email": "t@x", "date": "2024-01-01T00:00:00Z"}}, 201},
+		{"git-create-tag", "POST", rr + "/git/tags", map[string]any{"tag": "v2", "message": "m", "object": head40, "type": "commit"}, 422},
+		{"git-create-tag", "POST", rr + "/git/tags", map[string]any{"tag": "v2", "object": head, "type": "commit"}, 422},
+		{"git-create-tag", "POST", rr + "/git/tags", map[string]any{"tag": "v2", "message": "m", "object": head, "type": "tree"}, 422},
+		{"git-get-tag", "GET", rr + "/git/tags/" + tag.str(t, "sha"), nil, 200},
+		{"git-get-tag", "GET", rr + "/git/tags/" + head, nil, 404},
+		{"git-create-ref", "POST", rr + "/git/refs", map[string]any{"ref": "refs/tags/v1", "sha": tag.str(t, "sha")}, 201},
+		{"git-get-ref", "GET", rr + "/git/ref/tags/v1", nil, 200},
+		{"git-list-matching-refs", "GET", rr + "/git/matching-refs/tags/", nil, 200},
+	}
+	for _, c := range cases {
+		r := callWith(t, client, ts, c.method, c.path, c.body)
+		if r.Status != c.status {
+			t.Errorf("%s %s: status %d, want %d: %s", c.method, c.path, r.Status, c.status, r.Raw)
+			continue
+		}
+		if c.op != "" && !documented(t, c.op, c.status) {
+			t.Logf("%s %s: status %d is not in %s's description", c.method, c.path, c.status, c.op)
+		}
+		t.Run(c.method+" "+c.path, func(t *testing.T) { validateReply(t, c.op, r.Status, r.Raw) })
+	}
+}
