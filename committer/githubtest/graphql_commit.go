@@ -50,6 +50,9 @@ func (g gqlCommit) field(x *gqlExec, name string, args map[string]any) (any, err
 		return gqlActor{sig: c.Committer}, nil
 	case "signature":
 		return rp.gqlSignatureLocked(c), nil
+	case "file":
+		p, _ := args["path"].(string)
+		return rp.gqlFileLocked(c, p), nil
 	case "parents":
 		var ps []gqlObject
 		for _, p := range c.ParentHashes {

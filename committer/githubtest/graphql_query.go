@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
@@ -169,6 +170,9 @@ func (rp *repo) gqlObjectLocked(args map[string]any) gqlObject {
 			if !ok {
 				return nil
 			}
+			if e.Mode == filemode.Dir {
+				return gqlTree{rp: rp, oid: e.Hash, path: strings.Trim(p, "/")}
+			}
 			h = e.Hash
 		}
 	}
@@ -286,9 +290,13 @@ func gitObjectField(x *gqlExec, rp *repo, oid plumbing.Hash, kind, name string) 
 }
 
 type gqlTree struct {
-	rp  *repo
-	oid plumbing.Hash
+	rp   *repo
+	oid  plumbing.Hash
+	path string // where the tree was reached, for its entries' paths
 }
+
+// isBinary is GitHub's Blob.isBinary: not UTF-8, or has a NUL.
+func isBinary(data []byte) bool { return !utf8.Valid(data) || strings.IndexByte(string(data), 0) >= 0 }
 
 func (gqlTree) typeName() string { return "Tree" }
 
@@ -297,6 +305,9 @@ func (g gqlTree) field(x *gqlExec, name string, _ map[string]any) (any, error) {
 	defer g.rp.mu.RUnlock()
 	if v, ok := gitObjectField(x, g.rp, g.oid, "T", name); ok {
 		return v, nil
+	}
+	if name == "entries" {
+		return g.rp.gqlEntriesLocked(g.oid, g.path), nil
 	}
 	return nil, errUnserved("Tree", name)
 }
@@ -315,7 +326,7 @@ func (g gqlBlob) field(x *gqlExec, name string, _ map[string]any) (any, error) {
 		return v, nil
 	}
 	data, _ := g.rp.blob(g.oid)
-	binary := !utf8.Valid(data) || strings.IndexByte(string(data), 0) >= 0
+	binary := isBinary(data)
 	switch name {
 	case "byteSize":
 		return len(data), nil
