@@ -13,6 +13,17 @@
 //     matching, create, fast-forward-only update unless force, delete;
 //     branches and refs/tags/* alike), annotated tag objects (POST and GET
 //     git/tags; tags peel to their commit wherever a ref is read).
+//   - Rules: repository rulesets (AddRuleset with RequirePullRequest,
+//     RequireSignatures, RequireStatusChecks, RequireMergeQueue,
+//     RestrictFilePaths, MaxFileSize, RestrictCreations, RestrictUpdates,
+//     RestrictDeletions, BlockForcePushes; BypassLogins) and classic branch
+//     protection (ProtectBranch), enforced in one place for every write
+//     that moves a ref (REST refs, contents, createCommitOnBranch,
+//     updateRefs) with GitHub's refusals; GET rules/branches/{branch},
+//     GET branches/{b}/protection and "protected" in GET branches/{b}.
+//     Required checks read SetCommitStatus; required signatures accept
+//     GitHub-signed commits and commits signed with a key registered with
+//     AddGPGKey (committer email on the key), as GitHub verifies them.
 //   - Repositories, branches, repos commits, contents (get, put, delete;
 //     PUT on an empty repository bootstraps the root commit), pull requests,
 //     rate limits, and the GitHub App installation-token flow.
@@ -80,8 +91,9 @@
 //	br, _, err := ts.Client.Repositories.GetBranch(ctx, "acme", "mono", "main", 0)
 //
 // Known differences from GitHub: GitHub-signed commits are signed with the
-// fake's key, not GitHub's; signatures sent by clients are stored but never
-// verified (reason "unknown_key"); the secondary limits' finer points
+// fake's key, not GitHub's; signatures sent by clients are verified only
+// against keys given to AddGPGKey (otherwise reason "unknown_key"), and SSH
+// or S/MIME signatures never are; the secondary limits' finer points
 // (which requests are content-creating, how windows slide, the retry-after
 // value) are modelled, not measured.
 package githubtest

@@ -127,6 +127,9 @@ func (s *Server) createCommitOnBranch(x *gqlExec, in map[string]any) (gqlObject,
 	if err != nil {
 		return nil, gqlErrorf("", "Something went wrong while executing your query: "+err.Error())
 	}
+	if e := rp.refusal(id, refChange{ref: c.ref, old: head, new: h}); e != nil {
+		return nil, e.gqlError()
+	}
 	rp.setRef(c.ref, h, false, now)
 	return gqlCommitPayload{rp: rp, ref: c.ref, oid: h, clientMutationID: c.clientMutationID}, nil
 }

@@ -32,6 +32,10 @@ type repo struct {
 	renamed map[string]string        // branch renamed away -> its new name (routes_branches.go)
 	updates []RefUpdate
 	pulls   []*pull
+
+	rulesets    []*ruleset                          // rules.go
+	protections []*protection                       // classic branch protection
+	statuses    map[plumbing.Hash]map[string]string // commit statuses: context -> state
 }
 
 type verification struct {
@@ -45,12 +49,13 @@ type verification struct {
 func newRepo(owner, name string, id int64, now time.Time) *repo {
 	return &repo{
 		owner: owner, name: name, id: id, defaultBranch: "main", created: now,
-		objects: map[plumbing.Hash]plumbing.EncodedObject{},
-		trees:   map[plumbing.Hash][]object.TreeEntry{},
-		commits: map[plumbing.Hash]*object.Commit{},
-		tags:    map[plumbing.Hash]*object.Tag{},
-		verif:   map[plumbing.Hash]verification{},
-		refs:    map[string]plumbing.Hash{},
+		objects:  map[plumbing.Hash]plumbing.EncodedObject{},
+		trees:    map[plumbing.Hash][]object.TreeEntry{},
+		commits:  map[plumbing.Hash]*object.Commit{},
+		tags:     map[plumbing.Hash]*object.Tag{},
+		statuses: map[plumbing.Hash]map[string]string{},
+		verif:    map[plumbing.Hash]verification{},
+		refs:     map[string]plumbing.Hash{},
 	}
 }
 

@@ -60,6 +60,7 @@ func (s *Server) routes() {
 
 	s.handleRepo("GET "+rr+"/branches/{branch...}", s.handleGetBranch)
 	s.handleRepo("POST "+rr+"/branches/{branch...}", s.handleBranchPost)
+	s.handleRepo("GET "+rr+"/rules/branches/{branch...}", s.handleBranchRules)
 	s.handleRepo("GET "+rr+"/compare/{basehead...}", s.handleCompare)
 	s.handleRepo("GET "+rr+"/commits/{ref...}", s.handleRepoCommit)
 

@@ -147,6 +147,10 @@ func (s *Server) handleCreateRef(w http.ResponseWriter, r *http.Request, rp *rep
 		writeError(w, r, http.StatusUnprocessableEntity, "Reference update failed", docCreateRef)
 		return
 	}
+	if e := rp.refusal(identOf(r), refChange{ref: body.Ref, new: h}); e != nil {
+		writeError(w, r, http.StatusUnprocessableEntity, e.restMessage(false), docCreateRef)
+		return
+	}
 	rp.setRef(body.Ref, h, false, s.now())
 	out := gitRefJSON(r, rp, body.Ref, h)
 	w.Header().Set("Location", out["url"].(string))
@@ -183,6 +187,10 @@ func (s *Server) handleUpdateRef(w http.ResponseWriter, r *http.Request, rp *rep
 		return
 	}
 	if old != h {
+		if e := rp.refusal(identOf(r), refChange{ref: ref, old: old, new: h}); e != nil {
+			writeError(w, r, http.StatusUnprocessableEntity, e.restMessage(false), docUpdateRef)
+			return
+		}
 		rp.setRef(ref, h, body.Force, s.now())
 	}
 	writeJSON(w, r, http.StatusOK, gitRefJSON(r, rp, ref, h))
@@ -192,12 +200,17 @@ func (s *Server) handleDeleteRef(w http.ResponseWriter, r *http.Request, rp *rep
 	ref := "refs/" + r.PathValue("ref")
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
-	if _, ok := rp.refs[ref]; !ok {
+	old, ok := rp.refs[ref]
+	if !ok {
 		writeError(w, r, http.StatusUnprocessableEntity, "Reference does not exist", docDeleteRef)
 		return
 	}
 	if ref == "refs/heads/"+rp.defaultBranch {
 		writeError(w, r, http.StatusUnprocessableEntity, "Cannot delete the default branch", docDeleteRef)
+		return
+	}
+	if e := rp.refusal(identOf(r), refChange{ref: ref, old: old}); e != nil {
+		writeError(w, r, http.StatusUnprocessableEntity, e.restMessage(false), docDeleteRef)
 		return
 	}
 	rp.setRef(ref, plumbing.ZeroHash, false, s.now())

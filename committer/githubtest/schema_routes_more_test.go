@@ -16,6 +16,23 @@ func moreRoutes(t *testing.T, ts *TestServer, client *http.Client) {
 	}
 	const rr = "/repos/acme/r22"
 	tag := call(t, ts, "POST", rr+"/git/tags", map[string]any{"tag": "v1", "message": "m", "object": head, "type": "commit"})
+	c, _ := ts.Commit("acme", "r22", head)
+	next := call(t, ts, "POST", rr+"/git/commits", map[string]any{"message": "n", "tree": c.Tree, "parents": []string{head}}).str(t, "sha")
+	for _, b := range []string{"free", "classic"} {
+		expect(t, call(t, ts, "POST", rr+"/git/refs", map[string]any{"ref": "refs/heads/" + b, "sha": head}), 201, "")
+	}
+	if _, err := ts.AddRuleset("acme", "r22", Ruleset{Include: []string{"main", "release/*"}, Rules: []Rule{
+		RequirePullRequest(), RequireSignatures(), RequireStatusChecks("ci"), RequireMergeQueue(), RestrictFilePaths("s/**"),
+		MaxFileSize(10), RestrictCreations(), RestrictUpdates(), RestrictDeletions(), BlockForcePushes(),
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ts.ProtectBranch("acme", "r22", "main", BranchProtection{RequiredStatusChecks: []string{"ci"}, RequiredApprovingReviews: 2, RequireSignatures: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ts.ProtectBranch("acme", "r22", "classic", BranchProtection{RequiredApprovingReviews: 1}); err != nil {
+		t.Fatal(err)
+	}
 	type tc struct {
 		op, method, path string
 		body             any
@@ -32,6 +49,15 @@ func moreRoutes(t *testing.T, ts *TestServer, client *http.Client) {
 		{"git-create-ref", "POST", rr + "/git/refs", map[string]any{"ref": "refs/tags/v1", "sha": tag.str(t, "sha")}, 201},
 		{"git-get-ref", "GET", rr + "/git/ref/tags/v1", nil, 200},
 		{"git-list-matching-refs", "GET", rr + "/git/matching-refs/tags/", nil, 200},
+		{"repos-get-branch-rules", "GET", rr + "/rules/branches/main", nil, 200},
+		{"repos-get-branch-rules", "GET", rr + "/rules/branches/nope", nil, 200},
+		{"repos-get-branch", "GET", rr + "/branches/main", nil, 200},
+		{"repos-get-branch-protection", "GET", rr + "/branches/main/protection", nil, 200},
+		{"repos-get-branch-protection", "GET", rr + "/branches/free/protection", nil, 404},
+		{"git-update-ref", "PATCH", rr + "/git/refs/heads/main", map[string]any{"sha": next}, 422},
+		{"git-create-ref", "POST", rr + "/git/refs", map[string]any{"ref": "refs/heads/release/1", "sha": head}, 422},
+		{"repos-create-or-update-file-contents", "PUT", rr + "/contents/new.txt", map[string]any{"message": "m", "content": "eA=="}, 409},
+		{"repos-create-or-update-file-contents", "PUT", rr + "/contents/new.txt", map[string]any{"message": "m", "content": "eA==", "branch": "classic"}, 409},
 	}
 	for _, c := range cases {
 		r := callWith(t, client, ts, c.method, c.path, c.body)

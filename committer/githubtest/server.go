@@ -2,6 +2,7 @@ package githubtest
 
 import (
 	"crypto/rsa"
+	"github.com/ProtonMail/go-crypto/openpgp"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -37,7 +38,8 @@ type Server struct {
 	installs map[int64]*installation
 	tokens   map[string]*instToken
 	issued   map[int64]int
-	moved    map[string]string // old "owner/name" key -> new key (RenameRepo)
+	moved    map[string]string  // old "owner/name" key -> new key (RenameRepo)
+	gpgKeys  openpgp.EntityList // AddGPGKey (keys.go)
 
 	logMu sync.Mutex
 	log   []Request
