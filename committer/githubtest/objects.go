@@ -32,6 +32,7 @@ type repo struct {
 	renamed map[string]string        // branch renamed away -> its new name (routes_branches.go)
 	updates []RefUpdate
 	pulls   []*pull
+	labels  []*label // routes_pulls_update.go
 
 	rulesets    []*ruleset                          // rules.go
 	protections []*protection                       // classic branch protection

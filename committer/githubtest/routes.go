@@ -72,6 +72,14 @@ func (s *Server) routes() {
 	s.handleRepo("POST "+rr+"/pulls", s.handleCreatePull)
 	s.handleRepo("GET "+rr+"/pulls", s.handleListPulls)
 	s.handleRepo("GET "+rr+"/pulls/{number}", s.handleGetPull)
+	s.handleRepo("PATCH "+rr+"/pulls/{number}", s.handleUpdatePull)
+	s.handleRepo("POST "+rr+"/pulls/{number}/requested_reviewers", s.handleRequestedReviewers)
+	s.handleRepo("DELETE "+rr+"/pulls/{number}/requested_reviewers", s.handleRequestedReviewers)
+	s.handleRepo("POST "+rr+"/issues/{number}/labels", s.handleIssueLabels)
+	s.handleRepo("PUT "+rr+"/issues/{number}/labels", s.handleIssueLabels)
+	s.handleRepo("DELETE "+rr+"/issues/{number}/labels/{name}", s.handleRemoveIssueLabel)
+	s.handleRepo("POST "+rr+"/issues/{number}/assignees", s.handleAssignees)
+	s.handleRepo("DELETE "+rr+"/issues/{number}/assignees", s.handleAssignees)
 	s.handleRepo("POST "+rr+"/labels", s.handleCreateLabel)
 }
 

@@ -33,6 +33,11 @@ func moreRoutes(t *testing.T, ts *TestServer, client *http.Client) {
 	if err := ts.ProtectBranch("acme", "r22", "classic", BranchProtection{RequiredApprovingReviews: 1}); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := ts.Seed("acme", "r22", "topic", "topic", File{Path: "t.txt", Content: []byte("t")}); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, call(t, ts, "POST", rr+"/pulls", map[string]any{"title": "t", "head": "topic", "base": "free"}), 201, "")
+	pr := rr + "/pulls/1"
 	type tc struct {
 		op, method, path string
 		body             any
@@ -58,6 +63,25 @@ func moreRoutes(t *testing.T, ts *TestServer, client *http.Client) {
 		{"git-create-ref", "POST", rr + "/git/refs", map[string]any{"ref": "refs/heads/release/1", "sha": head}, 422},
 		{"repos-create-or-update-file-contents", "PUT", rr + "/contents/new.txt", map[string]any{"message": "m", "content": "eA=="}, 409},
 		{"repos-create-or-update-file-contents", "PUT", rr + "/contents/new.txt", map[string]any{"message": "m", "content": "eA==", "branch": "classic"}, 409},
+		{"pulls-update", "PATCH", pr, map[string]any{"title": "new title", "body": "b", "state": "closed"}, 200},
+		{"pulls-update", "PATCH", pr, map[string]any{"state": "open"}, 200},
+		{"pulls-update", "PATCH", pr, map[string]any{"state": "merged"}, 422},
+		{"pulls-update", "PATCH", rr + "/pulls/99", map[string]any{"title": "x"}, 404},
+		{"issues-add-labels", "POST", rr + "/issues/1/labels", map[string]any{"labels": []string{"bug", "ci"}}, 200},
+		{"issues-add-labels", "POST", rr + "/issues/1/labels", []string{"more"}, 200},
+		{"issues-add-labels", "POST", rr + "/issues/1/labels", map[string]any{"labels": []string{}}, 422},
+		{"issues-add-labels", "POST", rr + "/issues/99/labels", map[string]any{"labels": []string{"x"}}, 404},
+		{"issues-set-labels", "PUT", rr + "/issues/1/labels", map[string]any{"labels": []any{map[string]any{"name": "bug"}, "docs"}}, 200},
+		{"issues-set-labels", "PUT", rr + "/issues/99/labels", map[string]any{"labels": []string{}}, 404},
+		{"issues-remove-label", "DELETE", rr + "/issues/1/labels/docs", nil, 200},
+		{"issues-remove-label", "DELETE", rr + "/issues/1/labels/docs", nil, 404},
+		{"pulls-request-reviewers", "POST", pr + "/requested_reviewers", map[string]any{"reviewers": []string{"alice", "bob"}}, 201},
+		{"pulls-request-reviewers", "POST", pr + "/requested_reviewers", map[string]any{"reviewers": []string{"octocat"}}, 422},
+		{"pulls-remove-requested-reviewers", "DELETE", pr + "/requested_reviewers", map[string]any{"reviewers": []string{"bob"}}, 200},
+		{"pulls-remove-requested-reviewers", "DELETE", pr + "/requested_reviewers", map[string]any{}, 422},
+		{"issues-add-assignees", "POST", rr + "/issues/1/assignees", map[string]any{"assignees": []string{"alice"}}, 201},
+		{"issues-remove-assignees", "DELETE", rr + "/issues/1/assignees", map[string]any{"assignees": []string{"alice"}}, 200},
+		{"pulls-get", "GET", pr, nil, 200},
 	}
 	for _, c := range cases {
 		r := callWith(t, client, ts, c.method, c.path, c.body)
