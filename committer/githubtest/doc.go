@@ -35,8 +35,8 @@
 //     "<rev>:<path>"), Commit.file(path:) and Tree.entries (TreeEntry mode,
 //     type, oid, …: many paths in one query), node(id:)
 //     and nodes(ids:) for the IDs the fake hands out (REST node_id and
-//     GraphQL id are the same), commit history, createCommitOnBranch, and
-//     updateRefs (an atomic multi-ref compare-and-swap: per ref beforeOid,
+//     GraphQL id are the same), commit history, createCommitOnBranch,
+//     createRef, updateRef, deleteRef, and updateRefs (an atomic multi-ref compare-and-swap: per ref beforeOid,
 //     afterOid, force; all or none), which, as on github.com, exists only
 //     for requests that send Accept: PreviewUpdateRefs.
 //     A field the fake does not model is null where the schema lets it be
@@ -83,6 +83,7 @@
 // ReadFile, Files, Commit, History, RefUpdates, MoveRepo), read the request
 // log (Requests, Count, CountMethod) and inject faults (Inject with status,
 // latency, dropped responses and Before hooks; MoveBranchBeforeNextUpdate;
+// MoveBranchBeforeNextMutation for GraphQL;
 // SecondaryRateLimit; TooManyRequests; ExhaustRateLimit).
 //
 // In tests, NewServer starts an httptest server and returns a go-github

@@ -24,6 +24,8 @@ func (gqlMutation) field(x *gqlExec, name string, args map[string]any) (any, err
 		return x.s.createCommitOnBranch(x, in)
 	case "updateRefs":
 		return x.s.updateRefs(x, in)
+	case "createRef", "updateRef", "deleteRef":
+		return x.s.refMutation(x, name, in)
 	}
 	return nil, errUnserved("Mutation", name)
 }
@@ -102,6 +104,7 @@ func (s *Server) createCommitOnBranch(x *gqlExec, in map[string]any) (gqlObject,
 	if rp == nil {
 		return nil, gqlErrorf("NOT_FOUND", "Could not resolve to a Repository with the name '"+c.repo+"'.")
 	}
+	s.mutationRaces.run(rp.fullName(), c.ref)
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
 	head, ok := rp.refs[c.ref]

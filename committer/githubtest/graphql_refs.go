@@ -142,6 +142,9 @@ func (s *Server) updateRefs(x *gqlExec, in map[string]any) (gqlObject, error) {
 		ups = append(ups, u)
 	}
 	rp := repoNode.rp
+	for _, u := range ups {
+		s.mutationRaces.run(rp.fullName(), u.name)
+	}
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
 	for _, u := range ups {
@@ -231,4 +234,98 @@ func (g gqlUpdateRefsPayload) field(_ *gqlExec, name string, _ map[string]any) (
 		return g.clientMutationID, nil
 	}
 	return nil, errUnserved("UpdateRefsPayload", name)
+}
+
+// createRef, updateRef and deleteRef: the single-ref mutations (no preview).
+// updateRef has no beforeOid: like REST PATCH git/refs it is a fast-forward
+// check unless force, not a compare-and-swap. They share updateRefs'
+// checks and rules; their error entries are the same guesses.
+func (s *Server) refMutation(x *gqlExec, name string, in map[string]any) (gqlObject, error) {
+	var rp *repo
+	u := refUpdate{}
+	str := func(k string) string { v, _ := in[k].(string); return v }
+	switch name {
+	case "createRef":
+		repoNode, ok := s.gqlNode(str("repositoryId")).(gqlRepo)
+		if !ok {
+			return nil, gqlErrorf("NOT_FOUND", "Could not resolve to a node with the global id of '"+str("repositoryId")+"'")
+		}
+		rp = repoNode.rp
+		u = refUpdate{name: str("name"), after: strings.ToLower(str("oid")), before: zeroOid, hasBefore: true}
+	default:
+		refNode, ok := s.gqlNode(str("refId")).(gqlRef)
+		if !ok {
+			return nil, gqlErrorf("NOT_FOUND", "Could not resolve to a node with the global id of '"+str("refId")+"'")
+		}
+		rp = refNode.rp
+		u = refUpdate{name: refNode.ref, after: zeroOid}
+		if name == "updateRef" {
+			u.after = strings.ToLower(str("oid"))
+			u.force, _ = in["force"].(bool)
+		}
+	}
+	s.mutationRaces.run(rp.fullName(), u.name)
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	if _, exists := rp.refs[u.name]; name == "createRef" && exists {
+		// Wording a guess.
+		return nil, gqlErrorf("UNPROCESSABLE", "A ref named \""+u.name+"\" already exists in the repository.")
+	}
+	if name != "createRef" {
+		if _, exists := rp.refs[u.name]; !exists {
+			return nil, gqlErrorf("NOT_FOUND", "Could not resolve to a node with the global id of '"+str("refId")+"'")
+		}
+	}
+	if err := rp.checkRefUpdateLocked(u, map[string]bool{u.name: true}); err != nil {
+		return nil, err
+	}
+	if err := s.rulesRefuseRefUpdates(rp, []refUpdate{u}, identOf(x.r)); err != nil {
+		return nil, err
+	}
+	old, had := rp.refs[u.name]
+	h := plumbing.ZeroHash
+	if u.after != zeroOid {
+		h = plumbing.NewHash(u.after)
+	}
+	if !had || old != h {
+		rp.setRef(u.name, h, u.force && had && !h.IsZero() && !rp.isAncestor(old, h), s.now())
+	}
+	return gqlRefPayload{typ: strings.ToUpper(name[:1]) + name[1:] + "Payload", rp: rp, ref: u.name, oid: h, clientMutationID: in["clientMutationId"]}, nil
+}
+
+type gqlRefPayload struct {
+	typ              string
+	rp               *repo
+	ref              string
+	oid              plumbing.Hash
+	clientMutationID any
+}
+
+func (g gqlRefPayload) typeName() string { return g.typ }
+
+func (g gqlRefPayload) field(_ *gqlExec, name string, _ map[string]any) (any, error) {
+	switch name {
+	case "clientMutationId":
+		return g.clientMutationID, nil
+	case "ref":
+		if g.oid.IsZero() {
+			return nil, nil
+		}
+		return gqlRef{rp: g.rp, ref: g.ref, oid: g.oid}, nil
+	}
+	return nil, errUnserved(g.typ, name)
+}
+
+// MoveBranchBeforeNextMutation commits files on branch (via Seed) just
+// before the next GraphQL mutation that moves refs/heads/branch
+// (createCommitOnBranch, updateRefs, updateRef, createRef, deleteRef) is
+// applied: another writer won the race, and a mutation that pinned the
+// head it read (expectedHeadOid, beforeOid) is refused.
+func (s *Server) MoveBranchBeforeNextMutation(owner, repo, branch string, files ...File) {
+	s.mutationRaces.mu.Lock()
+	defer s.mutationRaces.mu.Unlock()
+	s.mutationRaces.hooks = append(s.mutationRaces.hooks, contentsRace{
+		repo: owner + "/" + repo, ref: "refs/heads/" + branch,
+		fn: func() { _, _ = s.Seed(owner, repo, branch, "concurrent writer", files...) },
+	})
 }

@@ -155,3 +155,77 @@ func (ts *TestServer) rootCommit(t *testing.T, base string) string {
 	c, _ := ts.Commit("acme", "mono", base)
 	return call(t, ts, "POST", "/repos/acme/mono/git/commits", map[string]any{"message": "root", "tree": c.Tree}).str(t, "sha")
 }
+
+// createRef, updateRef (fast-forward unless force) and deleteRef, by node
+// IDs, through the same checks and rules as updateRefs.
+func TestGraphQLSingleRefMutations(t *testing.T) {
+	ts, repoID, head, next := refsFixture(t)
+	r := gql(t, ts, "/graphql", `mutation($r: ID!, $oid: GitObjectID!) { createRef(input: {repositoryId: $r, name: "refs/heads/topic", oid: $oid}) { ref { id name target { oid } } } }`,
+		map[string]any{"r": repoID, "oid": head})
+	if len(gqlErrors(t, r)) != 0 {
+		t.Fatalf("createRef: %s", r.Raw)
+	}
+	refID := r.obj(t)["data"].(map[string]any)["createRef"].(map[string]any)["ref"].(map[string]any)["id"].(string)
+	if rest := call(t, ts, "GET", "/repos/acme/mono/git/ref/heads/topic", nil); rest.str(t, "node_id") != refID {
+		t.Fatalf("REST node_id %q, GraphQL id %q", rest.str(t, "node_id"), refID)
+	}
+	r = gql(t, ts, "/graphql", `mutation($r: ID!, $oid: GitObjectID!) { createRef(input: {repositoryId: $r, name: "refs/heads/topic", oid: $oid}) { ref { id } } }`,
+		map[string]any{"r": repoID, "oid": head})
+	if len(gqlErrors(t, r)) != 1 {
+		t.Fatalf("createRef of an existing ref: %s", r.Raw)
+	}
+	upd := `mutation($id: ID!, $oid: GitObjectID!, $f: Boolean) { updateRef(input: {refId: $id, oid: $oid, force: $f}) { ref { target { oid } } } }`
+	if r := gql(t, ts, "/graphql", upd, map[string]any{"id": refID, "oid": next}); len(gqlErrors(t, r)) != 0 {
+		t.Fatalf("updateRef: %s", r.Raw)
+	}
+	root := ts.rootCommit(t, head)
+	if r := gql(t, ts, "/graphql", upd, map[string]any{"id": refID, "oid": root}); len(gqlErrors(t, r)) != 1 {
+		t.Fatalf("a non-fast-forward updateRef: %s", r.Raw)
+	}
+	if r := gql(t, ts, "/graphql", upd, map[string]any{"id": refID, "oid": root, "f": true}); len(gqlErrors(t, r)) != 0 {
+		t.Fatalf("forced updateRef: %s", r.Raw)
+	}
+	if h, _ := ts.Head("acme", "mono", "topic"); h != root {
+		t.Fatalf("topic at %s, want %s", h, root)
+	}
+	del := `mutation($id: ID!) { deleteRef(input: {refId: $id}) { clientMutationId } }`
+	if r := gql(t, ts, "/graphql", del, map[string]any{"id": refID}); len(gqlErrors(t, r)) != 0 {
+		t.Fatalf("deleteRef: %s", r.Raw)
+	}
+	if r := gql(t, ts, "/graphql", del, map[string]any{"id": refID}); len(gqlErrors(t, r)) != 1 || gqlErrors(t, r)[0]["type"] != "NOT_FOUND" {
+		t.Fatalf("deleteRef of a deleted ref: %s", r.Raw)
+	}
+	if _, err := ts.AddRuleset("acme", "mono", Ruleset{Include: []string{"~ALL"}, Rules: []Rule{RestrictCreations()}}); err != nil {
+		t.Fatal(err)
+	}
+	r = gql(t, ts, "/graphql", `mutation($r: ID!, $oid: GitObjectID!) { createRef(input: {repositoryId: $r, name: "refs/heads/ruled", oid: $oid}) { ref { id } } }`,
+		map[string]any{"r": repoID, "oid": head})
+	if errs := gqlErrors(t, r); len(errs) != 1 || !strings.Contains(errs[0]["message"].(string), "creations being restricted") {
+		t.Fatalf("createRef under a creation rule: %s", r.Raw)
+	}
+}
+
+// MoveBranchBeforeNextMutation: another writer moves the branch between
+// the client's read and its mutation, which its pinned head then refuses.
+func TestMoveBranchBeforeNextMutation(t *testing.T) {
+	ts, repoID, head, next := refsFixture(t)
+	ts.MoveBranchBeforeNextMutation("acme", "mono", "main", File{Path: "other.txt", Content: []byte("o")})
+	r := updateRefs(t, ts, repoID, ru("refs/heads/main", head, next, false))
+	if errs := gqlErrors(t, r); len(errs) != 1 || errs[0]["type"] != "STALE_DATA" {
+		t.Fatalf("updateRefs after a concurrent writer: %s", r.Raw)
+	}
+	moved, _ := ts.Head("acme", "mono", "main")
+	if moved == head {
+		t.Fatal("the concurrent writer did not commit")
+	}
+	ts.MoveBranchBeforeNextMutation("acme", "mono", "main", File{Path: "other2.txt", Content: []byte("o")})
+	g := gql(t, ts, "/graphql", mCommit, commitInput(moved, map[string]string{"x.txt": "x"}))
+	if errs := gqlErrors(t, g); len(errs) != 1 || errs[0]["type"] != "STALE_DATA" {
+		t.Fatalf("createCommitOnBranch after a concurrent writer: %s", g.Raw)
+	}
+	// Hooks fire once.
+	now, _ := ts.Head("acme", "mono", "main")
+	if r := updateRefs(t, ts, repoID, ru("refs/heads/main", now, childOf(t, ts, now, "y", "y"), false)); len(gqlErrors(t, r)) != 0 {
+		t.Fatalf("a later updateRefs: %s", r.Raw)
+	}
+}

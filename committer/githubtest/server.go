@@ -45,6 +45,7 @@ type Server struct {
 	log   []Request
 
 	contentsRaces contentsRaces // routes_contents_write.go
+	mutationRaces contentsRaces // MoveBranchBeforeNextMutation (graphql_refs.go)
 }
 
 // Option configures a Server.
