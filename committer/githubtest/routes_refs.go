@@ -138,6 +138,11 @@ func (s *Server) handleCreateRef(w http.ResponseWriter, r *http.Request, rp *rep
 		writeError(w, r, http.StatusUnprocessableEntity, "Object does not exist", docCreateRef)
 		return
 	}
+	if strings.HasPrefix(body.Ref, "refs/heads/") && rp.objType(h) != plumbing.CommitObject {
+		// A branch names a commit; the wording is PATCH's (a guess for POST).
+		writeError(w, r, http.StatusUnprocessableEntity, "Object is not a commit", docCreateRef)
+		return
+	}
 	if _, ok := rp.refs[body.Ref]; ok {
 		writeError(w, r, http.StatusUnprocessableEntity, "Reference already exists", docCreateRef)
 		return

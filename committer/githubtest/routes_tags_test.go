@@ -47,5 +47,6 @@ func TestAnnotatedTagOverREST(t *testing.T) {
 	// Moving a branch to a tag object is refused; a tag that names no
 	// object of its type is refused.
 	expect(t, call(t, ts, "PATCH", rr+"/git/refs/heads/main", map[string]any{"sha": sha, "force": true}), 422, "not a commit")
+	expect(t, call(t, ts, "POST", rr+"/git/refs", map[string]any{"ref": "refs/heads/from-tag", "sha": sha}), 422, "not a commit")
 	expect(t, call(t, ts, "POST", rr+"/git/tags", map[string]any{"tag": "t", "message": "m", "object": head, "type": "blob"}), 422, "")
 }
