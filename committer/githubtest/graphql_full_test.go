@@ -27,13 +27,13 @@ func TestGraphQLUnmodelledNullableIsNull(t *testing.T) {
 // null propagates to the nearest nullable parent.
 func TestGraphQLUnmodelledNonNullIsOneError(t *testing.T) {
 	ts, _ := seeded(t)
-	r := gql(t, ts, "/graphql", `query { repository(owner: "acme", name: "mono") { nameWithOwner stargazerCount } }`, nil)
+	r := gql(t, ts, "/graphql", `query { repository(owner: "acme", name: "mono") { nameWithOwner watchers(first: 1) { totalCount } } }`, nil)
 	errs := gqlErrors(t, r)
 	if len(errs) != 1 || errs[0]["type"] != "NOT_MODELLED" ||
-		!strings.Contains(errs[0]["message"].(string), "Repository.stargazerCount") {
-		t.Fatalf("want one NOT_MODELLED error naming Repository.stargazerCount: %s", r.Raw)
+		!strings.Contains(errs[0]["message"].(string), "Repository.watchers") {
+		t.Fatalf("want one NOT_MODELLED error naming Repository.watchers: %s", r.Raw)
 	}
-	if p, _ := errs[0]["path"].([]any); len(p) != 2 || p[0] != "repository" || p[1] != "stargazerCount" {
+	if p, _ := errs[0]["path"].([]any); len(p) != 2 || p[0] != "repository" || p[1] != "watchers" {
 		t.Fatalf("path %v", errs[0]["path"])
 	}
 	if !strings.Contains(string(r.Raw), `"data":{"repository":null}`) {
@@ -79,5 +79,18 @@ func TestGraphQLNodeLookup(t *testing.T) {
 	r = gql(t, ts, "/graphql", `query { node(id: "R_bm9wZS9ub3Bl") { id } }`, nil)
 	if errs := gqlErrors(t, r); len(errs) != 1 || errs[0]["type"] != "NOT_FOUND" || !strings.Contains(string(r.Raw), `"node":null`) {
 		t.Fatalf("unknown node: %s", r.Raw)
+	}
+}
+
+// What the fake knows it answers: the viewer and the repository's owner
+// and settings.
+func TestGraphQLViewerAndOwner(t *testing.T) {
+	ts, _ := seeded(t)
+	r := gql(t, ts, "/graphql", `query { viewer { login id } repository(owner: "acme", name: "mono") {
+	  owner { __typename login ... on User { id } } isPrivate visibility isArchived createdAt viewerPermission databaseId } }`, nil)
+	raw := string(r.Raw)
+	if len(gqlErrors(t, r)) != 0 || !strings.Contains(raw, `"viewer":{"login":"octocat"`) || !strings.Contains(raw, `"__typename":"User","login":"acme"`) ||
+		!strings.Contains(raw, `"visibility":"PUBLIC"`) || !strings.Contains(raw, `"viewerPermission":"ADMIN"`) {
+		t.Fatalf("reply: %s", raw)
 	}
 }

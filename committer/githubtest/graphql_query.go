@@ -25,6 +25,8 @@ func (gqlQuery) field(x *gqlExec, name string, args map[string]any) (any, error)
 		return "MDU6UXVlcnk=", nil
 	case "rateLimit":
 		return gqlRateLimit{reset: x.s.now().Add(time.Hour)}, nil
+	case "viewer":
+		return viewer(x), nil
 	case "repository":
 		owner, _ := args["owner"].(string)
 		repoName, _ := args["name"].(string)
@@ -118,6 +120,31 @@ func (g gqlRepo) field(x *gqlExec, name string, args map[string]any) (any, error
 		return rp.htmlURL(x.r), nil
 	case "isEmpty":
 		return rp.empty(), nil
+	case "owner":
+		return rp.ownerAccount(), nil
+	case "databaseId":
+		return rp.id, nil
+	case "resourcePath":
+		return "/" + rp.fullName(), nil
+	case "isPrivate":
+		return rp.private, nil
+	case "visibility":
+		if rp.private {
+			return "PRIVATE", nil
+		}
+		return "PUBLIC", nil
+	case "isArchived", "isFork", "isTemplate", "isDisabled", "isLocked", "isMirror", "isInOrganization":
+		return name == "isInOrganization" && rp.org, nil
+	case "createdAt", "updatedAt":
+		return rp.created.UTC().Format(time.RFC3339), nil
+	case "viewerPermission":
+		return "ADMIN", nil
+	case "viewerCanAdminister":
+		return true, nil
+	case "stargazerCount", "forkCount":
+		return 0, nil
+	case "hasIssuesEnabled", "hasWikiEnabled", "hasProjectsEnabled", "mergeCommitAllowed", "squashMergeAllowed", "rebaseMergeAllowed":
+		return true, nil
 	case "defaultBranchRef":
 		return rp.gqlRefLocked("refs/heads/" + rp.defaultBranch), nil
 	case "ref":
