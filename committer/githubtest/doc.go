@@ -38,7 +38,9 @@
 //     GraphQL id are the same), commit history, createCommitOnBranch,
 //     createRef, updateRef, deleteRef, and updateRefs (an atomic multi-ref compare-and-swap: per ref beforeOid,
 //     afterOid, force; all or none), which, as on github.com, exists only
-//     for requests that send Accept: PreviewUpdateRefs.
+//     for requests that send Accept: PreviewUpdateRefs; introspection
+//     (__schema, __type) shows the same schema, preview members included
+//     only with their media type.
 //     A field the fake does not model is null where the schema lets it be
 //     null, as GitHub answers for data it does not have; a non-null one is
 //     one error of type "NOT_MODELLED" naming Type.field (never a schema

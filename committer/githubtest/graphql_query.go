@@ -27,6 +27,16 @@ func (gqlQuery) field(x *gqlExec, name string, args map[string]any) (any, error)
 		return gqlRateLimit{reset: x.s.now().Add(time.Hour)}, nil
 	case "viewer":
 		return viewer(x), nil
+	case "__schema":
+		return gqlSchemaObj{in: newIntrospection(x)}, nil
+	case "__type":
+		in := newIntrospection(x)
+		n, _ := args["name"].(string)
+		d := in.schema.Types[n]
+		if d == nil || in.previewType(n) {
+			return nil, nil
+		}
+		return gqlTypeObj{in: in, def: d}, nil
 	case "repository":
 		owner, _ := args["owner"].(string)
 		repoName, _ := args["name"].(string)
