@@ -1,6 +1,7 @@
 package githubtest
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -92,5 +93,47 @@ func TestGraphQLViewerAndOwner(t *testing.T) {
 	if len(gqlErrors(t, r)) != 0 || !strings.Contains(raw, `"viewer":{"login":"octocat"`) || !strings.Contains(raw, `"__typename":"User","login":"acme"`) ||
 		!strings.Contains(raw, `"visibility":"PUBLIC"`) || !strings.Contains(raw, `"viewerPermission":"ADMIN"`) {
 		t.Fatalf("reply: %s", raw)
+	}
+}
+
+// Repository.refs lists branches or tags by prefix, paged like every
+// connection.
+func TestGraphQLRefsConnection(t *testing.T) {
+	ts, head := seeded(t)
+	for _, tag := range []string{"v2", "v1", "w1"} {
+		expect(t, call(t, ts, "POST", "/repos/acme/mono/git/refs", map[string]any{"ref": "refs/tags/" + tag, "sha": head}), 201, "")
+	}
+	q := `query($after: String) { repository(owner: "acme", name: "mono") {
+	  refs(refPrefix: "refs/tags/", first: 2, after: $after, query: "v") { totalCount pageInfo { hasNextPage endCursor } edges { cursor node { name prefix target { oid } } } }
+	  branches: refs(refPrefix: "refs/heads/", first: 10) { nodes { name } }
+	} }`
+	r := gql(t, ts, "/graphql", q, nil)
+	var body struct {
+		Data struct {
+			Repository struct {
+				Refs struct {
+					TotalCount int
+					PageInfo   struct {
+						HasNextPage bool
+						EndCursor   string
+					}
+					Edges []struct {
+						Node struct{ Name, Prefix string }
+					}
+				}
+				Branches struct{ Nodes []struct{ Name string } }
+			}
+		}
+	}
+	if err := json.Unmarshal(r.Raw, &body); err != nil || len(gqlErrors(t, r)) != 0 {
+		t.Fatalf("%v %s", err, r.Raw)
+	}
+	refs := body.Data.Repository.Refs
+	if refs.TotalCount != 2 || len(refs.Edges) != 2 || refs.Edges[0].Node.Name != "v1" || refs.Edges[1].Node.Name != "v2" ||
+		refs.Edges[0].Node.Prefix != "refs/tags/" || refs.PageInfo.HasNextPage {
+		t.Fatalf("tags: %s", r.Raw)
+	}
+	if b := body.Data.Repository.Branches.Nodes; len(b) != 1 || b[0].Name != "main" {
+		t.Fatalf("branches: %s", r.Raw)
 	}
 }

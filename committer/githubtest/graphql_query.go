@@ -2,6 +2,8 @@ package githubtest
 
 import (
 	"encoding/base64"
+	"slices"
+	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -162,8 +164,40 @@ func (g gqlRepo) field(x *gqlExec, name string, args map[string]any) (any, error
 		return rp.gqlRefLocked(qualifyRef(q)), nil
 	case "object":
 		return rp.gqlObjectLocked(args), nil
+	case "refs":
+		return rp.gqlRefsLocked(args)
 	}
 	return nil, errUnserved("Repository", name)
+}
+
+// gqlRefsLocked is Repository.refs(refPrefix:, query:, orderBy:): the refs
+// under refPrefix (which ends in "/"), by name unless orderBy asks for
+// TAG_COMMIT_DATE, paged as every connection. Caller holds mu.
+func (rp *repo) gqlRefsLocked(args map[string]any) (any, error) {
+	prefix, _ := args["refPrefix"].(string)
+	query, _ := args["query"].(string)
+	names := rp.sortedRefs(prefix)
+	if order, ok := args["orderBy"].(map[string]any); ok {
+		if order["field"] == "TAG_COMMIT_DATE" {
+			when := func(n string) time.Time {
+				if c, ok := rp.commits[rp.peel(rp.refs[n])]; ok {
+					return c.Committer.When
+				}
+				return time.Time{}
+			}
+			sort.SliceStable(names, func(i, j int) bool { return when(names[i]).Before(when(names[j])) })
+		}
+		if order["direction"] == "DESC" {
+			slices.Reverse(names)
+		}
+	}
+	var nodes []gqlObject
+	for _, n := range names {
+		if query == "" || strings.Contains(n[len(prefix):], query) {
+			nodes = append(nodes, gqlRef{rp: rp, ref: n, oid: rp.refs[n]})
+		}
+	}
+	return newConnection("RefConnection", "refs", plumbing.ComputeHash(plumbing.BlobObject, []byte(prefix+"\x00"+query)), nodes, args)
 }
 
 // qualifyRef turns "main" or "heads/main" into "refs/heads/main".
