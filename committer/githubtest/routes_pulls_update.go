@@ -145,8 +145,12 @@ func labelNames(raw []byte) (names []string, ok bool) {
 // handleIssueLabels serves POST (add) and PUT (replace) issues/{n}/labels.
 func (s *Server) handleIssueLabels(w http.ResponseWriter, r *http.Request, rp *repo) {
 	raw, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	if err != nil || !json.Valid(raw) {
+		writeError(w, r, http.StatusBadRequest, "Problems parsing JSON", docLabels)
+		return
+	}
 	names, ok := labelNames(raw)
-	if err != nil || !ok || (r.Method == http.MethodPost && len(names) == 0) {
+	if !ok || (r.Method == http.MethodPost && len(names) == 0) {
 		writeValidation(w, r, docLabels, validationError{Resource: "Label", Field: "labels", Code: "invalid"})
 		return
 	}

@@ -148,10 +148,7 @@ func (s *Server) AddRuleset(owner, name string, rs Ruleset) (int64, error) {
 			return 0, fmt.Errorf("githubtest: ruleset %q: a rule without a type", rs.Name)
 		}
 	}
-	s.mu.Lock()
-	s.nextID++
-	id := s.nextID
-	s.mu.Unlock()
+	id := s.rulesetSeq.Add(1) // not nextID: repository IDs stay as they were
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
 	rp.rulesets = append(rp.rulesets, &ruleset{Ruleset: rs, id: id})

@@ -19,14 +19,15 @@ import (
 // ghcommitter uses. It implements http.Handler and answers both at "/" and at
 // "/api/v3/" (the GitHub Enterprise Server prefix).
 type Server struct {
-	token    string
-	latency  atomic.Int64
-	now      func() time.Time
-	tokenTTL time.Duration
-	mux      *routeMux
-	reqSeq   atomic.Int64
-	lim      limiter
-	treeMax  treeLimits
+	token      string
+	latency    atomic.Int64
+	now        func() time.Time
+	tokenTTL   time.Duration
+	mux        *routeMux
+	reqSeq     atomic.Int64
+	rulesetSeq atomic.Int64 // AddRuleset's ids
+	lim        limiter
+	treeMax    treeLimits
 
 	mu       sync.Mutex // guards the fields below
 	repos    map[string]*repo
