@@ -6,7 +6,8 @@
 //
 //	GITHUB_TOKEN=... GHCOMMITTER_TEST_REPO=owner/scratch-repo make test-github
 //
-// They create throwaway refs named ghcommitter-probe-<time> in that
+// GHCOMMITTER_TEST_RULED_BRANCH=branch adds the refusals of a rule (see
+// probeRuledBranch). They create throwaway refs named ghcommitter-probe-<time> in that
 // repository and delete them afterwards. With GHCOMMITTER_PROBE_OUT=file
 // the replies are also written there as JSON, to be copied into
 // testdata/github-api/recorded. The token is sent only in the
@@ -133,7 +134,36 @@ func TestGitHubProbeUpdateRefs(t *testing.T) {
 	}
 	p.graphql("updateRefs success", m, in(ru(ref, head, next, false)), PreviewUpdateRefs)
 	p.graphql("updateRefs not a fast forward", m, in(ru(ref, next, head, false)), PreviewUpdateRefs)
-	if rb := os.Getenv("GHCOMMITTER_TEST_RULED_BRANCH"); rb != "" {
-		p.graphql("updateRefs refused by a rule", m, in(ru("refs/heads/"+rb, "", next, false)), PreviewUpdateRefs)
+	probeRuledBranch(t, p, repoID, rr)
+}
+
+// probeRuledBranch records GitHub's refusals by a rule, on the branch
+// GHCOMMITTER_TEST_RULED_BRANCH names: a branch of the scratch repository
+// under a ruleset or classic protection that refuses a direct update (for
+// example "require a pull request"). The probe sends a fast-forward of it
+// over updateRefs and REST PATCH git/refs; were the branch not ruled, it
+// would move.
+func probeRuledBranch(t *testing.T, p *probe, repoID, rr string) {
+	rb := os.Getenv("GHCOMMITTER_TEST_RULED_BRANCH")
+	if rb == "" {
+		t.Log("GHCOMMITTER_TEST_RULED_BRANCH not set: rule refusals not probed")
+		return
+	}
+	_, ref := p.do("ruled branch", "GET", rr+"/git/ref/heads/"+rb, nil, "application/vnd.github+json")
+	obj, _ := ref["object"].(map[string]any)
+	head, _ := obj["sha"].(string)
+	if head == "" {
+		t.Fatalf("ruled branch %s not readable", rb)
+	}
+	_, c := p.do("ruled head", "GET", rr+"/git/commits/"+head, nil, "application/vnd.github+json")
+	tree := c["tree"].(map[string]any)["sha"].(string)
+	_, nc := p.do("commit on the ruled head", "POST", rr+"/git/commits", map[string]any{"message": "probe", "tree": tree, "parents": []string{head}}, "application/vnd.github+json")
+	next := nc["sha"].(string)
+	m := `mutation($input: UpdateRefsInput!) { updateRefs(input: $input) { clientMutationId } }`
+	p.graphql("updateRefs refused by a rule", m, map[string]any{"input": map[string]any{"repositoryId": repoID,
+		"refUpdates": []any{ru("refs/heads/"+rb, head, next, false)}}}, PreviewUpdateRefs)
+	p.do("PATCH git/refs refused by a rule", "PATCH", rr+"/git/refs/heads/"+rb, map[string]any{"sha": next}, "application/vnd.github+json")
+	if _, now := p.do("ruled branch after", "GET", rr+"/git/ref/heads/"+rb, nil, "application/vnd.github+json"); now["object"].(map[string]any)["sha"] != head {
+		t.Errorf("the ruled branch %s moved: it is not ruled against direct updates", rb)
 	}
 }

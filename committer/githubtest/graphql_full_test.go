@@ -137,3 +137,17 @@ func TestGraphQLRefsConnection(t *testing.T) {
 		t.Fatalf("branches: %s", r.Raw)
 	}
 }
+
+// A node ID handed out before a rename still resolves after it.
+func TestGraphQLNodeIDSurvivesRename(t *testing.T) {
+	ts, _ := seeded(t)
+	r := gql(t, ts, "/graphql", `query { repository(owner: "acme", name: "mono") { id ref(qualifiedName: "main") { id } } }`, nil)
+	repoID := r.str(t, "data", "repository", "id")
+	if err := ts.RenameRepo("acme", "mono", "mono2"); err != nil {
+		t.Fatal(err)
+	}
+	r = gql(t, ts, "/graphql", `query($id: ID!) { node(id: $id) { ... on Repository { nameWithOwner } } }`, map[string]any{"id": repoID})
+	if len(gqlErrors(t, r)) != 0 || !strings.Contains(string(r.Raw), `"nameWithOwner":"acme/mono2"`) {
+		t.Fatalf("after a rename: %s", r.Raw)
+	}
+}

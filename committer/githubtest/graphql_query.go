@@ -82,6 +82,9 @@ func (s *Server) gqlNode(id string) gqlObject {
 	owner, name, _ := strings.Cut(full, "/")
 	rp := s.getRepo(owner, name)
 	if rp == nil {
+		rp = s.movedRepo(owner, name) // node IDs outlive renames, as on GitHub
+	}
+	if rp == nil {
 		return nil
 	}
 	rp.mu.RLock()
