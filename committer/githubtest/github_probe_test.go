@@ -163,7 +163,8 @@ func probeRuledBranch(t *testing.T, p *probe, repoID, rr string) {
 	p.graphql("updateRefs refused by a rule", m, map[string]any{"input": map[string]any{"repositoryId": repoID,
 		"refUpdates": []any{ru("refs/heads/"+rb, head, next, false)}}}, PreviewUpdateRefs)
 	p.do("PATCH git/refs refused by a rule", "PATCH", rr+"/git/refs/heads/"+rb, map[string]any{"sha": next}, "application/vnd.github+json")
-	if _, now := p.do("ruled branch after", "GET", rr+"/git/ref/heads/"+rb, nil, "application/vnd.github+json"); now["object"].(map[string]any)["sha"] != head {
+	_, now := p.do("ruled branch after", "GET", rr+"/git/ref/heads/"+rb, nil, "application/vnd.github+json")
+	if o, _ := now["object"].(map[string]any); o["sha"] != head {
 		t.Errorf("the ruled branch %s moved: it is not ruled against direct updates", rb)
 	}
 }
