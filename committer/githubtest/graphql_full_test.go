@@ -151,3 +151,34 @@ func TestGraphQLNodeIDSurvivesRename(t *testing.T) {
 		t.Fatalf("after a rename: %s", r.Raw)
 	}
 }
+
+// Pull requests over GraphQL are the REST ones: by number, listed by
+// state and branch, and associated with their head ref.
+func TestGraphQLPullRequests(t *testing.T) {
+	ts, _ := seeded(t)
+	if _, err := ts.Seed("acme", "mono", "feature", "f", File{Path: "f.txt", Content: []byte("f")}); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, call(t, ts, "POST", "/repos/acme/mono/pulls", map[string]any{"title": "T", "body": "B", "head": "feature", "base": "main"}), 201, "")
+	expect(t, call(t, ts, "POST", "/repos/acme/mono/issues/1/labels", map[string]any{"labels": []string{"deploy"}}), 200, "")
+	q := `query($states: [PullRequestState!]) { repository(owner: "acme", name: "mono") {
+	  pullRequest(number: 1) { number title body state headRefName baseRefName author { login } url }
+	  pullRequests(first: 10, states: $states, labels: ["deploy"]) { totalCount nodes { number } }
+	  ref(qualifiedName: "refs/heads/feature") { associatedPullRequests(first: 5, states: $states) { nodes { number state } } }
+	} }`
+	r := gql(t, ts, "/graphql", q, map[string]any{"states": []string{"OPEN"}})
+	raw := string(r.Raw)
+	if len(gqlErrors(t, r)) != 0 || !strings.Contains(raw, `"pullRequest":{"number":1,"title":"T","body":"B","state":"OPEN","headRefName":"feature","baseRefName":"main","author":{"login":"octocat"}`) ||
+		!strings.Contains(raw, `"pullRequests":{"totalCount":1`) || !strings.Contains(raw, `"associatedPullRequests":{"nodes":[{"number":1,"state":"OPEN"}]}`) {
+		t.Fatalf("reply: %s", raw)
+	}
+	expect(t, call(t, ts, "PATCH", "/repos/acme/mono/pulls/1", map[string]any{"state": "closed"}), 200, "")
+	r = gql(t, ts, "/graphql", q, map[string]any{"states": []string{"OPEN"}})
+	if raw := string(r.Raw); !strings.Contains(raw, `"totalCount":0`) || !strings.Contains(raw, `"associatedPullRequests":{"nodes":[]}`) || !strings.Contains(raw, `"state":"CLOSED"`) {
+		t.Fatalf("after close: %s", raw)
+	}
+	r = gql(t, ts, "/graphql", `query { repository(owner: "acme", name: "mono") { pullRequest(number: 9) { number } } }`, nil)
+	if errs := gqlErrors(t, r); len(errs) != 1 || errs[0]["type"] != "NOT_FOUND" {
+		t.Fatalf("missing pull request: %s", r.Raw)
+	}
+}

@@ -2,6 +2,7 @@ package githubtest
 
 import (
 	"encoding/base64"
+	"strconv"
 	"slices"
 	"sort"
 	"strings"
@@ -169,6 +170,14 @@ func (g gqlRepo) field(x *gqlExec, name string, args map[string]any) (any, error
 		return rp.gqlObjectLocked(args), nil
 	case "refs":
 		return rp.gqlRefsLocked(args)
+	case "pullRequests":
+		return rp.gqlPullsLocked(args, "")
+	case "pullRequest":
+		n, _ := argInt(args, "number")
+		if n < 1 || int(n) > len(rp.pulls) {
+			return nil, gqlErrorf("NOT_FOUND", "Could not resolve to a PullRequest with the number of "+strconv.FormatInt(n, 10)+".")
+		}
+		return gqlPull{rp: rp, p: rp.pulls[n-1]}, nil
 	}
 	return nil, errUnserved("Repository", name)
 }
@@ -302,7 +311,7 @@ type gqlRef struct {
 
 func (gqlRef) typeName() string { return "Ref" }
 
-func (g gqlRef) field(_ *gqlExec, name string, _ map[string]any) (any, error) {
+func (g gqlRef) field(_ *gqlExec, name string, args map[string]any) (any, error) {
 	g.rp.mu.RLock()
 	defer g.rp.mu.RUnlock()
 	switch name {
@@ -318,6 +327,11 @@ func (g gqlRef) field(_ *gqlExec, name string, _ map[string]any) (any, error) {
 		return gqlRepo{rp: g.rp}, nil
 	case "target":
 		return g.rp.gqlGitObjectLocked(g.oid), nil
+	case "associatedPullRequests":
+		if !strings.HasPrefix(g.ref, "refs/heads/") {
+			return newConnection("PullRequestConnection", "associatedPullRequests", g.oid, nil, args)
+		}
+		return g.rp.gqlPullsLocked(args, strings.TrimPrefix(g.ref, "refs/heads/"))
 	}
 	return nil, errUnserved("Ref", name)
 }
