@@ -2,9 +2,9 @@ package githubtest
 
 import (
 	"encoding/base64"
-	"strconv"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
