@@ -22,7 +22,7 @@ import (
 )
 
 // gqlDocStart matches a string literal that is a GraphQL operation.
-var gqlDocStart = regexp.MustCompile(`^\s*(query|mutation|subscription)\b[\s\w$:!(),\[\]=]*\{`)
+var gqlDocStart = regexp.MustCompile(`^\s*((query|mutation|subscription)\b[\s\w$:!(),\[\]=]*\{|fragment\s+\w+\s+on\s+\w+)`)
 
 // Every GraphQL document the library can send, found in its source (any
 // string literal of committer/ and cmd/ outside tests and the fake that
