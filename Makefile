@@ -45,7 +45,7 @@ test: fmt-check vet
 # Against real GitHub: needs GITHUB_TOKEN and GHCOMMITTER_TEST_REPO=owner/repo
 # (a scratch repository); skipped without them, never part of `make test`.
 test-github:
-	$(GO) test -tags github -count=1 -run 'GitHub' -v ./committer/
+	$(GO) test -tags github -count=1 -run 'GitHub' -v ./committer/ ./committer/githubtest/
 
 chaos:
 	$(GO) test -race -count=1 -timeout 60m -run 'Chaos' -v ./...
@@ -71,6 +71,12 @@ fuzz:
 .PHONY: api-schemas
 api-schemas:
 	scripts/gen-github-api.sh
+
+# Regenerate GitHub's published GraphQL schema (npm @octokit/graphql-schema)
+# into testdata/graphql/ and the copy the fake embeds; needs node and npm.
+.PHONY: graphql-schema
+graphql-schema:
+	scripts/gen-graphql-schema.sh
 
 demo:
 	$(GO) run ./cmd/ghcommitter demo
