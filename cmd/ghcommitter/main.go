@@ -14,6 +14,9 @@ func main() {
 	// First, before anything can start a command: blank the credentials
 	// in the environment block /proc/PID/environ shows (Go has its copy).
 	exposed := hideCredentials()
+	if err := denyInspection(); err != nil && exposed == nil {
+		exposed = err
+	}
 	ctx, stop := notifySignals(context.Background())
 	code := run(ctx, os.Args[1:], &env{
 		stdin:      os.Stdin,
