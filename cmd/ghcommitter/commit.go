@@ -32,7 +32,8 @@ type commitFlags struct {
 	pr                   prFlags
 	signKey              string
 	trailers             trailerFlags
-	engine               engineFlags // engine.go
+	engine               engineFlags     // engine.go
+	structured           structuredFlags // structured.go
 }
 
 func newCommitCmd(e *env) *cobra.Command {
@@ -81,6 +82,7 @@ func (f *commitFlags) register(cmd *cobra.Command) {
 	fl.StringArrayVar(&f.syncs, "sync", nil, "`LOCAL_DIR=REMOTE_DIR`: make REMOTE_DIR mirror LOCAL_DIR, adding, updating and deleting, split at the last = (REMOTE_DIR . is the root; repeatable)")
 	fl.StringArrayVar(&f.edits, "edit", nil, "`PATH=COMMAND`: on every attempt, replace PATH with the stdout of sh -c COMMAND fed PATH's current content, split at the first =; a failing COMMAND aborts (repeatable)")
 	fl.DurationVar(&f.editTimeout, "edit-timeout", defaultEditTimeout, "kill an --edit command, and commit nothing, after `DURATION`")
+	f.structured.register(cmd)
 	fl.StringArrayVar(&f.expectSHAs, "expect-sha", nil, "`PATH=SHA`: commit only if PATH still has blob SHA, else exit 3; split at the last = (repeatable)")
 	fl.StringArrayVar(&f.absent, "expect-absent", nil, "commit only if `PATH` does not exist, else exit 3 (repeatable)")
 	fl.StringVar(&f.createFrom, "create-branch-from", "", "create the branch from `REF` (a branch or commit SHA) when it does not exist")

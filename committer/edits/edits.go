@@ -179,3 +179,16 @@ func Chain(fns ...committer.EditFunc) committer.EditFunc {
 		return cur, nil
 	}
 }
+
+// ValidKey reports what is wrong with key for a file of format f, if
+// anything, without any content: check keys before committing.
+func ValidKey(f Format, key string) error {
+	k, err := parseKey(key)
+	if err == nil && f == JSON && k.doc != 0 {
+		err = errors.New("a JSON file has one document: no @N selector")
+	}
+	if err != nil {
+		return &Error{Op: "key", Key: key, Err: err}
+	}
+	return nil
+}
