@@ -34,6 +34,7 @@ type commitFlags struct {
 	trailers             trailerFlags
 	engine               engineFlags     // engine.go
 	structured           structuredFlags // structured.go
+	manifest             manifestFlags   // manifest.go
 }
 
 func newCommitCmd(e *env) *cobra.Command {
@@ -76,6 +77,7 @@ func (f *commitFlags) register(cmd *cobra.Command) {
 	fl.StringVarP(&f.branch, "branch", "b", "", "the branch `NAME` ("+branchDefaultHelp+")")
 	fl.StringVarP(&f.message, "message", "m", "", "the commit message `TEXT`")
 	fl.StringVarP(&f.messageFile, "message-file", "F", "", "read the commit message from `FILE` (- for stdin)")
+	f.manifest.register(cmd)
 	fl.StringVar(&f.prefix, "prefix", "", "commit LOCAL_PATH arguments under repository directory `DIR`")
 	fl.StringArrayVar(&f.adds, "add", nil, "`REMOTE=LOCAL`: put local file or directory LOCAL at repository path REMOTE, split at the first = (LOCAL - reads stdin; REMOTE . is the root for a directory; repeatable)")
 	fl.StringArrayVar(&f.deletes, "delete", nil, "delete `PATH`, or everything under it if a directory (repeatable)")
@@ -170,6 +172,12 @@ func (f *commitFlags) changeSet(ctx context.Context, e *env) (*committer.ChangeS
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := f.manifest.load(in, f); err != nil { // manifest.go
+		return nil, nil, err
+	}
+	if _, err := f.stdinUse(ctx, e); err != nil { // again, with the manifest's puts
+		return nil, nil, err
+	}
 	msg, err := f.readMessage(in)
 	if err != nil {
 		return nil, nil, err
@@ -243,6 +251,9 @@ func (f *commitFlags) repository(e *env) (owner, name string, err error) {
 // for it.
 func (f *commitFlags) stdinUse(ctx context.Context, e *env) (*stdinOnce, error) {
 	var users []string
+	if f.manifest.file == "-" {
+		users = append(users, "--manifest -")
+	}
 	if f.messageFile == "-" {
 		users = append(users, "-F -")
 	}

@@ -165,8 +165,9 @@ func addStructured(cs *committer.ChangeSet, ops []structuredOp) {
 }
 
 // structured adds the commit command's structured edits (flags and
-// manifest) to the change set.
+// manifest) and the manifest's inline puts to the change set.
 func (b *changeBuilder) structured(f *commitFlags) error {
+	b.addInline(f.manifest.puts) // manifest.go
 	if err := f.structured.parse(); err != nil {
 		return err
 	}
