@@ -28,8 +28,8 @@ type manifestFlags struct {
 	file          string
 	allowCommands bool
 
-	name string        // the manifest's name in messages
-	puts []inlinePut   // its puts of inline text or base64
+	name string         // the manifest's name in messages
+	puts []inlinePut    // its puts of inline text or base64
 	ops  []structuredOp // its structured edits
 }
 
@@ -212,17 +212,38 @@ func yamlLineError(n *yaml.Node, err error) error {
 }
 
 // The list entries record their lines and refuse unknown keys.
-func (p *manifestPut) UnmarshalYAML(n *yaml.Node) error   { type t manifestPut; return decodeStrict(n, (*t)(p)) }
-func (p *manifestSync) UnmarshalYAML(n *yaml.Node) error  { type t manifestSync; return decodeStrict(n, (*t)(p)) }
-func (p *manifestSet) UnmarshalYAML(n *yaml.Node) error   { type t manifestSet; return decodeStrict(n, (*t)(p)) }
-func (p *manifestUnset) UnmarshalYAML(n *yaml.Node) error { type t manifestUnset; return decodeStrict(n, (*t)(p)) }
-func (p *manifestImage) UnmarshalYAML(n *yaml.Node) error { type t manifestImage; return decodeStrict(n, (*t)(p)) }
-func (p *manifestEdit) UnmarshalYAML(n *yaml.Node) error  { type t manifestEdit; return decodeStrict(n, (*t)(p)) }
+func (p *manifestPut) UnmarshalYAML(n *yaml.Node) error {
+	type t manifestPut
+	return decodeStrict(n, (*t)(p))
+}
+func (p *manifestSync) UnmarshalYAML(n *yaml.Node) error {
+	type t manifestSync
+	return decodeStrict(n, (*t)(p))
+}
+func (p *manifestSet) UnmarshalYAML(n *yaml.Node) error {
+	type t manifestSet
+	return decodeStrict(n, (*t)(p))
+}
+func (p *manifestUnset) UnmarshalYAML(n *yaml.Node) error {
+	type t manifestUnset
+	return decodeStrict(n, (*t)(p))
+}
+func (p *manifestImage) UnmarshalYAML(n *yaml.Node) error {
+	type t manifestImage
+	return decodeStrict(n, (*t)(p))
+}
+func (p *manifestEdit) UnmarshalYAML(n *yaml.Node) error {
+	type t manifestEdit
+	return decodeStrict(n, (*t)(p))
+}
 func (p *manifestExpectSHA) UnmarshalYAML(n *yaml.Node) error {
 	type t manifestExpectSHA
 	return decodeStrict(n, (*t)(p))
 }
-func (p *manifestPR) UnmarshalYAML(n *yaml.Node) error { type t manifestPR; return decodeStrict(n, (*t)(p)) }
+func (p *manifestPR) UnmarshalYAML(n *yaml.Node) error {
+	type t manifestPR
+	return decodeStrict(n, (*t)(p))
+}
 
 // parseManifest decodes a manifest document (YAML, or JSON, which is YAML).
 func parseManifest(data []byte) (*manifest, error) {
