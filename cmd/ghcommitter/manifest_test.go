@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -260,5 +261,61 @@ func TestManifestSchemaAgreesWithTheParser(t *testing.T) {
 				t.Errorf("%s: the schema accepts it", c.name)
 			}
 		}
+	}
+}
+
+// TestActionStructuredInputs runs the action's Commit step with a stand-in
+// CLI: set, unset, set-image and manifest inputs become one flag per line,
+// never split or interpreted by the shell.
+func TestActionStructuredInputs(t *testing.T) {
+	needTools(t, "bash")
+	data, err := os.ReadFile(filepath.Join(repoRoot, "action.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var action struct {
+		Runs struct {
+			Steps []struct {
+				ID  string `yaml:"id"`
+				Run string `yaml:"run"`
+			} `yaml:"steps"`
+		} `yaml:"runs"`
+	}
+	if err := yaml.Unmarshal(data, &action); err != nil {
+		t.Fatal(err)
+	}
+	var script string
+	for _, s := range action.Runs.Steps {
+		if s.ID == "commit" {
+			script = s.Run
+		}
+	}
+	dir := t.TempDir()
+	stub := filepath.Join(dir, "ghcommitter")
+	writeFile(t, stub, "#!/bin/sh\nfor a in \"$@\"; do printf '<%s>\\n' \"$a\"; done\n", 0o755)
+	cmd := exec.Command("bash", "-c", script)
+	cmd.Dir = dir
+	cmd.Env = []string{
+		"PATH=" + os.Getenv("PATH"), "GHCOMMITTER=" + stub, "RUNNER_TEMP=" + dir,
+		"INPUT_REPO=acme/mono", "INPUT_MESSAGE=", "INPUT_BRANCH=", "INPUT_PATHS=", "INPUT_ADD=", "INPUT_EDIT=",
+		"INPUT_DELETE=", "INPUT_SYNC=", "INPUT_CREATE_BRANCH_FROM=", "INPUT_PULL_REQUEST=false",
+		"INPUT_AUTHOR=", "INPUT_SIGN_KEY=", "INPUT_MAX_ATTEMPTS=", "INPUT_DRY_RUN=false",
+		"INPUT_SET=deploy/values.yaml:image.tag=1.2 $(x)\n\n  c.json:a\\.b=x y  \n",
+		"INPUT_SET_STRING=v.yaml:tag=1.20", "INPUT_UNSET=v.yaml:old", "INPUT_SET_IMAGE=k/kustomization.yaml:api:1.2",
+		"INPUT_MUST_EXIST=true", "INPUT_MANIFEST=promotions/staging.yaml", "INPUT_ALLOW_COMMANDS=false",
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("commit step: %v\n%s", err, out)
+	}
+	want := strings.Join([]string{
+		"<commit>", "<-R>", "<acme/mono>", "<-m>", "<>",
+		"<--set>", "<deploy/values.yaml:image.tag=1.2 $(x)>", "<--set>", "<c.json:a\\.b=x y>",
+		"<--set-string>", "<v.yaml:tag=1.20>", "<--unset>", "<v.yaml:old>",
+		"<--set-image>", "<k/kustomization.yaml:api:1.2>", "<--must-exist>",
+		"<--manifest>", "<promotions/staging.yaml>", "<-->",
+	}, "\n") + "\n"
+	if string(out) != want {
+		t.Errorf("arguments:\n%s\nwant:\n%s", out, want)
 	}
 }
