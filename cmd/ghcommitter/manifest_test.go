@@ -243,10 +243,23 @@ func TestManifestSchemaAgreesWithTheParser(t *testing.T) {
 	}
 	s := compileManifestSchema(t)
 	good := []string{promotionManifest, "message: m\nbranch: b\ncreate-branch-from: main\nauthor: A <a@b.c>\npull-request: {base: main, title: t, body: b, draft: true}\nunset:\n  - {path: a.yaml, key: a, must-exist: true}\nexpect-sha:\n  - {path: a, sha: '0123456789012345678901234567890123456789'}\nedit:\n  - {path: a, command: x}\n"}
-	example, err := os.ReadFile("../../examples/promotion-manifest/manifest.yaml")
-	if err == nil {
-		good = append(good, string(example))
+	example, err := os.ReadFile(filepath.Join(repoRoot, "examples/promotion-manifest/manifest.yaml"))
+	if err != nil {
+		t.Fatal(err)
 	}
+	good = append(good, string(example))
+	// The manifest docs/cli.md shows.
+	doc, err := os.ReadFile(filepath.Join(repoRoot, "docs/cli.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(doc), "## The change manifest")
+	_, block, _ := strings.Cut(section, "```yaml\n")
+	block, _, _ = strings.Cut(block, "```")
+	if !strings.Contains(block, "set-image:") {
+		t.Fatal("docs/cli.md shows no manifest")
+	}
+	good = append(good, block)
 	for _, doc := range good {
 		if _, err := parseManifest([]byte(doc)); err != nil {
 			t.Errorf("parser refuses a good manifest: %v\n%s", err, doc)
