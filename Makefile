@@ -4,7 +4,7 @@ PKGS      ?= ./...
 BIN       ?= bin/ghcommitter
 TESTFLAGS ?= -race -count=1 -timeout 15m
 # Examples in modules of their own (a user's program on its own go-github).
-MODULES   ?= examples/gogithub-latest
+MODULES   ?= examples/gogithub-latest committer/edits/kustomizeoracle
 
 .PHONY: all build test test-github fmt-check vet lint golangci-lint release-snapshot bench chaos demo fuzz clean
 

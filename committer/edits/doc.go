@@ -30,6 +30,10 @@
 // sequence entries are not created. Unset removes the key's lines; the last
 // key of a mapping leaves {} behind.
 //
+// SetImage and ParseImage follow `kustomize edit set image` (v5), which
+// kustomizeoracle/, a module of its own, checks against kustomize's code;
+// only the entry's lines change, where kustomize rewrites the file.
+//
 // JSON files keep their key order, indentation and spacing: a new member
 // goes after the object's last one, laid out as its siblings are.
 //

@@ -3,7 +3,6 @@ package edits
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/ghcommitter/ghcommitter/committer"
@@ -23,42 +22,57 @@ type Image struct {
 // Preserve, as an Image field in SetImage, keeps the value the file has.
 const Preserve = "*"
 
-var tagRE = regexp.MustCompile(`^(.*):([a-zA-Z0-9._-]*)$`)
-
-// ParseImage parses `kustomize edit set image`'s argument: NAME=NEWNAME,
-// NAME=NEWNAME:TAG, NAME=NEWNAME@DIGEST, NAME:TAG or NAME@DIGEST.
+// ParseImage parses `kustomize edit set image`'s argument as kustomize
+// (v5) does: NAME:TAG, NAME@DIGEST, NAME:TAG@DIGEST, NAME=NEWNAME, or
+// NAME=NEWNAME with :TAG and/or @DIGEST; a ":" before the first "/" is a
+// registry's port, not a tag. "*" as NEWNAME, TAG or DIGEST keeps the
+// file's value. Unlike kustomize, "NAME=" with nothing after it is refused.
 func ParseImage(arg string) (Image, error) {
 	bad := fmt.Errorf("image %q: want NAME:TAG, NAME@DIGEST, NAME=NEWNAME, NAME=NEWNAME:TAG or NAME=NEWNAME@DIGEST", arg)
-	name, rest, renamed := strings.Cut(arg, "=")
+	key, value, renamed := strings.Cut(arg, "=")
 	if !renamed {
-		rest = arg
+		value = arg
 	}
-	var img Image
-	var ref string
-	if n, d, ok := strings.Cut(rest, "@"); ok {
-		ref, img.Digest = n, d
-	} else if m := tagRE.FindStringSubmatch(rest); m != nil {
-		ref, img.NewTag = m[1], m[2]
-	} else if renamed {
-		ref = rest
-	} else {
+	name, tag, digest := splitImage(value)
+	if name == arg || value == "" {
 		return Image{}, bad
 	}
+	img := Image{Name: name, NewTag: tag, Digest: digest}
 	if renamed {
-		img.Name, img.NewName = name, ref
-	} else {
-		img.Name = ref
+		img.Name, img.NewName = key, name
 	}
-	if img.Name == "" || strings.ContainsAny(img.Name, " \t\n") || (renamed && img.NewName == "") {
+	if img.Name == "" || strings.ContainsAny(arg, " \t\r\n") {
 		return Image{}, bad
 	}
 	return img, nil
+}
+
+// splitImage splits an image reference into name, tag and digest, as
+// kustomize's image.Split does.
+func splitImage(ref string) (name, tag, digest string) {
+	search, off := ref, 0
+	if i := strings.Index(ref, "/"); i > 0 {
+		search, off = ref[i:], i
+	}
+	at, colon := strings.Index(search, "@"), strings.Index(search, ":")
+	switch {
+	case colon < 0 && at < 0:
+		return ref, "", ""
+	case at >= 0 && (at < colon || colon < 0):
+		return ref[:at+off], "", ref[at+off+1:]
+	case at >= 0:
+		return ref[:colon+off], ref[colon+off+1 : at+off], ref[at+off+1:]
+	}
+	return ref[:colon+off], ref[colon+off+1:], ""
 }
 
 func (img Image) String() string {
 	s := img.Name
 	if img.NewName != "" {
 		s += "=" + img.NewName
+	}
+	if img.NewName == "" && img.NewTag == "" && img.Digest == "" {
+		return s + "="
 	}
 	if img.NewTag != "" {
 		s += ":" + img.NewTag
