@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -302,11 +301,29 @@ func (m *manifestFlags) load(in *stdinOnce, f *commitFlags) error {
 }
 
 func (m *manifestFlags) merge(man *manifest, f *commitFlags, dir string) error {
-	local := func(p string) string {
-		if p == "-" || filepath.IsAbs(p) {
-			return p
+	// Local paths stay inside the manifest's directory: a manifest from a
+	// pull request's checkout must not commit the runner's other files.
+	local := func(line int, what, p string) (string, error) {
+		if p == "-" {
+			return p, nil
 		}
-		return filepath.Join(dir, p)
+		clean := filepath.Clean(filepath.FromSlash(p))
+		if filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+			return "", &manifestError{line: line, msg: fmt.Sprintf("%s %q: local paths must be relative and inside the manifest's directory", what, p)}
+		}
+		full := filepath.Join(dir, clean)
+		root, err := filepath.EvalSymlinks(dir)
+		if err != nil {
+			return "", &manifestError{line: line, msg: fmt.Sprintf("%s %q: %v", what, p, err)}
+		}
+		real, err := filepath.EvalSymlinks(full)
+		if err != nil {
+			return "", &manifestError{line: line, msg: fmt.Sprintf("%s %q: no such file or directory", what, p)}
+		}
+		if rel, err := filepath.Rel(root, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return "", &manifestError{line: line, msg: fmt.Sprintf("%s %q: a symlink out of the manifest's directory", what, p)}
+		}
+		return full, nil
 	}
 	checkPath := func(line int, what, p string) error {
 		if err := committer.ValidatePath(p); err != nil {
@@ -355,7 +372,11 @@ func (m *manifestFlags) merge(man *manifest, f *commitFlags, dir string) error {
 			if strings.Contains(p.Path, "=") {
 				return &manifestError{line: p.line, msg: fmt.Sprintf("put %q: a put from a file cannot have \"=\" in its path", p.Path)}
 			}
-			adds = append(adds, p.Path+"="+local(*p.File))
+			lp, err := local(p.line, "put file", *p.File)
+			if err != nil {
+				return err
+			}
+			adds = append(adds, p.Path+"="+lp)
 		case p.Text != nil:
 			m.puts = append(m.puts, inlinePut{path: p.Path, data: []byte(*p.Text), mode: mode})
 		default:
@@ -386,10 +407,14 @@ func (m *manifestFlags) merge(man *manifest, f *commitFlags, dir string) error {
 		if _, err := repoDir("sync", s.Remote); err != nil {
 			return &manifestError{line: s.line, msg: err.Error()}
 		}
-		if _, err := os.Stat(local(s.Local)); err != nil {
-			return &manifestError{line: s.line, msg: fmt.Sprintf("sync: local %s: %v", s.Local, errors.Unwrap(err))}
+		if s.Local == "-" {
+			return &manifestError{line: s.line, msg: "sync: local is a directory, not stdin"}
 		}
-		syncs = append(syncs, local(s.Local)+"="+s.Remote)
+		lp, err := local(s.line, "sync local", s.Local)
+		if err != nil {
+			return err
+		}
+		syncs = append(syncs, lp+"="+s.Remote)
 	}
 	f.syncs = append(syncs, f.syncs...)
 	if len(man.Edit) > 0 && !m.allowCommands {

@@ -59,6 +59,9 @@ func writeManifestDir(t *testing.T, manifest string) string {
 	writeFile(t, filepath.Join(dir, "promotion.yaml"), manifest, 0o644)
 	writeFile(t, filepath.Join(dir, "notes.txt"), "notes\n", 0o644)
 	writeFile(t, filepath.Join(dir, "rendered", "app.yaml"), "kind: Deployment\n", 0o644)
+	if err := os.Symlink(t.TempDir(), filepath.Join(dir, "out")); err != nil {
+		t.Fatal(err)
+	}
 	return filepath.Join(dir, "promotion.yaml")
 }
 
@@ -153,6 +156,9 @@ var badManifests = []struct {
 	{"commands", "message: m\n\nedit:\n  - {path: a, command: 'echo hi'}\n", ":4:", false},
 	{"two documents", "message: m\n---\nmessage: n\n", ":2:", false},
 	{"missing sync dir", "message: m\nsync:\n  - {local: nothere, remote: deploy}\n", ":3:", false},
+	{"absolute local", "message: m\nput:\n  - {path: a, file: /etc/passwd}\n", ":3:", false},
+	{"local out of the directory", "message: m\nput:\n  - {path: a, file: ../x}\n", ":3:", false},
+	{"symlink out of the directory", "message: m\nsync:\n  - {local: out, remote: deploy}\n", ":3:", false},
 }
 
 func TestManifestErrorsPointAtTheLine(t *testing.T) {
