@@ -1,6 +1,7 @@
 package edits
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"path"
@@ -125,11 +126,12 @@ func SetBytes(f Format, src []byte, key, value string, opts ...Option) ([]byte, 
 	}
 	var out []byte
 	if err == nil {
-		if f == JSON {
-			out, err = setJSON(src, k, value, o)
-		} else {
-			out, err = setYAML(src, k, value, o)
-		}
+		out, err = lf(src, func(src []byte) ([]byte, error) {
+			if f == JSON {
+				return setJSON(src, k, value, o)
+			}
+			return setYAML(src, k, value, o)
+		})
 	}
 	if err == nil {
 		err = verify(f, src, out, k, &value, o)
@@ -149,11 +151,12 @@ func UnsetBytes(f Format, src []byte, key string, opts ...Option) ([]byte, error
 	}
 	var out []byte
 	if err == nil {
-		if f == JSON {
-			out, err = unsetJSON(src, k, o)
-		} else {
-			out, err = unsetYAML(src, k, o)
-		}
+		out, err = lf(src, func(src []byte) ([]byte, error) {
+			if f == JSON {
+				return unsetJSON(src, k, o)
+			}
+			return unsetYAML(src, k, o)
+		})
 	}
 	if err == nil {
 		err = verify(f, src, out, k, nil, o)
@@ -191,4 +194,19 @@ func ValidKey(f Format, key string) error {
 		return &Error{Op: "key", Key: key, Err: err}
 	}
 	return nil
+}
+
+// lf runs edit on src with "\n" line ends: a file whose every line ends in
+// "\r\n" is edited as "\n" and turned back, so new lines get the file's
+// line ends too.
+func lf(src []byte, edit func([]byte) ([]byte, error)) ([]byte, error) {
+	crlf := bytes.Contains(src, []byte("\r\n")) && bytes.Count(src, []byte("\n")) == bytes.Count(src, []byte("\r\n"))
+	if !crlf {
+		return edit(src)
+	}
+	out, err := edit(bytes.ReplaceAll(src, []byte("\r\n"), []byte("\n")))
+	if err != nil {
+		return nil, err
+	}
+	return bytes.ReplaceAll(out, []byte("\n"), []byte("\r\n")), nil
 }

@@ -90,7 +90,7 @@ func (img Image) String() string {
 // missing). Only the lines of that entry change.
 func SetImage(img Image) committer.EditFunc {
 	return func(old []byte, exists bool) ([]byte, error) {
-		out, err := setImage(old, img)
+		out, err := lf(old, func(src []byte) ([]byte, error) { return setImage(src, img) })
 		if err != nil {
 			return nil, &Error{Op: "set image", Key: img.String(), Err: err}
 		}

@@ -43,8 +43,28 @@ type step struct {
 // steps taken and the node reached; found is the number of segments that
 // exist (len(k.segs) when the whole key does).
 func walk(root *yaml.Node, k key) (steps []step, n *yaml.Node, found int, err error) {
+	aliased := map[*yaml.Node]bool{}
+	var mark func(n *yaml.Node)
+	mark = func(n *yaml.Node) {
+		if n.Kind == yaml.AliasNode && n.Alias != nil {
+			aliased[n.Alias] = true
+		}
+		for _, c := range n.Content {
+			mark(c)
+		}
+	}
+	mark(root)
+	shared := func(n *yaml.Node, at string) error {
+		if aliased[n] {
+			return fmt.Errorf("%s is anchored (&%s) and used elsewhere (*%s): editing it would change those too", orRoot(at), n.Anchor, n.Anchor)
+		}
+		return nil
+	}
 	n = root
 	for i, seg := range k.segs {
+		if err := shared(n, k.upTo(i)); err != nil {
+			return nil, nil, 0, err
+		}
 		switch n.Kind {
 		case yaml.AliasNode:
 			return nil, nil, 0, fmt.Errorf("%s is an alias (*%s); edit the anchored node instead", k.upTo(i), n.Value)
@@ -74,6 +94,9 @@ func walk(root *yaml.Node, k key) (steps []step, n *yaml.Node, found int, err er
 	}
 	if n.Kind == yaml.AliasNode {
 		return nil, nil, 0, fmt.Errorf("it is an alias (*%s); edit the anchored node instead", n.Value)
+	}
+	if err := shared(n, k.upTo(len(k.segs))); err != nil {
+		return nil, nil, 0, err
 	}
 	return steps, n, len(k.segs), nil
 }

@@ -152,6 +152,8 @@ func TestSetYAMLRefused(t *testing.T) {
 		{values, "image..tag", "empty"},
 		{"a: [1\n", "a", "not valid YAML"},
 		{"a: &x 1\nb: *x\n", "b", "alias"},
+		{"a: &x 1\nb: *x\n", "a", "anchored"},
+		{"base: &b\n  x: 1\nother: *b\n", "base.x", "anchored"},
 		{"a: 1\n---\nb: 2\n", "@2.b", "2 documents"},
 		{"just a string\n", "a", "scalar"},
 		{"a: b\n", "x.0.y", "number"},
@@ -236,5 +238,21 @@ func TestUnsetYAML(t *testing.T) {
 	}
 	if _, err := UnsetBytes(YAML, []byte(values), "args.0"); !errors.Is(err, committer.ErrInvalid) {
 		t.Fatalf("flow: %v", err)
+	}
+}
+
+func TestYAMLCRLF(t *testing.T) {
+	src := "# c\r\nimage:\r\n  tag: \"1.20\"\r\n"
+	out, err := SetBytes(YAML, []byte(src), "image.tag", "1.21")
+	if err != nil || string(out) != "# c\r\nimage:\r\n  tag: \"1.21\"\r\n" {
+		t.Fatalf("%q, %v", out, err)
+	}
+	out, err = SetBytes(YAML, []byte(src), "image.digest", "sha256:1")
+	if err != nil || string(out) != src+"  digest: sha256:1\r\n" {
+		t.Fatalf("%q, %v", out, err)
+	}
+	out, err = SetImage(Image{Name: "api", NewTag: "2"})([]byte("images:\r\n- name: x\r\n"), true)
+	if err != nil || string(out) != "images:\r\n- name: x\r\n- name: api\r\n  newTag: \"2\"\r\n" {
+		t.Fatalf("%q, %v", out, err)
 	}
 }
