@@ -3,6 +3,7 @@ package edits
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand"
 	"reflect"
@@ -140,4 +141,32 @@ func TestUnsetYAMLProperty(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzEditJSONDocument: a JSON edit never panics; it fails with an *Error
+// or leaves valid JSON in which the key reads back.
+func FuzzEditJSONDocument(f *testing.F) {
+	f.Add(configs, "image.tag", "v2", false)
+	f.Add(configs, "ports.1.port", "8443", true)
+	f.Add(`{"a":[{"b":{}}]}`, "a.0.b.c", "x", false)
+	f.Add(`[1, 2, {"x": null}]`, "2.x", "true", false)
+	f.Fuzz(func(t *testing.T, src, k, v string, unset bool) {
+		var out []byte
+		var err error
+		if unset {
+			out, err = UnsetBytes(JSON, []byte(src), k)
+		} else {
+			out, err = SetBytes(JSON, []byte(src), k, v)
+		}
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("error %v is not an *Error", err)
+			}
+			return
+		}
+		if !json.Valid(out) && len(bytes.TrimSpace(out)) > 0 {
+			t.Fatalf("not JSON: %q", out)
+		}
+	})
 }

@@ -241,3 +241,66 @@ func FuzzSetYAML(f *testing.F) {
 		checkSet(t, values, keys[i%len(keys)], v, str)
 	})
 }
+
+// FuzzEditYAMLDocument edits arbitrary documents: an edit never panics, and
+// either fails with an *Error or returns a document in which the key reads
+// back and nothing else changed.
+func FuzzEditYAMLDocument(f *testing.F) {
+	for _, src := range samples {
+		f.Add(src, "@0.image.tag", "v2", false)
+		f.Add(src, "@0.spec.replicas", "3", true)
+		f.Add(src, "@0.images.0.newTag", "x: y", false)
+	}
+	f.Add("a:\n- b\n- c: |\n    d\n", "@0.a.1.c", "e\nf\n", false)
+	f.Add("? complex\n: value\nk: {a: [1, 2]}\n", "@0.k.a.1", "9", false)
+	f.Fuzz(func(t *testing.T, src, k, v string, unset bool) {
+		if len(src) > 4096 {
+			return
+		}
+		var out []byte
+		var err error
+		if unset {
+			out, err = UnsetBytes(YAML, []byte(src), k)
+		} else {
+			out, err = SetBytes(YAML, []byte(src), k, v)
+		}
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) || !errors.Is(err, committer.ErrInvalid) {
+				t.Fatalf("error %v is not an *Error", err)
+			}
+			return
+		}
+		kk, _ := parseKey(k)
+		before, err1 := decodeAll(YAML, []byte(src))
+		after, err2 := decodeAll(YAML, out)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("decode: %v / %v\n%q\n%q", err1, err2, src, out)
+		}
+		if unset {
+			if len(before) == 0 {
+				return
+			}
+			before[kk.doc] = without(before[kk.doc], kk.segs)
+			if isEmptyMap(after[kk.doc]) && before[kk.doc] == nil {
+				after[kk.doc] = nil
+			}
+		} else {
+			n := findNode(t, string(out), kk)
+			if n == nil || n.Value != v {
+				t.Fatalf("set %q=%q does not read back:\n%q\n%q", k, v, src, out)
+			}
+			if len(before) == 0 {
+				return
+			}
+			if old, ok := get(before[kk.doc], kk.segs); ok {
+				after[kk.doc] = with(after[kk.doc], kk.segs, old)
+			} else {
+				return // created: verify() compares what it can
+			}
+		}
+		if !reflect.DeepEqual(before, after) {
+			t.Fatalf("%q on %q changed more:\n%q", k, src, out)
+		}
+	})
+}
