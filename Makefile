@@ -65,6 +65,9 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzValidatePath$$' -fuzztime $(FUZZTIME) ./committer/
 	$(GO) test -run '^$$' -fuzz '^FuzzTreeBuild$$' -fuzztime $(FUZZTIME) ./committer/
 	$(GO) test -run '^$$' -fuzz '^FuzzCreateTree$$' -fuzztime $(FUZZTIME) ./committer/githubtest/
+	$(GO) test -run '^$$' -fuzz '^FuzzSetYAML$$' -fuzztime $(FUZZTIME) ./committer/edits/
+	$(GO) test -run '^$$' -fuzz '^FuzzEditYAMLDocument$$' -fuzztime $(FUZZTIME) ./committer/edits/
+	$(GO) test -run '^$$' -fuzz '^FuzzEditJSONDocument$$' -fuzztime $(FUZZTIME) ./committer/edits/
 
 # Regenerate testdata/github-api/ (schemas, operations) from GitHub's
 # official OpenAPI description (npm @octokit/openapi); needs node and npm.
