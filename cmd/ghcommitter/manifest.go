@@ -48,7 +48,7 @@ func (m *manifestFlags) register(cmd *cobra.Command) {
 // command's flag names; manifest.schema.json describes the same.
 type manifest struct {
 	Message          string              `yaml:"message"`
-	Trailers         []string            `yaml:"trailers"`
+	Trailers         []manifestString    `yaml:"trailers"`
 	Author           string              `yaml:"author"`
 	Branch           string              `yaml:"branch"`
 	CreateBranchFrom string              `yaml:"create-branch-from"`
@@ -62,6 +62,8 @@ type manifest struct {
 	ExpectSHA        []manifestExpectSHA `yaml:"expect-sha"`
 	ExpectAbsent     []manifestString    `yaml:"expect-absent"`
 	PullRequest      *manifestPR         `yaml:"pull-request"`
+
+	lines map[string]int // the line of each top-level key
 }
 
 type manifestPut struct {
@@ -260,8 +262,13 @@ func parseManifest(data []byte) (*manifest, error) {
 	}
 	m := &manifest{}
 	type t manifest
-	if err := decodeStrict(doc.Content[0], (*t)(m)); err != nil {
+	root := doc.Content[0]
+	if err := decodeStrict(root, (*t)(m)); err != nil {
 		return nil, err
+	}
+	m.lines = map[string]int{}
+	for j := 0; j+1 < len(root.Content); j += 2 {
+		m.lines[root.Content[j].Value] = root.Content[j].Line
 	}
 	return m, nil
 }
@@ -334,7 +341,24 @@ func (m *manifestFlags) merge(man *manifest, f *commitFlags, dir string) error {
 	if f.message == "" && f.messageFile == "" {
 		f.message = man.Message
 	}
-	f.trailers.trailers = append(append([]string(nil), man.Trailers...), f.trailers.trailers...)
+	var trailers []string
+	for _, tr := range man.Trailers {
+		if _, err := parseTrailer(tr.value); err != nil {
+			return &manifestError{line: tr.line, msg: fmt.Sprintf("trailer %q: %v (write KEY=VALUE or \"KEY: VALUE\")", tr.value, err)}
+		}
+		trailers = append(trailers, tr.value)
+	}
+	f.trailers.trailers = append(trailers, f.trailers.trailers...)
+	if man.Author != "" {
+		if _, err := parseAuthor(man.Author); err != nil {
+			return &manifestError{line: man.lines["author"], msg: fmt.Sprintf("author %q: want \"Name <email>\"", man.Author)}
+		}
+	}
+	if man.Branch != "" {
+		if err := committer.ValidateBranch(man.Branch); err != nil {
+			return &manifestError{line: man.lines["branch"], msg: err.Error()}
+		}
+	}
 	for _, s := range []struct {
 		flag *string
 		val  string
