@@ -118,3 +118,23 @@ func TestSetReRunsOnTheFreshContent(t *testing.T) {
 		t.Fatalf("values.yaml =\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestSetOnEveryEngine: the edit runs in the change set's resolution, which
+// every engine goes through: each writes the same bytes.
+func TestSetOnEveryEngine(t *testing.T) {
+	for _, eng := range []string{"git-data", "graphql", "contents", "auto"} {
+		t.Run(eng, func(t *testing.T) {
+			srv := fake(t, githubtest.File{Path: "deploy/values.yaml", Content: []byte(valuesYAML)})
+			newCLI(t).run(commitArgs(srv, "-m", "m", "--engine", eng, "--set", "deploy/values.yaml:image.tag=1.21")...).wantCode(t, 0)
+			if got, _ := readFile(t, srv, "main", "deploy/values.yaml"); got != strings.Replace(valuesYAML, `"1.20"`, `"1.21"`, 1) {
+				t.Fatalf("values.yaml =\n%s", got)
+			}
+			srv.ResetRequests()
+			r := newCLI(t).run(commitArgs(srv, "-m", "m", "--engine", eng, "--set", "deploy/values.yaml:image.tag.x=1")...)
+			r.wantCode(t, 2)
+			if writes(srv) != 0 {
+				t.Errorf("%d writes", writes(srv))
+			}
+		})
+	}
+}
