@@ -566,8 +566,16 @@ func (b *changeBuilder) addInline(puts []inlinePut) {
 
 func newSchemaCmd(e *env) *cobra.Command {
 	return &cobra.Command{
-		Use:       "schema manifest",
-		Short:     "Print the JSON Schema of a --manifest file",
+		Use:   "schema manifest",
+		Short: "Print the JSON Schema of a --manifest file",
+		Long: `Schema prints the JSON Schema (draft 2020-12) that a change manifest for
+commit --manifest follows, for editors and for checking manifests in CI. The
+file is cmd/ghcommitter/manifest.schema.json in the repository.`,
+		Example: `  # Point an editor's YAML language server at it:
+  ghcommitter schema manifest > manifest.schema.json
+
+  # Then commit a whole promotion from one file:
+  ghcommitter commit -R acme/mono --manifest promotion.yaml`,
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: []string{"manifest"},
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
