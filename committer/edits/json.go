@@ -256,6 +256,11 @@ func setJSON(src []byte, k key, v string, o options) ([]byte, error) {
 	if n.kind != '{' {
 		return nil, fmt.Errorf("cannot create %q under an array", k.segs[found])
 	}
+	for _, seg := range k.segs[found:] {
+		if _, num := index(seg); num {
+			return nil, fmt.Errorf("segment %q is a number: a missing array entry is not created", seg)
+		}
+	}
 	t := newText(src)
 	base := string(src[t.starts[t.lineOf(n.start)] : t.starts[t.lineOf(n.start)]+t.indent(t.lineOf(n.start))])
 	if len(n.members) == 0 {
@@ -267,12 +272,14 @@ func setJSON(src []byte, k key, v string, o options) ([]byte, error) {
 	}
 	first := n.members[0].keyStart
 	sep := string(src[n.start+1 : first]) // the layout before each member
+	var body string
 	if i := strings.LastIndexByte(sep, '\n'); i >= 0 {
-		base = sep[i+1:]
+		body, err = jsonNew(k.segs[found:], v, o, st, sep[i+1:])
 	} else {
-		base = ""
+		// An object on one line: the new member, and any object under it,
+		// on that line too.
+		sep, body, err = " ", jsonInline(k.segs[found:], v, o, st), nil
 	}
-	body, err := jsonNew(k.segs[found:], v, o, st, base)
 	if err != nil {
 		return nil, err
 	}
@@ -294,6 +301,18 @@ func jsonNew(segs []string, v string, o options, st jsonStyle, indent string) (s
 		return "", err
 	}
 	return jsonString(segs[0]) + st.colon + "{\n" + indent + st.unit + inner + "\n" + indent + "}", nil
+}
+
+// jsonInline renders a new member on one line.
+func jsonInline(segs []string, v string, o options, st jsonStyle) string {
+	out := jsonValue(v, o.str)
+	for i := len(segs) - 1; i >= 0; i-- {
+		out = jsonString(segs[i]) + st.colon + out
+		if i > 0 {
+			out = "{" + out + "}"
+		}
+	}
+	return out
 }
 
 func unsetJSON(src []byte, k key, o options) ([]byte, error) {

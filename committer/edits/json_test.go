@@ -96,3 +96,17 @@ func TestJSONRefused(t *testing.T) {
 		t.Errorf("must exist: %v", err)
 	}
 }
+
+func TestSetJSONOneLine(t *testing.T) {
+	out, err := SetBytes(JSON, []byte(`{"a": {"b": 1}, "c": [1]}`), "a.d.e", "x")
+	if err != nil || string(out) != `{"a": {"b": 1, "d": {"e": "x"}}, "c": [1]}` {
+		t.Fatalf("%s, %v", out, err)
+	}
+	out, err = SetBytes(JSON, []byte(`{"a":1}`), "b", "2")
+	if err != nil || string(out) != `{"a":1, "b":2}` {
+		t.Fatalf("%s, %v", out, err)
+	}
+	if _, err := SetBytes(JSON, []byte(`{"a":1}`), "b.0", "2"); !errors.Is(err, committer.ErrInvalid) {
+		t.Fatalf("numeric new segment: %v", err)
+	}
+}
