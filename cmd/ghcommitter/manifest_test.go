@@ -341,3 +341,17 @@ func TestActionStructuredInputs(t *testing.T) {
 		t.Errorf("arguments:\n%s\nwant:\n%s", out, want)
 	}
 }
+
+// TestManifestAndFlagsAreOneChangeSet: a path the manifest puts and a flag
+// puts too is a double claim of one change set, refused before any write.
+func TestManifestAndFlagsAreOneChangeSet(t *testing.T) {
+	srv := promotionFake(t)
+	file := writeManifestDir(t, "message: m\nput:\n  - {path: stages/staging/VERSION, text: \"1\\n\"}\n")
+	local := filepath.Join(t.TempDir(), "v")
+	writeFile(t, local, "2\n", 0o644)
+	r := newCLI(t).run(commitArgs(srv, "--manifest", file, "--add", "stages/staging/VERSION="+local)...)
+	r.wantCode(t, 2)
+	if !strings.Contains(r.stderr, "stages/staging/VERSION") || writes(srv) != 0 {
+		t.Errorf("stderr = %q, %d writes", r.stderr, writes(srv))
+	}
+}
