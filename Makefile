@@ -4,7 +4,7 @@ PKGS      ?= ./...
 BIN       ?= bin/ghcommitter
 TESTFLAGS ?= -race -count=1 -timeout 15m
 # Examples in modules of their own (a user's program on its own go-github).
-MODULES   ?= examples/gogithub-latest
+MODULES   ?= examples/gogithub-latest committer/edits/kustomizeoracle
 
 .PHONY: all build test test-github fmt-check vet lint golangci-lint release-snapshot bench chaos demo fuzz clean
 
@@ -65,6 +65,9 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzValidatePath$$' -fuzztime $(FUZZTIME) ./committer/
 	$(GO) test -run '^$$' -fuzz '^FuzzTreeBuild$$' -fuzztime $(FUZZTIME) ./committer/
 	$(GO) test -run '^$$' -fuzz '^FuzzCreateTree$$' -fuzztime $(FUZZTIME) ./committer/githubtest/
+	$(GO) test -run '^$$' -fuzz '^FuzzSetYAML$$' -fuzztime $(FUZZTIME) ./committer/edits/
+	$(GO) test -run '^$$' -fuzz '^FuzzEditYAMLDocument$$' -fuzztime $(FUZZTIME) ./committer/edits/
+	$(GO) test -run '^$$' -fuzz '^FuzzEditJSONDocument$$' -fuzztime $(FUZZTIME) ./committer/edits/
 
 # Regenerate testdata/github-api/ (schemas, operations) from GitHub's
 # official OpenAPI description (npm @octokit/openapi); needs node and npm.
