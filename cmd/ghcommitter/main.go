@@ -7,6 +7,7 @@ import (
 	"context"
 	"os"
 
+	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"golang.org/x/term"
 )
 
@@ -17,6 +18,9 @@ func main() {
 	if err := denyInspection(); err != nil && exposed == nil {
 		exposed = err
 	}
+	// The User-Agent's version, set once before any goroutine can read it
+	// (run may be called concurrently, as the tests do).
+	ghclient.Version = cliVersion()
 	ctx, stop := notifySignals(context.Background())
 	code := run(ctx, os.Args[1:], &env{
 		stdin:      os.Stdin,
