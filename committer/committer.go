@@ -79,6 +79,7 @@ func New(owner, repo string, opts ...Option) (*Committer, error) {
 	if o.secondaryFloor == 0 {
 		o.secondaryFloor = cfg.SecondaryLimitWait
 	}
+	o.maxLimitWait = cfg.MaxRateLimitWait
 	client := github.NewClient(withBranchRedirectRefusal(wrapped))
 	client.BaseURL = base
 	up := *base

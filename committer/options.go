@@ -40,6 +40,10 @@ type options struct {
 	// New takes it from the HTTP client (ghclient.ConfigOf).
 	secondaryFloor time.Duration
 	landingGrace   time.Duration
+	// maxLimitWait is the longest rate-limit wait the HTTP client accepts
+	// (ghclient.WithMaxRateLimitWait, from ghclient.ConfigOf): a write
+	// refused with a longer one ends the work at once, as a read does.
+	maxLimitWait time.Duration
 }
 
 func defaultOptions() options {
