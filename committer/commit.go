@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/go-github/v66/github"
@@ -170,7 +171,10 @@ var errRetry = errors.New("retry")
 
 func (d *driver) run(ctx context.Context) {
 	d.ours = map[string]bool{}
+	var at atomic.Int64 // the attempt the HTTP layer's waits are reported for
+	ctx = d.observeWaits(ctx, &at)
 	for attempt := 1; attempt <= d.c.o.maxAttempts; attempt++ {
+		at.Store(int64(attempt))
 		if attempt > 1 {
 			if err := d.pause(ctx, attempt); err != nil {
 				d.end(ctx, d.errAt(err, d.lastHead, attempt-1), attempt-1)

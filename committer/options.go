@@ -112,10 +112,12 @@ func WithGraphQLURL(u string) Option {
 }
 
 // WithObserver calls fn for each event of a commit's life: each attempt,
-// each lost race for the branch, each rate-limit wait, and the landing (see
-// Event), so a program can count and trace them. fn is called from the
-// goroutine running the commit (a Queue's batch runs on its own
-// goroutine) and must not block. The default observes nothing.
+// each lost race for the branch, each rate-limit wait and write-pacer wait
+// (also those the HTTP layer makes a request do before sending it), and
+// the landing (see Event), so a program can count and trace them. Calls
+// of one Committer never overlap, but may come from any goroutine working
+// on the commit (parallel uploads; a Queue's batch runs on its own
+// goroutine); fn must not block. The default observes nothing.
 func WithObserver(fn func(Event)) Option {
 	return func(o *options) error {
 		if fn == nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer"
+	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
 )
 
@@ -165,5 +166,53 @@ func TestLongRateLimitOnAWriteFailsAtOnce(t *testing.T) {
 				t.Errorf("no EventRateLimitWait naming the hour among %v", events)
 			}
 		})
+	}
+}
+
+// TestHTTPLayerWaitsAreEvents: the waits the HTTP layer makes a commit's
+// requests do — the write pacer, a rate-limit window the gate holds a
+// request back for — reach the committer's observer as events of that
+// commit, with their attempt, whatever layer waits.
+func TestHTTPLayerWaitsAreEvents(t *testing.T) {
+	ts := githubtest.NewServer(t)
+	if err := ts.CreateRepo(owner, repo, true); err != nil {
+		t.Fatal(err)
+	}
+	// One write a minute, no burst: the second write of the attempt waits
+	// for the pacer. Sleeps are skipped.
+	hc, err := ghclient.Wrap(ts.Client.Client(), ts.Client.BaseURL.String(), ghclient.WithWritePacing(1, 1, 0), ghclient.WithSleep(noSleep))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var events []committer.Event
+	c, err := committer.New(owner, repo, committer.WithHTTPClient(hc), committer.WithSleep(noSleep),
+		committer.WithObserver(func(e committer.Event) {
+			mu.Lock()
+			events = append(events, e)
+			mu.Unlock()
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A 2-second Retry-After on the create-tree: the transport's gate
+	// holds the retry back for it, well under the client's maximum.
+	ts.TooManyRequests("POST /repos/{owner}/{repo}/git/trees", 2, 1)
+	if _, err := c.Commit(context.Background(), "main", committer.NewChangeSet("w").Put("w.txt", []byte("w\n"))); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var paced, limited bool
+	for _, e := range events {
+		switch {
+		case e.Kind == committer.EventWritePaced && e.Wait > 0 && e.Attempt == 1 && e.Branch == "main":
+			paced = true
+		case e.Kind == committer.EventRateLimitWait && e.Wait > time.Second && e.Wait <= 2*time.Second && e.Attempt == 1:
+			limited = true
+		}
+	}
+	if !paced || !limited {
+		t.Fatalf("events %v: want a write-pacer wait (%v) and the gate's rate-limit wait (%v) of attempt 1", events, paced, limited)
 	}
 }
