@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net/http"
 	"strings"
 	"time"
 
@@ -23,6 +24,7 @@ type commitFlags struct {
 	expectSHAs, absent   []string
 	createFrom           string
 	noFileMode           bool
+	changed, noIgnore    bool
 	author               string
 	maxAttempts          int
 	editTimeout          time.Duration
@@ -80,6 +82,8 @@ func (f *commitFlags) register(cmd *cobra.Command) {
 	fl.StringVarP(&f.message, "message", "m", "", "the commit message `TEXT`")
 	fl.StringVarP(&f.messageFile, "message-file", "F", "", "read the commit message from `FILE` (- for stdin)")
 	fl.StringVar(&f.prefix, "prefix", "", "commit LOCAL_PATH arguments under repository directory `DIR`")
+	fl.BoolVar(&f.changed, "changed", false, "commit what git status says changed under the LOCAL_PATH arguments (default .) in this checkout: added, modified, deleted and mode changes, .gitignore honoured; each path must still hold on the branch what the checkout's HEAD has, else exit 3")
+	fl.BoolVar(&f.noIgnore, "no-ignore", false, "take every file of a LOCAL_PATH directory, .gitignore or not")
 	fl.StringArrayVar(&f.adds, "add", nil, "`REMOTE=LOCAL`: put local file or directory LOCAL at repository path REMOTE, split at the first = (LOCAL - reads stdin; REMOTE . is the root for a directory; repeatable)")
 	fl.StringArrayVar(&f.deletes, "delete", nil, "delete `PATH`, or everything under it if a directory (repeatable)")
 	fl.StringArrayVar(&f.syncs, "sync", nil, "`LOCAL_DIR=REMOTE_DIR`: make REMOTE_DIR mirror LOCAL_DIR, adding, updating and deleting, split at the last = (REMOTE_DIR . is the root; repeatable)")
@@ -138,9 +142,13 @@ func commitRun(ctx context.Context, e *env, f *commitFlags) error {
 		return err
 	}
 	apiURL := apiURLFor(f.auth.apiURL, f.repo, e)
-	c, prog, err := f.committer(ctx, e, owner, name, apiURL, cs, b)
+	c, prog, client, err := f.committer(ctx, e, owner, name, apiURL, cs, b)
 	if err != nil {
 		return err
+	}
+	if cs.Len() == 0 {
+		// --changed found nothing: no commit to make, no pull request.
+		return f.nothingChanged(ctx, e, c, client, apiURL)
 	}
 	if f.pr.enabled {
 		return f.pr.run(ctx, e, c, cs, f, apiURL, prog)
@@ -190,14 +198,14 @@ func (f *commitFlags) changeSet(ctx context.Context, e *env) (*committer.ChangeS
 
 // committer builds the API client and the Committer, with a progress line
 // for large uploads to a terminal.
-func (f *commitFlags) committer(ctx context.Context, e *env, owner, name, apiURL string, cs *committer.ChangeSet, b *changeBuilder) (*committer.Committer, *progress, error) {
+func (f *commitFlags) committer(ctx context.Context, e *env, owner, name, apiURL string, cs *committer.ChangeSet, b *changeBuilder) (*committer.Committer, *progress, *http.Client, error) {
 	var logger *slog.Logger
 	if f.verbose {
 		logger = slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	client, err := f.auth.client(ctx, e, owner, name, apiURL, logger)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	copts := append(f.engine.committerOptions(e), committer.WithMaxAttempts(f.maxAttempts))
 	// The commit loop's wait after a bare secondary limit is the client's
@@ -205,7 +213,7 @@ func (f *commitFlags) committer(ctx context.Context, e *env, owner, name, apiURL
 	if f.signKey != "" {
 		signer, err := f.signer(e, cs)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		copts = append(copts, committer.WithSigner(signer))
 	}
@@ -219,9 +227,9 @@ func (f *commitFlags) committer(ctx context.Context, e *env, owner, name, apiURL
 	}
 	c, err := committer.New(owner, name, append(copts, committer.WithHTTPClient(client), committer.WithBaseURL(apiURL))...)
 	if err != nil {
-		return nil, nil, usageErrorf("", "%v", err)
+		return nil, nil, nil, usageErrorf("", "%v", err)
 	}
-	return c, prog, nil
+	return c, prog, client, nil
 }
 
 // repository returns the target repository: --repo, else $GITHUB_REPOSITORY.
