@@ -241,11 +241,44 @@ func (f *commitFlags) repository(e *env) (owner, name string, err error) {
 	if s == "" {
 		return "", "", usageErrorf("pass -R OWNER/REPO, or set GH_REPO or GITHUB_REPOSITORY", "no repository given")
 	}
-	owner, name, err = committer.ParseRepo(s)
+	owner, name, err = committer.ParseRepo(repoArg(s))
 	if err != nil {
 		return "", "", usageErrorf("pass the repository as OWNER/REPO, e.g. -R acme/mono", "repository %q: %v", s, err)
 	}
 	return owner, name, nil
+}
+
+// repoArg reads the forms people paste for a repository as OWNER/REPO: a
+// web or clone URL (https://github.com/acme/mono, git@github.com:acme/mono,
+// ssh://git@HOST/acme/mono.git), gh's HOST/OWNER/REPO, and OWNER/REPO.git;
+// a trailing "/" is dropped. repoHost returns the host it names.
+func repoArg(s string) string {
+	_, repo := parseRepoArg(s)
+	return repo
+}
+
+func repoHost(s string) string {
+	host, _ := parseRepoArg(s)
+	return host
+}
+
+func parseRepoArg(s string) (host, repo string) {
+	s = strings.TrimSpace(s)
+	if i := strings.Index(s, "://"); i >= 0 {
+		hp, rest, _ := strings.Cut(s[i+3:], "/")
+		if _, h, ok := strings.Cut(hp, "@"); ok {
+			hp = h
+		}
+		host, s = hp, rest
+	} else if at, rest, ok := strings.Cut(s, ":"); ok && strings.Contains(at, "@") && !strings.Contains(at, "/") {
+		_, host, _ = strings.Cut(at, "@")
+		s = rest // scp-like git@host:owner/repo
+	}
+	s = strings.TrimSuffix(strings.TrimRight(s, "/"), ".git")
+	if host == "" && strings.Count(s, "/") == 2 {
+		host, s, _ = strings.Cut(s, "/")
+	}
+	return host, s
 }
 
 // stdinUse checks that at most one input reads stdin, and returns a reader
