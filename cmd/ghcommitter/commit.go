@@ -121,9 +121,6 @@ func (f *commitFlags) check(cmd *cobra.Command) error {
 	if f.removeSignKey && f.signKey == "" {
 		return usageErrorf("", "--remove-sign-key needs --sign-key FILE")
 	}
-	if f.dryRun && f.pr.enabled {
-		return usageErrorf("drop one of them", "--dry-run and --pull-request cannot be combined")
-	}
 	return nil
 }
 

@@ -528,7 +528,6 @@ func TestCommitFlagsParse(t *testing.T) {
 		{"--max-attempts", "0", "x"},
 		{"--edit-timeout", "0s", "x"},
 		{"-m", "a", "-F", "f", "x"},
-		{"--dry-run", "--pull-request", "x"},
 		{"--bogus"},
 	} {
 		if f, code := parseCommit(t, bad...); code != exitUsage || f != nil {

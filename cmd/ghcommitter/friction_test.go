@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -91,5 +93,48 @@ func TestEditFailureHintOnlyWithStderr(t *testing.T) {
 	res.wantCode(t, exitFailed)
 	if !strings.Contains(res.stderr, "shown above") || !strings.Contains(res.stderr, "| broken") {
 		t.Errorf("stderr:\n%s", res.stderr)
+	}
+}
+
+// --dry-run --pull-request shows what the head branch would get and the
+// pull request, and writes nothing.
+func TestDryRunPullRequest(t *testing.T) {
+	srv := fake(t)
+	c := newCLI(t)
+	c.stdin = "v2\n"
+	res := c.run(commitArgs(srv, "-b", "bump", "-m", "Bump", "--pull-request", "--dry-run", "--add", "VERSION=-")...)
+	res.wantCode(t, 0)
+	for _, want := range []string{"dry run: acme/mono@bump", "the branch would be created", "added      VERSION", "would open a pull request from bump into main"} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, res.stdout)
+		}
+	}
+	res = c.run(commitArgs(srv, "-b", "bump", "-m", "Bump", "--pull-request", "--dry-run", "--json", "--add", "VERSION=-")...)
+	res.wantCode(t, 0)
+	if !strings.Contains(res.stdout, `"pull_request":{"base":"main","head":"bump"}`) || !strings.Contains(res.stdout, `"new_branch":true`) {
+		t.Errorf("stdout:\n%s", res.stdout)
+	}
+	if writes(srv) != 0 {
+		t.Errorf("%d writes", writes(srv))
+	}
+	if _, ok := srv.Head("acme", "mono", "bump"); ok {
+		t.Errorf("the branch was created")
+	}
+}
+
+// The docs name one actions/checkout version.
+func TestDocsAgreeOnCheckout(t *testing.T) {
+	seen := map[string][]string{}
+	for _, f := range []string{"../../README.md", "../../docs/github-actions.md", "../../docs/cli.md", "../../SECURITY.md"} {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range regexp.MustCompile(`actions/checkout@v\d+`).FindAllString(string(data), -1) {
+			seen[m] = append(seen[m], f)
+		}
+	}
+	if len(seen) != 1 {
+		t.Errorf("the docs name several actions/checkout versions: %v", seen)
 	}
 }

@@ -119,12 +119,42 @@ type jsonPlan struct {
 
 func (o *output) plan(p *committer.Plan) error {
 	if o.json {
-		files := p.Files
-		if files == nil {
-			files = []committer.FileChange{}
-		}
-		return writeJSON(o.e, jsonPlan{p.Repository, p.Branch, p.Head, p.NewBranch, true, files})
+		return writeJSON(o.e, o.jsonPlan(p))
 	}
+	return o.planText(p)
+}
+
+func (o *output) jsonPlan(p *committer.Plan) jsonPlan {
+	files := p.Files
+	if files == nil {
+		files = []committer.FileChange{}
+	}
+	return jsonPlan{p.Repository, p.Branch, p.Head, p.NewBranch, true, files}
+}
+
+// planPullRequest prints a --dry-run --pull-request: the plan for the head
+// branch, and the pull request into base that would be opened or reused.
+func (o *output) planPullRequest(p *committer.Plan, base string) error {
+	if o.json {
+		return writeJSON(o.e, struct {
+			jsonPlan
+			PullRequest struct {
+				Base string `json:"base"`
+				Head string `json:"head"`
+			} `json:"pull_request"`
+		}{jsonPlan: o.jsonPlan(p), PullRequest: struct {
+			Base string `json:"base"`
+			Head string `json:"head"`
+		}{base, p.Branch}})
+	}
+	if err := o.planText(p); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(o.e.stdout, "would open a pull request from %s into %s, or reuse the one open\n", p.Branch, base)
+	return err
+}
+
+func (o *output) planText(p *committer.Plan) error {
 	w := o.e.stdout
 	head := short(p.Head)
 	if head == "" {

@@ -35,9 +35,6 @@ func (p *prFlags) register(cmd *cobra.Command) {
 
 // run commits cs to the head branch and opens or reuses its pull request.
 func (p *prFlags) run(ctx context.Context, e *env, c *committer.Committer, cs *committer.ChangeSet, f *commitFlags, apiURL string, prog *progress) error {
-	if f.dryRun {
-		return usageErrorf("drop one of them", "--dry-run and --pull-request cannot be combined")
-	}
 	base := p.base
 	if base == "" {
 		var err error
@@ -59,6 +56,16 @@ func (p *prFlags) run(ctx context.Context, e *env, c *committer.Committer, cs *c
 	}
 	if head == base {
 		return usageErrorf("name the head branch with -b, different from --base", "--pull-request: head and base are both %q", base)
+	}
+	if f.dryRun {
+		// What the commit would do to the head branch (created from base
+		// when missing); the pull request is only named.
+		plan, err := c.Plan(ctx, head, cs, append(f.engine.commitOptions(), committer.CreateBranchFrom(base))...)
+		if err != nil {
+			return err
+		}
+		out := &output{e: e, json: f.json, web: webURL(apiURL)}
+		return out.planPullRequest(plan, base)
 	}
 	res, err := c.CommitPullRequest(ctx, base, head, cs, committer.PullRequestOptions{Title: p.title, Body: p.body, Draft: p.draft})
 	prog.done()
