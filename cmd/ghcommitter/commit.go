@@ -118,6 +118,9 @@ func (f *commitFlags) check(cmd *cobra.Command) error {
 	if f.message != "" && f.messageFile != "" {
 		return usageErrorf("", "-m/--message and -F/--message-file both given: choose one")
 	}
+	if err := f.pr.check(cmd); err != nil {
+		return err
+	}
 	if f.removeSignKey && f.signKey == "" {
 		return usageErrorf("", "--remove-sign-key needs --sign-key FILE")
 	}
@@ -148,7 +151,7 @@ func commitRun(ctx context.Context, e *env, f *commitFlags) error {
 		return f.nothingChanged(ctx, e, c, client, apiURL)
 	}
 	if f.pr.enabled {
-		return f.pr.run(ctx, e, c, cs, f, apiURL, prog)
+		return f.pr.run(ctx, e, c, cs, f, apiURL, prog, b.in)
 	}
 	branch, err := f.targetBranch(ctx, e, c)
 	if err != nil {
@@ -284,6 +287,9 @@ func (f *commitFlags) stdinUse(ctx context.Context, e *env) (*stdinOnce, error) 
 	var users []string
 	if f.messageFile == "-" {
 		users = append(users, "-F -")
+	}
+	if f.pr.bodyFile == "-" {
+		users = append(users, "--pr-body-file -")
 	}
 	for _, a := range f.adds {
 		if _, local, ok := strings.Cut(a, "="); ok && local == "-" {

@@ -243,6 +243,8 @@ type jsonPullRequest struct {
 		Number  int    `json:"number"`
 		URL     string `json:"url"`
 		Created bool   `json:"created"`
+		// Operation is created, updated or unchanged.
+		Operation string `json:"operation"`
 	} `json:"pull_request"`
 }
 
@@ -250,7 +252,7 @@ func (o *output) pullRequest(r *committer.PullRequestResult) error {
 	c := r.Commit
 	u := o.commitURL(c.Repository, c.Commit)
 	if p := o.e.getenv("GITHUB_OUTPUT"); p != "" && r.Number != 0 {
-		if err := appendFile(p, fmt.Sprintf("pull-request-number=%d\npull-request-url=%s\n", r.Number, r.URL)); err != nil {
+		if err := appendFile(p, fmt.Sprintf("pull-request-number=%d\npull-request-url=%s\npull-request-operation=%s\n", r.Number, r.URL, r.Operation)); err != nil {
 			return fmt.Errorf("the commit landed (%s), but writing $GITHUB_OUTPUT failed: %w", c.Commit, err)
 		}
 	}
@@ -260,7 +262,7 @@ func (o *output) pullRequest(r *committer.PullRequestResult) error {
 	if o.json {
 		var j jsonPullRequest
 		j.jsonResult = o.jsonResult(c, u)
-		j.PullRequest.Number, j.PullRequest.URL, j.PullRequest.Created = r.Number, r.URL, r.Created
+		j.PullRequest.Number, j.PullRequest.URL, j.PullRequest.Created, j.PullRequest.Operation = r.Number, r.URL, r.Created, r.Operation
 		return writeJSON(o.e, j)
 	}
 	fmt.Fprintln(o.e.stdout, summary(c, c.Repository+"@"+c.Branch, short(c.Commit), u))
@@ -269,6 +271,8 @@ func (o *output) pullRequest(r *committer.PullRequestResult) error {
 		fmt.Fprintf(o.e.stdout, "no pull request: %s has nothing that its base lacks\n", c.Branch)
 	case r.Created:
 		fmt.Fprintf(o.e.stdout, "opened pull request #%d: %s\n", r.Number, r.URL)
+	case r.Operation == committer.PullRequestUnchanged:
+		fmt.Fprintf(o.e.stdout, "pull request #%d unchanged: %s\n", r.Number, r.URL)
 	default:
 		fmt.Fprintf(o.e.stdout, "updated pull request #%d: %s\n", r.Number, r.URL)
 	}

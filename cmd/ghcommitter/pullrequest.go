@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/ghcommitter/ghcommitter/committer"
 	pgpsign "github.com/ghcommitter/ghcommitter/committer/openpgp"
@@ -21,7 +22,11 @@ type prFlags struct {
 	enabled     bool
 	base        string
 	title, body string
+	bodyFile    string
 	draft       bool
+	labels      []string
+	reviewers   []string
+	assignees   []string
 }
 
 func (p *prFlags) register(cmd *cobra.Command) {
@@ -30,14 +35,61 @@ func (p *prFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&p.base, "base", "", "with --pull-request: the `BRANCH` the pull request goes into (default: the repository's default branch)")
 	fl.StringVar(&p.title, "pr-title", "", "with --pull-request: the pull request's `TITLE` (default: the message's first line)")
 	fl.StringVar(&p.body, "pr-body", "", "with --pull-request: the pull request's `BODY` (default: the rest of the message)")
+	fl.StringVar(&p.bodyFile, "pr-body-file", "", "with --pull-request: read the pull request's body from `FILE` (- for stdin)")
 	fl.BoolVar(&p.draft, "draft", false, "with --pull-request: open the pull request as a draft")
+	fl.StringSliceVar(&p.labels, "label", nil, "with --pull-request: add `LABEL` to the pull request (repeatable, or comma-separated)")
+	fl.StringSliceVar(&p.reviewers, "reviewer", nil, "with --pull-request: request a review from user `LOGIN` (repeatable, or comma-separated)")
+	fl.StringSliceVar(&p.assignees, "assignee", nil, "with --pull-request: assign user `LOGIN` (repeatable, or comma-separated)")
+}
+
+// check refuses pull-request flags without --pull-request, and a body
+// given twice.
+func (p *prFlags) check(cmd *cobra.Command) error {
+	if !p.enabled {
+		for _, name := range []string{"base", "pr-title", "pr-body", "pr-body-file", "draft", "label", "reviewer", "assignee"} {
+			if cmd.Flags().Changed(name) {
+				return usageErrorf("add --pull-request", "--%s needs --pull-request", name)
+			}
+		}
+	}
+	if p.body != "" && p.bodyFile != "" {
+		return usageErrorf("", "--pr-body and --pr-body-file both given: choose one")
+	}
+	return nil
+}
+
+// options are the pull request's options; the body file is read here.
+func (p *prFlags) options(in *stdinOnce) (committer.PullRequestOptions, error) {
+	o := committer.PullRequestOptions{Title: p.title, Body: p.body, Draft: p.draft,
+		Labels: nonEmpty(p.labels), Reviewers: nonEmpty(p.reviewers), Assignees: nonEmpty(p.assignees)}
+	if p.bodyFile != "" {
+		data, err := readLocal(in, p.bodyFile)
+		if err != nil {
+			return o, usageErrorf("", "--pr-body-file: %v", err)
+		}
+		o.Body = string(data)
+	}
+	return o, nil
+}
+
+func nonEmpty(list []string) []string {
+	var out []string
+	for _, s := range list {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // run commits cs to the head branch and opens or reuses its pull request.
-func (p *prFlags) run(ctx context.Context, e *env, c *committer.Committer, cs *committer.ChangeSet, f *commitFlags, apiURL string, prog *progress) error {
+func (p *prFlags) run(ctx context.Context, e *env, c *committer.Committer, cs *committer.ChangeSet, f *commitFlags, apiURL string, prog *progress, in *stdinOnce) error {
+	opts, err := p.options(in)
+	if err != nil {
+		return err
+	}
 	base := p.base
 	if base == "" {
-		var err error
 		if base, err = c.DefaultBranch(ctx); err != nil {
 			return err
 		}
@@ -67,7 +119,7 @@ func (p *prFlags) run(ctx context.Context, e *env, c *committer.Committer, cs *c
 		out := &output{e: e, json: f.json, web: webURL(apiURL)}
 		return out.planPullRequest(plan, base)
 	}
-	res, err := c.CommitPullRequest(ctx, base, head, cs, committer.PullRequestOptions{Title: p.title, Body: p.body, Draft: p.draft})
+	res, err := c.CommitPullRequest(ctx, base, head, cs, opts)
 	prog.done()
 	if err != nil {
 		if res != nil && res.Commit != nil {

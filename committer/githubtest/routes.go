@@ -69,6 +69,7 @@ func (s *Server) routes() {
 	s.handleRepo("POST "+rr+"/pulls", s.handleCreatePull)
 	s.handleRepo("GET "+rr+"/pulls", s.handleListPulls)
 	s.handleRepo("GET "+rr+"/pulls/{number}", s.handleGetPull)
+	s.pullUpdateRoutes(rr) // routes_pulls_update.go
 	s.handleRepo("POST "+rr+"/labels", s.handleCreateLabel)
 }
 
