@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/ghcommitter/ghcommitter/committer"
-	"github.com/google/go-github/v66/github"
 )
 
 // A checkout's changes, as git sees them: --changed, and the .gitignore
@@ -242,7 +239,7 @@ func childEnv(e *env) []string {
 // nothingChanged reports a --changed run that found nothing to commit as a
 // no-op at the branch's head, read with one request (GET git/ref, which
 // never redirects).
-func (f *commitFlags) nothingChanged(ctx context.Context, e *env, c *committer.Committer, client *http.Client, apiURL string) error {
+func (f *commitFlags) nothingChanged(ctx context.Context, e *env, c *committer.Committer, out *output) error {
 	var branch string
 	var err error
 	switch {
@@ -256,16 +253,8 @@ func (f *commitFlags) nothingChanged(ctx context.Context, e *env, c *committer.C
 	if err != nil {
 		return err
 	}
-	gh := github.NewClient(client)
-	base := apiURL
-	if !strings.HasSuffix(base, "/") {
-		base += "/"
-	}
-	if gh.BaseURL, err = url.Parse(base); err != nil {
-		return usageErrorf("", "--api-url %q: %v", apiURL, err)
-	}
 	owner, name, _ := strings.Cut(c.Repository(), "/")
-	ref, _, err := gh.Git.GetRef(ctx, owner, name, "heads/"+branch)
+	ref, _, err := out.gh.Git.GetRef(ctx, owner, name, "heads/"+branch)
 	if err != nil {
 		return apiError("read the branch of", c.Repository(), err)
 	}
@@ -273,6 +262,5 @@ func (f *commitFlags) nothingChanged(ctx context.Context, e *env, c *committer.C
 	if !f.json {
 		fmt.Fprintln(e.stderr, "ghcommitter: --changed: git status shows nothing changed")
 	}
-	out := &output{e: e, json: f.json, web: webURL(apiURL)}
 	return out.result(res)
 }

@@ -146,12 +146,13 @@ func commitRun(ctx context.Context, e *env, f *commitFlags) error {
 	if err != nil {
 		return err
 	}
+	out := newOutput(ctx, e, f.json, apiURL, client)
 	if cs.Len() == 0 {
 		// --changed found nothing: no commit to make, no pull request.
-		return f.nothingChanged(ctx, e, c, client, apiURL)
+		return f.nothingChanged(ctx, e, c, out)
 	}
 	if f.pr.enabled {
-		return f.pr.run(ctx, e, c, cs, f, apiURL, prog, b.in)
+		return f.pr.run(ctx, e, c, cs, f, out, prog, b.in)
 	}
 	branch, err := f.targetBranch(ctx, e, c)
 	if err != nil {
@@ -161,7 +162,6 @@ func commitRun(ctx context.Context, e *env, f *commitFlags) error {
 	if f.createFrom != "" {
 		cos = append(cos, committer.CreateBranchFrom(f.createFrom))
 	}
-	out := &output{e: e, json: f.json, web: webURL(apiURL)}
 	if f.dryRun {
 		plan, err := c.Plan(ctx, branch, cs, cos...)
 		if err != nil {

@@ -83,7 +83,7 @@ func nonEmpty(list []string) []string {
 }
 
 // run commits cs to the head branch and opens or reuses its pull request.
-func (p *prFlags) run(ctx context.Context, e *env, c *committer.Committer, cs *committer.ChangeSet, f *commitFlags, apiURL string, prog *progress, in *stdinOnce) error {
+func (p *prFlags) run(ctx context.Context, e *env, c *committer.Committer, cs *committer.ChangeSet, f *commitFlags, out *output, prog *progress, in *stdinOnce) error {
 	opts, err := p.options(in)
 	if err != nil {
 		return err
@@ -116,7 +116,6 @@ func (p *prFlags) run(ctx context.Context, e *env, c *committer.Committer, cs *c
 		if err != nil {
 			return err
 		}
-		out := &output{e: e, json: f.json, web: webURL(apiURL)}
 		return out.planPullRequest(plan, base)
 	}
 	res, err := c.CommitPullRequest(ctx, base, head, cs, opts)
@@ -128,7 +127,6 @@ func (p *prFlags) run(ctx context.Context, e *env, c *committer.Committer, cs *c
 		}
 		return err
 	}
-	out := &output{e: e, json: f.json, web: webURL(apiURL)}
 	return out.pullRequest(res)
 }
 
