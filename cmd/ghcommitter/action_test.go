@@ -196,9 +196,9 @@ func TestActionCommitStep(t *testing.T) {
 		t.Fatalf("commit step: %v\n%s", err, out)
 	}
 	want := strings.Join([]string{
-		"<commit>", "<-R>", "<acme/mono>", "<-m>", "<Promote $(touch " + marker + ")\n\nbody>",
-		"<--api-url>", "<https://ghe.example/api/v3>",
-		"<-b>", "<main>", "<--max-attempts>", "<20>",
+		"<commit>", "<--repo>", "<acme/mono>", "<--branch>", "<main>",
+		"<--message>", "<Promote $(touch " + marker + ")\n\nbody>",
+		"<--max-attempts>", "<20>", "<--api-url>", "<https://ghe.example/api/v3>",
 		"<--add>", "<x/y.yaml=build/y.yaml>",
 		"<--edit>", "<envs/index.txt=grep -v \"^$STAGE \" | sort>",
 		"<-->", "<a file.txt>", "<dir/b.txt>",
