@@ -32,7 +32,7 @@ func needTools(t *testing.T, tools ...string) {
 // download path against a local release directory (no network), including a
 // tampered archive that must be refused.
 func TestActionDownload(t *testing.T) {
-	needTools(t, "bash", "curl", "tar", "awk")
+	needTools(t, "bash", "curl", "tar", "awk", "git")
 	cmd := exec.Command("bash", filepath.Join(repoRoot, "scripts", "test-action-download.sh"))
 	out, err := cmd.CombinedOutput()
 	if err != nil {
