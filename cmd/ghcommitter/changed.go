@@ -243,10 +243,8 @@ func (f *commitFlags) nothingChanged(ctx context.Context, e *env, c *committer.C
 	var branch string
 	var err error
 	switch {
-	case f.pr.enabled && f.pr.base != "":
-		branch = f.pr.base
 	case f.pr.enabled:
-		branch, err = c.DefaultBranch(ctx)
+		branch, err = f.pr.baseBranch(ctx, e, c)
 	default:
 		branch, err = f.targetBranch(ctx, e, c)
 	}

@@ -426,3 +426,31 @@ func TestLocalPathHonoursGitignore(t *testing.T) {
 	res.wantCode(t, 0)
 	readFile(t, srv, "main", "logs/m/index.js")
 }
+
+// A re-run of a --changed commit that landed is a no-op, not a conflict:
+// each path may hold the checkout's HEAD blob or what the checkout has now.
+func TestChangedRerunIsNoOp(t *testing.T) {
+	g := newGitRepo(t)
+	g.write("app.yaml", "v: 1\n", 0o644)
+	g.write("old.yaml", "o\n", 0o644)
+	g.git("add", "-A")
+	g.git("commit", "-q", "-m", "HEAD")
+	srv := fake(t, g.headFiles()...)
+	t.Chdir(g.dir)
+	g.write("app.yaml", "v: 2\n", 0o644)
+	g.write("new.yaml", "n\n", 0o755)
+	if err := os.Remove(filepath.Join(g.dir, "old.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	c := g.cli()
+	c.run(commitArgs(srv, "-m", "mine", "--changed")...).wantCode(t, 0)
+	landed := head(t, srv, "main")
+	res := c.run(commitArgs(srv, "-m", "mine", "--changed", "--json")...)
+	res.wantCode(t, 0)
+	if !strings.Contains(res.stdout, `"noop":true`) || head(t, srv, "main") != landed {
+		t.Errorf("re-run: %s", res.stdout)
+	}
+	if _, mode := readFile(t, srv, "main", "new.yaml"); mode != "100755" {
+		t.Errorf("new.yaml mode %s", mode)
+	}
+}

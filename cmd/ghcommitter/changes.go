@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha1"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -166,6 +168,24 @@ func (b *changeBuilder) localPath(prefix, arg string) error {
 	return b.add(remote, arg)
 }
 
+// localBlobSHA is the git blob SHA of a loaded local file.
+func localBlobSHA(lf committer.LocalFile) (string, error) {
+	if lf.Data != nil || lf.LocalPath == "" {
+		return committer.BlobSHA(lf.Data), nil
+	}
+	f, err := os.Open(lf.LocalPath)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha1.New()
+	fmt.Fprintf(h, "blob %d\x00", lf.Size)
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
 // openIgnores finds the checkout whose ignore rules LOCAL_PATH arguments
 // are taken with: none with --no-ignore, without arguments, outside a
 // checkout, or without git on PATH.
@@ -259,19 +279,23 @@ func (b *changeBuilder) changedPaths(f *commitFlags, prefix string) error {
 			return err
 		}
 		b.changed = append(b.changed, rp)
-		if c.headSHA == "" {
-			b.cs.ExpectAbsent(rp)
-		} else {
-			b.cs.ExpectBlob(rp, c.headSHA)
-		}
+		// The branch may hold what the checkout's HEAD has (the change
+		// applies) or what the checkout has now (it is there already: a
+		// re-run); anything else is another writer's, a conflict.
 		if !c.keep {
 			b.cs.Delete(rp)
+			b.cs.ExpectOneOf(rp, c.headSHA, "")
 			continue
 		}
 		lf, err := committer.LoadFile(c.local, rp, b.opts)
 		if err != nil {
 			return usageErrorf("", "%v", err)
 		}
+		sha, err := localBlobSHA(lf)
+		if err != nil {
+			return usageErrorf("", "%s: %v", c.local, err)
+		}
+		b.cs.ExpectOneOf(rp, c.headSHA, sha)
 		if err := b.put(rp, lf); err != nil {
 			return err
 		}

@@ -82,7 +82,7 @@ func (f *commitFlags) register(cmd *cobra.Command) {
 	fl.StringVarP(&f.message, "message", "m", "", "the commit message `TEXT`")
 	fl.StringVarP(&f.messageFile, "message-file", "F", "", "read the commit message from `FILE` (- for stdin)")
 	fl.StringVar(&f.prefix, "prefix", "", "commit LOCAL_PATH arguments under repository directory `DIR`")
-	fl.BoolVar(&f.changed, "changed", false, "commit what git status says changed under the LOCAL_PATH arguments (default .) in this checkout: added, modified, deleted and mode changes, .gitignore honoured; each path must still hold on the branch what the checkout's HEAD has, else exit 3")
+	fl.BoolVar(&f.changed, "changed", false, "commit what git status says changed under the LOCAL_PATH arguments (default .) in this checkout: added, modified, deleted and mode changes, .gitignore honoured; each path must hold on the branch what the checkout's HEAD has, or already what the checkout has, else exit 3")
 	fl.BoolVar(&f.noIgnore, "no-ignore", false, "take every file of a LOCAL_PATH directory, .gitignore or not")
 	fl.StringArrayVar(&f.adds, "add", nil, "`REMOTE=LOCAL`: put local file or directory LOCAL at repository path REMOTE, split at the first = (LOCAL - reads stdin; REMOTE . is the root for a directory; repeatable)")
 	fl.StringArrayVar(&f.deletes, "delete", nil, "delete `PATH`, or everything under it if a directory (repeatable)")

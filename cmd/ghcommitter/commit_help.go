@@ -11,8 +11,9 @@ directory and inside it; each is committed at the same relative path (under
 checkout a LOCAL_PATH directory is walked as git add walks it (.gitignore
 honoured; --no-ignore takes every file; naming an ignored file is refused).
 --changed commits what git status says changed under the LOCAL_PATH
-arguments (default .): each path must still hold on the branch what the
-checkout's HEAD has, so a checkout behind the branch exits 3 naming the
+arguments (default .): each path must hold on the branch what the
+checkout's HEAD has (or already what the checkout has: a re-run is a
+no-op), so a checkout behind the branch exits 3 naming the
 path instead of reverting another writer's work. A LOCAL_DIR
 given to --sync may be a symlink to a directory: the directory it points to
 is synced.

@@ -32,7 +32,7 @@ type prFlags struct {
 func (p *prFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.BoolVar(&p.enabled, "pull-request", false, "commit to the -b branch (created from --base when missing) and open a pull request into --base, or reuse the one already open")
-	fl.StringVar(&p.base, "base", "", "with --pull-request: the `BRANCH` the pull request goes into (default: the repository's default branch)")
+	fl.StringVar(&p.base, "base", "", "with --pull-request: the `BRANCH` the pull request goes into (default: in Actions the run's branch, else the repository's default branch)")
 	fl.StringVar(&p.title, "pr-title", "", "with --pull-request: the pull request's `TITLE` (default: the message's first line)")
 	fl.StringVar(&p.body, "pr-body", "", "with --pull-request: the pull request's `BODY` (default: the rest of the message)")
 	fl.StringVar(&p.bodyFile, "pr-body-file", "", "with --pull-request: read the pull request's body from `FILE` (- for stdin)")
@@ -88,11 +88,9 @@ func (p *prFlags) run(ctx context.Context, e *env, c *committer.Committer, cs *c
 	if err != nil {
 		return err
 	}
-	base := p.base
-	if base == "" {
-		if base, err = c.DefaultBranch(ctx); err != nil {
-			return err
-		}
+	base, err := p.baseBranch(ctx, e, c)
+	if err != nil {
+		return err
 	}
 	head := f.branch
 	if head == "" {
@@ -128,6 +126,20 @@ func (p *prFlags) run(ctx context.Context, e *env, c *committer.Committer, cs *c
 		return err
 	}
 	return out.pullRequest(res)
+}
+
+// baseBranch is --base; else, in an Actions run on a branch of this
+// repository, that branch (a push's branch, a pull request's head, as the
+// commit without --pull-request would go to); else the repository's
+// default branch.
+func (p *prFlags) baseBranch(ctx context.Context, e *env, c *committer.Committer) (string, error) {
+	if p.base != "" {
+		return p.base, nil
+	}
+	if name, ok, err := actionsBranch(e, c.Repository()); ok || err != nil {
+		return name, err
+	}
+	return c.DefaultBranch(ctx)
 }
 
 // signer loads --sign-key, and with --remove-sign-key deletes the file
