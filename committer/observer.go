@@ -19,6 +19,13 @@ const (
 	// EventLanded: the commit landed (Commit is the new head, or the head
 	// that already held the change for a no-op).
 	EventLanded
+	// EventUpload (WithProgressEvents only): a blob upload finished: Done
+	// of Total blobs this attempt uploads, Bytes of TotalBytes.
+	EventUpload
+	// EventTree (WithProgressEvents only): a create-tree request finished:
+	// Done of Total for the tree being built (a large tree is built in
+	// chunks).
+	EventTree
 )
 
 func (k EventKind) String() string {
@@ -31,6 +38,10 @@ func (k EventKind) String() string {
 		return "rate-limit wait"
 	case EventLanded:
 		return "landed"
+	case EventUpload:
+		return "upload"
+	case EventTree:
+		return "tree"
 	}
 	return "unknown"
 }
@@ -47,12 +58,19 @@ type Event struct {
 	Wait       time.Duration // EventRateLimitWait
 	Took       time.Duration // EventLostRace: how long the lost attempt took
 	Changes    int           // the change sets the attempt carries (1, or a Queue's batch)
+	// EventUpload and EventTree: progress.
+	Done, Total       int
+	Bytes, TotalBytes int64
 }
 
 func (c *Committer) observe(e Event) {
-	if c.o.observer == nil {
+	fn := c.o.observer
+	if e.Kind == EventUpload || e.Kind == EventTree {
+		fn = c.o.progressEvents
+	}
+	if fn == nil {
 		return
 	}
 	e.Repository = c.Repository()
-	c.o.observer(e)
+	fn(e)
 }

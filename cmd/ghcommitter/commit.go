@@ -146,6 +146,7 @@ func commitRun(ctx context.Context, e *env, f *commitFlags) error {
 	if err != nil {
 		return err
 	}
+	defer prog.finish()
 	out := newOutput(ctx, e, f.json, apiURL, client)
 	if cs.Len() == 0 {
 		// --changed found nothing: no commit to make, no pull request.
@@ -170,7 +171,7 @@ func commitRun(ctx context.Context, e *env, f *commitFlags) error {
 		return out.plan(plan)
 	}
 	res, err := c.Commit(ctx, branch, cs, cos...)
-	prog.done()
+	prog.finish()
 	if err != nil {
 		return err
 	}
@@ -200,8 +201,17 @@ func (f *commitFlags) changeSet(ctx context.Context, e *env) (*committer.ChangeS
 // for large uploads to a terminal.
 func (f *commitFlags) committer(ctx context.Context, e *env, owner, name, apiURL string, cs *committer.ChangeSet, b *changeBuilder) (*committer.Committer, *progress, *http.Client, error) {
 	var logger *slog.Logger
+	var verbose slog.Handler
 	if f.verbose {
-		logger = slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		verbose = slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelDebug})
+		logger = slog.New(verbose)
+	}
+	var prog *progress
+	if !f.dryRun {
+		// The waits the client logs reach the progress display through
+		// its log.
+		prog = newProgress(e.stderr, e.isTerminal, b.files, b.bytes)
+		logger = slog.New(progressLog{p: prog, next: verbose})
 	}
 	client, err := f.auth.client(ctx, e, owner, name, apiURL, logger)
 	if err != nil {
@@ -220,15 +230,14 @@ func (f *commitFlags) committer(ctx context.Context, e *env, owner, name, apiURL
 	if logger != nil {
 		copts = append(copts, committer.WithLogger(logger))
 	}
-	var prog *progress
-	if e.isTerminal && !f.dryRun && (b.files >= 20 || b.bytes >= 4<<20) {
-		prog = newProgress(e.stderr, b.bytes)
-		copts = append(copts, committer.WithProgress(prog.add))
+	if prog != nil {
+		copts = append(copts, committer.WithObserver(prog.observe), committer.WithProgressEvents(prog.observe))
 	}
 	c, err := committer.New(owner, name, append(copts, committer.WithHTTPClient(client), committer.WithBaseURL(apiURL))...)
 	if err != nil {
 		return nil, nil, nil, usageErrorf("", "%v", err)
 	}
+	prog.start()
 	return c, prog, client, nil
 }
 

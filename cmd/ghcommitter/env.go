@@ -113,6 +113,9 @@ func report(w io.Writer, ee *exitError) {
 
 // run executes the command line args and returns the exit code.
 func run(ctx context.Context, args []string, e *env) int {
+	if _, ok := e.stderr.(*lockedWriter); !ok {
+		e.stderr = &lockedWriter{w: e.stderr}
+	}
 	root := newRootCmd(e)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)

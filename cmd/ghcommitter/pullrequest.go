@@ -117,7 +117,7 @@ func (p *prFlags) run(ctx context.Context, e *env, c *committer.Committer, cs *c
 		return out.planPullRequest(plan, base)
 	}
 	res, err := c.CommitPullRequest(ctx, base, head, cs, opts)
-	prog.done()
+	prog.finish()
 	if err != nil {
 		if res != nil && res.Commit != nil {
 			fmt.Fprintf(e.stderr, "ghcommitter: the commit landed on %s (%s); only opening the pull request failed\n", head, res.Commit.Commit)
