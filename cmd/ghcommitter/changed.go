@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,16 +35,18 @@ type gitCheckout struct {
 	e   *env
 	top string // absolute, symlinks resolved
 	cwd string // absolute, symlinks resolved
+	// gogit reads the checkout when git is not on PATH.
+	gogit *goGitCheckout
 }
 
 var errNoGit = errors.New("git is not on PATH")
 
+// lookGit finds git (tests play its absence).
+var lookGit = func() error { _, err := exec.LookPath("git"); return err }
+
 // openCheckout finds the work tree around the current directory. ok is
 // false, with no error, when the directory is in none.
 func openCheckout(ctx context.Context, e *env) (*gitCheckout, bool, error) {
-	if _, err := exec.LookPath("git"); err != nil {
-		return nil, false, errNoGit
-	}
 	cwd, err := os.Getwd()
 	if err != nil {
 		return nil, false, err
@@ -52,6 +55,14 @@ func openCheckout(ctx context.Context, e *env) (*gitCheckout, bool, error) {
 		return nil, false, err
 	}
 	g := &gitCheckout{ctx: ctx, e: e, cwd: cwd}
+	if lookGit() != nil {
+		gg, top, ok, err := openGoGit(cwd)
+		if !ok || err != nil {
+			return nil, ok, err
+		}
+		g.gogit, g.top = gg, top
+		return g, true, nil
+	}
 	out, err := g.git("", "rev-parse", "--is-inside-work-tree", "--show-toplevel")
 	if err != nil {
 		// Not a repository, or inside its .git directory.
@@ -94,6 +105,9 @@ func (g *gitCheckout) git(dir string, args ...string) ([]byte, error) {
 // ignore rule matches included, ignored ones not, tracked files whatever
 // the rules say. Submodules are left out. Sorted by path.
 func (g *gitCheckout) changes(pathspecs []string) ([]gitChange, error) {
+	if g.gogit != nil {
+		return g.gogit.changes(g.top, g.cwd, pathspecs)
+	}
 	out, err := g.git("", append([]string{"status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all", "--"}, pathspecs...)...)
 	if err != nil {
 		return nil, err
@@ -189,6 +203,9 @@ func (g *gitCheckout) headBlobs(paths []string) (map[string]string, error) {
 // current directory): tracked ones still on disk and untracked ones no
 // ignore rule matches, as paths relative to the current directory, sorted.
 func (g *gitCheckout) files(dir string) ([]string, error) {
+	if g.gogit != nil {
+		return g.goGitFiles(dir)
+	}
 	out, err := g.git("", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", dir)
 	if err != nil {
 		return nil, err
@@ -213,6 +230,14 @@ func (g *gitCheckout) files(dir string) ([]string, error) {
 // ignored reports whether git would refuse to add p (relative to the current
 // directory) because an ignore rule matches it and it is not tracked.
 func (g *gitCheckout) ignored(p string) (bool, error) {
+	if g.gogit != nil {
+		rel, err := g.topRel(p)
+		if err != nil {
+			return false, err
+		}
+		info, err := os.Stat(p)
+		return err == nil && g.gogit.ignoredRel(rel, info.IsDir()), nil
+	}
 	cmd := exec.CommandContext(g.ctx, "git", "check-ignore", "-q", "--", p)
 	cmd.Env = append(childEnv(g.e), "GIT_OPTIONAL_LOCKS=0")
 	err := cmd.Run()
@@ -261,4 +286,44 @@ func (f *commitFlags) nothingChanged(ctx context.Context, e *env, c *committer.C
 		fmt.Fprintln(e.stderr, "ghcommitter: --changed: git status shows nothing changed")
 	}
 	return out.result(res)
+}
+
+// topRel is p (relative to the current directory) relative to the top
+// level, / separated.
+func (g *gitCheckout) topRel(p string) (string, error) {
+	rel, err := filepath.Rel(g.top, filepath.Join(g.cwd, p))
+	if err != nil {
+		return "", err
+	}
+	return filepath.ToSlash(rel), nil
+}
+
+// goGitFiles is files with go-git's matcher: every file under dir that is
+// tracked or that no ignore rule matches (nor one of its directories).
+func (g *gitCheckout) goGitFiles(dir string) ([]string, error) {
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if strings.EqualFold(d.Name(), ".git") && p != dir {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			return nil
+		}
+		rel, err := g.topRel(p)
+		if err != nil {
+			return err
+		}
+		if !g.gogit.ignoredRel(rel, false) {
+			files = append(files, filepath.Clean(p))
+		}
+		return nil
+	})
+	sort.Strings(files)
+	return files, err
 }

@@ -454,3 +454,82 @@ func TestChangedRerunIsNoOp(t *testing.T) {
 		t.Errorf("new.yaml mode %s", mode)
 	}
 }
+
+// Without git on PATH, --changed and the ignore-aware walk read the
+// checkout with go-git: the same tree as git add -A, the same changes.
+func TestChangedWithoutGit(t *testing.T) {
+	for seed := uint64(1); seed <= 8; seed++ {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			g := genCheckout(t, seed)
+			srv := fake(t, g.headFiles()...)
+			wantTree, wantChanged := g.addAll()
+			// go-git reads core.excludesFile from ~/.gitconfig.
+			var home string
+			for _, kv := range g.env {
+				if h, ok := strings.CutPrefix(kv, "HOME="); ok {
+					home = h
+				}
+			}
+			cfg, err := os.ReadFile(filepath.Join(home, "gitconfig"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, filepath.Join(home, ".gitconfig"), string(cfg), 0o644)
+			t.Setenv("HOME", home)
+			saved := lookGit
+			lookGit = func() error { return errNoGit }
+			t.Cleanup(func() { lookGit = saved })
+			t.Chdir(g.dir)
+			c := g.cli()
+
+			dry := c.run(commitArgs(srv, "-m", "changed", "--changed", "--dry-run", "--json")...)
+			dry.wantCode(t, 0)
+			var plan struct {
+				Files []struct{ Path, Action string }
+			}
+			if err := json.Unmarshal([]byte(dry.stdout), &plan); err != nil {
+				t.Fatalf("%v\n%s", err, dry.stdout)
+			}
+			var differ []string
+			for _, f := range plan.Files {
+				if f.Action != "unchanged" {
+					differ = append(differ, f.Path)
+				}
+			}
+			sort.Strings(differ)
+			if !slices.Equal(differ, wantChanged) {
+				t.Errorf("--changed with go-git would change\n  %q\ngit add -A changes\n  %q", differ, wantChanged)
+			}
+			res := c.run(commitArgs(srv, "-m", "changed", "--changed", "--json")...)
+			res.wantCode(t, 0)
+			var out jsonResult
+			if err := json.Unmarshal([]byte(res.stdout), &out); err != nil {
+				t.Fatalf("%v\n%s", err, res.stdout)
+			}
+			if out.Tree != wantTree {
+				t.Errorf("committed tree %s, git add -A && git write-tree gives %s", out.Tree, wantTree)
+			}
+			// The walk of "." takes what git add -A takes.
+			var want []string
+			for _, rec := range strings.Split(g.git("ls-tree", "-r", "-z", "--name-only", wantTree), "\x00") {
+				if rec != "" {
+					want = append(want, rec)
+				}
+			}
+			walk := c.run(commitArgs(fake(t), "-m", "all", "--dry-run", "--json", ".")...)
+			walk.wantCode(t, 0)
+			plan.Files = nil
+			if err := json.Unmarshal([]byte(walk.stdout), &plan); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range plan.Files {
+				got = append(got, f.Path)
+			}
+			sort.Strings(got)
+			if !slices.Equal(got, want) {
+				t.Errorf("walking . with go-git took\n  %q\ngit add -A takes\n  %q", got, want)
+			}
+		})
+	}
+}
