@@ -346,7 +346,7 @@ func TestActionWorkflowEndToEnd(t *testing.T) {
 				!strings.HasPrefix(out["branch"], "ghcommitter/") || out["engine"] == "" || out["commit"] != head(t, srv, out["branch"]) {
 				t.Errorf("outputs = %v", out)
 			}
-			pr, ok := srv.PullRequest("acme", "mono", 1)
+			pr, ok := pullInfo(t, srv, 1)
 			if !ok || pr.Base != runBranch || pr.Head != out["branch"] || pr.Title != "Render config" {
 				t.Errorf("pull request = %+v, want from %s into %s", pr, out["branch"], runBranch)
 			}

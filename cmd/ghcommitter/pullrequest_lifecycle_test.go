@@ -35,7 +35,7 @@ func TestPullRequestLifecycle(t *testing.T) {
 	if op, n := pr("--label", "deps,auto", "--reviewer", "octo", "--assignee", "octo"); op != "created" || n != 1 {
 		t.Fatalf("first run: %s #%d", op, n)
 	}
-	info, _ := srv.PullRequest("acme", "mono", 1)
+	info, _ := pullInfo(t, srv, 1)
 	if !slices.Equal(info.Labels, []string{"deps", "auto"}) || !slices.Equal(info.Reviewers, []string{"octo"}) || !slices.Equal(info.Assignees, []string{"octo"}) {
 		t.Errorf("pull request = %+v", info)
 	}
@@ -59,7 +59,7 @@ func TestPullRequestLifecycle(t *testing.T) {
 	if op, _ := pr("--pr-title", "Bump v (new title)", "--pr-body-file", body); op != "updated" {
 		t.Errorf("new title: %s", op)
 	}
-	info, _ = srv.PullRequest("acme", "mono", 1)
+	info, _ = pullInfo(t, srv, 1)
 	if info.Title != "Bump v (new title)" || info.Body != "## Why\n\nBecause.\n" {
 		t.Errorf("title %q body %q", info.Title, info.Body)
 	}
@@ -69,7 +69,7 @@ func TestPullRequestLifecycle(t *testing.T) {
 	if op, _ := pr(); op != "updated" {
 		t.Errorf("new content: %s", op)
 	}
-	info, _ = srv.PullRequest("acme", "mono", 1)
+	info, _ = pullInfo(t, srv, 1)
 	if info.Title != "Bump v (new title)" {
 		t.Errorf("the message's title replaced the given one: %q", info.Title)
 	}

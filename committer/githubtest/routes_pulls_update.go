@@ -13,8 +13,7 @@ import (
 // The minimal pull-request lifecycle routes the CLI's --pull-request needs
 // (issue 25): update a pull request's title and body, add labels, request
 // reviewers, add assignees. What they set is kept beside the pull request
-// (pullExtras) and read back with PullRequest; the pull request's own JSON
-// shape (routes_pulls.go) still lists none of it.
+// (pullExtras) and listed in its JSON (routes_pulls.go).
 
 const (
 	docPullUpdate = "https://docs.github.com/rest/pulls/pulls#update-a-pull-request"
@@ -26,7 +25,6 @@ const (
 // pullExtra is what the lifecycle routes set on one pull request.
 type pullExtra struct {
 	labels, reviewers, assignees []string
-	updates                      int // PATCH requests that changed it
 }
 
 var (
@@ -45,34 +43,30 @@ func extraOf(p *pull) *pullExtra {
 	return x
 }
 
-// PullRequestInfo is a pull request as the fake holds it.
-type PullRequestInfo struct {
-	Number                       int
-	Title, Body, Head, Base      string
-	State                        string
-	Draft                        bool
-	Labels, Reviewers, Assignees []string
-	// Updates counts the update requests that changed its title or body.
-	Updates int
-}
-
-// PullRequest returns pull request number of owner/name.
-func (s *Server) PullRequest(owner, name string, number int) (PullRequestInfo, bool) {
-	rp := s.getRepo(owner, name)
-	if rp == nil {
-		return PullRequestInfo{}, false
-	}
-	rp.mu.RLock()
-	defer rp.mu.RUnlock()
-	if number < 1 || number > len(rp.pulls) {
-		return PullRequestInfo{}, false
-	}
-	p := rp.pulls[number-1]
+// pullLabelsJSON is a pull request's labels, as its JSON lists them.
+// Caller holds rp.mu.
+func pullLabelsJSON(r *http.Request, rp *repo, p *pull) []obj {
 	x := extraOf(p)
 	pullExtrasMu.Lock()
 	defer pullExtrasMu.Unlock()
-	return PullRequestInfo{Number: p.number, Title: p.title, Body: p.body, Head: p.head, Base: p.base, State: p.state, Draft: p.draft,
-		Labels: slices.Clone(x.labels), Reviewers: slices.Clone(x.reviewers), Assignees: slices.Clone(x.assignees), Updates: x.updates}, true
+	out := []obj{}
+	for i, l := range x.labels {
+		out = append(out, obj{"id": int64(i + 1), "node_id": nodeID("LA", l), "url": rp.url(r) + "/labels/" + l,
+			"name": l, "description": nil, "color": "ededed", "default": false})
+	}
+	return out
+}
+
+// pullUsersJSON is a list of users by login.
+func pullUsersJSON(r *http.Request, logins []string) []obj {
+	pullExtrasMu.Lock()
+	logins = slices.Clone(logins)
+	pullExtrasMu.Unlock()
+	out := []obj{}
+	for i, l := range logins {
+		out = append(out, userJSON(r, l, int64(1000+i), "User"))
+	}
+	return out
 }
 
 func (s *Server) pullUpdateRoutes(rr string) {
@@ -112,21 +106,14 @@ func (s *Server) handleUpdatePull(w http.ResponseWriter, r *http.Request, rp *re
 		writeValidation(w, r, docPullUpdate, validationError{Resource: "PullRequest", Field: "state", Code: "invalid"})
 		return
 	}
-	changed := false
-	if body.Title != nil && *body.Title != p.title {
-		p.title, changed = *body.Title, true
+	if body.Title != nil {
+		p.title = *body.Title
 	}
-	if body.Body != nil && *body.Body != p.body {
-		p.body, changed = *body.Body, true
+	if body.Body != nil {
+		p.body = *body.Body
 	}
-	if body.State != nil && *body.State != p.state {
-		p.state, changed = *body.State, true
-	}
-	if changed {
-		x := extraOf(p)
-		pullExtrasMu.Lock()
-		x.updates++
-		pullExtrasMu.Unlock()
+	if body.State != nil {
+		p.state = *body.State
 	}
 	writeJSON(w, r, http.StatusOK, pullJSON(r, rp, p))
 }
@@ -169,16 +156,8 @@ func (s *Server) handleAddLabels(w http.ResponseWriter, r *http.Request, rp *rep
 	if p == nil {
 		return
 	}
-	x := extraOf(p)
-	addNames(&x.labels, body.Labels)
-	out := []obj{}
-	pullExtrasMu.Lock()
-	for i, l := range x.labels {
-		out = append(out, obj{"id": int64(i + 1), "node_id": nodeID("LA", l), "url": rp.url(r) + "/labels/" + l,
-			"name": l, "description": nil, "color": "ededed", "default": false})
-	}
-	pullExtrasMu.Unlock()
-	writeJSON(w, r, http.StatusOK, out)
+	addNames(&extraOf(p).labels, body.Labels)
+	writeJSON(w, r, http.StatusOK, pullLabelsJSON(r, rp, p))
 }
 
 func (s *Server) handleRequestReviewers(w http.ResponseWriter, r *http.Request, rp *repo) {
