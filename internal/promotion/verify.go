@@ -68,13 +68,15 @@ func Verify(b Branch, stages []Stage, landed []bool) (Outcome, error) {
 	present := 0
 	for i, s := range stages {
 		parts := stageParts(b, k, v, s)
-		var right, wrong []string
+		var right, wrong, absent []string
 		for _, p := range parts {
 			switch {
 			case p.right:
 				right = append(right, p.name)
 			case p.wrong != "":
 				wrong = append(wrong, p.name+": "+p.wrong)
+			default:
+				absent = append(absent, p.name)
 			}
 		}
 		switch {
@@ -88,8 +90,8 @@ func Verify(b Branch, stages []Stage, landed []bool) (Outcome, error) {
 				errs = append(errs, fmt.Errorf("%s reported landed but none of its change is on the branch", s.Name))
 			}
 		default:
-			errs = append(errs, fmt.Errorf("%s (reported landed: %v) is not on the branch whole: right: %s; wrong: %s; the rest absent",
-				s.Name, landed[i], orNone(right), orNone(wrong)))
+			errs = append(errs, fmt.Errorf("%s (reported landed: %v) is not on the branch whole: right: %s; wrong: %s; absent: %s",
+				s.Name, landed[i], orNone(right), orNone(wrong), orNone(absent)))
 		}
 	}
 	if got := len(k.Images); got != 1+present {
