@@ -21,7 +21,8 @@
 // CLI has it) in two scenarios, and the Queue, counting writes per landed
 // change, 403/429 answers and writes inside retry-after windows. Its
 // promotion-manifest rows (-only manifest) run N "ghcommitter commit
-// --manifest" processes under the same limits (limitsmanifest.go).
+// --manifest" processes under the same limits and -limit-* flags
+// (limitsmanifest.go).
 //
 //	go run ./cmd/ghcommitter-bench -out BENCHMARKS.md
 //	go run ./cmd/ghcommitter-bench -only limits -out BENCHMARKS.md
