@@ -52,7 +52,7 @@ func TestVerify(t *testing.T) {
 	}
 	for name, c := range map[string]struct {
 		landed []bool
-		break_ func(Branch)
+		damage func(Branch)
 		want   string
 	}{
 		"a lost values edit": {all, edit(ValuesPath, "  stage-02:\n    tag: \"1.2.0\"\n", ""), "stage-02"},
@@ -78,7 +78,7 @@ func TestVerify(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			b := branchWith(stages)
-			c.break_(b)
+			c.damage(b)
 			_, err := Verify(b, stages, c.landed)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("Verify = %v, want an error about %q", err, c.want)
