@@ -252,7 +252,7 @@ func TestManifestSchemaAgreesWithTheParser(t *testing.T) {
 	}
 	s := compileManifestSchema(t)
 	good := []string{promotionManifest, "message: m\nbranch: b\ncreate-branch-from: main\nauthor: A <a@b.c>\npull-request: {base: main, title: t, body: b, draft: true}\nunset:\n  - {path: a.yaml, key: a, must-exist: true}\nexpect-sha:\n  - {path: a, sha: '0123456789012345678901234567890123456789'}\nedit:\n  - {path: a, command: x}\n"}
-	example, err := os.ReadFile(filepath.Join(repoRoot, "examples/promotion-manifest/manifest.yaml"))
+	example, err := os.ReadFile(filepath.Join(repoRoot, "internal/promotion/manifest.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

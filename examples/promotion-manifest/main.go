@@ -4,7 +4,9 @@
 // kustomization.yaml (set-image) and its tag in one shared values file
 // (set), with no clone and no shell edit. It checks that every stage landed
 // exactly once with the shared files' comments intact, and counts the write
-// requests per landed change.
+// requests per landed change. The manifest each stage runs, the seed and
+// the check are internal/promotion's (manifest.yaml there), which
+// cmd/ghcommitter-bench also runs under GitHub's limits.
 //
 //	go run ./examples/promotion-manifest -stages 16
 //
@@ -18,7 +20,6 @@ package main
 import (
 	"bytes"
 	"context"
-	_ "embed"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -31,34 +32,21 @@ import (
 	"strings"
 	"sync"
 	"text/tabwriter"
-	"text/template"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
 	"github.com/ghcommitter/ghcommitter/examples/internal/target"
+	"github.com/ghcommitter/ghcommitter/internal/promotion"
 )
 
-//go:embed manifest.yaml
-var manifestTemplate string
-
-const (
-	kustomizationPath = "deploy/kustomization.yaml"
-	valuesPath        = "deploy/values.yaml"
-	fakeToken         = "example-token"
-)
-
-// Seed content of the shared files, with comments that must survive.
-const (
-	seedKustomization = "# Every stage's api image; set by promotions.\napiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - base\nimages:\n  # the base image, for reference\n  - name: api\n    newName: ghcr.io/acme/api\n    newTag: \"1.0.0\"\n"
-	seedValues        = "# Values shared by every stage.\nreplicas: 2\n\n# One entry per stage, written by its promotion.\nstages:\n  dev:\n    tag: \"1.0.0\"  # promoted by hand\n"
-)
+const fakeToken = "example-token"
 
 func main() { target.Main("promotion-manifest", run) }
 
 // stage is one stage's promotion and its outcome.
 type stage struct {
-	Stage, Tag string
-	dir        string
-	res        struct {
+	promotion.Stage
+	manifest string
+	res      struct {
 		Commit   string `json:"commit"`
 		Attempts int    `json:"attempts"`
 	}
@@ -97,9 +85,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) (*githubtest.Serv
 		if err := fake.CreateRepo(owner, name, false); err != nil {
 			return nil, err
 		}
-		if _, err := fake.Seed(owner, name, *branch, "Seed the shared files",
-			githubtest.File{Path: kustomizationPath, Content: []byte(seedKustomization)},
-			githubtest.File{Path: valuesPath, Content: []byte(seedValues)}); err != nil {
+		if _, err := fake.Seed(owner, name, *branch, "Seed the shared files", promotion.Seed()...); err != nil {
 			return nil, err
 		}
 		hs := httptest.NewServer(fake)
@@ -115,15 +101,10 @@ func run(ctx context.Context, args []string, stdout io.Writer) (*githubtest.Serv
 		api = target.DefaultAPI
 	}
 
-	tmpl, err := template.New("manifest").Parse(manifestTemplate)
-	if err != nil {
-		return fake, err
-	}
 	stages := make([]*stage, *n)
-	for i := range stages {
-		s := &stage{Stage: fmt.Sprintf("stage-%02d", i+1), Tag: fmt.Sprintf("1.%d.0", i+1)}
-		s.dir = filepath.Join(work, s.Stage)
-		if err := s.write(tmpl); err != nil {
+	for i, ps := range promotion.Stages(*n) {
+		s := &stage{Stage: ps}
+		if s.manifest, err = ps.Write(filepath.Join(work, ps.Name)); err != nil {
 			return fake, err
 		}
 		stages[i] = s
@@ -144,17 +125,20 @@ func run(ctx context.Context, args []string, stdout io.Writer) (*githubtest.Serv
 	var errs []error
 	for _, s := range stages {
 		if s.err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", s.Stage, s.err))
-			fmt.Fprintf(tw, "%s\t%s\t-\tfailed: %v\n", s.Stage, s.Tag, s.err)
+			errs = append(errs, fmt.Errorf("%s: %w", s.Name, s.err))
+			fmt.Fprintf(tw, "%s\t%s\t-\tfailed: %v\n", s.Name, s.Tag, s.err)
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.12s\t%d\n", s.Stage, s.Tag, s.res.Commit, s.res.Attempts)
+		fmt.Fprintf(tw, "%s\t%s\t%.12s\t%d\n", s.Name, s.Tag, s.res.Commit, s.res.Attempts)
 	}
 	tw.Flush()
 	if fake != nil {
 		w := fake.LimitStats(fakeToken).Writes
 		fmt.Fprintf(stdout, "\n%d stages landed with %d write requests: %.1f per landed change\n", len(stages)-len(errs), w, float64(w)/float64(max(1, len(stages)-len(errs))))
-		for _, p := range []string{valuesPath, kustomizationPath} {
+		if err := verify(fake, owner, name, *branch, stages); err != nil {
+			errs = append(errs, err)
+		}
+		for _, p := range []string{promotion.ValuesPath, promotion.KustomizationPath} {
 			data, _, err := fake.ReadFile(owner, name, *branch, p)
 			if err != nil {
 				return fake, err
@@ -165,32 +149,27 @@ func run(ctx context.Context, args []string, stdout io.Writer) (*githubtest.Serv
 	return fake, errors.Join(errs...)
 }
 
-// write lays out the stage's rendered directory and its manifest.
-func (s *stage) write(tmpl *template.Template) error {
-	rendered := filepath.Join(s.dir, "rendered")
-	if err := os.MkdirAll(rendered, 0o755); err != nil {
+// verify checks on the fake that every stage that landed is there whole,
+// exactly once, and that the shared files kept their comments.
+func verify(fake *githubtest.Server, owner, name, branch string, stages []*stage) error {
+	b, err := promotion.Read(fake, owner, name, branch)
+	if err != nil {
 		return err
 	}
-	files := map[string]string{
-		"deployment.yaml": fmt.Sprintf("kind: Deployment\nmetadata:\n  name: api\n  namespace: %s\nspec:\n  template:\n    spec:\n      containers:\n        - name: api\n          image: ghcr.io/acme/api:%s\n", s.Stage, s.Tag),
-		"service.yaml":    fmt.Sprintf("kind: Service\nmetadata:\n  name: api\n  namespace: %s\n", s.Stage),
+	ps, landed := make([]promotion.Stage, len(stages)), make([]bool, len(stages))
+	for i, s := range stages {
+		ps[i], landed[i] = s.Stage, s.err == nil
 	}
-	for p, content := range files {
-		if err := os.WriteFile(filepath.Join(rendered, p), []byte(content), 0o644); err != nil {
-			return err
-		}
+	if _, err := promotion.Verify(b, ps, landed); err != nil {
+		return fmt.Errorf("the branch after the run: %w", err)
 	}
-	var b bytes.Buffer
-	if err := tmpl.Execute(&b, s); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(s.dir, "manifest.yaml"), b.Bytes(), 0o644)
+	return nil
 }
 
 // promote runs one `ghcommitter commit --manifest` process for the stage.
 func (s *stage) promote(ctx context.Context, bin, api, repo, branch, token string) error {
 	cmd := exec.CommandContext(ctx, bin, "commit", "--api-url", api, "-R", repo, "-b", branch,
-		"--max-attempts", "100", "--json", "--manifest", filepath.Join(s.dir, "manifest.yaml"))
+		"--max-attempts", "100", "--json", "--manifest", s.manifest)
 	// The token goes in the environment, never on the command line.
 	cmd.Env = append(os.Environ(), "GH_TOKEN="+token, "GITHUB_TOKEN=", "GITHUB_OUTPUT=", "GITHUB_STEP_SUMMARY=")
 	var out, stderr bytes.Buffer

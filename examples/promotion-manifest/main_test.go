@@ -9,6 +9,7 @@ import (
 
 	"github.com/ghcommitter/ghcommitter/examples/internal/target"
 	"github.com/ghcommitter/ghcommitter/examples/internal/target/targettest"
+	"github.com/ghcommitter/ghcommitter/internal/promotion"
 )
 
 // TestRun: 16 processes each apply their stage's manifest at once; every
@@ -22,7 +23,7 @@ func TestRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kust, values := string(files[kustomizationPath].Content), string(files[valuesPath].Content)
+	kust, values := string(files[promotion.KustomizationPath].Content), string(files[promotion.ValuesPath].Content)
 	var k struct {
 		Images []struct {
 			Name    string `yaml:"name"`
