@@ -44,10 +44,7 @@ func (c *Committer) Commit(ctx context.Context, branch string, cs *ChangeSet, op
 	if err := c.engineGate(op, branch, u, co); err != nil {
 		return nil, err
 	}
-	s := &single{c: c, branch: branch, u: u, results: map[string]*Result{}}
-	d := &driver{c: c, op: op, branch: branch, co: co, w: s, cands: c.autoCandidates(u, co)}
-	d.run(ctx)
-	return s.res, s.err
+	return c.coordinatorFor(branch).submit(newJob(ctx, c, branch, co, u))
 }
 
 // unit is one change set on its way to the branch.
@@ -147,6 +144,9 @@ type driver struct {
 	forget func()
 	// dryRun: only read (Plan); an empty repository is not bootstrapped.
 	dryRun bool
+	// watchers are the committers whose observers see the work's events
+	// (a batch's callers); nil: c's alone.
+	watchers func() []*Committer
 
 	retries   int             // attempts made again without counting (errRetry)
 	ours      map[string]bool // commits we created as new tips
@@ -238,7 +238,7 @@ func (d *driver) pause(ctx context.Context, attempt int) error {
 
 // attempt makes one attempt; done is true when the work is finished.
 func (d *driver) attempt(ctx context.Context, attempt int) (done bool, err error) {
-	d.c.observe(Event{Kind: EventAttempt, Branch: d.branch, Attempt: attempt, Changes: d.w.size()})
+	d.observe(Event{Kind: EventAttempt, Branch: d.branch, Attempt: attempt, Changes: d.w.size()})
 	d.limited = nil
 	started := time.Now()
 	head, tree, creating, err := d.head(ctx, attempt)
@@ -290,7 +290,7 @@ func (d *driver) refusedOr(err error, attempt int) (bool, error) {
 		}
 		d.limited = re
 		d.refusals++
-		d.c.observe(Event{Kind: EventRateLimitWait, Branch: d.branch, Attempt: attempt, Wait: d.wait})
+		d.observe(Event{Kind: EventRateLimitWait, Branch: d.branch, Attempt: attempt, Wait: d.wait})
 		d.c.o.logger.Debug("write refused by a rate limit", "repo", d.c.Repository(), "branch", d.branch, "wait", d.wait)
 		return false, nil
 	}
@@ -299,6 +299,17 @@ func (d *driver) refusedOr(err error, attempt int) (bool, error) {
 		return true, err
 	}
 	return true, d.errAt(err, d.lastHead, attempt)
+}
+
+// observe reports e to the observers of every caller of the work.
+func (d *driver) observe(e Event) {
+	if d.watchers == nil {
+		d.c.observe(e)
+		return
+	}
+	for _, c := range d.watchers() {
+		c.observe(e)
+	}
 }
 
 func (d *driver) errAt(err error, head string, attempts int) *Error {
@@ -396,7 +407,7 @@ func (d *driver) settled(ctx context.Context, head string, attempt int) bool {
 }
 
 func (d *driver) landed(tip string, attempt int, created bool) {
-	d.c.observe(Event{Kind: EventLanded, Branch: d.branch, Attempt: attempt, Commit: tip, Changes: d.w.size()})
+	d.observe(Event{Kind: EventLanded, Branch: d.branch, Attempt: attempt, Commit: tip, Changes: d.w.size()})
 	d.w.land(tip, attempt, created)
 }
 
@@ -434,7 +445,7 @@ func (d *driver) move(ctx context.Context, head, tip string, creating bool, atte
 		d.forget()
 	}
 	d.lost = time.Since(started)
-	d.c.observe(Event{Kind: EventLostRace, Branch: d.branch, Attempt: attempt, Head: head, Took: d.lost, Changes: d.w.size()})
+	d.observe(Event{Kind: EventLostRace, Branch: d.branch, Attempt: attempt, Head: head, Took: d.lost, Changes: d.w.size()})
 	d.c.o.logger.DebugContext(ctx, "lost the race for the branch", "repo", d.c.Repository(), "branch", d.branch, "attempt", attempt, "head", head, "took", d.lost)
 	return false, nil
 }

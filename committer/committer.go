@@ -26,6 +26,7 @@ type Committer struct {
 	o      options
 	cache  *objectCache
 	gql    *ghgraphql.Client // the GraphQL engine's client (see WithEngine)
+	cred   string            // the client's credential, as ghclient.Config names it
 }
 
 // New returns a Committer for the repository owner/repo.
@@ -88,7 +89,7 @@ func New(owner, repo string, opts ...Option) (*Committer, error) {
 		return nil, fmt.Errorf("committer: %w", err)
 	}
 	gql := ghgraphql.New(wrapped, endpoint)
-	return &Committer{client: client, owner: owner, repo: repo, o: o, cache: newObjectCache(), gql: gql}, nil
+	return &Committer{client: client, owner: owner, repo: repo, o: o, cache: newObjectCache(), gql: gql, cred: cfg.Credential}, nil
 }
 
 // withBranchRedirectRefusal returns a copy of hc that, for a branch head

@@ -12,7 +12,7 @@ import (
 // sent in one createCommitOnBranch. A change set whose precondition or
 // edit fails is finished with its own error.
 func (b *batch) stageOne(ctx context.Context, engine Engine, _ []Engine, head, tree string, attempt int) (*staged, *unit, error) {
-	c, q := b.q.c, b.q
+	c := b.c
 	v := newView(c, tree)
 	results := map[*job]*Result{}
 	touched := map[string]*prepared{} // path -> the change set that last wrote it
@@ -22,7 +22,7 @@ func (b *batch) stageOne(ctx context.Context, engine Engine, _ []Engine, head, t
 		r, err := c.resolve(ctx, v, j.u.p, true)
 		var pe *pathError
 		if errors.As(err, &pe) && !isOneWriteError(err) {
-			e := c.fail("commit to", q.branch, nil, err)
+			e := c.fail("commit to", b.branch, nil, err)
 			e.Head, e.Attempts = head, attempt
 			j.finish(nil, j.u.boot.annotate(e))
 			continue
@@ -39,7 +39,7 @@ func (b *batch) stageOne(ctx context.Context, engine Engine, _ []Engine, head, t
 				changes = append(changes, f)
 			}
 		}
-		results[j] = newResult(c, q.branch, changes)
+		results[j] = newResult(c, b.branch, changes)
 		if len(r.effects) > 0 {
 			changing = append(changing, j)
 		}

@@ -40,6 +40,11 @@ type options struct {
 	// New takes it from the HTTP client (ghclient.ConfigOf).
 	secondaryFloor time.Duration
 	landingGrace   time.Duration
+	// process names the coordinator registry a committer's commits go
+	// through: "" is the process's own. Tests give a writer that must not
+	// wait for another (it runs inside that one's request) a registry of
+	// its own, as if it ran in another process.
+	process string
 }
 
 func defaultOptions() options {
