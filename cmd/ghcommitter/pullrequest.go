@@ -60,7 +60,14 @@ func (p *prFlags) run(ctx context.Context, e *env, c *committer.Committer, cs *c
 	if head == base {
 		return usageErrorf("name the head branch with -b, different from --base", "--pull-request: head and base are both %q", base)
 	}
-	res, err := c.CommitPullRequest(ctx, base, head, cs, committer.PullRequestOptions{Title: p.title, Body: p.body, Draft: p.draft})
+	// The same engine and branch options as a direct commit: --engine,
+	// and --create-branch-from as the ref head is created from (the
+	// default is --base).
+	cos := f.engine.commitOptions()
+	if f.createFrom != "" {
+		cos = append(cos, committer.CreateBranchFrom(f.createFrom))
+	}
+	res, err := c.CommitPullRequest(ctx, base, head, cs, committer.PullRequestOptions{Title: p.title, Body: p.body, Draft: p.draft}, cos...)
 	prog.done()
 	if err != nil {
 		if res != nil && res.Commit != nil {
