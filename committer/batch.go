@@ -246,14 +246,31 @@ func (b *batch) buildSquashed(ctx context.Context, steps []step, results map[*jo
 	tip, tipTree := head, tree
 	all := &resolved{}
 	jobs := make([]*job, len(steps))
+	rs := make([]*resolved, len(steps))
 	for i, st := range steps {
 		all.entries = append(all.entries, st.r.entries...)
 		all.uploads = append(all.uploads, st.r.uploads...)
-		jobs[i] = st.j
+		jobs[i], rs[i] = st.j, st.r
 	}
-	newTree, err := b.tree1(ctx, tree, all)
-	if err != nil {
-		return "", "", err
+	// One tree request for all, unless two change sets' entries overlap
+	// (a path that is a file in one and a directory in the next): a
+	// request never holds an entry at or under another, so the trees are
+	// then built one change set at a time, each on the last.
+	newTree := tree
+	if entriesOverlap(rs) {
+		for _, r := range rs {
+			t, err := b.tree1(ctx, newTree, r)
+			if err != nil {
+				return "", "", err
+			}
+			newTree = t
+		}
+	} else {
+		t, err := b.tree1(ctx, tree, all)
+		if err != nil {
+			return "", "", err
+		}
+		newTree = t
 	}
 	if newTree != tree {
 		scs, _ := squashed(jobs, id)
@@ -336,7 +353,9 @@ func (b *batch) chainTrees(ctx context.Context, base string, rs []*resolved) (ge
 		}
 		cumBytes += inline
 	}
-	if inline > maxInlineTotal || cumBytes > maxChainBytes {
+	if inline > maxInlineTotal || cumBytes > maxChainBytes || parallel && entriesOverlap(rs) {
+		// Tree k would hold entries of several change sets at or under
+		// each other: build each on the last instead.
 		parallel = false
 	}
 	if err := b.c.upload(ctx, uploads); err != nil {

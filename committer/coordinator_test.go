@@ -215,3 +215,92 @@ func TestCoordinatorFailingChangeSetTakenOut(t *testing.T) {
 		t.Errorf("counter = %q, want %d", got, n-1)
 	}
 }
+
+// overlapCheck fails t when one create-tree request holds an entry at or
+// under another entry of the same request: GitHub's result would then
+// depend on the entries' order.
+type overlapCheck struct {
+	t      *testing.T
+	mu     sync.Mutex
+	checks int
+}
+
+func (o *overlapCheck) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method == http.MethodPost && strings.HasSuffix(req.URL.Path, "/git/trees") {
+		body, _ := io.ReadAll(req.Body)
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		var tr struct{ Tree []struct{ Path string } }
+		_ = json.Unmarshal(body, &tr)
+		o.mu.Lock()
+		o.checks++
+		o.mu.Unlock()
+		for i, a := range tr.Tree {
+			for j, b := range tr.Tree {
+				if i != j && (a.Path == b.Path || strings.HasPrefix(b.Path, a.Path+"/")) {
+					o.t.Errorf("one create-tree request holds %q and %q", a.Path, b.Path)
+				}
+			}
+		}
+	}
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+// TestBatchTreeRequestsNeverOverlap (issue 19.2): a batch whose change
+// sets touch one path as a file and then as a directory (a put of a, then
+// a's delete and a put of a/c) never sends a tree request holding both a
+// and a/c (or a twice), chained or squashed, and the branch ends as the
+// change sets applied in order give.
+func TestBatchTreeRequestsNeverOverlap(t *testing.T) {
+	for _, mode := range []string{"commit", "queue", "squash"} {
+		t.Run(mode, func(t *testing.T) {
+			ts := githubtest.NewServer(t)
+			must(t, ts.CreateRepo(owner, repo, true))
+			seed(t, ts, map[string]string{"counter": "0"})
+			check := &overlapCheck{t: t}
+			c := tokenClient(t, ts, "one-token", check)
+			commit := func(cs *committer.ChangeSet) (*committer.Result, error) {
+				return c.Commit(context.Background(), "main", cs)
+			}
+			if mode != "commit" {
+				var opts []committer.CommitOption
+				if mode == "squash" {
+					opts = append(opts, committer.Squash())
+				}
+				q, err := committer.NewQueue(c, "main", opts...)
+				must(t, err)
+				commit = func(cs *committer.ChangeSet) (*committer.Result, error) { return q.Commit(context.Background(), cs) }
+			}
+			ts.Inject(githubtest.Fault{Method: http.MethodPatch, Route: rtUpdateRef, Times: 1, Latency: 200 * time.Millisecond})
+			sets := []*committer.ChangeSet{
+				committer.NewChangeSet("first").Edit("counter", incr),
+				committer.NewChangeSet("a file").Put("a", []byte("file\n")).Put("d/x", []byte("x\n")),
+				committer.NewChangeSet("a directory").Delete("a").Put("a/c", []byte("c\n")).Delete("d").Put("d", []byte("now a file\n")),
+				committer.NewChangeSet("more").Put("a/e", []byte("e\n")),
+			}
+			errs := make([]error, len(sets))
+			var wg sync.WaitGroup
+			for i, cs := range sets {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					_, errs[i] = commit(cs)
+				}()
+				time.Sleep(20 * time.Millisecond)
+			}
+			wg.Wait()
+			for i, err := range errs {
+				if err != nil {
+					t.Fatalf("change set %d: %v", i, err)
+				}
+			}
+			if ts.Count(rtUpdateRef) != 2 {
+				t.Errorf("%d ref updates, want 2 (the first change set, then one batch)", ts.Count(rtUpdateRef))
+			}
+			for p, want := range map[string]string{"a/c": "c\n", "a/e": "e\n", "d": "now a file\n"} {
+				if got := readFile(t, ts, "main", p); got != want {
+					t.Errorf("%s = %q, want %q", p, got, want)
+				}
+			}
+		})
+	}
+}
