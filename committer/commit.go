@@ -458,10 +458,23 @@ type single struct {
 	results map[string]*Result // by the tip each attempt built
 	res     *Result
 	err     error
+	// pre is this attempt's resolution from stageOne, when auto goes on
+	// through Git Data: build uses it, so edit functions run once.
+	pre *preResolved
+}
+
+// preResolved is a change set resolved on head without writing.
+type preResolved struct {
+	head string
+	v    *view
+	r    *resolved
 }
 
 func (s *single) stageOne(ctx context.Context, engine Engine, cands []Engine, head, tree string, attempt int) (*staged, *unit, error) {
-	st, err := s.c.stage(ctx, s.u, engine, cands, head, tree)
+	s.pre = nil
+	st, err := s.c.stage(ctx, s.u, engine, cands, head, tree, func(v *view, r *resolved) {
+		s.pre = &preResolved{head: head, v: v, r: r}
+	})
 	if err != nil {
 		if engine == EngineAuto && isOneWriteError(err) {
 			return nil, nil, err
@@ -498,7 +511,14 @@ func (s *single) failAt(head string, attempt int, err error) error {
 }
 
 func (s *single) build(ctx context.Context, head, tree string, attempt int) (string, string, bool, error) {
-	r, err := s.c.resolve(ctx, newView(s.c, tree), s.u.p, false)
+	var r *resolved
+	var err error
+	if p := s.pre; p != nil && p.head == head {
+		s.pre = nil
+		r, err = s.c.completeResolve(ctx, p.v, p.r)
+	} else {
+		r, err = s.c.resolve(ctx, newView(s.c, tree), s.u.p, false)
+	}
 	if err != nil {
 		e := s.c.fail("commit to", s.branch, nil, err)
 		e.Head, e.Attempts = head, attempt
@@ -537,6 +557,26 @@ func (s *single) land(tip string, attempt int, created bool) {
 	}
 	s.u.boot.apply(r)
 	s.res = r
+}
+
+// completeResolve makes a resolution made without writing (resolve with
+// full set) into what resolve makes for a commit: its subtrees created,
+// the trees it makes predicted, only the paths it changes listed.
+func (c *Committer) completeResolve(ctx context.Context, v *view, r *resolved) (*resolved, error) {
+	if err := c.buildSubtrees(ctx, r); err != nil {
+		return nil, err
+	}
+	if len(v.over) == 0 {
+		c.predictTrees(v.root, r)
+	}
+	changes := r.changes[:0:0]
+	for _, f := range r.changes {
+		if f.Action != Unchanged {
+			changes = append(changes, f)
+		}
+	}
+	r.changes = changes
+	return r, nil
 }
 
 func newResult(c *Committer, branch string, changes []FileChange) *Result {

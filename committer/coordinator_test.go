@@ -304,3 +304,54 @@ func TestBatchTreeRequestsNeverOverlap(t *testing.T) {
 		})
 	}
 }
+
+// TestAutoFallbackRunsEditsOncePerAttempt (issue 19.2): when auto finds on
+// the head that only Git Data carries the change set (an edit of an
+// executable file, a directory delete), its edit functions still run once
+// per attempt, for a single commit and for a pull request's.
+func TestAutoFallbackRunsEditsOncePerAttempt(t *testing.T) {
+	for _, path := range []string{"commit", "pull request"} {
+		for _, tc := range []struct {
+			name string
+			cs   func(edit committer.EditFunc) *committer.ChangeSet
+		}{
+			{"executable edit", func(edit committer.EditFunc) *committer.ChangeSet {
+				return committer.NewChangeSet("edit").Edit("run.sh", edit)
+			}},
+			{"directory delete", func(edit committer.EditFunc) *committer.ChangeSet {
+				return committer.NewChangeSet("edit").Edit("log", edit).Delete("dir")
+			}},
+		} {
+			t.Run(path+"/"+tc.name, func(t *testing.T) {
+				ts, c := setup(t)
+				_, err := ts.Seed(owner, repo, "main", "seed",
+					githubtest.File{Path: "run.sh", Content: []byte("#!/bin/sh\n"), Mode: "100755"},
+					githubtest.File{Path: "log", Content: []byte("")},
+					githubtest.File{Path: "dir/x", Content: []byte("x\n")})
+				must(t, err)
+				var calls atomic.Int32
+				edit := func(old []byte, _ bool) ([]byte, error) {
+					calls.Add(1)
+					return append(old, "line\n"...), nil
+				}
+				var res *committer.Result
+				if path == "commit" {
+					res, err = engineCommit(t, c, committer.EngineAuto, tc.cs(edit))
+				} else {
+					var pr *committer.PullRequestResult
+					pr, err = c.CommitPullRequest(context.Background(), "main", "feature", tc.cs(edit), committer.PullRequestOptions{}, committer.WithEngine(committer.EngineAuto))
+					if pr != nil {
+						res = pr.Commit
+					}
+				}
+				must(t, err)
+				if res.Engine != committer.EngineGitData.String() {
+					t.Errorf("engine %q, want git-data", res.Engine)
+				}
+				if int(calls.Load()) != res.Attempts {
+					t.Errorf("the edit ran %d times in %d attempts", calls.Load(), res.Attempts)
+				}
+			})
+		}
+	}
+}
