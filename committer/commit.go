@@ -32,6 +32,24 @@ import (
 // ErrConflict and nothing is committed. When the branch already holds the
 // change set's content, no commit is made and Result.NoOp is true. On an
 // empty repository, see Result.Bootstrapped.
+//
+// Commits of one process never race each other: every Commit (and every
+// Queue.Commit) to a branch goes through the process's one coordinator of
+// that branch (API, repository, branch). A commit that finds the branch
+// idle runs at once, as alone: no extra request, no delay. Those that come
+// while it is in flight wait, and land together next: each as its own
+// commit (message, author, Result), chained on the one before, with one
+// ref update. Only change sets of one credential (the client's, see
+// ghclient.Config.Credential) and the same engine, signer and
+// CreateBranchFrom share a batch; the others, ExpectHead commits and the
+// one-write engines go one after the other. A change set that fails in a
+// batch (precondition, edit, what the engine cannot carry) gets its own
+// error and the others land. A batch is sent by the Committer of its first
+// change set: its attempts, backoff, logger and landing grace apply, and
+// every caller's observer sees the batch's events. While a commit waits
+// for a batch, ctx ending withdraws it; once its batch is sent, Commit
+// waits for the outcome. An edit function or observer must not commit to
+// the same branch itself: it would wait for its own batch.
 func (c *Committer) Commit(ctx context.Context, branch string, cs *ChangeSet, opts ...CommitOption) (*Result, error) {
 	const op = "commit to"
 	co, u, err := c.begin(op, branch, cs, opts)
