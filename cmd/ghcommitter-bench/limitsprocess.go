@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
+	"os"
 	"strings"
 
 	"github.com/ghcommitter/ghcommitter/committer"
@@ -26,8 +28,30 @@ const processStages = 20
 // scenarioSync is the scenario's name in the tables.
 const scenarioSync = "sync"
 
-// processModes are the scenario's runs.
+// processModes are the scenario's runs; realPacing is the mode's run again
+// at github.com's own pacing (windows not scaled), for the time until all
+// stages land.
 var processModes = []string{"process-own-clients", "process-shared-client"}
+
+const realPacing = "process-own-clients, real pacing"
+
+// processRuns runs every row of the scenario.
+func processRuns(ctx context.Context, cfg config, log io.Writer) ([]limitResult, error) {
+	var out []limitResult
+	for _, mode := range append(processModes, realPacing) {
+		c := cfg
+		if mode == realPacing {
+			c.limits.scale = 1
+		}
+		res, err := runLimitProcess(ctx, c, mode)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", mode, err)
+		}
+		logLimit(log, res)
+		out = append(out, res)
+	}
+	return out, nil
+}
 
 // stageFiles are the 3 files stage i syncs into its directory.
 func stageFiles(i int) []committer.LocalFile {
@@ -60,7 +84,7 @@ func runLimitProcess(ctx context.Context, cfg config, mode string) (limitResult,
 			ghclient.WithLimitScale(cfg.limits.scale), ghclient.WithHeader("X-Githubtest-Client", "process"))
 	}
 	var shared *http.Client
-	if mode == "process-shared-client" {
+	if strings.HasPrefix(mode, "process-shared-client") {
 		if shared, err = newClient(); err != nil {
 			return limitResult{}, err
 		}
@@ -122,21 +146,68 @@ func renderProcessTable(b *strings.Builder, lr *limitsReport) {
 	if len(rows) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "### One process, %d stages\n\n", processStages)
-	fmt.Fprintf(b, "The seed's scenario from one process: %d goroutines, each a stage calling `Committer.Commit` with the library's defaults; each syncs its directory `stages/stage-NN/` (3 files: `committer.ChangeSet.Sync`) and appends its line to the shared `%s`. **process-own-clients**: each stage builds its own `ghclient.NewHTTPClient` (one token) and `committer.New`; **process-shared-client**: one client, a Committer per stage. The process's coordinator of the branch batches them.\n\n", processStages, indexPath)
-	fmt.Fprintf(b, "| mode | landed | wall | writes | writes / landed | 403/429 (writes) | own window | attempts mean / max |\n")
-	fmt.Fprintf(b, "|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(b, "%s\n### One process, %d stages\n\n", processBegin, processStages)
+	fmt.Fprintf(b, "The seed's scenario from one process: %d goroutines, each a stage calling `Committer.Commit` with the library's defaults; each syncs its directory `stages/stage-NN/` (3 files: `committer.ChangeSet.Sync`) and appends its line to the shared `%s`. **process-own-clients**: each stage builds its own `ghclient.NewHTTPClient` (one token) and `committer.New`; **process-shared-client**: one client, a Committer per stage. The process's coordinator of the branch batches them. The fake runs with `githubtest.GitHubLimits`, every window %g times shorter, and the clients with `ghclient.WithLimitScale(%g)`; the **real pacing** row runs unscaled (github.com's own windows and the library's default pacing, 80 writes a minute after a burst of 8), for the time until all %d land. Each request gets %s of added latency.\n\n", processStages, indexPath, lr.Config.scale, lr.Config.scale, processStages, lr.Latency)
+	fmt.Fprintf(b, "| mode | scale | landed | wall | writes | writes / landed | 403/429 (writes) | own window | attempts mean / max |\n")
+	fmt.Fprintf(b, "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	var notes []string
 	for _, r := range rows {
 		s := r.Stats
-		fmt.Fprintf(b, "| %s | %d/%d | %s | %d | %.2f | %d (%d) | %d | %.2f / %d |\n", r.Engine, r.Landed, r.Writers, secs(r.Wall),
+		fmt.Fprintf(b, "| %s | %g | %d/%d | %s | %d | %.2f | %d (%d) | %d | %.2f / %d |\n", r.Engine, r.Scale, r.Landed, r.Writers, secs(r.Wall),
 			s.Writes, r.WritesPerLanded(), s.Limited, s.WritesLimited, s.WritesInOwnRetryAfter, r.MeanAttempts, r.MaxAttempts)
 		notes = append(notes, rowNotes(r)...)
 	}
 	if len(notes) > 0 {
 		fmt.Fprintf(b, "\n%s\n", strings.Join(notes, "\n"))
 	}
-	fmt.Fprintln(b)
+	for _, r := range rows {
+		verdict := "met"
+		if err := processGoal(r); err != nil {
+			verdict = "**not met**: " + err.Error()
+		}
+		fmt.Fprintf(b, "\n- %s: goal (20/20 once, at most 2.5 writes per landed change, at most 2 attempts, no write in the own retry-after) %s.", r.Engine, verdict)
+	}
+	fmt.Fprintf(b, "\n\nCommand for these rows: `%s`.\n%s\n\n", lr.Command, processEnd)
+}
+
+// The subsection's markers, so that "-only process" replaces it alone.
+const (
+	processBegin = "<!-- subsection: one process (begin) -->"
+	processEnd   = "<!-- subsection: one process (end) -->"
+)
+
+// runProcessOnly runs the scenario's rows alone ("-only process") and puts
+// them in place of the subsection of an existing report (else before the
+// limits section's end, else at the end).
+func runProcessOnly(ctx context.Context, cfg config, args []string, stdout, stderr io.Writer) error {
+	lr := &limitsReport{Config: cfg.limits, Command: commandLine(args), Latency: cfg.latency}
+	rows, err := processRuns(ctx, cfg, stderr)
+	if err != nil {
+		return err
+	}
+	lr.Results = rows
+	var b strings.Builder
+	renderProcessTable(&b, lr)
+	sec := b.String()
+	if cfg.out == "" || cfg.out == "-" {
+		_, err := io.WriteString(stdout, sec)
+		return err
+	}
+	old, err := os.ReadFile(cfg.out)
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	doc := string(old)
+	switch i, j := strings.Index(doc, processBegin), strings.Index(doc, processEnd); {
+	case i >= 0 && j > i:
+		doc = doc[:i] + strings.TrimRight(sec, "\n") + doc[j+len(processEnd):]
+	case strings.Contains(doc, limitsEnd):
+		k := strings.Index(doc, limitsEnd)
+		doc = doc[:k] + sec + doc[k:]
+	default:
+		doc = strings.TrimRight(doc, "\n") + "\n\n" + sec
+	}
+	return os.WriteFile(cfg.out, []byte(doc), 0o644)
 }
 
 // processGoal says whether a run meets issue 19's bar: every stage lands

@@ -53,6 +53,9 @@ func mainErr(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 
 	started := time.Now()
+	if cfg.only == "process" {
+		return runProcessOnly(ctx, cfg, args, stdout, stderr)
+	}
 	var rep *report
 	if cfg.only != "limits" {
 		if rep, err = run(ctx, cfg, stderr); err != nil {
