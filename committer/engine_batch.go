@@ -31,6 +31,20 @@ func (b *batch) stageOne(ctx context.Context, engine Engine, _ []Engine, head, t
 			b.live = append(kept, b.live[i:]...)
 			return nil, nil, err
 		}
+		// What GraphQL cannot carry of this change set (a directory
+		// delete, a file that is not plain on the branch, a mode) takes
+		// it out of the batch with its own error, before its effects are
+		// applied: the others still land.
+		if err := c.stageFiles(ctx, v, j.u.p, r, &staged{}); err != nil {
+			if !errors.As(err, &pe) {
+				b.live = append(kept, b.live[i:]...)
+				return nil, nil, err
+			}
+			e := c.fail("commit to", b.branch, ErrInvalid, err)
+			e.Head, e.Attempts = head, attempt
+			j.finish(nil, j.u.boot.annotate(e))
+			continue
+		}
 		kept = append(kept, j)
 		v.apply(r.effects)
 		var changes []FileChange
