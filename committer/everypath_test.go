@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -245,3 +246,45 @@ func TestEveryPathRefusesBeforeAnyWrite(t *testing.T) {
 	}
 }
 
+
+// TestSquashedGraphQLBatchSplitBySize (issue 19.1): change sets whose
+// content together exceeds what one GraphQL mutation carries are split
+// into batches that each fit: every one lands, none is ErrInvalid.
+func TestSquashedGraphQLBatchSplitBySize(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sends about 40 MB")
+	}
+	ts, c := setup(t)
+	seed(t, ts, map[string]string{"log": ""})
+	q, err := committer.NewQueue(c, "main", committer.Squash(), committer.WithEngine(committer.EngineGraphQL))
+	must(t, err)
+	release, held := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	onLandingWrites(ts, committer.EngineGraphQL, func(int) { once.Do(func() { close(held); <-release }) })
+	first := make(chan error, 1)
+	go func() {
+		_, err := q.Commit(context.Background(), committer.NewChangeSet("first").Edit("log", appendLine("first")))
+		first <- err
+	}()
+	<-held
+	const n = 30
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			data := bytes.Repeat([]byte{byte('a' + i%26)}, 1<<20)
+			_, err := q.Commit(context.Background(), committer.NewChangeSet("big").Put(fmt.Sprintf("big/%02d.txt", i), data))
+			errs <- err
+		}()
+	}
+	time.Sleep(100 * time.Millisecond)
+	close(release)
+	must(t, <-first)
+	for range n {
+		if err := <-errs; err != nil {
+			t.Errorf("a 1 MiB change set: %v", err)
+		}
+	}
+	if m := ts.Count(routeGraphQL); m < 3 {
+		t.Errorf("%d GraphQL requests: the batch was not split", m)
+	}
+}
