@@ -4,7 +4,7 @@ PKGS      ?= ./...
 BIN       ?= bin/ghcommitter
 TESTFLAGS ?= -race -count=1 -timeout 15m
 # Examples in modules of their own (a user's program on its own go-github).
-MODULES   ?= examples/gogithub-latest
+MODULES   ?= examples/gogithub-latest committer/edits/kustomizeoracle
 
 .PHONY: all build test test-github fmt-check vet lint golangci-lint release-snapshot bench chaos demo fuzz clean
 
@@ -45,7 +45,7 @@ test: fmt-check vet
 # Against real GitHub: needs GITHUB_TOKEN and GHCOMMITTER_TEST_REPO=owner/repo
 # (a scratch repository); skipped without them, never part of `make test`.
 test-github:
-	$(GO) test -tags github -count=1 -run 'GitHub' -v ./committer/
+	$(GO) test -tags github -count=1 -run 'GitHub' -v ./committer/ ./committer/githubtest/
 
 chaos:
 	$(GO) test -race -count=1 -timeout 60m -run 'Chaos' -v ./...
@@ -66,12 +66,21 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzValidatePath$$' -fuzztime $(FUZZTIME) ./committer/
 	$(GO) test -run '^$$' -fuzz '^FuzzTreeBuild$$' -fuzztime $(FUZZTIME) ./committer/
 	$(GO) test -run '^$$' -fuzz '^FuzzCreateTree$$' -fuzztime $(FUZZTIME) ./committer/githubtest/
+	$(GO) test -run '^$$' -fuzz '^FuzzSetYAML$$' -fuzztime $(FUZZTIME) ./committer/edits/
+	$(GO) test -run '^$$' -fuzz '^FuzzEditYAMLDocument$$' -fuzztime $(FUZZTIME) ./committer/edits/
+	$(GO) test -run '^$$' -fuzz '^FuzzEditJSONDocument$$' -fuzztime $(FUZZTIME) ./committer/edits/
 
 # Regenerate testdata/github-api/ (schemas, operations) from GitHub's
 # official OpenAPI description (npm @octokit/openapi); needs node and npm.
 .PHONY: api-schemas
 api-schemas:
 	scripts/gen-github-api.sh
+
+# Regenerate GitHub's published GraphQL schema (npm @octokit/graphql-schema)
+# into testdata/graphql/ and the copy the fake embeds; needs node and npm.
+.PHONY: graphql-schema
+graphql-schema:
+	scripts/gen-graphql-schema.sh
 
 demo:
 	$(GO) run ./cmd/ghcommitter demo

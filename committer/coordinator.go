@@ -74,16 +74,16 @@ func (co *coordinator) idle() bool {
 
 // job is one caller's change set waiting for, or in, a batch.
 type job struct {
-	ctx  context.Context
-	c    *Committer // the caller's
-	co   commitOptions
-	u    *unit
-	q    *Queue // the Queue it came through; nil for Commit
+	ctx context.Context
+	c   *Committer // the caller's
+	co  commitOptions
+	u   *unit
+	q   *Queue // the Queue it came through; nil for Commit
 	// branch is the branch it commits to
 	branch string
-	done chan struct{}
-	res  *Result
-	err  error
+	done   chan struct{}
+	res    *Result
+	err    error
 }
 
 func newJob(ctx context.Context, c *Committer, branch string, co commitOptions, u *unit) *job {

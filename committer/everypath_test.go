@@ -246,7 +246,6 @@ func TestEveryPathRefusesBeforeAnyWrite(t *testing.T) {
 	}
 }
 
-
 // TestSquashedGraphQLBatchSplitBySize (issue 19.1): change sets whose
 // content together exceeds what one GraphQL mutation carries are split
 // into batches that each fit: every one lands, none is ErrInvalid.

@@ -45,6 +45,10 @@ type options struct {
 	// wait for another (it runs inside that one's request) a registry of
 	// its own, as if it ran in another process.
 	process string
+	// maxLimitWait is the longest rate-limit wait the HTTP client accepts
+	// (ghclient.WithMaxRateLimitWait, from ghclient.ConfigOf): a write
+	// refused with a longer one ends the work at once, as a read does.
+	maxLimitWait time.Duration
 }
 
 func defaultOptions() options {
@@ -113,10 +117,12 @@ func WithGraphQLURL(u string) Option {
 }
 
 // WithObserver calls fn for each event of a commit's life: each attempt,
-// each lost race for the branch, each rate-limit wait, and the landing (see
-// Event), so a program can count and trace them. fn is called from the
-// goroutine running the commit (a Queue's batch runs on its own
-// goroutine) and must not block. The default observes nothing.
+// each lost race for the branch, each rate-limit wait and write-pacer wait
+// (also those the HTTP layer makes a request do before sending it), and
+// the landing (see Event), so a program can count and trace them. Calls
+// of one Committer never overlap, but may come from any goroutine working
+// on the commit (parallel uploads; a Queue's batch runs on its own
+// goroutine); fn must not block. The default observes nothing.
 func WithObserver(fn func(Event)) Option {
 	return func(o *options) error {
 		if fn == nil {

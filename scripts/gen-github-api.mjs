@@ -35,6 +35,10 @@ const OPERATIONS = [
   "repos/delete-file", "repos/get", "repos/delete", "repos/create-for-authenticated-user",
   "repos/create-in-org", "pulls/create", "pulls/list", "pulls/get", "issues/create-label",
   "rate-limit/get", "apps/get-repo-installation", "apps/create-installation-access-token",
+  "git/create-tag", "git/get-tag", "repos/get-branch-rules", "repos/get-branch-protection",
+  "pulls/update", "issues/add-labels", "issues/set-labels", "issues/remove-label",
+  "pulls/request-reviewers", "pulls/remove-requested-reviewers", "issues/add-assignees",
+  "issues/remove-assignees",
 ];
 // Named components also written to schemas/.
 const SCHEMAS = [
@@ -42,7 +46,8 @@ const SCHEMAS = [
   "git-ref", "short-blob", "blob", "git-tree", "git-commit", "file-commit", "content-file",
   "content-tree", "commit", "branch-short", "branch-with-protection", "verification",
   "rate-limit-overview", "full-repository", "pull-request", "installation-token", "installation",
-  "label", "commit-comparison",
+  "label", "commit-comparison", "git-tag", "repository-rule-detailed", "protected-branch",
+  "issue",
 ];
 
 const source = {

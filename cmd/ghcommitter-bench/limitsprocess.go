@@ -228,5 +228,3 @@ func processGoal(r limitResult) error {
 	}
 	return nil
 }
-
-

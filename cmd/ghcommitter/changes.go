@@ -74,8 +74,11 @@ func (b *changeBuilder) build(f *commitFlags, msg string) (*committer.ChangeSet,
 	if err := b.editsAndChecks(f); err != nil {
 		return nil, err
 	}
+	if err := b.structured(f); err != nil { // structured.go
+		return nil, err
+	}
 	if b.cs.Len() == 0 {
-		return nil, usageErrorf("give files to commit, or --add, --delete, --sync or --edit", "nothing to commit")
+		return nil, usageErrorf("give files to commit, or --add, --delete, --sync, --edit, --set or --manifest", "nothing to commit")
 	}
 	return b.cs, nil
 }

@@ -33,7 +33,9 @@ type commitFlags struct {
 	signKey              string
 	removeSignKey        bool
 	trailers             trailerFlags
-	engine               engineFlags // engine.go
+	engine               engineFlags     // engine.go
+	structured           structuredFlags // structured.go
+	manifest             manifestFlags   // manifest.go
 }
 
 func newCommitCmd(e *env) *cobra.Command {
@@ -79,12 +81,14 @@ func (f *commitFlags) register(cmd *cobra.Command) {
 	fl.StringVarP(&f.branch, "branch", "b", "", "the branch `NAME` ("+branchDefaultHelp+")")
 	fl.StringVarP(&f.message, "message", "m", "", "the commit message `TEXT`")
 	fl.StringVarP(&f.messageFile, "message-file", "F", "", "read the commit message from `FILE` (- for stdin)")
+	f.manifest.register(cmd)
 	fl.StringVar(&f.prefix, "prefix", "", "commit LOCAL_PATH arguments under repository directory `DIR`")
 	fl.StringArrayVar(&f.adds, "add", nil, "`REMOTE=LOCAL`: put local file or directory LOCAL at repository path REMOTE, split at the first = (LOCAL - reads stdin; REMOTE . is the root for a directory; repeatable)")
 	fl.StringArrayVar(&f.deletes, "delete", nil, "delete `PATH`, or everything under it if a directory (repeatable)")
 	fl.StringArrayVar(&f.syncs, "sync", nil, "`LOCAL_DIR=REMOTE_DIR`: make REMOTE_DIR mirror LOCAL_DIR, adding, updating and deleting, split at the last = (REMOTE_DIR . is the root; repeatable)")
 	fl.StringArrayVar(&f.edits, "edit", nil, "`PATH=COMMAND`: on every attempt, replace PATH with the stdout of sh -c COMMAND fed PATH's current content, split at the first =; a failing COMMAND aborts (repeatable)")
 	fl.DurationVar(&f.editTimeout, "edit-timeout", defaultEditTimeout, "kill an --edit command, and commit nothing, after `DURATION`")
+	f.structured.register(cmd)
 	fl.StringArrayVar(&f.expectSHAs, "expect-sha", nil, "`PATH=SHA`: commit only if PATH still has blob SHA, else exit 3; split at the last = (repeatable)")
 	fl.StringArrayVar(&f.absent, "expect-absent", nil, "commit only if `PATH` does not exist, else exit 3 (repeatable)")
 	fl.StringVar(&f.createFrom, "create-branch-from", "", "create the branch from `REF` (a branch or commit SHA) when it does not exist (with --pull-request: the head branch, instead of from --base)")
@@ -176,6 +180,12 @@ func (f *commitFlags) changeSet(ctx context.Context, e *env) (*committer.ChangeS
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := f.manifest.load(in, f); err != nil { // manifest.go
+		return nil, nil, err
+	}
+	if _, err := f.stdinUse(ctx, e); err != nil { // again, with the manifest's puts
+		return nil, nil, err
+	}
 	msg, err := f.readMessage(in)
 	if err != nil {
 		return nil, nil, err
@@ -244,6 +254,9 @@ func (f *commitFlags) repository(e *env) (owner, name string, err error) {
 // for it.
 func (f *commitFlags) stdinUse(ctx context.Context, e *env) (*stdinOnce, error) {
 	var users []string
+	if f.manifest.file == "-" {
+		users = append(users, "--manifest -")
+	}
 	if f.messageFile == "-" {
 		users = append(users, "-F -")
 	}

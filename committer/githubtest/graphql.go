@@ -1,6 +1,8 @@
 package githubtest
 
 import (
+	"bytes"
+	"compress/gzip"
 	_ "embed"
 	"encoding/json"
 	"errors"
@@ -17,14 +19,20 @@ import (
 )
 
 // GraphQL: the fake serves POST /graphql (github.com) and POST /api/graphql
-// (GitHub Enterprise Server) for the part of GitHub's GraphQL API that
-// ghcommitter uses. Requests are parsed and validated by gqlparser against
-// graphql_schema.graphql, a subset of GitHub's published schema copied by
-// testdata/graphql/gen_subset.go; a small executor (graphql_exec.go) answers
-// the validated document from the same repositories the REST routes serve.
+// (GitHub Enterprise Server). Requests are parsed and validated by gqlparser
+// against GitHub's whole published schema (graphql_schema.graphql.gz, a copy
+// of testdata/graphql/github-schema.graphql.gz from the npm package
+// @octokit/graphql-schema; `make graphql-schema` regenerates both), so every
+// document valid on github.com is valid here. A small executor
+// (graphql_exec.go) answers the validated document from the same
+// repositories the REST routes serve. A field the fake does not model
+// answers null where the schema lets it be null, as GitHub does for data it
+// does not have; a non-null one fails with one error naming the field
+// ("githubtest: the fake does not model Type.field"), and the null
+// propagates to the nearest nullable parent as GraphQL requires.
 
-//go:embed graphql_schema.graphql
-var graphqlSchemaSDL string
+//go:embed graphql_schema.graphql.gz
+var graphqlSchemaGz []byte
 
 const (
 	docGraphQL        = "https://docs.github.com/graphql"
@@ -51,11 +59,39 @@ var (
 
 // graphqlSchema loads the embedded schema once per process.
 func graphqlSchema() (*ast.Schema, error) {
-	gqlSchemaOnce.Do(func() {
-		gqlSchema, gqlSchemaErr = validator.LoadSchema(validator.Prelude,
-			&ast.Source{Name: "graphql_schema.graphql", Input: graphqlSchemaSDL})
-	})
+	gqlSchemaOnce.Do(func() { gqlSchema, gqlSchemaErr = loadGraphQLSchema(graphqlSchemaGz) })
 	return gqlSchema, gqlSchemaErr
+}
+
+// loadGraphQLSchema parses and validates a gzipped SDL schema.
+func loadGraphQLSchema(gz []byte) (*ast.Schema, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		return nil, err
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := parser.ParseSchemas(validator.Prelude, &ast.Source{Name: "github-schema.graphql", Input: string(raw)})
+	if err != nil {
+		return nil, err
+	}
+	// GitHub's published schema (15.26.1) defines
+	// EnterpriseOwnerInfo.repositoryDeployKeySetting twice, which gqlparser
+	// refuses; the two are the same field: keep the first of each name.
+	for _, d := range doc.Definitions {
+		seen := map[string]bool{}
+		fields := d.Fields[:0:0]
+		for _, f := range d.Fields {
+			if !seen[f.Name] {
+				seen[f.Name] = true
+				fields = append(fields, f)
+			}
+		}
+		d.Fields = fields
+	}
+	return validator.ValidateSchemaDocument(doc)
 }
 
 // graphqlRoutes mounts the GraphQL endpoint at both paths.
@@ -105,6 +141,9 @@ func (s *Server) handleGraphQL(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	doc, op, vars, errs := prepareGraphQL(*req.Query, req.OperationName, req.Variables)
+	if errs == nil {
+		errs = previewErrors(r, doc, op)
+	}
 	if errs != nil {
 		writeGraphQL(w, nil, errs)
 		return

@@ -50,6 +50,9 @@ func (g gqlCommit) field(x *gqlExec, name string, args map[string]any) (any, err
 		return gqlActor{sig: c.Committer}, nil
 	case "signature":
 		return rp.gqlSignatureLocked(c), nil
+	case "file":
+		p, _ := args["path"].(string)
+		return rp.gqlFileLocked(c, p), nil
 	case "parents":
 		var ps []gqlObject
 		for _, p := range c.ParentHashes {
@@ -221,7 +224,7 @@ func (c *gqlConn) field(_ *gqlExec, name string, _ map[string]any) (any, error) 
 	case "edges":
 		edges := make([]gqlObject, len(c.nodes))
 		for i, n := range c.nodes {
-			edges[i] = gqlEdge{node: n, cursor: c.cursors[i]}
+			edges[i] = gqlEdge{typ: strings.TrimSuffix(c.typ, "Connection") + "Edge", node: n, cursor: c.cursors[i]}
 		}
 		return edges, nil
 	case "totalCount":
@@ -237,11 +240,17 @@ func (c *gqlConn) field(_ *gqlExec, name string, _ map[string]any) (any, error) 
 }
 
 type gqlEdge struct {
+	typ    string // CommitEdge, RefEdge, ...
 	node   gqlObject
 	cursor string
 }
 
-func (gqlEdge) typeName() string { return "CommitEdge" }
+func (e gqlEdge) typeName() string {
+	if e.typ == "CommitHistoryEdge" || e.typ == "" {
+		return "CommitEdge" // CommitHistoryConnection's edges are CommitEdges
+	}
+	return e.typ
+}
 
 func (e gqlEdge) field(_ *gqlExec, name string, _ map[string]any) (any, error) {
 	switch name {
@@ -250,7 +259,7 @@ func (e gqlEdge) field(_ *gqlExec, name string, _ map[string]any) (any, error) {
 	case "cursor":
 		return e.cursor, nil
 	}
-	return nil, errUnserved("CommitEdge", name)
+	return nil, errUnserved(e.typeName(), name)
 }
 
 type gqlPageInfo struct {

@@ -120,12 +120,12 @@ func (x *gqlExec) applies(cond, typ string) bool {
 		return true
 	}
 	schema, _ := graphqlSchema()
-	def := schema.Types[typ]
+	def := schema.Types[cond]
 	if def == nil {
 		return false
 	}
-	for _, i := range def.Interfaces {
-		if i == cond {
+	for _, p := range schema.GetPossibleTypes(def) {
+		if p.Name == typ {
 			return true
 		}
 	}
@@ -152,6 +152,10 @@ func (x *gqlExec) selectSet(obj gqlObject, set ast.SelectionSet, path []any) (or
 			sub = append(sub, g.SelectionSet...)
 		}
 		v, err := obj.field(x, f.Name, f.ArgumentMap(x.vars))
+		var um *unmodelled
+		if errors.As(err, &um) && !f.Definition.Type.NonNull {
+			err = nil // null, as GitHub answers for data it does not have
+		}
 		if err != nil {
 			x.fail(err, f, p)
 			v = nil
@@ -192,7 +196,13 @@ func (x *gqlExec) complete(v any, t *ast.Type, sub ast.SelectionSet, path []any)
 
 func (x *gqlExec) fail(err error, f *ast.Field, path []any) {
 	var ge *gqlError
-	if !errors.As(err, &ge) {
+	var um *unmodelled
+	switch {
+	case errors.As(err, &ge):
+	case errors.As(err, &um):
+		// Not GitHub's: a documented error of the fake (package doc).
+		ge = &gqlError{Type: "NOT_MODELLED", Message: um.Error()}
+	default:
 		ge = &gqlError{Message: err.Error()}
 	}
 	e := *ge

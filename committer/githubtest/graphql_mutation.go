@@ -18,9 +18,14 @@ type gqlMutation struct{}
 func (gqlMutation) typeName() string { return "Mutation" }
 
 func (gqlMutation) field(x *gqlExec, name string, args map[string]any) (any, error) {
-	if name == "createCommitOnBranch" {
-		in, _ := args["input"].(map[string]any)
+	in, _ := args["input"].(map[string]any)
+	switch name {
+	case "createCommitOnBranch":
 		return x.s.createCommitOnBranch(x, in)
+	case "updateRefs":
+		return x.s.updateRefs(x, in)
+	case "createRef", "updateRef", "deleteRef":
+		return x.s.refMutation(x, name, in)
 	}
 	return nil, errUnserved("Mutation", name)
 }
@@ -99,6 +104,7 @@ func (s *Server) createCommitOnBranch(x *gqlExec, in map[string]any) (gqlObject,
 	if rp == nil {
 		return nil, gqlErrorf("NOT_FOUND", "Could not resolve to a Repository with the name '"+c.repo+"'.")
 	}
+	s.mutationRaces.run(rp.fullName(), c.ref)
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
 	head, ok := rp.refs[c.ref]
@@ -123,6 +129,9 @@ func (s *Server) createCommitOnBranch(x *gqlExec, in map[string]any) (gqlObject,
 	h, err := rp.putSignedCommit(cm, now)
 	if err != nil {
 		return nil, gqlErrorf("", "Something went wrong while executing your query: "+err.Error())
+	}
+	if e := rp.refusal(id, refChange{ref: c.ref, old: head, new: h}); e != nil {
+		return nil, e.gqlError()
 	}
 	rp.setRef(c.ref, h, false, now)
 	return gqlCommitPayload{rp: rp, ref: c.ref, oid: h, clientMutationID: c.clientMutationID}, nil

@@ -26,11 +26,17 @@ type repo struct {
 	objects map[plumbing.Hash]plumbing.EncodedObject
 	trees   map[plumbing.Hash][]object.TreeEntry // decoded, sorted
 	commits map[plumbing.Hash]*object.Commit
+	tags    map[plumbing.Hash]*object.Tag // annotated tag objects (routes_tags.go)
 	verif   map[plumbing.Hash]verification
 	refs    map[string]plumbing.Hash // "refs/heads/main" -> commit
 	renamed map[string]string        // branch renamed away -> its new name (routes_branches.go)
 	updates []RefUpdate
 	pulls   []*pull
+	labels  []*label // routes_pulls_update.go
+
+	rulesets    []*ruleset                          // rules.go
+	protections []*protection                       // classic branch protection
+	statuses    map[plumbing.Hash]map[string]string // commit statuses: context -> state
 }
 
 type verification struct {
@@ -44,11 +50,13 @@ type verification struct {
 func newRepo(owner, name string, id int64, now time.Time) *repo {
 	return &repo{
 		owner: owner, name: name, id: id, defaultBranch: "main", created: now,
-		objects: map[plumbing.Hash]plumbing.EncodedObject{},
-		trees:   map[plumbing.Hash][]object.TreeEntry{},
-		commits: map[plumbing.Hash]*object.Commit{},
-		verif:   map[plumbing.Hash]verification{},
-		refs:    map[string]plumbing.Hash{},
+		objects:  map[plumbing.Hash]plumbing.EncodedObject{},
+		trees:    map[plumbing.Hash][]object.TreeEntry{},
+		commits:  map[plumbing.Hash]*object.Commit{},
+		tags:     map[plumbing.Hash]*object.Tag{},
+		statuses: map[plumbing.Hash]map[string]string{},
+		verif:    map[plumbing.Hash]verification{},
+		refs:     map[string]plumbing.Hash{},
 	}
 }
 
@@ -121,8 +129,28 @@ func (rp *repo) blob(h plumbing.Hash) ([]byte, bool) {
 }
 
 // resolve turns a branch name, "heads/x", "refs/heads/x", tag name or a
-// full SHA into a commit hash. Caller holds mu.
+// full SHA into a commit hash, peeling annotated tags as git does. Caller
+// holds mu.
 func (rp *repo) resolve(ref string) (plumbing.Hash, bool) {
+	h, ok := rp.resolveRaw(ref)
+	return rp.peel(h), ok
+}
+
+// treeOf is the tree of a commit, or a tree itself. Caller holds mu.
+func (rp *repo) treeOf(h plumbing.Hash) (plumbing.Hash, bool) {
+	if c, ok := rp.commits[h]; ok {
+		return c.TreeHash, true
+	}
+	_, ok := rp.trees[h]
+	return h, ok
+}
+
+// resolveRaw is resolve without peeling tags; "HEAD" is the default
+// branch. Caller holds mu.
+func (rp *repo) resolveRaw(ref string) (plumbing.Hash, bool) {
+	if ref == "HEAD" {
+		ref = "refs/heads/" + rp.defaultBranch
+	}
 	for _, cand := range []string{ref, "refs/" + ref, "refs/heads/" + ref, "refs/tags/" + ref} {
 		if h, ok := rp.refs[cand]; ok {
 			return h, true

@@ -55,9 +55,12 @@ func (s *Server) routes() {
 	s.handleRepo("GET "+rr+"/git/trees/{sha...}", s.handleGetTree)
 	s.handleRepo("POST "+rr+"/git/commits", s.handleCreateCommit)
 	s.handleRepo("GET "+rr+"/git/commits/{sha}", s.handleGetCommit)
+	s.handleRepo("POST "+rr+"/git/tags", s.handleCreateTag)
+	s.handleRepo("GET "+rr+"/git/tags/{sha}", s.handleGetTag)
 
 	s.handleRepo("GET "+rr+"/branches/{branch...}", s.handleGetBranch)
 	s.handleRepo("POST "+rr+"/branches/{branch...}", s.handleBranchPost)
+	s.handleRepo("GET "+rr+"/rules/branches/{branch...}", s.handleBranchRules)
 	s.handleRepo("GET "+rr+"/compare/{basehead...}", s.handleCompare)
 	s.handleRepo("GET "+rr+"/commits/{ref...}", s.handleRepoCommit)
 
@@ -69,6 +72,14 @@ func (s *Server) routes() {
 	s.handleRepo("POST "+rr+"/pulls", s.handleCreatePull)
 	s.handleRepo("GET "+rr+"/pulls", s.handleListPulls)
 	s.handleRepo("GET "+rr+"/pulls/{number}", s.handleGetPull)
+	s.handleRepo("PATCH "+rr+"/pulls/{number}", s.handleUpdatePull)
+	s.handleRepo("POST "+rr+"/pulls/{number}/requested_reviewers", s.handleRequestedReviewers)
+	s.handleRepo("DELETE "+rr+"/pulls/{number}/requested_reviewers", s.handleRequestedReviewers)
+	s.handleRepo("POST "+rr+"/issues/{number}/labels", s.handleIssueLabels)
+	s.handleRepo("PUT "+rr+"/issues/{number}/labels", s.handleIssueLabels)
+	s.handleRepo("DELETE "+rr+"/issues/{number}/labels/{name}", s.handleRemoveIssueLabel)
+	s.handleRepo("POST "+rr+"/issues/{number}/assignees", s.handleAssignees)
+	s.handleRepo("DELETE "+rr+"/issues/{number}/assignees", s.handleAssignees)
 	s.handleRepo("POST "+rr+"/labels", s.handleCreateLabel)
 }
 

@@ -62,7 +62,7 @@ func (s *Server) handleGetBlob(w http.ResponseWriter, r *http.Request, rp *repo)
 		return
 	}
 	writeJSON(w, r, http.StatusOK, obj{
-		"sha": sha, "node_id": nodeID("B", sha), "size": len(data), "url": rp.url(r) + "/git/blobs/" + sha,
+		"sha": sha, "node_id": objNodeID(rp, "B", plumbing.NewHash(sha)), "size": len(data), "url": rp.url(r) + "/git/blobs/" + sha,
 		"content": base64Lines(data), "encoding": "base64",
 	})
 }

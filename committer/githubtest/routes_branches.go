@@ -15,8 +15,13 @@ const docRenameBranch = "https://docs.github.com/rest/branches/branches#rename-a
 // master in a repository that has none.
 func (s *Server) handleGetBranch(w http.ResponseWriter, r *http.Request, rp *repo) {
 	rp.mu.RLock()
-	defer rp.mu.RUnlock()
 	name := r.PathValue("branch")
+	if b, ok := rp.splitProtection(name); ok {
+		rp.mu.RUnlock()
+		s.handleBranchProtection(w, r, rp, b)
+		return
+	}
+	defer rp.mu.RUnlock()
 	h, ok := rp.refs["refs/heads/"+name]
 	if !ok {
 		if to := rp.branchRedirect(name); to != "" {
@@ -53,16 +58,11 @@ func branchJSON(r *http.Request, rp *repo, name string, h plumbing.Hash) obj {
 	c := rp.commits[h]
 	u := rp.url(r) + "/branches/" + escapeSegments(name)
 	return obj{
-		"name":      name,
-		"commit":    commitJSON(r, rp, c),
-		"_links":    obj{"self": u, "html": rp.htmlURL(r) + "/tree/" + escapeSegments(name)},
-		"protected": false,
-		"protection": obj{
-			"enabled": false,
-			"required_status_checks": obj{
-				"enforcement_level": "off", "contexts": []string{}, "checks": []obj{},
-			},
-		},
+		"name":           name,
+		"commit":         commitJSON(r, rp, c),
+		"_links":         obj{"self": u, "html": rp.htmlURL(r) + "/tree/" + escapeSegments(name)},
+		"protected":      rp.branchProtected(name),
+		"protection":     rp.protectionSummary(name),
 		"protection_url": u + "/protection",
 	}
 }

@@ -78,9 +78,7 @@ func (s *Server) handleCreateCommit(w http.ResponseWriter, r *http.Request, rp *
 	switch {
 	case body.Signature != nil && *body.Signature != "":
 		c.PGPSignature = *body.Signature
-		payload := commitPayload(c)
-		sig := *body.Signature
-		v = verification{Reason: "unknown_key", Signature: &sig, Payload: &payload}
+		v = s.verifyClientSignature(commitPayload(c), *body.Signature, c.Committer.Email, now)
 	case id.installation != 0 && body.Author == nil && body.Committer == nil:
 		// GitHub signs what an App commits without author or committer.
 		c.Committer = webFlowCommitter(now)

@@ -117,6 +117,10 @@ func (s *Server) writeContents(r *http.Request, rp *repo, op contentsOp) content
 	ref, head, res := s.buildContents(r, rp, op)
 	if res.commit == nil || head.IsZero() {
 		if res.commit != nil { // the first commit of an empty repository
+			if e := rp.refusal(identOf(r), refChange{ref: ref, new: res.commit.Hash}); e != nil {
+				rp.mu.Unlock()
+				return contentsResult{status: http.StatusConflict, msg: e.restMessage(true)}
+			}
 			rp.setRef(ref, res.commit.Hash, false, s.now())
 		}
 		rp.mu.Unlock()
@@ -128,6 +132,9 @@ func (s *Server) writeContents(r *http.Request, rp *repo, op contentsOp) content
 	defer rp.mu.Unlock()
 	if now := rp.refs[ref]; now != head {
 		return contentsResult{status: http.StatusConflict, msg: "is at " + now.String() + " but expected " + head.String()}
+	}
+	if e := rp.refusal(identOf(r), refChange{ref: ref, old: head, new: res.commit.Hash}); e != nil {
+		return contentsResult{status: http.StatusConflict, msg: e.restMessage(true)}
 	}
 	rp.setRef(ref, res.commit.Hash, false, s.now())
 	return res

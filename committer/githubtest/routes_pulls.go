@@ -17,6 +17,12 @@ type pull struct {
 	created          time.Time
 	user             identity
 	headSHA, baseSHA string
+
+	updated   time.Time  // zero: never updated
+	closed    *time.Time // closed_at
+	labels    []string   // label names, in the order added
+	assignees []string   // logins
+	reviewers []string   // requested reviewers' logins
 }
 
 // headBranch splits "owner:branch" or "branch".
@@ -123,6 +129,13 @@ func pullJSON(r *http.Request, rp *repo, p *pull) obj {
 	issue := rp.url(r) + "/issues/" + num
 	user := userJSON(r, p.user.login, p.user.userID, "User")
 	ts := p.created.UTC().Format(time.RFC3339)
+	var closed, assignee any
+	if p.closed != nil {
+		closed = p.closed.UTC().Format(time.RFC3339)
+	}
+	if len(p.assignees) > 0 {
+		assignee = userJSON(r, p.assignees[0], loginID(p.assignees[0]), "User")
+	}
 	repoObj := repoJSON(r, rp)
 	side := func(branch, sha string) obj {
 		return obj{"label": rp.owner + ":" + branch, "ref": branch, "sha": sha, "user": user, "repo": repoObj}
@@ -134,10 +147,10 @@ func pullJSON(r *http.Request, rp *repo, p *pull) obj {
 		"commits_url": u + "/commits", "review_comments_url": u + "/comments",
 		"review_comment_url": rp.url(r) + "/pulls/comments{/number}", "comments_url": issue + "/comments",
 		"statuses_url": rp.url(r) + "/statuses/" + p.headSHA, "number": p.number, "state": p.state,
-		"locked": false, "title": p.title, "user": user, "body": p.body, "labels": []obj{},
-		"milestone": nil, "active_lock_reason": nil, "created_at": ts, "updated_at": ts,
-		"closed_at": nil, "merged_at": nil, "merge_commit_sha": nil, "assignee": nil,
-		"assignees": []obj{}, "requested_reviewers": []obj{}, "requested_teams": []obj{},
+		"locked": false, "title": p.title, "user": user, "body": p.body, "labels": rp.labelsJSON(r, p.labels, true),
+		"milestone": nil, "active_lock_reason": nil, "created_at": ts, "updated_at": p.updatedAt().UTC().Format(time.RFC3339),
+		"closed_at": closed, "merged_at": nil, "merge_commit_sha": nil, "assignee": assignee,
+		"assignees": usersJSON(r, p.assignees), "requested_reviewers": usersJSON(r, p.reviewers), "requested_teams": []obj{},
 		"head": side(p.head, p.headSHA), "base": side(p.base, p.baseSHA),
 		"_links": obj{"self": link(u), "html": link(html), "issue": link(issue),
 			"comments": link(issue + "/comments"), "review_comments": link(u + "/comments"),

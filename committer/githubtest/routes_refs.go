@@ -101,11 +101,18 @@ func validRefName(ref string) bool {
 		return false
 	}
 	for _, seg := range strings.Split(ref, "/") {
-		if seg == "" || seg == "." || seg == ".." || strings.HasSuffix(seg, ".lock") {
+		if seg == "" || strings.HasPrefix(seg, ".") || strings.HasSuffix(seg, ".lock") {
 			return false
 		}
 	}
-	return !strings.ContainsAny(ref, " ~^:?*[\\\x00") && !strings.Contains(ref, "@{")
+	// git check-ref-format: no "..", no control characters, no trailing ".".
+	for _, c := range ref {
+		if c < 0x20 || c == 0x7f {
+			return false
+		}
+	}
+	return !strings.ContainsAny(ref, " ~^:?*[\\") && !strings.Contains(ref, "@{") &&
+		!strings.Contains(ref, "..") && !strings.HasSuffix(ref, ".")
 }
 
 func (s *Server) handleCreateRef(w http.ResponseWriter, r *http.Request, rp *repo) {
@@ -131,6 +138,11 @@ func (s *Server) handleCreateRef(w http.ResponseWriter, r *http.Request, rp *rep
 		writeError(w, r, http.StatusUnprocessableEntity, "Object does not exist", docCreateRef)
 		return
 	}
+	if strings.HasPrefix(body.Ref, "refs/heads/") && rp.objType(h) != plumbing.CommitObject {
+		// A branch names a commit; the wording is PATCH's (a guess for POST).
+		writeError(w, r, http.StatusUnprocessableEntity, "Object is not a commit", docCreateRef)
+		return
+	}
 	if _, ok := rp.refs[body.Ref]; ok {
 		writeError(w, r, http.StatusUnprocessableEntity, "Reference already exists", docCreateRef)
 		return
@@ -138,6 +150,10 @@ func (s *Server) handleCreateRef(w http.ResponseWriter, r *http.Request, rp *rep
 	if rp.refNameClash(body.Ref) != "" {
 		// git: 'refs/heads/main' exists; cannot create 'refs/heads/main/sub'.
 		writeError(w, r, http.StatusUnprocessableEntity, "Reference update failed", docCreateRef)
+		return
+	}
+	if e := rp.refusal(identOf(r), refChange{ref: body.Ref, new: h}); e != nil {
+		writeError(w, r, http.StatusUnprocessableEntity, e.restMessage(false), docCreateRef)
 		return
 	}
 	rp.setRef(body.Ref, h, false, s.now())
@@ -176,6 +192,10 @@ func (s *Server) handleUpdateRef(w http.ResponseWriter, r *http.Request, rp *rep
 		return
 	}
 	if old != h {
+		if e := rp.refusal(identOf(r), refChange{ref: ref, old: old, new: h}); e != nil {
+			writeError(w, r, http.StatusUnprocessableEntity, e.restMessage(false), docUpdateRef)
+			return
+		}
 		rp.setRef(ref, h, body.Force, s.now())
 	}
 	writeJSON(w, r, http.StatusOK, gitRefJSON(r, rp, ref, h))
@@ -185,12 +205,17 @@ func (s *Server) handleDeleteRef(w http.ResponseWriter, r *http.Request, rp *rep
 	ref := "refs/" + r.PathValue("ref")
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
-	if _, ok := rp.refs[ref]; !ok {
+	old, ok := rp.refs[ref]
+	if !ok {
 		writeError(w, r, http.StatusUnprocessableEntity, "Reference does not exist", docDeleteRef)
 		return
 	}
 	if ref == "refs/heads/"+rp.defaultBranch {
 		writeError(w, r, http.StatusUnprocessableEntity, "Cannot delete the default branch", docDeleteRef)
+		return
+	}
+	if e := rp.refusal(identOf(r), refChange{ref: ref, old: old}); e != nil {
+		writeError(w, r, http.StatusUnprocessableEntity, e.restMessage(false), docDeleteRef)
 		return
 	}
 	rp.setRef(ref, plumbing.ZeroHash, false, s.now())

@@ -61,8 +61,9 @@ func (s *Server) handleDeleteRepo(w http.ResponseWriter, _ *http.Request, rp *re
 
 func (s *Server) handleCreateLabel(w http.ResponseWriter, r *http.Request, rp *repo) {
 	var body struct {
-		Name  string `json:"name"`
-		Color string `json:"color"`
+		Name        string `json:"name"`
+		Color       string `json:"color"`
+		Description string `json:"description"`
 	}
 	const doc = "https://docs.github.com/rest/issues/labels#create-a-label"
 	if !decodeBody(w, r, &body, doc) {
@@ -76,9 +77,17 @@ func (s *Server) handleCreateLabel(w http.ResponseWriter, r *http.Request, rp *r
 		writeValidation(w, r, doc, validationError{Resource: "Label", Field: "color", Code: "invalid"})
 		return
 	}
-	writeJSON(w, r, http.StatusCreated, obj{"id": 1, "node_id": nodeID("LA", body.Name),
-		"url": rp.url(r) + "/labels/" + body.Name, "name": body.Name, "color": body.Color,
-		"default": false, "description": nil})
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	for _, l := range rp.labels {
+		if strings.EqualFold(l.name, body.Name) {
+			writeValidation(w, r, doc, validationError{Resource: "Label", Field: "name", Code: "already_exists"})
+			return
+		}
+	}
+	l := &label{name: body.Name, color: strings.ToLower(body.Color), description: body.Description}
+	rp.labels = append(rp.labels, l)
+	writeJSON(w, r, http.StatusCreated, labelJSON(r, rp, l))
 }
 
 func isHex(s string, n int) bool {

@@ -159,6 +159,7 @@ func TestReplySchemas(t *testing.T) {
 		t.Run(c.method+" "+c.path, func(t *testing.T) { validateReply(t, c.op, r.Status, r.Raw) })
 	}
 	laterRoutes(t, ts, noFollow)
+	moreRoutes(t, ts, noFollow)
 	checkRecordedRefs(t, ts, rr)
 	limitedReplies(t)
 	appReplies(t)

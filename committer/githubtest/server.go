@@ -2,6 +2,7 @@ package githubtest
 
 import (
 	"crypto/rsa"
+	"github.com/ProtonMail/go-crypto/openpgp"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -18,14 +19,15 @@ import (
 // ghcommitter uses. It implements http.Handler and answers both at "/" and at
 // "/api/v3/" (the GitHub Enterprise Server prefix).
 type Server struct {
-	token    string
-	latency  atomic.Int64
-	now      func() time.Time
-	tokenTTL time.Duration
-	mux      *routeMux
-	reqSeq   atomic.Int64
-	lim      limiter
-	treeMax  treeLimits
+	token      string
+	latency    atomic.Int64
+	now        func() time.Time
+	tokenTTL   time.Duration
+	mux        *routeMux
+	reqSeq     atomic.Int64
+	rulesetSeq atomic.Int64 // AddRuleset's ids
+	lim        limiter
+	treeMax    treeLimits
 
 	mu       sync.Mutex // guards the fields below
 	repos    map[string]*repo
@@ -37,12 +39,14 @@ type Server struct {
 	installs map[int64]*installation
 	tokens   map[string]*instToken
 	issued   map[int64]int
-	moved    map[string]string // old "owner/name" key -> new key (RenameRepo)
+	moved    map[string]string  // old "owner/name" key -> new key (RenameRepo)
+	gpgKeys  openpgp.EntityList // AddGPGKey (keys.go)
 
 	logMu sync.Mutex
 	log   []Request
 
 	contentsRaces contentsRaces // routes_contents_write.go
+	mutationRaces contentsRaces // MoveBranchBeforeNextMutation (graphql_refs.go)
 }
 
 // Option configures a Server.

@@ -88,7 +88,7 @@ func gitRefJSON(r *http.Request, rp *repo, ref string, h plumbing.Hash) obj {
 		typ = "tag"
 	}
 	return obj{
-		"ref": ref, "node_id": nodeID("REF", ref), "url": rp.url(r) + "/git/" + escapeSegments(ref),
+		"ref": ref, "node_id": refNodeID(rp, ref), "url": rp.url(r) + "/git/" + escapeSegments(ref),
 		"object": obj{"type": typ, "sha": h.String(), "url": rp.url(r) + "/git/" + typ + "s/" + h.String()},
 	}
 }
@@ -113,7 +113,7 @@ func gitCommitJSON(r *http.Request, rp *repo, c *object.Commit) obj {
 		v = unsignedVerification()
 	}
 	return obj{
-		"sha": c.Hash.String(), "node_id": nodeID("C", c.Hash.String()),
+		"sha": c.Hash.String(), "node_id": objNodeID(rp, "C", c.Hash),
 		"url": rp.url(r) + "/git/commits/" + c.Hash.String(), "html_url": rp.htmlURL(r) + "/commit/" + c.Hash.String(),
 		"author": sigJSON(c.Author), "committer": sigJSON(c.Committer), "message": c.Message,
 		"tree":    obj{"sha": c.TreeHash.String(), "url": rp.url(r) + "/git/trees/" + c.TreeHash.String()},
@@ -137,7 +137,7 @@ func commitJSON(r *http.Request, rp *repo, c *object.Commit) obj {
 			"html_url": rp.htmlURL(r) + "/commit/" + p.String()})
 	}
 	return obj{
-		"sha": sha, "node_id": nodeID("C", sha), "url": rp.url(r) + "/commits/" + sha,
+		"sha": sha, "node_id": objNodeID(rp, "C", c.Hash), "url": rp.url(r) + "/commits/" + sha,
 		"html_url": rp.htmlURL(r) + "/commit/" + sha, "comments_url": rp.url(r) + "/commits/" + sha + "/comments",
 		"commit": gc, "author": nil, "committer": nil, "parents": parents,
 	}

@@ -1,0 +1,75 @@
+package githubtest
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Accounts in GraphQL: Query.viewer (the token's user), Repository.owner
+// (a User, or an Organization for repositories created under /orgs) and
+// the users of the fake's REST replies, with the fields clients read.
+
+type gqlAccount struct {
+	typ   string // "User" or "Organization"
+	login string
+	id    int64
+	name  string // "" when the fake has none
+	email string
+}
+
+func (g gqlAccount) typeName() string { return g.typ }
+
+func (g gqlAccount) field(x *gqlExec, name string, args map[string]any) (any, error) {
+	switch name {
+	case "login":
+		return g.login, nil
+	case "id":
+		kind := "U"
+		if g.typ == "Organization" {
+			kind = "O"
+		}
+		return nodeID(kind, g.login), nil
+	case "databaseId":
+		return g.id, nil
+	case "url":
+		return webBase(x.r) + "/" + g.login, nil
+	case "resourcePath":
+		return "/" + g.login, nil
+	case "avatarUrl":
+		u := "https://avatars.githubusercontent.com/u/" + strconv.FormatInt(g.id, 10) + "?v=4"
+		if size, ok := argInt(args, "size"); ok {
+			u += "&s=" + strconv.FormatInt(size, 10)
+		}
+		return u, nil
+	case "name":
+		if g.name == "" {
+			return nil, nil
+		}
+		return g.name, nil
+	case "email":
+		if g.typ == "User" {
+			return g.email, nil // User.email is String!: "" when not public
+		}
+		return nil, nil
+	}
+	return nil, errUnserved(g.typ, name)
+}
+
+// viewer is the account of the request's token.
+func viewer(x *gqlExec) gqlAccount {
+	id := identOf(x.r)
+	email := id.email
+	if strings.HasSuffix(email, "@users.noreply.github.com") {
+		email = "" // GitHub shows only a public email
+	}
+	return gqlAccount{typ: "User", login: id.login, id: id.userID, name: id.name, email: email}
+}
+
+// ownerAccount is Repository.owner. Caller holds rp.mu.
+func (rp *repo) ownerAccount() gqlAccount {
+	typ := "User"
+	if rp.org {
+		typ = "Organization"
+	}
+	return gqlAccount{typ: typ, login: rp.owner, id: rp.id * 7}
+}

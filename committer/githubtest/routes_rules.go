@@ -1,0 +1,148 @@
+package githubtest
+
+import (
+	"net/http"
+	"strings"
+)
+
+const (
+	docBranchRules      = "https://docs.github.com/rest/repos/rules#get-rules-for-a-branch"
+	docBranchProtection = "https://docs.github.com/rest/branches/branch-protection#get-branch-protection"
+)
+
+// handleBranchRules serves GET rules/branches/{branch}: the active rules of
+// every ruleset that applies to the branch (whether or not it exists), with
+// the ruleset each comes from, in the order the rulesets were added.
+func (s *Server) handleBranchRules(w http.ResponseWriter, r *http.Request, rp *repo) {
+	rp.mu.RLock()
+	defer rp.mu.RUnlock()
+	ref := "refs/heads/" + r.PathValue("branch")
+	out := []obj{}
+	for _, rs := range rp.rulesets {
+		if !rs.applies(rp, ref) {
+			continue
+		}
+		for _, rule := range rs.Rules {
+			o := obj{"type": rule.Type}
+			if rule.Parameters != nil {
+				o["parameters"] = rule.Parameters
+			}
+			o["ruleset_source_type"] = "Repository"
+			o["ruleset_source"] = rp.fullName()
+			o["ruleset_id"] = rs.id
+			out = append(out, o)
+		}
+	}
+	writeJSON(w, r, http.StatusOK, out)
+}
+
+// classicProtection is the classic protection of branch, or nil. Caller
+// holds mu.
+func (rp *repo) classicProtection(branch string) *protection {
+	for _, p := range rp.protections {
+		if globMatch(p.pattern, branch) {
+			return p
+		}
+	}
+	return nil
+}
+
+// branchProtected is GET branches/{b}'s "protected": classic protection
+// or an applying ruleset (GitHub shows rulesets there too; a guess for
+// rulesets that only restrict creations). Caller holds mu.
+func (rp *repo) branchProtected(branch string) bool {
+	if rp.classicProtection(branch) != nil {
+		return true
+	}
+	for _, rs := range rp.rulesets {
+		if rs.applies(rp, "refs/heads/"+branch) && len(rs.Rules) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// protectionSummary is branch.protection in GET branches/{b}. Caller holds mu.
+func (rp *repo) protectionSummary(branch string) obj {
+	p := rp.classicProtection(branch)
+	if p == nil {
+		return obj{"enabled": rp.branchProtected(branch), "required_status_checks": obj{
+			"enforcement_level": "off", "contexts": []string{}, "checks": []obj{},
+		}}
+	}
+	level := "off"
+	if len(p.RequiredStatusChecks) > 0 {
+		level = "non_admins"
+	}
+	return obj{"enabled": true, "required_status_checks": obj{
+		"enforcement_level": level, "contexts": nonNil(p.RequiredStatusChecks), "checks": checksJSON(p.RequiredStatusChecks),
+	}}
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func checksJSON(contexts []string) []obj {
+	out := []obj{}
+	for _, c := range contexts {
+		out = append(out, obj{"context": c, "app_id": nil})
+	}
+	return out
+}
+
+// handleBranchProtection serves GET branches/{b}/protection (classic
+// protection only, as on GitHub): 404 "Branch not protected" without it.
+func (s *Server) handleBranchProtection(w http.ResponseWriter, r *http.Request, rp *repo, branch string) {
+	rp.mu.RLock()
+	defer rp.mu.RUnlock()
+	if _, ok := rp.refs["refs/heads/"+branch]; !ok {
+		writeError(w, r, http.StatusNotFound, "Branch not found", docBranchProtection)
+		return
+	}
+	p := rp.classicProtection(branch)
+	if p == nil {
+		writeError(w, r, http.StatusNotFound, "Branch not protected", docBranchProtection)
+		return
+	}
+	u := rp.url(r) + "/branches/" + branch + "/protection"
+	out := obj{
+		"url":                              u,
+		"required_signatures":              obj{"url": u + "/required_signatures", "enabled": p.RequireSignatures},
+		"enforce_admins":                   obj{"url": u + "/enforce_admins", "enabled": false},
+		"required_linear_history":          obj{"enabled": false},
+		"allow_force_pushes":               obj{"enabled": p.AllowForcePushes},
+		"allow_deletions":                  obj{"enabled": p.AllowDeletions},
+		"block_creations":                  obj{"enabled": false},
+		"required_conversation_resolution": obj{"enabled": false},
+		"lock_branch":                      obj{"enabled": false},
+		"allow_fork_syncing":               obj{"enabled": false},
+	}
+	if len(p.RequiredStatusChecks) > 0 {
+		out["required_status_checks"] = obj{"url": u + "/required_status_checks", "strict": false,
+			"contexts": p.RequiredStatusChecks, "checks": checksJSON(p.RequiredStatusChecks),
+			"contexts_url": u + "/required_status_checks/contexts"}
+	}
+	if p.RequiredApprovingReviews > 0 {
+		out["required_pull_request_reviews"] = obj{"url": u + "/required_pull_request_reviews",
+			"dismiss_stale_reviews": false, "require_code_owner_reviews": false,
+			"required_approving_review_count": p.RequiredApprovingReviews, "require_last_push_approval": false}
+	}
+	writeJSON(w, r, http.StatusOK, out)
+}
+
+// splitProtection tells GET branches/{b}/protection from a branch whose
+// name ends in "/protection". Caller holds mu.
+func (rp *repo) splitProtection(name string) (string, bool) {
+	b, ok := strings.CutSuffix(name, "/protection")
+	if !ok {
+		return "", false
+	}
+	if _, exists := rp.refs["refs/heads/"+name]; exists {
+		return "", false
+	}
+	return b, true
+}
