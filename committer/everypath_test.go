@@ -287,3 +287,52 @@ func TestSquashedGraphQLBatchSplitBySize(t *testing.T) {
 		t.Errorf("%d GraphQL requests: the batch was not split", m)
 	}
 }
+
+// TestEveryPathProtectedIsProtected: a branch protection rule refuses the
+// landing write with the same kind, ErrProtected, whatever the engine, for
+// a lone commit and for every change set of a batch, and nothing lands.
+func TestEveryPathProtectedIsProtected(t *testing.T) {
+	for _, pc := range everyPath() {
+		if strings.HasPrefix(pc.name, "pull request") {
+			continue // the head branch is a new one, outside the rule
+		}
+		t.Run(pc.name, func(t *testing.T) {
+			ts, c := setup(t)
+			seed(t, ts, map[string]string{"log": "start\n"})
+			must(t, ts.ProtectBranch(owner, repo, "main", githubtest.BranchProtection{RequiredApprovingReviews: 1}))
+			before := head(t, ts, "main")
+			opt := committer.WithEngine(pc.engine)
+			commit := func(cs *committer.ChangeSet) (*committer.Result, error) {
+				return c.Commit(context.Background(), "main", cs, opt)
+			}
+			if pc.queue != nil {
+				q, err := committer.NewQueue(c, "main", pc.queue...)
+				must(t, err)
+				commit = func(cs *committer.ChangeSet) (*committer.Result, error) { return q.Commit(context.Background(), cs) }
+			}
+			n := 1
+			if strings.HasPrefix(pc.name, "batch") {
+				n = 4
+			}
+			errs := make([]error, n)
+			var wg sync.WaitGroup
+			for i := range n {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					_, errs[i] = commit(committer.NewChangeSet("mine").Edit("log", appendLine(fmt.Sprintf("w%d", i))))
+				}()
+			}
+			wg.Wait()
+			for i, err := range errs {
+				var ce *committer.Error
+				if !errors.Is(err, committer.ErrProtected) || !errors.As(err, &ce) || ce.Attempts > 1 {
+					t.Errorf("change set %d: err = %v, want ErrProtected after one attempt", i, err)
+				}
+			}
+			if head(t, ts, "main") != before {
+				t.Error("the protected branch moved")
+			}
+		})
+	}
+}
