@@ -355,3 +355,37 @@ func TestAutoFallbackRunsEditsOncePerAttempt(t *testing.T) {
 		}
 	}
 }
+
+// TestCoordinatorExpectHeadGoesAlone (issue 19.1): a commit pinned with
+// ExpectHead is never put in a batch (whose head it did not pin): queued
+// behind another commit that moves the branch, it is an ErrConflict while
+// the unpinned change set beside it lands.
+func TestCoordinatorExpectHeadGoesAlone(t *testing.T) {
+	ts, c := setup(t)
+	seed(t, ts, map[string]string{"log": ""})
+	pinned := head(t, ts, "main")
+	release := make(chan struct{})
+	var once sync.Once
+	ts.Inject(githubtest.Fault{Method: http.MethodPatch, Route: rtUpdateRef, Before: func(*http.Request) { once.Do(func() { <-release }) }})
+	var wg sync.WaitGroup
+	errs := make([]error, 3)
+	for i, opts := range [][]committer.CommitOption{nil, nil, {committer.ExpectHead(pinned)}} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = c.Commit(context.Background(), "main", committer.NewChangeSet(fmt.Sprintf("w%d", i)).Edit("log", appendLine(fmt.Sprintf("w%d", i))), opts...)
+		}()
+		time.Sleep(20 * time.Millisecond)
+	}
+	close(release)
+	wg.Wait()
+	if errs[0] != nil || errs[1] != nil {
+		t.Fatalf("unpinned: %v, %v", errs[0], errs[1])
+	}
+	if !errors.Is(errs[2], committer.ErrConflict) {
+		t.Fatalf("pinned to a head the branch left: err = %v, want ErrConflict", errs[2])
+	}
+	if log := readFile(t, ts, "main", "log"); log != "w0\nw1\n" {
+		t.Errorf("log = %q", log)
+	}
+}
