@@ -62,7 +62,7 @@ type Event struct {
 	Commit     string        // EventLanded: the commit on the branch
 	Wait       time.Duration // EventRateLimitWait, EventWritePaced
 	Took       time.Duration // EventLostRace: how long the lost attempt took
-	Changes    int           // the change sets the attempt carries (1, or a Queue's batch)
+	Changes    int           // the change sets the attempt carries (1, or a batch's)
 }
 
 func (c *Committer) observe(e Event) {

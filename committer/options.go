@@ -121,8 +121,10 @@ func WithGraphQLURL(u string) Option {
 // (also those the HTTP layer makes a request do before sending it), and
 // the landing (see Event), so a program can count and trace them. Calls
 // of one Committer never overlap, but may come from any goroutine working
-// on the commit (parallel uploads; a Queue's batch runs on its own
-// goroutine); fn must not block. The default observes nothing.
+// on the commit (parallel uploads; a batch runs on the coordinator's
+// goroutine); fn must not block, nor commit to the branch itself. When
+// change sets of several Committers land in one batch (see Commit), each
+// one's fn sees the batch's events. The default observes nothing.
 func WithObserver(fn func(Event)) Option {
 	return func(o *options) error {
 		if fn == nil {
@@ -394,7 +396,7 @@ func Squash() CommitOption {
 }
 
 // WithMaxBatch bounds the change sets a Queue lands with one ref update.
-// The default is 64.
+// The default is 64, as for the batches of concurrent Commit calls.
 func WithMaxBatch(n int) CommitOption {
 	return func(o *commitOptions) error {
 		if n < 1 || n > 1000 {
