@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync/atomic"
 	"time"
 
@@ -46,8 +47,8 @@ import (
 // one-write engines go one after the other. A change set that fails in a
 // batch (precondition, edit, what the engine cannot carry) gets its own
 // error and the others land. A batch is sent by the Committer of its first
-// change set: its attempts, backoff, logger and landing grace apply, and
-// every caller's observer sees the batch's events. While a commit waits
+// change set: its client, attempts, backoff and landing grace apply, while
+// every caller's observer and logger see the batch's events. While a commit waits
 // for a batch, ctx ending withdraws it; once its batch is sent, Commit
 // waits for the outcome. An edit function or observer must not commit to
 // the same branch itself: it would wait for its own batch.
@@ -260,7 +261,7 @@ func (d *driver) rateLimited(attempts int, msg string) *Error {
 func (d *driver) pause(ctx context.Context, attempt int) error {
 	wait := max(d.c.o.backoff(attempt, d.lost), d.wait)
 	d.wait = 0
-	d.c.o.logger.DebugContext(ctx, "backing off", "repo", d.c.Repository(), "branch", d.branch, "attempt", attempt, "wait", wait)
+	d.debug(ctx, "backing off", "repo", d.c.Repository(), "branch", d.branch, "attempt", attempt, "wait", wait)
 	return d.c.o.sleep(ctx, wait)
 }
 
@@ -319,7 +320,7 @@ func (d *driver) refusedOr(err error, attempt int) (bool, error) {
 		d.limited = re
 		d.refusals++
 		d.observe(Event{Kind: EventRateLimitWait, Branch: d.branch, Attempt: attempt, Wait: d.wait})
-		d.c.o.logger.Debug("write refused by a rate limit", "repo", d.c.Repository(), "branch", d.branch, "wait", d.wait)
+		d.debug(context.Background(), "write refused by a rate limit", "repo", d.c.Repository(), "branch", d.branch, "wait", d.wait)
 		if most := d.c.o.maxLimitWait; d.wait > most {
 			// The transport fails a read with such a wait at once; so
 			// does the commit loop, instead of sleeping it out.
@@ -342,6 +343,22 @@ func (d *driver) observe(e Event) {
 	}
 	for _, c := range d.watchers() {
 		c.observe(e)
+	}
+}
+
+// debug logs msg to the logger of every caller of the work (each logger
+// once).
+func (d *driver) debug(ctx context.Context, msg string, args ...any) {
+	if d.watchers == nil {
+		d.c.o.logger.DebugContext(ctx, msg, args...)
+		return
+	}
+	seen := map[*slog.Logger]bool{}
+	for _, c := range d.watchers() {
+		if l := c.o.logger; !seen[l] {
+			seen[l] = true
+			l.DebugContext(ctx, msg, args...)
+		}
 	}
 }
 
@@ -431,7 +448,7 @@ func (d *driver) settled(ctx context.Context, head string, attempt int) bool {
 			return true
 		}
 		if in {
-			d.c.o.logger.DebugContext(ctx, "our earlier commit landed", "commit", tip, "head", head)
+			d.debug(ctx, "our earlier commit landed", "commit", tip, "head", head)
 			d.landed(tip, attempt, false)
 			return true
 		}
@@ -479,7 +496,7 @@ func (d *driver) move(ctx context.Context, head, tip string, creating bool, atte
 	}
 	d.lost = time.Since(started)
 	d.observe(Event{Kind: EventLostRace, Branch: d.branch, Attempt: attempt, Head: head, Took: d.lost, Changes: d.w.size()})
-	d.c.o.logger.DebugContext(ctx, "lost the race for the branch", "repo", d.c.Repository(), "branch", d.branch, "attempt", attempt, "head", head, "took", d.lost)
+	d.debug(ctx, "lost the race for the branch", "repo", d.c.Repository(), "branch", d.branch, "attempt", attempt, "head", head, "took", d.lost)
 	return false, nil
 }
 

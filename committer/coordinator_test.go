@@ -76,20 +76,24 @@ func TestCoordinatorOneProcessNeverRaces(t *testing.T) {
 	seed(t, ts, map[string]string{"counter": "0"})
 	ts.Inject(githubtest.Fault{Method: http.MethodPatch, Route: rtUpdateRef, Times: 1, Latency: 200 * time.Millisecond})
 	var lost atomic.Int32
-	observe := committer.WithObserver(func(e committer.Event) {
-		if e.Kind == committer.EventLostRace {
-			lost.Add(1)
-		}
-	})
 	const n = 20
 	results := make([]*committer.Result, n)
 	errs := make([]error, n)
+	landedSeen := make([]atomic.Bool, n) // each caller's own observer sees its landing
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c := tokenClient(t, ts, "one-token", nil, observe)
+			own := committer.WithObserver(func(e committer.Event) {
+				switch e.Kind {
+				case committer.EventLanded:
+					landedSeen[i].Store(true)
+				case committer.EventLostRace:
+					lost.Add(1)
+				}
+			})
+			c := tokenClient(t, ts, "one-token", nil, own)
 			cs := committer.NewChangeSet(fmt.Sprintf("stage %d", i)).
 				Put(fmt.Sprintf("stages/%d.txt", i), []byte(fmt.Sprintf("stage %d\n", i))).
 				Edit("counter", incr)
@@ -108,6 +112,9 @@ func TestCoordinatorOneProcessNeverRaces(t *testing.T) {
 			t.Errorf("stage %d: result %+v is not a commit of its own", i, r)
 		}
 		commits[r.Commit] = true
+		if !landedSeen[i].Load() {
+			t.Errorf("stage %d: its observer saw no landing", i)
+		}
 		if got := readFile(t, ts, r.Commit, fmt.Sprintf("stages/%d.txt", i)); got != fmt.Sprintf("stage %d\n", i) {
 			t.Errorf("stage %d: its commit holds %q", i, got)
 		}
