@@ -47,11 +47,11 @@ import (
 // one-write engines go one after the other. A change set that fails in a
 // batch (precondition, edit, what the engine cannot carry) gets its own
 // error and the others land. A batch is sent by the Committer of its first
-// change set: its client, attempts, backoff and landing grace apply, while
-// every caller's observer and logger see the batch's events. While a commit waits
-// for a batch, ctx ending withdraws it; once its batch is sent, Commit
-// waits for the outcome. An edit function or observer must not commit to
-// the same branch itself: it would wait for its own batch.
+// change set: its client, attempts, backoff and landing grace apply,
+// while every caller's observer and logger see the batch's events. While
+// a commit waits for a batch, ctx ending withdraws it; once its batch is
+// sent, Commit waits for the outcome. An edit function or observer must
+// not commit to the same branch itself: it would wait for its own batch.
 func (c *Committer) Commit(ctx context.Context, branch string, cs *ChangeSet, opts ...CommitOption) (*Result, error) {
 	const op = "commit to"
 	co, u, err := c.begin(op, branch, cs, opts)
