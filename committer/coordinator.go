@@ -252,6 +252,14 @@ func (co *coordinator) run(jobs []*job) {
 		s := &single{c: j.c, branch: j.branch, u: j.u, results: map[string]*Result{}}
 		d := &driver{c: j.c, op: "commit to", branch: j.branch, co: j.co, w: s, cands: j.c.autoCandidates(j.u, j.co)}
 		d.run(j.ctx)
+		// The head it made is the branch's now, for a Queue's next batch
+		// (which would otherwise build on an older one and lose a race
+		// to this process's own commit).
+		if r := s.res; r != nil && r.Commit != "" && r.Tree != "" {
+			co.remember(r.Commit, r.Tree)
+		} else {
+			co.forget()
+		}
 		j.finish(s.res, s.err)
 		return
 	}

@@ -396,3 +396,32 @@ func TestCoordinatorExpectHeadGoesAlone(t *testing.T) {
 		t.Errorf("log = %q", log)
 	}
 }
+
+// TestCoordinatorQueueAfterCommitNoLostRace: a Queue's batch that follows
+// a lone Commit of the same process builds on the head that Commit made,
+// not on the head the Queue's own last batch made: no lost race inside
+// the process.
+func TestCoordinatorQueueAfterCommitNoLostRace(t *testing.T) {
+	var lost atomic.Int32
+	ts, c := setup(t, committer.WithObserver(func(e committer.Event) {
+		if e.Kind == committer.EventLostRace {
+			lost.Add(1)
+		}
+	}))
+	q, err := committer.NewQueue(c, "main")
+	must(t, err)
+	for i := range 3 {
+		if _, err := q.Commit(context.Background(), committer.NewChangeSet(fmt.Sprintf("q%d", i)).Put(fmt.Sprintf("q%d", i), []byte("q\n"))); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Commit(context.Background(), "main", committer.NewChangeSet(fmt.Sprintf("c%d", i)).Put(fmt.Sprintf("c%d", i), []byte("c\n"))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := lost.Load(); n != 0 {
+		t.Errorf("%d lost races between one process's Queue and Commit", n)
+	}
+	if refs := ts.Count(rtUpdateRef); refs != 6 {
+		t.Errorf("%d ref updates for 6 commits", refs)
+	}
+}
