@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Every commit a process makes to a branch — Commit, CommitPullRequest's
@@ -54,11 +55,13 @@ func (c *Committer) coordinatorFor(branch string) *coordinator {
 		co = &coordinator{}
 		coordinators.m[k] = co
 	}
+	co.users.Add(1) // until submit returns: never pruned in between
 	return co
 }
 
 // coordinator serializes and batches the commits to one branch.
 type coordinator struct {
+	users   atomic.Int32 // callers between coordinatorFor and submit's end
 	mu      sync.Mutex
 	pending []*job
 	leading bool
@@ -69,7 +72,7 @@ type coordinator struct {
 func (co *coordinator) idle() bool {
 	co.mu.Lock()
 	defer co.mu.Unlock()
-	return !co.leading && len(co.pending) == 0
+	return co.users.Load() == 0 && !co.leading && len(co.pending) == 0
 }
 
 // job is one caller's change set waiting for, or in, a batch.
@@ -101,6 +104,7 @@ func (j *job) finish(res *Result, err error) {
 // runs on j.ctx itself; a batch waits for the outcome of a landing write
 // it sent).
 func (co *coordinator) submit(j *job) (*Result, error) {
+	defer co.users.Add(-1)
 	co.mu.Lock()
 	co.pending = append(co.pending, j)
 	if !co.leading {
