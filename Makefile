@@ -38,9 +38,18 @@ release-snapshot:
 	$(GORELEASER) release --snapshot --clean
 
 # -short keeps the chaos run small; `make chaos` runs the full set.
-test: fmt-check vet
+test: fmt-check vet readme-check
 	$(GO) test $(TESTFLAGS) -short $(PKGS)
 	@for m in $(MODULES); do echo "cd $$m && $(GO) test ./..."; (cd $$m && $(GO) test $(TESTFLAGS) -short ./...) || exit 1; done
+
+# The README's "Real output" block is what scripts/readme-output.sh prints
+# against fake-github (ports and SHAs aside); readme-update rewrites it.
+.PHONY: readme-check readme-update
+readme-check: build
+	bash scripts/readme-output.sh --check $(BIN)
+
+readme-update: build
+	bash scripts/readme-output.sh --update $(BIN)
 
 # Against real GitHub: needs GITHUB_TOKEN and GHCOMMITTER_TEST_REPO=owner/repo
 # (a scratch repository); skipped without them, never part of `make test`.

@@ -95,7 +95,7 @@ func (e *Error) Error() string {
 	}
 	switch {
 	case e.Err != nil:
-		b.WriteString(e.Err.Error())
+		b.WriteString(causeText(e.Err))
 	case e.Kind != nil:
 		b.WriteString(e.Kind.Error())
 	}

@@ -33,6 +33,13 @@ const (
 	// pacer, which spaces the credential's writes as GitHub asks
 	// (ghclient.WithWritePacing).
 	EventWritePaced
+	// EventUpload (WithProgressEvents only): a blob upload finished: Done
+	// of Total blobs this attempt uploads, Bytes of TotalBytes.
+	EventUpload
+	// EventTree (WithProgressEvents only): a create-tree request finished:
+	// Done of Total for the tree being built (a large tree is built in
+	// chunks).
+	EventTree
 )
 
 func (k EventKind) String() string {
@@ -47,6 +54,10 @@ func (k EventKind) String() string {
 		return "landed"
 	case EventWritePaced:
 		return "write paced"
+	case EventUpload:
+		return "upload"
+	case EventTree:
+		return "tree"
 	}
 	return "unknown"
 }
@@ -63,16 +74,23 @@ type Event struct {
 	Wait       time.Duration // EventRateLimitWait, EventWritePaced
 	Took       time.Duration // EventLostRace: how long the lost attempt took
 	Changes    int           // the change sets the attempt carries (1, or a batch's)
+	// EventUpload and EventTree: progress.
+	Done, Total       int
+	Bytes, TotalBytes int64
 }
 
 func (c *Committer) observe(e Event) {
-	if c.o.observer == nil {
+	fn := c.o.observer
+	if e.Kind == EventUpload || e.Kind == EventTree {
+		fn = c.o.progressEvents
+	}
+	if fn == nil {
 		return
 	}
 	e.Repository = c.Repository()
 	c.observing.Lock()
 	defer c.observing.Unlock()
-	c.o.observer(e)
+	fn(e)
 }
 
 // observeWaits returns ctx carrying a hook through which the HTTP layer

@@ -34,7 +34,9 @@ type options struct {
 	concurrency int
 	signer      Signer
 	progress    func(uploaded int64)
-	graphqlURL  string
+	// progressEvents receives EventUpload and EventTree.
+	progressEvents func(Event)
+	graphqlURL     string
 	// secondaryFloor is the least wait after a secondary rate limit that
 	// came without Retry-After (GitHub's docs: at least a minute). 0 until
 	// New takes it from the HTTP client (ghclient.ConfigOf).
@@ -124,7 +126,8 @@ func WithGraphQLURL(u string) Option {
 // on the commit (parallel uploads; a batch runs on the coordinator's
 // goroutine); fn must not block, nor commit to the branch itself. When
 // change sets of several Committers land in one batch (see Commit), each
-// one's fn sees the batch's events. The default observes nothing.
+// one's fn sees the batch's events. The default observes nothing. The
+// finer progress events go to WithProgressEvents.
 func WithObserver(fn func(Event)) Option {
 	return func(o *options) error {
 		if fn == nil {
@@ -282,6 +285,22 @@ func WithSigner(s Signer) Option {
 			return fmt.Errorf("signer must not be nil")
 		}
 		o.signer = s
+		return nil
+	}
+}
+
+// WithProgressEvents calls fn with the progress events of each attempt:
+// EventUpload after each blob upload (Done of Total blobs, Bytes of
+// TotalBytes) and EventTree after each create-tree request (Done of Total
+// for the tree being built), for progress displays. fn is called from the
+// uploading goroutines, one call at a time, and must not block. The
+// default reports nothing.
+func WithProgressEvents(fn func(Event)) Option {
+	return func(o *options) error {
+		if fn == nil {
+			return fmt.Errorf("progress events function must not be nil")
+		}
+		o.progressEvents = fn
 		return nil
 	}
 }

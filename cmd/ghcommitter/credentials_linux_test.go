@@ -166,12 +166,12 @@ func TestProcShowsNoCredentials(t *testing.T) {
 		signed  bool
 		fileTok bool
 	}{
-		// The fake is not github.com: GH_ENTERPRISE_TOKEN and
-		// GITHUB_ENTERPRISE_TOKEN come first, then GH_TOKEN, GITHUB_TOKEN.
+		// The fake is on loopback: GH_TOKEN and GITHUB_TOKEN come first,
+		// then GH_ENTERPRISE_TOKEN, GITHUB_ENTERPRISE_TOKEN.
 		{name: "GH_TOKEN", env: map[string]string{"GH_TOKEN": hiddenToken, "GITHUB_TOKEN": "s-github-token", "GHCOMMITTER_SIGN_PASSPHRASE": "s-pass"}},
 		{name: "GITHUB_TOKEN", env: map[string]string{"GITHUB_TOKEN": hiddenToken}},
-		{name: "GH_ENTERPRISE_TOKEN", env: map[string]string{"GH_ENTERPRISE_TOKEN": hiddenToken, "GITHUB_ENTERPRISE_TOKEN": "s-ghe-2", "GH_TOKEN": "s-gh"}},
-		{name: "GITHUB_ENTERPRISE_TOKEN", env: map[string]string{"GITHUB_ENTERPRISE_TOKEN": hiddenToken, "GITHUB_TOKEN": "s-gh"}},
+		{name: "GH_ENTERPRISE_TOKEN", env: map[string]string{"GH_ENTERPRISE_TOKEN": hiddenToken, "GITHUB_ENTERPRISE_TOKEN": "s-ghe-2"}},
+		{name: "GITHUB_ENTERPRISE_TOKEN", env: map[string]string{"GITHUB_ENTERPRISE_TOKEN": hiddenToken}},
 		{name: "token file", fileTok: true, env: map[string]string{"GITHUB_TOKEN": "s-unused-token"}},
 		{name: "sign passphrase", signed: true, env: map[string]string{"GH_TOKEN": hiddenToken, "GHCOMMITTER_SIGN_PASSPHRASE": "s3cret-passphrase"}},
 	} {
