@@ -60,7 +60,8 @@ chaos:
 	$(GO) test -race -count=1 -timeout 60m -run 'Chaos' -v ./...
 
 # The contention benchmark (ghcommitter vs clone + rebase + push); writes
-# BENCHMARKS.md. The full matrix takes many minutes. BENCHFLAGS adds flags.
+# BENCHMARKS.md. The full matrix takes many minutes. BENCHFLAGS adds flags:
+# -only limits (GitHub's limits), -only process (the one-process rows alone).
 bench:
 	$(GO) run ./cmd/ghcommitter-bench -out BENCHMARKS.md $(BENCHFLAGS)
 

@@ -27,6 +27,7 @@ type Committer struct {
 	o      options
 	cache  *objectCache
 	gql    *ghgraphql.Client // the GraphQL engine's client (see WithEngine)
+	cred   string            // the client's credential, as ghclient.Config names it
 	// observing serializes the calls of the WithObserver function: events
 	// come from every commit of the Committer and from the HTTP layer's
 	// waits of parallel uploads.
@@ -94,7 +95,7 @@ func New(owner, repo string, opts ...Option) (*Committer, error) {
 		return nil, fmt.Errorf("committer: %w", err)
 	}
 	gql := ghgraphql.New(wrapped, endpoint)
-	return &Committer{client: client, owner: owner, repo: repo, o: o, cache: newObjectCache(), gql: gql, observing: new(sync.Mutex)}, nil
+	return &Committer{client: client, owner: owner, repo: repo, o: o, cache: newObjectCache(), gql: gql, cred: cfg.Credential, observing: new(sync.Mutex)}, nil
 }
 
 // withBranchRedirectRefusal returns a copy of hc that, for a branch head

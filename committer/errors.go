@@ -470,8 +470,12 @@ func unsendable(err error) bool {
 }
 
 // protectionMarkers are what GitHub's refusals by branch protection and
-// rulesets say, in REST and GraphQL replies alike.
-var protectionMarkers = []string{"protected branch", "rule violation", "through a pull request", "required status check", "cannot force-push"}
+// rulesets say, in REST and GraphQL replies alike (the classic rules'
+// messages are those of a refused push: "At least 1 approving review is
+// required by reviewers with write access.", "Commits must have verified
+// signatures.").
+var protectionMarkers = []string{"protected branch", "rule violation", "through a pull request", "required status check", "cannot force-push",
+	"approving review", "must have verified signatures"}
 
 // isProtected reports whether GitHub refused a write for branch
 // protection or a ruleset: a REST reply (a ref update's 422, a contents

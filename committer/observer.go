@@ -73,7 +73,7 @@ type Event struct {
 	Commit     string        // EventLanded: the commit on the branch
 	Wait       time.Duration // EventRateLimitWait, EventWritePaced
 	Took       time.Duration // EventLostRace: how long the lost attempt took
-	Changes    int           // the change sets the attempt carries (1, or a Queue's batch)
+	Changes    int           // the change sets the attempt carries (1, or a batch's)
 	// EventUpload and EventTree: progress.
 	Done, Total       int
 	Bytes, TotalBytes int64
@@ -97,7 +97,7 @@ func (c *Committer) observe(e Event) {
 // reports each wait it makes a request of this work do (a rate-limit
 // window, the write pacer) as an Event, with the attempt *at is at.
 func (d *driver) observeWaits(ctx context.Context, at *atomic.Int64) context.Context {
-	if d.c.o.observer == nil {
+	if d.c.o.observer == nil && d.watchers == nil {
 		return ctx
 	}
 	changes := d.w.size()
@@ -106,6 +106,6 @@ func (d *driver) observeWaits(ctx context.Context, at *atomic.Int64) context.Con
 		if w.Kind == ghclient.WaitPacer {
 			kind = EventWritePaced
 		}
-		d.c.observe(Event{Kind: kind, Branch: d.branch, Attempt: int(at.Load()), Wait: w.Duration, Changes: changes})
+		d.observe(Event{Kind: kind, Branch: d.branch, Attempt: int(at.Load()), Wait: w.Duration, Changes: changes})
 	})
 }

@@ -42,6 +42,11 @@ type options struct {
 	// New takes it from the HTTP client (ghclient.ConfigOf).
 	secondaryFloor time.Duration
 	landingGrace   time.Duration
+	// process names the coordinator registry a committer's commits go
+	// through: "" is the process's own. Tests give a writer that must not
+	// wait for another (it runs inside that one's request) a registry of
+	// its own, as if it ran in another process.
+	process string
 	// maxLimitWait is the longest rate-limit wait the HTTP client accepts
 	// (ghclient.WithMaxRateLimitWait, from ghclient.ConfigOf): a write
 	// refused with a longer one ends the work at once, as a read does.
@@ -118,9 +123,11 @@ func WithGraphQLURL(u string) Option {
 // (also those the HTTP layer makes a request do before sending it), and
 // the landing (see Event), so a program can count and trace them. Calls
 // of one Committer never overlap, but may come from any goroutine working
-// on the commit (parallel uploads; a Queue's batch runs on its own
-// goroutine); fn must not block. The default observes nothing. The finer
-// progress events go to WithProgressEvents.
+// on the commit (parallel uploads; a batch runs on the coordinator's
+// goroutine); fn must not block, nor commit to the branch itself. When
+// change sets of several Committers land in one batch (see Commit), each
+// one's fn sees the batch's events. The default observes nothing. The
+// finer progress events go to WithProgressEvents.
 func WithObserver(fn func(Event)) Option {
 	return func(o *options) error {
 		if fn == nil {
@@ -408,7 +415,7 @@ func Squash() CommitOption {
 }
 
 // WithMaxBatch bounds the change sets a Queue lands with one ref update.
-// The default is 64.
+// The default is 64, as for the batches of concurrent Commit calls.
 func WithMaxBatch(n int) CommitOption {
 	return func(o *commitOptions) error {
 		if n < 1 || n > 1000 {

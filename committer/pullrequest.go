@@ -59,15 +59,18 @@ type PullRequestResult struct {
 // assignees are added in both cases.
 //
 // base and head are validated, and must differ, before any request is sent.
-// The commit is made exactly as by Commit (fast-forward only, retried on a
-// new head of head when another writer wins). Opening the pull request is
+// The commit is made exactly as by Commit, through the same coordinator of
+// head (fast-forward only, retried on a new head of head when another
+// writer wins), with opts: WithEngine picks its engine, ExpectHead pins
+// head's head, and CreateBranchFrom names another ref than base to create
+// head from (the default is base). Opening the pull request is
 // sent once and never retried; when it fails after the commit landed, the
 // error is returned together with a *PullRequestResult whose Commit says what
 // landed, so a caller can retry just the pull request.
 //
 // The token needs contents: write to commit and pull-requests: write to open
 // the pull request. See https://docs.github.com/rest/pulls/pulls#create-a-pull-request.
-func (c *Committer) CommitPullRequest(ctx context.Context, base, head string, cs *ChangeSet, pr PullRequestOptions) (*PullRequestResult, error) {
+func (c *Committer) CommitPullRequest(ctx context.Context, base, head string, cs *ChangeSet, pr PullRequestOptions, opts ...CommitOption) (*PullRequestResult, error) {
 	const op = "open pull request for"
 	if err := ValidateBranch(base); err != nil {
 		return nil, c.fail(op, head, ErrInvalid, fmt.Errorf("base branch: %w", err))
@@ -81,7 +84,7 @@ func (c *Committer) CommitPullRequest(ctx context.Context, base, head string, cs
 	if cs == nil {
 		return nil, c.fail(op, head, ErrInvalid, errors.New("change set must not be nil"))
 	}
-	res, err := c.Commit(ctx, head, cs, CreateBranchFrom(base))
+	res, err := c.Commit(ctx, head, cs, append([]CommitOption{CreateBranchFrom(base)}, opts...)...)
 	if err != nil {
 		return nil, err
 	}

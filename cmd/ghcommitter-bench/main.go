@@ -57,6 +57,9 @@ func mainErr(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 
 	started := time.Now()
+	if cfg.only == "process" {
+		return runProcessOnly(ctx, cfg, args, stdout, stderr)
+	}
 	var rep *report
 	if cfg.only == "" || cfg.only == "matrix" {
 		if rep, err = run(ctx, cfg, stderr); err != nil {

@@ -95,7 +95,7 @@ func (f *commitFlags) register(cmd *cobra.Command) {
 	f.structured.register(cmd)
 	fl.StringArrayVar(&f.expectSHAs, "expect-sha", nil, "`PATH=SHA`: commit only if PATH still has blob SHA, else exit 3; split at the last = (repeatable)")
 	fl.StringArrayVar(&f.absent, "expect-absent", nil, "commit only if `PATH` does not exist, else exit 3 (repeatable)")
-	fl.StringVar(&f.createFrom, "create-branch-from", "", "create the branch from `REF` (a branch or commit SHA) when it does not exist")
+	fl.StringVar(&f.createFrom, "create-branch-from", "", "create the branch from `REF` (a branch or commit SHA) when it does not exist (with --pull-request: the head branch, instead of from --base)")
 	fl.BoolVar(&f.noFileMode, "no-file-mode", false, "store every file as 100644: drop executable bits, follow symlinks")
 	fl.StringVar(&f.author, "author", "", "commit author `\"Name <email>\"` (default: none sent; GitHub uses the token's identity)")
 	fl.IntVar(&f.maxAttempts, "max-attempts", 10, "give up (exit 3) after `N` attempts lost the race for the branch")

@@ -107,16 +107,23 @@ func (p *prFlags) run(ctx context.Context, e *env, c *committer.Committer, cs *c
 	if head == base {
 		return usageErrorf("name the head branch with -b, different from --base", "--pull-request: head and base are both %q", base)
 	}
+	// The same engine and branch options as a direct commit: --engine,
+	// and --create-branch-from as the ref head is created from (the
+	// default is --base).
+	cos := f.engine.commitOptions()
+	if f.createFrom != "" {
+		cos = append(cos, committer.CreateBranchFrom(f.createFrom))
+	}
 	if f.dryRun {
 		// What the commit would do to the head branch (created from base
 		// when missing); the pull request is only named.
-		plan, err := c.Plan(ctx, head, cs, append(f.engine.commitOptions(), committer.CreateBranchFrom(base))...)
+		plan, err := c.Plan(ctx, head, cs, append([]committer.CommitOption{committer.CreateBranchFrom(base)}, cos...)...)
 		if err != nil {
 			return err
 		}
 		return out.planPullRequest(plan, base)
 	}
-	res, err := c.CommitPullRequest(ctx, base, head, cs, opts)
+	res, err := c.CommitPullRequest(ctx, base, head, cs, opts, cos...)
 	prog.finish()
 	if err != nil {
 		if res != nil && res.Commit != nil {
