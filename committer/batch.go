@@ -171,7 +171,10 @@ func (b *batch) land(tip string, attempt int, created bool) {
 			j.finish(nil, b.c.fail("commit to", b.branch, ErrUnknownOutcome, fmt.Errorf("the batch landed as %s, but this change set's part in it is not known", short(tip))))
 			continue
 		}
+		// The branch was created once, with the batch's first commit:
+		// one caller reports it (a squash is one commit; its first).
 		r.Attempts, r.CreatedBranch = attempt, created
+		created = false
 		j.u.boot.apply(r)
 		j.finish(r, nil)
 	}

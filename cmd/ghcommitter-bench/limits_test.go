@@ -37,6 +37,9 @@ func TestLimitsSmoke(t *testing.T) {
 	cfg := smokeConfig(t, "3")
 	cfg.maxAttempts = 4
 	cfg.limits.engines = []string{"git-data", "contents"}
+	// The stages rows at these tight limits wait real minutes at
+	// github.com's pacing; TestProcessStagesNeverRace covers them.
+	cfg.limits.noProcess = true
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	bin, err := buildCLI(ctx, t.TempDir())
