@@ -657,7 +657,7 @@ func checkLandedOnce(t *testing.T, ts *githubtest.TestServer, msg string) {
 // our commit, and the change set has landed. Treating it as a lost race
 // rebuilds the change set on the new head and lands it a second time.
 func TestLostRefReplyBranchMovedOnLandsOnce(t *testing.T) {
-	ts, c := setup(t)
+	ts, c := setupREST(t)
 	lostReplyThenBuiltOn(ts)
 	res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("the one and only").Edit(chaosCounter, chaosIncr))
 	if err != nil {
@@ -671,7 +671,7 @@ func TestLostRefReplyBranchMovedOnLandsOnce(t *testing.T) {
 // TestQueueLostRefReplyBranchMovedOnLandsOnce is the same race through a
 // Queue batch.
 func TestQueueLostRefReplyBranchMovedOnLandsOnce(t *testing.T) {
-	ts, c := setup(t)
+	ts, c := setupREST(t)
 	q, err := committer.NewQueue(c, "main")
 	if err != nil {
 		t.Fatal(err)

@@ -410,7 +410,7 @@ func (d *driver) move(ctx context.Context, head, tip string, creating bool, atte
 	if creating {
 		mv, err = d.c.createRef(ctx, d.branch, tip)
 	} else {
-		mv, err = d.c.moveRef(ctx, d.branch, tip)
+		mv, err = d.c.moveRef(ctx, d.branch, head, tip)
 	}
 	if mv.ambiguous && !mv.won {
 		d.unsettled = append(d.unsettled, tip)

@@ -26,6 +26,7 @@ type Committer struct {
 	o      options
 	cache  *objectCache
 	gql    *ghgraphql.Client // the GraphQL engine's client (see WithEngine)
+	swap   refSwap           // the strict ref update's state (refswap.go)
 }
 
 // New returns a Committer for the repository owner/repo.
@@ -135,6 +136,7 @@ func (c *Committer) DefaultBranch(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", c.fail(op, "", nil, err)
 	}
+	c.knowRepositoryID(got.GetNodeID()) // the strict ref update's (refswap.go)
 	if got.GetDefaultBranch() == "" {
 		return "", c.fail(op, "", ErrNotFound, errors.New("the repository reports no default branch: name the branch to commit to"))
 	}

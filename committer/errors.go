@@ -327,10 +327,11 @@ func apiDetails(err error) (status int, message, requestID string) {
 type answerTo int
 
 const (
-	toUpdateRef answerTo = iota // PATCH git/refs/heads/B, force=false (git-data)
-	toCreateRef                 // POST git/refs (a new branch, any engine)
-	toGraphQL                   // createCommitOnBranch (graphql)
-	toContents                  // PUT or DELETE contents/{path} (contents)
+	toUpdateRef  answerTo = iota // PATCH git/refs/heads/B, force=false (git-data)
+	toCreateRef                  // POST git/refs (a new branch, any engine)
+	toGraphQL                    // createCommitOnBranch (graphql)
+	toContents                   // PUT or DELETE contents/{path} (contents)
+	toUpdateRefs                 // GraphQL updateRefs with beforeOid (git-data; see judgeRefs)
 )
 
 // verdict is what GitHub's answer to a landing write means for the
@@ -415,6 +416,33 @@ func isLostRace(w answerTo, err error) bool {
 	return false
 }
 
+// judgeRefs is judge for updateRefs' answer to the move of branchRef (a
+// full ref name) with beforeOid: a STALE_DATA that names the branch is a
+// lost race (it was not at the head the commit was built on); an answer
+// that does not name the branch, or names it without saying why (an
+// error of a type GitHub does not document here), does not say whether
+// anything was applied, and is settled by reading the branch like a lost
+// reply; rate limits, rules, NOT_FOUND and FORBIDDEN are read as on every
+// other write.
+func judgeRefs(err error, branchRef string) (verdict, error) {
+	var ge *ghgraphql.Errors
+	if !errors.As(err, &ge) || ge.RateLimited() || isProtected(err) || ge.Has(ghgraphql.TypeNotFound) || ge.Has(ghgraphql.TypeForbidden) {
+		return judge(toUpdateRefs, err)
+	}
+	for _, x := range ge.Errors {
+		if !ghgraphql.NamesRef(x.Message, branchRef) {
+			continue
+		}
+		switch x.Type {
+		case ghgraphql.TypeStaleData:
+			return verdictLostRace, err
+		case ghgraphql.TypeUnprocessable:
+			return verdictFailed, err // named, with the reason: final
+		}
+	}
+	return verdictUnknown, err
+}
+
 // contentsMoved reports a contents 409 that says the branch or the file
 // is no longer what the write was built on: "is at <sha> but expected
 // <sha>", or "<path> does not match <sha>".
@@ -434,7 +462,7 @@ func contentsMoved(m string) bool {
 // without a type ("Something went wrong while executing your query":
 // GitHub may have committed before failing).
 func noAnswer(w answerTo, err error) bool {
-	if w != toGraphQL {
+	if w != toGraphQL && w != toUpdateRefs {
 		s := statusOf(err)
 		return s == 0 || s >= 500
 	}

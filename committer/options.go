@@ -40,6 +40,9 @@ type options struct {
 	// New takes it from the HTTP client (ghclient.ConfigOf).
 	secondaryFloor time.Duration
 	landingGrace   time.Duration
+	// fastForwardOnly moves branches by REST fast-forward only (see
+	// WithFastForwardRefUpdates).
+	fastForwardOnly bool
 }
 
 func defaultOptions() options {
@@ -103,6 +106,23 @@ func WithGraphQLURL(u string) Option {
 			return fmt.Errorf("GraphQL URL %q: must be an absolute http(s) URL", u)
 		}
 		o.graphqlURL = u
+		return nil
+	}
+}
+
+// WithFastForwardRefUpdates moves branches with REST's fast-forward
+// update (PATCH git/refs, force=false) only, never with GraphQL updateRefs:
+// for a GitHub Enterprise Server or a proxy that does not serve it. A
+// fast-forward check is not a compare-and-swap: after someone resets the
+// branch backwards to an ancestor of the head a commit was built on, the
+// update still lands and brings back the commits the reset removed, and
+// ExpectHead is checked when the head is read only. The default is a
+// strict compare-and-swap: updateRefs with beforeOid = the head the commit
+// was built on, falling back to the fast-forward by itself where GitHub
+// has no updateRefs.
+func WithFastForwardRefUpdates() Option {
+	return func(o *options) error {
+		o.fastForwardOnly = true
 		return nil
 	}
 }

@@ -126,11 +126,22 @@ type refMove struct {
 	missing   bool // the branch is not there (PATCH: "Reference does not exist")
 }
 
-// moveRef moves the branch to commit by fast-forward (PATCH
-// git/refs/heads/B, force=false). An ambiguous outcome (no answer, or a
-// 5xx) is settled by reading the ref back, never by sending the update
-// again. See https://docs.github.com/rest/git/refs#update-a-reference.
-func (c *Committer) moveRef(ctx context.Context, branch, commit string) (refMove, error) {
+// moveRef moves the branch from the head from (the one the commit was
+// built on) to commit: with a strict compare-and-swap (GraphQL updateRefs,
+// beforeOid = from: see swapRef) where GitHub has it, else by fast-forward
+// (PATCH git/refs/heads/B, force=false), which accepts the move from any
+// ancestor of commit. An ambiguous outcome (no answer, or a 5xx) is
+// settled by reading the ref back, never by sending the update again. See
+// https://docs.github.com/rest/git/refs#update-a-reference.
+func (c *Committer) moveRef(ctx context.Context, branch, from, commit string) (refMove, error) {
+	if mv, err, done := c.swapRef(ctx, branch, from, commit); done {
+		return mv, err
+	}
+	return c.patchRef(ctx, branch, commit)
+}
+
+// patchRef is moveRef's fast-forward (REST PATCH, force=false).
+func (c *Committer) patchRef(ctx context.Context, branch, commit string) (refMove, error) {
 	ref := &github.Reference{Ref: github.String("refs/heads/" + branch), Object: &github.GitObject{SHA: github.String(commit)}}
 	l := c.startLanding(ctx)
 	_, _, err := c.client.Git.UpdateRef(l.ctx, c.owner, c.repo, ref, false)
