@@ -1,10 +1,12 @@
 package committer_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -62,12 +64,21 @@ const (
 	rtTrees      = "POST /repos/{owner}/{repo}/git/trees"
 	rtCommits    = "POST /repos/{owner}/{repo}/git/commits"
 	rtUpdateRef  = "PATCH /repos/{owner}/{repo}/git/refs/{ref...}"
+	rtUpdateRefs = "POST /graphql (updateRefs)" // the strict ref update: a route of chaosRouteOf's own
 	rtContentGet = "GET /repos/{owner}/{repo}/contents/{path...}"
 )
 
 // chaosRouteOf maps a request on acme/mono to its route pattern ("" for
 // anything else).
 func chaosRouteOf(r *http.Request) string {
+	if r.Method == http.MethodPost && r.URL.Path == "/graphql" && r.Body != nil {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if bytes.Contains(body, []byte(githubtest.MutationUpdateRefs)) {
+			return rtUpdateRefs
+		}
+		return ""
+	}
 	rest, ok := strings.CutPrefix(r.URL.Path, "/repos/"+owner+"/"+repo+"/")
 	if !ok {
 		return ""
@@ -144,11 +155,11 @@ func (m *chaosMonkey) arm(method, route string) {
 	// Rate limits on the ref update are left to TestRefUpdateSecondaryRateLimit:
 	// go-github remembers a Retry-After it sees and then refuses every request
 	// of that client locally until it passes, in wall time.
-	case k < 60 && route != rtUpdateRef:
+	case k < 60 && route != rtUpdateRef && route != rtUpdateRefs:
 		kind = "secondary"
-	case k < 65 && route != rtUpdateRef:
+	case k < 65 && route != rtUpdateRef && route != rtUpdateRefs:
 		kind = "429"
-	case k < 85 && route == rtUpdateRef:
+	case k < 85 && (route == rtUpdateRef || route == rtUpdateRefs):
 		kind = "move"
 	case k < 85:
 		kind = "drop"
@@ -158,19 +169,30 @@ func (m *chaosMonkey) arm(method, route string) {
 	m.armed[kind+" "+route]++
 	m.mu.Unlock()
 
+	on := githubtest.Fault{Method: method, Route: route, Times: 1}
+	if route == rtUpdateRefs {
+		on.Route, on.BodyContains = githubtest.RouteGraphQL, githubtest.MutationUpdateRefs
+	}
 	switch kind {
 	case "5xx":
-		m.srv.Inject(githubtest.Fault{Method: method, Route: route, Times: 1, Status: status})
+		f := on
+		f.Status = status
+		m.srv.Inject(f)
 	case "drop":
-		m.srv.Inject(githubtest.Fault{Method: method, Route: route, Times: 1, DropResponse: true})
+		f := on
+		f.DropResponse = true
+		m.srv.Inject(f)
 	case "secondary":
 		m.srv.SecondaryRateLimit(route, 1, 1)
 	case "429":
 		m.srv.TooManyRequests(route, 1, 1)
 	case "latency":
-		m.srv.Inject(githubtest.Fault{Method: method, Route: route, Times: 1, Latency: latency})
+		f := on
+		f.Latency = latency
+		m.srv.Inject(f)
 	case "move":
-		m.srv.Inject(githubtest.Fault{Method: method, Route: route, Times: 1, Before: func(*http.Request) {
+		f := on
+		f.Before = func(*http.Request) {
 			m.mu.Lock()
 			f := githubtest.File{Path: fmt.Sprintf("ext/%04d.txt", len(m.ext)), Content: []byte(fmt.Sprintf("external writer %d\n", len(m.ext)))}
 			m.ext = append(m.ext, f)
@@ -181,7 +203,8 @@ func (m *chaosMonkey) arm(method, route string) {
 				m.extErr = append(m.extErr, err)
 				m.mu.Unlock()
 			}
-		}})
+		}
+		m.srv.Inject(f)
 	}
 }
 

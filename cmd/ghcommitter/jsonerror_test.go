@@ -47,7 +47,7 @@ func TestJSONFailures(t *testing.T) {
 		{"edit command", []string{"--json", "-m", "m", "--edit", "a=exit 4"}, nil, nil, 1, "edit_failed", 0},
 		{"unauthorized", []string{"--json", "-m", "m", "--delete", "lock"}, map[string]string{"GH_TOKEN": "wrong"}, nil, 1, "unauthorized", 401},
 		{"refused ref update", []string{"--json", "-m", "m", "--delete", "lock"}, nil,
-			&githubtest.Fault{Route: "PATCH /repos/{owner}/{repo}/git/refs/{ref...}", Status: 403, Body: `{"message":"Resource not accessible by integration"}`}, 1, "permission", 403},
+			&githubtest.Fault{Route: githubtest.RouteGraphQL, BodyContains: githubtest.MutationUpdateRefs, Status: 403, Body: `{"message":"Resource not accessible by integration"}`}, 1, "permission", 403},
 		{"after landing, $GITHUB_OUTPUT fails", []string{"--json", "-m", "m", "--edit", "b=echo b"}, map[string]string{"GITHUB_OUTPUT": filepath.Join(notDir, "GITHUB_OUTPUT")}, nil, 1, "failed", 0},
 	}
 	want := jsonErrorKeys
@@ -190,6 +190,9 @@ func TestJSONLandingAnswers(t *testing.T) {
 			}
 			t.Run(engine+"/"+tc.name, func(t *testing.T) {
 				srv := fake(t)
+				if engine == "git-data" {
+					noUpdateRefs(srv) // the REST PATCH answers; updateRefs': TestJSONUpdateRefsAnswers
+				}
 				before := head(t, srv, "main")
 				tc.inject(srv)
 				c := newCLI(t)
@@ -244,7 +247,7 @@ func TestJSONLandingAnswers(t *testing.T) {
 func TestJSONConflictCarriesHeadAndAttempts(t *testing.T) {
 	srv := fake(t)
 	before := head(t, srv, "main")
-	srv.Inject(githubtest.Fault{Route: "PATCH /repos/{owner}/{repo}/git/refs/{ref...}", Status: 422, Body: `{"message":"Update is not a fast forward"}`})
+	srv.Inject(staleUpdateRefs())
 	r := newCLI(t).run(commitArgs(srv, "--json", "-m", "m", "--max-attempts", "2", "--edit", "a=echo a")...)
 	r.wantCode(t, 3)
 	body := oneJSON(t, r.stdout)["error"].(map[string]any)
@@ -292,4 +295,38 @@ func TestWantsJSON(t *testing.T) {
 			t.Errorf("wantsJSON(%q) = %t, want %t", args, got, want)
 		}
 	}
+}
+
+// TestJSONUpdateRefsAnswers: git-data's default landing write, updateRefs,
+// through the CLI: a STALE_DATA naming the branch once is a lost race
+// (retried, exit 0); a ruleset's refusal is protected (exit 1) with the
+// rule's message.
+func TestJSONUpdateRefsAnswers(t *testing.T) {
+	t.Run("lost race once", func(t *testing.T) {
+		srv := fake(t)
+		f := staleUpdateRefs()
+		f.Times = 1
+		srv.Inject(f)
+		r := newCLI(t).run(commitArgs(srv, "--json", "-m", "m", "--edit", "a=echo a")...)
+		r.wantCode(t, 0)
+		if n := srv.Count(githubtest.RouteGraphQL); n != 2 || srv.CountMethod("PATCH") != 0 {
+			t.Fatalf("%d updateRefs, %d PATCHes: want 2 and none", n, srv.CountMethod("PATCH"))
+		}
+	})
+	t.Run("protected", func(t *testing.T) {
+		srv := fake(t)
+		if _, err := srv.AddRuleset("acme", "mono", githubtest.Ruleset{Name: "pr", Include: []string{"~DEFAULT_BRANCH"}, Rules: []githubtest.Rule{githubtest.RequirePullRequest()}}); err != nil {
+			t.Fatal(err)
+		}
+		before := head(t, srv, "main")
+		r := newCLI(t).run(commitArgs(srv, "--json", "-m", "m", "--edit", "a=echo a")...)
+		r.wantCode(t, 1)
+		obj := oneJSON(t, r.stdout)
+		if obj["kind"] != "protected" || !strings.Contains(obj["message"].(string), "through a pull request") {
+			t.Fatalf("got %v", obj)
+		}
+		if head(t, srv, "main") != before {
+			t.Fatal("the branch moved")
+		}
+	})
 }
