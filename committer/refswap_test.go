@@ -309,3 +309,133 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(p)
 }
+
+// TestChaosResetsNeverResurrect: writers in separate processes (one
+// Committer each) commit while updateRefs replies are lost and someone
+// keeps committing on the branch and force-pushing that commit away
+// (a compare-and-swap reset, so no commit of ours is ever removed). No
+// reset-away commit ever comes back; every change set reported landed is
+// on the branch; the counter every change set increments is neither short
+// nor over; the only moves that are not fast-forwards are the resets.
+func TestChaosResetsNeverResurrect(t *testing.T) {
+	writers, trials := 4, 12
+	if testing.Short() {
+		writers, trials = 3, 6
+	}
+	ts, _ := setup(t)
+	for i := range 6 {
+		ts.Inject(updateRefsFault(githubtest.Fault{Skip: 2 + 5*i, Times: 1, DropResponse: true}))
+	}
+	stop := make(chan struct{})
+	resetter := make(chan struct{})
+	go func() {
+		defer close(resetter)
+		for n := 0; ; n++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			x, err := ts.Seed(owner, repo, "main", fmt.Sprintf("doomed %d", n), githubtest.File{Path: fmt.Sprintf("doomed/%d", n), Content: []byte("x\n")})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			c, err := ts.Commit(owner, repo, x)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			forceRefQuiet(ts, "refs/heads/main", x, c.Parents[0]) // its reply may be lost: RefUpdates says what was reset
+		}
+	}()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	landed := map[string]bool{} // marker path -> reported landed
+	undecided := 0
+	for w := range writers {
+		c, err := newWith(ts.Client, owner, repo, committer.WithSleep(noSleep), committer.WithMaxAttempts(50))
+		must(t, err)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range trials {
+				marker := fmt.Sprintf("markers/w%d/k%d", w, k)
+				cs := committer.NewChangeSet("trial "+marker).Put(marker, []byte("m\n")).Edit(chaosCounter, chaosIncr)
+				_, err := c.Commit(context.Background(), "main", cs)
+				mu.Lock()
+				switch {
+				case err == nil:
+					landed[marker] = true
+				case errors.Is(err, committer.ErrUnknownOutcome), errors.Is(err, committer.ErrConflict):
+					undecided++
+				default:
+					t.Errorf("%s: %v", marker, err)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	<-resetter
+	// The resets are the moves that are not fast-forwards; each must be
+	// from a commit of the resetter's ("doomed N", which alone adds
+	// doomed/N): no other move may ever go backwards.
+	var doomed []string
+	doomedPath := map[string]string{}
+	for _, u := range ts.RefUpdates(owner, repo) {
+		if u.Old == "" || u.New == "" || (!u.Forced && u.FastForward) {
+			continue
+		}
+		c, err := ts.Commit(owner, repo, u.Old)
+		var n int
+		if _, serr := fmt.Sscanf(c.Message, "doomed %d", &n); err != nil || serr != nil {
+			t.Errorf("ref %s moved %s -> %s without fast-forward, and not by a reset", u.Ref, u.Old, u.New)
+			continue
+		}
+		doomed = append(doomed, u.Old)
+		doomedPath[u.Old] = fmt.Sprintf("doomed/%d", n)
+	}
+	if len(doomed) == 0 {
+		t.Fatal("no reset happened: the test tested nothing")
+	}
+	for _, x := range doomed {
+		if inHistory(t, ts, x) {
+			t.Errorf("commit %s was reset away and is back on main", x)
+		}
+	}
+	files, err := ts.Files(owner, repo, "main")
+	must(t, err)
+	for _, x := range doomed {
+		if _, on := files[doomedPath[x]]; on {
+			t.Errorf("%s, added by the reset-away %s only, is on main", doomedPath[x], x)
+		}
+	}
+	for marker := range landed {
+		if _, ok := files[marker]; !ok {
+			t.Errorf("%s was reported landed and is not on main", marker)
+		}
+	}
+	var n int
+	if f, ok := files[chaosCounter]; ok {
+		_, _ = fmt.Sscanf(string(f.Content), "%d", &n)
+	}
+	if n < len(landed) || n > len(landed)+undecided {
+		t.Errorf("counter %d, want %d landed (+ up to %d undecided): an edit was lost or applied twice", n, len(landed), undecided)
+	}
+	t.Logf("%d writers x %d trials: %d landed, %d undecided, %d commits reset away", writers, trials, len(landed), undecided, len(doomed))
+}
+
+// forceRefQuiet is forceRef for a goroutine: a lost reply is no test
+// failure (the reset then counts as not done, and its commit is not
+// checked).
+func forceRefQuiet(ts *githubtest.TestServer, ref, from, to string) bool {
+	return forceRef(quietTB{}, ts, ref, from, to)
+}
+
+type quietTB struct{ testing.TB }
+
+func (quietTB) Helper()               {}
+func (quietTB) Error(...any)          {}
+func (quietTB) Errorf(string, ...any) {}

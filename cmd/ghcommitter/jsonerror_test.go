@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -321,8 +322,8 @@ func TestJSONUpdateRefsAnswers(t *testing.T) {
 		before := head(t, srv, "main")
 		r := newCLI(t).run(commitArgs(srv, "--json", "-m", "m", "--edit", "a=echo a")...)
 		r.wantCode(t, 1)
-		obj := oneJSON(t, r.stdout)
-		if obj["kind"] != "protected" || !strings.Contains(obj["message"].(string), "through a pull request") {
+		obj, _ := oneJSON(t, r.stdout)["error"].(map[string]any)
+		if obj["kind"] != "protected" || !strings.Contains(fmt.Sprint(obj["message"]), "through a pull request") {
 			t.Fatalf("got %v", obj)
 		}
 		if head(t, srv, "main") != before {
