@@ -384,13 +384,14 @@ func CreateBranchFrom(ref string) CommitOption {
 // Deprecated: use CreateBranchFrom.
 func QueueCreateBranchFrom(ref string) CommitOption { return CreateBranchFrom(ref) }
 
-// ExpectHead makes the commit a strict compare-and-swap: it lands only if the
-// branch's head is sha when read; otherwise it fails with ErrConflict and
-// commits nothing. Without it, the commit is rebuilt on whatever head it
-// finds. (GitHub's ref update only checks that the move is a fast-forward, so
-// a branch reset backwards to an ancestor of the head read still accepts it;
-// ExpectHead closes that gap for callers that pin what they built on.) It
-// has no meaning for a Queue.
+// ExpectHead makes the commit land only on the head sha: when the branch's
+// head is not sha, it fails with ErrConflict and commits nothing. Without
+// it, the commit is rebuilt on whatever head it finds. On the git-data and
+// graphql engines the head is pinned at the write too (updateRefs'
+// beforeOid, createCommitOnBranch's expectedHeadOid), so it holds even if
+// the branch moves, or is reset backwards, after the read; on git-data's
+// REST fallback (GitHub without updateRefs, WithFastForwardRefUpdates) it
+// is checked when the head is read only. It has no meaning for a Queue.
 func ExpectHead(sha string) CommitOption {
 	return func(o *commitOptions) error { o.expectHead = sha; return nil }
 }
