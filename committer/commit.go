@@ -47,6 +47,9 @@ func (c *Committer) Commit(ctx context.Context, branch string, cs *ChangeSet, op
 	s := &single{c: c, branch: branch, u: u, results: map[string]*Result{}}
 	d := &driver{c: c, op: op, branch: branch, co: co, w: s, cands: c.autoCandidates(u, co)}
 	d.run(ctx)
+	if s.res != nil && !s.res.NoOp && co.tag.name != "" {
+		s.res.Tag = co.tag.name
+	}
 	return s.res, s.err
 }
 
@@ -85,6 +88,9 @@ func (c *Committer) commitOptions(op, branch string, opts []CommitOption) (commi
 	}
 	if co.expectHead != "" && !isSHA(co.expectHead) {
 		return co, c.fail(op, branch, ErrInvalid, fmt.Errorf("expected head %q is not a 40-digit commit SHA", co.expectHead))
+	}
+	if err := co.tag.check(); err != nil {
+		return co, c.fail(op, branch, ErrInvalid, err)
 	}
 	if co.createFrom != "" && !isSHA(co.createFrom) {
 		if err := ValidateBranch(co.createFrom); err != nil {
@@ -408,9 +414,9 @@ func (d *driver) move(ctx context.Context, head, tip string, creating bool, atte
 	var mv refMove
 	var err error
 	if creating {
-		mv, err = d.c.createRef(ctx, d.branch, tip)
+		mv, err = d.c.createTagged(ctx, d.branch, tip, d.co.tag)
 	} else {
-		mv, err = d.c.moveRef(ctx, d.branch, head, tip)
+		mv, err = d.c.moveRef(ctx, d.branch, head, tip, d.co.tag)
 	}
 	if mv.ambiguous && !mv.won {
 		d.unsettled = append(d.unsettled, tip)

@@ -170,6 +170,9 @@ type Result struct {
 	// Engine names the engine that made the commit (git-data, graphql or
 	// contents; see WithEngine): with EngineAuto, the one it picked.
 	Engine string `json:"engine,omitempty"`
+	// Tag is the tag (Tag) that now points at Commit, moved in the same
+	// ref update as the branch where GitHub has updateRefs.
+	Tag string `json:"tag,omitempty"`
 }
 
 func (c *Committer) fail(op, branch string, kind, err error) *Error {

@@ -339,11 +339,12 @@ const (
 type verdict int
 
 const (
-	verdictFailed   verdict = iota // final: classify names the error's kind
-	verdictLostRace                // another writer moved the branch (or the file) first: try again on the new head
-	verdictLimited                 // a rate limit refused it (a *refusedError): wait, then try again
-	verdictUnknown                 // no answer, or a 5xx: settle by reading the branch, never send it again blindly
-	verdictMissing                 // the branch is not there ("Reference does not exist")
+	verdictFailed    verdict = iota // final: classify names the error's kind
+	verdictLostRace                 // another writer moved the branch (or the file) first: try again on the new head
+	verdictLimited                  // a rate limit refused it (a *refusedError): wait, then try again
+	verdictUnknown                  // no answer, or a 5xx: settle by reading the branch, never send it again blindly
+	verdictMissing                  // the branch is not there ("Reference does not exist")
+	verdictTagExists                // updateRefs: the tag moved with the branch exists and may not move
 )
 
 // judge is the one table of what GitHub's answer to a landing write means,
@@ -417,19 +418,23 @@ func isLostRace(w answerTo, err error) bool {
 }
 
 // judgeRefs is judge for updateRefs' answer to the move of branchRef (a
-// full ref name) with beforeOid: a STALE_DATA that names the branch is a
+// full ref name) with beforeOid, and of tagRef ("" for none) beside it: a
+// refusal naming the tag means it exists (final: ErrConflict); a STALE_DATA that names the branch is a
 // lost race (it was not at the head the commit was built on); an answer
 // that does not name the branch, or names it without saying why (an
 // error of a type GitHub does not document here), does not say whether
 // anything was applied, and is settled by reading the branch like a lost
 // reply; rate limits, rules, NOT_FOUND and FORBIDDEN are read as on every
 // other write.
-func judgeRefs(err error, branchRef string) (verdict, error) {
+func judgeRefs(err error, branchRef, tagRef string) (verdict, error) {
 	var ge *ghgraphql.Errors
 	if !errors.As(err, &ge) || ge.RateLimited() || isProtected(err) || ge.Has(ghgraphql.TypeNotFound) || ge.Has(ghgraphql.TypeForbidden) {
 		return judge(toUpdateRefs, err)
 	}
 	for _, x := range ge.Errors {
+		if tagRef != "" && ghgraphql.NamesRef(x.Message, tagRef) && (x.Type == ghgraphql.TypeStaleData || x.Type == ghgraphql.TypeUnprocessable && strings.Contains(x.Message, "already exists")) {
+			return verdictTagExists, err // the tag is there (a zero beforeOid, or a move without force)
+		}
 		if !ghgraphql.NamesRef(x.Message, branchRef) {
 			continue
 		}

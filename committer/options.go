@@ -367,7 +367,13 @@ type commitOptions struct {
 	squash     bool
 	maxBatch   int    // 0: the default
 	engine     Engine // EngineGitData unless WithEngine
+	tag        tagSpec
 }
+
+// alone reports whether a commit with these options must land by itself,
+// never batched with other change sets: it pins the head (ExpectHead) or
+// moves a tag with the branch (Tag).
+func (co commitOptions) alone() bool { return co.expectHead != "" || co.tag.name != "" }
 
 // CreateBranchFrom creates the branch from ref (a branch name or a commit
 // SHA) when it does not exist (or when its name only redirects to another

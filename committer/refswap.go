@@ -90,7 +90,7 @@ func (c *Committer) unavailable(ctx context.Context, err error) {
 // swapRef moves the branch from the head from to commit with updateRefs
 // (beforeOid = from). done is false when GitHub has no updateRefs: nothing
 // was applied, and the caller moves the branch by REST instead.
-func (c *Committer) swapRef(ctx context.Context, branch, from, commit string) (mv refMove, err error, done bool) {
+func (c *Committer) swapRef(ctx context.Context, branch, from, commit string, t tagSpec) (mv refMove, err error, done bool) {
 	if !c.strict() || from == "" {
 		return refMove{}, nil, false
 	}
@@ -102,8 +102,20 @@ func (c *Committer) swapRef(ctx context.Context, branch, from, commit string) (m
 		return refMove{}, fmt.Errorf("read the repository's node ID (for updateRefs): %w", err), true
 	}
 	ref := "refs/heads/" + branch
+	ups := []ghgraphql.RefUpdate{{Name: ref, BeforeOID: from, AfterOID: commit}}
+	if t.name != "" {
+		target, err := c.tagTarget(ctx, t, commit)
+		if err != nil {
+			return refMove{}, err, true
+		}
+		tu := ghgraphql.RefUpdate{Name: t.ref(), BeforeOID: ghgraphql.ZeroOID, AfterOID: target}
+		if t.force {
+			tu.BeforeOID, tu.Force = "", true
+		}
+		ups = append(ups, tu)
+	}
 	l := c.startLanding(ctx)
-	err = c.gql.UpdateRefs(l.ctx, id, []ghgraphql.RefUpdate{{Name: ref, BeforeOID: from, AfterOID: commit}})
+	err = c.gql.UpdateRefs(l.ctx, id, ups)
 	err = l.done(err)
 	if err == nil {
 		return refMove{won: true}, nil, true
@@ -115,7 +127,13 @@ func (c *Committer) swapRef(ctx context.Context, branch, from, commit string) (m
 		c.unavailable(ctx, err)
 		return refMove{}, nil, false
 	}
-	switch v, err := judgeRefs(err, ref); v {
+	tagRef := ""
+	if t.name != "" {
+		tagRef = t.ref()
+	}
+	switch v, err := judgeRefs(err, ref, tagRef); v {
+	case verdictTagExists:
+		return refMove{}, tagExists(t, ""), true
 	case verdictLostRace:
 		return refMove{}, nil, true
 	case verdictLimited:
