@@ -34,6 +34,7 @@ type commitFlags struct {
 	removeSignKey        bool
 	trailers             trailerFlags
 	engine               engineFlags // engine.go
+	tags                 tagFlags    // tags.go
 }
 
 func newCommitCmd(e *env) *cobra.Command {
@@ -100,6 +101,7 @@ func (f *commitFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&f.removeSignKey, "remove-sign-key", false, "delete the --sign-key FILE as soon as it is read, before any --edit command runs, and on every exit (for a temporary copy of a secret)")
 	f.auth.register(cmd)
 	f.engine.register(cmd)
+	f.tags.register(cmd)
 }
 
 // check refuses flag combinations that are wrong whatever the files and the
@@ -120,7 +122,7 @@ func (f *commitFlags) check(cmd *cobra.Command) error {
 	if f.dryRun && f.pr.enabled {
 		return usageErrorf("drop one of them", "--dry-run and --pull-request cannot be combined")
 	}
-	return nil
+	return f.tags.check(f.pr.enabled)
 }
 
 // commitRun is the commit command: flags → change set → one library call →
@@ -149,7 +151,7 @@ func commitRun(ctx context.Context, e *env, f *commitFlags) error {
 	if err != nil {
 		return err
 	}
-	cos := f.engine.commitOptions()
+	cos := append(f.engine.commitOptions(), f.tags.commitOptions()...)
 	if f.createFrom != "" {
 		cos = append(cos, committer.CreateBranchFrom(f.createFrom))
 	}

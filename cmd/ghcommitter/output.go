@@ -38,6 +38,8 @@ type jsonResult struct {
 	// commit (one of the change set's plain files) went through the
 	// contents API before this commit.
 	Bootstrapped bool `json:"bootstrapped,omitempty"`
+	// Tag is the tag (--tag) that now points at the commit.
+	Tag string `json:"tag,omitempty"`
 }
 
 // changed is what the library reports the commit changed; never nil.
@@ -49,7 +51,7 @@ func changed(r *committer.Result) []string {
 }
 
 func (o *output) jsonResult(r *committer.Result, u string) jsonResult {
-	return jsonResult{r.Repository, r.Branch, r.Commit, r.Parent, r.Tree, r.Attempts, changed(r), r.NoOp, u, r.Engine, r.Bootstrapped}
+	return jsonResult{r.Repository, r.Branch, r.Commit, r.Parent, r.Tree, r.Attempts, changed(r), r.NoOp, u, r.Engine, r.Bootstrapped, r.Tag}
 }
 
 func (o *output) commitURL(repo, sha string) string {
@@ -83,6 +85,9 @@ func summary(r *committer.Result, where, link, url string) string {
 	s := fmt.Sprintf("committed %s to %s: %s (%s)", plural(len(changed(r)), "file"), where, link, plural(r.Attempts, "attempt"))
 	if url != "" {
 		s += " " + url
+	}
+	if r.Tag != "" {
+		s += ", tagged " + r.Tag
 	}
 	return s
 }
