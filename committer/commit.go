@@ -47,6 +47,9 @@ func (c *Committer) Commit(ctx context.Context, branch string, cs *ChangeSet, op
 	s := &single{c: c, branch: branch, u: u, results: map[string]*Result{}}
 	d := &driver{c: c, op: op, branch: branch, co: co, w: s, cands: c.autoCandidates(u, co)}
 	d.run(ctx)
+	if res, err, ok := c.instead(ctx, branch, cs, co, s.err); ok {
+		return res, err
+	}
 	if s.res != nil && !s.res.NoOp && co.tag.name != "" {
 		s.res.Tag = co.tag.name
 	}
@@ -91,6 +94,9 @@ func (c *Committer) commitOptions(op, branch string, opts []CommitOption) (commi
 	}
 	if err := co.tag.check(); err != nil {
 		return co, c.fail(op, branch, ErrInvalid, err)
+	}
+	if co.onProtected != nil && co.tag.name != "" {
+		return co, c.fail(op, branch, ErrInvalid, errors.New("Tag and WithPullRequestOnProtected cannot be combined: tag the merge commit once the pull request is merged"))
 	}
 	if co.createFrom != "" && !isSHA(co.createFrom) {
 		if err := ValidateBranch(co.createFrom); err != nil {

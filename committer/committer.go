@@ -173,6 +173,10 @@ type Result struct {
 	// Tag is the tag (Tag) that now points at Commit, moved in the same
 	// ref update as the branch where GitHub has updateRefs.
 	Tag string `json:"tag,omitempty"`
+	// PullRequest is set when a pull-request rule refused the commit and
+	// WithPullRequestOnProtected committed it to Branch (a head branch)
+	// with a pull request into the protected branch instead.
+	PullRequest *ProtectedPullRequest `json:"pull_request,omitempty"`
 }
 
 func (c *Committer) fail(op, branch string, kind, err error) *Error {

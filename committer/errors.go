@@ -81,6 +81,13 @@ type Error struct {
 	// resets, or (a secondary limit that named no wait) the least wait
 	// after one (WithSecondaryLimitWait). It is 0 for every other error.
 	RetryAfter time.Duration
+	// Rule is, for an ErrProtected, the type of the rule that refused the
+	// write, as GET rules/branches/{branch} names it (pull_request,
+	// required_signatures, required_status_checks, merge_queue, update,
+	// creation, non_fast_forward, ...), or "branch_protection" for classic
+	// protection that its message does not name; "" when it cannot be
+	// told. Hint then says the way through.
+	Rule string
 }
 
 func (e *Error) Error() string {
@@ -504,7 +511,7 @@ func unsendable(err error) bool {
 
 // protectionMarkers are what GitHub's refusals by branch protection and
 // rulesets say, in REST and GraphQL replies alike.
-var protectionMarkers = []string{"protected branch", "rule violation", "through a pull request", "required status check", "cannot force-push"}
+var protectionMarkers = []string{"protected branch", "rule violation", "through a pull request", "required status check", "cannot force-push", "approving review", "verified signature", "merge queue"}
 
 // isProtected reports whether GitHub refused a write for branch
 // protection or a ruleset: a REST reply (a ref update's 422, a contents

@@ -368,6 +368,8 @@ type commitOptions struct {
 	maxBatch   int    // 0: the default
 	engine     Engine // EngineGitData unless WithEngine
 	tag        tagSpec
+	// onProtected: WithPullRequestOnProtected (onprotected.go).
+	onProtected *onProtected
 }
 
 // alone reports whether a commit with these options must land by itself,
