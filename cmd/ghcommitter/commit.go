@@ -35,6 +35,7 @@ type commitFlags struct {
 	trailers             trailerFlags
 	engine               engineFlags // engine.go
 	tags                 tagFlags    // tags.go
+	onProtected          string      // protected.go
 }
 
 func newCommitCmd(e *env) *cobra.Command {
@@ -102,6 +103,7 @@ func (f *commitFlags) register(cmd *cobra.Command) {
 	f.auth.register(cmd)
 	f.engine.register(cmd)
 	f.tags.register(cmd)
+	registerOnProtected(cmd, &f.onProtected)
 }
 
 // check refuses flag combinations that are wrong whatever the files and the
@@ -121,6 +123,9 @@ func (f *commitFlags) check(cmd *cobra.Command) error {
 	}
 	if f.dryRun && f.pr.enabled {
 		return usageErrorf("drop one of them", "--dry-run and --pull-request cannot be combined")
+	}
+	if err := checkOnProtected(f.onProtected, f.pr.enabled, f.tags.name != ""); err != nil {
+		return err
 	}
 	return f.tags.check(f.pr.enabled)
 }
@@ -152,6 +157,7 @@ func commitRun(ctx context.Context, e *env, f *commitFlags) error {
 		return err
 	}
 	cos := append(f.engine.commitOptions(), f.tags.commitOptions()...)
+	cos = append(cos, onProtectedOptions(f.onProtected)...)
 	if f.createFrom != "" {
 		cos = append(cos, committer.CreateBranchFrom(f.createFrom))
 	}

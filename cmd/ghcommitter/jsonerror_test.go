@@ -97,7 +97,7 @@ func TestJSONFailures(t *testing.T) {
 }
 
 // jsonErrorKeys are the keys of every --json failure (docs/cli.md).
-var jsonErrorKeys = []string{"attempts", "head", "hint", "kind", "message", "request_id", "retry_after", "status"}
+var jsonErrorKeys = []string{"attempts", "head", "hint", "kind", "message", "request_id", "retry_after", "rule", "status"}
 
 // cliLandingFault matches the write that lands engine's commit (auto
 // picks the contents API for one new file).
@@ -329,5 +329,53 @@ func TestJSONUpdateRefsAnswers(t *testing.T) {
 		if head(t, srv, "main") != before {
 			t.Fatal("the branch moved")
 		}
+	})
+}
+
+// TestJSONProtectedNamesTheRule: --json's rule names the rule that refused
+// the write, the hint the way through in the CLI's flags; with
+// --on-protected pull-request a pull-request rule's refusal becomes a pull
+// request from a generated branch.
+func TestJSONProtectedNamesTheRule(t *testing.T) {
+	for _, tc := range []struct {
+		rule githubtest.Rule
+		hint string
+	}{
+		{githubtest.RequirePullRequest(), "--on-protected pull-request"},
+		{githubtest.RequireSignatures(), "--engine graphql"},
+		{githubtest.RequireMergeQueue(), "merge queue"},
+	} {
+		t.Run(tc.rule.Type, func(t *testing.T) {
+			srv := fake(t)
+			if _, err := srv.AddRuleset("acme", "mono", githubtest.Ruleset{Name: "r", Include: []string{"~DEFAULT_BRANCH"}, Rules: []githubtest.Rule{tc.rule}}); err != nil {
+				t.Fatal(err)
+			}
+			r := newCLI(t).run(commitArgs(srv, "--json", "-m", "m", "--edit", "a=echo a")...)
+			r.wantCode(t, 1)
+			obj, _ := oneJSON(t, r.stdout)["error"].(map[string]any)
+			if obj["kind"] != "protected" || obj["rule"] != tc.rule.Type || !strings.Contains(fmt.Sprint(obj["hint"]), tc.hint) {
+				t.Fatalf("got %v, want rule %s and a hint naming %q", obj, tc.rule.Type, tc.hint)
+			}
+		})
+	}
+	t.Run("on-protected pull-request", func(t *testing.T) {
+		srv := fake(t)
+		if _, err := srv.AddRuleset("acme", "mono", githubtest.Ruleset{Name: "r", Include: []string{"~DEFAULT_BRANCH"}, Rules: []githubtest.Rule{githubtest.RequirePullRequest()}}); err != nil {
+			t.Fatal(err)
+		}
+		before := head(t, srv, "main")
+		r := newCLI(t).run(commitArgs(srv, "--json", "-m", "m", "--on-protected", "pull-request", "--edit", "a=echo a")...)
+		r.wantCode(t, 0)
+		obj := oneJSON(t, r.stdout)
+		pr, _ := obj["pull_request"].(map[string]any)
+		branch, _ := obj["branch"].(string)
+		if pr == nil || pr["number"] == 0.0 || pr["base"] != "main" || !strings.HasPrefix(branch, "ghcommitter/") {
+			t.Fatalf("got %v", obj)
+		}
+		if head(t, srv, "main") != before || head(t, srv, branch) != obj["commit"] {
+			t.Fatal("main moved, or the head branch is not at the commit")
+		}
+		r = newCLI(t).run(commitArgs(srv, "-m", "m", "--on-protected", "sometimes", "--edit", "a=echo a")...)
+		r.wantCode(t, 2)
 	})
 }
