@@ -124,6 +124,9 @@
 //     where GitHub has none), or the branch's creation; an unanswered
 //     update is settled by reading the ref and one compare request, never
 //     by sending it again.
+//   - tags.go: a tag (Tag) moved in the same updateRefs as the branch.
+//   - rules.go, onprotected.go: after ErrProtected, the rule that refused
+//     the write (Error.Rule) and the way through; WithPullRequestOnProtected.
 //   - engine.go, engine_stage.go, engine_driver.go, engine_write.go,
 //     engine_batch.go: the one-write engines. When one is chosen, the
 //     driver's attempt resolves the change set on the head without writing
