@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/go-github/v66/github"
@@ -182,7 +183,10 @@ var errRetry = errors.New("retry")
 
 func (d *driver) run(ctx context.Context) {
 	d.ours = map[string]bool{}
+	var at atomic.Int64 // the attempt the HTTP layer's waits are reported for
+	ctx = d.observeWaits(ctx, &at)
 	for attempt := 1; attempt <= d.c.o.maxAttempts; attempt++ {
+		at.Store(int64(attempt))
 		if attempt > 1 {
 			if err := d.pause(ctx, attempt); err != nil {
 				d.end(ctx, d.errAt(err, d.lastHead, attempt-1), attempt-1)
@@ -217,19 +221,8 @@ func (d *driver) run(ctx context.Context) {
 // else ErrConflict (another writer moved the branch).
 func (d *driver) outOfAttempts() *Error {
 	n := d.c.o.maxAttempts
-	if re := d.limited; re != nil {
-		cause := re.err
-		if ce := (*Error)(nil); errors.As(cause, &ce) && ce.Err != nil {
-			cause = ce.Err // a read's error, already an *Error of this work
-		}
-		e := d.c.fail(d.op, d.branch, ErrRateLimited, fmt.Errorf("GitHub's rate limit refused %d of %d attempts, the last one too: %w", d.refusals, n, cause))
-		e.Head, e.Attempts, e.RetryAfter = d.lastHead, n, d.wait
-		wait := d.wait
-		if wait >= time.Second {
-			wait = wait.Round(time.Second)
-		}
-		e.Hint = fmt.Sprintf("nothing was committed; wait %s before trying again, and spread the writers out", wait)
-		return e
+	if d.limited != nil {
+		return d.rateLimited(n, fmt.Sprintf("GitHub's rate limit refused %d of %d attempts, the last one too", d.refusals, n))
 	}
 	msg := fmt.Sprintf("another writer moved the branch on each of %d attempts", n)
 	if d.refusals > 0 {
@@ -238,6 +231,23 @@ func (d *driver) outOfAttempts() *Error {
 	e := d.c.fail(d.op, d.branch, ErrConflict, errors.New(msg))
 	e.Head, e.Attempts = d.lastHead, n
 	e.Hint = "raise the attempt limit (WithMaxAttempts) or spread the writers out"
+	return e
+}
+
+// rateLimited is the ErrRateLimited of a work whose last attempt (of
+// attempts) GitHub's rate limit refused, asking to wait d.wait.
+func (d *driver) rateLimited(attempts int, msg string) *Error {
+	cause := d.limited.err
+	if ce := (*Error)(nil); errors.As(cause, &ce) && ce.Err != nil {
+		cause = ce.Err // a read's error, already an *Error of this work
+	}
+	e := d.c.fail(d.op, d.branch, ErrRateLimited, fmt.Errorf("%s: %w", msg, cause))
+	e.Head, e.Attempts, e.RetryAfter = d.lastHead, attempts, d.wait
+	wait := d.wait
+	if wait >= time.Second {
+		wait = wait.Round(time.Second)
+	}
+	e.Hint = fmt.Sprintf("nothing was committed; wait %s before trying again, and spread the writers out", wait)
 	return e
 }
 
@@ -304,6 +314,11 @@ func (d *driver) refusedOr(err error, attempt int) (bool, error) {
 		d.refusals++
 		d.c.observe(Event{Kind: EventRateLimitWait, Branch: d.branch, Attempt: attempt, Wait: d.wait})
 		d.c.o.logger.Debug("write refused by a rate limit", "repo", d.c.Repository(), "branch", d.branch, "wait", d.wait)
+		if most := d.c.o.maxLimitWait; d.wait > most {
+			// The transport fails a read with such a wait at once; so
+			// does the commit loop, instead of sleeping it out.
+			return true, d.rateLimited(attempt, fmt.Sprintf("GitHub's rate limit asks to wait %s, longer than the %s this client waits (ghclient.WithMaxRateLimitWait)", d.wait.Round(time.Second), most))
+		}
 		return false, nil
 	}
 	var e *Error

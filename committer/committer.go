@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 
 	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
@@ -27,6 +28,10 @@ type Committer struct {
 	cache  *objectCache
 	gql    *ghgraphql.Client // the GraphQL engine's client (see WithEngine)
 	swap   refSwap           // the strict ref update's state (refswap.go)
+	// observing serializes the calls of the WithObserver function: events
+	// come from every commit of the Committer and from the HTTP layer's
+	// waits of parallel uploads.
+	observing *sync.Mutex
 }
 
 // New returns a Committer for the repository owner/repo.
@@ -80,6 +85,7 @@ func New(owner, repo string, opts ...Option) (*Committer, error) {
 	if o.secondaryFloor == 0 {
 		o.secondaryFloor = cfg.SecondaryLimitWait
 	}
+	o.maxLimitWait = cfg.MaxRateLimitWait
 	client := github.NewClient(withBranchRedirectRefusal(wrapped))
 	client.BaseURL = base
 	up := *base
@@ -89,7 +95,7 @@ func New(owner, repo string, opts ...Option) (*Committer, error) {
 		return nil, fmt.Errorf("committer: %w", err)
 	}
 	gql := ghgraphql.New(wrapped, endpoint)
-	return &Committer{client: client, owner: owner, repo: repo, o: o, cache: newObjectCache(), gql: gql}, nil
+	return &Committer{client: client, owner: owner, repo: repo, o: o, cache: newObjectCache(), gql: gql, observing: new(sync.Mutex)}, nil
 }
 
 // withBranchRedirectRefusal returns a copy of hc that, for a branch head

@@ -34,7 +34,9 @@ type options struct {
 	concurrency int
 	signer      Signer
 	progress    func(uploaded int64)
-	graphqlURL  string
+	// progressEvents receives EventUpload and EventTree.
+	progressEvents func(Event)
+	graphqlURL     string
 	// secondaryFloor is the least wait after a secondary rate limit that
 	// came without Retry-After (GitHub's docs: at least a minute). 0 until
 	// New takes it from the HTTP client (ghclient.ConfigOf).
@@ -43,6 +45,10 @@ type options struct {
 	// fastForwardOnly moves branches by REST fast-forward only (see
 	// WithFastForwardRefUpdates).
 	fastForwardOnly bool
+	// maxLimitWait is the longest rate-limit wait the HTTP client accepts
+	// (ghclient.WithMaxRateLimitWait, from ghclient.ConfigOf): a write
+	// refused with a longer one ends the work at once, as a read does.
+	maxLimitWait time.Duration
 }
 
 func defaultOptions() options {
@@ -128,10 +134,13 @@ func WithFastForwardRefUpdates() Option {
 }
 
 // WithObserver calls fn for each event of a commit's life: each attempt,
-// each lost race for the branch, each rate-limit wait, and the landing (see
-// Event), so a program can count and trace them. fn is called from the
-// goroutine running the commit (a Queue's batch runs on its own
-// goroutine) and must not block. The default observes nothing.
+// each lost race for the branch, each rate-limit wait and write-pacer wait
+// (also those the HTTP layer makes a request do before sending it), and
+// the landing (see Event), so a program can count and trace them. Calls
+// of one Committer never overlap, but may come from any goroutine working
+// on the commit (parallel uploads; a Queue's batch runs on its own
+// goroutine); fn must not block. The default observes nothing. The finer
+// progress events go to WithProgressEvents.
 func WithObserver(fn func(Event)) Option {
 	return func(o *options) error {
 		if fn == nil {
@@ -289,6 +298,22 @@ func WithSigner(s Signer) Option {
 			return fmt.Errorf("signer must not be nil")
 		}
 		o.signer = s
+		return nil
+	}
+}
+
+// WithProgressEvents calls fn with the progress events of each attempt:
+// EventUpload after each blob upload (Done of Total blobs, Bytes of
+// TotalBytes) and EventTree after each create-tree request (Done of Total
+// for the tree being built), for progress displays. fn is called from the
+// uploading goroutines, one call at a time, and must not block. The
+// default reports nothing.
+func WithProgressEvents(fn func(Event)) Option {
+	return func(o *options) error {
+		if fn == nil {
+			return fmt.Errorf("progress events function must not be nil")
+		}
+		o.progressEvents = fn
 		return nil
 	}
 }

@@ -280,12 +280,14 @@ const maxTreeChunk = 1000
 // never overlap, so how they are split cannot change the result.
 func (c *Committer) createTreeInChunks(ctx context.Context, base string, entries []*github.TreeEntry) (*github.Tree, error) {
 	var t *github.Tree
+	chunks := max(1, (len(entries)+maxTreeChunk-1)/maxTreeChunk)
 	for i := 0; i < len(entries) || t == nil; i += maxTreeChunk {
 		got, _, err := c.client.Git.CreateTree(ctx, c.owner, c.repo, base, entries[i:min(i+maxTreeChunk, len(entries))])
 		if err != nil {
 			return nil, err
 		}
 		t, base = got, got.GetSHA()
+		c.observe(Event{Kind: EventTree, Done: i/maxTreeChunk + 1, Total: chunks})
 	}
 	return t, nil
 }
