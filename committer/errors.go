@@ -435,7 +435,7 @@ func isLostRace(w answerTo, err error) bool {
 // other write.
 func judgeRefs(err error, branchRef, tagRef string) (verdict, error) {
 	var ge *ghgraphql.Errors
-	if !errors.As(err, &ge) || ge.RateLimited() || isProtected(err) || ge.Has(ghgraphql.TypeNotFound) || ge.Has(ghgraphql.TypeForbidden) {
+	if !errors.As(err, &ge) || ge.RateLimited() || isProtected(err) || ge.Has(ghgraphql.TypeNotFound) || ge.Has(ghgraphql.TypeForbidden) || ge.Has(ghgraphql.TypeInsufficientScopes) {
 		return judge(toUpdateRefs, err)
 	}
 	for _, x := range ge.Errors {
@@ -584,7 +584,7 @@ func classify(err error) (error, string) {
 			return ErrRateLimited, "GitHub's GraphQL rate limit is spent; retry after it resets"
 		case ge.Has(ghgraphql.TypeNotFound):
 			return ErrNotFound, hintNotFound
-		case ge.Has(ghgraphql.TypeForbidden):
+		case ge.Has(ghgraphql.TypeForbidden), ge.Has(ghgraphql.TypeInsufficientScopes):
 			return ErrPermission, hintPermission
 		}
 		return nil, ""

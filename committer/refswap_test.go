@@ -204,6 +204,7 @@ func TestUpdateRefsAnswers(t *testing.T) {
 		{name: "502", fault: githubtest.Fault{Times: 1, Status: 502}, lands: true, attempts: 2},
 		{name: "unprocessable naming the branch", fault: githubtest.Fault{Times: 1, Status: 200, Body: gqlBody("UNPROCESSABLE", "Reference refs/heads/main: object 1111111111111111111111111111111111111111 does not exist.")}, kind: nil},
 		{name: "rule violation", fault: githubtest.Fault{Status: 200, Body: gqlBody("UNPROCESSABLE", "Repository rule violations found for refs/heads/main.\n\nChanges must be made through a pull request.")}, kind: committer.ErrProtected},
+		{name: "insufficient scopes", fault: githubtest.Fault{Status: 200, Body: gqlBody("INSUFFICIENT_SCOPES", "Your token has not been granted the required scopes to execute this query.")}, kind: committer.ErrPermission},
 		{name: "not found", fault: githubtest.Fault{Status: 200, Body: gqlBody("NOT_FOUND", "Could not resolve to a node with the global id of 'R_x'")}, kind: committer.ErrNotFound},
 		{name: "secondary limit", fault: githubtest.SecondaryLimitFault(githubtest.Fault{Times: 1}, 403, 1), lands: true, attempts: 2},
 	}
