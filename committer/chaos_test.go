@@ -739,7 +739,7 @@ func TestQueueBuildErrorFinishesEveryJob(t *testing.T) {
 			// The first change set's ref update waits until the other two
 			// are queued, so that they form the second batch.
 			queued := make(chan struct{}, 2)
-			ts.Inject(githubtest.Fault{Method: http.MethodPatch, Route: rtUpdateRef, Times: 1, Before: func(*http.Request) {
+			ts.Inject(githubtest.Fault{Route: githubtest.RouteGraphQL, BodyContains: githubtest.MutationUpdateRefs, Times: 1, Before: func(*http.Request) {
 				<-queued
 				<-queued
 				time.Sleep(50 * time.Millisecond) // let them reach the queue
@@ -794,7 +794,7 @@ func TestRefUpdateSecondaryRateLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := head(t, ts, "main")
-	ts.SecondaryRateLimit(rtUpdateRef, 1, 1)
+	ts.Inject(githubtest.SecondaryLimitFault(githubtest.Fault{Route: githubtest.RouteGraphQL, BodyContains: githubtest.MutationUpdateRefs, Times: 1}, http.StatusForbidden, 1))
 	res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("limited").Put("a.txt", []byte("a\n")))
 	switch {
 	case err == nil:

@@ -117,7 +117,7 @@ func TestSecondaryLimitWaits(t *testing.T) {
 // every engine, and the wait is an observer event either way.
 func TestLongRateLimitOnAWriteFailsAtOnce(t *testing.T) {
 	routes := map[committer.Engine]string{
-		committer.EngineGitData:  rtUpdateRef,
+		committer.EngineGitData:  "POST /graphql", // updateRefs
 		committer.EngineGraphQL:  "POST /graphql",
 		committer.EngineContents: "PUT /repos/{owner}/{repo}/contents/{path...}",
 	}
