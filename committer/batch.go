@@ -49,6 +49,12 @@ func NewQueue(c *Committer, branch string, opts ...CommitOption) (*Queue, error)
 	if co.expectHead != "" {
 		return nil, c.fail(op, branch, ErrInvalid, errors.New("ExpectHead has no meaning for a Queue: commit with Committer.Commit"))
 	}
+	if co.onProtected != nil {
+		return nil, c.fail(op, branch, ErrInvalid, errors.New("WithPullRequestOnProtected has no meaning for a Queue: commit with Committer.Commit"))
+	}
+	if co.tag.name != "" {
+		return nil, c.fail(op, branch, ErrInvalid, errors.New("Tag has no meaning for a Queue (a tagged commit lands alone): commit with Committer.Commit"))
+	}
 	if err := queueEngine(co); err != nil {
 		return nil, c.fail(op, branch, ErrInvalid, err)
 	}

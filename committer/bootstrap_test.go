@@ -269,9 +269,7 @@ func TestBootstrapUnknownOutcome(t *testing.T) {
 // landed.
 func TestBootstrapRestFailsSaysFirstLanded(t *testing.T) {
 	ts, c := emptyRepo(t)
-	ts.Inject(githubtest.Fault{Method: http.MethodPatch, Route: rtUpdateRef, Times: 1, Before: func(*http.Request) {
-		_, _ = ts.Seed(owner, emptyName, "main", "other writer", githubtest.File{Path: "b.txt", Content: []byte("theirs\n")})
-	}})
+	ts.MoveBranchBeforeNextUpdate(owner, emptyName, "main", githubtest.File{Path: "b.txt", Content: []byte("theirs\n")})
 	cs := committer.NewChangeSet("start").Put("a.txt", []byte("a\n")).ExpectAbsent("b.txt").Put("b.txt", []byte("a longer file\n"))
 	_, err := c.Commit(context.Background(), "main", cs)
 	if !errors.Is(err, committer.ErrConflict) || !strings.Contains(err.Error(), "first commit") || !strings.Contains(err.Error(), "a.txt") {

@@ -1,10 +1,12 @@
 package committer_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -62,6 +64,7 @@ const (
 	rtTrees      = "POST /repos/{owner}/{repo}/git/trees"
 	rtCommits    = "POST /repos/{owner}/{repo}/git/commits"
 	rtUpdateRef  = "PATCH /repos/{owner}/{repo}/git/refs/{ref...}"
+	rtUpdateRefs = "POST /graphql (updateRefs)" // the strict ref update: a route of chaosRouteOf's own
 	rtContentGet = "GET /repos/{owner}/{repo}/contents/{path...}"
 	rtGraphQL    = "POST /graphql"
 )
@@ -69,8 +72,13 @@ const (
 // chaosRouteOf maps a request on acme/mono to its route pattern ("" for
 // anything else).
 func chaosRouteOf(r *http.Request) string {
-	if r.Method == http.MethodPost && r.URL.Path == "/graphql" {
-		return rtGraphQL
+	if r.Method == http.MethodPost && r.URL.Path == "/graphql" && r.Body != nil {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if bytes.Contains(body, []byte(githubtest.MutationUpdateRefs)) {
+			return rtUpdateRefs
+		}
+		return rtGraphQL // the one-write engines' mutations, path lookups
 	}
 	rest, ok := strings.CutPrefix(r.URL.Path, "/repos/"+owner+"/"+repo+"/")
 	if !ok {
@@ -148,11 +156,11 @@ func (m *chaosMonkey) arm(method, route string) {
 	// Rate limits on the ref update are left to TestRefUpdateSecondaryRateLimit:
 	// go-github remembers a Retry-After it sees and then refuses every request
 	// of that client locally until it passes, in wall time.
-	case k < 60 && route != rtUpdateRef:
+	case k < 60 && route != rtUpdateRef && route != rtUpdateRefs:
 		kind = "secondary"
-	case k < 65 && route != rtUpdateRef:
+	case k < 65 && route != rtUpdateRef && route != rtUpdateRefs:
 		kind = "429"
-	case k < 85 && route == rtUpdateRef:
+	case k < 85 && (route == rtUpdateRef || route == rtUpdateRefs):
 		kind = "move"
 	case k < 85:
 		kind = "drop"
@@ -162,19 +170,30 @@ func (m *chaosMonkey) arm(method, route string) {
 	m.armed[kind+" "+route]++
 	m.mu.Unlock()
 
+	on := githubtest.Fault{Method: method, Route: route, Times: 1}
+	if route == rtUpdateRefs {
+		on.Route, on.BodyContains = githubtest.RouteGraphQL, githubtest.MutationUpdateRefs
+	}
 	switch kind {
 	case "5xx":
-		m.srv.Inject(githubtest.Fault{Method: method, Route: route, Times: 1, Status: status})
+		f := on
+		f.Status = status
+		m.srv.Inject(f)
 	case "drop":
-		m.srv.Inject(githubtest.Fault{Method: method, Route: route, Times: 1, DropResponse: true})
+		f := on
+		f.DropResponse = true
+		m.srv.Inject(f)
 	case "secondary":
 		m.srv.SecondaryRateLimit(route, 1, 1)
 	case "429":
 		m.srv.TooManyRequests(route, 1, 1)
 	case "latency":
-		m.srv.Inject(githubtest.Fault{Method: method, Route: route, Times: 1, Latency: latency})
+		f := on
+		f.Latency = latency
+		m.srv.Inject(f)
 	case "move":
-		m.srv.Inject(githubtest.Fault{Method: method, Route: route, Times: 1, Before: func(*http.Request) {
+		f := on
+		f.Before = func(*http.Request) {
 			m.mu.Lock()
 			f := githubtest.File{Path: fmt.Sprintf("ext/%04d.txt", len(m.ext)), Content: []byte(fmt.Sprintf("external writer %d\n", len(m.ext)))}
 			m.ext = append(m.ext, f)
@@ -185,7 +204,8 @@ func (m *chaosMonkey) arm(method, route string) {
 				m.extErr = append(m.extErr, err)
 				m.mu.Unlock()
 			}
-		}})
+		}
+		m.srv.Inject(f)
 	}
 }
 
@@ -661,7 +681,7 @@ func checkLandedOnce(t *testing.T, ts *githubtest.TestServer, msg string) {
 // our commit, and the change set has landed. Treating it as a lost race
 // rebuilds the change set on the new head and lands it a second time.
 func TestLostRefReplyBranchMovedOnLandsOnce(t *testing.T) {
-	ts, c := setup(t)
+	ts, c := setupREST(t)
 	lostReplyThenBuiltOn(ts)
 	res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("the one and only").Edit(chaosCounter, chaosIncr))
 	if err != nil {
@@ -675,7 +695,7 @@ func TestLostRefReplyBranchMovedOnLandsOnce(t *testing.T) {
 // TestQueueLostRefReplyBranchMovedOnLandsOnce is the same race through a
 // Queue batch.
 func TestQueueLostRefReplyBranchMovedOnLandsOnce(t *testing.T) {
-	ts, c := setup(t)
+	ts, c := setupREST(t)
 	q, err := committer.NewQueue(c, "main")
 	if err != nil {
 		t.Fatal(err)
@@ -720,7 +740,7 @@ func TestQueueBuildErrorFinishesEveryJob(t *testing.T) {
 			// The first change set's ref update waits until the other two
 			// are queued, so that they form the second batch.
 			queued := make(chan struct{}, 2)
-			ts.Inject(githubtest.Fault{Method: http.MethodPatch, Route: rtUpdateRef, Times: 1, Before: func(*http.Request) {
+			ts.Inject(githubtest.Fault{Route: githubtest.RouteGraphQL, BodyContains: githubtest.MutationUpdateRefs, Times: 1, Before: func(*http.Request) {
 				<-queued
 				<-queued
 				time.Sleep(50 * time.Millisecond) // let them reach the queue
@@ -775,7 +795,7 @@ func TestRefUpdateSecondaryRateLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := head(t, ts, "main")
-	ts.SecondaryRateLimit(rtUpdateRef, 1, 1)
+	ts.Inject(githubtest.SecondaryLimitFault(githubtest.Fault{Route: githubtest.RouteGraphQL, BodyContains: githubtest.MutationUpdateRefs, Times: 1}, http.StatusForbidden, 1))
 	res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("limited").Put("a.txt", []byte("a\n")))
 	switch {
 	case err == nil:

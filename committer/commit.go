@@ -64,7 +64,14 @@ func (c *Committer) Commit(ctx context.Context, branch string, cs *ChangeSet, op
 	if err := c.engineGate(op, branch, u, co); err != nil {
 		return nil, err
 	}
-	return c.coordinatorFor(branch).submit(newJob(ctx, c, branch, co, u))
+	res, err := c.coordinatorFor(branch).submit(newJob(ctx, c, branch, co, u))
+	if r, perr, ok := c.instead(ctx, branch, cs, co, err); ok {
+		return r, perr
+	}
+	if res != nil && !res.NoOp && co.tag.name != "" {
+		res.Tag = co.tag.name
+	}
+	return res, err
 }
 
 // unit is one change set on its way to the branch.
@@ -102,6 +109,12 @@ func (c *Committer) commitOptions(op, branch string, opts []CommitOption) (commi
 	}
 	if co.expectHead != "" && !isSHA(co.expectHead) {
 		return co, c.fail(op, branch, ErrInvalid, fmt.Errorf("expected head %q is not a 40-digit commit SHA", co.expectHead))
+	}
+	if err := co.tag.check(); err != nil {
+		return co, c.fail(op, branch, ErrInvalid, err)
+	}
+	if co.onProtected != nil && co.tag.name != "" {
+		return co, c.fail(op, branch, ErrInvalid, errors.New("Tag and WithPullRequestOnProtected cannot be combined: tag the merge commit once the pull request is merged"))
 	}
 	if co.createFrom != "" && !isSHA(co.createFrom) {
 		if err := ValidateBranch(co.createFrom); err != nil {
@@ -169,6 +182,7 @@ type driver struct {
 	watchers func() []*Committer
 
 	retries   int             // attempts made again without counting (errRetry)
+	fromKnown bool            // this attempt built on known's head, not one read
 	ours      map[string]bool // commits we created as new tips
 	unsettled []string        // tips whose ref write had no clear answer
 	lastHead  string
@@ -204,6 +218,19 @@ func (d *driver) run(ctx context.Context) {
 			return
 		}
 		done, err := d.attempt(ctx, attempt)
+		if d.fromKnown && err != nil && ctx.Err() == nil && len(d.unsettled) == 0 && len(d.pending) == 0 {
+			// The head this process remembered, not read, may be gone
+			// (the repository was made anew, or the branch reset and
+			// its objects dropped: GitHub answers 404, or 422 for a
+			// base_tree it does not have). Nothing of the attempt can
+			// have landed: read the branch and try again, without
+			// counting; what holds on the head read fails the same way.
+			d.fromKnown = false
+			d.forget()
+			attempt--
+			continue
+		}
+		d.fromKnown = false
 		if errors.Is(err, errRetry) && d.retries < d.c.o.maxAttempts {
 			d.retries++
 			attempt--
@@ -374,6 +401,7 @@ func (d *driver) errAt(err error, head string, attempts int) *Error {
 func (d *driver) head(ctx context.Context, attempt int) (head, tree string, creating bool, err error) {
 	if attempt == 1 && d.known != nil {
 		if head, tree = d.known(); head != "" {
+			d.fromKnown = true
 			return head, tree, false, nil
 		}
 	}
@@ -469,9 +497,9 @@ func (d *driver) move(ctx context.Context, head, tip string, creating bool, atte
 	var mv refMove
 	var err error
 	if creating {
-		mv, err = d.c.createRef(ctx, d.branch, tip)
+		mv, err = d.c.createTagged(ctx, d.branch, tip, d.co.tag)
 	} else {
-		mv, err = d.c.moveRef(ctx, d.branch, tip)
+		mv, err = d.c.moveRef(ctx, d.branch, head, tip, d.co.tag)
 	}
 	if mv.ambiguous && !mv.won {
 		d.unsettled = append(d.unsettled, tip)

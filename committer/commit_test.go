@@ -126,7 +126,7 @@ func TestBranchMovedBetweenReadAndUpdate(t *testing.T) {
 }
 
 func TestRefUpdateResponseLost(t *testing.T) {
-	ts, c := setup(t)
+	ts, c := setupREST(t)
 	before := head(t, ts, "main")
 	ts.Inject(githubtest.Fault{Method: "PATCH", Route: "PATCH /repos/{owner}/{repo}/git/refs/{ref...}", Times: 1, DropResponse: true})
 	res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("lost reply").Put("a.txt", []byte("a\n")))
@@ -146,7 +146,7 @@ func TestRefUpdateResponseLost(t *testing.T) {
 }
 
 func TestRefUpdate502NotLanded(t *testing.T) {
-	ts, c := setup(t)
+	ts, c := setupREST(t)
 	ts.Inject(githubtest.Fault{Method: "PATCH", Route: "PATCH /repos/{owner}/{repo}/git/refs/{ref...}", Times: 1, Status: 502})
 	res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("after 502").Put("a.txt", []byte("a\n")))
 	if err != nil {
@@ -191,7 +191,7 @@ func TestPreconditionFailed(t *testing.T) {
 }
 
 func TestAttemptsExhausted(t *testing.T) {
-	ts, c := setup(t, committer.WithMaxAttempts(3))
+	ts, c := setupREST(t, committer.WithMaxAttempts(3))
 	i := 0
 	ts.Inject(githubtest.Fault{Method: "PATCH", Route: "PATCH /repos/{owner}/{repo}/git/refs/{ref...}", Before: func(*http.Request) {
 		i++
@@ -251,7 +251,7 @@ func TestObserverReportsEachStep(t *testing.T) {
 			return ctx.Err()
 		}
 	}
-	ts, c := setup(t, committer.WithSleep(sleep), committer.WithObserver(func(e committer.Event) {
+	ts, c := setupREST(t, committer.WithSleep(sleep), committer.WithObserver(func(e committer.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		events = append(events, e)
@@ -297,7 +297,7 @@ func TestBareSecondaryLimitWaitsAMinute(t *testing.T) {
 		mu.Unlock()
 		return ctx.Err()
 	}
-	ts, c := setup(t, committer.WithSleep(sleep))
+	ts, c := setupREST(t, committer.WithSleep(sleep))
 	ts.SecondaryRateLimit(rtUpdateRef, 0, 1)
 	_, _ = c.Commit(context.Background(), "main", committer.NewChangeSet("m").Put("a.txt", []byte("a\n")))
 	mu.Lock()

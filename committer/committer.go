@@ -28,6 +28,7 @@ type Committer struct {
 	cache  *objectCache
 	gql    *ghgraphql.Client // the GraphQL engine's client (see WithEngine)
 	cred   string            // the client's credential, as ghclient.Config names it
+	swap   refSwap           // the strict ref update's state (refswap.go)
 	// observing serializes the calls of the WithObserver function: events
 	// come from every commit of the Committer and from the HTTP layer's
 	// waits of parallel uploads.
@@ -142,6 +143,7 @@ func (c *Committer) DefaultBranch(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", c.fail(op, "", nil, err)
 	}
+	c.knowRepositoryID(got.GetNodeID()) // the strict ref update's (refswap.go)
 	if got.GetDefaultBranch() == "" {
 		return "", c.fail(op, "", ErrNotFound, errors.New("the repository reports no default branch: name the branch to commit to"))
 	}
@@ -175,6 +177,13 @@ type Result struct {
 	// Engine names the engine that made the commit (git-data, graphql or
 	// contents; see WithEngine): with EngineAuto, the one it picked.
 	Engine string `json:"engine,omitempty"`
+	// Tag is the tag (Tag) that now points at Commit, moved in the same
+	// ref update as the branch where GitHub has updateRefs.
+	Tag string `json:"tag,omitempty"`
+	// PullRequest is set when a pull-request rule refused the commit and
+	// WithPullRequestOnProtected committed it to Branch (a head branch)
+	// with a pull request into the protected branch instead.
+	PullRequest *ProtectedPullRequest `json:"pull_request,omitempty"`
 }
 
 func (c *Committer) fail(op, branch string, kind, err error) *Error {

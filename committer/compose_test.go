@@ -156,7 +156,7 @@ func TestBareSecondaryWaitIsTheClients(t *testing.T) {
 		}
 		var mu sync.Mutex
 		var waits []time.Duration
-		c, err := committer.New(owner, repo, committer.WithHTTPClient(hc), committer.WithObserver(func(e committer.Event) {
+		c, err := committer.New(owner, repo, committer.WithFastForwardRefUpdates(), committer.WithHTTPClient(hc), committer.WithObserver(func(e committer.Event) {
 			if e.Kind == committer.EventRateLimitWait {
 				mu.Lock()
 				waits = append(waits, e.Wait)

@@ -203,12 +203,12 @@ type groupKey struct {
 }
 
 // group returns j's key; ok is false when j goes alone: ExpectHead pins a
-// head of its own, a one-write engine sends one change set per write
+// head of its own, a tag points at its own commit, a one-write engine sends one change set per write
 // (outside a squashed GraphQL Queue), and a signer that cannot be compared
 // cannot be told to be the same.
 func (j *job) group() (groupKey, bool) {
 	co := j.co
-	if co.expectHead != "" {
+	if co.alone() { // ExpectHead, a tag
 		return groupKey{}, false
 	}
 	if co.engine != EngineGitData && !(co.squash && co.engine == EngineGraphQL) {

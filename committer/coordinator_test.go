@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,7 +31,9 @@ func tokenClient(t *testing.T, ts *githubtest.TestServer, token string, rt http.
 	}
 	hc, err := ghclient.NewHTTPClient(context.Background(), copts...)
 	must(t, err)
-	c, err := committer.New(owner, repo, append([]committer.Option{committer.WithHTTPClient(hc), committer.WithSleep(noSleep)}, opts...)...)
+	// The coordinator's tests hold and count REST ref updates; the strict
+	// update's own tests are in refswap_test.go.
+	c, err := committer.New(owner, repo, append([]committer.Option{committer.WithHTTPClient(hc), committer.WithSleep(noSleep), committer.WithFastForwardRefUpdates()}, opts...)...)
 	must(t, err)
 	return c
 }
@@ -330,7 +333,7 @@ func TestAutoFallbackRunsEditsOncePerAttempt(t *testing.T) {
 			}},
 		} {
 			t.Run(path+"/"+tc.name, func(t *testing.T) {
-				ts, c := setup(t)
+				ts, c := setupREST(t)
 				_, err := ts.Seed(owner, repo, "main", "seed",
 					githubtest.File{Path: "run.sh", Content: []byte("#!/bin/sh\n"), Mode: "100755"},
 					githubtest.File{Path: "log", Content: []byte("")},
@@ -368,7 +371,7 @@ func TestAutoFallbackRunsEditsOncePerAttempt(t *testing.T) {
 // behind another commit that moves the branch, it is an ErrConflict while
 // the unpinned change set beside it lands.
 func TestCoordinatorExpectHeadGoesAlone(t *testing.T) {
-	ts, c := setup(t)
+	ts, c := setupREST(t)
 	seed(t, ts, map[string]string{"log": ""})
 	pinned := head(t, ts, "main")
 	release := make(chan struct{})
@@ -403,7 +406,7 @@ func TestCoordinatorExpectHeadGoesAlone(t *testing.T) {
 // the process.
 func TestCoordinatorQueueAfterCommitNoLostRace(t *testing.T) {
 	var lost atomic.Int32
-	ts, c := setup(t, committer.WithObserver(func(e committer.Event) {
+	ts, c := setupREST(t, committer.WithObserver(func(e committer.Event) {
 		if e.Kind == committer.EventLostRace {
 			lost.Add(1)
 		}
@@ -423,5 +426,64 @@ func TestCoordinatorQueueAfterCommitNoLostRace(t *testing.T) {
 	}
 	if refs := ts.Count(rtUpdateRef); refs != 6 {
 		t.Errorf("%d ref updates for 6 commits", refs)
+	}
+}
+
+// hostSwitch sends every request to the server target names, whatever
+// host the request was made for: two fakes behind one API URL, as a
+// repository deleted and made anew (or a test's fake on a recycled port)
+// looks to a process.
+type hostSwitch struct{ target atomic.Pointer[string] }
+
+func (h *hostSwitch) RoundTrip(r *http.Request) (*http.Response, error) {
+	u, err := url.Parse(*h.target.Load())
+	if err != nil {
+		return nil, err
+	}
+	r = r.Clone(r.Context())
+	r.URL.Scheme, r.URL.Host, r.Host = u.Scheme, u.Host, ""
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestQueueRemembersNoGoneHead: the head a Queue's coordinator remembers
+// is a hint; when it is gone from the repository (made anew under the
+// same name and API), the next batch reads the branch and lands, instead
+// of failing on the missing tree.
+func TestQueueRemembersNoGoneHead(t *testing.T) {
+	a, b := githubtest.NewServer(t), githubtest.NewServer(t)
+	for _, ts := range []*githubtest.TestServer{a, b} {
+		if err := ts.CreateRepo(owner, repo, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sw := &hostSwitch{}
+	sw.target.Store(&a.URL)
+	const api = "http://api.fake.test/"
+	hc, err := ghclient.Wrap(&http.Client{Transport: sw}, api, ghclient.WithWritePacing(0, 0, 0), ghclient.WithSleep(noSleep))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := committer.New(owner, repo, committer.WithHTTPClient(hc), committer.WithBaseURL(api), committer.WithSleep(noSleep))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := committer.NewQueue(c, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := q.Commit(ctx, committer.NewChangeSet("on a").Put("a.txt", []byte("a\n"))); err != nil {
+		t.Fatal(err)
+	}
+	sw.target.Store(&b.URL)
+	res, err := q.Commit(ctx, committer.NewChangeSet("on b").Put("b.txt", []byte("b\n")))
+	if err != nil {
+		t.Fatalf("the batch built on the remembered head, gone from the repository: %v", err)
+	}
+	if got := head(t, b, "main"); got != res.Commit {
+		t.Fatalf("reported %s, head is %s", res.Commit, got)
+	}
+	if got := readFile(t, b, "main", "b.txt"); got != "b\n" {
+		t.Fatalf("b.txt = %q", got)
 	}
 }

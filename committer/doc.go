@@ -43,10 +43,13 @@
 //     the rest then fail (another writer got in between), the error says
 //     that the first commit landed.
 //
-// GitHub's ref update checks only that the move is a fast-forward, not that
-// the head is still the one read: if someone resets the branch backwards to
-// an ancestor of that head, the update still succeeds. ExpectHead makes a
-// commit a strict compare-and-swap for callers that need one.
+// GitHub's REST ref update checks only that the move is a fast-forward, not
+// that the head is still the one read: if someone resets the branch
+// backwards to an ancestor of that head, it still succeeds. So the branch
+// is moved with GraphQL updateRefs and beforeOid = the head the commit was
+// built on, a strict compare-and-swap; where GitHub has no updateRefs (or
+// with WithFastForwardRefUpdates) the REST fast-forward is used, and
+// ExpectHead is then checked when the head is read only.
 //
 // # Engines
 //
@@ -124,9 +127,14 @@
 //   - upload.go, then commit.go's createTree (in chunks: trees.go) and
 //     createCommit: missing blobs are uploaded once, the tree is created on
 //     the head's tree, the commit on the head.
-//   - refs.go: the fast-forward ref update (or the branch's creation); an
-//     unanswered update is settled by reading the ref and one compare
-//     request, never by sending it again.
+//   - refs.go, refswap.go: the ref update, a strict compare-and-swap
+//     (updateRefs, beforeOid = the head built on; the REST fast-forward
+//     where GitHub has none), or the branch's creation; an unanswered
+//     update is settled by reading the ref and one compare request, never
+//     by sending it again.
+//   - tags.go: a tag (Tag) moved in the same updateRefs as the branch.
+//   - rules.go, onprotected.go: after ErrProtected, the rule that refused
+//     the write (Error.Rule) and the way through; WithPullRequestOnProtected.
 //   - engine.go, engine_stage.go, engine_driver.go, engine_write.go,
 //     engine_batch.go: the one-write engines. When one is chosen, the
 //     driver's attempt resolves the change set on the head without writing

@@ -27,7 +27,15 @@ const (
 	routePutContents = "PUT /repos/{owner}/{repo}/contents/{path...}"
 	routeDelContents = "DELETE /repos/{owner}/{repo}/contents/{path...}"
 	routePatchRef    = "PATCH /repos/{owner}/{repo}/git/refs/{ref...}"
+	// routeUpdateRefs names git-data's strict ref update: a GraphQL
+	// updateRefs mutation (see routeOf and bodyOf).
+	routeUpdateRefs = routeGraphQL + "#" + githubtest.MutationUpdateRefs
 )
+
+// routeOf is the route of a writeRoutes entry, bodyOf what its body
+// contains ("" for any).
+func routeOf(r string) string { route, _, _ := strings.Cut(r, "#"); return route }
+func bodyOf(r string) string  { _, body, _ := strings.Cut(r, "#"); return body }
 
 // writeRoutes are the routes of the one request that lands a commit
 // through engine (for auto with a single file: contents).
@@ -38,7 +46,7 @@ func writeRoutes(e committer.Engine) []string {
 	case committer.EngineContents, committer.EngineAuto:
 		return []string{routePutContents, routeDelContents}
 	}
-	return []string{routePatchRef}
+	return []string{routeUpdateRefs}
 }
 
 // writes counts the requests that write (GraphQL queries included: none
@@ -52,7 +60,7 @@ func allWrites(ts *githubtest.TestServer) int {
 func beforeNextWrite(ts *githubtest.TestServer, e committer.Engine, fn func()) {
 	for _, r := range writeRoutes(e) {
 		var once atomic.Bool
-		ts.Inject(githubtest.Fault{Route: r, Times: 1, Before: func(*http.Request) {
+		ts.Inject(githubtest.Fault{Route: routeOf(r), BodyContains: bodyOf(r), Times: 1, Before: func(*http.Request) {
 			if once.CompareAndSwap(false, true) {
 				fn()
 			}
@@ -64,7 +72,7 @@ func beforeNextWrite(ts *githubtest.TestServer, e committer.Engine, fn func()) {
 // loses its reply.
 func dropNextWrite(ts *githubtest.TestServer, e committer.Engine) {
 	for _, r := range writeRoutes(e) {
-		ts.Inject(githubtest.Fault{Route: r, Times: 1, DropResponse: true})
+		ts.Inject(githubtest.Fault{Route: routeOf(r), BodyContains: bodyOf(r), Times: 1, DropResponse: true})
 	}
 }
 
@@ -281,7 +289,7 @@ func TestEnginesFailedWriteRetried(t *testing.T) {
 			ts, c := setup(t)
 			seed(t, ts, map[string]string{"log": ""})
 			for _, r := range writeRoutes(e) {
-				ts.Inject(githubtest.Fault{Route: r, Times: 1, Status: 502})
+				ts.Inject(githubtest.Fault{Route: routeOf(r), BodyContains: bodyOf(r), Times: 1, Status: 502})
 			}
 			res, err := engineCommit(t, c, e, committer.NewChangeSet("append").Edit("log", appendLine("x")))
 			if err != nil {
@@ -549,7 +557,7 @@ func TestEnginesChaosLostReplies(t *testing.T) {
 			seed(t, ts, map[string]string{"log": ""})
 			for i := range drops {
 				for _, r := range writeRoutes(e) {
-					ts.Inject(githubtest.Fault{Route: r, Skip: 2 * i, Times: 1, DropResponse: true})
+					ts.Inject(githubtest.Fault{Route: routeOf(r), BodyContains: bodyOf(r), Skip: 2 * i, Times: 1, DropResponse: true})
 				}
 			}
 			errs := make([]error, writers)

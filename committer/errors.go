@@ -81,6 +81,13 @@ type Error struct {
 	// resets, or (a secondary limit that named no wait) the least wait
 	// after one (WithSecondaryLimitWait). It is 0 for every other error.
 	RetryAfter time.Duration
+	// Rule is, for an ErrProtected, the type of the rule that refused the
+	// write, as GET rules/branches/{branch} names it (pull_request,
+	// required_signatures, required_status_checks, merge_queue, update,
+	// creation, non_fast_forward, ...), or "branch_protection" for classic
+	// protection that its message does not name; "" when it cannot be
+	// told. Hint then says the way through.
+	Rule string
 }
 
 func (e *Error) Error() string {
@@ -327,10 +334,11 @@ func apiDetails(err error) (status int, message, requestID string) {
 type answerTo int
 
 const (
-	toUpdateRef answerTo = iota // PATCH git/refs/heads/B, force=false (git-data)
-	toCreateRef                 // POST git/refs (a new branch, any engine)
-	toGraphQL                   // createCommitOnBranch (graphql)
-	toContents                  // PUT or DELETE contents/{path} (contents)
+	toUpdateRef  answerTo = iota // PATCH git/refs/heads/B, force=false (git-data)
+	toCreateRef                  // POST git/refs (a new branch, any engine)
+	toGraphQL                    // createCommitOnBranch (graphql)
+	toContents                   // PUT or DELETE contents/{path} (contents)
+	toUpdateRefs                 // GraphQL updateRefs with beforeOid (git-data; see judgeRefs)
 )
 
 // verdict is what GitHub's answer to a landing write means for the
@@ -338,11 +346,12 @@ const (
 type verdict int
 
 const (
-	verdictFailed   verdict = iota // final: classify names the error's kind
-	verdictLostRace                // another writer moved the branch (or the file) first: try again on the new head
-	verdictLimited                 // a rate limit refused it (a *refusedError): wait, then try again
-	verdictUnknown                 // no answer, or a 5xx: settle by reading the branch, never send it again blindly
-	verdictMissing                 // the branch is not there ("Reference does not exist")
+	verdictFailed    verdict = iota // final: classify names the error's kind
+	verdictLostRace                 // another writer moved the branch (or the file) first: try again on the new head
+	verdictLimited                  // a rate limit refused it (a *refusedError): wait, then try again
+	verdictUnknown                  // no answer, or a 5xx: settle by reading the branch, never send it again blindly
+	verdictMissing                  // the branch is not there ("Reference does not exist")
+	verdictTagExists                // updateRefs: the tag moved with the branch exists and may not move
 )
 
 // judge is the one table of what GitHub's answer to a landing write means,
@@ -415,6 +424,37 @@ func isLostRace(w answerTo, err error) bool {
 	return false
 }
 
+// judgeRefs is judge for updateRefs' answer to the move of branchRef (a
+// full ref name) with beforeOid, and of tagRef ("" for none) beside it: a
+// refusal naming the tag means it exists (final: ErrConflict); a STALE_DATA that names the branch is a
+// lost race (it was not at the head the commit was built on); an answer
+// that does not name the branch, or names it without saying why (an
+// error of a type GitHub does not document here), does not say whether
+// anything was applied, and is settled by reading the branch like a lost
+// reply; rate limits, rules, NOT_FOUND and FORBIDDEN are read as on every
+// other write.
+func judgeRefs(err error, branchRef, tagRef string) (verdict, error) {
+	var ge *ghgraphql.Errors
+	if !errors.As(err, &ge) || ge.RateLimited() || isProtected(err) || ge.Has(ghgraphql.TypeNotFound) || ge.Has(ghgraphql.TypeForbidden) || ge.Has(ghgraphql.TypeInsufficientScopes) {
+		return judge(toUpdateRefs, err)
+	}
+	for _, x := range ge.Errors {
+		if tagRef != "" && ghgraphql.NamesRef(x.Message, tagRef) && (x.Type == ghgraphql.TypeStaleData || x.Type == ghgraphql.TypeUnprocessable && strings.Contains(x.Message, "already exists")) {
+			return verdictTagExists, err // the tag is there (a zero beforeOid, or a move without force)
+		}
+		if !ghgraphql.NamesRef(x.Message, branchRef) {
+			continue
+		}
+		switch x.Type {
+		case ghgraphql.TypeStaleData:
+			return verdictLostRace, err
+		case ghgraphql.TypeUnprocessable:
+			return verdictFailed, err // named, with the reason: final
+		}
+	}
+	return verdictUnknown, err
+}
+
 // contentsMoved reports a contents 409 that says the branch or the file
 // is no longer what the write was built on: "is at <sha> but expected
 // <sha>", or "<path> does not match <sha>".
@@ -434,7 +474,7 @@ func contentsMoved(m string) bool {
 // without a type ("Something went wrong while executing your query":
 // GitHub may have committed before failing).
 func noAnswer(w answerTo, err error) bool {
-	if w != toGraphQL {
+	if w != toGraphQL && w != toUpdateRefs {
 		s := statusOf(err)
 		return s == 0 || s >= 500
 	}
@@ -475,7 +515,7 @@ func unsendable(err error) bool {
 // required by reviewers with write access.", "Commits must have verified
 // signatures.").
 var protectionMarkers = []string{"protected branch", "rule violation", "through a pull request", "required status check", "cannot force-push",
-	"approving review", "must have verified signatures"}
+	"approving review", "must have verified signatures", "verified signature", "merge queue"}
 
 // isProtected reports whether GitHub refused a write for branch
 // protection or a ruleset: a REST reply (a ref update's 422, a contents
@@ -548,7 +588,7 @@ func classify(err error) (error, string) {
 			return ErrRateLimited, "GitHub's GraphQL rate limit is spent; retry after it resets"
 		case ge.Has(ghgraphql.TypeNotFound):
 			return ErrNotFound, hintNotFound
-		case ge.Has(ghgraphql.TypeForbidden):
+		case ge.Has(ghgraphql.TypeForbidden), ge.Has(ghgraphql.TypeInsufficientScopes):
 			return ErrPermission, hintPermission
 		}
 		return nil, ""

@@ -177,7 +177,7 @@ func TestLandingAnswers(t *testing.T) {
 					}
 					return ctx.Err()
 				}
-				ts, c := setup(t, committer.WithSleep(record), committer.WithMaxAttempts(3), committer.WithSecondaryLimitWait(floor))
+				ts, c := setup(t, committer.WithSleep(record), committer.WithMaxAttempts(3), committer.WithSecondaryLimitWait(floor), restFor(e))
 				before := head(t, ts, "main")
 				a.inject(ts, e)
 				branch, opts := "main", []committer.CommitOption{committer.WithEngine(e)}
@@ -254,7 +254,7 @@ func slicesMax(ds []time.Duration) time.Duration {
 func TestRedirectLoopNamesHost(t *testing.T) {
 	for _, e := range allEngines {
 		t.Run(e.String(), func(t *testing.T) {
-			ts, c := setup(t, committer.WithMaxAttempts(3))
+			ts, c := setupREST(t, committer.WithMaxAttempts(3))
 			ts.Redirect(landingFault(e), landingPath(e))
 			_, err := c.Commit(context.Background(), "main", committer.NewChangeSet("w").Put("w.txt", []byte("w\n")), committer.WithEngine(e))
 			u, _ := url.Parse(ts.URL)
@@ -338,7 +338,7 @@ func TestQueueLandingAnswers(t *testing.T) {
 			fault(200, githubtest.GraphQLErrorBody("createCommitOnBranch", "BRANCH_PROTECTION_RULE_VIOLATION", "Changes must be made through a pull request."), 0), committer.ErrProtected},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ts, c := setup(t, committer.WithMaxAttempts(2), committer.WithSecondaryLimitWait(floor))
+			ts, c := setupREST(t, committer.WithMaxAttempts(2), committer.WithSecondaryLimitWait(floor))
 			tc.inject(ts, tc.engine)
 			opts := []committer.CommitOption{committer.WithEngine(tc.engine)}
 			if tc.squash {

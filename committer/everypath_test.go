@@ -55,6 +55,9 @@ func isLandingWrite(req *http.Request, e committer.Engine) bool {
 	case req.Method == http.MethodPost && strings.HasSuffix(p, "/graphql"):
 		body, _ := io.ReadAll(req.Body)
 		req.Body = io.NopCloser(bytes.NewReader(body))
+		if bytes.Contains(body, []byte(githubtest.MutationUpdateRefs)) {
+			return e == committer.EngineGitData || e == committer.EngineAuto // git-data's strict ref update
+		}
 		return bytes.Contains(body, []byte("createCommitOnBranch"))
 	case (req.Method == http.MethodPut || req.Method == http.MethodDelete) && strings.Contains(p, "/contents/"):
 		return true

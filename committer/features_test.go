@@ -24,6 +24,7 @@ const (
 	routeCreateTree = "POST /repos/{owner}/{repo}/git/trees"
 	routeCommit     = "POST /repos/{owner}/{repo}/git/commits"
 	routeUpdateRef  = "PATCH /repos/{owner}/{repo}/git/refs/{ref...}"
+	routeRepo       = "GET /repos/{owner}/{repo}"
 	routeBlob       = "POST /repos/{owner}/{repo}/git/blobs"
 	routeGetBlob    = "GET /repos/{owner}/{repo}/git/blobs/{sha}"
 )
@@ -40,13 +41,25 @@ func TestRequestCounts(t *testing.T) {
 	if _, err := c.Commit(ctx, "main", committer.NewChangeSet("puts").Put("a/b/c.txt", []byte("1")).Put("d.txt", []byte("2"))); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(ts.Requests()); n != 5 {
-		t.Fatalf("text-only commit sent %d requests, want 5: %v", n, routes(ts))
+	// The ref moves with updateRefs, which names the repository by its
+	// node ID: read once per Committer (GET /repos), never again.
+	if n := len(ts.Requests()); n != 6 {
+		t.Fatalf("text-only commit sent %d requests, want 6: %v", n, routes(ts))
 	}
-	for _, r := range []string{routeBranch, routeGetTree, routeCreateTree, routeCommit, routeUpdateRef} {
+	for _, r := range []string{routeBranch, routeGetTree, routeCreateTree, routeCommit, routeRepo, routeGraphQL} {
 		if ts.Count(r) != 1 {
 			t.Errorf("%s sent %d times, want 1", r, ts.Count(r))
 		}
+	}
+	if ts.Count(routeUpdateRef) != 0 {
+		t.Errorf("the branch moved by REST PATCH: want updateRefs (a strict compare-and-swap)")
+	}
+	ts.ResetRequests()
+	if _, err := c.Commit(ctx, "main", committer.NewChangeSet("puts").Put("a/b/c.txt", []byte("3"))); err != nil {
+		t.Fatal(err)
+	}
+	if ts.Count(routeRepo) != 0 || ts.Count(routeGraphQL) != 1 {
+		t.Errorf("a second commit read the repository again, or sent %d GraphQL requests, want 1: %v", ts.Count(routeGraphQL), routes(ts))
 	}
 
 	// A delete reads only the directories on its path: deep, deep/er,
@@ -87,7 +100,7 @@ func TestBinaryBlobUploadedOnceAcrossAttempts(t *testing.T) {
 	ts, c := setup(t)
 	bin := bytes.Repeat([]byte{0, 1, 2, 0xff}, 4096)
 	i := 0
-	ts.Inject(githubtest.Fault{Route: routeUpdateRef, Times: 3, Before: func(*http.Request) {
+	ts.Inject(githubtest.Fault{Route: githubtest.RouteGraphQL, BodyContains: githubtest.MutationUpdateRefs, Times: 3, Before: func(*http.Request) {
 		i++
 		if _, err := ts.Seed(owner, repo, "main", "other writer", githubtest.File{Path: fmt.Sprintf("other%d", i), Content: []byte("x")}); err != nil {
 			t.Error(err)
@@ -312,7 +325,7 @@ func TestPlanSendsNoWrites(t *testing.T) {
 }
 
 func TestErrorsClassified(t *testing.T) {
-	ts, c := setup(t)
+	ts, c := setupREST(t)
 	cases := []struct {
 		status int
 		body   string

@@ -34,6 +34,22 @@ func setup(t *testing.T, opts ...committer.Option) (*githubtest.TestServer, *com
 	return ts, c
 }
 
+// setupREST is setup with branches moved by REST's fast-forward update
+// (WithFastForwardRefUpdates): the path where GitHub has no updateRefs.
+func setupREST(t *testing.T, opts ...committer.Option) (*githubtest.TestServer, *committer.Committer) {
+	t.Helper()
+	return setup(t, append(opts, committer.WithFastForwardRefUpdates())...)
+}
+
+// restFor moves git-data's branches by REST fast-forward, for tables whose
+// git-data rows are REST PATCH answers (updateRefs' are in refswap_test.go).
+func restFor(e committer.Engine) committer.Option {
+	if e == committer.EngineGitData {
+		return committer.WithFastForwardRefUpdates()
+	}
+	return nil
+}
+
 // newWith returns a Committer whose requests go through gh's HTTP client to
 // gh's base URL. A client without ghclient's layers gets them here with
 // write pacing off and waits skipped (tests against a fake); New keeps a

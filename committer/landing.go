@@ -130,6 +130,10 @@ func (d *driver) open() bool { return len(d.unsettled) > 0 || len(d.pending) > 0
 // commit pinned to a head the branch has left), and with ErrUnknownOutcome
 // otherwise.
 func (d *driver) end(ctx context.Context, err error, attempt int) {
+	var pe *Error
+	if errors.As(err, &pe) && errors.Is(err, ErrProtected) {
+		d.c.explainProtected(ctx, d.branch, pe)
+	}
 	if !d.open() || errors.Is(err, ErrUnknownOutcome) {
 		d.w.fail(err)
 		return

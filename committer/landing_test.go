@@ -32,7 +32,7 @@ func landingRoute(e committer.Engine) string {
 	case committer.EngineContents, committer.EngineAuto:
 		return routePutContents
 	}
-	return routePatchRef
+	return routeGraphQL // updateRefs: HoldNextWrite holds mutations only
 }
 
 // commitAsync runs commit in a goroutine; the channel gets its outcome.

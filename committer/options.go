@@ -47,6 +47,9 @@ type options struct {
 	// wait for another (it runs inside that one's request) a registry of
 	// its own, as if it ran in another process.
 	process string
+	// fastForwardOnly moves branches by REST fast-forward only (see
+	// WithFastForwardRefUpdates).
+	fastForwardOnly bool
 	// maxLimitWait is the longest rate-limit wait the HTTP client accepts
 	// (ghclient.WithMaxRateLimitWait, from ghclient.ConfigOf): a write
 	// refused with a longer one ends the work at once, as a read does.
@@ -114,6 +117,23 @@ func WithGraphQLURL(u string) Option {
 			return fmt.Errorf("GraphQL URL %q: must be an absolute http(s) URL", u)
 		}
 		o.graphqlURL = u
+		return nil
+	}
+}
+
+// WithFastForwardRefUpdates moves branches with REST's fast-forward
+// update (PATCH git/refs, force=false) only, never with GraphQL updateRefs:
+// for a GitHub Enterprise Server or a proxy that does not serve it. A
+// fast-forward check is not a compare-and-swap: after someone resets the
+// branch backwards to an ancestor of the head a commit was built on, the
+// update still lands and brings back the commits the reset removed, and
+// ExpectHead is checked when the head is read only. The default is a
+// strict compare-and-swap: updateRefs with beforeOid = the head the commit
+// was built on, falling back to the fast-forward by itself where GitHub
+// has no updateRefs.
+func WithFastForwardRefUpdates() Option {
+	return func(o *options) error {
+		o.fastForwardOnly = true
 		return nil
 	}
 }
@@ -379,7 +399,15 @@ type commitOptions struct {
 	squash     bool
 	maxBatch   int    // 0: the default
 	engine     Engine // EngineGitData unless WithEngine
+	tag        tagSpec
+	// onProtected: WithPullRequestOnProtected (onprotected.go).
+	onProtected *onProtected
 }
+
+// alone reports whether a commit with these options must land by itself,
+// never batched with other change sets: it pins the head (ExpectHead) or
+// moves a tag with the branch (Tag).
+func (co commitOptions) alone() bool { return co.expectHead != "" || co.tag.name != "" }
 
 // CreateBranchFrom creates the branch from ref (a branch name or a commit
 // SHA) when it does not exist (or when its name only redirects to another
@@ -396,13 +424,14 @@ func CreateBranchFrom(ref string) CommitOption {
 // Deprecated: use CreateBranchFrom.
 func QueueCreateBranchFrom(ref string) CommitOption { return CreateBranchFrom(ref) }
 
-// ExpectHead makes the commit a strict compare-and-swap: it lands only if the
-// branch's head is sha when read; otherwise it fails with ErrConflict and
-// commits nothing. Without it, the commit is rebuilt on whatever head it
-// finds. (GitHub's ref update only checks that the move is a fast-forward, so
-// a branch reset backwards to an ancestor of the head read still accepts it;
-// ExpectHead closes that gap for callers that pin what they built on.) It
-// has no meaning for a Queue.
+// ExpectHead makes the commit land only on the head sha: when the branch's
+// head is not sha, it fails with ErrConflict and commits nothing. Without
+// it, the commit is rebuilt on whatever head it finds. On the git-data and
+// graphql engines the head is pinned at the write too (updateRefs'
+// beforeOid, createCommitOnBranch's expectedHeadOid), so it holds even if
+// the branch moves, or is reset backwards, after the read; on git-data's
+// REST fallback (GitHub without updateRefs, WithFastForwardRefUpdates) it
+// is checked when the head is read only. It has no meaning for a Queue.
 func ExpectHead(sha string) CommitOption {
 	return func(o *commitOptions) error { o.expectHead = sha; return nil }
 }

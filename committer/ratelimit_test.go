@@ -33,7 +33,7 @@ func TestSecondaryLimit429IsWaitedOut(t *testing.T) {
 				mu.Unlock()
 				return ctx.Err()
 			}
-			c, err := newWith(ts.Client, owner, repo, committer.WithSleep(record))
+			c, err := newWith(ts.Client, owner, repo, committer.WithSleep(record), committer.WithFastForwardRefUpdates())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,7 +90,7 @@ func TestSecondaryLimitWaits(t *testing.T) {
 					mu.Unlock()
 					return ctx.Err()
 				}
-				ts, c := setup(t, append(tc.opts, committer.WithSleep(record))...)
+				ts, c := setup(t, append(tc.opts, committer.WithSleep(record), restFor(engine))...)
 				ts.TooManyRequests(route, tc.retryAfter, 1)
 				res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("w").Put("w.txt", []byte("w\n")), committer.WithEngine(engine))
 				if err != nil {
@@ -117,7 +117,7 @@ func TestSecondaryLimitWaits(t *testing.T) {
 // every engine, and the wait is an observer event either way.
 func TestLongRateLimitOnAWriteFailsAtOnce(t *testing.T) {
 	routes := map[committer.Engine]string{
-		committer.EngineGitData:  rtUpdateRef,
+		committer.EngineGitData:  "POST /graphql", // updateRefs
 		committer.EngineGraphQL:  "POST /graphql",
 		committer.EngineContents: "PUT /repos/{owner}/{repo}/contents/{path...}",
 	}

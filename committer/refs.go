@@ -126,11 +126,45 @@ type refMove struct {
 	missing   bool // the branch is not there (PATCH: "Reference does not exist")
 }
 
-// moveRef moves the branch to commit by fast-forward (PATCH
-// git/refs/heads/B, force=false). An ambiguous outcome (no answer, or a
-// 5xx) is settled by reading the ref back, never by sending the update
-// again. See https://docs.github.com/rest/git/refs#update-a-reference.
-func (c *Committer) moveRef(ctx context.Context, branch, commit string) (refMove, error) {
+// moveRef moves the branch from the head from (the one the commit was
+// built on) to commit: with a strict compare-and-swap (GraphQL updateRefs,
+// beforeOid = from: see swapRef) where GitHub has it, else by fast-forward
+// (PATCH git/refs/heads/B, force=false), which accepts the move from any
+// ancestor of commit. An ambiguous outcome (no answer, or a 5xx) is
+// settled by reading the ref back, never by sending the update again. See
+// https://docs.github.com/rest/git/refs#update-a-reference.
+//
+// A tag (Tag) moves in the same updateRefs call; on the REST fallback it is
+// checked before and created right after the branch moves (not atomic).
+func (c *Committer) moveRef(ctx context.Context, branch, from, commit string, t tagSpec) (refMove, error) {
+	if mv, err, done := c.swapRef(ctx, branch, from, commit, t); done {
+		return mv, err
+	}
+	if err := c.restTagExists(ctx, t); err != nil {
+		return refMove{}, err
+	}
+	mv, err := c.patchRef(ctx, branch, commit)
+	if err == nil && mv.won && t.name != "" {
+		err = c.restTag(ctx, t, commit)
+	}
+	return mv, err
+}
+
+// createTagged creates the branch at commit (createRef) and then the tag,
+// if any, over REST: a new branch and its tag are not created atomically.
+func (c *Committer) createTagged(ctx context.Context, branch, commit string, t tagSpec) (refMove, error) {
+	if err := c.restTagExists(ctx, t); err != nil {
+		return refMove{}, err
+	}
+	mv, err := c.createRef(ctx, branch, commit)
+	if err == nil && mv.won && t.name != "" {
+		err = c.restTag(ctx, t, commit)
+	}
+	return mv, err
+}
+
+// patchRef is moveRef's fast-forward (REST PATCH, force=false).
+func (c *Committer) patchRef(ctx context.Context, branch, commit string) (refMove, error) {
 	ref := &github.Reference{Ref: github.String("refs/heads/" + branch), Object: &github.GitObject{SHA: github.String(commit)}}
 	l := c.startLanding(ctx)
 	_, _, err := c.client.Git.UpdateRef(l.ctx, c.owner, c.repo, ref, false)

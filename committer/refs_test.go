@@ -39,7 +39,7 @@ func lostReplyThen150(t *testing.T, ts *githubtest.TestServer) {
 func TestLostReplySettledAcross150Commits(t *testing.T) {
 	for _, mode := range []string{"commit", "queue-chain", "queue-squash"} {
 		t.Run(mode, func(t *testing.T) {
-			ts, c := setup(t)
+			ts, c := setupREST(t)
 			commit := func(cs *committer.ChangeSet) (*committer.Result, error) {
 				return c.Commit(context.Background(), "main", cs)
 			}
@@ -76,7 +76,7 @@ func TestLostReplySettledAcross150Commits(t *testing.T) {
 // When the read-back cannot tell, the outcome is ErrUnknownOutcome (never a
 // second landing), and the lost update's own cause stays reachable.
 func TestLostReplyUnknownOutcome(t *testing.T) {
-	ts, c := setup(t)
+	ts, c := setupREST(t)
 	lostReplyThen150(t, ts)
 	ts.Inject(githubtest.Fault{Method: http.MethodGet, Route: routeCompare, Status: http.StatusInternalServerError})
 	_, err := c.Commit(context.Background(), "main", committer.NewChangeSet("maybe").Edit(chaosCounter, chaosIncr))
@@ -162,8 +162,8 @@ func TestHeadReadIsOneRequest(t *testing.T) {
 	if ts.Count(routeBranch) != 1 || ts.Count(rtGetRef) != 0 || ts.Count("GET /repos/{owner}/{repo}/git/matching-refs/{ref...}") != 0 {
 		t.Fatalf("head reads: %v", routes(ts))
 	}
-	if n := len(ts.Requests()); n != 5 {
-		t.Fatalf("%d requests, want 5 (head, root tree, tree, commit, ref): %v", n, routes(ts))
+	if n := len(ts.Requests()); n != 6 {
+		t.Fatalf("%d requests, want 6 (head, root tree, tree, commit, the repository's node ID once per Committer, ref): %v", n, routes(ts))
 	}
 }
 
@@ -189,7 +189,7 @@ func TestRefReplies422(t *testing.T) {
 		{routeCreateRef, "Reference name is invalid", true, false, committer.ErrInvalid},
 	} {
 		t.Run(tc.message, func(t *testing.T) {
-			ts, c := setup(t, committer.WithMaxAttempts(attempts))
+			ts, c := setupREST(t, committer.WithMaxAttempts(attempts))
 			body := fmt.Sprintf(`{"message":%q,"documentation_url":"https://docs.github.com/rest/git/refs","status":"422"}`, tc.message)
 			ts.Inject(githubtest.Fault{Route: tc.route, Status: http.StatusUnprocessableEntity, Body: body,
 				Header: http.Header{"X-Github-Request-Id": {"ABCD:1234"}}})

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -23,10 +25,31 @@ import (
 
 var chaosSeedFlag = flag.Uint64("chaos.seed", 0, "seed of the chaos test (0: from the clock)")
 
-const chaosPatchRoute = "PATCH /repos/{owner}/{repo}/git/refs/{ref...}"
+const (
+	chaosPatchRoute = "PATCH /repos/{owner}/{repo}/git/refs/{ref...}"
+	// chaosUpdateRefs is git-data's strict ref update, an updateRefs
+	// mutation: POST /graphql with githubtest.MutationUpdateRefs in the body.
+	chaosUpdateRefs = githubtest.RouteGraphQL + "#" + githubtest.MutationUpdateRefs
+)
+
+// chaosFault is f on route (a fake route, or chaosUpdateRefs).
+func chaosFault(route string, f githubtest.Fault) githubtest.Fault {
+	f.Route, f.BodyContains, _ = strings.Cut(route, "#")
+	return f
+}
+
+func chaosRefRoute(route string) bool { return route == chaosPatchRoute || route == chaosUpdateRefs }
 
 // cliChaosRoute maps a request on acme/mono to its fake route pattern.
 func cliChaosRoute(r *http.Request) string {
+	if r.Method == http.MethodPost && r.URL.Path == "/graphql" && r.Body != nil {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if bytes.Contains(body, []byte(githubtest.MutationUpdateRefs)) {
+			return chaosUpdateRefs
+		}
+		return ""
+	}
 	rest, ok := strings.CutPrefix(r.URL.Path, "/repos/acme/mono/")
 	if !ok {
 		return ""
@@ -96,21 +119,21 @@ func TestChaosCLI(t *testing.T) {
 			switch {
 			case !hit:
 			case k < 30:
-				srv.Inject(githubtest.Fault{Method: r.Method, Route: route, Times: 1, Status: status})
+				srv.Inject(chaosFault(route, githubtest.Fault{Method: r.Method, Times: 1, Status: status}))
 			case k < 55 && r.Method != http.MethodGet:
-				srv.Inject(githubtest.Fault{Method: r.Method, Route: route, Times: 1, DropResponse: true})
-			case k < 65 && route != chaosPatchRoute:
+				srv.Inject(chaosFault(route, githubtest.Fault{Method: r.Method, Times: 1, DropResponse: true}))
+			case k < 65 && !chaosRefRoute(route):
 				srv.SecondaryRateLimit(route, 1, 1)
-			case k < 85 && route == chaosPatchRoute:
-				srv.Inject(githubtest.Fault{Method: r.Method, Route: route, Times: 1, Before: func(*http.Request) {
+			case k < 85 && chaosRefRoute(route):
+				srv.Inject(chaosFault(route, githubtest.Fault{Method: r.Method, Times: 1, Before: func(*http.Request) {
 					mu.Lock()
 					p := fmt.Sprintf("ext/%03d.txt", len(ext))
 					ext = append(ext, p)
 					mu.Unlock()
 					_, _ = srv.Seed("acme", "mono", "main", "external "+p, githubtest.File{Path: p, Content: []byte(p)})
-				}})
+				}}))
 			default:
-				srv.Inject(githubtest.Fault{Method: r.Method, Route: route, Times: 1, Latency: time.Millisecond})
+				srv.Inject(chaosFault(route, githubtest.Fault{Method: r.Method, Times: 1, Latency: time.Millisecond}))
 			}
 		}
 		srv.ServeHTTP(w, r)

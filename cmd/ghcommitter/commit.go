@@ -38,6 +38,8 @@ type commitFlags struct {
 	engine               engineFlags     // engine.go
 	structured           structuredFlags // structured.go
 	manifest             manifestFlags   // manifest.go
+	tags                 tagFlags        // tags.go
+	onProtected          string          // protected.go
 }
 
 func newCommitCmd(e *env) *cobra.Command {
@@ -108,6 +110,8 @@ func (f *commitFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&f.removeSignKey, "remove-sign-key", false, "delete the --sign-key FILE as soon as it is read, before any --edit command runs, and on every exit (for a temporary copy of a secret)")
 	f.auth.register(cmd)
 	f.engine.register(cmd)
+	f.tags.register(cmd)
+	registerOnProtected(cmd, &f.onProtected)
 }
 
 // check refuses flag combinations that are wrong whatever the files and the
@@ -128,7 +132,10 @@ func (f *commitFlags) check(cmd *cobra.Command) error {
 	if f.removeSignKey && f.signKey == "" {
 		return usageErrorf("", "--remove-sign-key needs --sign-key FILE")
 	}
-	return nil
+	if err := checkOnProtected(f.onProtected, f.pr.enabled, f.tags.name != ""); err != nil {
+		return err
+	}
+	return f.tags.check(f.pr.enabled)
 }
 
 // commitRun is the commit command: flags → change set → one library call →
@@ -163,7 +170,8 @@ func commitRun(ctx context.Context, e *env, f *commitFlags) error {
 	if err != nil {
 		return err
 	}
-	cos := f.engine.commitOptions()
+	cos := append(f.engine.commitOptions(), f.tags.commitOptions()...)
+	cos = append(cos, onProtectedOptions(f.onProtected)...)
 	if f.createFrom != "" {
 		cos = append(cos, committer.CreateBranchFrom(f.createFrom))
 	}

@@ -281,11 +281,11 @@ func TestCommitPreconditionConflictsExit3(t *testing.T) {
 func TestCommitAttemptsRunOutExit3(t *testing.T) {
 	srv := fake(t)
 	before := head(t, srv, "main")
-	srv.Inject(githubtest.Fault{Route: "PATCH /repos/{owner}/{repo}/git/refs/{ref...}", Status: 422, Body: `{"message":"Update is not a fast forward"}`})
+	srv.Inject(staleUpdateRefs())
 	r := newCLI(t).run(commitArgs(srv, "-m", "m", "--max-attempts", "2", "--edit", "a=echo a")...)
 	r.wantCode(t, 3)
-	if srv.CountMethod("PATCH") != 2 {
-		t.Errorf("%d ref updates, want 2", srv.CountMethod("PATCH"))
+	if srv.Count(githubtest.RouteGraphQL) != 2 {
+		t.Errorf("%d ref updates, want 2", srv.Count(githubtest.RouteGraphQL))
 	}
 	if head(t, srv, "main") != before {
 		t.Error("the branch moved")
@@ -452,6 +452,7 @@ func TestCommitAPIRefusalsHaveHints(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := fake(t)
+			noUpdateRefs(srv) // these are REST PATCH answers
 			before := head(t, srv, "main")
 			srv.Inject(githubtest.Fault{Route: "PATCH /repos/{owner}/{repo}/git/refs/{ref...}", Status: tt.status, Body: tt.body})
 			r := newCLI(t).run(commitArgs(srv, "-m", "m", "--edit", "a=echo a")...)

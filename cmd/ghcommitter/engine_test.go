@@ -20,7 +20,7 @@ func TestCommitEngineFlag(t *testing.T) {
 				t.Errorf("a.txt = %q", got)
 			}
 			route := map[string]string{
-				"git-data": "PATCH /repos/{owner}/{repo}/git/refs/{ref...}",
+				"git-data": "POST /graphql", // updateRefs
 				"graphql":  "POST /graphql",
 				"contents": "PUT /repos/{owner}/{repo}/contents/{path...}",
 				"auto":     "PUT /repos/{owner}/{repo}/contents/{path...}", // one file: the contents API

@@ -89,8 +89,8 @@ func classify(err error) *exitError {
 	case errors.Is(err, committer.ErrUnauthorized):
 		ee.hint = "the token is missing, expired or revoked: " + tokenHint + " with a valid token"
 	case errors.Is(err, committer.ErrProtected):
-		// The library's hint names a flag this CLI does not have.
-		ee.hint = "the branch is protected: commit through a pull request instead: add --pull-request -b NEW_BRANCH"
+		// The library's hint names its API; say the flags instead.
+		ee.hint = protectedHint(err) // protected.go
 	case errors.Is(err, context.Canceled):
 		ee.code = exitFailed
 	}

@@ -76,6 +76,20 @@ func (c *cli) runStdin(ctx context.Context, in io.Reader, args ...string) cliRes
 }
 
 // fake starts a fake GitHub requiring testToken, with acme/mono seeded.
+// noUpdateRefs makes the fake answer updateRefs as a GitHub without it
+// does (the preview gone): the CLI moves branches by REST PATCH.
+func noUpdateRefs(srv *githubtest.TestServer) {
+	srv.Inject(githubtest.Fault{Route: githubtest.RouteGraphQL, BodyContains: githubtest.MutationUpdateRefs, Status: 200,
+		Body: `{"errors":[{"path":["mutation UpdateRefs","updateRefs"],"extensions":{"code":"undefinedField","typeName":"Mutation","fieldName":"updateRefs"},"message":"Field 'updateRefs' doesn't exist on type 'Mutation'"}]}`})
+}
+
+// staleUpdateRefs answers every updateRefs as GitHub answers one whose
+// branch is no longer at beforeOid: another writer moved it.
+func staleUpdateRefs() githubtest.Fault {
+	return githubtest.Fault{Route: githubtest.RouteGraphQL, BodyContains: githubtest.MutationUpdateRefs, Status: 200,
+		Body: githubtest.GraphQLErrorBody("updateRefs", "STALE_DATA", "Reference refs/heads/main is at 0929670cc804228df5f0b3e8f7a741dfb735ba62 but expected c45b5444e7ae45df5356ca2b8dbf49db646826d4.")}
+}
+
 func fake(t *testing.T, files ...githubtest.File) *githubtest.TestServer {
 	t.Helper()
 	srv := githubtest.NewServer(t, githubtest.WithToken(testToken))

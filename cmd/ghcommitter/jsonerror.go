@@ -28,6 +28,9 @@ type jsonErrorBody struct {
 	// RetryAfter is, for rate_limited, the seconds to wait before trying
 	// again (rounded up); 0 otherwise.
 	RetryAfter int `json:"retry_after"`
+	// Rule is, for protected, the type of the rule that refused the write
+	// (pull_request, required_signatures, merge_queue, ...); "" otherwise.
+	Rule string `json:"rule"`
 }
 
 // errorKinds name the library's error kinds, and the CLI's own failures, in
@@ -77,7 +80,7 @@ func failureJSON(ee *exitError) jsonFailure {
 	b := jsonErrorBody{Kind: kindOf(ee), Message: ee.err.Error(), Hint: ee.hint}
 	var ce *committer.Error
 	if errors.As(ee, &ce) {
-		b.Head, b.Attempts = ce.Head, ce.Attempts
+		b.Head, b.Attempts, b.Rule = ce.Head, ce.Attempts, ce.Rule
 	}
 	b.Status, b.RequestID = replyOf(ee)
 	if b.Kind == "rate_limited" {

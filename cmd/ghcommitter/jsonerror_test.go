@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -47,7 +48,7 @@ func TestJSONFailures(t *testing.T) {
 		{"edit command", []string{"--json", "-m", "m", "--edit", "a=exit 4"}, nil, nil, 1, "edit_failed", 0},
 		{"unauthorized", []string{"--json", "-m", "m", "--delete", "lock"}, map[string]string{"GH_TOKEN": "wrong"}, nil, 1, "unauthorized", 401},
 		{"refused ref update", []string{"--json", "-m", "m", "--delete", "lock"}, nil,
-			&githubtest.Fault{Route: "PATCH /repos/{owner}/{repo}/git/refs/{ref...}", Status: 403, Body: `{"message":"Resource not accessible by integration"}`}, 1, "permission", 403},
+			&githubtest.Fault{Route: githubtest.RouteGraphQL, BodyContains: githubtest.MutationUpdateRefs, Status: 403, Body: `{"message":"Resource not accessible by integration"}`}, 1, "permission", 403},
 		{"after landing, $GITHUB_OUTPUT fails", []string{"--json", "-m", "m", "--edit", "b=echo b"}, map[string]string{"GITHUB_OUTPUT": filepath.Join(notDir, "GITHUB_OUTPUT")}, nil, 1, "failed", 0},
 	}
 	want := jsonErrorKeys
@@ -96,7 +97,7 @@ func TestJSONFailures(t *testing.T) {
 }
 
 // jsonErrorKeys are the keys of every --json failure (docs/cli.md).
-var jsonErrorKeys = []string{"attempts", "head", "hint", "kind", "message", "request_id", "retry_after", "status"}
+var jsonErrorKeys = []string{"attempts", "head", "hint", "kind", "message", "request_id", "retry_after", "rule", "status"}
 
 // cliLandingFault matches the write that lands engine's commit (auto
 // picks the contents API for one new file).
@@ -190,6 +191,9 @@ func TestJSONLandingAnswers(t *testing.T) {
 			}
 			t.Run(engine+"/"+tc.name, func(t *testing.T) {
 				srv := fake(t)
+				if engine == "git-data" {
+					noUpdateRefs(srv) // the REST PATCH answers; updateRefs': TestJSONUpdateRefsAnswers
+				}
 				before := head(t, srv, "main")
 				tc.inject(srv)
 				c := newCLI(t)
@@ -244,7 +248,7 @@ func TestJSONLandingAnswers(t *testing.T) {
 func TestJSONConflictCarriesHeadAndAttempts(t *testing.T) {
 	srv := fake(t)
 	before := head(t, srv, "main")
-	srv.Inject(githubtest.Fault{Route: "PATCH /repos/{owner}/{repo}/git/refs/{ref...}", Status: 422, Body: `{"message":"Update is not a fast forward"}`})
+	srv.Inject(staleUpdateRefs())
 	r := newCLI(t).run(commitArgs(srv, "--json", "-m", "m", "--max-attempts", "2", "--edit", "a=echo a")...)
 	r.wantCode(t, 3)
 	body := oneJSON(t, r.stdout)["error"].(map[string]any)
@@ -292,4 +296,86 @@ func TestWantsJSON(t *testing.T) {
 			t.Errorf("wantsJSON(%q) = %t, want %t", args, got, want)
 		}
 	}
+}
+
+// TestJSONUpdateRefsAnswers: git-data's default landing write, updateRefs,
+// through the CLI: a STALE_DATA naming the branch once is a lost race
+// (retried, exit 0); a ruleset's refusal is protected (exit 1) with the
+// rule's message.
+func TestJSONUpdateRefsAnswers(t *testing.T) {
+	t.Run("lost race once", func(t *testing.T) {
+		srv := fake(t)
+		f := staleUpdateRefs()
+		f.Times = 1
+		srv.Inject(f)
+		r := newCLI(t).run(commitArgs(srv, "--json", "-m", "m", "--edit", "a=echo a")...)
+		r.wantCode(t, 0)
+		if n := srv.Count(githubtest.RouteGraphQL); n != 2 || srv.CountMethod("PATCH") != 0 {
+			t.Fatalf("%d updateRefs, %d PATCHes: want 2 and none", n, srv.CountMethod("PATCH"))
+		}
+	})
+	t.Run("protected", func(t *testing.T) {
+		srv := fake(t)
+		if _, err := srv.AddRuleset("acme", "mono", githubtest.Ruleset{Name: "pr", Include: []string{"~DEFAULT_BRANCH"}, Rules: []githubtest.Rule{githubtest.RequirePullRequest()}}); err != nil {
+			t.Fatal(err)
+		}
+		before := head(t, srv, "main")
+		r := newCLI(t).run(commitArgs(srv, "--json", "-m", "m", "--edit", "a=echo a")...)
+		r.wantCode(t, 1)
+		obj, _ := oneJSON(t, r.stdout)["error"].(map[string]any)
+		if obj["kind"] != "protected" || !strings.Contains(fmt.Sprint(obj["message"]), "through a pull request") {
+			t.Fatalf("got %v", obj)
+		}
+		if head(t, srv, "main") != before {
+			t.Fatal("the branch moved")
+		}
+	})
+}
+
+// TestJSONProtectedNamesTheRule: --json's rule names the rule that refused
+// the write, the hint the way through in the CLI's flags; with
+// --on-protected pull-request a pull-request rule's refusal becomes a pull
+// request from a generated branch.
+func TestJSONProtectedNamesTheRule(t *testing.T) {
+	for _, tc := range []struct {
+		rule githubtest.Rule
+		hint string
+	}{
+		{githubtest.RequirePullRequest(), "--on-protected pull-request"},
+		{githubtest.RequireSignatures(), "--engine graphql"},
+		{githubtest.RequireMergeQueue(), "merge queue"},
+	} {
+		t.Run(tc.rule.Type, func(t *testing.T) {
+			srv := fake(t)
+			if _, err := srv.AddRuleset("acme", "mono", githubtest.Ruleset{Name: "r", Include: []string{"~DEFAULT_BRANCH"}, Rules: []githubtest.Rule{tc.rule}}); err != nil {
+				t.Fatal(err)
+			}
+			r := newCLI(t).run(commitArgs(srv, "--json", "-m", "m", "--edit", "a=echo a")...)
+			r.wantCode(t, 1)
+			obj, _ := oneJSON(t, r.stdout)["error"].(map[string]any)
+			if obj["kind"] != "protected" || obj["rule"] != tc.rule.Type || !strings.Contains(fmt.Sprint(obj["hint"]), tc.hint) {
+				t.Fatalf("got %v, want rule %s and a hint naming %q", obj, tc.rule.Type, tc.hint)
+			}
+		})
+	}
+	t.Run("on-protected pull-request", func(t *testing.T) {
+		srv := fake(t)
+		if _, err := srv.AddRuleset("acme", "mono", githubtest.Ruleset{Name: "r", Include: []string{"~DEFAULT_BRANCH"}, Rules: []githubtest.Rule{githubtest.RequirePullRequest()}}); err != nil {
+			t.Fatal(err)
+		}
+		before := head(t, srv, "main")
+		r := newCLI(t).run(commitArgs(srv, "--json", "-m", "m", "--on-protected", "pull-request", "--edit", "a=echo a")...)
+		r.wantCode(t, 0)
+		obj := oneJSON(t, r.stdout)
+		pr, _ := obj["pull_request"].(map[string]any)
+		branch, _ := obj["branch"].(string)
+		if pr == nil || pr["number"] == 0.0 || pr["base"] != "main" || !strings.HasPrefix(branch, "ghcommitter/") {
+			t.Fatalf("got %v", obj)
+		}
+		if head(t, srv, "main") != before || head(t, srv, branch) != obj["commit"] {
+			t.Fatal("main moved, or the head branch is not at the commit")
+		}
+		r = newCLI(t).run(commitArgs(srv, "-m", "m", "--on-protected", "sometimes", "--edit", "a=echo a")...)
+		r.wantCode(t, 2)
+	})
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest"
 )
 
 // TestLimitScaleShortensTheBareSecondaryWait: GHCOMMITTER_LIMIT_SCALE=F
@@ -11,7 +13,7 @@ import (
 // fake's --limits-scale), so a scaled benchmark does not wait a real minute.
 func TestLimitScaleShortensTheBareSecondaryWait(t *testing.T) {
 	srv := fake(t)
-	srv.TooManyRequests("PATCH /repos/{owner}/{repo}/git/refs/{ref...}", 0, 1)
+	srv.TooManyRequests(githubtest.RouteGraphQL, 0, 1) // the updateRefs
 	c := newCLI(t)
 	c.env["GHCOMMITTER_LIMIT_SCALE"] = "600"
 	r := c.run(commitArgs(srv, "-v", "-m", "m", "--add", "x.txt=-")...)

@@ -91,6 +91,11 @@ type jsonResult struct {
 	// commit (one of the change set's plain files) went through the
 	// contents API before this commit.
 	Bootstrapped bool `json:"bootstrapped,omitempty"`
+	// Tag is the tag (--tag) that now points at the commit.
+	Tag string `json:"tag,omitempty"`
+	// PullRequest is set when --on-protected pull-request opened one
+	// instead (branch is then the generated head branch).
+	PullRequest *committer.ProtectedPullRequest `json:"pull_request,omitempty"`
 }
 
 // changed is what the library reports the commit changed; never nil.
@@ -102,7 +107,7 @@ func changed(r *committer.Result) []string {
 }
 
 func (o *output) jsonResult(r *committer.Result, u string) jsonResult {
-	return jsonResult{r.Repository, r.Branch, r.Commit, r.Parent, r.Tree, r.Attempts, changed(r), r.NoOp, u, r.Engine, r.Bootstrapped}
+	return jsonResult{r.Repository, r.Branch, r.Commit, r.Parent, r.Tree, r.Attempts, changed(r), r.NoOp, u, r.Engine, r.Bootstrapped, r.Tag, r.PullRequest}
 }
 
 func (o *output) commitURL(repo, sha string) string {
@@ -136,6 +141,12 @@ func summary(r *committer.Result, where, link, url string) string {
 	s := fmt.Sprintf("committed %s to %s: %s (%s)", plural(len(changed(r)), "file"), where, link, plural(r.Attempts, "attempt"))
 	if url != "" {
 		s += " " + url
+	}
+	if r.Tag != "" {
+		s += ", tagged " + r.Tag
+	}
+	if p := r.PullRequest; p != nil {
+		s += fmt.Sprintf("; %s is protected: pull request #%d %s", p.Base, p.Number, p.URL)
 	}
 	return s
 }

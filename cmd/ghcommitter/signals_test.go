@@ -66,7 +66,7 @@ func TestBlackBoxSignalDuringLandingWrite(t *testing.T) {
 		engine, route string
 		sig           syscall.Signal
 	}{
-		{"git-data", routePatchRef, syscall.SIGINT},
+		{"git-data", routeGraphQLPost, syscall.SIGINT}, // updateRefs
 		{"graphql", routeGraphQLPost, syscall.SIGTERM},
 		{"contents", routePutContents, syscall.SIGINT},
 		{"auto", routePutContents, syscall.SIGTERM},
@@ -116,7 +116,7 @@ func TestBlackBoxSignalNoReplyWithinGrace(t *testing.T) {
 	}
 	bin := buildCLI(t)
 	srv := fake(t, githubtest.File{Path: "log", Content: []byte("start\n")})
-	received, release := srv.HoldNextWrite(routePatchRef)
+	received, release := srv.HoldNextWrite(routeGraphQLPost) // updateRefs
 	t.Cleanup(release)
 	cmd, stdout, stderr, exited := startCommit(t, bin, srv, "-m", "once", "--json", "--edit", "log=cat; echo once")
 	select {

@@ -189,16 +189,47 @@ func isMutation(r *http.Request) bool {
 const routeUpdateRef = "PATCH /repos/{owner}/{repo}/git/refs/{ref...}"
 
 // MoveBranchBeforeNextUpdate commits files on branch (via Seed) just before
-// the next PATCH of refs/heads/branch is handled: another writer won the race.
+// the next ref update of refs/heads/branch is handled, REST PATCH or
+// GraphQL updateRefs, whichever comes first: another writer won the race.
 func (s *Server) MoveBranchBeforeNextUpdate(owner, repo, branch string, files ...File) {
 	suffix := "/git/refs/heads/" + branch
-	s.Inject(Fault{
-		Method: http.MethodPatch, Route: routeUpdateRef, Repo: owner + "/" + repo, Times: 1,
-		match: func(r *http.Request) bool { return strings.HasSuffix(r.URL.Path, suffix) },
-		Before: func(*http.Request) {
+	var once sync.Once
+	var removePatch, removeGraphQL func()
+	move := func() {
+		once.Do(func() {
 			_, _ = s.Seed(owner, repo, branch, "concurrent writer", files...)
+			go removePatch()
+			go removeGraphQL()
+		})
+	}
+	removePatch = s.Inject(Fault{
+		Method: http.MethodPatch, Route: routeUpdateRef, Repo: owner + "/" + repo, Times: 1,
+		match:  func(r *http.Request) bool { return strings.HasSuffix(r.URL.Path, suffix) },
+		Before: func(*http.Request) { move() },
+	})
+	removeGraphQL = s.Inject(Fault{
+		Route: RouteGraphQL, BodyContains: MutationUpdateRefs, // every one, until it moved the branch
+		Before: func(r *http.Request) {
+			if graphQLNamesRef(r, "refs/heads/"+branch) {
+				move()
+			}
 		},
 	})
+}
+
+// graphQLNamesRef reports whether a GraphQL request's variables name ref
+// (the fake peeked at its body for BodyContains; it reads it again).
+func graphQLNamesRef(r *http.Request, ref string) bool {
+	if r.Body == nil {
+		return false
+	}
+	buf, err := io.ReadAll(io.LimitReader(r.Body, maxFaultPeek))
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(buf), errOrEOF{err}, r.Body), r.Body}
+	q, _ := json.Marshal(ref)
+	return bytes.Contains(buf, q)
 }
 
 const msgSecondary = "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
@@ -244,6 +275,9 @@ const (
 	// MutationCreateCommit is in the body of every createCommitOnBranch
 	// request and of no query.
 	MutationCreateCommit = "createCommitOnBranch"
+	// MutationUpdateRefs is in the body of every updateRefs request (the
+	// strict ref update of the git-data engine) and of no query.
+	MutationUpdateRefs = "updateRefs"
 )
 
 // Redirect makes matching requests (f's match fields, Skip and Times)

@@ -39,6 +39,12 @@ func (c *Client) Endpoint() string { return c.endpoint }
 // reply leaves an unknown outcome. With errors[] in the reply, Do decodes
 // what data there is and returns *Errors.
 func (c *Client) Do(ctx context.Context, op string, mutation bool, query string, vars map[string]any, out any) error {
+	return c.do(ctx, op, mutation, "application/json", query, vars, out)
+}
+
+// do is Do with the Accept header given: a schema preview's media type
+// enables the preview's members (see UpdateRefs).
+func (c *Client) do(ctx context.Context, op string, mutation bool, accept, query string, vars map[string]any, out any) error {
 	body, err := json.Marshal(map[string]any{"query": query, "variables": vars})
 	if err != nil {
 		return fmt.Errorf("GitHub GraphQL %s: %w", op, err)
@@ -48,7 +54,7 @@ func (c *Client) Do(ctx context.Context, op string, mutation bool, query string,
 		return fmt.Errorf("GitHub GraphQL %s: %w", op, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Accept", accept)
 	resp, err := c.hc.Do(req)
 	if err != nil && resp != nil {
 		// A redirect the client refused to follow (another host, a

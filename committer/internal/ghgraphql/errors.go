@@ -16,6 +16,11 @@ const (
 	TypeNotFound    = "NOT_FOUND"    // repository, branch or node not found
 	TypeRateLimited = "RATE_LIMITED" // primary GraphQL rate limit (HTTP 200)
 	TypeForbidden   = "FORBIDDEN"    // e.g. repository rule violations
+	// TypeInsufficientScopes: the token lacks a scope the operation needs.
+	TypeInsufficientScopes = "INSUFFICIENT_SCOPES"
+	// TypeUnprocessable: a mutation refused for its input (updateRefs: a
+	// ref that cannot be moved as asked, named in the message).
+	TypeUnprocessable = "UNPROCESSABLE"
 	// TypeBranchProtection: createCommitOnBranch refused by a classic
 	// branch protection rule (rulesets answer other types: see the
 	// committer's classification of a rule's message).
