@@ -41,10 +41,10 @@ func writeRoutes(e committer.Engine) []string {
 	return []string{routePatchRef}
 }
 
-// writes counts the requests that write (GraphQL queries included: none
-// is sent before a refusal).
+// allWrites counts the requests that write: REST writes and GraphQL
+// mutations (a GraphQL query that reads paths is not one).
 func allWrites(ts *githubtest.TestServer) int {
-	return ts.CountMethod("POST") + ts.CountMethod("PATCH") + ts.CountMethod("PUT") + ts.CountMethod("DELETE")
+	return ts.CountWrites()
 }
 
 // beforeNextWrite runs fn just before the next request that lands a commit

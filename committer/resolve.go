@@ -27,8 +27,9 @@ type FileChange struct {
 	Action Action `json:"action"`
 }
 
-// maxInlineTotal bounds the inline content of one create-tree request:
-// GitHub is known to fail requests of a few megabytes.
+// maxInlineTotal is the inline content up to which a chained batch sends
+// its trees' requests concurrently (see Queue.chainTrees); one change set's
+// inline content is not bounded, its tree requests are (see treeChunks).
 const maxInlineTotal = 1 << 20
 
 // resolved is a change set resolved against one head tree: the entries of
@@ -112,7 +113,6 @@ type resolution struct {
 	v       *view
 	full    bool
 	r       *resolved
-	inline  int64
 	puts    []put
 	dels    map[string]*deletion
 	actions map[string]Action

@@ -271,17 +271,48 @@ func (c *Committer) buildSubtrees(ctx context.Context, r *resolved) error {
 	return nil
 }
 
-// maxTreeChunk bounds the entries of one create-tree request: GitHub times
-// big ones out with a 422 ("Consider building the tree incrementally").
-const maxTreeChunk = 1000
+// Bounds on one create-tree request. GitHub times big ones out with a 422
+// ("Consider building the tree incrementally"); what it has to process in
+// time is the content sent inline, so a request carries at most
+// maxChunkInlineBytes of it in at most maxChunkInlineEntries entries (the
+// reports put the edge near 2.5 MB, or 200-250 inline files: see
+// githubtest.DefaultTreeTimeoutBytes), and at most maxTreeChunk entries of
+// any kind (entries that carry a blob's SHA, or delete a path).
+const (
+	maxChunkInlineBytes   = 1_000_000
+	maxChunkInlineEntries = 200
+	maxTreeChunk          = 1000
+)
 
-// createTreeInChunks creates the tree base plus entries, in chunks of at most
-// maxTreeChunk entries, each built on the last. Entries that resolve makes
-// never overlap, so how they are split cannot change the result.
+// treeChunks splits entries into the requests createTreeInChunks sends, in
+// order, each within the bounds above.
+func treeChunks(entries []*github.TreeEntry) [][]*github.TreeEntry {
+	var chunks [][]*github.TreeEntry
+	start, inline, bytes := 0, 0, 0
+	for i, e := range entries {
+		n, b := 0, 0
+		if e.Content != nil {
+			n, b = 1, len(e.GetContent())
+		}
+		if i > start && (i-start+1 > maxTreeChunk || inline+n > maxChunkInlineEntries || bytes+b > maxChunkInlineBytes) {
+			chunks = append(chunks, entries[start:i])
+			start, inline, bytes = i, 0, 0
+		}
+		inline, bytes = inline+n, bytes+b
+	}
+	return append(chunks, entries[start:])
+}
+
+// createTreeInChunks creates the tree base plus entries, in the requests
+// treeChunks makes, each built on the last, so the writes grow with the
+// bytes sent rather than with the files. Entries that resolve makes never
+// overlap, so how they are split cannot change the result. Every tree
+// request of a commit, a batch (chained or squashed) and the subtrees of
+// replaced paths goes through here.
 func (c *Committer) createTreeInChunks(ctx context.Context, base string, entries []*github.TreeEntry) (*github.Tree, error) {
 	var t *github.Tree
-	for i := 0; i < len(entries) || t == nil; i += maxTreeChunk {
-		got, _, err := c.client.Git.CreateTree(ctx, c.owner, c.repo, base, entries[i:min(i+maxTreeChunk, len(entries))])
+	for _, chunk := range treeChunks(entries) {
+		got, _, err := c.client.Git.CreateTree(ctx, c.owner, c.repo, base, chunk)
 		if err != nil {
 			return nil, err
 		}
