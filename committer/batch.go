@@ -256,7 +256,10 @@ func (q *Queue) build(ctx context.Context, live *[]*job, id, head, tree string, 
 // before it left, and finishes those that fail alone.
 func (q *Queue) resolveAll(ctx context.Context, live *[]*job, head, tree string, attempt int) (map[*job]*Result, []step, error) {
 	c := q.c
-	v := newView(c, tree)
+	v := newViewAt(c, head, tree)
+	if err := v.prefetchJobs(ctx, *live); err != nil {
+		return nil, nil, err
+	}
 	results := map[*job]*Result{}
 	var steps []step
 	kept := (*live)[:0]

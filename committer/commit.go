@@ -487,7 +487,7 @@ func (s *single) failAt(head string, attempt int, err error) error {
 }
 
 func (s *single) build(ctx context.Context, head, tree string, attempt int) (string, string, bool, error) {
-	r, err := s.c.resolve(ctx, newView(s.c, tree), s.u.p, false)
+	r, err := s.c.resolve(ctx, newViewAt(s.c, head, tree), s.u.p, false)
 	if err != nil {
 		e := s.c.fail("commit to", s.branch, nil, err)
 		e.Head, e.Attempts = head, attempt

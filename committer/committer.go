@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 
 	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
@@ -25,7 +26,10 @@ type Committer struct {
 	repo   string
 	o      options
 	cache  *objectCache
-	gql    *ghgraphql.Client // the GraphQL engine's client (see WithEngine)
+	gql    *ghgraphql.Client // the GraphQL engine's client (see WithEngine), and path lookups
+	// noPathQueries is set once the GraphQL endpoint turned out not to be
+	// there: path lookups read directories over REST (see view.prefetch).
+	noPathQueries atomic.Bool
 }
 
 // New returns a Committer for the repository owner/repo.

@@ -33,7 +33,7 @@ type stagedFile struct {
 // can (EngineGitData when none can). An explicit engine that cannot carry
 // what the head makes of u is an ErrInvalid, before any write.
 func (c *Committer) stage(ctx context.Context, u *unit, engine Engine, cands []Engine, head, tree string) (*staged, error) {
-	v := newView(c, tree)
+	v := newViewAt(c, head, tree)
 	r, err := c.resolve(ctx, v, u.p, true)
 	if err != nil {
 		return nil, err

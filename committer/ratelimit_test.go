@@ -89,7 +89,8 @@ func TestSecondaryLimitWaits(t *testing.T) {
 					return ctx.Err()
 				}
 				ts, c := setup(t, append(tc.opts, committer.WithSleep(record))...)
-				ts.TooManyRequests(route, tc.retryAfter, 1)
+				// The landing write's reply, not a query's before it.
+				ts.Inject(githubtest.SecondaryLimitFault(githubtest.Fault{Route: route, BodyContains: mutationOf(route), Times: 1}, http.StatusTooManyRequests, tc.retryAfter))
 				res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("w").Put("w.txt", []byte("w\n")), committer.WithEngine(engine))
 				if err != nil {
 					t.Fatal(err)

@@ -138,6 +138,9 @@ func (rs *resolution) set(p string, a Action, idx int) {
 // subtrees are created before resolve returns.
 func (c *Committer) resolve(ctx context.Context, v *view, p *prepared, full bool) (*resolved, error) {
 	rs := &resolution{c: c, v: v, full: full, r: &resolved{}, dels: map[string]*deletion{}, actions: map[string]Action{}, rank: map[string]int{}}
+	if err := v.prefetch(ctx, p.lookups()); err != nil {
+		return nil, err
+	}
 	if err := rs.checkPreconditions(ctx, p.pres); err != nil {
 		return nil, err
 	}
@@ -336,4 +339,21 @@ func kindOf(e treeEntry) string {
 // back byte for byte: valid UTF-8 without NUL bytes.
 func isText(data []byte) bool {
 	return utf8.Valid(data) && bytes.IndexByte(data, 0) < 0
+}
+
+// lookups are the paths resolving p asks the base tree about, directories
+// above them aside: every operation's path, every precondition's and every
+// synced directory (whose files its listing answers).
+func (p *prepared) lookups() []string {
+	var out []string
+	for _, o := range p.ops {
+		out = append(out, o.path)
+	}
+	for _, pre := range p.pres {
+		out = append(out, pre.path)
+	}
+	for _, s := range p.syncs {
+		out = append(out, s.dir)
+	}
+	return out
 }

@@ -32,6 +32,8 @@ type objectCache struct {
 	blobSize int64
 	uploaded map[string]bool   // blob SHAs known to exist on GitHub
 	trees    map[string]string // subtree content key -> tree SHA
+	paths    map[string]map[string]known // root tree SHA -> path -> what is there
+	npaths   int                         // entries in paths
 }
 
 const (
@@ -40,7 +42,7 @@ const (
 )
 
 func newObjectCache() *objectCache {
-	return &objectCache{dirs: map[string]dir{}, blobs: map[string][]byte{}, uploaded: map[string]bool{}, trees: map[string]string{}}
+	return &objectCache{dirs: map[string]dir{}, blobs: map[string][]byte{}, uploaded: map[string]bool{}, trees: map[string]string{}, paths: map[string]map[string]known{}}
 }
 
 func (c *objectCache) dir(sha string) (dir, bool) {
@@ -152,6 +154,25 @@ func (c *Committer) lookup(ctx context.Context, root, path string) (treeEntry, b
 		cur = e.sha
 	}
 	return treeEntry{}, false, nil
+}
+
+// cachedLookup reports whether path can be found in the tree root from
+// directories already read, without a request.
+func (c *Committer) cachedLookup(root, path string) bool {
+	cur := root
+	segs := strings.Split(path, "/")
+	for i, seg := range segs {
+		d, ok := c.cache.dir(cur)
+		if !ok {
+			return false
+		}
+		e, ok := d[seg]
+		if !ok || i == len(segs)-1 || e.typ != "tree" {
+			return true
+		}
+		cur = e.sha
+	}
+	return true
 }
 
 // listFilesUpTo lists every file under the tree sha, recursively, with paths
@@ -311,6 +332,7 @@ func treeChunks(entries []*github.TreeEntry) [][]*github.TreeEntry {
 // replaced paths goes through here.
 func (c *Committer) createTreeInChunks(ctx context.Context, base string, entries []*github.TreeEntry) (*github.Tree, error) {
 	var t *github.Tree
+	first := base
 	for _, chunk := range treeChunks(entries) {
 		got, _, err := c.client.Git.CreateTree(ctx, c.owner, c.repo, base, chunk)
 		if err != nil {
@@ -318,5 +340,6 @@ func (c *Committer) createTreeInChunks(ctx context.Context, base string, entries
 		}
 		t, base = got, got.GetSHA()
 	}
+	c.cache.learnTree(first, t.GetSHA(), entries)
 	return t, nil
 }
