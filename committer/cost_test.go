@@ -127,7 +127,6 @@ func TestTreeChunksByBytes(t *testing.T) {
 	}
 }
 
-
 // shapedRepo seeds acme/mono with 20 directories of 100 directories of
 // files per leaf files each.
 func shapedRepo(tb testing.TB, ts *githubtest.TestServer, perLeaf int) {
@@ -161,7 +160,7 @@ func TestCost3FilesIn200k(t *testing.T) {
 	ts.ResetRequests()
 	cs := committer.NewChangeSet("touch 3")
 	cs.Put(shapedPath(3, 14, 1), []byte("new content\n")) // modified
-	cs.Put("a07/b099/new.txt", []byte("added\n"))        // added in an existing directory
+	cs.Put("a07/b099/new.txt", []byte("added\n"))         // added in an existing directory
 	cs.Edit(shapedPath(19, 0, 2), func(old []byte, exists bool) ([]byte, error) {
 		return append(old, "edited\n"...), nil
 	})

@@ -30,8 +30,8 @@ type objectCache struct {
 	dirs     map[string]dir
 	blobs    map[string][]byte
 	blobSize int64
-	uploaded map[string]bool   // blob SHAs known to exist on GitHub
-	trees    map[string]string // subtree content key -> tree SHA
+	uploaded map[string]bool             // blob SHAs known to exist on GitHub
+	trees    map[string]string           // subtree content key -> tree SHA
 	paths    map[string]map[string]known // root tree SHA -> path -> what is there
 	npaths   int                         // entries in paths
 }
