@@ -330,3 +330,68 @@ func TestLearntTreesExact(t *testing.T) {
 		t.Errorf("deleting n/s reported %v", res.Changed)
 	}
 }
+
+// A sync into a directory that exists reads its recursive listing once and
+// nothing else: the listing answers every put under it.
+func TestSyncReadsOnlyTheListing(t *testing.T) {
+	ts, c := setup(t)
+	var old []githubtest.File
+	for _, f := range textFiles(2000, 64) {
+		old = append(old, githubtest.File{Path: "site/" + f.Path, Content: f.Data})
+	}
+	if _, err := ts.Seed(owner, repo, "main", "site", old...); err != nil {
+		t.Fatal(err)
+	}
+	files := textFiles(2000, 64)
+	for i := range files {
+		if i%10 == 0 {
+			files[i].Data = []byte(fmt.Sprintf("changed %d\n", i))
+			files[i].Size = int64(len(files[i].Data))
+		}
+	}
+	files = append(files, committer.LocalFile{Path: "d07/new/deep.txt", Mode: committer.ModeFile, Data: []byte("new\n"), Size: 4})
+	ts.ResetRequests()
+	res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("sync").Sync("site", files))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Changed) != 201 {
+		t.Errorf("%d paths changed, want 201", len(res.Changed))
+	}
+	if n, g := ts.Count(routeGetTree), ts.Count(routeGraphQL); n != 1 || g != 1 {
+		t.Errorf("sync into 2,000 files in 50 directories: %d tree reads and %d lookups, want 1 and 1: %v", n, g, routes(ts))
+	}
+}
+
+// A Queue's batch, squashed or chained, builds its tree through the same
+// chunking: 450 inline files are 3 create-tree requests of at most 200.
+func TestQueueTreeChunks(t *testing.T) {
+	for _, squash := range []bool{false, true} {
+		t.Run(fmt.Sprintf("squash=%v", squash), func(t *testing.T) {
+			ts, c := setup(t)
+			var opts []committer.CommitOption
+			if squash {
+				opts = append(opts, committer.Squash())
+			}
+			q, err := committer.NewQueue(c, "main", opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cs := committer.NewChangeSet("many")
+			for _, f := range textFiles(450, 100) {
+				cs.Put(f.Path, f.Data)
+			}
+			ts.ResetRequests()
+			if _, err := q.Commit(context.Background(), cs); err != nil {
+				t.Fatal(err)
+			}
+			if n := ts.Count(routeTrees); n != 3 {
+				t.Errorf("%d tree requests, want 3", n)
+			}
+			got, err := ts.Files(owner, repo, "main")
+			if err != nil || len(got) != 451 {
+				t.Fatalf("%d files, %v", len(got), err)
+			}
+		})
+	}
+}

@@ -140,3 +140,34 @@ next:
 		c.putPathLocked(root, a, known{e: treeEntry{name: a, mode: "040000", typ: "tree"}, ok: true, complete: complete})
 	}
 }
+
+// maxLearntListing bounds the listings learnListing records: a bigger one
+// would crowd everything else out of the cache.
+const maxLearntListing = maxKnownPaths / 4
+
+// learnListing records a whole recursive listing of the directory dir ("" =
+// the root; its tree is sha) of the tree root: every file and directory under it (paths
+// relative to dir), each directory complete, so a sync's puts into it need
+// no lookup of their own.
+func (c *objectCache) learnListing(root, dir, sha string, files, dirs map[string]treeEntry) {
+	if len(files)+len(dirs) > maxLearntListing {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	full := func(rel string) string {
+		if dir == "" {
+			return rel
+		}
+		return dir + "/" + rel
+	}
+	if dir != "" {
+		c.putPathLocked(root, dir, known{e: treeEntry{name: dir, mode: "040000", typ: "tree", sha: sha}, ok: true, complete: true})
+	}
+	for rel, e := range dirs {
+		c.putPathLocked(root, full(rel), known{e: treeEntry{name: full(rel), mode: e.mode, typ: "tree", sha: e.sha}, ok: true, complete: true})
+	}
+	for rel, e := range files {
+		c.putPathLocked(root, full(rel), known{e: treeEntry{name: full(rel), mode: e.mode, typ: e.typ, sha: e.sha}, ok: true})
+	}
+}

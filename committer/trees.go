@@ -176,25 +176,28 @@ func (c *Committer) cachedLookup(root, path string) bool {
 }
 
 // listFilesUpTo lists every file under the tree sha, recursively, with paths
-// relative to it. It asks for the recursive listing in one request; when
-// GitHub truncates it, with walk it walks level by level, and without walk
-// it returns complete == false.
-func (c *Committer) listFilesUpTo(ctx context.Context, sha string, walk bool) (files map[string]treeEntry, complete bool, err error) {
+// relative to it, and every directory (dirs). It asks for the recursive
+// listing in one request; when GitHub truncates it, with walk it walks
+// level by level, and without walk it returns complete == false.
+func (c *Committer) listFilesUpTo(ctx context.Context, sha string, walk bool) (files, dirs map[string]treeEntry, complete bool, err error) {
 	t, _, err := c.client.Git.GetTree(ctx, c.owner, c.repo, sha, true)
 	if err != nil {
-		return nil, false, fmt.Errorf("read tree %s: %w", short(sha), err)
+		return nil, nil, false, fmt.Errorf("read tree %s: %w", short(sha), err)
 	}
-	files = map[string]treeEntry{}
+	files, dirs = map[string]treeEntry{}, map[string]treeEntry{}
 	if t.GetTruncated() && !walk {
-		return nil, false, nil
+		return nil, nil, false, nil
 	}
 	if !t.GetTruncated() {
 		for _, e := range t.Entries {
-			if e.GetType() != "tree" {
-				files[e.GetPath()] = treeEntry{name: e.GetPath(), mode: e.GetMode(), typ: e.GetType(), sha: e.GetSHA()}
+			te := treeEntry{name: e.GetPath(), mode: e.GetMode(), typ: e.GetType(), sha: e.GetSHA()}
+			if e.GetType() == "tree" {
+				dirs[e.GetPath()] = te
+			} else {
+				files[e.GetPath()] = te
 			}
 		}
-		return files, true, nil
+		return files, dirs, true, nil
 	}
 	var descend func(prefix, sha string) error
 	descend = func(prefix, sha string) error {
@@ -203,18 +206,19 @@ func (c *Committer) listFilesUpTo(ctx context.Context, sha string, walk bool) (f
 			return err
 		}
 		for name, e := range d {
+			e.name = prefix + name
 			if e.typ == "tree" {
-				if err := descend(prefix+name+"/", e.sha); err != nil {
+				dirs[e.name] = e
+				if err := descend(e.name+"/", e.sha); err != nil {
 					return err
 				}
 				continue
 			}
-			e.name = prefix + name
 			files[e.name] = e
 		}
 		return nil
 	}
-	return files, true, descend("", sha)
+	return files, dirs, true, descend("", sha)
 }
 
 // readBlob returns a blob's content, from the cache or with one GET

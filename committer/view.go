@@ -140,9 +140,11 @@ func (v *view) listUpTo(ctx context.Context, dir string, walk bool) (files map[s
 		}
 	}
 	if sha != "" {
-		if files, complete, err = v.c.listFilesUpTo(ctx, sha, walk); err != nil || !complete {
+		var dirs map[string]treeEntry
+		if files, dirs, complete, err = v.c.listFilesUpTo(ctx, sha, walk); err != nil || !complete {
 			return nil, complete, err
 		}
+		v.c.cache.learnListing(v.root, dir, sha, files, dirs)
 	}
 	prefix := dir + "/"
 	if dir == "" {
