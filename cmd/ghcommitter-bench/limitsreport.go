@@ -42,6 +42,7 @@ func renderLimits(lr *limitsReport) string {
 	renderLimitGoals(&b, lr)
 	renderLimitTables(&b, lr)
 	renderUnscaledWait(&b, lr)
+	renderScale(&b, lr)
 	fmt.Fprintf(&b, "%s\n", limitsEnd)
 	return b.String()
 }
