@@ -4,7 +4,7 @@ PKGS      ?= ./...
 BIN       ?= bin/ghcommitter
 TESTFLAGS ?= -race -count=1 -timeout 15m
 # Examples in modules of their own (a user's program on its own go-github).
-MODULES   ?= examples/gogithub-latest
+MODULES   ?= examples/gogithub-latest committer/edits/kustomizeoracle
 
 .PHONY: all build test test-github fmt-check vet lint golangci-lint release-snapshot bench chaos demo fuzz clean
 
@@ -38,9 +38,18 @@ release-snapshot:
 	$(GORELEASER) release --snapshot --clean
 
 # -short keeps the chaos run small; `make chaos` runs the full set.
-test: fmt-check vet
+test: fmt-check vet readme-check
 	$(GO) test $(TESTFLAGS) -short $(PKGS)
 	@for m in $(MODULES); do echo "cd $$m && $(GO) test ./..."; (cd $$m && $(GO) test $(TESTFLAGS) -short ./...) || exit 1; done
+
+# The README's "Real output" block is what scripts/readme-output.sh prints
+# against fake-github (ports and SHAs aside); readme-update rewrites it.
+.PHONY: readme-check readme-update
+readme-check: build
+	bash scripts/readme-output.sh --check $(BIN)
+
+readme-update: build
+	bash scripts/readme-output.sh --update $(BIN)
 
 # Against real GitHub: needs GITHUB_TOKEN and GHCOMMITTER_TEST_REPO=owner/repo
 # (a scratch repository); skipped without them, never part of `make test`.
@@ -51,7 +60,8 @@ chaos:
 	$(GO) test -race -count=1 -timeout 60m -run 'Chaos' -v ./...
 
 # The contention benchmark (ghcommitter vs clone + rebase + push); writes
-# BENCHMARKS.md. The full matrix takes many minutes. BENCHFLAGS adds flags.
+# BENCHMARKS.md. The full matrix takes many minutes. BENCHFLAGS adds flags:
+# -only limits (GitHub's limits), -only process (the one-process rows alone).
 bench:
 	$(GO) run ./cmd/ghcommitter-bench -out BENCHMARKS.md $(BENCHFLAGS)
 
@@ -65,6 +75,9 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzValidatePath$$' -fuzztime $(FUZZTIME) ./committer/
 	$(GO) test -run '^$$' -fuzz '^FuzzTreeBuild$$' -fuzztime $(FUZZTIME) ./committer/
 	$(GO) test -run '^$$' -fuzz '^FuzzCreateTree$$' -fuzztime $(FUZZTIME) ./committer/githubtest/
+	$(GO) test -run '^$$' -fuzz '^FuzzSetYAML$$' -fuzztime $(FUZZTIME) ./committer/edits/
+	$(GO) test -run '^$$' -fuzz '^FuzzEditYAMLDocument$$' -fuzztime $(FUZZTIME) ./committer/edits/
+	$(GO) test -run '^$$' -fuzz '^FuzzEditJSONDocument$$' -fuzztime $(FUZZTIME) ./committer/edits/
 
 # Regenerate testdata/github-api/ (schemas, operations) from GitHub's
 # official OpenAPI description (npm @octokit/openapi); needs node and npm.

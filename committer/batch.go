@@ -10,37 +10,36 @@ import (
 	"github.com/google/go-github/v66/github"
 )
 
-// Queue serializes the commits that one process makes to one branch, so that
-// they never race each other, and batches them: the change sets pending
-// while a batch is in flight land together with a single ref update. By
-// default each change set keeps its own commit (message, author), chained
-// one on another; with Squash they land as one commit. Each caller gets its
-// own Result. A change set whose precondition or edit function fails is
-// taken out of the batch with its own error; the others still land.
+// Queue is an explicit handle on the coordinator through which every
+// commit this process makes to one branch goes (see Commit): its change
+// sets land in batches, one ref update per batch, with the queue's own
+// options. By default each change set keeps its own commit (message,
+// author), chained one on another, exactly as concurrent calls of Commit
+// do; with Squash the queue's change sets land as one commit. Each caller
+// gets its own Result. A change set whose precondition or edit function
+// fails is taken out of the batch with its own error; the others still
+// land.
 //
 // Across processes nothing changes: the batch's ref update is a fast-forward
 // like any other, retried on a new head when another writer wins. A Queue
-// also remembers the head its last batch made, so a commit that follows it
-// skips reading the branch (three requests for a commit of small text files)
-// unless another writer moved the branch in between.
+// also remembers the head its branch's last batch made, so a commit that
+// follows it skips reading the branch (three requests for a commit of
+// small text files) unless another writer moved the branch in between.
 //
-// A Queue's goroutine runs only while change sets are pending.
+// The coordinator's goroutine runs only while change sets are pending.
 type Queue struct {
 	c      *Committer
 	branch string
 	co     commitOptions
-
-	mu      sync.Mutex
-	pending []*job
-	leading bool
-	head    string // the head our last batch made, and its tree
-	tree    string
 }
 
-// NewQueue returns a queue of commits to branch. Make one per branch and
-// share it between the goroutines that write there. It takes the options
+// NewQueue returns a queue of commits to branch. It takes the options
 // of Commit that have a meaning for every commit of a queue
-// (CreateBranchFrom) and the queue's own (Squash, WithMaxBatch).
+// (CreateBranchFrom, WithEngine) and the queue's own (Squash,
+// WithMaxBatch). Queues of one branch (and Commit) share the process's
+// coordinator of that branch, so they never race each other; change sets
+// of different queues, credentials or options are serialized, never put
+// in one batch.
 func NewQueue(c *Committer, branch string, opts ...CommitOption) (*Queue, error) {
 	const op = "queue for"
 	co, err := c.commitOptions(op, branch, opts)
@@ -54,22 +53,9 @@ func NewQueue(c *Committer, branch string, opts ...CommitOption) (*Queue, error)
 		return nil, c.fail(op, branch, ErrInvalid, err)
 	}
 	if co.maxBatch == 0 {
-		co.maxBatch = 64
+		co.maxBatch = defaultMaxBatch
 	}
 	return &Queue{c: c, branch: branch, co: co}, nil
-}
-
-type job struct {
-	ctx  context.Context
-	u    *unit
-	done chan struct{}
-	res  *Result
-	err  error
-}
-
-func (j *job) finish(res *Result, err error) {
-	j.res, j.err = res, err
-	close(j.done)
 }
 
 // Commit queues cs and waits until it has landed (or failed) with its batch.
@@ -86,65 +72,17 @@ func (q *Queue) Commit(ctx context.Context, cs *ChangeSet) (*Result, error) {
 	if err := q.c.engineGate("commit to", q.branch, u, q.co); err != nil {
 		return nil, err
 	}
-	j := &job{ctx: ctx, u: u, done: make(chan struct{})}
-	q.mu.Lock()
-	q.pending = append(q.pending, j)
-	if !q.leading {
-		q.leading = true
-		go q.lead()
-	}
-	q.mu.Unlock()
-	select {
-	case <-j.done:
-		return j.res, j.err
-	case <-ctx.Done():
-	}
-	q.mu.Lock()
-	for i, pj := range q.pending {
-		if pj == j {
-			q.pending = append(q.pending[:i], q.pending[i+1:]...)
-			q.mu.Unlock()
-			return nil, q.c.fail("commit to", q.branch, nil, ctx.Err())
-		}
-	}
-	q.mu.Unlock()
-	<-j.done
-	return j.res, j.err
-}
-
-func (q *Queue) lead() {
-	for {
-		q.mu.Lock()
-		if len(q.pending) == 0 {
-			q.leading = false
-			q.mu.Unlock()
-			return
-		}
-		n := min(len(q.pending), q.co.maxBatch)
-		jobs := append([]*job(nil), q.pending[:n]...)
-		q.pending = q.pending[n:]
-		q.mu.Unlock()
-		b := &batch{q: q, live: jobs, outcomes: map[string]outcome{}, id: newEditID()}
-		d := &driver{c: q.c, op: "commit to", branch: q.branch, co: q.co, w: b, known: q.known, forget: q.forget}
-		d.run(context.WithoutCancel(jobs[0].ctx))
-	}
-}
-
-func (q *Queue) known() (string, string) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.head, q.tree
-}
-
-func (q *Queue) forget() {
-	q.mu.Lock()
-	q.head, q.tree = "", ""
-	q.mu.Unlock()
+	j := newJob(ctx, q.c, q.branch, q.co, u)
+	j.q = q
+	return q.c.coordinatorFor(q.branch).submit(j)
 }
 
 // batch is the work of a Queue: the change sets landed by one ref update.
 type batch struct {
-	q        *Queue
+	c        *Committer // the first change set's: it sends every request
+	branch   string
+	co       commitOptions
+	coord    *coordinator
 	live     []*job
 	outcomes map[string]outcome // by the tip each attempt built
 	id       string             // the Edit-Id of a squash of several, over all attempts
@@ -162,7 +100,7 @@ func (b *batch) prune(settling bool) bool {
 	kept := b.live[:0]
 	for _, j := range b.live {
 		if err := j.ctx.Err(); err != nil && !settling {
-			j.finish(nil, b.q.c.fail("commit to", b.q.branch, nil, err))
+			j.finish(nil, b.c.fail("commit to", b.branch, nil, err))
 			continue
 		}
 		kept = append(kept, j)
@@ -191,6 +129,20 @@ func (b *batch) drop(u *unit, err *Error) bool {
 	return false
 }
 
+// committers are the distinct committers of the callers still in the
+// batch: each one's observer sees the batch's events.
+func (b *batch) committers() []*Committer {
+	var out []*Committer
+	seen := map[*Committer]bool{}
+	for _, j := range b.live {
+		if !seen[j.c] {
+			seen[j.c] = true
+			out = append(out, j.c)
+		}
+	}
+	return out
+}
+
 func (b *batch) fail(err error) {
 	for _, j := range b.live {
 		j.finish(nil, j.u.boot.annotate(err))
@@ -199,7 +151,7 @@ func (b *batch) fail(err error) {
 }
 
 func (b *batch) build(ctx context.Context, head, tree string, attempt int) (string, string, bool, error) {
-	results, tip, tipTree, err := b.q.build(ctx, &b.live, b.id, head, tree, attempt)
+	results, tip, tipTree, err := b.buildAll(ctx, &b.live, b.id, head, tree, attempt)
 	if err != nil {
 		return "", "", false, err
 	}
@@ -212,13 +164,11 @@ func (b *batch) build(ctx context.Context, head, tree string, attempt int) (stri
 
 func (b *batch) land(tip string, attempt int, created bool) {
 	o := b.outcomes[tip]
-	b.q.mu.Lock()
-	b.q.head, b.q.tree = tip, o.tree
-	b.q.mu.Unlock()
+	b.coord.remember(tip, o.tree)
 	for _, j := range b.live {
 		r := o.results[j]
 		if r == nil {
-			j.finish(nil, b.q.c.fail("commit to", b.q.branch, ErrUnknownOutcome, fmt.Errorf("the batch landed as %s, but this change set's part in it is not known", short(tip))))
+			j.finish(nil, b.c.fail("commit to", b.branch, ErrUnknownOutcome, fmt.Errorf("the batch landed as %s, but this change set's part in it is not known", short(tip))))
 			continue
 		}
 		r.Attempts, r.CreatedBranch = attempt, created
@@ -239,23 +189,23 @@ type step struct {
 // precondition or edit fails are finished with their own error and dropped
 // from live. It returns the new tip (head itself if nothing changed). id
 // is the batch's Edit-Id, for a squash of several change sets.
-func (q *Queue) build(ctx context.Context, live *[]*job, id, head, tree string, attempt int) (map[*job]*Result, string, string, error) {
-	results, steps, err := q.resolveAll(ctx, live, head, tree, attempt)
+func (b *batch) buildAll(ctx context.Context, live *[]*job, id, head, tree string, attempt int) (map[*job]*Result, string, string, error) {
+	results, steps, err := b.resolveAll(ctx, live, head, tree, attempt)
 	if err != nil || len(steps) == 0 {
 		return results, head, tree, err
 	}
-	if q.co.squash {
-		tip, tipTree, err := q.buildSquashed(ctx, steps, results, id, head, tree)
+	if b.co.squash {
+		tip, tipTree, err := b.buildSquashed(ctx, steps, results, id, head, tree)
 		return results, tip, tipTree, err
 	}
-	tip, tipTree, err := q.buildChain(ctx, steps, results, tree, head)
+	tip, tipTree, err := b.buildChain(ctx, steps, results, tree, head)
 	return results, tip, tipTree, err
 }
 
 // resolveAll resolves the live jobs in order, each on the view the ones
 // before it left, and finishes those that fail alone.
-func (q *Queue) resolveAll(ctx context.Context, live *[]*job, head, tree string, attempt int) (map[*job]*Result, []step, error) {
-	c := q.c
+func (b *batch) resolveAll(ctx context.Context, live *[]*job, head, tree string, attempt int) (map[*job]*Result, []step, error) {
+	c := b.c
 	v := newViewAt(c, head, tree)
 	if err := v.prefetchJobs(ctx, *live); err != nil {
 		return nil, nil, err
@@ -271,7 +221,7 @@ func (q *Queue) resolveAll(ctx context.Context, live *[]*job, head, tree string,
 		r, err := c.resolve(ctx, v, j.u.p, false)
 		var pe *pathError
 		if errors.As(err, &pe) {
-			e := c.fail("commit to", q.branch, nil, err)
+			e := c.fail("commit to", b.branch, nil, err)
 			e.Head, e.Attempts = head, attempt
 			j.finish(nil, j.u.boot.annotate(e))
 			continue
@@ -282,7 +232,7 @@ func (q *Queue) resolveAll(ctx context.Context, live *[]*job, head, tree string,
 		}
 		kept = append(kept, j)
 		v.apply(r.effects)
-		res := newResult(c, q.branch, r.changes)
+		res := newResult(c, b.branch, r.changes)
 		res.Attempts = attempt
 		results[j] = res
 		if len(r.entries) > 0 {
@@ -295,22 +245,39 @@ func (q *Queue) resolveAll(ctx context.Context, live *[]*job, head, tree string,
 }
 
 // buildSquashed lands the steps as one commit on head.
-func (q *Queue) buildSquashed(ctx context.Context, steps []step, results map[*job]*Result, id, head, tree string) (string, string, error) {
+func (b *batch) buildSquashed(ctx context.Context, steps []step, results map[*job]*Result, id, head, tree string) (string, string, error) {
 	tip, tipTree := head, tree
 	all := &resolved{}
 	jobs := make([]*job, len(steps))
+	rs := make([]*resolved, len(steps))
 	for i, st := range steps {
 		all.entries = append(all.entries, st.r.entries...)
 		all.uploads = append(all.uploads, st.r.uploads...)
-		jobs[i] = st.j
+		jobs[i], rs[i] = st.j, st.r
 	}
-	newTree, err := q.tree1(ctx, tree, all)
-	if err != nil {
-		return "", "", err
+	// One tree request for all, unless two change sets' entries overlap
+	// (a path that is a file in one and a directory in the next): a
+	// request never holds an entry at or under another, so the trees are
+	// then built one change set at a time, each on the last.
+	newTree := tree
+	if entriesOverlap(rs) {
+		for _, r := range rs {
+			t, err := b.tree1(ctx, newTree, r)
+			if err != nil {
+				return "", "", err
+			}
+			newTree = t
+		}
+	} else {
+		t, err := b.tree1(ctx, tree, all)
+		if err != nil {
+			return "", "", err
+		}
+		newTree = t
 	}
 	if newTree != tree {
 		scs, _ := squashed(jobs, id)
-		commit, err := q.c.createCommit(ctx, scs, scs.Message, head, newTree)
+		commit, err := b.c.createCommit(ctx, scs, scs.Message, head, newTree)
 		if err != nil {
 			return "", "", err
 		}
@@ -328,12 +295,12 @@ func (q *Queue) buildSquashed(ctx context.Context, steps []step, results map[*jo
 }
 
 // buildChain lands the steps as one commit each, chained on head.
-func (q *Queue) buildChain(ctx context.Context, steps []step, results map[*job]*Result, tree, head string) (string, string, error) {
+func (b *batch) buildChain(ctx context.Context, steps []step, results map[*job]*Result, tree, head string) (string, string, error) {
 	rs := make([]*resolved, len(steps))
 	for i, st := range steps {
 		rs[i] = st.r
 	}
-	trees, stop, err := q.chainTrees(ctx, tree, rs)
+	trees, stop, err := b.chainTrees(ctx, tree, rs)
 	if err != nil {
 		return "", "", err
 	}
@@ -352,7 +319,7 @@ func (q *Queue) buildChain(ctx context.Context, steps []step, results map[*job]*
 			res.NoOp, res.Changed, res.Parent = true, []string{}, ""
 			continue
 		}
-		commit, err := q.c.createCommit(ctx, st.j.u.cs, st.j.u.message, tip, t)
+		commit, err := b.c.createCommit(ctx, st.j.u.cs, st.j.u.message, tip, t)
 		if err != nil {
 			return "", "", err
 		}
@@ -375,7 +342,7 @@ func (q *Queue) buildChain(ctx context.Context, steps []step, results map[*job]*
 // other: they are created concurrently, in order, while the caller creates
 // the commits. Otherwise each is created on the one before, when asked for.
 // stop ends the background work.
-func (q *Queue) chainTrees(ctx context.Context, base string, rs []*resolved) (get func(i int) (string, error), stop func(), err error) {
+func (b *batch) chainTrees(ctx context.Context, base string, rs []*resolved) (get func(i int) (string, error), stop func(), err error) {
 	var uploads []*source
 	var cumBytes, inline int64
 	parallel := len(rs) > 1
@@ -389,16 +356,18 @@ func (q *Queue) chainTrees(ctx context.Context, base string, rs []*resolved) (ge
 		}
 		cumBytes += inline
 	}
-	if inline > maxInlineTotal || cumBytes > maxChainBytes {
+	if inline > maxInlineTotal || cumBytes > maxChainBytes || parallel && entriesOverlap(rs) {
+		// Tree k would hold entries of several change sets at or under
+		// each other: build each on the last instead.
 		parallel = false
 	}
-	if err := q.c.upload(ctx, uploads); err != nil {
+	if err := b.c.upload(ctx, uploads); err != nil {
 		return nil, nil, err
 	}
 	if !parallel {
 		prev := base
 		return func(i int) (string, error) {
-			t, err := q.tree1(ctx, prev, rs[i])
+			t, err := b.tree1(ctx, prev, rs[i])
 			prev = t
 			return t, err
 		}, func() {}, nil
@@ -414,7 +383,7 @@ func (q *Queue) chainTrees(ctx context.Context, base string, rs []*resolved) (ge
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	next := make(chan int)
-	for range q.c.o.concurrency {
+	for range b.c.o.concurrency {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -423,7 +392,7 @@ func (q *Queue) chainTrees(ctx context.Context, base string, rs []*resolved) (ge
 				for _, r := range rs[:i+1] {
 					entries = append(entries, r.entries...)
 				}
-				t, err := q.c.createTree(ctx, base, entries)
+				t, err := b.c.createTree(ctx, base, entries)
 				done[i] <- result{sha: t, err: err}
 			}
 		}()
@@ -458,14 +427,14 @@ func (q *Queue) chainTrees(ctx context.Context, base string, rs []*resolved) (ge
 const maxChainBytes = 8 << 20
 
 // tree1 uploads r's blobs and creates its tree on base.
-func (q *Queue) tree1(ctx context.Context, base string, r *resolved) (string, error) {
+func (b *batch) tree1(ctx context.Context, base string, r *resolved) (string, error) {
 	if len(r.entries) == 0 {
 		return base, nil
 	}
-	if err := q.c.upload(ctx, r.uploads); err != nil {
+	if err := b.c.upload(ctx, r.uploads); err != nil {
 		return "", err
 	}
-	return q.c.createTree(ctx, base, r.entries)
+	return b.c.createTree(ctx, base, r.entries)
 }
 
 // squashed is the change set whose message and identity a squashed batch

@@ -70,6 +70,9 @@ type precondition struct {
 	path   string
 	absent bool
 	sha    string
+	// anyOf, when set, lists the states accepted instead: blob SHAs, and
+	// "" for absent (ExpectOneOf).
+	anyOf []string
 }
 
 type syncDir struct {
@@ -146,6 +149,17 @@ func (cs *ChangeSet) ExpectAbsent(path string) *ChangeSet {
 // nobody changed it meanwhile.
 func (cs *ChangeSet) ExpectBlob(path, sha string) *ChangeSet {
 	cs.pres = append(cs.pres, precondition{path: path, sha: sha})
+	return cs
+}
+
+// ExpectOneOf makes the commit fail with ErrConflict, committing nothing,
+// unless path on the head it builds on is in one of the given states: a
+// blob SHA, or "" for absent (a directory is none of them). Use it where a
+// change may already be there: a file guarded by the blob it was read at
+// and by the blob it is being set to commits, or no-ops, either way, and
+// only a third writer's content is a conflict.
+func (cs *ChangeSet) ExpectOneOf(path string, states ...string) *ChangeSet {
+	cs.pres = append(cs.pres, precondition{path: path, anyOf: append([]string{}, states...)})
 	return cs
 }
 

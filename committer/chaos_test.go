@@ -63,11 +63,15 @@ const (
 	rtCommits    = "POST /repos/{owner}/{repo}/git/commits"
 	rtUpdateRef  = "PATCH /repos/{owner}/{repo}/git/refs/{ref...}"
 	rtContentGet = "GET /repos/{owner}/{repo}/contents/{path...}"
+	rtGraphQL    = "POST /graphql"
 )
 
 // chaosRouteOf maps a request on acme/mono to its route pattern ("" for
 // anything else).
 func chaosRouteOf(r *http.Request) string {
+	if r.Method == http.MethodPost && r.URL.Path == "/graphql" {
+		return rtGraphQL
+	}
 	rest, ok := strings.CutPrefix(r.URL.Path, "/repos/"+owner+"/"+repo+"/")
 	if !ok {
 		return ""

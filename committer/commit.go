@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/go-github/v66/github"
@@ -32,6 +34,24 @@ import (
 // ErrConflict and nothing is committed. When the branch already holds the
 // change set's content, no commit is made and Result.NoOp is true. On an
 // empty repository, see Result.Bootstrapped.
+//
+// Commits of one process never race each other: every Commit (and every
+// Queue.Commit) to a branch goes through the process's one coordinator of
+// that branch (API, repository, branch). A commit that finds the branch
+// idle runs at once, as alone: no extra request, no delay. Those that come
+// while it is in flight wait, and land together next: each as its own
+// commit (message, author, Result), chained on the one before, with one
+// ref update. Only change sets of one credential (the client's, see
+// ghclient.Config.Credential) and the same engine, signer and
+// CreateBranchFrom share a batch; the others, ExpectHead commits and the
+// one-write engines go one after the other. A change set that fails in a
+// batch (precondition, edit, what the engine cannot carry) gets its own
+// error and the others land. A batch is sent by the Committer of its first
+// change set: its client, attempts, backoff and landing grace apply,
+// while every caller's observer and logger see the batch's events. While
+// a commit waits for a batch, ctx ending withdraws it; once its batch is
+// sent, Commit waits for the outcome. An edit function or observer must
+// not commit to the same branch itself: it would wait for its own batch.
 func (c *Committer) Commit(ctx context.Context, branch string, cs *ChangeSet, opts ...CommitOption) (*Result, error) {
 	const op = "commit to"
 	co, u, err := c.begin(op, branch, cs, opts)
@@ -44,10 +64,7 @@ func (c *Committer) Commit(ctx context.Context, branch string, cs *ChangeSet, op
 	if err := c.engineGate(op, branch, u, co); err != nil {
 		return nil, err
 	}
-	s := &single{c: c, branch: branch, u: u, results: map[string]*Result{}}
-	d := &driver{c: c, op: op, branch: branch, co: co, w: s, cands: c.autoCandidates(u, co)}
-	d.run(ctx)
-	return s.res, s.err
+	return c.coordinatorFor(branch).submit(newJob(ctx, c, branch, co, u))
 }
 
 // unit is one change set on its way to the branch.
@@ -147,6 +164,9 @@ type driver struct {
 	forget func()
 	// dryRun: only read (Plan); an empty repository is not bootstrapped.
 	dryRun bool
+	// watchers are the committers whose observers see the work's events
+	// (a batch's callers); nil: c's alone.
+	watchers func() []*Committer
 
 	retries   int             // attempts made again without counting (errRetry)
 	unsent    int             // attempts lost before any write, made again without counting (errUnsent)
@@ -171,7 +191,10 @@ var errRetry = errors.New("retry")
 
 func (d *driver) run(ctx context.Context) {
 	d.ours = map[string]bool{}
+	var at atomic.Int64 // the attempt the HTTP layer's waits are reported for
+	ctx = d.observeWaits(ctx, &at)
 	for attempt := 1; attempt <= d.c.o.maxAttempts; attempt++ {
+		at.Store(int64(attempt))
 		if attempt > 1 {
 			if err := d.pause(ctx, attempt); err != nil {
 				d.end(ctx, d.errAt(err, d.lastHead, attempt-1), attempt-1)
@@ -215,19 +238,8 @@ func (d *driver) run(ctx context.Context) {
 // else ErrConflict (another writer moved the branch).
 func (d *driver) outOfAttempts() *Error {
 	n := d.c.o.maxAttempts
-	if re := d.limited; re != nil {
-		cause := re.err
-		if ce := (*Error)(nil); errors.As(cause, &ce) && ce.Err != nil {
-			cause = ce.Err // a read's error, already an *Error of this work
-		}
-		e := d.c.fail(d.op, d.branch, ErrRateLimited, fmt.Errorf("GitHub's rate limit refused %d of %d attempts, the last one too: %w", d.refusals, n, cause))
-		e.Head, e.Attempts, e.RetryAfter = d.lastHead, n, d.wait
-		wait := d.wait
-		if wait >= time.Second {
-			wait = wait.Round(time.Second)
-		}
-		e.Hint = fmt.Sprintf("nothing was committed; wait %s before trying again, and spread the writers out", wait)
-		return e
+	if d.limited != nil {
+		return d.rateLimited(n, fmt.Sprintf("GitHub's rate limit refused %d of %d attempts, the last one too", d.refusals, n))
 	}
 	msg := fmt.Sprintf("another writer moved the branch on each of %d attempts", n)
 	if d.refusals > 0 {
@@ -239,16 +251,33 @@ func (d *driver) outOfAttempts() *Error {
 	return e
 }
 
+// rateLimited is the ErrRateLimited of a work whose last attempt (of
+// attempts) GitHub's rate limit refused, asking to wait d.wait.
+func (d *driver) rateLimited(attempts int, msg string) *Error {
+	cause := d.limited.err
+	if ce := (*Error)(nil); errors.As(cause, &ce) && ce.Err != nil {
+		cause = ce.Err // a read's error, already an *Error of this work
+	}
+	e := d.c.fail(d.op, d.branch, ErrRateLimited, fmt.Errorf("%s: %w", msg, cause))
+	e.Head, e.Attempts, e.RetryAfter = d.lastHead, attempts, d.wait
+	wait := d.wait
+	if wait >= time.Second {
+		wait = wait.Round(time.Second)
+	}
+	e.Hint = fmt.Sprintf("nothing was committed; wait %s before trying again, and spread the writers out", wait)
+	return e
+}
+
 func (d *driver) pause(ctx context.Context, attempt int) error {
 	wait := max(d.c.o.backoff(attempt, d.lost), d.wait)
 	d.wait = 0
-	d.c.o.logger.DebugContext(ctx, "backing off", "repo", d.c.Repository(), "branch", d.branch, "attempt", attempt, "wait", wait)
+	d.debug(ctx, "backing off", "repo", d.c.Repository(), "branch", d.branch, "attempt", attempt, "wait", wait)
 	return d.c.o.sleep(ctx, wait)
 }
 
 // attempt makes one attempt; done is true when the work is finished.
 func (d *driver) attempt(ctx context.Context, attempt int) (done bool, err error) {
-	d.c.observe(Event{Kind: EventAttempt, Branch: d.branch, Attempt: attempt, Changes: d.w.size()})
+	d.observe(Event{Kind: EventAttempt, Branch: d.branch, Attempt: attempt, Changes: d.w.size()})
 	d.limited = nil
 	started := time.Now()
 	head, tree, creating, err := d.head(ctx, attempt)
@@ -310,8 +339,13 @@ func (d *driver) refusedOr(err error, attempt int) (bool, error) {
 		}
 		d.limited = re
 		d.refusals++
-		d.c.observe(Event{Kind: EventRateLimitWait, Branch: d.branch, Attempt: attempt, Wait: d.wait})
-		d.c.o.logger.Debug("write refused by a rate limit", "repo", d.c.Repository(), "branch", d.branch, "wait", d.wait)
+		d.observe(Event{Kind: EventRateLimitWait, Branch: d.branch, Attempt: attempt, Wait: d.wait})
+		d.debug(context.Background(), "write refused by a rate limit", "repo", d.c.Repository(), "branch", d.branch, "wait", d.wait)
+		if most := d.c.o.maxLimitWait; d.wait > most {
+			// The transport fails a read with such a wait at once; so
+			// does the commit loop, instead of sleeping it out.
+			return true, d.rateLimited(attempt, fmt.Sprintf("GitHub's rate limit asks to wait %s, longer than the %s this client waits (ghclient.WithMaxRateLimitWait)", d.wait.Round(time.Second), most))
+		}
 		return false, nil
 	}
 	var e *Error
@@ -319,6 +353,33 @@ func (d *driver) refusedOr(err error, attempt int) (bool, error) {
 		return true, err
 	}
 	return true, d.errAt(err, d.lastHead, attempt)
+}
+
+// observe reports e to the observers of every caller of the work.
+func (d *driver) observe(e Event) {
+	if d.watchers == nil {
+		d.c.observe(e)
+		return
+	}
+	for _, c := range d.watchers() {
+		c.observe(e)
+	}
+}
+
+// debug logs msg to the logger of every caller of the work (each logger
+// once).
+func (d *driver) debug(ctx context.Context, msg string, args ...any) {
+	if d.watchers == nil {
+		d.c.o.logger.DebugContext(ctx, msg, args...)
+		return
+	}
+	seen := map[*slog.Logger]bool{}
+	for _, c := range d.watchers() {
+		if l := c.o.logger; !seen[l] {
+			seen[l] = true
+			l.DebugContext(ctx, msg, args...)
+		}
+	}
 }
 
 func (d *driver) errAt(err error, head string, attempts int) *Error {
@@ -407,7 +468,7 @@ func (d *driver) settled(ctx context.Context, head string, attempt int) bool {
 			return true
 		}
 		if in {
-			d.c.o.logger.DebugContext(ctx, "our earlier commit landed", "commit", tip, "head", head)
+			d.debug(ctx, "our earlier commit landed", "commit", tip, "head", head)
 			d.landed(tip, attempt, false)
 			return true
 		}
@@ -416,7 +477,7 @@ func (d *driver) settled(ctx context.Context, head string, attempt int) bool {
 }
 
 func (d *driver) landed(tip string, attempt int, created bool) {
-	d.c.observe(Event{Kind: EventLanded, Branch: d.branch, Attempt: attempt, Commit: tip, Changes: d.w.size()})
+	d.observe(Event{Kind: EventLanded, Branch: d.branch, Attempt: attempt, Commit: tip, Changes: d.w.size()})
 	d.w.land(tip, attempt, created)
 }
 
@@ -454,8 +515,8 @@ func (d *driver) move(ctx context.Context, head, tip string, creating bool, atte
 		d.forget()
 	}
 	d.lost = time.Since(started)
-	d.c.observe(Event{Kind: EventLostRace, Branch: d.branch, Attempt: attempt, Head: head, Took: d.lost, Changes: d.w.size()})
-	d.c.o.logger.DebugContext(ctx, "lost the race for the branch", "repo", d.c.Repository(), "branch", d.branch, "attempt", attempt, "head", head, "took", d.lost)
+	d.observe(Event{Kind: EventLostRace, Branch: d.branch, Attempt: attempt, Head: head, Took: d.lost, Changes: d.w.size()})
+	d.debug(ctx, "lost the race for the branch", "repo", d.c.Repository(), "branch", d.branch, "attempt", attempt, "head", head, "took", d.lost)
 	return false, nil
 }
 
@@ -467,10 +528,23 @@ type single struct {
 	results map[string]*Result // by the tip each attempt built
 	res     *Result
 	err     error
+	// pre is this attempt's resolution from stageOne, when auto goes on
+	// through Git Data: build uses it, so edit functions run once.
+	pre *preResolved
+}
+
+// preResolved is a change set resolved on head without writing.
+type preResolved struct {
+	head string
+	v    *view
+	r    *resolved
 }
 
 func (s *single) stageOne(ctx context.Context, engine Engine, cands []Engine, head, tree string, attempt int) (*staged, *unit, error) {
-	st, err := s.c.stage(ctx, s.u, engine, cands, head, tree)
+	s.pre = nil
+	st, err := s.c.stage(ctx, s.u, engine, cands, head, tree, func(v *view, r *resolved) {
+		s.pre = &preResolved{head: head, v: v, r: r}
+	})
 	if err != nil {
 		if engine == EngineAuto && isOneWriteError(err) {
 			return nil, nil, err
@@ -507,7 +581,14 @@ func (s *single) failAt(head string, attempt int, err error) error {
 }
 
 func (s *single) build(ctx context.Context, head, tree string, attempt int) (string, string, bool, error) {
-	r, err := s.c.resolve(ctx, newViewAt(s.c, head, tree), s.u.p, false)
+	var r *resolved
+	var err error
+	if p := s.pre; p != nil && p.head == head {
+		s.pre = nil
+		r, err = s.c.completeResolve(ctx, p.v, p.r)
+	} else {
+		r, err = s.c.resolve(ctx, newViewAt(s.c, head, tree), s.u.p, false)
+	}
 	if err != nil {
 		e := s.c.fail("commit to", s.branch, nil, err)
 		e.Head, e.Attempts = head, attempt
@@ -560,6 +641,26 @@ func (s *single) land(tip string, attempt int, created bool) {
 	}
 	s.u.boot.apply(r)
 	s.res = r
+}
+
+// completeResolve makes a resolution made without writing (resolve with
+// full set) into what resolve makes for a commit: its subtrees created,
+// the trees it makes predicted, only the paths it changes listed.
+func (c *Committer) completeResolve(ctx context.Context, v *view, r *resolved) (*resolved, error) {
+	if err := c.buildSubtrees(ctx, r); err != nil {
+		return nil, err
+	}
+	if len(v.over) == 0 {
+		c.predictTrees(v.root, r)
+	}
+	changes := r.changes[:0:0]
+	for _, f := range r.changes {
+		if f.Action != Unchanged {
+			changes = append(changes, f)
+		}
+	}
+	r.changes = changes
+	return r, nil
 }
 
 func newResult(c *Committer, branch string, changes []FileChange) *Result {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/ghcommitter/ghcommitter/committer/ghclient"
@@ -27,6 +28,11 @@ type Committer struct {
 	o      options
 	cache  *objectCache
 	gql    *ghgraphql.Client // the GraphQL engine's client (see WithEngine), and path lookups
+	cred   string            // the client's credential, as ghclient.Config names it
+	// observing serializes the calls of the WithObserver function: events
+	// come from every commit of the Committer and from the HTTP layer's
+	// waits of parallel uploads.
+	observing *sync.Mutex
 	// noPathQueries is set once the GraphQL endpoint turned out not to be
 	// there: path lookups read directories over REST (see view.prefetch).
 	noPathQueries atomic.Bool
@@ -83,6 +89,7 @@ func New(owner, repo string, opts ...Option) (*Committer, error) {
 	if o.secondaryFloor == 0 {
 		o.secondaryFloor = cfg.SecondaryLimitWait
 	}
+	o.maxLimitWait = cfg.MaxRateLimitWait
 	client := github.NewClient(withBranchRedirectRefusal(wrapped))
 	client.BaseURL = base
 	up := *base
@@ -92,7 +99,7 @@ func New(owner, repo string, opts ...Option) (*Committer, error) {
 		return nil, fmt.Errorf("committer: %w", err)
 	}
 	gql := ghgraphql.New(wrapped, endpoint)
-	return &Committer{client: client, owner: owner, repo: repo, o: o, cache: newObjectCache(), gql: gql}, nil
+	return &Committer{client: client, owner: owner, repo: repo, o: o, cache: newObjectCache(), gql: gql, cred: cfg.Credential, observing: new(sync.Mutex)}, nil
 }
 
 // withBranchRedirectRefusal returns a copy of hc that, for a branch head

@@ -29,20 +29,32 @@ import (
 // onto a file (ErrInvalid). The paths share prefixes ("a", "a-b", "a.txt",
 // "a/") so that tree entry order matters.
 
-func TestDifferentialGit(t *testing.T) { runDifferential(t, 200) }
+func TestDifferentialGit(t *testing.T) { runDifferential(t, 200, "commit") }
+
+// TestDifferentialGitBatch runs the oracle through the batch path: every
+// change set goes through a Queue (chained, and squashed), whose batch
+// work resolves and builds it (issue 19).
+func TestDifferentialGitBatch(t *testing.T) {
+	for _, via := range []string{"queue", "squash"} {
+		t.Run(via, func(t *testing.T) { runDifferential(t, 100, via) })
+	}
+}
 
 func TestChaosDifferentialGit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the 2,000-sequence run is for make chaos; TestDifferentialGit runs 200 under -short")
 	}
-	runDifferential(t, 2000)
+	for _, via := range []string{"commit", "queue", "squash"} {
+		t.Run(via, func(t *testing.T) { runDifferential(t, 2000, via) })
+	}
 }
 
 // runDifferential runs n sequences of three change sets in lockstep, each
 // sequence in its own directory of one work tree and its own repository of
 // one fake, so that git computes every sequence's tree in one `git add -A`
 // and `git write-tree` per step.
-func runDifferential(t *testing.T, n int) {
+// via is "commit" (Committer.Commit), "queue" or "squash" (a Queue).
+func runDifferential(t *testing.T, n int, via string) {
 	g := newGitRepo(t)
 	// Thousands of commits on one token: let the fake's hour pass quickly.
 	ts := githubtest.NewServer(t, githubtest.WithNow(aheadClock()))
@@ -56,7 +68,7 @@ func runDifferential(t *testing.T, n int) {
 	}
 	seqs := make([]*sequence, n)
 	for i := range seqs {
-		sq := &sequence{name: fmt.Sprintf("d%d", i), r: rand.New(rand.NewPCG(seed, uint64(i)))}
+		sq := &sequence{name: fmt.Sprintf("d%d", i), r: rand.New(rand.NewPCG(seed, uint64(i))), via: via}
 		sq.dir = filepath.Join(g.dir, sq.name)
 		if err := sq.seed(t, ts); err != nil {
 			t.Fatal(err)
@@ -122,6 +134,8 @@ type sequence struct {
 	dir     string
 	r       *rand.Rand
 	c       *committer.Committer
+	via     string // "commit", "queue" or "squash"
+	q       *committer.Queue
 	log     []string
 	pending func(gitTree string) error // the check that needs git's tree
 }
@@ -141,6 +155,17 @@ func (sq *sequence) seed(t testing.TB, ts *githubtest.TestServer) error {
 		return err
 	}
 	sq.c = newCommitterFor(t, ts, sq.name)
+	if sq.via != "commit" {
+		var opts []committer.CommitOption
+		if sq.via == "squash" {
+			opts = append(opts, committer.Squash())
+		}
+		q, err := committer.NewQueue(sq.c, "main", opts...)
+		if err != nil {
+			return err
+		}
+		sq.q = q
+	}
 	sq.pending = func(want string) error {
 		if got := treeOf(t, ts, sq.name); got != want {
 			return fmt.Errorf("seeded tree %s, git says %s", got, want)
@@ -161,7 +186,12 @@ func (sq *sequence) step(t testing.TB, ts *githubtest.TestServer) ([]string, err
 	}
 	headBefore, _ := ts.Head(owner, sq.name, "main")
 	want := checkWork(sq.dir, ops)
-	res, err := sq.c.Commit(context.Background(), "main", changeSetOf(ops))
+	var res *committer.Result
+	if sq.q != nil {
+		res, err = sq.q.Commit(context.Background(), changeSetOf(ops))
+	} else {
+		res, err = sq.c.Commit(context.Background(), "main", changeSetOf(ops))
+	}
 	if want != "" {
 		kind := committer.ErrConflict
 		if want == "invalid" {

@@ -107,6 +107,14 @@
 //   - changeset.go, validate.go, prepare.go: the ChangeSet is validated as
 //     a whole and every put is hashed locally, before any request (begin,
 //     in commit.go, is the one gate of Commit, Plan and Queue.Commit).
+//   - coordinator.go: every Commit (CommitPullRequest's too) and every
+//     Queue.Commit joins the process's coordinator of its (API, repository,
+//     branch). A change set that finds it idle runs at once, alone, on its
+//     caller's context; those that come while a batch is in flight form
+//     the next batch (batch.go): one credential, one engine, signer and
+//     CreateBranchFrom per batch, within WithMaxBatch and a byte budget;
+//     ExpectHead commits and one-write engines (outside a squashed GraphQL
+//     Queue) go alone, in turn.
 //   - commit.go: the attempt driver. Each attempt reads the head (refs.go:
 //     GET branches/{b}, never following a redirect), settles earlier
 //     unanswered ref updates first, then asks the work to build on the head

@@ -72,8 +72,9 @@ func ParseEngine(s string) (Engine, error) {
 // is refused after reading the head and still before any write. A Queue
 // takes EngineGitData or, with Squash, EngineGraphQL. With EngineAuto,
 // an attempt that ends up on Git Data because of what the head holds (an
-// executable file's edit, a directory delete) runs its edit functions
-// twice: once to choose, once to build. The default is EngineGitData.
+// executable file's edit, a directory delete) builds on what it resolved
+// to choose: edit functions run once per attempt on every engine. The
+// default is EngineGitData.
 func WithEngine(engine Engine) CommitOption {
 	return func(o *commitOptions) error {
 		if engine < EngineGitData || engine > EngineAuto {

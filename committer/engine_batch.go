@@ -12,7 +12,7 @@ import (
 // sent in one createCommitOnBranch. A change set whose precondition or
 // edit fails is finished with its own error.
 func (b *batch) stageOne(ctx context.Context, engine Engine, _ []Engine, head, tree string, attempt int) (*staged, *unit, error) {
-	c, q := b.q.c, b.q
+	c := b.c
 	v := newViewAt(c, head, tree)
 	if err := v.prefetchJobs(ctx, b.live); err != nil {
 		return nil, nil, err
@@ -25,7 +25,7 @@ func (b *batch) stageOne(ctx context.Context, engine Engine, _ []Engine, head, t
 		r, err := c.resolve(ctx, v, j.u.p, true)
 		var pe *pathError
 		if errors.As(err, &pe) && !isOneWriteError(err) {
-			e := c.fail("commit to", q.branch, nil, err)
+			e := c.fail("commit to", b.branch, nil, err)
 			e.Head, e.Attempts = head, attempt
 			j.finish(nil, j.u.boot.annotate(e))
 			continue
@@ -33,6 +33,20 @@ func (b *batch) stageOne(ctx context.Context, engine Engine, _ []Engine, head, t
 		if err != nil {
 			b.live = append(kept, b.live[i:]...)
 			return nil, nil, err
+		}
+		// What GraphQL cannot carry of this change set (a directory
+		// delete, a file that is not plain on the branch, a mode) takes
+		// it out of the batch with its own error, before its effects are
+		// applied: the others still land.
+		if err := c.stageFiles(ctx, v, j.u.p, r, &staged{}); err != nil {
+			if !errors.As(err, &pe) {
+				b.live = append(kept, b.live[i:]...)
+				return nil, nil, err
+			}
+			e := c.fail("commit to", b.branch, ErrInvalid, err)
+			e.Head, e.Attempts = head, attempt
+			j.finish(nil, j.u.boot.annotate(e))
+			continue
 		}
 		kept = append(kept, j)
 		v.apply(r.effects)
@@ -42,7 +56,7 @@ func (b *batch) stageOne(ctx context.Context, engine Engine, _ []Engine, head, t
 				changes = append(changes, f)
 			}
 		}
-		results[j] = newResult(c, q.branch, changes)
+		results[j] = newResult(c, b.branch, changes)
 		if len(r.effects) > 0 {
 			changing = append(changing, j)
 		}

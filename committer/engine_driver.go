@@ -129,8 +129,8 @@ func (d *driver) moveFailed(head string, attempt int, err error, mv refMove) (bo
 
 func (d *driver) lostRace(ctx context.Context, head string, attempt int, started time.Time) {
 	d.lost = time.Since(started)
-	d.c.observe(Event{Kind: EventLostRace, Branch: d.branch, Attempt: attempt, Head: head, Took: d.lost, Changes: d.w.size()})
-	d.c.o.logger.DebugContext(ctx, "lost the race for the branch", "repo", d.c.Repository(), "branch", d.branch, "attempt", attempt, "head", head, "took", d.lost)
+	d.observe(Event{Kind: EventLostRace, Branch: d.branch, Attempt: attempt, Head: head, Took: d.lost, Changes: d.w.size()})
+	d.debug(ctx, "lost the race for the branch", "repo", d.c.Repository(), "branch", d.branch, "attempt", attempt, "head", head, "took", d.lost)
 }
 
 // settledOneWrite lands the work when a one-write commit of ours whose

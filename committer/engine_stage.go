@@ -32,11 +32,17 @@ type stagedFile struct {
 // carries it: engine itself, or for EngineAuto the first of cands that
 // can (EngineGitData when none can). An explicit engine that cannot carry
 // what the head makes of u is an ErrInvalid, before any write.
-func (c *Committer) stage(ctx context.Context, u *unit, engine Engine, cands []Engine, head, tree string) (*staged, error) {
+// keep, when not nil, is given the resolution (made without writing) as
+// soon as it is made, so that an attempt that goes on through Git Data
+// builds on it instead of running the edit functions again.
+func (c *Committer) stage(ctx context.Context, u *unit, engine Engine, cands []Engine, head, tree string, keep func(*view, *resolved)) (*staged, error) {
 	v := newViewAt(c, head, tree)
 	r, err := c.resolve(ctx, v, u.p, true)
 	if err != nil {
 		return nil, err
+	}
+	if keep != nil {
+		keep(v, r)
 	}
 	var changes []FileChange
 	for _, f := range r.changes {

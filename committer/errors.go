@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
+	"github.com/ghcommitter/ghcommitter/committer/internal/ratelimit"
 	"github.com/google/go-github/v66/github"
 )
 
@@ -95,7 +95,7 @@ func (e *Error) Error() string {
 	}
 	switch {
 	case e.Err != nil:
-		b.WriteString(e.Err.Error())
+		b.WriteString(causeText(e.Err))
 	case e.Kind != nil:
 		b.WriteString(e.Kind.Error())
 	}
@@ -166,15 +166,16 @@ func refused(what string, err error) error {
 	if errors.As(err, &rl) {
 		return fmt.Errorf("%s: %w", what, err)
 	}
-	// go-github recognises a secondary limit only on a 403; GitHub also
-	// answers 429, which reaches us as a plain error reply.
-	if er, ok := errorResponse(err); ok && er.Response.StatusCode == http.StatusTooManyRequests {
+	// go-github recognises a secondary limit only on some 403s; GitHub
+	// also answers 429, which reaches us as a plain error reply. One
+	// detector (internal/ratelimit) judges both, as the transport does.
+	if er, ok := errorResponse(err); ok && ratelimit.IsSecondary(er.Response.StatusCode, er.Response.Header, er.Message, er.DocumentationURL) {
 		wait := retryAfterOr(er.Response, 0)
 		return &refusedError{wait: wait, bare: wait == 0, err: err}
 	}
 	var he *ghgraphql.HTTPError
 	if errors.As(err, &he) && he.RateLimited() {
-		if he.Header.Get("X-RateLimit-Remaining") == "0" && he.Header.Get("Retry-After") == "" {
+		if _, named := ratelimit.RetryAfter(he.Header, time.Now()); ratelimit.Spent(he.Header) && !named {
 			return fmt.Errorf("%s: %w", what, err) // primary
 		}
 		wait := he.RetryAfter(time.Now())
@@ -191,13 +192,12 @@ func refused(what string, err error) error {
 	return nil
 }
 
-// retryAfterOr is the reply's Retry-After in seconds (at least a second),
-// or def when it has none.
+// retryAfterOr is the reply's Retry-After (internal/ratelimit reads it, in
+// seconds or as a date, for every layer), at least a second, or def when it
+// has none.
 func retryAfterOr(resp *http.Response, def time.Duration) time.Duration {
-	if v := resp.Header.Get("Retry-After"); v != "" {
-		if secs, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
-			return max(time.Duration(secs)*time.Second, time.Second)
-		}
+	if d, ok := ratelimit.RetryAfter(resp.Header, time.Now()); ok {
+		return max(d, time.Second)
 	}
 	return def
 }
@@ -470,8 +470,12 @@ func unsendable(err error) bool {
 }
 
 // protectionMarkers are what GitHub's refusals by branch protection and
-// rulesets say, in REST and GraphQL replies alike.
-var protectionMarkers = []string{"protected branch", "rule violation", "through a pull request", "required status check", "cannot force-push"}
+// rulesets say, in REST and GraphQL replies alike (the classic rules'
+// messages are those of a refused push: "At least 1 approving review is
+// required by reviewers with write access.", "Commits must have verified
+// signatures.").
+var protectionMarkers = []string{"protected branch", "rule violation", "through a pull request", "required status check", "cannot force-push",
+	"approving review", "must have verified signatures"}
 
 // isProtected reports whether GitHub refused a write for branch
 // protection or a ruleset: a REST reply (a ref update's 422, a contents

@@ -3,3 +3,11 @@ package committer
 // ValidateSymlinkPath exposes to tests the rule a symlink's path adds to
 // ValidatePath.
 func ValidateSymlinkPath(p string) error { return validateEntry(p, ModeSymlink) }
+
+// AsOtherProcess makes a committer's commits go through coordinators of
+// their own (named by name), as a writer in another process would: tests
+// whose second writer runs inside the first one's request, or that need
+// writers racing at GitHub's ref update, use it.
+func AsOtherProcess(name string) Option {
+	return func(o *options) error { o.process = name; return nil }
+}

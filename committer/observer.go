@@ -1,6 +1,12 @@
 package committer
 
-import "time"
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/ghcommitter/ghcommitter/committer/ghclient"
+)
 
 // EventKind says what an Event reports.
 type EventKind int
@@ -14,11 +20,26 @@ const (
 	// built on, Took how long the attempt took).
 	EventLostRace
 	// EventRateLimitWait: GitHub refused a write for now (a secondary rate
-	// limit); the next attempt waits at least Wait.
+	// limit), and the next attempt waits at least Wait; or a request of
+	// the attempt waits Wait for a rate-limit window of its credential
+	// before it is sent (the HTTP layer's gate). A wait longer than the
+	// client accepts (ghclient.WithMaxRateLimitWait) is never waited: the
+	// commit fails with ErrRateLimited.
 	EventRateLimitWait
 	// EventLanded: the commit landed (Commit is the new head, or the head
 	// that already held the change for a no-op).
 	EventLanded
+	// EventWritePaced: a write of the attempt waits Wait for the write
+	// pacer, which spaces the credential's writes as GitHub asks
+	// (ghclient.WithWritePacing).
+	EventWritePaced
+	// EventUpload (WithProgressEvents only): a blob upload finished: Done
+	// of Total blobs this attempt uploads, Bytes of TotalBytes.
+	EventUpload
+	// EventTree (WithProgressEvents only): a create-tree request finished:
+	// Done of Total for the tree being built (a large tree is built in
+	// chunks).
+	EventTree
 )
 
 func (k EventKind) String() string {
@@ -31,6 +52,12 @@ func (k EventKind) String() string {
 		return "rate-limit wait"
 	case EventLanded:
 		return "landed"
+	case EventWritePaced:
+		return "write paced"
+	case EventUpload:
+		return "upload"
+	case EventTree:
+		return "tree"
 	}
 	return "unknown"
 }
@@ -44,15 +71,41 @@ type Event struct {
 	Attempt    int
 	Head       string        // the head the attempt built on, when known
 	Commit     string        // EventLanded: the commit on the branch
-	Wait       time.Duration // EventRateLimitWait
+	Wait       time.Duration // EventRateLimitWait, EventWritePaced
 	Took       time.Duration // EventLostRace: how long the lost attempt took
-	Changes    int           // the change sets the attempt carries (1, or a Queue's batch)
+	Changes    int           // the change sets the attempt carries (1, or a batch's)
+	// EventUpload and EventTree: progress.
+	Done, Total       int
+	Bytes, TotalBytes int64
 }
 
 func (c *Committer) observe(e Event) {
-	if c.o.observer == nil {
+	fn := c.o.observer
+	if e.Kind == EventUpload || e.Kind == EventTree {
+		fn = c.o.progressEvents
+	}
+	if fn == nil {
 		return
 	}
 	e.Repository = c.Repository()
-	c.o.observer(e)
+	c.observing.Lock()
+	defer c.observing.Unlock()
+	fn(e)
+}
+
+// observeWaits returns ctx carrying a hook through which the HTTP layer
+// reports each wait it makes a request of this work do (a rate-limit
+// window, the write pacer) as an Event, with the attempt *at is at.
+func (d *driver) observeWaits(ctx context.Context, at *atomic.Int64) context.Context {
+	if d.c.o.observer == nil && d.watchers == nil {
+		return ctx
+	}
+	changes := d.w.size()
+	return ghclient.WithWaitNotify(ctx, func(w ghclient.Wait) {
+		kind := EventRateLimitWait
+		if w.Kind == ghclient.WaitPacer {
+			kind = EventWritePaced
+		}
+		d.observe(Event{Kind: kind, Branch: d.branch, Attempt: int(at.Load()), Wait: w.Duration, Changes: changes})
+	})
 }

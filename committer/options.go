@@ -34,12 +34,23 @@ type options struct {
 	concurrency int
 	signer      Signer
 	progress    func(uploaded int64)
-	graphqlURL  string
+	// progressEvents receives EventUpload and EventTree.
+	progressEvents func(Event)
+	graphqlURL     string
 	// secondaryFloor is the least wait after a secondary rate limit that
 	// came without Retry-After (GitHub's docs: at least a minute). 0 until
 	// New takes it from the HTTP client (ghclient.ConfigOf).
 	secondaryFloor time.Duration
 	landingGrace   time.Duration
+	// process names the coordinator registry a committer's commits go
+	// through: "" is the process's own. Tests give a writer that must not
+	// wait for another (it runs inside that one's request) a registry of
+	// its own, as if it ran in another process.
+	process string
+	// maxLimitWait is the longest rate-limit wait the HTTP client accepts
+	// (ghclient.WithMaxRateLimitWait, from ghclient.ConfigOf): a write
+	// refused with a longer one ends the work at once, as a read does.
+	maxLimitWait time.Duration
 }
 
 func defaultOptions() options {
@@ -108,10 +119,15 @@ func WithGraphQLURL(u string) Option {
 }
 
 // WithObserver calls fn for each event of a commit's life: each attempt,
-// each lost race for the branch, each rate-limit wait, and the landing (see
-// Event), so a program can count and trace them. fn is called from the
-// goroutine running the commit (a Queue's batch runs on its own
-// goroutine) and must not block. The default observes nothing.
+// each lost race for the branch, each rate-limit wait and write-pacer wait
+// (also those the HTTP layer makes a request do before sending it), and
+// the landing (see Event), so a program can count and trace them. Calls
+// of one Committer never overlap, but may come from any goroutine working
+// on the commit (parallel uploads; a batch runs on the coordinator's
+// goroutine); fn must not block, nor commit to the branch itself. When
+// change sets of several Committers land in one batch (see Commit), each
+// one's fn sees the batch's events. The default observes nothing. The
+// finer progress events go to WithProgressEvents.
 func WithObserver(fn func(Event)) Option {
 	return func(o *options) error {
 		if fn == nil {
@@ -275,6 +291,22 @@ func WithSigner(s Signer) Option {
 	}
 }
 
+// WithProgressEvents calls fn with the progress events of each attempt:
+// EventUpload after each blob upload (Done of Total blobs, Bytes of
+// TotalBytes) and EventTree after each create-tree request (Done of Total
+// for the tree being built), for progress displays. fn is called from the
+// uploading goroutines, one call at a time, and must not block. The
+// default reports nothing.
+func WithProgressEvents(fn func(Event)) Option {
+	return func(o *options) error {
+		if fn == nil {
+			return fmt.Errorf("progress events function must not be nil")
+		}
+		o.progressEvents = fn
+		return nil
+	}
+}
+
 // WithProgress calls fn after each blob upload with the number of bytes it
 // carried, for progress displays. fn may be called from several goroutines
 // at once. The default reports nothing.
@@ -385,7 +417,7 @@ func Squash() CommitOption {
 }
 
 // WithMaxBatch bounds the change sets a Queue lands with one ref update.
-// The default is 64.
+// The default is 64, as for the batches of concurrent Commit calls.
 func WithMaxBatch(n int) CommitOption {
 	return func(o *commitOptions) error {
 		if n < 1 || n > 1000 {

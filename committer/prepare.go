@@ -113,6 +113,17 @@ func checkPreconditions(pres []precondition) error {
 			return invalidPath(pre.path, errors.New("more than one precondition on this path"))
 		}
 		seen[pre.path] = true
+		if pre.anyOf != nil {
+			if len(pre.anyOf) == 0 {
+				return invalidPath(pre.path, errors.New("ExpectOneOf needs at least one state"))
+			}
+			for _, st := range pre.anyOf {
+				if st != "" && !isSHA(st) {
+					return invalidPath(pre.path, fmt.Errorf("expected blob SHA %q is not 40 lowercase hex digits", st))
+				}
+			}
+			continue
+		}
 		if !pre.absent && !isSHA(pre.sha) {
 			return invalidPath(pre.path, fmt.Errorf("expected blob SHA %q is not 40 lowercase hex digits", pre.sha))
 		}

@@ -19,7 +19,18 @@ type PullRequestOptions struct {
 	// Draft opens the pull request as a draft. The default is ready for
 	// review. It has no effect on a pull request that is already open.
 	Draft bool
+	// Labels, Reviewers (user logins) and Assignees are added to the pull
+	// request, opened or reused, when it does not have them yet; none is
+	// ever removed.
+	Labels, Reviewers, Assignees []string
 }
+
+// Operations a PullRequestResult reports.
+const (
+	PullRequestCreated   = "created"   // this call opened it
+	PullRequestUpdated   = "updated"   // reused: a commit landed on it, or its title or body changed
+	PullRequestUnchanged = "unchanged" // reused: nothing landed, its title and body were already as given
+)
 
 // PullRequestResult describes the commit CommitPullRequest made and the pull
 // request it proposes.
@@ -33,24 +44,33 @@ type PullRequestResult struct {
 	// Created is true when this call opened the pull request, false when one
 	// was already open from head to base and was reused.
 	Created bool `json:"created"`
+	// Operation is PullRequestCreated, PullRequestUpdated or
+	// PullRequestUnchanged; "" when Number is 0.
+	Operation string `json:"operation,omitempty"`
 }
 
 // CommitPullRequest commits cs to the branch head, creating head from base
 // when it does not exist (see CreateBranchFrom), then opens a pull request
 // from head into base, for branches that refuse direct pushes. When a pull
 // request from head into base is already open, it is reused: the new commit
-// simply adds to it.
+// simply adds to it, and its title and body are updated to pr.Title and
+// pr.Body where those are given and differ (the message's defaults never
+// replace what a pull request already says). pr's labels, reviewers and
+// assignees are added in both cases.
 //
 // base and head are validated, and must differ, before any request is sent.
-// The commit is made exactly as by Commit (fast-forward only, retried on a
-// new head of head when another writer wins). Opening the pull request is
+// The commit is made exactly as by Commit, through the same coordinator of
+// head (fast-forward only, retried on a new head of head when another
+// writer wins), with opts: WithEngine picks its engine, ExpectHead pins
+// head's head, and CreateBranchFrom names another ref than base to create
+// head from (the default is base). Opening the pull request is
 // sent once and never retried; when it fails after the commit landed, the
 // error is returned together with a *PullRequestResult whose Commit says what
 // landed, so a caller can retry just the pull request.
 //
 // The token needs contents: write to commit and pull-requests: write to open
 // the pull request. See https://docs.github.com/rest/pulls/pulls#create-a-pull-request.
-func (c *Committer) CommitPullRequest(ctx context.Context, base, head string, cs *ChangeSet, pr PullRequestOptions) (*PullRequestResult, error) {
+func (c *Committer) CommitPullRequest(ctx context.Context, base, head string, cs *ChangeSet, pr PullRequestOptions, opts ...CommitOption) (*PullRequestResult, error) {
 	const op = "open pull request for"
 	if err := ValidateBranch(base); err != nil {
 		return nil, c.fail(op, head, ErrInvalid, fmt.Errorf("base branch: %w", err))
@@ -64,7 +84,7 @@ func (c *Committer) CommitPullRequest(ctx context.Context, base, head string, cs
 	if cs == nil {
 		return nil, c.fail(op, head, ErrInvalid, errors.New("change set must not be nil"))
 	}
-	res, err := c.Commit(ctx, head, cs, CreateBranchFrom(base))
+	res, err := c.Commit(ctx, head, cs, append([]CommitOption{CreateBranchFrom(base)}, opts...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -90,8 +110,8 @@ func (c *Committer) CommitPullRequest(ctx context.Context, base, head string, cs
 	got, _, err := c.client.PullRequests.Create(l.ctx, c.owner, c.repo, np)
 	err = l.done(err)
 	if err == nil {
-		out.Number, out.URL, out.Created = got.GetNumber(), got.GetHTMLURL(), true
-		return out, nil
+		out.Number, out.URL, out.Created, out.Operation = got.GetNumber(), got.GetHTMLURL(), true, PullRequestCreated
+		return out, c.decorate(ctx, head, base, got, pr)
 	}
 	if !unprocessable(err) || fieldError(err) {
 		return out, c.prFail(head, base, err)
@@ -105,13 +125,101 @@ func (c *Committer) CommitPullRequest(ctx context.Context, base, head string, cs
 		return out, c.prFail(head, base, ferr)
 	}
 	if open != nil {
-		out.Number, out.URL = open.GetNumber(), open.GetHTMLURL()
-		return out, nil
+		out.Number, out.URL, out.Operation = open.GetNumber(), open.GetHTMLURL(), PullRequestUnchanged
+		if !res.NoOp {
+			out.Operation = PullRequestUpdated
+		}
+		edited, err := c.editPullRequest(ctx, head, base, open, pr)
+		if edited {
+			out.Operation = PullRequestUpdated
+		}
+		if err != nil {
+			return out, err
+		}
+		return out, c.decorate(ctx, head, base, open, pr)
 	}
 	if res.NoOp {
 		return out, nil // nothing to propose
 	}
 	return out, c.prFail(head, base, err)
+}
+
+// editPullRequest sets a reused pull request's title and body to pr's,
+// where given and different. It reports whether it changed them.
+func (c *Committer) editPullRequest(ctx context.Context, head, base string, open *github.PullRequest, pr PullRequestOptions) (bool, error) {
+	edit := &github.PullRequest{}
+	changed := false
+	if pr.Title != "" && pr.Title != open.GetTitle() {
+		edit.Title, changed = github.String(pr.Title), true
+	}
+	if pr.Body != "" && pr.Body != open.GetBody() {
+		edit.Body, changed = github.String(pr.Body), true
+	}
+	if !changed {
+		return false, nil
+	}
+	l := c.startLanding(ctx)
+	_, _, err := c.client.PullRequests.Edit(l.ctx, c.owner, c.repo, open.GetNumber(), edit)
+	if err = l.done(err); err != nil {
+		return false, c.prFail(head, base, fmt.Errorf("update pull request #%d: %w", open.GetNumber(), err))
+	}
+	return true, nil
+}
+
+// decorate adds pr's labels, reviewers and assignees that p lacks.
+func (c *Committer) decorate(ctx context.Context, head, base string, p *github.PullRequest, pr PullRequestOptions) error {
+	var labels, reviewers, assignees []string
+	have := map[string]bool{}
+	for _, l := range p.Labels {
+		have["l:"+l.GetName()] = true
+	}
+	for _, u := range p.RequestedReviewers {
+		have["r:"+strings.ToLower(u.GetLogin())] = true
+	}
+	for _, u := range p.Assignees {
+		have["a:"+strings.ToLower(u.GetLogin())] = true
+	}
+	for _, l := range pr.Labels {
+		if !have["l:"+l] {
+			labels = append(labels, l)
+		}
+	}
+	for _, u := range pr.Reviewers {
+		if !have["r:"+strings.ToLower(u)] {
+			reviewers = append(reviewers, u)
+		}
+	}
+	for _, u := range pr.Assignees {
+		if !have["a:"+strings.ToLower(u)] {
+			assignees = append(assignees, u)
+		}
+	}
+	n := p.GetNumber()
+	l := c.startLanding(ctx)
+	var err error
+	if len(labels) > 0 && err == nil {
+		_, _, err = c.client.Issues.AddLabelsToIssue(l.ctx, c.owner, c.repo, n, labels)
+		err = wrapIf(err, "add labels to #%d", n)
+	}
+	if len(reviewers) > 0 && err == nil {
+		_, _, err = c.client.PullRequests.RequestReviewers(l.ctx, c.owner, c.repo, n, github.ReviewersRequest{Reviewers: reviewers})
+		err = wrapIf(err, "request reviewers for #%d", n)
+	}
+	if len(assignees) > 0 && err == nil {
+		_, _, err = c.client.Issues.AddAssignees(l.ctx, c.owner, c.repo, n, assignees)
+		err = wrapIf(err, "add assignees to #%d", n)
+	}
+	if err = l.done(err); err != nil {
+		return c.prFail(head, base, err)
+	}
+	return nil
+}
+
+func wrapIf(err error, format string, args ...any) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf(format+": %w", append(args, err)...)
 }
 
 // findPullRequest returns the open pull request from head into base, or nil.

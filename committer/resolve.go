@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/google/go-github/v66/github"
@@ -50,8 +52,8 @@ type preconditionError struct {
 }
 
 func (e *preconditionError) Error() string {
-	if e.want == "absent" {
-		return fmt.Sprintf("precondition failed: expected absent, found %s", e.got)
+	if e.want == "absent" || strings.HasPrefix(e.want, "one of ") {
+		return fmt.Sprintf("precondition failed: expected %s, found %s", e.want, e.got)
 	}
 	return fmt.Sprintf("precondition failed: expected blob %s, found %s", e.want, e.got)
 }
@@ -177,6 +179,18 @@ func (c *Committer) resolve(ctx context.Context, v *view, p *prepared, full bool
 	return rs.r, nil
 }
 
+// oneOf says the states of an ExpectOneOf.
+func oneOf(states []string) string {
+	var s []string
+	for _, st := range states {
+		if st == "" {
+			st = "absent"
+		}
+		s = append(s, st)
+	}
+	return "one of " + strings.Join(s, ", ")
+}
+
 func (rs *resolution) checkPreconditions(ctx context.Context, pres []precondition) error {
 	for _, pre := range pres {
 		e, ok, err := rs.v.get(ctx, pre.path)
@@ -189,6 +203,16 @@ func (rs *resolution) checkPreconditions(ctx context.Context, pres []preconditio
 			got = "a directory"
 		case ok:
 			got = "blob " + e.sha
+		}
+		if pre.anyOf != nil {
+			state := ""
+			if ok {
+				state = e.sha
+			}
+			if ok && e.typ == "tree" || !slices.Contains(pre.anyOf, state) {
+				return &pathError{path: pre.path, kind: ErrConflict, err: &preconditionError{want: oneOf(pre.anyOf), got: got}}
+			}
+			continue
 		}
 		if pre.absent && ok || !pre.absent && (!ok || e.typ == "tree" || e.sha != pre.sha) {
 			want := "absent"

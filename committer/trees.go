@@ -337,12 +337,14 @@ func treeChunks(entries []*github.TreeEntry) [][]*github.TreeEntry {
 func (c *Committer) createTreeInChunks(ctx context.Context, base string, entries []*github.TreeEntry) (*github.Tree, error) {
 	var t *github.Tree
 	first := base
-	for _, chunk := range treeChunks(entries) {
+	chunks := treeChunks(entries)
+	for i, chunk := range chunks {
 		got, _, err := c.client.Git.CreateTree(ctx, c.owner, c.repo, base, chunk)
 		if err != nil {
 			return nil, err
 		}
 		t, base = got, got.GetSHA()
+		c.observe(Event{Kind: EventTree, Done: i + 1, Total: len(chunks)})
 	}
 	c.cache.learnTree(first, t.GetSHA(), entries)
 	return t, nil

@@ -34,7 +34,13 @@ func (c *Committer) upload(ctx context.Context, srcs []*source) error {
 		wg    sync.WaitGroup
 		mu    sync.Mutex
 		first error
+		done  int
+		sent  int64
+		total int64
 	)
+	for _, s := range todo {
+		total += s.size
+	}
 	for _, s := range todo {
 		wg.Add(1)
 		go func() {
@@ -45,14 +51,19 @@ func (c *Committer) upload(ctx context.Context, srcs []*source) error {
 				return
 			}
 			defer func() { <-sem }()
-			if err := c.uploadOne(ctx, s); err != nil {
-				mu.Lock()
+			err := c.uploadOne(ctx, s)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
 				if first == nil {
 					first = err
 					cancel()
 				}
-				mu.Unlock()
+				return
 			}
+			done++
+			sent += s.size
+			c.observe(Event{Kind: EventUpload, Done: done, Total: len(todo), Bytes: sent, TotalBytes: total})
 		}()
 	}
 	wg.Wait()

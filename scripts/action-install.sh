@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
 # Installs the ghcommitter CLI for the composite action (action.yml).
 #
-#   action-install.sh mode REF           print "download" when REF is a release
-#                                        tag (vX.Y.Z[-pre]), else "source"
+#   action-install.sh mode REF [DIR]     print "download TAG" when REF is a
+#                                        release tag (vX.Y.Z[-pre]: TAG is REF),
+#                                        or a major or minor tag (v1, v1.2)
+#                                        whose tree DIR (the action's checkout)
+#                                        names its release in
+#                                        .github/action-version (TAG is that
+#                                        release, which must be vREF.*, not a
+#                                        prerelease); else "source"
 #   action-install.sh download TAG DEST  download the release archive for this
 #                                        runner, verify it against the release's
 #                                        checksums.txt, unpack the binary into
@@ -46,8 +52,27 @@ sha256() {
 	fi
 }
 
+alias_tag_re='^v[0-9]+(\.[0-9]+)?$'
+stable_tag_re='^v[0-9]+\.[0-9]+\.[0-9]+$'
+
 cmd_mode() {
-	if [[ "${1:-}" =~ $release_tag_re ]]; then echo download; else echo source; fi
+	local ref=${1:-} dir=${2:-} file ver
+	if [[ "$ref" =~ $release_tag_re ]]; then
+		echo "download $ref"
+		return
+	fi
+	if [[ "$ref" =~ $alias_tag_re && -n "$dir" ]]; then
+		# The release workflow moves vX and vX.Y to a release's commit, whose
+		# tree names that release: no API lookup at run time.
+		file="$dir/.github/action-version"
+		ver=$(tr -d ' \t\r\n' <"$file" 2>/dev/null || true)
+		if [[ "$ver" =~ $stable_tag_re && "$ver" == "$ref".* ]]; then
+			echo "download $ver"
+			return
+		fi
+		echo "ghcommitter action: $ref is not a release's tree (.github/action-version says '${ver:-nothing}'): building from source" >&2
+	fi
+	echo source
 }
 
 cmd_download() {
@@ -98,8 +123,8 @@ cmd_build() {
 }
 
 case "${1:-}" in
-mode) cmd_mode "${2:-}" ;;
+mode) cmd_mode "${2:-}" "${3:-}" ;;
 download) [[ $# -eq 3 ]] || die "usage: $0 download TAG DEST"; cmd_download "$2" "$3" ;;
 build) [[ $# -eq 3 ]] || die "usage: $0 build SRC DEST"; cmd_build "$2" "$3" ;;
-*) die "usage: $0 mode REF | download TAG DEST | build SRC DEST" ;;
+*) die "usage: $0 mode REF [DIR] | download TAG DEST | build SRC DEST" ;;
 esac

@@ -56,13 +56,45 @@ install() {
 		RUNNER_TEMP="$work" bash "$install" download "$1" "$2" >"$work/out" 2>"$work/err"
 }
 
-# 1. The mode: release tags download; branches, SHAs and major tags build.
+# 1. The mode: release tags download; branches and SHAs build; a major or
+# minor tag downloads the release its tree names in .github/action-version
+# (the release workflow moves v1 and v1.2 to a release's commit), else builds.
 for ref in v1.2.3 v0.10.0 v2.0.0-rc.1; do
-	[[ $(bash "$install" mode "$ref") == download ]] || fail "mode $ref: want download"
+	[[ $(bash "$install" mode "$ref") == "download $ref" ]] || fail "mode $ref: want download $ref"
 done
 for ref in main v1 v1.2 0123456789abcdef0123456789abcdef01234567 'v1.2.3;rm' ''; do
 	[[ $(bash "$install" mode "$ref") == source ]] || fail "mode '$ref': want source"
 done
+# action DIR VERSION: an action checkout whose tree names release VERSION.
+action() {
+	mkdir -p "$1/.github" && printf '%s\n' "$2" >"$1/.github/action-version"
+}
+action "$work/act-123" v1.2.3
+action "$work/act-rc" v1.3.0-rc.1
+action "$work/act-junk" 'v1.2.3;rm -rf /'
+action "$work/act-unreleased" unreleased
+for c in "v1 act-123 download v1.2.3" "v1.2 act-123 download v1.2.3" "v1.2.3 act-rc download v1.2.3"; do
+	set -- $c
+	[[ $(bash "$install" mode "$1" "$work/$2" 2>/dev/null) == "$3 $4" ]] || fail "mode $1 in $2: want $3 $4, got $(bash "$install" mode "$1" "$work/$2" 2>&1)"
+done
+for c in "v2 act-123" "v1.3 act-123" "v1 act-rc" "v1 act-junk" "v1 act-unreleased" "v1 act-none" "main act-123" "0123456789abcdef0123456789abcdef01234567 act-123"; do
+	set -- $c
+	[[ $(bash "$install" mode "$1" "$work/$2" 2>/dev/null) == source ]] || fail "mode $1 in $2: want source"
+done
+bash "$install" mode v2 "$work/act-123" 2>&1 >/dev/null | grep -q "building from source" || fail "mode v2 in act-123: no note on stderr"
+
+# 1b. Which moving tags a release moves: the highest stable release of each
+# line only, never a prerelease; and the release must name itself.
+repo="$work/tags"
+git init -q "$repo" && git -C "$repo" -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m x
+for t in v1.2.3 v1.3.0 v1.10.1 v2.0.0-rc.1; do git -C "$repo" tag "$t"; done
+aliases() { (cd "$repo" && bash "$here/release-aliases.sh" "$1" | tr '\n' ' '); }
+for c in "v1.10.2:v1 v1.10 " "v1.2.4:v1.2 " "v1.9.0:v1.9 " "v2.0.0-rc.2:" "v2.0.0:v2 v2.0 "; do
+	[[ "$(aliases "${c%%:*}")" == "${c#*:}" ]] || fail "release ${c%%:*} moves '$(aliases "${c%%:*}")', want '${c#*:}'"
+done
+mkdir -p "$repo/.github" && echo v1.10.2 >"$repo/.github/action-version"
+(cd "$repo" && bash "$here/release-aliases.sh" check v1.10.2) || fail "check v1.10.2 refused a tree naming v1.10.2"
+(cd "$repo" && bash "$here/release-aliases.sh" check v1.10.3 2>/dev/null) && fail "check v1.10.3 accepted a tree naming v1.10.2"
 
 # 2. A good release installs, for each platform the action supports.
 release v1.2.3
@@ -83,6 +115,15 @@ if command -v zip >/dev/null 2>&1; then
 	else
 		fail "install v1.2.3 on Windows: $(cat "$work/err")"
 	fi
+fi
+
+# 2b. A @v1 pin at that release's commit installs that release's binary,
+# through the mode the action's first step computes.
+read -r mode tag < <(bash "$install" mode v1 "$work/act-123")
+if [[ $mode == download ]] && install "$tag" "$work/bin-major"; then
+	[[ "$("$work/bin-major/ghcommitter")" == "ghcommitter v1.2.3 linux/amd64" ]] || fail "@v1 installed the wrong binary: $("$work/bin-major/ghcommitter")"
+else
+	fail "@v1 at v1.2.3's tree: mode '$mode $tag', $(cat "$work/err")"
 fi
 
 # 3. A tampered archive is refused, and nothing is installed.

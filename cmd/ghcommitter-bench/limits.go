@@ -158,6 +158,11 @@ func runLimits(ctx context.Context, cfg config, bin string, log io.Writer) (*lim
 			rep.Results = append(rep.Results, res)
 		}
 	}
+	rows, err := processRuns(ctx, cfg, log)
+	if err != nil {
+		return nil, fmt.Errorf("under limits: %w", err)
+	}
+	rep.Results = append(rep.Results, rows...)
 	rep.Scale = runScale(ctx, cfg, log)
 	rep.LoadAfter = loadAvg()
 	return rep, nil

@@ -127,3 +127,31 @@ func TestAutoGoal(t *testing.T) {
 		t.Errorf("auto at 2.81 vs 2.50 is over 10%%: %+v", g)
 	}
 }
+
+// TestProcessStagesNeverRace (issue 19): the seed's scenario from one
+// process — 20 stages, each syncing 3 files and editing the shared index,
+// with library defaults against the fake with githubtest.GitHubLimits
+// (windows scaled, the clients scaled the same), per-stage clients and one
+// shared client: 20/20 land exactly once (verify), at most 2.5 writes per
+// landed change, at most 2 attempts each, no write inside the process's own
+// retry-after. Counts, not times.
+func TestProcessStagesNeverRace(t *testing.T) {
+	cfg, err := parseFlags([]string{"-only", "limits", "-latency", "2ms", "-limit-scale", "60"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.limits.timeout = 2 * time.Minute
+	for _, mode := range processModes {
+		t.Run(mode, func(t *testing.T) {
+			r, err := runLimitProcess(context.Background(), cfg, mode)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s: landed %d/%d, %d writes (%.2f per landed), attempts mean %.2f max %d, %d limited, %d in own retry-after",
+				mode, r.Landed, r.Writers, r.Stats.Writes, r.WritesPerLanded(), r.MeanAttempts, r.MaxAttempts, r.Stats.Limited, r.Stats.WritesInOwnRetryAfter)
+			if err := processGoal(r); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}

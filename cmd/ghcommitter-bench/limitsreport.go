@@ -41,6 +41,7 @@ func renderLimits(lr *limitsReport) string {
 	}
 	renderLimitGoals(&b, lr)
 	renderLimitTables(&b, lr)
+	renderProcessTable(&b, lr)
 	renderUnscaledWait(&b, lr)
 	renderScale(&b, lr)
 	fmt.Fprintf(&b, "%s\n", limitsEnd)
@@ -71,7 +72,7 @@ func renderLimitTables(b *strings.Builder, lr *limitsReport) {
 		fmt.Fprintf(b, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		var notes []string
 		for _, r := range lr.Results {
-			if r.Writers != n {
+			if r.Writers != n || r.Scenario == scenarioSync {
 				continue
 			}
 			if r.NotRun != "" {

@@ -19,10 +19,14 @@
 // per-token limits on, every window -limit-scale times shorter on the fake
 // and in the clients: 16 and 64 CLI writers per engine (--engine, when the
 // CLI has it) in two scenarios, and the Queue, counting writes per landed
-// change, 403/429 answers and writes inside retry-after windows.
+// change, 403/429 answers and writes inside retry-after windows. Its
+// promotion-manifest rows (-only manifest) run N "ghcommitter commit
+// --manifest" processes under the same limits and -limit-* flags
+// (limitsmanifest.go).
 //
 //	go run ./cmd/ghcommitter-bench -out BENCHMARKS.md
 //	go run ./cmd/ghcommitter-bench -only limits -out BENCHMARKS.md
+//	go run ./cmd/ghcommitter-bench -only manifest -limit-writers 16 -out BENCHMARKS.md
 //	go run ./cmd/ghcommitter-bench -quick
 package main
 
@@ -53,15 +57,18 @@ func mainErr(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 
 	started := time.Now()
+	if cfg.only == "process" {
+		return runProcessOnly(ctx, cfg, args, stdout, stderr)
+	}
 	var rep *report
-	if cfg.only != "limits" {
+	if cfg.only == "" || cfg.only == "matrix" {
 		if rep, err = run(ctx, cfg, stderr); err != nil {
 			return err
 		}
 		rep.Command, rep.Took = commandLine(args), time.Since(started)
 	}
 	var lr *limitsReport
-	if cfg.only != "matrix" {
+	if cfg.only == "" || cfg.only == "limits" {
 		t0 := time.Now()
 		if lr, err = runLimitsSection(ctx, cfg, stderr); err != nil {
 			return err
@@ -77,6 +84,9 @@ func mainErr(args []string, stdout, stderr io.Writer) error {
 		old = string(b)
 	}
 	doc := compose(rep, lr, old)
+	if doc, err = composeManifests(ctx, cfg, args, doc, old, stderr); err != nil { // limitsmanifestreport.go
+		return err
+	}
 	if cfg.out == "" || cfg.out == "-" {
 		_, err = io.WriteString(stdout, doc)
 		return err
@@ -183,7 +193,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	backoff := fs.String("backoff", "", "library modes only: BASE,MAX for committer.ExponentialBackoff (default: the library's AdaptiveBackoff(50ms, 10s)); the CLI has no such flag")
 	gitAttempts := fs.Int("git-attempts", 10, "push attempts per git writer")
 	timeout := fs.Duration("run-timeout", 15*time.Minute, "bound on one mode's run in one configuration")
-	only := fs.String("only", "", "run one section only: limits (under GitHub's limits) or matrix (the contention matrix); with -out, the other section of an existing file is kept")
+	only := fs.String("only", "", "run one section only: limits (under GitHub's limits), manifest (promotion manifests under the same limits) or matrix (the contention matrix); with -out, the other sections of an existing file are kept")
 	lscale := fs.Float64("limit-scale", defaultLimitScale, "under GitHub's limits: make every rate-limit window this many times shorter, on the fake and in the clients")
 	lwriters := fs.String("limit-writers", "16,64", "under GitHub's limits: comma-separated writer counts")
 	lengines := fs.String("limit-engines", strings.Join(allEngines, ","), "under GitHub's limits: comma-separated CLI engines: "+strings.Join(allEngines, ", "))

@@ -32,7 +32,7 @@ func needTools(t *testing.T, tools ...string) {
 // download path against a local release directory (no network), including a
 // tampered archive that must be refused.
 func TestActionDownload(t *testing.T) {
-	needTools(t, "bash", "curl", "tar", "awk")
+	needTools(t, "bash", "curl", "tar", "awk", "git")
 	cmd := exec.Command("bash", filepath.Join(repoRoot, "scripts", "test-action-download.sh"))
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -196,9 +196,9 @@ func TestActionCommitStep(t *testing.T) {
 		t.Fatalf("commit step: %v\n%s", err, out)
 	}
 	want := strings.Join([]string{
-		"<commit>", "<-R>", "<acme/mono>", "<-m>", "<Promote $(touch " + marker + ")\n\nbody>",
-		"<--api-url>", "<https://ghe.example/api/v3>",
-		"<-b>", "<main>", "<--max-attempts>", "<20>",
+		"<commit>", "<--repo>", "<acme/mono>", "<--branch>", "<main>",
+		"<--message>", "<Promote $(touch " + marker + ")\n\nbody>",
+		"<--max-attempts>", "<20>", "<--api-url>", "<https://ghe.example/api/v3>",
 		"<--add>", "<x/y.yaml=build/y.yaml>",
 		"<--edit>", "<envs/index.txt=grep -v \"^$STAGE \" | sort>",
 		"<-->", "<a file.txt>", "<dir/b.txt>",

@@ -82,7 +82,6 @@ func (a *authFlags) isApp() bool { return a.appID != 0 || a.appKeyFile != "" || 
 // options gathers the client options from flags and environment. Missing
 // or unusable credentials are usage errors, found before any request.
 func (a *authFlags) options(ctx context.Context, e *env, owner, name, apiURL string, logger *slog.Logger) ([]ghclient.Option, error) {
-	ghclient.Version = cliVersion()
 	opts := []ghclient.Option{ghclient.WithBaseURL(apiURL), ghclient.WithRepository(owner, name)}
 	if logger != nil {
 		opts = append(opts, ghclient.WithLogger(logger))

@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"crypto/sha1"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -26,6 +29,12 @@ type changeBuilder struct {
 	cs    *committer.ChangeSet
 	files int   // files put
 	bytes int64 // their total size
+
+	// checkout is the git work tree LOCAL_PATH directories are walked in
+	// with its ignore rules; nil outside one and with --no-ignore.
+	checkout *gitCheckout
+	// changed lists the paths --changed found, relative to the top level.
+	changed []string
 }
 
 const addHint = "use --add REMOTE=LOCAL to commit a file from outside the current directory"
@@ -45,9 +54,18 @@ func (b *changeBuilder) build(f *commitFlags, msg string) (*committer.ChangeSet,
 	if err != nil {
 		return nil, err
 	}
-	for _, a := range f.paths {
-		if err := b.localPath(prefix, a); err != nil {
+	if f.changed {
+		if err := b.changedPaths(f, prefix); err != nil {
 			return nil, err
+		}
+	} else {
+		if err := b.openIgnores(f); err != nil {
+			return nil, err
+		}
+		for _, a := range f.paths {
+			if err := b.localPath(prefix, a); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for _, a := range f.adds {
@@ -74,8 +92,11 @@ func (b *changeBuilder) build(f *commitFlags, msg string) (*committer.ChangeSet,
 	if err := b.editsAndChecks(f); err != nil {
 		return nil, err
 	}
-	if b.cs.Len() == 0 {
-		return nil, usageErrorf("give files to commit, or --add, --delete, --sync or --edit", "nothing to commit")
+	if err := b.structured(f); err != nil { // structured.go
+		return nil, err
+	}
+	if b.cs.Len() == 0 && !f.changed {
+		return nil, usageErrorf("give files to commit, or --add, --delete, --sync, --edit, --set or --manifest", "nothing to commit")
 	}
 	return b.cs, nil
 }
@@ -134,7 +155,155 @@ func (b *changeBuilder) localPath(prefix, arg string) error {
 	if remote == "" {
 		remote = "." // the current directory at the root
 	}
+	if b.checkout != nil && rel != "" {
+		ignored, err := b.checkout.ignored(arg)
+		if err != nil {
+			return &exitError{code: exitFailed, err: err}
+		}
+		if ignored {
+			return usageErrorf("see why with: git check-ignore -v "+shellQuote(arg)+"; pass --no-ignore to take it anyway",
+				"%s: is ignored by a .gitignore or exclude rule (git add refuses it too)", arg)
+		}
+	}
+	if info, err := os.Stat(arg); err == nil && info.IsDir() && b.checkout != nil {
+		return b.addIgnoring(remote, arg)
+	}
 	return b.add(remote, arg)
+}
+
+// localBlobSHA is the git blob SHA of a loaded local file.
+func localBlobSHA(lf committer.LocalFile) (string, error) {
+	if lf.Data != nil || lf.LocalPath == "" {
+		return committer.BlobSHA(lf.Data), nil
+	}
+	f, err := os.Open(lf.LocalPath)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha1.New()
+	fmt.Fprintf(h, "blob %d\x00", lf.Size)
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// openIgnores finds the checkout whose ignore rules LOCAL_PATH arguments
+// are taken with: none with --no-ignore, without arguments, outside a
+// checkout, or without git on PATH.
+func (b *changeBuilder) openIgnores(f *commitFlags) error {
+	if f.noIgnore || len(f.paths) == 0 {
+		return nil
+	}
+	g, ok, err := openCheckout(b.ctx, b.e)
+	if errors.Is(err, errNoGit) || !ok {
+		return nil
+	}
+	if err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	b.checkout = g
+	return nil
+}
+
+// addIgnoring puts the files git add would take under the directory local
+// (tracked ones, and untracked ones no ignore rule matches) at remote.
+func (b *changeBuilder) addIgnoring(remote, local string) error {
+	dir, err := repoDir(fmt.Sprintf("%s", local), remote)
+	if err != nil {
+		return err
+	}
+	files, err := b.checkout.files(local)
+	if err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	if len(files) == 0 {
+		return usageErrorf("pass --no-ignore to take ignored files too", "%s: directory holds no files that .gitignore lets through", local)
+	}
+	base := filepath.Clean(local)
+	for _, lp := range files {
+		rel := lp
+		if base != "." {
+			if rel, err = filepath.Rel(base, lp); err != nil {
+				return usageErrorf("", "%v", err)
+			}
+		}
+		rp := path.Join(dir, filepath.ToSlash(rel))
+		lf, err := committer.LoadFile(lp, rp, b.opts)
+		if err != nil {
+			return usageErrorf("", "%v", err)
+		}
+		if err := b.put(rp, lf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// changedPaths adds what git status says changed under the LOCAL_PATH
+// arguments (default "."), each path guarded by its blob at the checkout's
+// HEAD, so that a checkout behind the branch never reverts another
+// writer's work: that is a conflict naming the path.
+func (b *changeBuilder) changedPaths(f *commitFlags, prefix string) error {
+	if prefix != "" {
+		return usageErrorf("the checkout's paths are the repository's", "--changed and --prefix cannot be combined")
+	}
+	specs := f.paths
+	if len(specs) == 0 {
+		specs = []string{"."}
+	}
+	for _, a := range specs {
+		clean := filepath.Clean(a)
+		if filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+			return usageErrorf("cd to the directory, or name paths inside the current one", "%s: LOCAL_PATH must be relative and inside the current directory", a)
+		}
+	}
+	g, ok, err := openCheckout(b.ctx, b.e)
+	switch {
+	case errors.Is(err, errNoGit):
+		return usageErrorf("install git, or name the files to commit", "--changed needs git on PATH")
+	case err != nil:
+		return &exitError{code: exitFailed, err: err}
+	case !ok:
+		return usageErrorf("run it in the checkout (actions/checkout), or name the files to commit", "--changed: the current directory is not in a git checkout")
+	}
+	changes, err := g.changes(specs)
+	if err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			return err
+		}
+		return &exitError{code: exitFailed, err: err}
+	}
+	for _, c := range changes {
+		rp, err := repoPath("changed path", c.path)
+		if err != nil {
+			return err
+		}
+		b.changed = append(b.changed, rp)
+		// The branch may hold what the checkout's HEAD has (the change
+		// applies) or what the checkout has now (it is there already: a
+		// re-run); anything else is another writer's, a conflict.
+		if !c.keep {
+			b.cs.Delete(rp)
+			b.cs.ExpectOneOf(rp, c.headSHA, "")
+			continue
+		}
+		lf, err := committer.LoadFile(c.local, rp, b.opts)
+		if err != nil {
+			return usageErrorf("", "%v", err)
+		}
+		sha, err := localBlobSHA(lf)
+		if err != nil {
+			return usageErrorf("", "%s: %v", c.local, err)
+		}
+		b.cs.ExpectOneOf(rp, c.headSHA, sha)
+		if err := b.put(rp, lf); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // add puts the local file or directory local at repository path remote

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net/http"
 	"strings"
 	"time"
 
@@ -23,6 +24,7 @@ type commitFlags struct {
 	expectSHAs, absent   []string
 	createFrom           string
 	noFileMode           bool
+	changed, noIgnore    bool
 	author               string
 	maxAttempts          int
 	editTimeout          time.Duration
@@ -33,7 +35,9 @@ type commitFlags struct {
 	signKey              string
 	removeSignKey        bool
 	trailers             trailerFlags
-	engine               engineFlags // engine.go
+	engine               engineFlags     // engine.go
+	structured           structuredFlags // structured.go
+	manifest             manifestFlags   // manifest.go
 }
 
 func newCommitCmd(e *env) *cobra.Command {
@@ -79,15 +83,19 @@ func (f *commitFlags) register(cmd *cobra.Command) {
 	fl.StringVarP(&f.branch, "branch", "b", "", "the branch `NAME` ("+branchDefaultHelp+")")
 	fl.StringVarP(&f.message, "message", "m", "", "the commit message `TEXT`")
 	fl.StringVarP(&f.messageFile, "message-file", "F", "", "read the commit message from `FILE` (- for stdin)")
+	f.manifest.register(cmd)
 	fl.StringVar(&f.prefix, "prefix", "", "commit LOCAL_PATH arguments under repository directory `DIR`")
+	fl.BoolVar(&f.changed, "changed", false, "commit what git status says changed under the LOCAL_PATH arguments (default .) in this checkout: added, modified, deleted and mode changes, .gitignore honoured; each path must hold on the branch what the checkout's HEAD has, or already what the checkout has, else exit 3")
+	fl.BoolVar(&f.noIgnore, "no-ignore", false, "take every file of a LOCAL_PATH directory, .gitignore or not")
 	fl.StringArrayVar(&f.adds, "add", nil, "`REMOTE=LOCAL`: put local file or directory LOCAL at repository path REMOTE, split at the first = (LOCAL - reads stdin; REMOTE . is the root for a directory; repeatable)")
 	fl.StringArrayVar(&f.deletes, "delete", nil, "delete `PATH`, or everything under it if a directory (repeatable)")
 	fl.StringArrayVar(&f.syncs, "sync", nil, "`LOCAL_DIR=REMOTE_DIR`: make REMOTE_DIR mirror LOCAL_DIR, adding, updating and deleting, split at the last = (REMOTE_DIR . is the root; repeatable)")
 	fl.StringArrayVar(&f.edits, "edit", nil, "`PATH=COMMAND`: on every attempt, replace PATH with the stdout of sh -c COMMAND fed PATH's current content, split at the first =; a failing COMMAND aborts (repeatable)")
 	fl.DurationVar(&f.editTimeout, "edit-timeout", defaultEditTimeout, "kill an --edit command, and commit nothing, after `DURATION`")
+	f.structured.register(cmd)
 	fl.StringArrayVar(&f.expectSHAs, "expect-sha", nil, "`PATH=SHA`: commit only if PATH still has blob SHA, else exit 3; split at the last = (repeatable)")
 	fl.StringArrayVar(&f.absent, "expect-absent", nil, "commit only if `PATH` does not exist, else exit 3 (repeatable)")
-	fl.StringVar(&f.createFrom, "create-branch-from", "", "create the branch from `REF` (a branch or commit SHA) when it does not exist")
+	fl.StringVar(&f.createFrom, "create-branch-from", "", "create the branch from `REF` (a branch or commit SHA) when it does not exist (with --pull-request: the head branch, instead of from --base)")
 	fl.BoolVar(&f.noFileMode, "no-file-mode", false, "store every file as 100644: drop executable bits, follow symlinks")
 	fl.StringVar(&f.author, "author", "", "commit author `\"Name <email>\"` (default: none sent; GitHub uses the token's identity)")
 	fl.IntVar(&f.maxAttempts, "max-attempts", 10, "give up (exit 3) after `N` attempts lost the race for the branch")
@@ -114,11 +122,11 @@ func (f *commitFlags) check(cmd *cobra.Command) error {
 	if f.message != "" && f.messageFile != "" {
 		return usageErrorf("", "-m/--message and -F/--message-file both given: choose one")
 	}
+	if err := f.pr.check(cmd); err != nil {
+		return err
+	}
 	if f.removeSignKey && f.signKey == "" {
 		return usageErrorf("", "--remove-sign-key needs --sign-key FILE")
-	}
-	if f.dryRun && f.pr.enabled {
-		return usageErrorf("drop one of them", "--dry-run and --pull-request cannot be combined")
 	}
 	return nil
 }
@@ -138,12 +146,18 @@ func commitRun(ctx context.Context, e *env, f *commitFlags) error {
 		return err
 	}
 	apiURL := apiURLFor(f.auth.apiURL, f.repo, e)
-	c, prog, err := f.committer(ctx, e, owner, name, apiURL, cs, b)
+	c, prog, client, err := f.committer(ctx, e, owner, name, apiURL, cs, b)
 	if err != nil {
 		return err
 	}
+	defer prog.finish()
+	out := newOutput(ctx, e, f.json, apiURL, client)
+	if cs.Len() == 0 {
+		// --changed found nothing: no commit to make, no pull request.
+		return f.nothingChanged(ctx, e, c, out)
+	}
 	if f.pr.enabled {
-		return f.pr.run(ctx, e, c, cs, f, apiURL, prog)
+		return f.pr.run(ctx, e, c, cs, f, out, prog, b.in)
 	}
 	branch, err := f.targetBranch(ctx, e, c)
 	if err != nil {
@@ -153,7 +167,6 @@ func commitRun(ctx context.Context, e *env, f *commitFlags) error {
 	if f.createFrom != "" {
 		cos = append(cos, committer.CreateBranchFrom(f.createFrom))
 	}
-	out := &output{e: e, json: f.json, web: webURL(apiURL)}
 	if f.dryRun {
 		plan, err := c.Plan(ctx, branch, cs, cos...)
 		if err != nil {
@@ -162,7 +175,7 @@ func commitRun(ctx context.Context, e *env, f *commitFlags) error {
 		return out.plan(plan)
 	}
 	res, err := c.Commit(ctx, branch, cs, cos...)
-	prog.done()
+	prog.finish()
 	if err != nil {
 		return err
 	}
@@ -174,6 +187,12 @@ func commitRun(ctx context.Context, e *env, f *commitFlags) error {
 func (f *commitFlags) changeSet(ctx context.Context, e *env) (*committer.ChangeSet, *changeBuilder, error) {
 	in, err := f.stdinUse(ctx, e)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := f.manifest.load(in, f); err != nil { // manifest.go
+		return nil, nil, err
+	}
+	if _, err := f.stdinUse(ctx, e); err != nil { // again, with the manifest's puts
 		return nil, nil, err
 	}
 	msg, err := f.readMessage(in)
@@ -190,14 +209,23 @@ func (f *commitFlags) changeSet(ctx context.Context, e *env) (*committer.ChangeS
 
 // committer builds the API client and the Committer, with a progress line
 // for large uploads to a terminal.
-func (f *commitFlags) committer(ctx context.Context, e *env, owner, name, apiURL string, cs *committer.ChangeSet, b *changeBuilder) (*committer.Committer, *progress, error) {
+func (f *commitFlags) committer(ctx context.Context, e *env, owner, name, apiURL string, cs *committer.ChangeSet, b *changeBuilder) (*committer.Committer, *progress, *http.Client, error) {
 	var logger *slog.Logger
+	var verbose slog.Handler
 	if f.verbose {
-		logger = slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		verbose = slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelDebug})
+		logger = slog.New(verbose)
+	}
+	var prog *progress
+	if !f.dryRun {
+		// The waits the client logs reach the progress display through
+		// its log.
+		prog = newProgress(e.stderr, e.isTerminal, b.files, b.bytes)
+		logger = slog.New(progressLog{p: prog, next: verbose})
 	}
 	client, err := f.auth.client(ctx, e, owner, name, apiURL, logger)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	copts := append(f.engine.committerOptions(e), committer.WithMaxAttempts(f.maxAttempts))
 	// The commit loop's wait after a bare secondary limit is the client's
@@ -205,23 +233,22 @@ func (f *commitFlags) committer(ctx context.Context, e *env, owner, name, apiURL
 	if f.signKey != "" {
 		signer, err := f.signer(e, cs)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		copts = append(copts, committer.WithSigner(signer))
 	}
 	if logger != nil {
 		copts = append(copts, committer.WithLogger(logger))
 	}
-	var prog *progress
-	if e.isTerminal && !f.dryRun && (b.files >= 20 || b.bytes >= 4<<20) {
-		prog = newProgress(e.stderr, b.bytes)
-		copts = append(copts, committer.WithProgress(prog.add))
+	if prog != nil {
+		copts = append(copts, committer.WithObserver(prog.observe), committer.WithProgressEvents(prog.observe))
 	}
 	c, err := committer.New(owner, name, append(copts, committer.WithHTTPClient(client), committer.WithBaseURL(apiURL))...)
 	if err != nil {
-		return nil, nil, usageErrorf("", "%v", err)
+		return nil, nil, nil, usageErrorf("", "%v", err)
 	}
-	return c, prog, nil
+	prog.start()
+	return c, prog, client, nil
 }
 
 // repository returns the target repository: --repo, else $GITHUB_REPOSITORY.
@@ -233,19 +260,58 @@ func (f *commitFlags) repository(e *env) (owner, name string, err error) {
 	if s == "" {
 		return "", "", usageErrorf("pass -R OWNER/REPO, or set GH_REPO or GITHUB_REPOSITORY", "no repository given")
 	}
-	owner, name, err = committer.ParseRepo(s)
+	owner, name, err = committer.ParseRepo(repoArg(s))
 	if err != nil {
 		return "", "", usageErrorf("pass the repository as OWNER/REPO, e.g. -R acme/mono", "repository %q: %v", s, err)
 	}
 	return owner, name, nil
 }
 
+// repoArg reads the forms people paste for a repository as OWNER/REPO: a
+// web or clone URL (https://github.com/acme/mono, git@github.com:acme/mono,
+// ssh://git@HOST/acme/mono.git), gh's HOST/OWNER/REPO, and OWNER/REPO.git;
+// a trailing "/" is dropped. repoHost returns the host it names.
+func repoArg(s string) string {
+	_, repo := parseRepoArg(s)
+	return repo
+}
+
+func repoHost(s string) string {
+	host, _ := parseRepoArg(s)
+	return host
+}
+
+func parseRepoArg(s string) (host, repo string) {
+	s = strings.TrimSpace(s)
+	if i := strings.Index(s, "://"); i >= 0 {
+		hp, rest, _ := strings.Cut(s[i+3:], "/")
+		if _, h, ok := strings.Cut(hp, "@"); ok {
+			hp = h
+		}
+		host, s = hp, rest
+	} else if at, rest, ok := strings.Cut(s, ":"); ok && strings.Contains(at, "@") && !strings.Contains(at, "/") {
+		_, host, _ = strings.Cut(at, "@")
+		s = rest // scp-like git@host:owner/repo
+	}
+	s = strings.TrimSuffix(strings.TrimRight(s, "/"), ".git")
+	if host == "" && strings.Count(s, "/") == 2 {
+		host, s, _ = strings.Cut(s, "/")
+	}
+	return host, s
+}
+
 // stdinUse checks that at most one input reads stdin, and returns a reader
 // for it.
 func (f *commitFlags) stdinUse(ctx context.Context, e *env) (*stdinOnce, error) {
 	var users []string
+	if f.manifest.file == "-" {
+		users = append(users, "--manifest -")
+	}
 	if f.messageFile == "-" {
 		users = append(users, "-F -")
+	}
+	if f.pr.bodyFile == "-" {
+		users = append(users, "--pr-body-file -")
 	}
 	for _, a := range f.adds {
 		if _, local, ok := strings.Cut(a, "="); ok && local == "-" {

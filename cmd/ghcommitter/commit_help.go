@@ -7,7 +7,14 @@ commands run again on the fresh content each time.
 
 LOCAL_PATH arguments are files or directories, relative to the current
 directory and inside it; each is committed at the same relative path (under
---prefix when given). Use --add REMOTE=LOCAL for anything else. A LOCAL_DIR
+--prefix when given). Use --add REMOTE=LOCAL for anything else. In a git
+checkout a LOCAL_PATH directory is walked as git add walks it (.gitignore
+honoured; --no-ignore takes every file; naming an ignored file is refused).
+--changed commits what git status says changed under the LOCAL_PATH
+arguments (default .): each path must hold on the branch what the
+checkout's HEAD has (or already what the checkout has: a re-run is a
+no-op), so a checkout behind the branch exits 3 naming the
+path instead of reverting another writer's work. A LOCAL_DIR
 given to --sync may be a symlink to a directory: the directory it points to
 is synced.
 

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // hideCredentials blanks, in this process's initial environment block, every
@@ -145,4 +146,18 @@ func envBounds(stat []byte) (start, end uint64, err error) {
 		return 0, 0, fmt.Errorf("/proc/self/stat: env_start %#x, env_end %#x: not an environment block", start, end)
 	}
 	return start, end, nil
+}
+
+// denyInspection makes this process not dumpable (prctl PR_SET_DUMPABLE 0,
+// as ssh-agent and gpg-agent do): processes of the same user — an --edit
+// command among them — can then neither read its /proc/PID/environ nor open
+// its /proc/PID/mem, where the credentials are once read (a token file, a
+// signing key's passphrase), nor ptrace it. Root still can. The commands it
+// starts are dumpable again after their exec, so they are not affected.
+// It also turns off core dumps, which could hold the same credentials.
+func denyInspection() error {
+	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_SET_DUMPABLE, 0, 0); errno != 0 {
+		return fmt.Errorf("prctl(PR_SET_DUMPABLE, 0): %w", errno)
+	}
+	return nil
 }

@@ -23,10 +23,16 @@ const hiddenToken = "ghs_hiddenTOKEN0123456789"
 // takes it) that copies /proc/PID/environ and cmdline of itself, of its
 // parent (ghcommitter) and of its grandparent into dir, and the listing of
 // $RUNNER_TEMP (else dir), then prints "ok". An unreadable grandparent (owned
-// by another user) leaves no grandparent.* file.
+// by another user) leaves no grandparent.* file. When ghcommitter's environ
+// cannot be read (it made itself non-dumpable, and the command is not root),
+// it leaves parent.denied instead of parent.environ. Whether it could open
+// ghcommitter's memory, where the credentials are once read, goes to
+// parent.mem ("open" or "denied").
 func procDumpEdit(dir string) string {
 	return "d=" + shellQuote(dir) + "; g=$(sed 's/.*) //' /proc/$PPID/stat | cut -d' ' -f2); " +
-		"for w in self:$$ parent:$PPID; do n=${w%%:*}; p=${w#*:}; cat /proc/$p/environ > $d/$n.environ && cat /proc/$p/cmdline > $d/$n.cmdline || exit 1; done; " +
+		"for w in self:$$ parent:$PPID; do n=${w%%:*}; p=${w#*:}; cat /proc/$p/cmdline > $d/$n.cmdline || exit 1; " +
+		"cat /proc/$p/environ > $d/$n.environ 2>/dev/null || { rm -f $d/$n.environ; [ $n = parent ] || exit 1; touch $d/parent.denied; }; done; " +
+		"if ( exec 3</proc/$PPID/mem ) 2>/dev/null; then echo open > $d/parent.mem; else echo denied > $d/parent.mem; fi; " +
 		"{ cat /proc/$g/environ > $d/grandparent.environ && cat /proc/$g/cmdline > $d/grandparent.cmdline; } 2>/dev/null || rm -f $d/grandparent.environ $d/grandparent.cmdline; " +
 		`ls -a "${RUNNER_TEMP:-$d}" > $d/temp.ls; echo ok`
 }
@@ -35,13 +41,24 @@ func procDumpEdit(dir string) string {
 // --edit command of procDumpEdit read them, shows one of the secrets' values,
 // or when ghcommitter's own environ or the command's still names a secret.
 // keep must be in ghcommitter's environ: it proves the right process was
-// read. needGrandparent says the grandparent must have been readable.
-func checkProcDump(t *testing.T, dir string, secrets map[string]string, keep string, needGrandparent bool) {
+// read. root says the command ran as root, who may read any process: then
+// the grandparent and ghcommitter's environ must have been readable.
+// Otherwise (another user, the same as ghcommitter's) ghcommitter's environ
+// and memory must have been closed to it: ghcommitter is not dumpable.
+func checkProcDump(t *testing.T, dir string, secrets map[string]string, keep string, root bool) {
 	t.Helper()
+	if !root {
+		if _, err := os.Stat(filepath.Join(dir, "parent.denied")); err != nil {
+			t.Errorf("a command of ghcommitter's own user could read ghcommitter's /proc/PID/environ (want it refused: not dumpable)")
+		}
+		if m, _ := os.ReadFile(filepath.Join(dir, "parent.mem")); string(m) != "denied\n" {
+			t.Errorf("a command of ghcommitter's own user could open ghcommitter's /proc/PID/mem, where the credentials are once read (parent.mem %q, want denied)", m)
+		}
+	}
 	for _, who := range []string{"self", "parent", "grandparent"} {
 		for _, f := range []string{"environ", "cmdline"} {
 			data, err := os.ReadFile(filepath.Join(dir, who+"."+f))
-			if who == "grandparent" && !needGrandparent && os.IsNotExist(err) {
+			if !root && os.IsNotExist(err) && (who == "grandparent" || who == "parent" && f == "environ") {
 				continue
 			}
 			if err != nil || len(data) == 0 {
@@ -149,12 +166,12 @@ func TestProcShowsNoCredentials(t *testing.T) {
 		signed  bool
 		fileTok bool
 	}{
-		// The fake is not github.com: GH_ENTERPRISE_TOKEN and
-		// GITHUB_ENTERPRISE_TOKEN come first, then GH_TOKEN, GITHUB_TOKEN.
+		// The fake is on loopback: GH_TOKEN and GITHUB_TOKEN come first,
+		// then GH_ENTERPRISE_TOKEN, GITHUB_ENTERPRISE_TOKEN.
 		{name: "GH_TOKEN", env: map[string]string{"GH_TOKEN": hiddenToken, "GITHUB_TOKEN": "s-github-token", "GHCOMMITTER_SIGN_PASSPHRASE": "s-pass"}},
 		{name: "GITHUB_TOKEN", env: map[string]string{"GITHUB_TOKEN": hiddenToken}},
-		{name: "GH_ENTERPRISE_TOKEN", env: map[string]string{"GH_ENTERPRISE_TOKEN": hiddenToken, "GITHUB_ENTERPRISE_TOKEN": "s-ghe-2", "GH_TOKEN": "s-gh"}},
-		{name: "GITHUB_ENTERPRISE_TOKEN", env: map[string]string{"GITHUB_ENTERPRISE_TOKEN": hiddenToken, "GITHUB_TOKEN": "s-gh"}},
+		{name: "GH_ENTERPRISE_TOKEN", env: map[string]string{"GH_ENTERPRISE_TOKEN": hiddenToken, "GITHUB_ENTERPRISE_TOKEN": "s-ghe-2"}},
+		{name: "GITHUB_ENTERPRISE_TOKEN", env: map[string]string{"GITHUB_ENTERPRISE_TOKEN": hiddenToken}},
 		{name: "token file", fileTok: true, env: map[string]string{"GITHUB_TOKEN": "s-unused-token"}},
 		{name: "sign passphrase", signed: true, env: map[string]string{"GH_TOKEN": hiddenToken, "GHCOMMITTER_SIGN_PASSPHRASE": "s3cret-passphrase"}},
 	} {
@@ -198,7 +215,7 @@ func TestProcShowsNoCredentials(t *testing.T) {
 				if err != nil {
 					t.Fatalf("ghcommitter: %v\n%s", err, out)
 				}
-				checkProcDump(t, dir, secrets, "KEEP_ME=kept", u.wrap == nil)
+				checkProcDump(t, dir, secrets, "KEEP_ME=kept", u.wrap == nil && os.Geteuid() == 0)
 				if got, _ := readFile(t, srv, "main", "leak.txt"); got != "ok\n" {
 					t.Errorf("leak.txt = %q, want the edit's output", got)
 				}
@@ -298,7 +315,7 @@ func TestActionStepHidesCredentials(t *testing.T) {
 				}
 			}
 			if tc.code == 0 {
-				checkProcDump(t, dump, secrets, "KEEP_ME=kept", true)
+				checkProcDump(t, dump, secrets, "KEEP_ME=kept", os.Geteuid() == 0)
 				ls, err := os.ReadFile(filepath.Join(dump, "temp.ls"))
 				if err != nil || strings.Contains(string(ls), "ghcommitter-key.") || !strings.Contains(string(ls), "..") {
 					t.Errorf("the key file was there while the edit command ran (or $RUNNER_TEMP was not listed: %v):\n%s", err, ls)

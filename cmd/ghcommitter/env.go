@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -72,7 +73,10 @@ func classify(err error) *exitError {
 	var ed *editFailure
 	if errors.As(err, &ed) {
 		ee.detail = ed.stderr
-		ee.hint = "nothing was committed; the --edit command's stderr is shown above"
+		ee.hint = "nothing was committed"
+		if strings.TrimSpace(ed.stderr) != "" {
+			ee.hint += "; the --edit command's stderr is shown above"
+		}
 	}
 	switch {
 	case errors.Is(err, committer.ErrInvalid):
@@ -109,6 +113,9 @@ func report(w io.Writer, ee *exitError) {
 
 // run executes the command line args and returns the exit code.
 func run(ctx context.Context, args []string, e *env) int {
+	if _, ok := e.stderr.(*lockedWriter); !ok {
+		e.stderr = &lockedWriter{w: e.stderr}
+	}
 	root := newRootCmd(e)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
@@ -127,6 +134,9 @@ func run(ctx context.Context, args []string, e *env) int {
 		ee = &exitError{code: exitUsage, err: err, hint: "see '" + root.Name() + " --help'"}
 		if c, _, ferr := root.Find(args); ferr == nil && c != root {
 			ee.hint = "see '" + c.CommandPath() + " --help'"
+		}
+		if tokenFlag(err) {
+			ee.hint = "a token is never a flag value (it would show in process listings): " + tokenHint
 		}
 		if wantsJSON(args) {
 			writeFailureJSON(e, ee)
@@ -186,6 +196,8 @@ func apiURLFor(flag, repoFlag string, e *env) string {
 		if host, _ := splitHostRepo(strings.TrimSpace(e.getenv("GH_REPO"))); host != "" {
 			return hostAPIURL(host)
 		}
+	} else if host := repoHost(repoFlag); host != "" {
+		return hostAPIURL(host) // -R https://HOST/OWNER/REPO or HOST/OWNER/REPO
 	}
 	if host := strings.TrimSpace(e.getenv("GH_HOST")); host != "" {
 		return hostAPIURL(host)
@@ -218,15 +230,39 @@ func isEnterpriseAPI(apiURL string) bool {
 		return true
 	}
 	h := strings.ToLower(u.Hostname())
+	if isLoopback(h) {
+		// A local stand-in (fake-github, a test server) is no server of
+		// an enterprise: GH_TOKEN, as the README's examples set it.
+		return false
+	}
 	return h != "api.github.com" && h != "github.com" && !strings.HasSuffix(h, ".ghe.com")
+}
+
+// isLoopbackAPI reports whether apiURL is on this machine.
+func isLoopbackAPI(apiURL string) bool {
+	u, err := url.Parse(apiURL)
+	return err == nil && isLoopback(strings.ToLower(u.Hostname()))
+}
+
+// isLoopback reports whether host names this machine.
+func isLoopback(host string) bool {
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // envToken is the token from the environment for apiURL, "" when none is
 // set.
 func envToken(e *env, apiURL string) string {
 	names := []string{"GH_TOKEN", "GITHUB_TOKEN"}
-	if isEnterpriseAPI(apiURL) {
+	switch {
+	case isEnterpriseAPI(apiURL):
 		names = append([]string{"GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN"}, names...)
+	case isLoopbackAPI(apiURL):
+		// A local stand-in: GH_TOKEN first, an enterprise token after it.
+		names = append(names, "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN")
 	}
 	for _, n := range names {
 		if t := strings.TrimSpace(e.getenv(n)); t != "" {
@@ -260,4 +296,11 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// tokenFlag reports whether err is cobra refusing --token or -t, the flag
+// other tools take a token with.
+func tokenFlag(err error) bool {
+	m := err.Error()
+	return m == "unknown flag: --token" || strings.HasPrefix(m, "unknown flag: --token=") || m == "unknown shorthand flag: 't' in -t"
 }

@@ -1,21 +1,74 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/url"
 	"os"
 	"strings"
 
 	"github.com/ghcommitter/ghcommitter/committer"
+	"github.com/google/go-github/v66/github"
 )
 
 // output prints a commit's result for people, for scripts (--json) and for
 // GitHub Actions ($GITHUB_OUTPUT, $GITHUB_STEP_SUMMARY).
 type output struct {
 	e    *env
+	ctx  context.Context
 	json bool
-	web  string // web root ending in "/", or ""
+	web  string         // web root ending in "/", or ""
+	gh   *github.Client // reads back what the outputs report
+}
+
+// newOutput is the output of a command talking to apiURL through client.
+func newOutput(ctx context.Context, e *env, json bool, apiURL string, client *http.Client) *output {
+	gh := github.NewClient(client)
+	base := apiURL
+	if !strings.HasSuffix(base, "/") {
+		base += "/"
+	}
+	if u, err := url.Parse(base); err == nil {
+		gh.BaseURL = u
+	}
+	return &output{e: e, ctx: ctx, json: json, web: webURL(apiURL), gh: gh}
+}
+
+// maxChangedFiles bounds the changed-files output: a job's outputs are
+// capped at 1 MB in all, so the list stops before 256 KiB of JSON (and
+// changed-files-truncated says so); changed-count is always exact.
+const maxChangedFiles = 256 << 10
+
+// changedFilesJSON is paths as a JSON list of at most maxChangedFiles bytes,
+// and whether it had to be cut.
+func changedFilesJSON(paths []string) (string, bool) {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, p := range paths {
+		q, _ := json.Marshal(p)
+		if b.Len()+len(q)+2 > maxChangedFiles {
+			b.WriteByte(']')
+			return b.String(), true
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(q)
+	}
+	b.WriteByte(']')
+	return b.String(), false
+}
+
+// verified reads back whether GitHub shows sha as Verified.
+func (o *output) verified(repo, sha string) bool {
+	owner, name, _ := strings.Cut(repo, "/")
+	if o.gh == nil || sha == "" {
+		return false
+	}
+	c, _, err := o.gh.Git.GetCommit(o.ctx, owner, name, sha)
+	return err == nil && c.GetVerification().GetVerified()
 }
 
 // jsonResult is the --json object; its keys are a contract.
@@ -64,7 +117,7 @@ func (o *output) commitURL(repo, sha string) string {
 // objects.
 func (o *output) result(r *committer.Result) error {
 	u := o.commitURL(r.Repository, r.Commit)
-	if err := o.actions(r, u); err != nil {
+	if err := o.actions(r, u, nil); err != nil {
 		return err
 	}
 	if o.json {
@@ -87,10 +140,18 @@ func summary(r *committer.Result, where, link, url string) string {
 	return s
 }
 
-// actions appends to $GITHUB_OUTPUT and $GITHUB_STEP_SUMMARY when set.
-func (o *output) actions(r *committer.Result, u string) error {
+// actions appends to $GITHUB_OUTPUT and $GITHUB_STEP_SUMMARY when set;
+// pr, when not nil, is the pull request the commit went to.
+func (o *output) actions(r *committer.Result, u string, pr *committer.PullRequestResult) error {
 	if p := o.e.getenv("GITHUB_OUTPUT"); p != "" {
-		if err := appendFile(p, fmt.Sprintf("commit=%s\nnoop=%t\n", r.Commit, r.NoOp)); err != nil {
+		files := changed(r)
+		list, cut := changedFilesJSON(files)
+		s := fmt.Sprintf("commit=%s\nnoop=%t\nbranch=%s\nchanged-count=%d\nchanged-files=%s\nchanged-files-truncated=%t\nengine=%s\nverified=%t\n",
+			r.Commit, r.NoOp, r.Branch, len(files), list, cut, r.Engine, o.verified(r.Repository, r.Commit))
+		if pr != nil && pr.Number != 0 {
+			s += fmt.Sprintf("pull-request-number=%d\npull-request-url=%s\npull-request-operation=%s\n", pr.Number, pr.URL, pr.Operation)
+		}
+		if err := appendFile(p, s); err != nil {
 			return fmt.Errorf("the commit landed (%s), but writing $GITHUB_OUTPUT failed: %w", r.Commit, err)
 		}
 	}
@@ -99,7 +160,11 @@ func (o *output) actions(r *committer.Result, u string) error {
 		if u != "" {
 			link = fmt.Sprintf("[%s](%s)", short(r.Commit), u)
 		}
-		line := "ghcommitter: " + summary(r, "`"+r.Repository+"@"+r.Branch+"`", link, "") + "\n"
+		line := "ghcommitter: " + summary(r, "`"+r.Repository+"@"+r.Branch+"`", link, "")
+		if pr != nil && pr.Number != 0 {
+			line += fmt.Sprintf("; pull request [#%d](%s) %s", pr.Number, pr.URL, pr.Operation)
+		}
+		line += "\n"
 		if err := appendFile(p, line); err != nil {
 			return fmt.Errorf("the commit landed (%s), but writing $GITHUB_STEP_SUMMARY failed: %w", r.Commit, err)
 		}
@@ -119,12 +184,42 @@ type jsonPlan struct {
 
 func (o *output) plan(p *committer.Plan) error {
 	if o.json {
-		files := p.Files
-		if files == nil {
-			files = []committer.FileChange{}
-		}
-		return writeJSON(o.e, jsonPlan{p.Repository, p.Branch, p.Head, p.NewBranch, true, files})
+		return writeJSON(o.e, o.jsonPlan(p))
 	}
+	return o.planText(p)
+}
+
+func (o *output) jsonPlan(p *committer.Plan) jsonPlan {
+	files := p.Files
+	if files == nil {
+		files = []committer.FileChange{}
+	}
+	return jsonPlan{p.Repository, p.Branch, p.Head, p.NewBranch, true, files}
+}
+
+// planPullRequest prints a --dry-run --pull-request: the plan for the head
+// branch, and the pull request into base that would be opened or reused.
+func (o *output) planPullRequest(p *committer.Plan, base string) error {
+	if o.json {
+		return writeJSON(o.e, struct {
+			jsonPlan
+			PullRequest struct {
+				Base string `json:"base"`
+				Head string `json:"head"`
+			} `json:"pull_request"`
+		}{jsonPlan: o.jsonPlan(p), PullRequest: struct {
+			Base string `json:"base"`
+			Head string `json:"head"`
+		}{base, p.Branch}})
+	}
+	if err := o.planText(p); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(o.e.stdout, "would open a pull request from %s into %s, or reuse the one open\n", p.Branch, base)
+	return err
+}
+
+func (o *output) planText(p *committer.Plan) error {
 	w := o.e.stdout
 	head := short(p.Head)
 	if head == "" {
@@ -213,24 +308,21 @@ type jsonPullRequest struct {
 		Number  int    `json:"number"`
 		URL     string `json:"url"`
 		Created bool   `json:"created"`
+		// Operation is created, updated or unchanged.
+		Operation string `json:"operation"`
 	} `json:"pull_request"`
 }
 
 func (o *output) pullRequest(r *committer.PullRequestResult) error {
 	c := r.Commit
 	u := o.commitURL(c.Repository, c.Commit)
-	if p := o.e.getenv("GITHUB_OUTPUT"); p != "" && r.Number != 0 {
-		if err := appendFile(p, fmt.Sprintf("pull-request-number=%d\npull-request-url=%s\n", r.Number, r.URL)); err != nil {
-			return fmt.Errorf("the commit landed (%s), but writing $GITHUB_OUTPUT failed: %w", c.Commit, err)
-		}
-	}
-	if err := o.actions(c, u); err != nil {
+	if err := o.actions(c, u, r); err != nil {
 		return err
 	}
 	if o.json {
 		var j jsonPullRequest
 		j.jsonResult = o.jsonResult(c, u)
-		j.PullRequest.Number, j.PullRequest.URL, j.PullRequest.Created = r.Number, r.URL, r.Created
+		j.PullRequest.Number, j.PullRequest.URL, j.PullRequest.Created, j.PullRequest.Operation = r.Number, r.URL, r.Created, r.Operation
 		return writeJSON(o.e, j)
 	}
 	fmt.Fprintln(o.e.stdout, summary(c, c.Repository+"@"+c.Branch, short(c.Commit), u))
@@ -239,6 +331,8 @@ func (o *output) pullRequest(r *committer.PullRequestResult) error {
 		fmt.Fprintf(o.e.stdout, "no pull request: %s has nothing that its base lacks\n", c.Branch)
 	case r.Created:
 		fmt.Fprintf(o.e.stdout, "opened pull request #%d: %s\n", r.Number, r.URL)
+	case r.Operation == committer.PullRequestUnchanged:
+		fmt.Fprintf(o.e.stdout, "pull request #%d unchanged: %s\n", r.Number, r.URL)
 	default:
 		fmt.Fprintf(o.e.stdout, "updated pull request #%d: %s\n", r.Number, r.URL)
 	}

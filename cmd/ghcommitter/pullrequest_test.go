@@ -10,6 +10,7 @@ import (
 
 	"github.com/ProtonMail/go-crypto/openpgp"
 	"github.com/ProtonMail/go-crypto/openpgp/armor"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest"
 )
 
 func TestCommitPullRequest(t *testing.T) {
@@ -117,5 +118,45 @@ func TestCommitSignKey(t *testing.T) {
 	r = c.run(commitArgs(srv, "-b", "main", "-m", "signed", "--author", "Jane Doe <jane@example.com>", "--sign-key", f, "--add", "b.txt="+f)...)
 	if r.code != 2 {
 		t.Fatalf("bad key: exit %d: %s", r.code, r.stderr)
+	}
+}
+
+// TestCommitPullRequestPassesEngineAndBase (issue 19.2): --pull-request
+// commits through --engine, and creates the head branch from
+// --create-branch-from when given (from --base otherwise).
+func TestCommitPullRequestPassesEngineAndBase(t *testing.T) {
+	for _, engine := range []string{"git-data", "graphql", "contents", "auto"} {
+		t.Run(engine, func(t *testing.T) {
+			srv := fake(t)
+			if _, err := srv.Seed("acme", "mono", "release", "release only", githubtest.File{Path: "release.txt", Content: []byte("r\n")}); err != nil {
+				t.Fatal(err)
+			}
+			c := newCLI(t)
+			srv.ResetRequests()
+			r := c.run(commitArgs(srv, "-b", "bump", "-m", "Bump", "--pull-request", "--json", "--engine", engine,
+				"--create-branch-from", "release", "--edit", "release.txt=cat; echo more")...)
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			var out struct {
+				Engine string `json:"engine"`
+			}
+			if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+				t.Fatalf("stdout is not JSON: %v\n%s", err, r.stdout)
+			}
+			want := engine
+			if engine == "auto" {
+				want = "contents" // one plain file
+			}
+			if out.Engine != want {
+				t.Errorf("engine %q, want %q", out.Engine, want)
+			}
+			if engine != "git-data" && srv.Count("POST /repos/{owner}/{repo}/git/commits") != 0 {
+				t.Errorf("--engine %s: the commit was made through Git Data", engine)
+			}
+			if got, _ := readFile(t, srv, "bump", "release.txt"); got != "r\nmore\n" {
+				t.Errorf("release.txt on the head branch = %q: not created from --create-branch-from", got)
+			}
+		})
 	}
 }

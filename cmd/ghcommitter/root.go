@@ -33,6 +33,7 @@ lost and nothing is force-pushed.`,
 		newCommitCmd(e),
 		newFakeGitHubCmd(e),
 		newDemoCmd(e),
+		newSchemaCmd(e), // manifest.go
 		newVersionCmd(e),
 	)
 	return root

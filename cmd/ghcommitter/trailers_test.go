@@ -112,7 +112,14 @@ func TestCommitTrailerEditIDIsNotOurs(t *testing.T) {
 			var once sync.Once
 			srv.Inject(githubtest.Fault{Route: route, Times: 1, Status: http.StatusBadGateway, Before: func(*http.Request) {
 				once.Do(func() {
-					r := newCLI(t).run(commitArgs(srv, append([]string{"-m", "deploy", "--add", "b.txt=-"}, trailer...)...)...)
+					// B runs inside A's request: as another process would,
+					// through a coordinator of its own (one process commits
+					// to a branch one batch after the other, so B in A's
+					// process would wait for A). The same fake under another
+					// name of the host is another API for the coordinator.
+					args := append([]string{"commit", "--api-url", strings.Replace(srv.URL, "127.0.0.1", "localhost", 1), "-R", "acme/mono",
+						"-m", "deploy", "--add", "b.txt=-"}, trailer...)
+					r := newCLI(t).run(args...)
 					if r.code != 0 {
 						t.Errorf("writer B: exit %d: %s", r.code, r.stderr)
 					}

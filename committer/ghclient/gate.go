@@ -74,6 +74,7 @@ func (t *limitLayer) waitGate(ctx context.Context, st *shared, res, method, rel 
 			return &RateLimitError{Reset: until, Wait: wait, MaxWait: t.o.maxRateWait, Secondary: secondary, Method: method, Path: rel}
 		}
 		t.log(ctx, "github request held back by a rate-limit window", method, rel, wait)
+		notifyWait(ctx, Wait{Kind: WaitRateLimit, Secondary: secondary, Method: method, Route: rel, Duration: wait})
 		if err := t.o.sleep(ctx, wait); err != nil {
 			return err
 		}
@@ -93,6 +94,7 @@ func (t *limitLayer) pace(ctx context.Context, st *shared, p paceConfig, method,
 		return nil
 	}
 	t.log(ctx, "github write paced", method, rel, wait)
+	notifyWait(ctx, Wait{Kind: WaitPacer, Method: method, Route: rel, Duration: wait})
 	if err := t.o.sleep(ctx, wait); err != nil {
 		return err
 	}

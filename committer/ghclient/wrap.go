@@ -175,6 +175,7 @@ type layered struct {
 	// rebuild makes the same client for another base URL, with extra
 	// options added (see Wrap).
 	rebuild func(baseURL string, extra []Option) (*http.Client, error)
+	key     keyer // the credential a request is sent with
 }
 
 func (l *layered) RoundTrip(req *http.Request) (*http.Response, error) { return l.rt.RoundTrip(req) }
@@ -201,7 +202,7 @@ func assemble(hc *http.Client, o *options, base, upload *url.URL, next http.Roun
 	}
 	rt = guard(rt, hosts)
 	c := *hc
-	c.Transport = &layered{rt: rt, o: o, base: base, explicitBase: o.baseURLSet, rebuild: rebuild}
+	c.Transport = &layered{rt: rt, o: o, base: base, explicitBase: o.baseURLSet, rebuild: rebuild, key: key}
 	c.CheckRedirect = checkRedirect(hosts)
 	return &c
 }
@@ -261,6 +262,13 @@ type Config struct {
 	SecondaryLimitWait time.Duration
 	// Logger is WithLogger's logger, or nil.
 	Logger *slog.Logger
+	// Credential names, as a hash (never the credential itself), the
+	// credential the client's requests carry on its API host: clients of
+	// NewHTTPClient with one token (or one App installation) have the same
+	// Credential, as have clients Wrap made over one transport value. The
+	// rate-limit gate and pacer are shared by it, and the committer
+	// batches only commits of one Credential.
+	Credential string
 }
 
 // ConfigOf returns the Config of a client from Wrap or NewHTTPClient; ok
@@ -273,5 +281,6 @@ func ConfigOf(hc *http.Client) (c Config, ok bool) {
 	if !ok {
 		return Config{}, false
 	}
-	return Config{BaseURL: l.base.String(), MaxRateLimitWait: l.o.maxRateWait, SecondaryLimitWait: l.o.secondaryFloor(), Logger: l.o.logger}, true
+	cred := l.key(&http.Request{Header: http.Header{}})
+	return Config{BaseURL: l.base.String(), MaxRateLimitWait: l.o.maxRateWait, SecondaryLimitWait: l.o.secondaryFloor(), Logger: l.o.logger, Credential: cred}, true
 }

@@ -1,0 +1,293 @@
+package committer
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// Every commit a process makes to a branch — Commit, CommitPullRequest's
+// commit, a Queue's — goes through one coordinator per (API, repository,
+// branch): the process's writers never race each other there. A change
+// set that finds the branch idle starts at once (no delay, no request more
+// than alone); the ones that come while a batch is in flight wait and go
+// together in the next one: one chain of commits (each its own) and one
+// ref update. Change sets batch only with those of one group (groupKey):
+// one credential and one set of commit-shaping options; the others wait
+// their turn, in order.
+
+// coordKey names a coordinator.
+type coordKey struct {
+	process string // "" for this process (see options.process)
+	api     string // the REST API root
+	repo    string // owner/name, lower case as GitHub compares them
+	branch  string
+}
+
+// coordinators is the process's registry.
+var coordinators = struct {
+	mu sync.Mutex
+	m  map[coordKey]*coordinator
+}{m: map[coordKey]*coordinator{}}
+
+// coordPrune is the registry size above which idle coordinators are dropped.
+const coordPrune = 1024
+
+// defaultMaxBatch is the most change sets one batch carries (WithMaxBatch).
+const defaultMaxBatch = 64
+
+// coordinatorFor returns the coordinator of branch, creating it.
+func (c *Committer) coordinatorFor(branch string) *coordinator {
+	k := coordKey{process: c.o.process, api: c.client.BaseURL.String(), repo: strings.ToLower(c.Repository()), branch: branch}
+	coordinators.mu.Lock()
+	defer coordinators.mu.Unlock()
+	co := coordinators.m[k]
+	if co == nil {
+		if len(coordinators.m) >= coordPrune {
+			for key, o := range coordinators.m {
+				if o.idle() {
+					delete(coordinators.m, key)
+				}
+			}
+		}
+		co = &coordinator{}
+		coordinators.m[k] = co
+	}
+	co.users.Add(1) // until submit returns: never pruned in between
+	return co
+}
+
+// coordinator serializes and batches the commits to one branch.
+type coordinator struct {
+	users   atomic.Int32 // callers between coordinatorFor and submit's end
+	mu      sync.Mutex
+	pending []*job
+	leading bool
+	head    string // the head the last batch made, and its tree
+	tree    string
+}
+
+func (co *coordinator) idle() bool {
+	co.mu.Lock()
+	defer co.mu.Unlock()
+	return co.users.Load() == 0 && !co.leading && len(co.pending) == 0
+}
+
+// job is one caller's change set waiting for, or in, a batch.
+type job struct {
+	ctx context.Context
+	c   *Committer // the caller's
+	co  commitOptions
+	u   *unit
+	q   *Queue // the Queue it came through; nil for Commit
+	// branch is the branch it commits to
+	branch string
+	done   chan struct{}
+	res    *Result
+	err    error
+}
+
+func newJob(ctx context.Context, c *Committer, branch string, co commitOptions, u *unit) *job {
+	return &job{ctx: ctx, c: c, branch: branch, co: co, u: u, done: make(chan struct{})}
+}
+
+func (j *job) finish(res *Result, err error) {
+	j.res, j.err = res, err
+	close(j.done)
+}
+
+// submit queues j and waits until it has landed or failed. If j.ctx ends
+// while j still waits for a batch, it is withdrawn and ctx's error
+// returned; once its batch has started, the batch decides (a lone commit
+// runs on j.ctx itself; a batch waits for the outcome of a landing write
+// it sent).
+func (co *coordinator) submit(j *job) (*Result, error) {
+	defer co.users.Add(-1)
+	co.mu.Lock()
+	co.pending = append(co.pending, j)
+	if !co.leading {
+		co.leading = true
+		go co.lead()
+	}
+	co.mu.Unlock()
+	select {
+	case <-j.done:
+		return j.res, j.err
+	case <-j.ctx.Done():
+	}
+	co.mu.Lock()
+	for i, pj := range co.pending {
+		if pj == j {
+			co.pending = append(co.pending[:i], co.pending[i+1:]...)
+			co.mu.Unlock()
+			return nil, j.c.fail("commit to", j.branch, nil, j.ctx.Err())
+		}
+	}
+	co.mu.Unlock()
+	<-j.done
+	return j.res, j.err
+}
+
+func (co *coordinator) lead() {
+	for {
+		co.mu.Lock()
+		if len(co.pending) == 0 {
+			co.leading = false
+			co.mu.Unlock()
+			return
+		}
+		jobs := co.take()
+		co.mu.Unlock()
+		co.run(jobs)
+	}
+}
+
+// take removes the next batch from pending: the first job and, when it may
+// share a batch, the jobs of its group behind it, within the batch's
+// limits (WithMaxBatch, and the bytes its engine carries). Caller holds
+// co.mu.
+func (co *coordinator) take() []*job {
+	first := co.pending[0]
+	g, ok := first.group()
+	if !ok {
+		co.pending = co.pending[1:]
+		return []*job{first}
+	}
+	limit := first.co.maxBatch
+	if limit == 0 {
+		limit = defaultMaxBatch
+	}
+	budget := batchBytes(first.co)
+	var jobs, rest []*job
+	var size int64
+	for i, j := range co.pending {
+		jg, ok := j.group()
+		n := j.u.p.knownBytes()
+		if i == 0 || ok && jg == g && len(jobs) < limit && size+n <= budget {
+			jobs = append(jobs, j)
+			size += n
+			continue
+		}
+		rest = append(rest, j)
+	}
+	co.pending = rest
+	return jobs
+}
+
+// batchBytes is the content one batch of co carries at most: a squashed
+// GraphQL batch is one request, its content base64-encoded; a Git Data
+// batch sends its content in blobs and tree requests, which this bounds
+// too, so that a batch's requests stay the size of a few change sets'.
+func batchBytes(co commitOptions) int64 {
+	if co.engine == EngineGraphQL {
+		return MaxGraphQLBytes / 4 * 3
+	}
+	return maxBatchBytes
+}
+
+// maxBatchBytes bounds the content of a Git Data batch.
+const maxBatchBytes = 8 << 20
+
+// groupKey says which change sets may share a batch: those with the same
+// key. It holds what shapes their commits and who sends them.
+type groupKey struct {
+	cred       string
+	api        string
+	engine     Engine
+	createFrom string
+	squash     *Queue // a squash lands only its own queue's change sets
+	signer     any
+	inline     int64
+}
+
+// group returns j's key; ok is false when j goes alone: ExpectHead pins a
+// head of its own, a one-write engine sends one change set per write
+// (outside a squashed GraphQL Queue), and a signer that cannot be compared
+// cannot be told to be the same.
+func (j *job) group() (groupKey, bool) {
+	co := j.co
+	if co.expectHead != "" {
+		return groupKey{}, false
+	}
+	if co.engine != EngineGitData && !(co.squash && co.engine == EngineGraphQL) {
+		return groupKey{}, false
+	}
+	var signer any
+	if s := j.c.o.signer; s != nil {
+		if !reflect.TypeOf(s).Comparable() {
+			return groupKey{}, false
+		}
+		signer = s
+	}
+	g := groupKey{cred: j.c.cred, api: j.c.o.graphqlURL, engine: co.engine, createFrom: co.createFrom, signer: signer, inline: j.c.o.inlineLimit}
+	if co.squash {
+		g.squash = j.q
+	}
+	return g, true
+}
+
+// knownBytes is the size of the content p puts that is known before any
+// request (edits and files not yet read count as nothing).
+func (p *prepared) knownBytes() int64 {
+	var n int64
+	for _, o := range p.ops {
+		if o.src != nil && o.src.size > 0 {
+			n += o.src.size
+		}
+	}
+	for _, s := range p.syncs {
+		for _, f := range s.files {
+			if f.src != nil && f.src.size > 0 {
+				n += f.src.size
+			}
+		}
+	}
+	return n
+}
+
+// run lands one batch. A lone change set of Commit runs exactly as alone,
+// on its caller's context; anything else runs as a batch (see batch),
+// whose landing writes outlive its callers' cancels.
+func (co *coordinator) run(jobs []*job) {
+	j := jobs[0]
+	if len(jobs) == 1 && j.q == nil {
+		s := &single{c: j.c, branch: j.branch, u: j.u, results: map[string]*Result{}}
+		d := &driver{c: j.c, op: "commit to", branch: j.branch, co: j.co, w: s, cands: j.c.autoCandidates(j.u, j.co)}
+		d.run(j.ctx)
+		// The head it made is the branch's now, for a Queue's next batch
+		// (which would otherwise build on an older one and lose a race
+		// to this process's own commit).
+		if r := s.res; r != nil && r.Commit != "" && r.Tree != "" {
+			co.remember(r.Commit, r.Tree)
+		} else {
+			co.forget()
+		}
+		j.finish(s.res, s.err)
+		return
+	}
+	b := &batch{c: j.c, branch: j.branch, co: j.co, coord: co, live: jobs, outcomes: map[string]outcome{}, id: newEditID()}
+	d := &driver{c: j.c, op: "commit to", branch: j.branch, co: j.co, w: b, watchers: b.committers}
+	if j.q != nil {
+		d.known, d.forget = co.known, co.forget
+	}
+	d.run(context.WithoutCancel(j.ctx))
+}
+
+// remember keeps the head a batch made, for the next Queue batch.
+func (co *coordinator) remember(head, tree string) {
+	co.mu.Lock()
+	co.head, co.tree = head, tree
+	co.mu.Unlock()
+}
+
+func (co *coordinator) known() (string, string) {
+	co.mu.Lock()
+	defer co.mu.Unlock()
+	return co.head, co.tree
+}
+
+func (co *coordinator) forget() {
+	co.remember("", "")
+}
