@@ -64,8 +64,8 @@ func (c *objectCache) putPathLocked(root, p string, k known) {
 		c.paths[root] = m
 	}
 	old, had := m[p]
-	if had && old.ok && old.e.sha != "" && k.e.sha == "" {
-		k.e.sha = old.e.sha
+	if had && old.ok && k.ok && old.e.typ == k.e.typ && old.e.sha != "" && k.e.sha == "" {
+		k.e.sha = old.e.sha // the same directory, its SHA known
 	}
 	if !had {
 		c.npaths++

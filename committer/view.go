@@ -93,7 +93,13 @@ func (v *view) base(ctx context.Context, path string) (treeEntry, bool, error) {
 	case decided:
 		return k.e, k.ok, nil
 	case from != "":
-		return v.c.lookup(ctx, from, rel)
+		e, ok, err := v.c.lookup(ctx, from, rel)
+		if statusOf(err) != http.StatusNotFound {
+			return e, ok, err
+		}
+		// A directory SHA learnt for this tree that GitHub does not have:
+		// never trusted over the tree itself.
+		v.c.o.logger.DebugContext(ctx, "a learnt directory is not on GitHub; reading from the root", "tree", short(from), "path", path)
 	}
 	return v.c.lookup(ctx, v.root, path)
 }
