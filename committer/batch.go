@@ -215,7 +215,10 @@ func (b *batch) buildAll(ctx context.Context, live *[]*job, id, head, tree strin
 // before it left, and finishes those that fail alone.
 func (b *batch) resolveAll(ctx context.Context, live *[]*job, head, tree string, attempt int) (map[*job]*Result, []step, error) {
 	c := b.c
-	v := newView(c, tree)
+	v := newViewAt(c, head, tree)
+	if err := v.prefetchJobs(ctx, *live); err != nil {
+		return nil, nil, err
+	}
 	results := map[*job]*Result{}
 	var steps []step
 	kept := (*live)[:0]

@@ -133,14 +133,22 @@ func TestQueueRequestsPerChange(t *testing.T) {
 			}
 			q, err := committer.NewQueue(c, "main", opts...)
 			must(t, err)
-			// One commit to learn the head, then a single commit costs 3.
+			// One commit to learn the head, then a single commit costs its
+			// 3 writes and, for a path the Queue has not written, one
+			// GraphQL lookup of it; for a path it wrote, the 3 writes.
 			_, err = q.Commit(context.Background(), committer.NewChangeSet("first").Put("a", []byte("a")))
 			must(t, err)
 			ts.ResetRequests()
 			_, err = q.Commit(context.Background(), committer.NewChangeSet("second").Put("b", []byte("b")))
 			must(t, err)
+			if n, g := len(ts.Requests()), ts.Count(routeGraphQL); n != 4 || g != 1 {
+				t.Fatalf("a commit of a new path after a known head sent %d requests (%d lookups), want 4 (1): %v", n, g, routes(ts))
+			}
+			ts.ResetRequests()
+			_, err = q.Commit(context.Background(), committer.NewChangeSet("third").Put("a", []byte("A")).Put("b", []byte("B")))
+			must(t, err)
 			if n := len(ts.Requests()); n != 3 {
-				t.Fatalf("a commit after a known head sent %d requests, want 3: %v", n, routes(ts))
+				t.Fatalf("a commit of written paths after a known head sent %d requests, want 3: %v", n, routes(ts))
 			}
 			// 64 writers at once.
 			ts.SetLatency(2e6)

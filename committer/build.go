@@ -146,15 +146,15 @@ func (rs *resolution) putEffect(pt put) {
 	rs.r.effects = append(rs.r.effects, eff)
 }
 
-// entry is the tree entry writing pt at p: inline content for small text,
-// else a blob SHA (uploaded first unless known to exist).
+// entry is the tree entry writing pt at p: inline content for text up to
+// the inline limit, however much of it the change set holds (the tree
+// requests are chunked by bytes: see treeChunks), else a blob SHA (uploaded
+// first unless known to exist).
 func (rs *resolution) entry(p string, pt put) *github.TreeEntry {
 	src := pt.src
 	e := &github.TreeEntry{Path: github.String(p), Mode: github.String(string(pt.mode)), Type: github.String("blob")}
-	if src.inMemory() && src.size > 0 && src.size <= rs.c.o.inlineLimit &&
-		rs.inline+src.size <= maxInlineTotal && isText(src.data) {
+	if src.inMemory() && src.size > 0 && src.size <= rs.c.o.inlineLimit && isText(src.data) {
 		e.Content = github.String(string(src.data))
-		rs.inline += src.size
 		return e
 	}
 	e.SHA = github.String(src.sha)

@@ -183,6 +183,7 @@ type driver struct {
 
 	retries   int             // attempts made again without counting (errRetry)
 	fromKnown bool            // this attempt built on known's head, not one read
+	unsent    int             // attempts lost before any write, made again without counting (errUnsent)
 	ours      map[string]bool // commits we created as new tips
 	unsettled []string        // tips whose ref write had no clear answer
 	lastHead  string
@@ -231,6 +232,15 @@ func (d *driver) run(ctx context.Context) {
 			continue
 		}
 		d.fromKnown = false
+		if errors.Is(err, errUnsent) {
+			// Lost before any write (see moved): made again without
+			// counting, up to WithMaxAttempts times.
+			if d.unsent < d.c.o.maxAttempts {
+				d.unsent++
+				attempt--
+			}
+			continue
+		}
 		if errors.Is(err, errRetry) && d.retries < d.c.o.maxAttempts {
 			d.retries++
 			attempt--
@@ -310,6 +320,9 @@ func (d *driver) attempt(ctx context.Context, attempt int) (done bool, err error
 		return true, e
 	}
 	d.lastHead = head
+	if d.lost > 0 {
+		ctx = contendedContext(ctx) // a race was lost: look before writing (see moved)
+	}
 	if d.co.engine != EngineGitData {
 		if done, err, handled := d.oneWrite(ctx, head, tree, creating, attempt, started); handled {
 			return done, err
@@ -317,6 +330,13 @@ func (d *driver) attempt(ctx context.Context, attempt int) (done bool, err error
 		creating = creating && !d.created
 	}
 	tip, _, left, err := d.w.build(ctx, head, tree, attempt)
+	if errors.Is(err, errMoved) {
+		d.lostRace(ctx, head, attempt, started)
+		if errors.Is(err, errUnsent) {
+			return false, err // made again without counting (see run)
+		}
+		return false, nil
+	}
 	if err != nil {
 		return d.refusedOr(err, attempt)
 	}
@@ -595,7 +615,7 @@ func (s *single) build(ctx context.Context, head, tree string, attempt int) (str
 		s.pre = nil
 		r, err = s.c.completeResolve(ctx, p.v, p.r)
 	} else {
-		r, err = s.c.resolve(ctx, newView(s.c, tree), s.u.p, false)
+		r, err = s.c.resolve(ctx, newViewAt(s.c, head, tree), s.u.p, false)
 	}
 	if err != nil {
 		e := s.c.fail("commit to", s.branch, nil, err)
@@ -605,6 +625,13 @@ func (s *single) build(ctx context.Context, head, tree string, attempt int) (str
 	res := newResult(s.c, s.branch, r.changes)
 	res.Parent, res.Commit, res.Tree = head, head, tree
 	if len(r.entries) > 0 {
+		contended := isContended(ctx)
+		if contended && s.c.moved(ctx, s.branch, head) {
+			if len(r.subtrees) > 0 {
+				return "", "", false, errMovedAfterWrites // resolve created them
+			}
+			return "", "", false, errUnsent
+		}
 		if err := s.c.upload(ctx, r.uploads); err != nil {
 			return "", "", false, err
 		}
@@ -613,7 +640,14 @@ func (s *single) build(ctx context.Context, head, tree string, attempt int) (str
 			return "", "", false, err
 		}
 		if newTree != tree {
+			moved := func() bool { return false }
+			if contended {
+				moved = s.c.watchMoved(ctx, s.branch, head)
+			}
 			commit, err := s.c.createCommit(ctx, s.u.cs, s.u.message, head, newTree)
+			if moved() && err == nil {
+				return "", "", false, errMovedAfterWrites // the ref update would lose: not sent
+			}
 			if err != nil {
 				return "", "", false, err
 			}

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
@@ -26,13 +27,16 @@ type Committer struct {
 	repo   string
 	o      options
 	cache  *objectCache
-	gql    *ghgraphql.Client // the GraphQL engine's client (see WithEngine)
+	gql    *ghgraphql.Client // the GraphQL engine's client (see WithEngine), and path lookups
 	cred   string            // the client's credential, as ghclient.Config names it
 	swap   refSwap           // the strict ref update's state (refswap.go)
 	// observing serializes the calls of the WithObserver function: events
 	// come from every commit of the Committer and from the HTTP layer's
 	// waits of parallel uploads.
 	observing *sync.Mutex
+	// noPathQueries is set once the GraphQL endpoint turned out not to be
+	// there: path lookups read directories over REST (see view.prefetch).
+	noPathQueries atomic.Bool
 }
 
 // New returns a Committer for the repository owner/repo.

@@ -13,15 +13,21 @@
 // # Cost
 //
 // One attempt of a commit of small text files costs five requests whatever
-// the size of the repository: read the head (GET branches/{b}, which also
-// gives the head's tree), read the existing directories on the puts' paths
-// (for top-level files, the root only: a put must go neither through a
-// file nor onto a directory), create the tree with the content inline and
-// base_tree set to the head's tree, create the commit, update the ref.
-// Deletes, edits, preconditions and syncs read only the directories on their
-// paths, and trees are cached by SHA across attempts. Binary or large files
-// are hashed locally and uploaded once as blobs, however many attempts the
-// commit takes, streaming from disk.
+// the size of the repository and the width of its directories: read the
+// head (GET branches/{b}, which also gives the head's tree), one GraphQL
+// query that says what is at every changed path and every directory above
+// it (a put must go neither through a file nor onto a directory), create
+// the tree with the content inline and base_tree set to the head's tree,
+// create the commit, update the ref. An edit reads its file's blob by SHA;
+// a directory delete or a sync lists that directory. What the trees a
+// Committer created hold is remembered, so a path it wrote needs no query;
+// where GraphQL is unavailable the directories on the paths are read over
+// REST (cached by SHA across attempts). Text goes inline however much of it
+// there is, in create-tree requests of at most 1 MB of content and 200
+// inline entries, each on the last, so writes grow with the bytes sent,
+// not the files. Binary or large files are hashed locally and uploaded
+// once as blobs, however many attempts the commit takes, streaming from
+// disk.
 //
 // # Guarantees
 //
@@ -120,11 +126,16 @@
 //     the driver's read.
 //   - bootstrap.go: an empty repository's first commit, through the
 //     contents API.
-//   - resolve.go, build.go, view.go, trees.go: the change set is resolved
-//     against the head's tree, reading only the directories on its paths
-//     (cached by SHA); edit functions run here. predict.go works out the
-//     directories the new tree will have, so the next commit reads none.
-//   - upload.go, then commit.go's createTree (in chunks: trees.go) and
+//   - resolve.go, build.go, view.go, known.go, trees.go: the change set is
+//     resolved against the head's tree; view.go's prefetch looks every
+//     changed path up in one GraphQL query (internal/ghgraphql's Paths),
+//     known.go holds what is known at each path of a tree (looked up, or
+//     learnt from a tree this Committer created), trees.go reads
+//     directories over REST where that is not enough; edit functions run
+//     here. predict.go works out the directories the new tree will have
+//     from the listings read, so the next commit reads none.
+//   - upload.go, then commit.go's createTree (in chunks by inline bytes and
+//     entries: trees.go's treeChunks) and
 //     createCommit: missing blobs are uploaded once, the tree is created on
 //     the head's tree, the commit on the head.
 //   - refs.go, refswap.go: the ref update, a strict compare-and-swap

@@ -13,7 +13,10 @@ import (
 // edit fails is finished with its own error.
 func (b *batch) stageOne(ctx context.Context, engine Engine, _ []Engine, head, tree string, attempt int) (*staged, *unit, error) {
 	c := b.c
-	v := newView(c, tree)
+	v := newViewAt(c, head, tree)
+	if err := v.prefetchJobs(ctx, b.live); err != nil {
+		return nil, nil, err
+	}
 	results := map[*job]*Result{}
 	touched := map[string]*prepared{} // path -> the change set that last wrote it
 	var changing []*job
@@ -69,7 +72,7 @@ func (b *batch) stageOne(ctx context.Context, engine Engine, _ []Engine, head, t
 		return nil, nil, nil
 	}
 	st := &staged{engine: engine, head: head}
-	if err := c.stageFinal(ctx, v, newView(c, tree), touched, st); err != nil {
+	if err := c.stageFinal(ctx, v, newViewAt(c, head, tree), touched, st); err != nil {
 		return nil, nil, err
 	}
 	if err := st.refusal(engine); err != nil {

@@ -72,6 +72,13 @@ func (d *driver) oneWrite(ctx context.Context, head, tree string, creating bool,
 		d.landed(head, attempt, d.created)
 		return true, nil, true
 	}
+	// GraphQL's expectedHeadOid loses to any move of the branch: look
+	// first. (A contents write is guarded by its file's blob SHA and
+	// built on whatever the head is: a move elsewhere does not stop it.)
+	if st.engine == EngineGraphQL && !creating && d.c.moved(ctx, d.branch, head) {
+		d.lostRace(ctx, head, attempt, started)
+		return false, errUnsent, true
+	}
 	return d.sendOneWrite(ctx, u, st, attempt, started)
 }
 

@@ -36,7 +36,7 @@ type stagedFile struct {
 // soon as it is made, so that an attempt that goes on through Git Data
 // builds on it instead of running the edit functions again.
 func (c *Committer) stage(ctx context.Context, u *unit, engine Engine, cands []Engine, head, tree string, keep func(*view, *resolved)) (*staged, error) {
-	v := newView(c, tree)
+	v := newViewAt(c, head, tree)
 	r, err := c.resolve(ctx, v, u.p, true)
 	if err != nil {
 		return nil, err

@@ -49,10 +49,23 @@ func writeRoutes(e committer.Engine) []string {
 	return []string{routeUpdateRefs}
 }
 
-// writes counts the requests that write (GraphQL queries included: none
-// is sent before a refusal).
+// mutationOf is the Fault.BodyContains that makes a fault on route hit
+// only the request that lands a commit: on GraphQL, the mutation, not the
+// queries that look paths up or settle an outcome.
+func mutationOf(route string) string {
+	if b := bodyOf(route); b != "" {
+		return b
+	}
+	if routeOf(route) == routeGraphQL {
+		return githubtest.MutationCreateCommit
+	}
+	return ""
+}
+
+// allWrites counts the requests that write: REST writes and GraphQL
+// mutations (a GraphQL query that reads paths is not one).
 func allWrites(ts *githubtest.TestServer) int {
-	return ts.CountMethod("POST") + ts.CountMethod("PATCH") + ts.CountMethod("PUT") + ts.CountMethod("DELETE")
+	return ts.CountWrites()
 }
 
 // beforeNextWrite runs fn just before the next request that lands a commit
@@ -60,7 +73,7 @@ func allWrites(ts *githubtest.TestServer) int {
 func beforeNextWrite(ts *githubtest.TestServer, e committer.Engine, fn func()) {
 	for _, r := range writeRoutes(e) {
 		var once atomic.Bool
-		ts.Inject(githubtest.Fault{Route: routeOf(r), BodyContains: bodyOf(r), Times: 1, Before: func(*http.Request) {
+		ts.Inject(githubtest.Fault{Route: routeOf(r), BodyContains: mutationOf(r), Times: 1, Before: func(*http.Request) {
 			if once.CompareAndSwap(false, true) {
 				fn()
 			}
@@ -72,7 +85,7 @@ func beforeNextWrite(ts *githubtest.TestServer, e committer.Engine, fn func()) {
 // loses its reply.
 func dropNextWrite(ts *githubtest.TestServer, e committer.Engine) {
 	for _, r := range writeRoutes(e) {
-		ts.Inject(githubtest.Fault{Route: routeOf(r), BodyContains: bodyOf(r), Times: 1, DropResponse: true})
+		ts.Inject(githubtest.Fault{Route: routeOf(r), BodyContains: mutationOf(r), Times: 1, DropResponse: true})
 	}
 }
 
@@ -289,7 +302,7 @@ func TestEnginesFailedWriteRetried(t *testing.T) {
 			ts, c := setup(t)
 			seed(t, ts, map[string]string{"log": ""})
 			for _, r := range writeRoutes(e) {
-				ts.Inject(githubtest.Fault{Route: routeOf(r), BodyContains: bodyOf(r), Times: 1, Status: 502})
+				ts.Inject(githubtest.Fault{Route: routeOf(r), BodyContains: mutationOf(r), Times: 1, Status: 502})
 			}
 			res, err := engineCommit(t, c, e, committer.NewChangeSet("append").Edit("log", appendLine("x")))
 			if err != nil {
@@ -557,7 +570,7 @@ func TestEnginesChaosLostReplies(t *testing.T) {
 			seed(t, ts, map[string]string{"log": ""})
 			for i := range drops {
 				for _, r := range writeRoutes(e) {
-					ts.Inject(githubtest.Fault{Route: routeOf(r), BodyContains: bodyOf(r), Skip: 2 * i, Times: 1, DropResponse: true})
+					ts.Inject(githubtest.Fault{Route: routeOf(r), BodyContains: mutationOf(r), Skip: 2 * i, Times: 1, DropResponse: true})
 				}
 			}
 			errs := make([]error, writers)
@@ -621,7 +634,7 @@ func TestEngineQueueGraphQL(t *testing.T) {
 	}
 	// Hold the first batch at its write so that the rest queue up behind it.
 	release, held := make(chan struct{}), make(chan struct{})
-	ts.Inject(githubtest.Fault{Route: routeGraphQL, Times: 1, Before: func(*http.Request) { close(held); <-release }})
+	ts.Inject(githubtest.Fault{Route: routeGraphQL, BodyContains: githubtest.MutationCreateCommit, Times: 1, Before: func(*http.Request) { close(held); <-release }})
 	const n = 6
 	errs := make(chan error, n+1)
 	go func() {

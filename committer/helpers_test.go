@@ -106,5 +106,5 @@ func checkFastForwardOnly(t *testing.T, ts *githubtest.TestServer) {
 
 // writes counts the write requests in the fake's log.
 func writes(ts *githubtest.TestServer) int {
-	return ts.CountMethod("POST") + ts.CountMethod("PATCH") + ts.CountMethod("PUT") + ts.CountMethod("DELETE")
+	return ts.CountWrites() // REST writes and GraphQL mutations, not GraphQL queries
 }

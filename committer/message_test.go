@@ -54,7 +54,7 @@ func ownID(t *testing.T, msg string) string {
 func landingWriteFails(ts *githubtest.TestServer, e committer.Engine, mode string, other func()) {
 	for _, r := range writeRoutes(e) {
 		var once sync.Once
-		f := githubtest.Fault{Route: routeOf(r), BodyContains: bodyOf(r), Times: 1, Before: func(*http.Request) { once.Do(other) }}
+		f := githubtest.Fault{Route: routeOf(r), BodyContains: mutationOf(r), Times: 1, Before: func(*http.Request) { once.Do(other) }}
 		if mode == "failed" {
 			f.Status = http.StatusBadGateway
 		} else {
@@ -171,7 +171,7 @@ func sentIDs(t *testing.T, ts *githubtest.TestServer, e committer.Engine) func()
 	var mu sync.Mutex
 	var ids []string
 	for _, r := range writeRoutes(e) {
-		ts.Inject(githubtest.Fault{Route: routeOf(r), BodyContains: bodyOf(r), Before: func(req *http.Request) {
+		ts.Inject(githubtest.Fault{Route: routeOf(r), BodyContains: mutationOf(r), Before: func(req *http.Request) {
 			body, _ := io.ReadAll(req.Body)
 			req.Body = io.NopCloser(bytes.NewReader(body))
 			var msg string
@@ -320,12 +320,12 @@ func TestQueueCopiedEditID(t *testing.T) {
 			// Hold the first batch at its write so that the next two
 			// queue up behind it; the second batch's write fails.
 			release, held := make(chan struct{}), make(chan struct{})
-			ts.Inject(githubtest.Fault{Route: routeGraphQL, Times: 1, Before: func(*http.Request) { close(held); <-release }})
+			ts.Inject(githubtest.Fault{Route: routeGraphQL, BodyContains: githubtest.MutationCreateCommit, Times: 1, Before: func(*http.Request) { close(held); <-release }})
 			first := queueCommit(q, committer.NewChangeSet("first").Put("first", []byte("1")))
 			<-held
 			var resB *committer.Result
 			var once sync.Once
-			f := githubtest.Fault{Route: routeGraphQL, Times: 1, Before: func(*http.Request) {
+			f := githubtest.Fault{Route: routeGraphQL, BodyContains: githubtest.MutationCreateCommit, Times: 1, Before: func(*http.Request) {
 				once.Do(func() {
 					var err error
 					if resB, err = engineCommit(t, b, committer.EngineGraphQL, committer.NewChangeSet(msg).Put("b.txt", []byte("B\n"))); err != nil {
@@ -424,9 +424,9 @@ func TestCopiedEditIDChaos(t *testing.T) {
 			seed(t, ts, map[string]string{"log": ""})
 			for i := range faults {
 				for _, r := range writeRoutes(e) {
-					f := githubtest.Fault{Route: routeOf(r), BodyContains: bodyOf(r), Skip: 2 * i, Times: 1, DropResponse: true}
+					f := githubtest.Fault{Route: routeOf(r), BodyContains: mutationOf(r), Skip: 2 * i, Times: 1, DropResponse: true}
 					if i%2 == 1 {
-						f = githubtest.Fault{Route: routeOf(r), BodyContains: bodyOf(r), Skip: 2 * i, Times: 1, Status: http.StatusBadGateway}
+						f = githubtest.Fault{Route: routeOf(r), BodyContains: mutationOf(r), Skip: 2 * i, Times: 1, Status: http.StatusBadGateway}
 					}
 					ts.Inject(f)
 				}

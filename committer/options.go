@@ -159,9 +159,11 @@ func WithObserver(fn func(Event)) Option {
 }
 
 // WithMaxAttempts bounds the attempts one commit makes (each attempt reads
-// the head, builds on it and tries to move the branch). Running out is an
-// ErrConflict, or an ErrRateLimited when GitHub's rate limit refused the
-// last attempt. The default is 10.
+// the head, builds on it and tries to move the branch). An attempt that
+// found the branch moved again before sending any write is made again
+// without counting, up to n times more. Running out is an ErrConflict, or
+// an ErrRateLimited when GitHub's rate limit refused the last attempt. The
+// default is 10.
 func WithMaxAttempts(n int) Option {
 	return func(o *options) error {
 		if n < 1 || n > 1000 {

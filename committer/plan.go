@@ -59,7 +59,7 @@ func (c *Committer) Plan(ctx context.Context, branch string, cs *ChangeSet, opts
 		return nil, e
 	}
 	plan.Head = head
-	res, err := c.resolve(ctx, newView(c, tree), u.p, true)
+	res, err := c.resolve(ctx, newViewAt(c, head, tree), u.p, true)
 	if err != nil {
 		e := c.fail(op, branch, nil, err)
 		e.Head = head

@@ -91,7 +91,8 @@ func TestSecondaryLimitWaits(t *testing.T) {
 					return ctx.Err()
 				}
 				ts, c := setup(t, append(tc.opts, committer.WithSleep(record), restFor(engine))...)
-				ts.TooManyRequests(route, tc.retryAfter, 1)
+				// The landing write's reply, not a query's before it.
+				ts.Inject(githubtest.SecondaryLimitFault(githubtest.Fault{Route: routeOf(route), BodyContains: mutationOf(route), Times: 1}, http.StatusTooManyRequests, tc.retryAfter))
 				res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("w").Put("w.txt", []byte("w\n")), committer.WithEngine(engine))
 				if err != nil {
 					t.Fatal(err)
@@ -117,7 +118,7 @@ func TestSecondaryLimitWaits(t *testing.T) {
 // every engine, and the wait is an observer event either way.
 func TestLongRateLimitOnAWriteFailsAtOnce(t *testing.T) {
 	routes := map[committer.Engine]string{
-		committer.EngineGitData:  "POST /graphql", // updateRefs
+		committer.EngineGitData:  routeUpdateRefs,
 		committer.EngineGraphQL:  "POST /graphql",
 		committer.EngineContents: "PUT /repos/{owner}/{repo}/contents/{path...}",
 	}
@@ -139,7 +140,8 @@ func TestLongRateLimitOnAWriteFailsAtOnce(t *testing.T) {
 			}
 			ts, c := setup(t, committer.WithSleep(record), committer.WithObserver(obs))
 			before := head(t, ts, "main")
-			ts.TooManyRequests(route, 3600, 1)
+			// The landing write's reply, not the path lookup's before it.
+			ts.Inject(githubtest.SecondaryLimitFault(githubtest.Fault{Route: routeOf(route), BodyContains: mutationOf(route), Times: 1}, http.StatusTooManyRequests, 3600))
 			_, err := c.Commit(context.Background(), "main", committer.NewChangeSet("w").Put("w.txt", []byte("w\n")), committer.WithEngine(engine))
 			if !errors.Is(err, committer.ErrRateLimited) {
 				t.Fatalf("err = %v, want ErrRateLimited at once", err)

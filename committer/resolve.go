@@ -29,8 +29,9 @@ type FileChange struct {
 	Action Action `json:"action"`
 }
 
-// maxInlineTotal bounds the inline content of one create-tree request:
-// GitHub is known to fail requests of a few megabytes.
+// maxInlineTotal is the inline content up to which a chained batch sends
+// its trees' requests concurrently (see Queue.chainTrees); one change set's
+// inline content is not bounded, its tree requests are (see treeChunks).
 const maxInlineTotal = 1 << 20
 
 // resolved is a change set resolved against one head tree: the entries of
@@ -114,7 +115,6 @@ type resolution struct {
 	v       *view
 	full    bool
 	r       *resolved
-	inline  int64
 	puts    []put
 	dels    map[string]*deletion
 	actions map[string]Action
@@ -140,6 +140,9 @@ func (rs *resolution) set(p string, a Action, idx int) {
 // subtrees are created before resolve returns.
 func (c *Committer) resolve(ctx context.Context, v *view, p *prepared, full bool) (*resolved, error) {
 	rs := &resolution{c: c, v: v, full: full, r: &resolved{}, dels: map[string]*deletion{}, actions: map[string]Action{}, rank: map[string]int{}}
+	if err := v.prefetch(ctx, p.lookups()); err != nil {
+		return nil, err
+	}
 	if err := rs.checkPreconditions(ctx, p.pres); err != nil {
 		return nil, err
 	}
@@ -360,4 +363,21 @@ func kindOf(e treeEntry) string {
 // back byte for byte: valid UTF-8 without NUL bytes.
 func isText(data []byte) bool {
 	return utf8.Valid(data) && bytes.IndexByte(data, 0) < 0
+}
+
+// lookups are the paths resolving p asks the base tree about, directories
+// above them aside: every operation's path, every precondition's and every
+// synced directory (whose files its listing answers).
+func (p *prepared) lookups() []string {
+	var out []string
+	for _, o := range p.ops {
+		out = append(out, o.path)
+	}
+	for _, pre := range p.pres {
+		out = append(out, pre.path)
+	}
+	for _, s := range p.syncs {
+		out = append(out, s.dir)
+	}
+	return out
 }

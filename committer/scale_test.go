@@ -79,17 +79,17 @@ func TestCommitIn200kRepo(t *testing.T) {
 	res := commit3(t, c, n, 1)
 	reqs, b := wire(ts, mark)
 	t.Logf("commit touching 3 of %d files: %d requests, %d bytes on the wire", n, reqs, b)
-	// 3 writes, the branch, and the directories on the three paths (the
-	// root, 3 of its 40 directories, 3 of their 100 subdirectories): a put
-	// reads them to know it goes neither through a file nor onto a
-	// directory; and, once per Committer, the repository's node ID for
-	// updateRefs. The bytes depend on those directories' widths, not on
-	// the repository's size.
-	if reqs > 12 {
-		t.Errorf("%d requests, want at most 12", reqs)
+	// 3 writes, the branch, and one GraphQL query that says what is at the
+	// three paths and the directories above them (a put goes neither
+	// through a file nor onto a directory): no directory is read, so the
+	// bytes depend on neither the repository's size nor its directories'
+	// widths. Once per Committer, the repository's node ID for updateRefs
+	// is one more read (GET /repos).
+	if reqs > 6 {
+		t.Errorf("%d requests, want at most 6", reqs)
 	}
-	if b >= 160<<10 {
-		t.Errorf("%d bytes on the wire, want under 160 KiB", b)
+	if b >= 32<<10 {
+		t.Errorf("%d bytes on the wire, want under 32 KiB", b)
 	}
 	// The same files again: the Committer knows the directories it wrote.
 	mark = len(ts.Requests())

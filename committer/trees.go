@@ -30,8 +30,10 @@ type objectCache struct {
 	dirs     map[string]dir
 	blobs    map[string][]byte
 	blobSize int64
-	uploaded map[string]bool   // blob SHAs known to exist on GitHub
-	trees    map[string]string // subtree content key -> tree SHA
+	uploaded map[string]bool             // blob SHAs known to exist on GitHub
+	trees    map[string]string           // subtree content key -> tree SHA
+	paths    map[string]map[string]known // root tree SHA -> path -> what is there
+	npaths   int                         // entries in paths
 }
 
 const (
@@ -40,7 +42,7 @@ const (
 )
 
 func newObjectCache() *objectCache {
-	return &objectCache{dirs: map[string]dir{}, blobs: map[string][]byte{}, uploaded: map[string]bool{}, trees: map[string]string{}}
+	return &objectCache{dirs: map[string]dir{}, blobs: map[string][]byte{}, uploaded: map[string]bool{}, trees: map[string]string{}, paths: map[string]map[string]known{}}
 }
 
 func (c *objectCache) dir(sha string) (dir, bool) {
@@ -154,26 +156,48 @@ func (c *Committer) lookup(ctx context.Context, root, path string) (treeEntry, b
 	return treeEntry{}, false, nil
 }
 
+// cachedLookup reports whether path can be found in the tree root from
+// directories already read, without a request.
+func (c *Committer) cachedLookup(root, path string) bool {
+	cur := root
+	segs := strings.Split(path, "/")
+	for i, seg := range segs {
+		d, ok := c.cache.dir(cur)
+		if !ok {
+			return false
+		}
+		e, ok := d[seg]
+		if !ok || i == len(segs)-1 || e.typ != "tree" {
+			return true
+		}
+		cur = e.sha
+	}
+	return true
+}
+
 // listFilesUpTo lists every file under the tree sha, recursively, with paths
-// relative to it. It asks for the recursive listing in one request; when
-// GitHub truncates it, with walk it walks level by level, and without walk
-// it returns complete == false.
-func (c *Committer) listFilesUpTo(ctx context.Context, sha string, walk bool) (files map[string]treeEntry, complete bool, err error) {
+// relative to it, and every directory (dirs). It asks for the recursive
+// listing in one request; when GitHub truncates it, with walk it walks
+// level by level, and without walk it returns complete == false.
+func (c *Committer) listFilesUpTo(ctx context.Context, sha string, walk bool) (files, dirs map[string]treeEntry, complete bool, err error) {
 	t, _, err := c.client.Git.GetTree(ctx, c.owner, c.repo, sha, true)
 	if err != nil {
-		return nil, false, fmt.Errorf("read tree %s: %w", short(sha), err)
+		return nil, nil, false, fmt.Errorf("read tree %s: %w", short(sha), err)
 	}
-	files = map[string]treeEntry{}
+	files, dirs = map[string]treeEntry{}, map[string]treeEntry{}
 	if t.GetTruncated() && !walk {
-		return nil, false, nil
+		return nil, nil, false, nil
 	}
 	if !t.GetTruncated() {
 		for _, e := range t.Entries {
-			if e.GetType() != "tree" {
-				files[e.GetPath()] = treeEntry{name: e.GetPath(), mode: e.GetMode(), typ: e.GetType(), sha: e.GetSHA()}
+			te := treeEntry{name: e.GetPath(), mode: e.GetMode(), typ: e.GetType(), sha: e.GetSHA()}
+			if e.GetType() == "tree" {
+				dirs[e.GetPath()] = te
+			} else {
+				files[e.GetPath()] = te
 			}
 		}
-		return files, true, nil
+		return files, dirs, true, nil
 	}
 	var descend func(prefix, sha string) error
 	descend = func(prefix, sha string) error {
@@ -182,18 +206,19 @@ func (c *Committer) listFilesUpTo(ctx context.Context, sha string, walk bool) (f
 			return err
 		}
 		for name, e := range d {
+			e.name = prefix + name
 			if e.typ == "tree" {
-				if err := descend(prefix+name+"/", e.sha); err != nil {
+				dirs[e.name] = e
+				if err := descend(e.name+"/", e.sha); err != nil {
 					return err
 				}
 				continue
 			}
-			e.name = prefix + name
 			files[e.name] = e
 		}
 		return nil
 	}
-	return files, true, descend("", sha)
+	return files, dirs, true, descend("", sha)
 }
 
 // readBlob returns a blob's content, from the cache or with one GET
@@ -271,23 +296,56 @@ func (c *Committer) buildSubtrees(ctx context.Context, r *resolved) error {
 	return nil
 }
 
-// maxTreeChunk bounds the entries of one create-tree request: GitHub times
-// big ones out with a 422 ("Consider building the tree incrementally").
-const maxTreeChunk = 1000
+// Bounds on one create-tree request. GitHub times big ones out with a 422
+// ("Consider building the tree incrementally"); what it has to process in
+// time is the content sent inline, so a request carries at most
+// maxChunkInlineBytes of it in at most maxChunkInlineEntries entries (the
+// reports put the edge near 2.5 MB, or 200-250 inline files: see
+// githubtest.DefaultTreeTimeoutBytes), and at most maxTreeChunk entries of
+// any kind (entries that carry a blob's SHA, or delete a path).
+const (
+	maxChunkInlineBytes   = 1_000_000
+	maxChunkInlineEntries = 200
+	maxTreeChunk          = 1000
+)
 
-// createTreeInChunks creates the tree base plus entries, in chunks of at most
-// maxTreeChunk entries, each built on the last. Entries that resolve makes
-// never overlap, so how they are split cannot change the result.
+// treeChunks splits entries into the requests createTreeInChunks sends, in
+// order, each within the bounds above.
+func treeChunks(entries []*github.TreeEntry) [][]*github.TreeEntry {
+	var chunks [][]*github.TreeEntry
+	start, inline, bytes := 0, 0, 0
+	for i, e := range entries {
+		n, b := 0, 0
+		if e.Content != nil {
+			n, b = 1, len(e.GetContent())
+		}
+		if i > start && (i-start+1 > maxTreeChunk || inline+n > maxChunkInlineEntries || bytes+b > maxChunkInlineBytes) {
+			chunks = append(chunks, entries[start:i])
+			start, inline, bytes = i, 0, 0
+		}
+		inline, bytes = inline+n, bytes+b
+	}
+	return append(chunks, entries[start:])
+}
+
+// createTreeInChunks creates the tree base plus entries, in the requests
+// treeChunks makes, each built on the last, so the writes grow with the
+// bytes sent rather than with the files. Entries that resolve makes never
+// overlap, so how they are split cannot change the result. Every tree
+// request of a commit, a batch (chained or squashed) and the subtrees of
+// replaced paths goes through here.
 func (c *Committer) createTreeInChunks(ctx context.Context, base string, entries []*github.TreeEntry) (*github.Tree, error) {
 	var t *github.Tree
-	chunks := max(1, (len(entries)+maxTreeChunk-1)/maxTreeChunk)
-	for i := 0; i < len(entries) || t == nil; i += maxTreeChunk {
-		got, _, err := c.client.Git.CreateTree(ctx, c.owner, c.repo, base, entries[i:min(i+maxTreeChunk, len(entries))])
+	first := base
+	chunks := treeChunks(entries)
+	for i, chunk := range chunks {
+		got, _, err := c.client.Git.CreateTree(ctx, c.owner, c.repo, base, chunk)
 		if err != nil {
 			return nil, err
 		}
 		t, base = got, got.GetSHA()
-		c.observe(Event{Kind: EventTree, Done: i/maxTreeChunk + 1, Total: chunks})
+		c.observe(Event{Kind: EventTree, Done: i + 1, Total: len(chunks)})
 	}
+	c.cache.learnTree(first, t.GetSHA(), entries)
 	return t, nil
 }

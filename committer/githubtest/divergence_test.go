@@ -179,6 +179,29 @@ func TestTreeTimeout(t *testing.T) {
 	off, head3 := seeded(t, WithTreeTimeout(0, 0))
 	expect(t, tree(off, head3, entries(DefaultTreeTimeoutEntries+1, "x")), 201, "")
 	expect(t, tree(off, head3, entries(5, big)), 201, "")
+
+	// Entries that carry a SHA (or delete) count only against the cap on
+	// all entries, not against the inline ones.
+	bySHA := func(n int) []any { return shaEntries(t, ts, n) }
+	expect(t, tree(ts, head, bySHA(DefaultTreeTimeoutEntries+1)), 201, "")
+	expect(t, tree(ts, head, bySHA(DefaultTreeTimeoutAllEntries)), 201, "")
+	expect(t, tree(ts, head, bySHA(DefaultTreeTimeoutAllEntries+1)), 422, "Sorry, your request timed out.")
+	mixed := append(bySHA(1000), entries(DefaultTreeTimeoutEntries, "x")...)
+	expect(t, tree(ts, head, mixed), 201, "")
+	expect(t, tree(ts, head, append(mixed, entries(1, "z")...)), 422, "Sorry, your request timed out.")
+	noCap, head4 := seeded(t, WithTreeEntryTimeout(0))
+	expect(t, tree(noCap, head4, shaEntries(t, noCap, DefaultTreeTimeoutAllEntries+1)), 201, "")
+}
+
+// shaEntries is n entries that each carry one blob's SHA, on ts.
+func shaEntries(t *testing.T, ts *TestServer, n int) []any {
+	blob := call(t, ts, "POST", "/repos/acme/mono/git/blobs", map[string]any{"content": "x"})
+	expect(t, blob, 201, "")
+	out := make([]any, n)
+	for i := range out {
+		out[i] = map[string]any{"path": "s/" + strconv.Itoa(i), "mode": "100644", "type": "blob", "sha": blob.str(t, "sha")}
+	}
+	return out
 }
 
 func TestConditionalGet(t *testing.T) {

@@ -58,9 +58,11 @@
 //
 // It is as hard on a client as github.com, by default:
 //
-//   - create-tree requests above DefaultTreeTimeoutEntries entries or
-//     DefaultTreeTimeoutBytes bytes get GitHub's "Sorry, your request timed
-//     out" 422 (WithTreeTimeout changes or disables it);
+//   - create-tree requests with more than DefaultTreeTimeoutEntries
+//     entries of inline content, more than DefaultTreeTimeoutBytes bytes of
+//     it, or more than DefaultTreeTimeoutAllEntries entries of any kind get
+//     GitHub's "Sorry, your request timed out" 422 (WithTreeTimeout and
+//     WithTreeEntryTimeout change or disable it);
 //   - recursive trees truncate at 100,000 entries or 7 MB;
 //   - a GET with a current If-None-Match gets 304, which does not count
 //     against the primary limit;

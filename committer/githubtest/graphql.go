@@ -148,6 +148,9 @@ func (s *Server) handleGraphQL(w http.ResponseWriter, r *http.Request) {
 		writeGraphQL(w, nil, errs)
 		return
 	}
+	if op.Operation == ast.Mutation {
+		markWrite(r)
+	}
 	if op.Operation == ast.Mutation && !s.chargeMutation(w, r) {
 		return // over a rate limit: chargeMutation wrote the reply
 	}

@@ -113,6 +113,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		reqBytes = 0
 	}
 	logged := false
+	meta := &reqMeta{write: countsAsWrite(r, route)}
+	r = r.WithContext(context.WithValue(r.Context(), metaKey{}, meta))
 	logBytes := func(pending int64) {
 		if logged {
 			return
@@ -123,7 +125,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			st = http.StatusOK
 		}
 		s.appendLog(Request{Method: r.Method, Route: route, Path: r.URL.Path, RawPath: r.URL.EscapedPath(), RawQuery: r.URL.RawQuery, Status: st,
-			RequestBytes: reqBytes, ResponseBytes: rec.n + pending, Repo: repoName})
+			RequestBytes: reqBytes, ResponseBytes: rec.n + pending, Repo: repoName, Write: meta.write})
 	}
 	logIt := func() { logBytes(0) }
 	rec.onBody = logBytes
@@ -228,4 +230,19 @@ func writeFault(w http.ResponseWriter, r *http.Request, f *Fault) {
 		return
 	}
 	writeError(w, r, f.Status, defaultMessage(f.Status), docRoot)
+}
+
+// reqMeta is what a handler learns about a request for its log entry.
+type reqMeta struct {
+	write bool // content-creating (see Request.Write)
+}
+
+type metaKey struct{}
+
+// markWrite records that r turned out to be content-creating (a GraphQL
+// mutation).
+func markWrite(r *http.Request) {
+	if m, ok := r.Context().Value(metaKey{}).(*reqMeta); ok {
+		m.write = true
+	}
 }

@@ -10,6 +10,10 @@ type Request struct {
 	Status                      int
 	RequestBytes, ResponseBytes int64
 	Repo                        string // "owner/name" or ""
+	// Write is true for a content-creating request: a REST POST, PATCH,
+	// PUT or DELETE (the installation-token exchange aside) or a GraphQL
+	// mutation; a GraphQL query is a read.
+	Write bool
 }
 
 func (s *Server) appendLog(r Request) {
@@ -46,6 +50,20 @@ func (s *Server) CountMethod(method string) int {
 	n := 0
 	for _, r := range s.log {
 		if strings.EqualFold(r.Method, method) {
+			n++
+		}
+	}
+	return n
+}
+
+// CountWrites returns how many logged requests were content-creating (see
+// Request.Write).
+func (s *Server) CountWrites() int {
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
+	n := 0
+	for _, r := range s.log {
+		if r.Write {
 			n++
 		}
 	}

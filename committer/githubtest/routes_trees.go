@@ -1,7 +1,6 @@
 package githubtest
 
 import (
-	"io"
 	"net/http"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -59,8 +58,6 @@ func (s *Server) handleCreateTree(w http.ResponseWriter, r *http.Request, rp *re
 		Tree     *[]treeEntryIn `json:"tree"`
 		BaseTree optString      `json:"base_tree"`
 	}
-	size := &countingReader{rd: r.Body}
-	r.Body = size
 	if !decodeBody(w, r, &body, docCreateTree) {
 		return
 	}
@@ -75,7 +72,7 @@ func (s *Server) handleCreateTree(w http.ResponseWriter, r *http.Request, rp *re
 		writeError(w, r, http.StatusConflict, msgEmptyRepo, docCreateTree)
 		return
 	}
-	if s.treeMax.timesOut(len(*body.Tree), size.n) {
+	if s.treeMax.timesOut(*body.Tree) {
 		fail(msgTreeTimeout)
 		return
 	}
@@ -109,20 +106,6 @@ func (rp *repo) baseTree(sha string) (plumbing.Hash, bool) {
 
 // isSHA reports whether s is 40 lowercase or uppercase hex digits.
 func isSHA(s string) bool { return isHex(s, 40) }
-
-// countingReader counts the bytes read through it.
-type countingReader struct {
-	rd io.ReadCloser
-	n  int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.rd.Read(p)
-	c.n += int64(n)
-	return n, err
-}
-
-func (c *countingReader) Close() error { return c.rd.Close() }
 
 // buildTree applies the entries on base and writes the new tree. Caller
 // holds rp.mu.

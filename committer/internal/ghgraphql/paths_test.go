@@ -1,0 +1,60 @@
+package ghgraphql_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"testing"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest"
+	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
+)
+
+// Paths answers what is at each path of a commit's tree (mode, type, oid)
+// and leaves absent paths out, in one query per MaxPathsPerQuery paths.
+func TestPaths(t *testing.T) {
+	ts := githubtest.NewServer(t, githubtest.WithToken(token))
+	head, err := ts.Seed("acme", "mono", "main", "seed",
+		githubtest.File{Path: "a/b.txt", Content: []byte("b\n")},
+		githubtest.File{Path: "a/run", Content: []byte("#!/bin/sh\n"), Mode: "100755"},
+		githubtest.File{Path: "a/link", Content: []byte("b.txt"), Mode: "120000"},
+		githubtest.File{Path: `q/"quoted" $p0 \n.txt`, Content: []byte("q\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := ghgraphql.New(&http.Client{Transport: authed{}}, ts.URL+"graphql")
+	paths := []string{"a", "a/b.txt", "a/run", "a/link", "a/b.txt/x", "nope", "a/nope", `q/"quoted" $p0 \n.txt`}
+	for i := range ghgraphql.MaxPathsPerQuery {
+		paths = append(paths, fmt.Sprintf("absent/%d", i))
+	}
+	ts.ResetRequests()
+	got, err := c.Paths(context.Background(), "acme", "mono", head, paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(ts.Requests()); n != 2 {
+		t.Errorf("%d requests for %d paths, want 2", n, len(paths))
+	}
+	want := map[string][2]string{"a": {"040000", "tree"}, "a/b.txt": {"100644", "blob"}, "a/run": {"100755", "blob"},
+		"a/link": {"120000", "blob"}, `q/"quoted" $p0 \n.txt`: {"100644", "blob"}}
+	if len(got) != len(want) {
+		t.Errorf("got %d entries, want %d: %v", len(got), len(want), got)
+	}
+	for p, w := range want {
+		e, ok := got[p]
+		if !ok || e.Mode != w[0] || e.Type != w[1] || len(e.OID) != 40 {
+			t.Errorf("%s: %+v, want mode %s type %s", p, e, w[0], w[1])
+		}
+	}
+	if _, err := c.Paths(context.Background(), "acme", "mono", "0123456789012345678901234567890123456789", []string{"a"}); err == nil {
+		t.Error("a commit that is not there: no error")
+	}
+}
+
+type authed struct{}
+
+func (authed) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "bearer "+token)
+	return http.DefaultTransport.RoundTrip(r)
+}
