@@ -141,7 +141,7 @@ func TestQueueRequestsPerChange(t *testing.T) {
 			ts.ResetRequests()
 			_, err = q.Commit(context.Background(), committer.NewChangeSet("second").Put("b", []byte("b")))
 			must(t, err)
-			if n, g := len(ts.Requests()), ts.Count(routeGraphQL); n != 4 || g != 1 {
+			if n, g := len(ts.Requests()), lookups(ts); n != 4 || g != 1 {
 				t.Fatalf("a commit of a new path after a known head sent %d requests (%d lookups), want 4 (1): %v", n, g, routes(ts))
 			}
 			ts.ResetRequests()

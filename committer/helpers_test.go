@@ -108,3 +108,21 @@ func checkFastForwardOnly(t *testing.T, ts *githubtest.TestServer) {
 func writes(ts *githubtest.TestServer) int {
 	return ts.CountWrites() // REST writes and GraphQL mutations, not GraphQL queries
 }
+
+// lookups counts the GraphQL queries (path lookups, settle reads) the fake
+// logged; mutations the GraphQL writes (updateRefs, createCommitOnBranch):
+// both go to POST /graphql.
+func lookups(ts *githubtest.TestServer) int { return countGraphQL(ts, false) }
+func mutations(ts *githubtest.TestServer) int {
+	return countGraphQL(ts, true)
+}
+
+func countGraphQL(ts *githubtest.TestServer, write bool) int {
+	n := 0
+	for _, r := range ts.Requests() {
+		if r.Route == githubtest.RouteGraphQL && r.Write == write {
+			n++
+		}
+	}
+	return n
+}

@@ -282,10 +282,11 @@ func TestCommitAttemptsRunOutExit3(t *testing.T) {
 	srv := fake(t)
 	before := head(t, srv, "main")
 	srv.Inject(staleUpdateRefs())
+	updates := countUpdateRefs(srv)
 	r := newCLI(t).run(commitArgs(srv, "-m", "m", "--max-attempts", "2", "--edit", "a=echo a")...)
 	r.wantCode(t, 3)
-	if srv.Count(githubtest.RouteGraphQL) != 2 {
-		t.Errorf("%d ref updates, want 2", srv.Count(githubtest.RouteGraphQL))
+	if updates() != 2 {
+		t.Errorf("%d ref updates, want 2", updates())
 	}
 	if head(t, srv, "main") != before {
 		t.Error("the branch moved")

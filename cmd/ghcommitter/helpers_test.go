@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -219,4 +221,12 @@ func readPid(t *testing.T, file string) int {
 		return err == nil
 	})
 	return pid
+}
+
+// countUpdateRefs counts, from now on, the updateRefs mutations srv
+// handles (path lookups go to POST /graphql too).
+func countUpdateRefs(srv *githubtest.TestServer) func() int {
+	var n atomic.Int32
+	srv.Inject(githubtest.Fault{Route: githubtest.RouteGraphQL, BodyContains: githubtest.MutationUpdateRefs, Before: func(*http.Request) { n.Add(1) }})
+	return func() int { return int(n.Load()) }
 }

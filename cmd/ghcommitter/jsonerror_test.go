@@ -308,9 +308,10 @@ func TestJSONUpdateRefsAnswers(t *testing.T) {
 		f := staleUpdateRefs()
 		f.Times = 1
 		srv.Inject(f)
+		updates := countUpdateRefs(srv)
 		r := newCLI(t).run(commitArgs(srv, "--json", "-m", "m", "--edit", "a=echo a")...)
 		r.wantCode(t, 0)
-		if n := srv.Count(githubtest.RouteGraphQL); n != 2 || srv.CountMethod("PATCH") != 0 {
+		if n := updates(); n != 2 || srv.CountMethod("PATCH") != 0 {
 			t.Fatalf("%d updateRefs, %d PATCHes: want 2 and none", n, srv.CountMethod("PATCH"))
 		}
 	})

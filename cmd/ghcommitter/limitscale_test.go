@@ -13,7 +13,7 @@ import (
 // fake's --limits-scale), so a scaled benchmark does not wait a real minute.
 func TestLimitScaleShortensTheBareSecondaryWait(t *testing.T) {
 	srv := fake(t)
-	srv.TooManyRequests(githubtest.RouteGraphQL, 0, 1) // the updateRefs
+	srv.Inject(githubtest.SecondaryLimitFault(githubtest.Fault{Route: githubtest.RouteGraphQL, BodyContains: githubtest.MutationUpdateRefs, Times: 1}, 429, 0)) // the updateRefs, not the path lookup
 	c := newCLI(t)
 	c.env["GHCOMMITTER_LIMIT_SCALE"] = "600"
 	r := c.run(commitArgs(srv, "-v", "-m", "m", "--add", "x.txt=-")...)
