@@ -49,7 +49,7 @@ func TestMovedBranchSpendsNoWrites(t *testing.T) {
 			ts, c := setup(t)
 			seed(t, ts, map[string]string{"log": "start\n"})
 			// Attempt 1 loses an ordinary race at its landing write.
-			landing := githubtest.Fault{Route: routeUpdateRef, Times: 1, Before: other(ts, "first")}
+			landing := githubtest.Fault{Route: routeGraphQL, BodyContains: githubtest.MutationUpdateRefs, Times: 1, Before: other(ts, "first")}
 			if tc.engine == committer.EngineGraphQL {
 				landing.Route, landing.BodyContains = routeGraphQL, githubtest.MutationCreateCommit
 			}
