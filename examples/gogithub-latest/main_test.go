@@ -34,8 +34,10 @@ func TestRun(t *testing.T) {
 	}
 	// Every request carried the token of the program's go-github client
 	// (the fake refuses any other), and ghcommitter's writes went through it.
-	if n := fake.CountMethod("PATCH"); n != 1 {
-		t.Errorf("%d ref updates, want 1", n)
+	// The ref moves by GraphQL updateRefs (a write, like the tree and the
+	// commit): three writes in all.
+	if n := fake.CountWrites(); n != 3 {
+		t.Errorf("%d writes, want 3 (tree, commit, ref update)", n)
 	}
 }
 
