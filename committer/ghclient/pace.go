@@ -1,10 +1,9 @@
 package ghclient
 
 import (
-	"bytes"
+	"encoding/json"
 	"io"
 	"net/http"
-	"strings"
 	"time"
 )
 
@@ -103,6 +102,76 @@ func graphQLMutation(req *http.Request) bool {
 		return true
 	}
 	defer b.Close()
-	head, _ := io.ReadAll(io.LimitReader(b, maxBodyPeek))
-	return bytes.Contains(bytes.ToLower(head), []byte("mutation")) || !strings.Contains(string(head), "query")
+	query, ok := graphQLDocument(io.LimitReader(b, maxBodyPeek))
+	return !ok || hasMutation(query)
+}
+
+// graphQLDocument reads the "query" member of a GraphQL request body,
+// skipping the members before it (variables may come first). ok is false
+// when the body is not such an object or the document is past the peek.
+func graphQLDocument(r io.Reader) (query string, ok bool) {
+	dec := json.NewDecoder(r)
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return "", false
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		if key == "query" {
+			if err := dec.Decode(&query); err != nil {
+				return "", false
+			}
+			return query, true
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return "", false
+		}
+	}
+	return "", false
+}
+
+// hasMutation reports whether a GraphQL document defines a mutation: the
+// keyword "mutation" as a top-level name (outside every selection set,
+// string and comment), as an operation definition begins with it.
+func hasMutation(doc string) bool {
+	depth := 0
+	for i := 0; i < len(doc); {
+		c := doc[i]
+		switch {
+		case c == '#':
+			for i < len(doc) && doc[i] != '\n' {
+				i++
+			}
+		case c == '"':
+			i++
+			for i < len(doc) && doc[i] != '"' {
+				if doc[i] == '\\' {
+					i++
+				}
+				i++
+			}
+			i++
+		case c == '{' || c == '(':
+			depth++
+			i++
+		case c == '}' || c == ')':
+			depth--
+			i++
+		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			j := i
+			for j < len(doc) && (doc[j] == '_' || doc[j] >= 'a' && doc[j] <= 'z' || doc[j] >= 'A' && doc[j] <= 'Z' || doc[j] >= '0' && doc[j] <= '9') {
+				j++
+			}
+			if depth == 0 && doc[i:j] == "mutation" {
+				return true
+			}
+			i = j
+		default:
+			i++
+		}
+	}
+	return false
 }

@@ -162,6 +162,17 @@ func TestIsWrite(t *testing.T) {
 		{"POST", "/graphql", `{"query":"mutation ($input: CreateCommitOnBranchInput!) { createCommitOnBranch(input: $input) { commit { oid } } }"}`, true},
 		{"POST", "/api/graphql", `{"query":"mutation { x }"}`, true},
 		{"POST", "/api/graphql", `{"query":"query { x }"}`, false},
+		// A path lookup whose variables name a file "mutation.yaml" is a
+		// query; so is a query whose field names say mutation.
+		{"POST", "/graphql", `{"query":"query Paths($p0: String!) { repository(owner: \"o\", name: \"r\") { object(expression: $p0) { id } } }","variables":{"p0":"main:deploy/mutation.yaml"}}`, false},
+		{"POST", "/graphql", `{"query":"# a mutation follows? no\nquery { mutationCount: viewer { login } }"}`, false},
+		{"POST", "/graphql", `{"variables":{"x":"mutation"},"query":"query Q { viewer { login } }"}`, false},
+		// A document with a mutation after a fragment, or in lower case
+		// anywhere at the top level, is a write; an unreadable one too.
+		{"POST", "/graphql", `{"query":"fragment F on Commit { oid }\nmutation M { updateRefs(input: {}) { clientMutationId } }"}`, true},
+		{"POST", "/graphql", `{"query":  "\n  mutation UpdateRefs($input: UpdateRefsInput!) { updateRefs(input: $input) { clientMutationId } }"}`, true},
+		{"POST", "/graphql", `{"query":`, true},
+		{"POST", "/graphql", `not json`, true},
 	} {
 		req, _ := http.NewRequest(tc.method, "https://api.github.com"+tc.rel, strings.NewReader(tc.body))
 		if got := isWrite(req, tc.rel); got != tc.want {
