@@ -123,7 +123,11 @@ func (p *progress) observe(e committer.Event) {
 	case committer.EventLostRace:
 		p.setPhase("another writer moved the branch first: rebuilding on its head")
 	case committer.EventRateLimitWait:
-		p.waitLocked("a secondary rate limit", e.Wait)
+		// The commit loop's wait after a refusal, or the HTTP layer's
+		// for a rate-limit window of the credential.
+		p.waitLocked("a rate limit", e.Wait)
+	case committer.EventWritePaced:
+		p.waitLocked("the write pacer", e.Wait)
 	case committer.EventLanded:
 		p.setPhase("landed")
 	}
@@ -166,8 +170,7 @@ func mib(n int64) string {
 }
 
 // progressLog is the slog handler the client's request log goes to: it
-// hands the waits the client logs (the write pacer, a rate-limit window, a
-// retry's backoff) to the progress display, and passes every record on to
+// hands the wait before a retry the client logs to the progress display, and passes every record on to
 // next (the --verbose log), if any.
 type progressLog struct {
 	p    *progress
@@ -190,12 +193,10 @@ func (h progressLog) Handle(ctx context.Context, r slog.Record) error {
 		}
 		return true
 	})
+	// The pacer's and the rate-limit gate's waits come as events
+	// (EventWritePaced, EventRateLimitWait); a retry's backoff has none.
 	if wait > 0 {
 		switch r.Message {
-		case "github write paced":
-			h.p.wait("the write pacer", wait)
-		case "github request held back by a rate-limit window":
-			h.p.wait("a rate-limit window", wait)
 		case "github retrying":
 			what := "a retry"
 			if status != 0 {
