@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"github.com/google/go-github/v66/github"
+
+	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
 )
 
 // Queue is an explicit handle on the coordinator through which every
@@ -228,7 +230,7 @@ func (b *batch) resolveAll(ctx context.Context, live *[]*job, head, tree string,
 	}()
 	for i, j := range *live {
 		r, err := c.resolve(ctx, v, j.u.p, false)
-		var pe *pathError
+		var pe *kind.Cause
 		if errors.As(err, &pe) {
 			e := c.fail("commit to", b.branch, nil, err)
 			e.Head, e.Attempts = head, attempt

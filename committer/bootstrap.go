@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/google/go-github/v66/github"
+
+	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
 )
 
 // GitHub's Git Data API answers 409 "Git Repository is empty." to every
@@ -132,8 +134,8 @@ func (c *Committer) bootstrap(ctx context.Context, branch string, u *unit) (head
 }
 
 func (c *Committer) unknownBoot(cause, err error) error {
-	return &pathError{kind: ErrUnknownOutcome, err: fmt.Errorf("bootstrap empty repository: %w; then reading the branch: %w", cause, err),
-		hint: "check the branch for the first commit before retrying: it may have landed"}
+	return &kind.Cause{Kind: ErrUnknownOutcome, Err: fmt.Errorf("bootstrap empty repository: %w; then reading the branch: %w", cause, err),
+		Hint: "check the branch for the first commit before retrying: it may have landed"}
 }
 
 // planBootstrap checks p against the empty tree (preconditions, edits) and
@@ -152,13 +154,13 @@ func (c *Committer) planBootstrap(ctx context.Context, p *prepared) (*firstFile,
 		}
 	}
 	if best == nil {
-		return nil, &pathError{kind: ErrInvalid, err: errors.New("the repository is empty, and the change set writes no plain file (mode 100644) to start it with: " +
+		return nil, &kind.Cause{Kind: ErrInvalid, Err: errors.New("the repository is empty, and the change set writes no plain file (mode 100644) to start it with: " +
 			"GitHub's Git Data API does not work on an empty repository, and its first commit can only hold one plain file; add one (a README, say)")}
 	}
 	data := best.data
 	if data == nil {
 		if data, err = readSource(p, best.path); err != nil {
-			return nil, &pathError{path: best.path, err: err}
+			return nil, &kind.Cause{Path: best.path, Err: err}
 		}
 	}
 	return &firstFile{path: best.path, sha: best.sha, data: data}, nil

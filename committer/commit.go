@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/go-github/v66/github"
+
+	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
 )
 
 // Commit applies cs to branch as one new commit and moves the branch to it
@@ -463,7 +465,7 @@ func (d *driver) bootstrap(ctx context.Context) (head, tree string, err error) {
 			return "", "", errRetry
 		}
 		head, tree, err = d.c.bootstrap(ctx, d.branch, u)
-		var pe *pathError
+		var pe *kind.Cause
 		if errors.As(err, &pe) && d.w.drop(u, d.c.fail(d.op, d.branch, nil, err)) {
 			continue
 		}

@@ -11,9 +11,11 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/google/go-github/v66/github"
+
 	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
-	"github.com/google/go-github/v66/github"
+	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
 )
 
 // Committer commits change sets to the branches of one GitHub repository
@@ -190,23 +192,23 @@ type Result struct {
 	PullRequest *ProtectedPullRequest `json:"pull_request,omitempty"`
 }
 
-func (c *Committer) fail(op, branch string, kind, err error) *Error {
-	e := &Error{Op: op, Repo: c.Repository(), Branch: branch, Kind: kind, Err: err}
-	var pe *pathError
+func (c *Committer) fail(op, branch string, k, err error) *Error {
+	e := &Error{Op: op, Repo: c.Repository(), Branch: branch, Kind: k, Err: err}
+	var pe *kind.Cause
 	if errors.As(err, &pe) {
-		e.Path = pe.path
-		e.Err = pe.err
+		e.Path = pe.Path
+		e.Err = pe.Err
 		if e.Kind == nil {
-			e.Kind = pe.kind
+			e.Kind = pe.Kind
 		}
-		e.Hint = pe.hint
+		e.Hint = pe.Hint
 	}
 	e.Status, e.Message, e.RequestID = apiDetails(err)
-	k, hint := classify(err)
+	ck, hint := classify(err)
 	if e.Kind == nil {
-		e.Kind = k
+		e.Kind = ck
 	}
-	if e.Hint == "" && (k == nil || errors.Is(e.Kind, k)) {
+	if e.Hint == "" && (ck == nil || errors.Is(e.Kind, ck)) {
 		e.Hint = hint
 	}
 	if errors.Is(e.Kind, ErrRateLimited) {

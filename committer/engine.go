@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
 )
 
 // Engine is the GitHub API a commit is made through. See docs/engines.md
@@ -116,13 +118,13 @@ func (c *Committer) staticRefusal(engine Engine, u *unit, co commitOptions) erro
 func modeRefusal(name string, p *prepared) error {
 	for _, o := range p.ops {
 		if o.kind == opPut && o.mode != ModeFile {
-			return &pathError{path: o.path, kind: ErrInvalid, err: fmt.Errorf("the %s engine writes plain files (mode 100644) only, not mode %s: use the git-data engine", name, o.mode)}
+			return &kind.Cause{Path: o.path, Kind: ErrInvalid, Err: fmt.Errorf("the %s engine writes plain files (mode 100644) only, not mode %s: use the git-data engine", name, o.mode)}
 		}
 	}
 	for _, s := range p.syncs {
 		for _, f := range s.files {
 			if f.mode != ModeFile {
-				return &pathError{path: s.dir + "/" + f.rel, kind: ErrInvalid, err: fmt.Errorf("the %s engine writes plain files (mode 100644) only, not mode %s: use the git-data engine", name, f.mode)}
+				return &kind.Cause{Path: s.dir + "/" + f.rel, Kind: ErrInvalid, Err: fmt.Errorf("the %s engine writes plain files (mode 100644) only, not mode %s: use the git-data engine", name, f.mode)}
 			}
 		}
 	}
@@ -140,7 +142,7 @@ func contentsStaticRefusal(p *prepared, co commitOptions) error {
 	}
 	for _, pre := range p.pres {
 		if pre.path != p.ops[0].path {
-			return &pathError{path: pre.path, kind: ErrInvalid, err: errors.New("the contents engine can only guard the file it writes: a precondition on another path needs the graphql or git-data engine")}
+			return &kind.Cause{Path: pre.path, Kind: ErrInvalid, Err: errors.New("the contents engine can only guard the file it writes: a precondition on another path needs the graphql or git-data engine")}
 		}
 	}
 	return nil

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"sort"
+
+	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
 )
 
 // stageOne resolves a squashed batch for GraphQL: the change sets in
@@ -23,7 +25,7 @@ func (b *batch) stageOne(ctx context.Context, engine Engine, _ []Engine, head, t
 	kept := b.live[:0]
 	for i, j := range b.live {
 		r, err := c.resolve(ctx, v, j.u.p, true)
-		var pe *pathError
+		var pe *kind.Cause
 		if errors.As(err, &pe) && !isOneWriteError(err) {
 			e := c.fail("commit to", b.branch, nil, err)
 			e.Head, e.Attempts = head, attempt
@@ -76,7 +78,7 @@ func (b *batch) stageOne(ctx context.Context, engine Engine, _ []Engine, head, t
 		return nil, nil, err
 	}
 	if err := st.refusal(engine); err != nil {
-		return nil, nil, &pathError{kind: ErrInvalid, err: err}
+		return nil, nil, &kind.Cause{Kind: ErrInvalid, Err: err}
 	}
 	b.finishWith(st, results, tree)
 	if len(changing) == 0 {
@@ -120,7 +122,7 @@ func (c *Committer) stageFinal(ctx context.Context, v, orig *view, touched map[s
 			data, err := v.content(ctx, p, now)
 			if err != nil {
 				if data, err = readSource(touched[p], p); err != nil {
-					return &pathError{path: p, err: err}
+					return &kind.Cause{Path: p, Err: err}
 				}
 			}
 			st.adds = append(st.adds, stagedFile{path: p, data: data, old: was.sha})

@@ -5,6 +5,8 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+
+	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
 )
 
 // staged is a change set resolved on one head for an engine that commits
@@ -60,9 +62,9 @@ func (c *Committer) stage(ctx context.Context, u *unit, engine Engine, cands []E
 	}
 	if engine != EngineAuto {
 		if err := st.refusal(engine); err != nil {
-			var pe *pathError
+			var pe *kind.Cause
 			if !errors.As(err, &pe) {
-				err = &pathError{kind: ErrInvalid, err: err}
+				err = &kind.Cause{Kind: ErrInvalid, Err: err}
 			}
 			return nil, err
 		}
@@ -116,7 +118,7 @@ func (c *Committer) stageFiles(ctx context.Context, v *view, p *prepared, r *res
 		data := e.data
 		if data == nil {
 			if data, err = readSource(p, e.path); err != nil {
-				return &pathError{path: e.path, err: err}
+				return &kind.Cause{Path: e.path, Err: err}
 			}
 		}
 		f := stagedFile{path: e.path, data: data}
@@ -144,7 +146,7 @@ type oneWriteError struct{ msg string }
 func (e *oneWriteError) Error() string { return e.msg }
 
 func oneWriteRefusal(path, msg string) error {
-	return &pathError{path: path, kind: ErrInvalid, err: &oneWriteError{msg: msg}}
+	return &kind.Cause{Path: path, Kind: ErrInvalid, Err: &oneWriteError{msg: msg}}
 }
 
 // refusal says why engine cannot carry st, or nil.
@@ -159,7 +161,7 @@ func (st *staged) refusal(engine Engine) error {
 			return fmt.Errorf("the contents engine writes one file per commit, and this change set changes %d files on the branch: use the graphql or git-data engine", n)
 		}
 		if len(st.adds) == 1 && len(st.adds[0].data) > MaxContentsFileBytes {
-			return &pathError{path: st.adds[0].path, kind: ErrInvalid, err: fmt.Errorf("the contents engine writes files of at most %d MiB, and this one is %d bytes: use the graphql or git-data engine", MaxContentsFileBytes>>20, len(st.adds[0].data))}
+			return &kind.Cause{Path: st.adds[0].path, Kind: ErrInvalid, Err: fmt.Errorf("the contents engine writes files of at most %d MiB, and this one is %d bytes: use the graphql or git-data engine", MaxContentsFileBytes>>20, len(st.adds[0].data))}
 		}
 	}
 	return nil

@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
 	"github.com/google/go-github/v66/github"
+
+	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
 )
 
 // written is the outcome of one one-write attempt.

@@ -8,10 +8,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/go-github/v66/github"
+
 	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
+	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
 	"github.com/ghcommitter/ghcommitter/committer/internal/ratelimit"
-	"github.com/google/go-github/v66/github"
 )
 
 // Error kinds. Every error returned by this package is an *Error whose Kind is
@@ -22,31 +24,31 @@ import (
 var (
 	// ErrConflict: a precondition failed on the head that was read, or every
 	// attempt lost the race for the branch. Nothing was committed.
-	ErrConflict = errors.New("conflict")
+	ErrConflict = kind.Conflict
 	// ErrInvalid: the change set, a path, a mode or a name is not valid, or
 	// cannot be carried out on this repository (such as a change set with no
 	// plain file for an empty repository). Nothing was written.
-	ErrInvalid = errors.New("invalid input")
+	ErrInvalid = kind.Invalid
 	// ErrNotFound: the repository, branch or base ref does not exist, or the
 	// credentials cannot see it (GitHub answers 404 for both).
-	ErrNotFound = errors.New("not found")
+	ErrNotFound = kind.NotFound
 	// ErrUnauthorized: the credentials were refused (401 Bad credentials).
-	ErrUnauthorized = errors.New("unauthorized")
+	ErrUnauthorized = kind.Unauthorized
 	// ErrPermission: the credentials are valid but may not do this (403).
-	ErrPermission = errors.New("permission denied")
+	ErrPermission = kind.Permission
 	// ErrProtected: the branch is protected by a rule that refuses direct
 	// pushes; open a pull request instead.
-	ErrProtected = errors.New("protected branch")
+	ErrProtected = kind.Protected
 	// ErrRateLimited: GitHub's rate limit refused the requests of every
 	// attempt (a secondary limit, 403 or 429, with or without Retry-After)
 	// or a primary limit lifts later than the client waits. Nothing was
 	// committed; Error.RetryAfter says how long to wait before trying again.
-	ErrRateLimited = errors.New("rate limited")
+	ErrRateLimited = kind.RateLimited
 	// ErrUnknownOutcome: a write that moves the branch (the ref update, or
 	// the first commit of an empty repository) got no answer and reading the
 	// branch back could not tell whether it landed. Read the branch before
 	// retrying.
-	ErrUnknownOutcome = errors.New("outcome unknown")
+	ErrUnknownOutcome = kind.UnknownOutcome
 )
 
 // Error is the error returned by Committer methods. It says what failed where,
@@ -132,12 +134,7 @@ func (e *Error) Unwrap() []error {
 	return errs
 }
 
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
-}
+func short(sha string) string { return kind.Short(sha) }
 
 // refusedError says GitHub's rate limit refused a request for now (a
 // secondary limit, or a window the client saw open): it did not apply, and

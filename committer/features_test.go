@@ -13,9 +13,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/go-github/v66/github"
+
 	"github.com/ghcommitter/ghcommitter/committer"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
-	"github.com/google/go-github/v66/github"
 )
 
 const (

@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ghcommitter/ghcommitter/committer/internal/gitmodel"
 	"maps"
 	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/ghcommitter/ghcommitter/committer/internal/gitmodel"
 
 	"github.com/ghcommitter/ghcommitter/committer"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"

@@ -5,10 +5,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-github/v66/github"
+
 	"github.com/ghcommitter/ghcommitter/committer"
 	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
-	"github.com/google/go-github/v66/github"
 )
 
 const (

@@ -11,9 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-github/v66/github"
+
 	"github.com/ghcommitter/ghcommitter/committer"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
-	"github.com/google/go-github/v66/github"
 )
 
 // The caller's context ends while the landing write (ref update, GraphQL

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path"
 	"strings"
+
+	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
 )
 
 // prepared is a validated change set with every put's blob SHA computed.
@@ -28,7 +30,7 @@ type preparedFile struct {
 }
 
 // prepare validates cs as a whole and hashes its content, before any
-// request. Errors are *pathError (kind ErrInvalid) or plain causes.
+// request. Errors are *kind.Cause (kind ErrInvalid) or plain causes.
 func prepare(cs *ChangeSet) (*prepared, error) {
 	if cs == nil {
 		return nil, errors.New("change set must not be nil")
@@ -180,8 +182,8 @@ func syncRoot(d string) (string, error) {
 		return "", nil
 	}
 	if strings.Trim(d, "/") == "" || strings.TrimRight(d, "/") == "." {
-		return "", &pathError{path: d, kind: ErrInvalid, hint: `pass "." to sync onto the repository root`,
-			err: fmt.Errorf(`sync directory %q: want a repository directory, or "." for the root`, d)}
+		return "", &kind.Cause{Path: d, Kind: ErrInvalid, Hint: `pass "." to sync onto the repository root`,
+			Err: fmt.Errorf(`sync directory %q: want a repository directory, or "." for the root`, d)}
 	}
 	dir := strings.TrimSuffix(d, "/")
 	if err := ValidatePath(dir); err != nil {
@@ -191,7 +193,7 @@ func syncRoot(d string) (string, error) {
 }
 
 func invalidPath(p string, err error) error {
-	return &pathError{path: p, kind: ErrInvalid, err: err}
+	return &kind.Cause{Path: p, Kind: ErrInvalid, Err: err}
 }
 
 // smallFile is the size up to which local files are held in memory.

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/google/go-github/v66/github"
+
+	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
 )
 
 var (
@@ -111,10 +113,10 @@ func (c *Committer) resolveBase(ctx context.Context, ref string) (string, string
 	}
 	commit, tree, err := c.readHead(ctx, ref)
 	if errors.Is(err, errBranchMissing) {
-		return "", "", &pathError{kind: ErrNotFound, err: fmt.Errorf("base branch %q does not exist", ref)}
+		return "", "", &kind.Cause{Kind: ErrNotFound, Err: fmt.Errorf("base branch %q does not exist", ref)}
 	}
 	if errors.Is(err, errEmptyRepo) {
-		return "", "", &pathError{kind: ErrNotFound, err: fmt.Errorf("base branch %q does not exist: the repository is empty", ref)}
+		return "", "", &kind.Cause{Kind: ErrNotFound, Err: fmt.Errorf("base branch %q does not exist: the repository is empty", ref)}
 	}
 	return commit, tree, err
 }
@@ -246,7 +248,7 @@ func (c *Committer) settle(ctx context.Context, branch, commit string, cause err
 }
 
 func (c *Committer) unknown(cause, err error) error {
-	return &pathError{kind: ErrUnknownOutcome, err: fmt.Errorf("update ref: %w; then reading it back: %w; read the branch before retrying", cause, err)}
+	return &kind.Cause{Kind: ErrUnknownOutcome, Err: fmt.Errorf("update ref: %w; then reading it back: %w; read the branch before retrying", cause, err)}
 }
 
 // landedIn reports whether commit is tip or one of its ancestors, with one

@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-github/v66/github"
+
+	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
 )
 
 // Action says what a commit does to one path.
@@ -66,17 +68,6 @@ type editError struct {
 func (e *editError) Error() string { return fmt.Sprintf("edit function failed: %v", e.err) }
 func (e *editError) Unwrap() error { return e.err }
 
-// pathError attaches the path an error is about.
-type pathError struct {
-	path string
-	kind error
-	err  error
-	hint string // what to do instead, in the library's terms; "" for the kind's default
-}
-
-func (e *pathError) Error() string { return e.err.Error() }
-func (e *pathError) Unwrap() error { return e.err }
-
 // conflictError is the cause of an ErrConflict from a put that the branch's
 // content does not allow.
 type conflictError struct{ msg string }
@@ -84,14 +75,14 @@ type conflictError struct{ msg string }
 func (e *conflictError) Error() string { return e.msg }
 
 func conflict(path, format string, args ...any) error {
-	return &pathError{path: path, kind: ErrConflict, err: &conflictError{fmt.Sprintf(format, args...)}}
+	return &kind.Cause{Path: path, Kind: ErrConflict, Err: &conflictError{fmt.Sprintf(format, args...)}}
 }
 
 // replaceConflict is the ErrConflict for a put through a file or onto a
 // directory at blocker: its hint says how to replace what is there.
 func replaceConflict(path, blocker, with, format string, args ...any) error {
-	return &pathError{path: path, kind: ErrConflict, err: &conflictError{fmt.Sprintf(format, args...)},
-		hint: fmt.Sprintf("nothing was committed; to replace %q with a %s, Delete(%q) and Put in one change set", blocker, with, blocker)}
+	return &kind.Cause{Path: path, Kind: ErrConflict, Err: &conflictError{fmt.Sprintf(format, args...)},
+		Hint: fmt.Sprintf("nothing was committed; to replace %q with a %s, Delete(%q) and Put in one change set", blocker, with, blocker)}
 }
 
 // put is one file a change set writes, from a put, an edit or a sync.
@@ -210,7 +201,7 @@ func (rs *resolution) checkPreconditions(ctx context.Context, pres []preconditio
 				state = e.sha
 			}
 			if ok && e.typ == "tree" || !slices.Contains(pre.anyOf, state) {
-				return &pathError{path: pre.path, kind: ErrConflict, err: &preconditionError{want: oneOf(pre.anyOf), got: got}}
+				return &kind.Cause{Path: pre.path, Kind: ErrConflict, Err: &preconditionError{want: oneOf(pre.anyOf), got: got}}
 			}
 			continue
 		}
@@ -219,7 +210,7 @@ func (rs *resolution) checkPreconditions(ctx context.Context, pres []preconditio
 			if !pre.absent {
 				want = pre.sha
 			}
-			return &pathError{path: pre.path, kind: ErrConflict, err: &preconditionError{want: want, got: got}}
+			return &kind.Cause{Path: pre.path, Kind: ErrConflict, Err: &preconditionError{want: want, got: got}}
 		}
 	}
 	return nil
@@ -249,7 +240,7 @@ func (rs *resolution) resolveEdit(ctx context.Context, o op, idx int) error {
 	mode := ModeFile
 	if ok {
 		if e.typ != "blob" {
-			return &pathError{path: o.path, kind: ErrInvalid, err: fmt.Errorf("cannot edit: it is a %s on the branch, not a file", e.typ)}
+			return &kind.Cause{Path: o.path, Kind: ErrInvalid, Err: fmt.Errorf("cannot edit: it is a %s on the branch, not a file", e.typ)}
 		}
 		if old, err = rs.v.content(ctx, o.path, e); err != nil {
 			return err
@@ -259,7 +250,7 @@ func (rs *resolution) resolveEdit(ctx context.Context, o op, idx int) error {
 	}
 	updated, err := o.edit(old, ok)
 	if err != nil {
-		return &pathError{path: o.path, err: &editError{err: err}}
+		return &kind.Cause{Path: o.path, Err: &editError{err: err}}
 	}
 	if ok && bytes.Equal(updated, old) {
 		if rs.full {
@@ -268,7 +259,7 @@ func (rs *resolution) resolveEdit(ctx context.Context, o op, idx int) error {
 		return nil
 	}
 	if len(updated) > MaxFileSize {
-		return &pathError{path: o.path, kind: ErrInvalid, err: fmt.Errorf("edit result of %d bytes is over GitHub's 100 MB file limit", len(updated))}
+		return &kind.Cause{Path: o.path, Kind: ErrInvalid, Err: fmt.Errorf("edit result of %d bytes is over GitHub's 100 MB file limit", len(updated))}
 	}
 	src := bytesSource(updated)
 	src.sha = BlobSHA(updated)
@@ -287,7 +278,7 @@ func (rs *resolution) resolveSync(ctx context.Context, s preparedSync, idx int) 
 			return err
 		}
 		if ok && e.typ != "tree" {
-			return &pathError{path: s.dir, kind: ErrInvalid, err: fmt.Errorf("cannot sync: it is a %s on the branch, not a directory", kindOf(e))}
+			return &kind.Cause{Path: s.dir, Kind: ErrInvalid, Err: fmt.Errorf("cannot sync: it is a %s on the branch, not a directory", kindOf(e))}
 		}
 	}
 	remote, err := rs.v.list(ctx, s.dir)

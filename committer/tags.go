@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/google/go-github/v66/github"
+
+	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
 )
 
 // A tag on the landed commit, moved in the same updateRefs call as the
@@ -111,8 +113,8 @@ func tagExists(t tagSpec, at string) error {
 	if at != "" {
 		what += " (at " + short(at) + ")"
 	}
-	return &pathError{kind: ErrConflict, err: errors.New(what + ": nothing was committed"),
-		hint: "choose another tag name, or move the tag with ForceTag"}
+	return &kind.Cause{Kind: ErrConflict, Err: errors.New(what + ": nothing was committed"),
+		Hint: "choose another tag name, or move the tag with ForceTag"}
 }
 
 // restTagExists reads the tag before a REST fallback move (the check is
@@ -145,8 +147,8 @@ func (c *Committer) restTag(ctx context.Context, t tagSpec, commit string) error
 		}
 	}
 	if err != nil {
-		return &pathError{err: fmt.Errorf("the commit %s landed, but creating tag %s failed (GitHub has no updateRefs here, so the tag is not created with the branch): %w", short(commit), t.name, err),
-			hint: "create the tag by hand on " + commit}
+		return &kind.Cause{Err: fmt.Errorf("the commit %s landed, but creating tag %s failed (GitHub has no updateRefs here, so the tag is not created with the branch): %w", short(commit), t.name, err),
+			Hint: "create the tag by hand on " + commit}
 	}
 	return nil
 }

@@ -6,9 +6,10 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/google/go-github/v66/github"
+
 	"github.com/ghcommitter/ghcommitter/committer"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
-	"github.com/google/go-github/v66/github"
 )
 
 func tagAt(t *testing.T, ts *githubtest.TestServer, name string) (sha, typ string) {

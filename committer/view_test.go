@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-github/v66/github"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
+	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
 )
 
 // A queue's batch resolves each change set on a view holding the effects of
@@ -68,8 +69,8 @@ func TestViewLayersReplacements(t *testing.T) {
 		NewChangeSet("3").Put("d/y/z", []byte("z")), // d is a file in the batch
 		NewChangeSet("4").Put("f", []byte("f")),     // f is a directory in the batch
 	} {
-		var pe *pathError
-		if _, err := step(cs); !errors.As(err, &pe) || !errors.Is(pe.kind, ErrConflict) {
+		var pe *kind.Cause
+		if _, err := step(cs); !errors.As(err, &pe) || !errors.Is(pe.Kind, ErrConflict) {
 			t.Errorf("%s: err = %v, want ErrConflict", cs.Message, err)
 		}
 	}
