@@ -7,9 +7,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/google/go-github/v66/github"
-
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
+	"github.com/ghcommitter/ghcommitter/committer/internal/object"
 )
 
 // Queue is an explicit handle on the coordinator through which every
@@ -360,10 +359,10 @@ func (b *batch) chainTrees(ctx context.Context, base string, rs []*resolved) (ge
 	for _, r := range rs {
 		uploads = append(uploads, r.uploads...)
 		for _, e := range r.entries {
-			if e.SHA == nil && e.Content == nil {
+			if e.Deletes() {
 				parallel = false // a delete: keep the exact sequential semantics
 			}
-			inline += int64(len(e.GetContent()))
+			inline += int64(len(e.Inline()))
 		}
 		cumBytes += inline
 	}
@@ -399,7 +398,7 @@ func (b *batch) chainTrees(ctx context.Context, base string, rs []*resolved) (ge
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				var entries []*github.TreeEntry
+				var entries []*object.TreeEntry
 				for _, r := range rs[:i+1] {
 					entries = append(entries, r.entries...)
 				}

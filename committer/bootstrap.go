@@ -8,9 +8,8 @@ import (
 	"path"
 	"strings"
 
-	"github.com/google/go-github/v66/github"
-
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
+	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 )
 
 // GitHub's Git Data API answers 409 "Git Repository is empty." to every
@@ -94,10 +93,10 @@ func (c *Committer) bootstrap(ctx context.Context, branch string, u *unit) (head
 			}
 			return "", "", err // never sent: nothing landed
 		}
-		switch v, jerr := judge(toContents, err); v {
-		case verdictLimited:
+		switch v, jerr := rest.Judge(rest.ToContents, err); v {
+		case rest.Limited:
 			return "", "", jerr
-		case verdictFailed:
+		case rest.Failed:
 			return "", "", fmt.Errorf("bootstrap empty repository: %w", jerr)
 		}
 		// No clear answer (or: the file exists already, or the repository
@@ -209,16 +208,11 @@ func readSource(p *prepared, full string) ([]byte, error) {
 // putFirst makes the root commit with f through the contents API. See
 // https://docs.github.com/rest/repos/contents#create-or-update-file-contents.
 func (c *Committer) putFirst(ctx context.Context, branch string, u *unit, f *firstFile) (commit, tree string, err error) {
-	opts := &github.RepositoryContentFileOptions{
-		Message: github.String(u.message),
-		Content: f.data,
-		Branch:  github.String(branch),
-	}
-	opts.Author = toAuthor(u.cs.Author)
-	opts.Committer = toAuthor(u.cs.Committer)
+	cw := rest.ContentsWrite{Path: f.path, Content: f.data, Message: u.message, Branch: branch,
+		Author: toAuthor(u.cs.Author), Committer: toAuthor(u.cs.Committer)}
 	c.o.logger.DebugContext(ctx, "bootstrapping empty repository", "repo", c.Repository(), "path", f.path)
 	l := c.startLanding(ctx)
-	got, _, err := c.putContents(l.ctx, f.path, opts)
+	got, err := c.rest.PutContents(l.ctx, cw)
 	err = l.done(err)
 	if err != nil && l.unsent() {
 		return "", "", l.notSent("bootstrap empty repository")
@@ -226,7 +220,7 @@ func (c *Committer) putFirst(ctx context.Context, branch string, u *unit, f *fir
 	if err != nil {
 		return "", "", err
 	}
-	return got.Commit.GetSHA(), got.Commit.GetTree().GetSHA(), nil
+	return got.Commit, got.Tree, nil
 }
 
 // maxRootWalk bounds how far back isOurBootstrap looks for the root commit.
@@ -238,16 +232,16 @@ const maxRootWalk = 100
 func (c *Committer) isOurBootstrap(ctx context.Context, head string, u *unit, f *firstFile) (root, rootTree string, ours bool, err error) {
 	sha := head
 	for range maxRootWalk {
-		got, _, err := c.client.Git.GetCommit(ctx, c.owner, c.repo, sha)
+		got, err := c.rest.Commit(ctx, sha)
 		if err != nil {
-			return "", "", false, fmt.Errorf("read commit %s: %w", short(sha), err)
+			return "", "", false, err
 		}
 		if len(got.Parents) > 0 {
-			sha = got.Parents[0].GetSHA()
+			sha = got.Parents[0]
 			continue
 		}
-		tree := got.GetTree().GetSHA()
-		if strings.TrimSpace(got.GetMessage()) != strings.TrimSpace(u.message) {
+		tree := got.Tree
+		if strings.TrimSpace(got.Message) != strings.TrimSpace(u.message) {
 			return sha, tree, false, nil
 		}
 		e, ok, err := c.lookup(ctx, tree, f.path)

@@ -8,9 +8,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/google/go-github/v66/github"
-
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
+	"github.com/ghcommitter/ghcommitter/committer/internal/object"
+	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 )
 
 // Commit applies cs to branch as one new commit and moves the branch to it
@@ -197,7 +197,7 @@ type driver struct {
 	// limited is the rate-limit refusal that ended the last attempt (nil
 	// when it ended otherwise), and refusals counts such attempts: when
 	// attempts run out, the work is ErrRateLimited, not a lost race.
-	limited  *refusedError
+	limited  *rest.Refused
 	refusals int
 }
 
@@ -283,7 +283,7 @@ func (d *driver) outOfAttempts() *Error {
 // rateLimited is the ErrRateLimited of a work whose last attempt (of
 // attempts) GitHub's rate limit refused, asking to wait d.wait.
 func (d *driver) rateLimited(attempts int, msg string) *Error {
-	cause := d.limited.err
+	cause := d.limited.Err
 	if ce := (*Error)(nil); errors.As(cause, &ce) && ce.Err != nil {
 		cause = ce.Err // a read's error, already an *Error of this work
 	}
@@ -355,15 +355,15 @@ func (d *driver) attempt(ctx context.Context, attempt int) (done bool, err error
 // refusedOr turns a rate-limit refusal into a wait before the next attempt
 // and any other error into the work's error.
 func (d *driver) refusedOr(err error, attempt int) (bool, error) {
-	var re *refusedError
+	var re *rest.Refused
 	if !errors.As(err, &re) {
 		// A secondary limit on a read or an object write, once the
 		// transport's own retries ran out: wait it out like one on the ref.
-		_ = errors.As(refused("", err), &re)
+		_ = errors.As(rest.Refusal("", err), &re)
 	}
 	if re != nil {
-		d.wait = re.wait
-		if re.bare {
+		d.wait = re.Wait
+		if re.Bare {
 			d.wait = max(d.wait, d.c.o.secondaryFloor)
 		}
 		d.limited = re
@@ -470,7 +470,7 @@ func (d *driver) bootstrap(ctx context.Context) (head, tree string, err error) {
 			continue
 		}
 		if err != nil && !errors.Is(err, errRetry) {
-			var re *refusedError
+			var re *rest.Refused
 			if errors.As(err, &re) {
 				return "", "", err
 			}
@@ -526,7 +526,7 @@ func (d *driver) move(ctx context.Context, head, tip string, creating bool, atte
 	if mv.ambiguous && !mv.won {
 		d.unsettled = append(d.unsettled, tip)
 	}
-	var re *refusedError
+	var re *rest.Refused
 	switch {
 	case mv.missing && d.co.createFrom == "":
 		return true, d.c.missingBranch(d.op, d.branch, err)
@@ -705,56 +705,43 @@ func newResult(c *Committer, branch string, changes []FileChange) *Result {
 
 // createTree creates a tree of entries on base (in chunks: see
 // createTreeInChunks).
-func (c *Committer) createTree(ctx context.Context, base string, entries []*github.TreeEntry) (string, error) {
+func (c *Committer) createTree(ctx context.Context, base string, entries []*object.TreeEntry) (string, error) {
 	t, err := c.createTreeInChunks(ctx, base, entries)
 	if err != nil {
 		return "", fmt.Errorf("create tree: %w", err)
 	}
-	return t.GetSHA(), nil
+	return t.SHA, nil
 }
 
 func (c *Committer) createCommit(ctx context.Context, cs *ChangeSet, message, parent, tree string) (string, error) {
-	commit := &github.Commit{
-		Message: github.String(message),
-		Tree:    &github.Tree{SHA: github.String(tree)},
-		Parents: []*github.Commit{{SHA: github.String(parent)}},
-	}
-	if parent == "" {
-		commit.Parents = nil
-	}
-	commit.Author = toAuthor(cs.Author)
-	commit.Committer = toAuthor(cs.Committer)
-	var opts *github.CreateCommitOptions
+	nc := rest.NewCommit{Message: message, Tree: tree, Parent: parent, Author: toAuthor(cs.Author), Committer: toAuthor(cs.Committer)}
 	if c.o.signer != nil {
-		if commit.Author == nil {
+		if nc.Author == nil {
 			return "", errors.New("signing a commit needs an author")
 		}
-		if commit.Author.Date == nil {
-			commit.Author.Date = &github.Timestamp{Time: time.Now().Truncate(time.Second)}
+		if nc.Author.Date.IsZero() {
+			nc.Author.Date = rest.Now()
 		}
-		if commit.Committer == nil {
-			cp := *commit.Author
-			commit.Committer = &cp
+		if nc.Committer == nil {
+			cp := *nc.Author
+			nc.Committer = &cp
 		}
-		if commit.Committer.Date == nil {
-			commit.Committer.Date = commit.Author.Date
+		if nc.Committer.Date.IsZero() {
+			nc.Committer.Date = nc.Author.Date
 		}
-		opts = &github.CreateCommitOptions{Signer: github.MessageSignerFunc(c.o.signer.Sign)}
+		nc.Sign = c.o.signer.Sign
 	}
-	got, _, err := c.client.Git.CreateCommit(ctx, c.owner, c.repo, commit, opts)
+	sha, err := c.rest.CreateCommit(ctx, nc)
 	if err != nil {
 		return "", fmt.Errorf("create commit: %w", err)
 	}
-	return got.GetSHA(), nil
+	return sha, nil
 }
 
-func toAuthor(s *Signature) *github.CommitAuthor {
+// toAuthor is a Signature in the object model (nil for none).
+func toAuthor(s *Signature) *object.Signature {
 	if s == nil {
 		return nil
 	}
-	a := &github.CommitAuthor{Name: github.String(s.Name), Email: github.String(s.Email)}
-	if !s.Date.IsZero() {
-		a.Date = &github.Timestamp{Time: s.Date}
-	}
-	return a
+	return &object.Signature{Name: s.Name, Email: s.Email, Date: s.Date}
 }

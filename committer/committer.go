@@ -11,11 +11,10 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/google/go-github/v66/github"
-
 	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
+	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 )
 
 // Committer commits change sets to the branches of one GitHub repository
@@ -24,14 +23,14 @@ import (
 // Commit). Immutable objects it has read or uploaded are cached across
 // commits and attempts.
 type Committer struct {
-	client *github.Client
-	owner  string
-	repo   string
-	o      options
-	cache  *objectCache
-	gql    *ghgraphql.Client // the GraphQL engine's client (see WithEngine), and path lookups
-	cred   string            // the client's credential, as ghclient.Config names it
-	swap   refSwap           // the strict ref update's state (refswap.go)
+	rest  *rest.Client
+	owner string
+	repo  string
+	o     options
+	cache *objectCache
+	gql   *ghgraphql.Client // the GraphQL engine's client (see WithEngine), and path lookups
+	cred  string            // the client's credential, as ghclient.Config names it
+	swap  refSwap           // the strict ref update's state (refswap.go)
 	// observing serializes the calls of the WithObserver function: events
 	// come from every commit of the Committer and from the HTTP layer's
 	// waits of parallel uploads.
@@ -93,48 +92,12 @@ func New(owner, repo string, opts ...Option) (*Committer, error) {
 		o.secondaryFloor = cfg.SecondaryLimitWait
 	}
 	o.maxLimitWait = cfg.MaxRateLimitWait
-	client := github.NewClient(withBranchRedirectRefusal(wrapped))
-	client.BaseURL = base
-	up := *base
-	client.UploadURL = &up
 	endpoint, err := ghgraphql.EndpointFor(base.String(), o.graphqlURL)
 	if err != nil {
 		return nil, fmt.Errorf("committer: %w", err)
 	}
 	gql := ghgraphql.New(wrapped, endpoint)
-	return &Committer{client: client, owner: owner, repo: repo, o: o, cache: newObjectCache(), gql: gql, cred: cfg.Credential, observing: new(sync.Mutex)}, nil
-}
-
-// withBranchRedirectRefusal returns a copy of hc that, for a branch head
-// read (readHead, under branchRead), never follows a redirect to another
-// branch: GitHub answers GET branches/{b} with 301 for a renamed branch and
-// for master where there is none. A redirect that keeps the branch name
-// (a renamed or transferred repository: /repositories/{id}/branches/{b})
-// is left to hc's own policy, as is every other request.
-func withBranchRedirectRefusal(hc *http.Client) *http.Client {
-	cp := *hc
-	prev := hc.CheckRedirect
-	cp.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if b, ok := req.Context().Value(branchReadKey{}).(string); ok && redirectTarget(req.URL.String()) != b {
-			return http.ErrUseLastResponse
-		}
-		if prev != nil {
-			return prev(req, via)
-		}
-		if len(via) >= 10 {
-			return errors.New("stopped after 10 redirects")
-		}
-		return nil
-	}
-	return &cp
-}
-
-type branchReadKey struct{}
-
-// branchRead marks ctx as the read of branch's head (see
-// withBranchRedirectRefusal).
-func branchRead(ctx context.Context, branch string) context.Context {
-	return context.WithValue(ctx, branchReadKey{}, branch)
+	return &Committer{rest: rest.New(wrapped, base, owner, repo), owner: owner, repo: repo, o: o, cache: newObjectCache(), gql: gql, cred: cfg.Credential, observing: new(sync.Mutex)}, nil
 }
 
 // Repository returns "owner/name".
@@ -145,15 +108,15 @@ func (c *Committer) Repository() string { return c.owner + "/" + c.repo }
 // https://docs.github.com/rest/repos/repos#get-a-repository.
 func (c *Committer) DefaultBranch(ctx context.Context) (string, error) {
 	const op = "look up the default branch of"
-	got, _, err := c.client.Repositories.Get(ctx, c.owner, c.repo)
+	got, err := c.rest.Repository(ctx)
 	if err != nil {
 		return "", c.fail(op, "", nil, err)
 	}
-	c.knowRepositoryID(got.GetNodeID()) // the strict ref update's (refswap.go)
-	if got.GetDefaultBranch() == "" {
+	c.knowRepositoryID(got.NodeID) // the strict ref update's (refswap.go)
+	if got.DefaultBranch == "" {
 		return "", c.fail(op, "", ErrNotFound, errors.New("the repository reports no default branch: name the branch to commit to"))
 	}
-	return got.GetDefaultBranch(), nil
+	return got.DefaultBranch, nil
 }
 
 // Result describes a commit that landed, or a change set that needed none.
@@ -203,8 +166,8 @@ func (c *Committer) fail(op, branch string, k, err error) *Error {
 		}
 		e.Hint = pe.Hint
 	}
-	e.Status, e.Message, e.RequestID = apiDetails(err)
-	ck, hint := classify(err)
+	e.Status, e.Message, e.RequestID = rest.Details(err)
+	ck, hint := rest.Classify(err)
 	if e.Kind == nil {
 		e.Kind = ck
 	}
@@ -212,7 +175,7 @@ func (c *Committer) fail(op, branch string, k, err error) *Error {
 		e.Hint = hint
 	}
 	if errors.Is(e.Kind, ErrRateLimited) {
-		e.RetryAfter = limitWait(err, c.o.secondaryFloor)
+		e.RetryAfter = rest.LimitWait(err, c.o.secondaryFloor)
 	}
 	return e
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
+	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 )
 
 // pendingWrite is a one-write commit whose reply was lost: its SHA is
@@ -117,7 +118,7 @@ func (d *driver) moveFailed(head string, attempt int, err error, mv refMove) (bo
 		// next attempt reads whether it exists and goes on either way.
 		return false, nil, true
 	}
-	var re *refusedError
+	var re *rest.Refused
 	if errors.As(err, &re) {
 		done, err := d.refusedOr(err, attempt)
 		return done, err, true

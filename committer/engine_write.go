@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/google/go-github/v66/github"
-
 	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
+	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 )
 
 // written is the outcome of one one-write attempt.
@@ -50,22 +49,22 @@ func (c *Committer) writeGraphQL(ctx context.Context, branch string, u *unit, st
 
 // graphqlOutcome is what a createCommitOnBranch error means (judge).
 func (c *Committer) graphqlOutcome(err error) (written, error) {
-	return oneWriteOutcome(toGraphQL, err)
+	return oneWriteOutcome(rest.ToGraphQL, err)
 }
 
 // oneWriteOutcome turns judge's verdict on a one-write engine's answer
 // into the attempt's outcome: a lost race, an ambiguous outcome to
 // settle by the Edit-Id trailer, a wait (*refusedError), or a final error.
-func oneWriteOutcome(w answerTo, err error) (written, error) {
-	switch v, err := judge(w, err); v {
-	case verdictLostRace:
+func oneWriteOutcome(w rest.Answer, err error) (written, error) {
+	switch v, err := rest.Judge(w, err); v {
+	case rest.LostRace:
 		return written{lost: true}, nil
-	case verdictUnknown:
+	case rest.Unknown:
 		return written{ambiguous: true}, nil
-	case verdictLimited:
+	case rest.Limited:
 		return written{}, err
 	default:
-		if w == toContents {
+		if w == rest.ToContents {
 			return written{}, fmt.Errorf("contents write: %w", err)
 		}
 		return written{}, err
@@ -77,24 +76,18 @@ func oneWriteOutcome(w answerTo, err error) (written, error) {
 // https://docs.github.com/rest/repos/contents#create-or-update-file-contents
 // and #delete-a-file.
 func (c *Committer) writeContents(ctx context.Context, branch string, u *unit, st *staged) (written, error) {
-	opts := &github.RepositoryContentFileOptions{
-		Message: github.String(u.message), Branch: github.String(branch),
-		Author: toAuthor(u.cs.Author), Committer: toAuthor(u.cs.Committer),
-	}
-	var got *github.RepositoryContentResponse
+	cw := rest.ContentsWrite{Message: u.message, Branch: branch, Author: toAuthor(u.cs.Author), Committer: toAuthor(u.cs.Committer)}
+	var got rest.ContentsCommit
 	var err error
 	l := c.startLanding(ctx)
 	if len(st.adds) == 1 {
 		f := st.adds[0]
-		opts.Content = f.data
-		if f.old != "" {
-			opts.SHA = github.String(f.old)
-		}
-		got, _, err = c.putContents(l.ctx, f.path, opts)
+		cw.Path, cw.Content, cw.SHA = f.path, f.data, f.old
+		got, err = c.rest.PutContents(l.ctx, cw)
 	} else {
 		f := st.dels[0]
-		opts.SHA = github.String(f.old)
-		got, _, err = c.deleteContents(l.ctx, f.path, opts)
+		cw.Path, cw.SHA = f.path, f.old
+		got, err = c.rest.DeleteContents(l.ctx, cw)
 	}
 	err = l.done(err)
 	if err != nil && l.unsent() {
@@ -103,9 +96,9 @@ func (c *Committer) writeContents(ctx context.Context, branch string, u *unit, s
 	if err != nil {
 		return c.contentsOutcome(err)
 	}
-	w := written{commit: got.Commit.GetSHA(), tree: got.Commit.GetTree().GetSHA(), parent: st.head}
-	if len(got.Commit.Parents) > 0 {
-		w.parent = got.Commit.Parents[0].GetSHA()
+	w := written{commit: got.Commit, tree: got.Tree, parent: st.head}
+	if got.Parent != "" {
+		w.parent = got.Parent
 	}
 	if w.tree == "" {
 		rctx, cancel := c.settleContext(ctx)
@@ -117,7 +110,7 @@ func (c *Committer) writeContents(ctx context.Context, branch string, u *unit, s
 
 // contentsOutcome is what a contents write's error means (judge).
 func (c *Committer) contentsOutcome(err error) (written, error) {
-	return oneWriteOutcome(toContents, err)
+	return oneWriteOutcome(rest.ToContents, err)
 }
 
 // settleOneWrite decides whether a one-write commit on parent whose reply

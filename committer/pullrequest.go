@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/google/go-github/v66/github"
+	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 )
 
 // PullRequestOptions describes the pull request CommitPullRequest opens.
@@ -88,8 +88,12 @@ func (c *Committer) CommitPullRequest(ctx context.Context, base, head string, cs
 	if err != nil {
 		return nil, err
 	}
-	out := &PullRequestResult{Commit: res}
+	return c.openPullRequest(ctx, base, head, cs, pr, &PullRequestResult{Commit: res})
+}
 
+// openPullRequest opens the pull request from head into base after the
+// commit res landed on head, or reuses (and updates) the open one.
+func (c *Committer) openPullRequest(ctx context.Context, base, head string, cs *ChangeSet, pr PullRequestOptions, out *PullRequestResult) (*PullRequestResult, error) {
 	title, body := splitMessage(cs.Message)
 	if pr.Title != "" {
 		title = pr.Title
@@ -97,117 +101,111 @@ func (c *Committer) CommitPullRequest(ctx context.Context, base, head string, cs
 	if pr.Body != "" {
 		body = pr.Body
 	}
-	np := &github.NewPullRequest{Title: github.String(title), Head: github.String(head), Base: github.String(base)}
-	if body != "" {
-		np.Body = github.String(body)
-	}
-	if pr.Draft {
-		np.Draft = github.Bool(true)
-	}
 	// The commit landed: opening the pull request is sent like a landing
 	// write (see WithLandingGrace), so a cancel does not leave it unknown.
 	l := c.startLanding(ctx)
-	got, _, err := c.client.PullRequests.Create(l.ctx, c.owner, c.repo, np)
+	got, err := c.rest.CreatePull(l.ctx, rest.NewPullRequest{Title: title, Body: body, Head: head, Base: base, Draft: pr.Draft})
 	err = l.done(err)
 	if err == nil {
-		out.Number, out.URL, out.Created, out.Operation = got.GetNumber(), got.GetHTMLURL(), true, PullRequestCreated
+		out.Number, out.URL, out.Created, out.Operation = got.Number, got.URL, true, PullRequestCreated
 		return out, c.decorate(ctx, head, base, got, pr)
 	}
-	if !unprocessable(err) || fieldError(err) {
+	if !rest.Unprocessable(err) || rest.FieldError(err) {
 		return out, c.prFail(head, base, err)
 	}
 	// 422 without a bad field: a pull request from head into base is already
 	// open, or head holds no commit that base lacks. Look for the open one.
 	rctx, cancel := c.settleContext(ctx)
 	defer cancel()
-	open, ferr := c.findPullRequest(rctx, base, head)
+	open, ferr := c.rest.OpenPull(rctx, base, head)
 	if ferr != nil {
 		return out, c.prFail(head, base, ferr)
 	}
-	if open != nil {
-		out.Number, out.URL, out.Operation = open.GetNumber(), open.GetHTMLURL(), PullRequestUnchanged
-		if !res.NoOp {
-			out.Operation = PullRequestUpdated
+	if open == nil {
+		if out.Commit.NoOp {
+			return out, nil // nothing to propose
 		}
-		edited, err := c.editPullRequest(ctx, head, base, open, pr)
-		if edited {
-			out.Operation = PullRequestUpdated
-		}
-		if err != nil {
-			return out, err
-		}
-		return out, c.decorate(ctx, head, base, open, pr)
+		return out, c.prFail(head, base, err)
 	}
-	if res.NoOp {
-		return out, nil // nothing to propose
+	return c.reusePullRequest(ctx, base, head, *open, pr, out)
+}
+
+// reusePullRequest updates the open pull request from head into base to
+// pr's title, body, labels, reviewers and assignees.
+func (c *Committer) reusePullRequest(ctx context.Context, base, head string, open rest.PullRequest, pr PullRequestOptions, out *PullRequestResult) (*PullRequestResult, error) {
+	out.Number, out.URL, out.Operation = open.Number, open.URL, PullRequestUnchanged
+	if !out.Commit.NoOp {
+		out.Operation = PullRequestUpdated
 	}
-	return out, c.prFail(head, base, err)
+	edited, err := c.editPullRequest(ctx, head, base, open, pr)
+	if edited {
+		out.Operation = PullRequestUpdated
+	}
+	if err != nil {
+		return out, err
+	}
+	return out, c.decorate(ctx, head, base, open, pr)
 }
 
 // editPullRequest sets a reused pull request's title and body to pr's,
 // where given and different. It reports whether it changed them.
-func (c *Committer) editPullRequest(ctx context.Context, head, base string, open *github.PullRequest, pr PullRequestOptions) (bool, error) {
-	edit := &github.PullRequest{}
-	changed := false
-	if pr.Title != "" && pr.Title != open.GetTitle() {
-		edit.Title, changed = github.String(pr.Title), true
+func (c *Committer) editPullRequest(ctx context.Context, head, base string, open rest.PullRequest, pr PullRequestOptions) (bool, error) {
+	var title, body string
+	if pr.Title != "" && pr.Title != open.Title {
+		title = pr.Title
 	}
-	if pr.Body != "" && pr.Body != open.GetBody() {
-		edit.Body, changed = github.String(pr.Body), true
+	if pr.Body != "" && pr.Body != open.Body {
+		body = pr.Body
 	}
-	if !changed {
+	if title == "" && body == "" {
 		return false, nil
 	}
 	l := c.startLanding(ctx)
-	_, _, err := c.client.PullRequests.Edit(l.ctx, c.owner, c.repo, open.GetNumber(), edit)
+	err := c.rest.EditPull(l.ctx, open.Number, title, body)
 	if err = l.done(err); err != nil {
-		return false, c.prFail(head, base, fmt.Errorf("update pull request #%d: %w", open.GetNumber(), err))
+		return false, c.prFail(head, base, fmt.Errorf("update pull request #%d: %w", open.Number, err))
 	}
 	return true, nil
 }
 
+// missing returns the names of want that have lacks (compared without
+// case when fold).
+func missing(want, have []string, fold bool) []string {
+	seen := map[string]bool{}
+	norm := func(s string) string {
+		if fold {
+			return strings.ToLower(s)
+		}
+		return s
+	}
+	for _, h := range have {
+		seen[norm(h)] = true
+	}
+	var out []string
+	for _, w := range want {
+		if !seen[norm(w)] {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
 // decorate adds pr's labels, reviewers and assignees that p lacks.
-func (c *Committer) decorate(ctx context.Context, head, base string, p *github.PullRequest, pr PullRequestOptions) error {
-	var labels, reviewers, assignees []string
-	have := map[string]bool{}
-	for _, l := range p.Labels {
-		have["l:"+l.GetName()] = true
-	}
-	for _, u := range p.RequestedReviewers {
-		have["r:"+strings.ToLower(u.GetLogin())] = true
-	}
-	for _, u := range p.Assignees {
-		have["a:"+strings.ToLower(u.GetLogin())] = true
-	}
-	for _, l := range pr.Labels {
-		if !have["l:"+l] {
-			labels = append(labels, l)
-		}
-	}
-	for _, u := range pr.Reviewers {
-		if !have["r:"+strings.ToLower(u)] {
-			reviewers = append(reviewers, u)
-		}
-	}
-	for _, u := range pr.Assignees {
-		if !have["a:"+strings.ToLower(u)] {
-			assignees = append(assignees, u)
-		}
-	}
-	n := p.GetNumber()
+func (c *Committer) decorate(ctx context.Context, head, base string, p rest.PullRequest, pr PullRequestOptions) error {
+	labels := missing(pr.Labels, p.Labels, false)
+	reviewers := missing(pr.Reviewers, p.Reviewers, true)
+	assignees := missing(pr.Assignees, p.Assignees, true)
+	n := p.Number
 	l := c.startLanding(ctx)
 	var err error
 	if len(labels) > 0 && err == nil {
-		_, _, err = c.client.Issues.AddLabelsToIssue(l.ctx, c.owner, c.repo, n, labels)
-		err = wrapIf(err, "add labels to #%d", n)
+		err = wrapIf(c.rest.AddLabels(l.ctx, n, labels), "add labels to #%d", n)
 	}
 	if len(reviewers) > 0 && err == nil {
-		_, _, err = c.client.PullRequests.RequestReviewers(l.ctx, c.owner, c.repo, n, github.ReviewersRequest{Reviewers: reviewers})
-		err = wrapIf(err, "request reviewers for #%d", n)
+		err = wrapIf(c.rest.RequestReviewers(l.ctx, n, reviewers), "request reviewers for #%d", n)
 	}
 	if len(assignees) > 0 && err == nil {
-		_, _, err = c.client.Issues.AddAssignees(l.ctx, c.owner, c.repo, n, assignees)
-		err = wrapIf(err, "add assignees to #%d", n)
+		err = wrapIf(c.rest.AddAssignees(l.ctx, n, assignees), "add assignees to #%d", n)
 	}
 	if err = l.done(err); err != nil {
 		return c.prFail(head, base, err)
@@ -222,34 +220,14 @@ func wrapIf(err error, format string, args ...any) error {
 	return fmt.Errorf(format+": %w", append(args, err)...)
 }
 
-// findPullRequest returns the open pull request from head into base, or nil.
-func (c *Committer) findPullRequest(ctx context.Context, base, head string) (*github.PullRequest, error) {
-	prs, _, err := c.client.PullRequests.List(ctx, c.owner, c.repo, &github.PullRequestListOptions{
-		State: "open", Head: c.owner + ":" + head, Base: base,
-		ListOptions: github.ListOptions{PerPage: 10},
-	})
-	if err != nil {
-		return nil, err
-	}
-	for _, p := range prs {
-		if p.GetHead().GetRef() == head && p.GetBase().GetRef() == base {
-			return p, nil
-		}
-	}
-	return nil, nil
-}
-
 func (c *Committer) prFail(head, base string, err error) *Error {
 	e := c.fail("open pull request for", head, nil, fmt.Errorf("into %s: %w", base, err))
-	var er *github.ErrorResponse
-	if errors.As(err, &er) && er.Response != nil {
-		switch er.Response.StatusCode {
-		case http.StatusForbidden, http.StatusNotFound:
-			e.Hint = "the commit landed on " + head + "; opening the pull request needs the pull-requests: write permission"
-		case http.StatusUnprocessableEntity:
-			e.Kind = ErrInvalid
-			e.Hint = "the commit landed on " + head + "; check that " + base + " exists and that " + head + " has commits " + base + " lacks"
-		}
+	switch rest.Status(err) {
+	case http.StatusForbidden, http.StatusNotFound:
+		e.Hint = "the commit landed on " + head + "; opening the pull request needs the pull-requests: write permission"
+	case http.StatusUnprocessableEntity:
+		e.Kind = ErrInvalid
+		e.Hint = "the commit landed on " + head + "; check that " + base + " exists and that " + head + " has commits " + base + " lacks"
 	}
 	return e
 }
@@ -259,24 +237,4 @@ func splitMessage(msg string) (title, body string) {
 	msg = strings.TrimSpace(msg)
 	title, body, _ = strings.Cut(msg, "\n")
 	return strings.TrimSpace(title), strings.TrimSpace(body)
-}
-
-func unprocessable(err error) bool {
-	var er *github.ErrorResponse
-	return errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusUnprocessableEntity
-}
-
-// fieldError reports whether a 422 names a request field (head or base
-// invalid, title missing) rather than the state of the branches.
-func fieldError(err error) bool {
-	var er *github.ErrorResponse
-	if !errors.As(err, &er) {
-		return false
-	}
-	for _, e := range er.Errors {
-		if e.Field != "" {
-			return true
-		}
-	}
-	return false
 }

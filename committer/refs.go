@@ -5,12 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
-	"strings"
-
-	"github.com/google/go-github/v66/github"
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
+	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 )
 
 var (
@@ -39,35 +36,27 @@ func (e *redirectedError) Is(target error) bool { return target == errBranchMiss
 // (errBranchMissing, as a *redirectedError). See
 // https://docs.github.com/rest/branches/branches#get-a-branch.
 func (c *Committer) readHead(ctx context.Context, branch string) (commit, tree string, err error) {
-	// Not Repositories.GetBranch: in go-github v66 it bypasses Client.Do, so
-	// its errors are untyped and rate limits go unrecorded.
-	req, err := c.client.NewRequest(http.MethodGet, c.repoURL("branches", branch), nil)
-	if err != nil {
-		return "", "", err
-	}
-	b := new(github.Branch)
-	resp, err := c.client.Do(branchRead(ctx, branch), req, b)
-	if resp != nil && resp.StatusCode >= 300 && resp.StatusCode < 400 {
-		return "", "", &redirectedError{branch: branch, to: redirectTarget(resp.Header.Get("Location"))}
+	b, err := c.rest.Branch(ctx, branch)
+	if b.Redirect {
+		return "", "", &redirectedError{branch: branch, to: rest.RedirectTarget(b.Location)}
 	}
 	if err != nil {
-		if statusOf(err) == http.StatusNotFound || statusOf(err) == http.StatusConflict {
+		if rest.Status(err) == http.StatusNotFound || rest.Status(err) == http.StatusConflict {
 			// GitHub answers 404 Branch not found for any branch of an
 			// empty repository too; tell the two apart.
 			if c.isEmpty(ctx) {
 				return "", "", errEmptyRepo
 			}
-			if statusOf(err) == http.StatusNotFound && messageIs(err, "Branch not found") {
+			if rest.Status(err) == http.StatusNotFound && rest.MessageIs(err, "Branch not found") {
 				return "", "", errBranchMissing
 			}
 		}
 		return "", "", fmt.Errorf("read branch %s: %w", branch, err)
 	}
-	if b.GetName() != branch {
-		return "", "", &redirectedError{branch: branch, to: b.GetName()}
+	if b.Name != branch {
+		return "", "", &redirectedError{branch: branch, to: b.Name}
 	}
-	commit = b.GetCommit().GetSHA()
-	tree = b.GetCommit().GetCommit().GetTree().GetSHA()
+	commit, tree = b.Commit, b.Tree
 	if commit == "" {
 		return "", "", fmt.Errorf("read branch %s: reply has no head commit", branch)
 	}
@@ -77,32 +66,18 @@ func (c *Committer) readHead(ctx context.Context, branch string) (commit, tree s
 	return commit, tree, nil
 }
 
-// redirectTarget returns the branch name a branches/{b} URL names.
-func redirectTarget(loc string) string {
-	u, err := url.Parse(loc)
-	if err != nil {
-		return ""
-	}
-	_, name, ok := strings.Cut(u.Path, "/branches/")
-	if !ok {
-		return ""
-	}
-	return name
-}
-
 // isEmpty reports whether the repository has no commits: listing its
 // branches then fails with 409 "Git Repository is empty.".
 func (c *Committer) isEmpty(ctx context.Context) bool {
-	_, _, err := c.client.Git.ListMatchingRefs(ctx, c.owner, c.repo, &github.ReferenceListOptions{Ref: "heads/"})
-	return statusOf(err) == http.StatusConflict
+	return rest.Status(c.rest.ListHeads(ctx)) == http.StatusConflict
 }
 
 func (c *Committer) commitTree(ctx context.Context, sha string) (string, string, error) {
-	got, _, err := c.client.Git.GetCommit(ctx, c.owner, c.repo, sha)
+	got, err := c.rest.Commit(ctx, sha)
 	if err != nil {
-		return "", "", fmt.Errorf("read commit %s: %w", short(sha), err)
+		return "", "", err
 	}
-	return got.GetSHA(), got.GetTree().GetSHA(), nil
+	return got.SHA, got.Tree, nil
 }
 
 // resolveBase returns the commit and tree a new branch starts from: ref is
@@ -167,9 +142,8 @@ func (c *Committer) createTagged(ctx context.Context, branch, commit string, t t
 
 // patchRef is moveRef's fast-forward (REST PATCH, force=false).
 func (c *Committer) patchRef(ctx context.Context, branch, commit string) (refMove, error) {
-	ref := &github.Reference{Ref: github.String("refs/heads/" + branch), Object: &github.GitObject{SHA: github.String(commit)}}
 	l := c.startLanding(ctx)
-	_, _, err := c.client.Git.UpdateRef(l.ctx, c.owner, c.repo, ref, false)
+	err := c.rest.UpdateRef(l.ctx, "refs/heads/"+branch, commit, false)
 	err = l.done(err)
 	if err == nil {
 		return refMove{won: true}, nil
@@ -177,14 +151,14 @@ func (c *Committer) patchRef(ctx context.Context, branch, commit string) (refMov
 	if l.unsent() {
 		return refMove{}, l.notSent("update ref")
 	}
-	switch v, err := judge(toUpdateRef, err); v {
-	case verdictLostRace:
+	switch v, err := rest.Judge(rest.ToUpdateRef, err); v {
+	case rest.LostRace:
 		return refMove{}, nil
-	case verdictMissing:
+	case rest.Missing:
 		return refMove{missing: true}, fmt.Errorf("update ref: %w (deleted or renamed while committing?)", err)
-	case verdictLimited:
+	case rest.Limited:
 		return refMove{}, err
-	case verdictUnknown:
+	case rest.Unknown:
 		won, err := c.settle(ctx, branch, commit, err)
 		return refMove{won: won, ambiguous: true}, err
 	default:
@@ -196,9 +170,8 @@ func (c *Committer) patchRef(ctx context.Context, branch, commit string) (refMov
 // creation race ("Reference already exists") is not won; see
 // https://docs.github.com/rest/git/refs#create-a-reference.
 func (c *Committer) createRef(ctx context.Context, branch, commit string) (refMove, error) {
-	ref := &github.Reference{Ref: github.String("refs/heads/" + branch), Object: &github.GitObject{SHA: github.String(commit)}}
 	l := c.startLanding(ctx)
-	_, _, err := c.client.Git.CreateRef(l.ctx, c.owner, c.repo, ref)
+	err := c.rest.CreateRef(l.ctx, "refs/heads/"+branch, commit)
 	err = l.done(err)
 	if err == nil {
 		return refMove{won: true}, nil
@@ -206,12 +179,12 @@ func (c *Committer) createRef(ctx context.Context, branch, commit string) (refMo
 	if l.unsent() {
 		return refMove{}, l.notSent("create ref")
 	}
-	switch v, err := judge(toCreateRef, err); v {
-	case verdictLostRace:
+	switch v, err := rest.Judge(rest.ToCreateRef, err); v {
+	case rest.LostRace:
 		return refMove{}, nil
-	case verdictLimited:
+	case rest.Limited:
 		return refMove{}, err
-	case verdictUnknown:
+	case rest.Unknown:
 		won, err := c.settle(ctx, branch, commit, err)
 		return refMove{won: won, ambiguous: true}, err
 	default:
@@ -233,14 +206,14 @@ func (c *Committer) settle(ctx context.Context, branch, commit string, cause err
 	rctx, cancel := c.settleContext(ctx)
 	defer cancel()
 	c.o.logger.DebugContext(ctx, "ref update outcome unknown; reading the ref", "error", cause)
-	got, _, err := c.client.Git.GetRef(rctx, c.owner, c.repo, "heads/"+branch)
+	_, tip, err := c.rest.Ref(rctx, "heads/"+branch)
 	if err != nil {
-		if statusOf(err) == http.StatusNotFound {
+		if rest.Status(err) == http.StatusNotFound {
 			return false, nil
 		}
 		return false, c.unknown(cause, err)
 	}
-	landed, err := c.landedIn(rctx, got.GetObject().GetSHA(), commit)
+	landed, err := c.landedIn(rctx, tip, commit)
 	if err != nil {
 		return false, c.unknown(cause, err)
 	}
@@ -261,11 +234,11 @@ func (c *Committer) landedIn(ctx context.Context, tip, commit string) (bool, err
 	if tip == commit {
 		return true, nil
 	}
-	cmp, _, err := c.client.Repositories.CompareCommits(ctx, c.owner, c.repo, tip, commit, &github.ListOptions{PerPage: 1})
+	status, err := c.rest.Compare(ctx, tip, commit)
 	if err != nil {
 		return false, fmt.Errorf("compare %s with %s: %w", short(tip), short(commit), err)
 	}
-	switch s := cmp.GetStatus(); s {
+	switch s := status; s {
 	case "identical", "behind":
 		return true, nil
 	case "ahead", "diverged":
@@ -275,15 +248,11 @@ func (c *Committer) landedIn(ctx context.Context, tip, commit string) (bool, err
 	}
 }
 
-// parents returns a commit's parents (cached: commits are immutable).
+// parents returns a commit's parents and message (GET git/commits/{sha}).
 func (c *Committer) parents(ctx context.Context, sha string) ([]string, string, error) {
-	got, _, err := c.client.Git.GetCommit(ctx, c.owner, c.repo, sha)
+	got, err := c.rest.Commit(ctx, sha)
 	if err != nil {
-		return nil, "", fmt.Errorf("read commit %s: %w", short(sha), err)
+		return nil, "", err
 	}
-	var p []string
-	for _, parent := range got.Parents {
-		p = append(p, parent.GetSHA())
-	}
-	return p, got.GetMessage(), nil
+	return got.Parents, got.Message, nil
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
+	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 )
 
 // The strict ref update. GitHub's REST ref update (PATCH git/refs,
@@ -51,15 +52,15 @@ func (c *Committer) repositoryID(ctx context.Context) (string, error) {
 	if id != "" {
 		return id, nil
 	}
-	got, _, err := c.client.Repositories.Get(ctx, c.owner, c.repo)
+	got, err := c.rest.Repository(ctx)
 	if err != nil {
 		return "", err
 	}
-	if got.GetNodeID() == "" {
+	if got.NodeID == "" {
 		return "", fmt.Errorf("GET /repos/%s: reply has no node_id", c.Repository())
 	}
-	c.knowRepositoryID(got.GetNodeID())
-	return got.GetNodeID(), nil
+	c.knowRepositoryID(got.NodeID)
+	return got.NodeID, nil
 }
 
 // knowRepositoryID caches the repository's node ID from a reply that
@@ -96,7 +97,7 @@ func (c *Committer) swapRef(ctx context.Context, branch, from, commit string, t 
 	}
 	id, err := c.repositoryID(ctx)
 	if err != nil {
-		if r := refused("read the repository's node ID", err); r != nil {
+		if r := rest.Refusal("read the repository's node ID", err); r != nil {
 			return refMove{}, r, true
 		}
 		return refMove{}, fmt.Errorf("read the repository's node ID (for updateRefs): %w", err), true
@@ -131,14 +132,14 @@ func (c *Committer) swapRef(ctx context.Context, branch, from, commit string, t 
 	if t.name != "" {
 		tagRef = t.ref()
 	}
-	switch v, err := judgeRefs(err, ref, tagRef); v {
-	case verdictTagExists:
+	switch v, err := rest.JudgeRefs(err, ref, tagRef); v {
+	case rest.TagExists:
 		return refMove{}, tagExists(t, ""), true
-	case verdictLostRace:
+	case rest.LostRace:
 		return refMove{}, nil, true
-	case verdictLimited:
+	case rest.Limited:
 		return refMove{}, err, true
-	case verdictUnknown:
+	case rest.Unknown:
 		won, err := c.settle(ctx, branch, commit, err)
 		return refMove{won: won, ambiguous: true}, err, true
 	default:

@@ -31,11 +31,10 @@ func (c *Committer) moved(ctx context.Context, branch, head string) bool {
 	if head == "" || ctx.Err() != nil {
 		return false
 	}
-	got, _, err := c.client.Git.GetRef(ctx, c.owner, c.repo, "heads/"+branch)
+	_, sha, err := c.rest.Ref(ctx, "heads/"+branch)
 	if err != nil {
 		return false
 	}
-	sha := got.GetObject().GetSHA()
 	return isSHA(sha) && sha != head
 }
 

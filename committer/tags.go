@@ -7,9 +7,8 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/google/go-github/v66/github"
-
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
+	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 )
 
 // A tag on the landed commit, moved in the same updateRefs call as the
@@ -94,17 +93,14 @@ func (c *Committer) tagTarget(ctx context.Context, t tagSpec, commit string) (st
 	if t.message == "" {
 		return commit, nil
 	}
-	got, _, err := c.client.Git.CreateTag(ctx, c.owner, c.repo, &github.Tag{
-		Tag: github.String(t.name), Message: github.String(t.message),
-		Object: &github.GitObject{SHA: github.String(commit), Type: github.String("commit")},
-	})
+	sha, err := c.rest.CreateTag(ctx, t.name, t.message, commit)
 	if err != nil {
-		if r := refused("create tag object", err); r != nil {
+		if r := rest.Refusal("create tag object", err); r != nil {
 			return "", r
 		}
 		return "", fmt.Errorf("create tag object %s: %w", t.name, err)
 	}
-	return got.GetSHA(), nil
+	return sha, nil
 }
 
 // tagExists is the error for a tag that exists and may not be moved.
@@ -124,11 +120,11 @@ func (c *Committer) restTagExists(ctx context.Context, t tagSpec) error {
 	if t.name == "" || t.force {
 		return nil
 	}
-	got, _, err := c.client.Git.GetRef(ctx, c.owner, c.repo, "tags/"+t.name)
+	name, at, err := c.rest.Ref(ctx, "tags/"+t.name)
 	switch {
-	case err == nil && got.GetRef() == t.ref():
-		return tagExists(t, got.GetObject().GetSHA())
-	case err == nil, statusOf(err) == http.StatusNotFound:
+	case err == nil && name == t.ref():
+		return tagExists(t, at)
+	case err == nil, rest.Status(err) == http.StatusNotFound:
 		return nil
 	}
 	return fmt.Errorf("read tag %s: %w", t.name, err)
@@ -140,10 +136,9 @@ func (c *Committer) restTagExists(ctx context.Context, t tagSpec) error {
 func (c *Committer) restTag(ctx context.Context, t tagSpec, commit string) error {
 	target, err := c.tagTarget(ctx, t, commit)
 	if err == nil {
-		ref := &github.Reference{Ref: github.String(t.ref()), Object: &github.GitObject{SHA: github.String(target)}}
-		_, _, err = c.client.Git.CreateRef(ctx, c.owner, c.repo, ref)
-		if err != nil && t.force && statusOf(err) == http.StatusUnprocessableEntity && messageIs(err, "Reference already exists") {
-			_, _, err = c.client.Git.UpdateRef(ctx, c.owner, c.repo, ref, true)
+		err = c.rest.CreateRef(ctx, t.ref(), target)
+		if err != nil && t.force && rest.Status(err) == http.StatusUnprocessableEntity && rest.MessageIs(err, "Reference already exists") {
+			err = c.rest.UpdateRef(ctx, t.ref(), target, true)
 		}
 	}
 	if err != nil {

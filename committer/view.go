@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
+	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 )
 
 // view is a tree as a change set sees it: a base tree on GitHub (read
@@ -94,7 +95,7 @@ func (v *view) base(ctx context.Context, path string) (treeEntry, bool, error) {
 		return k.e, k.ok, nil
 	case from != "":
 		e, ok, err := v.c.lookup(ctx, from, rel)
-		if statusOf(err) != http.StatusNotFound {
+		if rest.Status(err) != http.StatusNotFound {
 			return e, ok, err
 		}
 		// A directory SHA learnt for this tree that GitHub does not have:
