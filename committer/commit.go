@@ -188,6 +188,7 @@ type driver struct {
 	unsent    int             // attempts lost before any write, made again without counting (errUnsent)
 	ours      map[string]bool // commits we created as new tips
 	unsettled []string        // tips whose ref write had no clear answer
+	untagged  map[string]bool // unsettled tips moved by REST: the tag is created when one is found landed
 	lastHead  string
 	pending   []pendingWrite // one-write commits whose reply was lost
 	cands     []Engine       // the one-write engines auto may pick
@@ -485,7 +486,7 @@ func (d *driver) bootstrap(ctx context.Context) (head, tree string, err error) {
 // Unsettled commits are checked first, before anything is built.
 func (d *driver) settled(ctx context.Context, head string, attempt int) bool {
 	if d.ours[head] {
-		d.landed(head, attempt, false)
+		d.landTip(ctx, head, attempt, false)
 		return true
 	}
 	for _, tip := range d.unsettled {
@@ -499,11 +500,28 @@ func (d *driver) settled(ctx context.Context, head string, attempt int) bool {
 		}
 		if in {
 			d.debug(ctx, "our earlier commit landed", "commit", tip, "head", head)
-			d.landed(tip, attempt, false)
+			d.landTip(ctx, tip, attempt, false)
 			return true
 		}
 	}
 	return false
+}
+
+// landTip lands the work at tip, a commit of ours whose ref write had no
+// clear answer and that is found on the branch. On the REST fallback the
+// tag (Tag) was not created with the branch: it is created now, and when
+// that fails the work fails as a move whose tag failed does (see moveRef).
+func (d *driver) landTip(ctx context.Context, tip string, attempt int, created bool) {
+	if d.untagged[tip] {
+		delete(d.untagged, tip)
+		if err := d.c.restTag(ctx, d.co.tag, tip); err != nil {
+			e := d.c.fail(d.op, d.branch, nil, err)
+			e.Head, e.Attempts = tip, attempt
+			d.w.fail(e)
+			return
+		}
+	}
+	d.landed(tip, attempt, created)
 }
 
 func (d *driver) landed(tip string, attempt int, created bool) {
@@ -525,6 +543,12 @@ func (d *driver) move(ctx context.Context, head, tip string, creating bool, atte
 	}
 	if mv.ambiguous && !mv.won {
 		d.unsettled = append(d.unsettled, tip)
+		if mv.untagged {
+			if d.untagged == nil {
+				d.untagged = map[string]bool{}
+			}
+			d.untagged[tip] = true
+		}
 	}
 	var re *rest.Refused
 	switch {

@@ -149,7 +149,7 @@ func (d *driver) end(ctx context.Context, err error, attempt int) {
 	for _, tip := range d.unsettled {
 		in, lerr := d.c.landedIn(rctx, head, tip)
 		if lerr == nil && in {
-			d.landed(tip, attempt, d.created)
+			d.landTip(rctx, tip, attempt, d.created)
 			return
 		}
 		// Not on the branch: the update can still land only while the

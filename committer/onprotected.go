@@ -21,6 +21,9 @@ type ProtectedPullRequest struct {
 	URL     string `json:"url"`
 	Created bool   `json:"created"` // false: an open one from the head branch was reused
 	Base    string `json:"base"`    // the protected branch
+	// Operation is PullRequestCreated, PullRequestUpdated or
+	// PullRequestUnchanged, as in PullRequestResult.
+	Operation string `json:"operation,omitempty"`
 }
 
 // WithPullRequestOnProtected turns a refusal by a pull-request rule
@@ -72,6 +75,6 @@ func (c *Committer) instead(ctx context.Context, branch string, cs *ChangeSet, c
 		return nil, perr, true
 	}
 	out := *pr.Commit
-	out.PullRequest = &ProtectedPullRequest{Number: pr.Number, URL: pr.URL, Created: pr.Created, Base: branch}
+	out.PullRequest = &ProtectedPullRequest{Number: pr.Number, URL: pr.URL, Created: pr.Created, Base: branch, Operation: pr.Operation}
 	return &out, perr, true
 }

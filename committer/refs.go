@@ -101,6 +101,9 @@ type refMove struct {
 	won       bool // the branch now holds (or descends from) our commit
 	ambiguous bool // settled by reading the branch: a delayed write could still land
 	missing   bool // the branch is not there (PATCH: "Reference does not exist")
+	// untagged: an ambiguous REST move (the fallback) that may land later
+	// without its tag, which is created when it is found landed.
+	untagged bool
 }
 
 // moveRef moves the branch from the head from (the one the commit was
@@ -124,6 +127,7 @@ func (c *Committer) moveRef(ctx context.Context, branch, from, commit string, t 
 	if err == nil && mv.won && t.name != "" {
 		err = c.restTag(ctx, t, commit)
 	}
+	mv.untagged = err == nil && mv.ambiguous && !mv.won && t.name != ""
 	return mv, err
 }
 
@@ -137,6 +141,7 @@ func (c *Committer) createTagged(ctx context.Context, branch, commit string, t t
 	if err == nil && mv.won && t.name != "" {
 		err = c.restTag(ctx, t, commit)
 	}
+	mv.untagged = err == nil && mv.ambiguous && !mv.won && t.name != ""
 	return mv, err
 }
 

@@ -40,10 +40,12 @@ func (c *Committer) strict() bool {
 }
 
 // repositoryID returns the repository's node ID, which updateRefs names
-// the repository by: read once per Committer (GET /repos/{owner}/{repo},
-// which follows a renamed repository as every REST read does; DefaultBranch
-// reads it too) and cached, as it never changes, so no commit but a
-// Committer's first costs a request for it. See
+// the repository by, cached, as it never changes. It usually comes with
+// the commit's path lookup (view.go prefetch: the query asks for
+// Repository.id) or DefaultBranch's read, at no request of its own; where
+// neither was sent (no paths to look up, GraphQL path lookups unavailable)
+// it is read once per Committer (GET /repos/{owner}/{repo}, which follows
+// a renamed repository as every REST read does). See
 // https://docs.github.com/rest/repos/repos#get-a-repository.
 func (c *Committer) repositoryID(ctx context.Context) (string, error) {
 	c.swap.mu.Lock()
