@@ -53,7 +53,7 @@ func NewQueue(c *Committer, branch string, opts ...CommitOption) (*Queue, error)
 	if co.onProtected != nil {
 		return nil, c.fail(op, branch, ErrInvalid, errors.New("WithPullRequestOnProtected has no meaning for a Queue: commit with Committer.Commit"))
 	}
-	if co.tag.name != "" {
+	if co.tag.Name != "" {
 		return nil, c.fail(op, branch, ErrInvalid, errors.New("Tag has no meaning for a Queue (a tagged commit lands alone): commit with Committer.Commit"))
 	}
 	if err := queueEngine(co); err != nil {

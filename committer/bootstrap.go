@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
+	"github.com/ghcommitter/ghcommitter/committer/internal/landing"
+	"github.com/ghcommitter/ghcommitter/committer/internal/refs"
 	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 )
 
@@ -85,7 +87,7 @@ func (c *Committer) bootstrap(ctx context.Context, branch string, u *unit) (head
 			u.p = withoutBootstrapFile(u.p, f.path)
 			return commit, tree, nil
 		}
-		var ue *unsentError
+		var ue *landing.UnsentError
 		if errors.As(err, &ue) {
 			if cause != nil {
 				// An earlier PUT was sent and may still land.
@@ -103,16 +105,16 @@ func (c *Committer) bootstrap(ctx context.Context, branch string, u *unit) (head
 		// is no longer empty): read the branch to tell who started it.
 		cause = err
 		rctx, cancel := c.settleContext(ctx)
-		head, tree, err := c.readHead(rctx, branch)
+		head, tree, err := c.refs.ReadHead(rctx, branch)
 		cancel()
 		switch {
-		case errors.Is(err, errEmptyRepo) && ctx.Err() != nil:
+		case errors.Is(err, refs.ErrEmptyRepo) && ctx.Err() != nil:
 			// The PUT was sent, and GitHub may still apply it; the caller
 			// is gone, so it is not sent again.
 			return "", "", c.unknownBoot(cause, errors.New("the repository is still empty, and the write may yet land"))
-		case errors.Is(err, errEmptyRepo):
+		case errors.Is(err, refs.ErrEmptyRepo):
 			continue // nothing landed: a contents PUT without sha can only create, so sending it again is safe
-		case errors.Is(err, errBranchMissing):
+		case errors.Is(err, refs.ErrBranchMissing):
 			return "", "", errRetry
 		case err != nil:
 			return "", "", c.unknownBoot(cause, err)
@@ -212,10 +214,10 @@ func (c *Committer) putFirst(ctx context.Context, branch string, u *unit, f *fir
 		Author: toAuthor(u.cs.Author), Committer: toAuthor(u.cs.Committer)}
 	c.o.logger.DebugContext(ctx, "bootstrapping empty repository", "repo", c.Repository(), "path", f.path)
 	l := c.startLanding(ctx)
-	got, err := c.rest.PutContents(l.ctx, cw)
-	err = l.done(err)
-	if err != nil && l.unsent() {
-		return "", "", l.notSent("bootstrap empty repository")
+	got, err := c.rest.PutContents(l.Ctx, cw)
+	err = l.Done(err)
+	if err != nil && l.Unsent() {
+		return "", "", l.NotSent("bootstrap empty repository")
 	}
 	if err != nil {
 		return "", "", err

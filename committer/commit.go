@@ -10,6 +10,7 @@ import (
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
 	"github.com/ghcommitter/ghcommitter/committer/internal/object"
+	"github.com/ghcommitter/ghcommitter/committer/internal/refs"
 	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 )
 
@@ -70,8 +71,8 @@ func (c *Committer) Commit(ctx context.Context, branch string, cs *ChangeSet, op
 	if r, perr, ok := c.instead(ctx, branch, cs, co, err); ok {
 		return r, perr
 	}
-	if res != nil && !res.NoOp && co.tag.name != "" {
-		res.Tag = co.tag.name
+	if res != nil && !res.NoOp && co.tag.Name != "" {
+		res.Tag = co.tag.Name
 	}
 	return res, err
 }
@@ -112,10 +113,10 @@ func (c *Committer) commitOptions(op, branch string, opts []CommitOption) (commi
 	if co.expectHead != "" && !isSHA(co.expectHead) {
 		return co, c.fail(op, branch, ErrInvalid, fmt.Errorf("expected head %q is not a 40-digit commit SHA", co.expectHead))
 	}
-	if err := co.tag.check(); err != nil {
+	if err := co.checkTag(); err != nil {
 		return co, c.fail(op, branch, ErrInvalid, err)
 	}
-	if co.onProtected != nil && co.tag.name != "" {
+	if co.onProtected != nil && co.tag.Name != "" {
 		return co, c.fail(op, branch, ErrInvalid, errors.New("Tag and WithPullRequestOnProtected cannot be combined: tag the merge commit once the pull request is merged"))
 	}
 	if co.createFrom != "" && !isSHA(co.createFrom) {
@@ -428,27 +429,27 @@ func (d *driver) head(ctx context.Context, attempt int) (head, tree string, crea
 			return head, tree, false, nil
 		}
 	}
-	head, tree, err = d.c.readHead(ctx, d.branch)
+	head, tree, err = d.c.refs.ReadHead(ctx, d.branch)
 	switch {
-	case errors.Is(err, errBranchMissing):
+	case errors.Is(err, refs.ErrBranchMissing):
 		if d.co.createFrom == "" {
-			var re *redirectedError
+			var re *refs.RedirectedError
 			if errors.As(err, &re) {
 				return "", "", false, d.c.missingBranch(d.op, d.branch, re)
 			}
 			return "", "", false, d.c.missingBranch(d.op, d.branch, nil)
 		}
-		head, tree, err = d.c.resolveBase(ctx, d.co.createFrom)
+		head, tree, err = d.c.refs.ResolveBase(ctx, d.co.createFrom)
 		if err != nil {
 			return "", "", false, d.c.fail(d.op, d.branch, nil, err)
 		}
 		return head, tree, true, nil
-	case errors.Is(err, errEmptyRepo) && d.dryRun:
+	case errors.Is(err, refs.ErrEmptyRepo) && d.dryRun:
 		if _, err := d.c.planBootstrap(ctx, d.w.first().p); err != nil {
 			return "", "", false, d.c.fail(d.op, d.branch, nil, err)
 		}
 		return "", "", false, nil
-	case errors.Is(err, errEmptyRepo):
+	case errors.Is(err, refs.ErrEmptyRepo):
 		head, tree, err = d.bootstrap(ctx)
 		return head, tree, false, err
 	case err != nil:
@@ -490,7 +491,7 @@ func (d *driver) settled(ctx context.Context, head string, attempt int) bool {
 		return true
 	}
 	for _, tip := range d.unsettled {
-		in, err := d.c.landedIn(ctx, head, tip)
+		in, err := d.c.refs.LandedIn(ctx, head, tip)
 		if err != nil {
 			e := d.c.fail(d.op, d.branch, ErrUnknownOutcome, fmt.Errorf("an earlier ref update had no answer, and whether it landed cannot be told: %w", err))
 			e.Head, e.Attempts = head, attempt
@@ -514,7 +515,7 @@ func (d *driver) settled(ctx context.Context, head string, attempt int) bool {
 func (d *driver) landTip(ctx context.Context, tip string, attempt int, created bool) {
 	if d.untagged[tip] {
 		delete(d.untagged, tip)
-		if err := d.c.restTag(ctx, d.co.tag, tip); err != nil {
+		if err := d.c.refs.RESTTag(ctx, d.co.tag, tip); err != nil {
 			e := d.c.fail(d.op, d.branch, nil, err)
 			e.Head, e.Attempts = tip, attempt
 			d.w.fail(e)
@@ -534,16 +535,16 @@ func (d *driver) move(ctx context.Context, head, tip string, creating bool, atte
 	if tip != head {
 		d.ours[tip] = true
 	}
-	var mv refMove
+	var mv refs.Move
 	var err error
 	if creating {
-		mv, err = d.c.createTagged(ctx, d.branch, tip, d.co.tag)
+		mv, err = d.c.refs.CreateTagged(ctx, d.branch, tip, d.co.tag)
 	} else {
-		mv, err = d.c.moveRef(ctx, d.branch, head, tip, d.co.tag)
+		mv, err = d.c.refs.Move(ctx, d.branch, head, tip, d.co.tag)
 	}
-	if mv.ambiguous && !mv.won {
+	if mv.Ambiguous && !mv.Won {
 		d.unsettled = append(d.unsettled, tip)
-		if mv.untagged {
+		if mv.Untagged {
 			if d.untagged == nil {
 				d.untagged = map[string]bool{}
 			}
@@ -552,16 +553,16 @@ func (d *driver) move(ctx context.Context, head, tip string, creating bool, atte
 	}
 	var re *rest.Refused
 	switch {
-	case mv.missing && d.co.createFrom == "":
+	case mv.Missing && d.co.createFrom == "":
 		return true, d.c.missingBranch(d.op, d.branch, err)
-	case mv.missing: // try again: the next attempt creates it
+	case mv.Missing: // try again: the next attempt creates it
 	case errors.As(err, &re):
 		return d.refusedOr(err, attempt)
 	case err != nil:
 		e := d.c.fail(d.op, d.branch, nil, err)
 		e.Head, e.Attempts = head, attempt
 		return true, e
-	case mv.won:
+	case mv.Won:
 		d.landed(tip, attempt, creating || d.created)
 		return true, nil
 	}
@@ -652,7 +653,7 @@ func (s *single) build(ctx context.Context, head, tree string, attempt int) (str
 	res.Parent, res.Commit, res.Tree = head, head, tree
 	if len(r.entries) > 0 {
 		contended := isContended(ctx)
-		if contended && s.c.moved(ctx, s.branch, head) {
+		if contended && s.c.refs.Moved(ctx, s.branch, head) {
 			if len(r.subtrees) > 0 {
 				return "", "", false, errMovedAfterWrites // resolve created them
 			}
@@ -668,7 +669,7 @@ func (s *single) build(ctx context.Context, head, tree string, attempt int) (str
 		if newTree != tree {
 			moved := func() bool { return false }
 			if contended {
-				moved = s.c.watchMoved(ctx, s.branch, head)
+				moved = s.c.refs.WatchMoved(ctx, s.branch, head)
 			}
 			commit, err := s.c.createCommit(ctx, s.u.cs, s.u.message, head, newTree)
 			if moved() && err == nil {

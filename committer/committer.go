@@ -14,6 +14,7 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
+	"github.com/ghcommitter/ghcommitter/committer/internal/refs"
 	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 )
 
@@ -30,7 +31,7 @@ type Committer struct {
 	cache *objectCache
 	gql   *ghgraphql.Client // the GraphQL engine's client (see WithEngine), and path lookups
 	cred  string            // the client's credential, as ghclient.Config names it
-	swap  refSwap           // the strict ref update's state (refswap.go)
+	refs  *refs.Refs        // the branch's head, its moves and tags (internal/refs)
 	// observing serializes the calls of the WithObserver function: events
 	// come from every commit of the Committer and from the HTTP layer's
 	// waits of parallel uploads.
@@ -97,7 +98,9 @@ func New(owner, repo string, opts ...Option) (*Committer, error) {
 		return nil, fmt.Errorf("committer: %w", err)
 	}
 	gql := ghgraphql.New(wrapped, endpoint)
-	return &Committer{rest: rest.New(wrapped, base, owner, repo), owner: owner, repo: repo, o: o, cache: newObjectCache(), gql: gql, cred: cfg.Credential, observing: new(sync.Mutex)}, nil
+	rc := rest.New(wrapped, base, owner, repo)
+	br := refs.New(rc, gql, refs.Config{Repo: owner + "/" + repo, Logger: o.logger, LandingGrace: o.landingGrace, FastForwardOnly: o.fastForwardOnly})
+	return &Committer{rest: rc, refs: br, owner: owner, repo: repo, o: o, cache: newObjectCache(), gql: gql, cred: cfg.Credential, observing: new(sync.Mutex)}, nil
 }
 
 // Repository returns "owner/name".
@@ -112,7 +115,7 @@ func (c *Committer) DefaultBranch(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", c.fail(op, "", nil, err)
 	}
-	c.knowRepositoryID(got.NodeID) // the strict ref update's (refswap.go)
+	c.refs.KnowRepositoryID(got.NodeID) // the strict ref update's (internal/refs)
 	if got.DefaultBranch == "" {
 		return "", c.fail(op, "", ErrNotFound, errors.New("the repository reports no default branch: name the branch to commit to"))
 	}

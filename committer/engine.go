@@ -96,7 +96,7 @@ func (c *Committer) staticRefusal(engine Engine, u *unit, co commitOptions) erro
 	}
 	name := engine.String()
 	switch {
-	case co.tag.name != "":
+	case co.tag.Name != "":
 		return fmt.Errorf("the %s engine cannot move a tag with the branch: a tag needs the git-data engine (or auto)", name)
 	case u.cs.OmitEditID:
 		return fmt.Errorf("the %s engine settles a lost reply by the commit's %s trailer: OmitEditID cannot be used with it", name, EditIDTrailer)

@@ -31,18 +31,18 @@ func (c *Committer) writeGraphQL(ctx context.Context, branch string, u *unit, st
 		in.Deletions = append(in.Deletions, d.path)
 	}
 	l := c.startLanding(ctx)
-	got, err := c.gql.CreateCommitOnBranch(l.ctx, in)
-	err = l.done(err)
+	got, err := c.gql.CreateCommitOnBranch(l.Ctx, in)
+	err = l.Done(err)
 	if err == nil {
 		// The commit landed: a failed read of its tree must not turn that
 		// into an error (Result.Tree is then empty).
 		rctx, cancel := c.settleContext(ctx)
 		defer cancel()
-		_, tree, _ := c.commitTree(rctx, got.OID)
+		_, tree, _ := c.refs.CommitTree(rctx, got.OID)
 		return written{commit: got.OID, tree: tree, parent: st.head}, nil
 	}
-	if l.unsent() {
-		return written{}, l.notSent("GraphQL createCommitOnBranch")
+	if l.Unsent() {
+		return written{}, l.NotSent("GraphQL createCommitOnBranch")
 	}
 	return c.graphqlOutcome(err)
 }
@@ -83,15 +83,15 @@ func (c *Committer) writeContents(ctx context.Context, branch string, u *unit, s
 	if len(st.adds) == 1 {
 		f := st.adds[0]
 		cw.Path, cw.Content, cw.SHA = f.path, f.data, f.old
-		got, err = c.rest.PutContents(l.ctx, cw)
+		got, err = c.rest.PutContents(l.Ctx, cw)
 	} else {
 		f := st.dels[0]
 		cw.Path, cw.SHA = f.path, f.old
-		got, err = c.rest.DeleteContents(l.ctx, cw)
+		got, err = c.rest.DeleteContents(l.Ctx, cw)
 	}
-	err = l.done(err)
-	if err != nil && l.unsent() {
-		return written{}, l.notSent("contents write")
+	err = l.Done(err)
+	if err != nil && l.Unsent() {
+		return written{}, l.NotSent("contents write")
 	}
 	if err != nil {
 		return c.contentsOutcome(err)
@@ -103,7 +103,7 @@ func (c *Committer) writeContents(ctx context.Context, branch string, u *unit, s
 	if w.tree == "" {
 		rctx, cancel := c.settleContext(ctx)
 		defer cancel()
-		_, w.tree, _ = c.commitTree(rctx, w.commit) // landed whatever this read says
+		_, w.tree, _ = c.refs.CommitTree(rctx, w.commit) // landed whatever this read says
 	}
 	return w, nil
 }

@@ -104,8 +104,8 @@ func (c *Committer) openPullRequest(ctx context.Context, base, head string, cs *
 	// The commit landed: opening the pull request is sent like a landing
 	// write (see WithLandingGrace), so a cancel does not leave it unknown.
 	l := c.startLanding(ctx)
-	got, err := c.rest.CreatePull(l.ctx, rest.NewPullRequest{Title: title, Body: body, Head: head, Base: base, Draft: pr.Draft})
-	err = l.done(err)
+	got, err := c.rest.CreatePull(l.Ctx, rest.NewPullRequest{Title: title, Body: body, Head: head, Base: base, Draft: pr.Draft})
+	err = l.Done(err)
 	if err == nil {
 		out.Number, out.URL, out.Created, out.Operation = got.Number, got.URL, true, PullRequestCreated
 		return out, c.decorate(ctx, head, base, got, pr)
@@ -161,8 +161,8 @@ func (c *Committer) editPullRequest(ctx context.Context, head, base string, open
 		return false, nil
 	}
 	l := c.startLanding(ctx)
-	err := c.rest.EditPull(l.ctx, open.Number, title, body)
-	if err = l.done(err); err != nil {
+	err := c.rest.EditPull(l.Ctx, open.Number, title, body)
+	if err = l.Done(err); err != nil {
 		return false, c.prFail(head, base, fmt.Errorf("update pull request #%d: %w", open.Number, err))
 	}
 	return true, nil
@@ -199,15 +199,15 @@ func (c *Committer) decorate(ctx context.Context, head, base string, p rest.Pull
 	l := c.startLanding(ctx)
 	var err error
 	if len(labels) > 0 && err == nil {
-		err = wrapIf(c.rest.AddLabels(l.ctx, n, labels), "add labels to #%d", n)
+		err = wrapIf(c.rest.AddLabels(l.Ctx, n, labels), "add labels to #%d", n)
 	}
 	if len(reviewers) > 0 && err == nil {
-		err = wrapIf(c.rest.RequestReviewers(l.ctx, n, reviewers), "request reviewers for #%d", n)
+		err = wrapIf(c.rest.RequestReviewers(l.Ctx, n, reviewers), "request reviewers for #%d", n)
 	}
 	if len(assignees) > 0 && err == nil {
-		err = wrapIf(c.rest.AddAssignees(l.ctx, n, assignees), "add assignees to #%d", n)
+		err = wrapIf(c.rest.AddAssignees(l.Ctx, n, assignees), "add assignees to #%d", n)
 	}
-	if err = l.done(err); err != nil {
+	if err = l.Done(err); err != nil {
 		return c.prFail(head, base, err)
 	}
 	return nil
