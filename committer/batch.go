@@ -9,6 +9,7 @@ import (
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
 	"github.com/ghcommitter/ghcommitter/committer/internal/object"
+	"github.com/ghcommitter/ghcommitter/committer/internal/tree"
 )
 
 // Queue is an explicit handle on the coordinator through which every
@@ -217,7 +218,7 @@ func (b *batch) buildAll(ctx context.Context, live *[]*job, id, head, tree strin
 func (b *batch) resolveAll(ctx context.Context, live *[]*job, head, tree string, attempt int) (map[*job]*Result, []step, error) {
 	c := b.c
 	v := newViewAt(c, head, tree)
-	if err := v.prefetchJobs(ctx, *live); err != nil {
+	if err := prefetchJobs(ctx, v, *live); err != nil {
 		return nil, nil, err
 	}
 	results := map[*job]*Result{}
@@ -241,11 +242,11 @@ func (b *batch) resolveAll(ctx context.Context, live *[]*job, head, tree string,
 			return nil, nil, err
 		}
 		kept = append(kept, j)
-		v.apply(r.effects)
+		v.Apply(r.Effects)
 		res := newResult(c, b.branch, r.changes)
 		res.Attempts = attempt
 		results[j] = res
-		if len(r.entries) > 0 {
+		if len(r.Entries) > 0 {
 			steps = append(steps, step{j, r})
 		} else {
 			res.NoOp, res.Commit, res.Tree = true, head, tree
@@ -261,8 +262,8 @@ func (b *batch) buildSquashed(ctx context.Context, steps []step, results map[*jo
 	jobs := make([]*job, len(steps))
 	rs := make([]*resolved, len(steps))
 	for i, st := range steps {
-		all.entries = append(all.entries, st.r.entries...)
-		all.uploads = append(all.uploads, st.r.uploads...)
+		all.Entries = append(all.Entries, st.r.Entries...)
+		all.Uploads = append(all.Uploads, st.r.Uploads...)
 		jobs[i], rs[i] = st.j, st.r
 	}
 	// One tree request for all, unless two change sets' entries overlap
@@ -353,12 +354,12 @@ func (b *batch) buildChain(ctx context.Context, steps []step, results map[*job]*
 // the commits. Otherwise each is created on the one before, when asked for.
 // stop ends the background work.
 func (b *batch) chainTrees(ctx context.Context, base string, rs []*resolved) (get func(i int) (string, error), stop func(), err error) {
-	var uploads []*source
+	var uploads []*tree.Source
 	var cumBytes, inline int64
 	parallel := len(rs) > 1
 	for _, r := range rs {
-		uploads = append(uploads, r.uploads...)
-		for _, e := range r.entries {
+		uploads = append(uploads, r.Uploads...)
+		for _, e := range r.Entries {
 			if e.Deletes() {
 				parallel = false // a delete: keep the exact sequential semantics
 			}
@@ -400,7 +401,7 @@ func (b *batch) chainTrees(ctx context.Context, base string, rs []*resolved) (ge
 			for i := range next {
 				var entries []*object.TreeEntry
 				for _, r := range rs[:i+1] {
-					entries = append(entries, r.entries...)
+					entries = append(entries, r.Entries...)
 				}
 				t, err := b.c.createTree(ctx, base, entries)
 				done[i] <- result{sha: t, err: err}
@@ -438,13 +439,13 @@ const maxChainBytes = 8 << 20
 
 // tree1 uploads r's blobs and creates its tree on base.
 func (b *batch) tree1(ctx context.Context, base string, r *resolved) (string, error) {
-	if len(r.entries) == 0 {
+	if len(r.Entries) == 0 {
 		return base, nil
 	}
-	if err := b.c.upload(ctx, r.uploads); err != nil {
+	if err := b.c.upload(ctx, r.Uploads); err != nil {
 		return "", err
 	}
-	return b.c.createTree(ctx, base, r.entries)
+	return b.c.createTree(ctx, base, r.Entries)
 }
 
 // squashed is the change set whose message and identity a squashed batch

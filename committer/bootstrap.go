@@ -149,29 +149,29 @@ func (c *Committer) planBootstrap(ctx context.Context, p *prepared) (*firstFile,
 		return nil, err
 	}
 	var best *effect
-	for i, e := range r.effects {
-		if !e.deleted && !e.dir && e.mode == ModeFile && (best == nil || effectSize(p, e) < effectSize(p, *best)) {
-			best = &r.effects[i]
+	for i, e := range r.Effects {
+		if !e.Deleted && !e.Dir && Mode(e.Mode) == ModeFile && (best == nil || effectSize(p, e) < effectSize(p, *best)) {
+			best = &r.Effects[i]
 		}
 	}
 	if best == nil {
 		return nil, &kind.Cause{Kind: ErrInvalid, Err: errors.New("the repository is empty, and the change set writes no plain file (mode 100644) to start it with: " +
 			"GitHub's Git Data API does not work on an empty repository, and its first commit can only hold one plain file; add one (a README, say)")}
 	}
-	data := best.data
+	data := best.Data
 	if data == nil {
-		if data, err = readSource(p, best.path); err != nil {
-			return nil, &kind.Cause{Path: best.path, Err: err}
+		if data, err = readSource(p, best.Path); err != nil {
+			return nil, &kind.Cause{Path: best.Path, Err: err}
 		}
 	}
-	return &firstFile{path: best.path, sha: best.sha, data: data}, nil
+	return &firstFile{path: best.Path, sha: best.SHA, data: data}, nil
 }
 
 func effectSize(p *prepared, e effect) int64 {
-	if e.data != nil {
-		return int64(len(e.data))
+	if e.Data != nil {
+		return int64(len(e.Data))
 	}
-	if s := sourceOf(p, e.path); s != nil {
+	if s := sourceOf(p, e.Path); s != nil {
 		return s.size
 	}
 	return 1 << 62
@@ -250,7 +250,7 @@ func (c *Committer) isOurBootstrap(ctx context.Context, head string, u *unit, f 
 		if err != nil {
 			return "", "", false, err
 		}
-		return sha, tree, ok && e.sha == f.sha, nil
+		return sha, tree, ok && e.SHA == f.sha, nil
 	}
 	return "", "", false, fmt.Errorf("no root commit within %d commits of %s", maxRootWalk, short(head))
 }

@@ -651,18 +651,18 @@ func (s *single) build(ctx context.Context, head, tree string, attempt int) (str
 	}
 	res := newResult(s.c, s.branch, r.changes)
 	res.Parent, res.Commit, res.Tree = head, head, tree
-	if len(r.entries) > 0 {
+	if len(r.Entries) > 0 {
 		contended := isContended(ctx)
 		if contended && s.c.refs.Moved(ctx, s.branch, head) {
-			if len(r.subtrees) > 0 {
+			if len(r.Subtrees) > 0 {
 				return "", "", false, errMovedAfterWrites // resolve created them
 			}
 			return "", "", false, errUnsent
 		}
-		if err := s.c.upload(ctx, r.uploads); err != nil {
+		if err := s.c.upload(ctx, r.Uploads); err != nil {
 			return "", "", false, err
 		}
-		newTree, err := s.c.createTree(ctx, tree, r.entries)
+		newTree, err := s.c.createTree(ctx, tree, r.Entries)
 		if err != nil {
 			return "", "", false, err
 		}
@@ -702,11 +702,8 @@ func (s *single) land(tip string, attempt int, created bool) {
 // full set) into what resolve makes for a commit: its subtrees created,
 // the trees it makes predicted, only the paths it changes listed.
 func (c *Committer) completeResolve(ctx context.Context, v *view, r *resolved) (*resolved, error) {
-	if err := c.buildSubtrees(ctx, r); err != nil {
+	if err := c.resolver().Finish(ctx, v, &r.Resolved); err != nil {
 		return nil, err
-	}
-	if len(v.over) == 0 {
-		c.predictTrees(v.root, r)
 	}
 	changes := r.changes[:0:0]
 	for _, f := range r.changes {

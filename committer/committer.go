@@ -9,13 +9,13 @@ import (
 	"net/url"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
 	"github.com/ghcommitter/ghcommitter/committer/internal/refs"
 	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
+	"github.com/ghcommitter/ghcommitter/committer/internal/tree"
 )
 
 // Committer commits change sets to the branches of one GitHub repository
@@ -28,7 +28,8 @@ type Committer struct {
 	owner string
 	repo  string
 	o     options
-	cache *objectCache
+	cache *tree.Cache       // immutable objects by SHA, and what trees hold at paths
+	store *tree.GitHub      // the trees as the tree stage reads them (internal/tree)
 	gql   *ghgraphql.Client // the GraphQL engine's client (see WithEngine), and path lookups
 	cred  string            // the client's credential, as ghclient.Config names it
 	refs  *refs.Refs        // the branch's head, its moves and tags (internal/refs)
@@ -36,9 +37,6 @@ type Committer struct {
 	// come from every commit of the Committer and from the HTTP layer's
 	// waits of parallel uploads.
 	observing *sync.Mutex
-	// noPathQueries is set once the GraphQL endpoint turned out not to be
-	// there: path lookups read directories over REST (see view.prefetch).
-	noPathQueries atomic.Bool
 }
 
 // New returns a Committer for the repository owner/repo.
@@ -100,7 +98,9 @@ func New(owner, repo string, opts ...Option) (*Committer, error) {
 	gql := ghgraphql.New(wrapped, endpoint)
 	rc := rest.New(wrapped, base, owner, repo)
 	br := refs.New(rc, gql, refs.Config{Repo: owner + "/" + repo, Logger: o.logger, LandingGrace: o.landingGrace, FastForwardOnly: o.fastForwardOnly})
-	return &Committer{rest: rc, refs: br, owner: owner, repo: repo, o: o, cache: newObjectCache(), gql: gql, cred: cfg.Credential, observing: new(sync.Mutex)}, nil
+	cache := tree.NewCache()
+	store := tree.NewGitHub(rc, gql, owner, repo, cache, o.logger, br.KnowRepositoryID)
+	return &Committer{rest: rc, refs: br, owner: owner, repo: repo, o: o, cache: cache, store: store, gql: gql, cred: cfg.Credential, observing: new(sync.Mutex)}, nil
 }
 
 // Repository returns "owner/name".

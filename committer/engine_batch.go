@@ -16,7 +16,7 @@ import (
 func (b *batch) stageOne(ctx context.Context, engine Engine, _ []Engine, head, tree string, attempt int) (*staged, *unit, error) {
 	c := b.c
 	v := newViewAt(c, head, tree)
-	if err := v.prefetchJobs(ctx, b.live); err != nil {
+	if err := prefetchJobs(ctx, v, b.live); err != nil {
 		return nil, nil, err
 	}
 	results := map[*job]*Result{}
@@ -51,7 +51,7 @@ func (b *batch) stageOne(ctx context.Context, engine Engine, _ []Engine, head, t
 			continue
 		}
 		kept = append(kept, j)
-		v.apply(r.effects)
+		v.Apply(r.Effects)
 		var changes []FileChange
 		for _, f := range r.changes {
 			if f.Action != Unchanged {
@@ -59,14 +59,14 @@ func (b *batch) stageOne(ctx context.Context, engine Engine, _ []Engine, head, t
 			}
 		}
 		results[j] = newResult(c, b.branch, changes)
-		if len(r.effects) > 0 {
+		if len(r.Effects) > 0 {
 			changing = append(changing, j)
 		}
-		for _, e := range r.effects {
-			if e.dir {
-				return nil, nil, oneWriteRefusal(e.path, e.path+" is a directory; only the git-data engine deletes a directory whole")
+		for _, e := range r.Effects {
+			if e.Dir {
+				return nil, nil, oneWriteRefusal(e.Path, e.Path+" is a directory; only the git-data engine deletes a directory whole")
 			}
-			touched[e.path] = j.u.p
+			touched[e.Path] = j.u.p
 		}
 	}
 	b.live = kept
@@ -102,30 +102,30 @@ func (c *Committer) stageFinal(ctx context.Context, v, orig *view, touched map[s
 	}
 	sort.Strings(paths)
 	for _, p := range paths {
-		now, ok, err := v.get(ctx, p)
+		now, ok, err := v.Get(ctx, p)
 		if err != nil {
 			return err
 		}
-		was, had, err := orig.get(ctx, p)
+		was, had, err := orig.Get(ctx, p)
 		if err != nil {
 			return err
 		}
 		switch {
-		case had && (was.typ != "blob" || Mode(was.mode) != ModeFile):
-			return oneWriteRefusal(p, p+" is a "+kindOf(was)+" on the branch (mode "+was.mode+"); only the git-data engine can change it")
+		case had && (was.Type != "blob" || Mode(was.Mode) != ModeFile):
+			return oneWriteRefusal(p, p+" is a "+kindOf(was)+" on the branch (mode "+was.Mode+"); only the git-data engine can change it")
 		case !ok && had:
-			st.dels = append(st.dels, stagedFile{path: p, old: was.sha})
-		case !ok, had && now.sha == was.sha:
-		case Mode(now.mode) != ModeFile:
-			return oneWriteRefusal(p, p+" would have mode "+now.mode+"; GraphQL writes plain files (100644) only")
+			st.dels = append(st.dels, stagedFile{path: p, old: was.SHA})
+		case !ok, had && now.SHA == was.SHA:
+		case Mode(now.Mode) != ModeFile:
+			return oneWriteRefusal(p, p+" would have mode "+now.Mode+"; GraphQL writes plain files (100644) only")
 		default:
-			data, err := v.content(ctx, p, now)
+			data, err := v.Content(ctx, p, now)
 			if err != nil {
 				if data, err = readSource(touched[p], p); err != nil {
 					return &kind.Cause{Path: p, Err: err}
 				}
 			}
-			st.adds = append(st.adds, stagedFile{path: p, data: data, old: was.sha})
+			st.adds = append(st.adds, stagedFile{path: p, data: data, old: was.SHA})
 		}
 	}
 	return nil

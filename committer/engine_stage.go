@@ -87,43 +87,43 @@ func (c *Committer) stage(ctx context.Context, u *unit, engine Engine, cands []E
 // a plain file.
 func (c *Committer) stageFiles(ctx context.Context, v *view, p *prepared, r *resolved, st *staged) error {
 	deleted := map[string]bool{}
-	for _, e := range r.effects {
-		if e.deleted {
-			deleted[e.path] = true
+	for _, e := range r.Effects {
+		if e.Deleted {
+			deleted[e.Path] = true
 		}
 	}
-	for _, e := range r.effects {
-		old, ok, err := v.get(ctx, e.path)
+	for _, e := range r.Effects {
+		old, ok, err := v.Get(ctx, e.Path)
 		if err != nil {
 			return err
 		}
-		if ok && (old.typ != "blob" || Mode(old.mode) != ModeFile) && !e.deleted {
-			return oneWriteRefusal(e.path, fmt.Sprintf("%s is a %s on the branch (mode %s); only the git-data engine can replace it", e.path, kindOf(old), old.mode))
+		if ok && (old.Type != "blob" || Mode(old.Mode) != ModeFile) && !e.Deleted {
+			return oneWriteRefusal(e.Path, fmt.Sprintf("%s is a %s on the branch (mode %s); only the git-data engine can replace it", e.Path, kindOf(old), old.Mode))
 		}
-		if ok && e.deleted && old.typ == "commit" {
-			return oneWriteRefusal(e.path, e.path+" is a submodule; only the git-data engine can delete it")
+		if ok && e.Deleted && old.Type == "commit" {
+			return oneWriteRefusal(e.Path, e.Path+" is a submodule; only the git-data engine can delete it")
 		}
 		switch {
-		case e.deleted && e.dir:
-			return oneWriteRefusal(e.path, e.path+" is a directory; only the git-data engine deletes a directory whole")
-		case e.deleted:
-			st.dels = append(st.dels, stagedFile{path: e.path, old: old.sha})
+		case e.Deleted && e.Dir:
+			return oneWriteRefusal(e.Path, e.Path+" is a directory; only the git-data engine deletes a directory whole")
+		case e.Deleted:
+			st.dels = append(st.dels, stagedFile{path: e.Path, old: old.SHA})
 			continue
-		case e.mode != ModeFile:
-			return oneWriteRefusal(e.path, fmt.Sprintf("%s would have mode %s; GraphQL and the contents API write plain files (100644) only", e.path, e.mode))
+		case Mode(e.Mode) != ModeFile:
+			return oneWriteRefusal(e.Path, fmt.Sprintf("%s would have mode %s; GraphQL and the contents API write plain files (100644) only", e.Path, e.Mode))
 		}
-		if a := deletedAbove(deleted, e.path); a != "" {
-			return oneWriteRefusal(e.path, fmt.Sprintf("%s turns from a file into a directory; only the git-data engine carries that", a))
+		if a := deletedAbove(deleted, e.Path); a != "" {
+			return oneWriteRefusal(e.Path, fmt.Sprintf("%s turns from a file into a directory; only the git-data engine carries that", a))
 		}
-		data := e.data
+		data := e.Data
 		if data == nil {
-			if data, err = readSource(p, e.path); err != nil {
-				return &kind.Cause{Path: e.path, Err: err}
+			if data, err = readSource(p, e.Path); err != nil {
+				return &kind.Cause{Path: e.Path, Err: err}
 			}
 		}
-		f := stagedFile{path: e.path, data: data}
+		f := stagedFile{path: e.Path, data: data}
 		if ok {
-			f.old = old.sha
+			f.old = old.SHA
 		}
 		st.adds = append(st.adds, f)
 	}

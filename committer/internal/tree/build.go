@@ -1,4 +1,4 @@
-package committer
+package tree
 
 import (
 	"context"
@@ -11,11 +11,11 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer/internal/object"
 )
 
-// subtree is a directory a change set writes whole, in place of what was at
+// Subtree is a directory a change set writes whole, in place of what was at
 // its path (a file becoming a directory, or a deleted directory with puts
 // under it). It is created by its own tree request (see buildSubtrees) and
 // sent as one tree entry, so no entry of the main request is under another.
-type subtree struct {
+type Subtree struct {
 	path    string
 	entry   *object.TreeEntry   // the main request's entry; its SHA is set once built
 	entries []*object.TreeEntry // paths relative to path
@@ -24,7 +24,7 @@ type subtree struct {
 }
 
 // key identifies the subtree's content, to build it once across attempts.
-func (st *subtree) key() string {
+func (st *Subtree) key() string {
 	sort.Strings(st.keys)
 	return strings.Join(st.keys, "\n")
 }
@@ -32,7 +32,7 @@ func (st *subtree) key() string {
 // build turns the puts and deletions into non-overlapping tree entries, the
 // per-path actions and the effects for the next change set of a batch.
 func (rs *resolution) build(ctx context.Context) error {
-	subs := map[string]*subtree{}
+	subs := map[string]*Subtree{}
 	var order []string
 	for _, pt := range rs.puts {
 		top := rs.topDeleted(pt.path)
@@ -47,20 +47,20 @@ func (rs *resolution) build(ctx context.Context) error {
 			// One entry replaces what is there, whatever it is.
 			d := rs.dels[top]
 			d.replaced = true
-			if d.entry.typ == "blob" {
+			if d.entry.Type == object.TypeBlob {
 				rs.write(pt, d.entry, true)
 				continue
 			}
 			if err := rs.deleteEffect(ctx, top, d, pt.path); err != nil {
 				return err
 			}
-			rs.write(pt, treeEntry{}, false)
+			rs.write(pt, object.TreeEntry{}, false)
 		default:
 			d := rs.dels[top]
 			d.replaced = true
 			st := subs[top]
 			if st == nil {
-				st = &subtree{path: top, entry: &object.TreeEntry{Path: top, Mode: "040000", Type: "tree"}}
+				st = &Subtree{path: top, entry: &object.TreeEntry{Path: top, Mode: object.ModeDir, Type: object.TypeTree}}
 				subs[top] = st
 				order = append(order, top)
 			}
@@ -68,7 +68,7 @@ func (rs *resolution) build(ctx context.Context) error {
 			e := rs.entry(rel, pt)
 			st.entries = append(st.entries, e)
 			st.puts = append(st.puts, pt)
-			st.keys = append(st.keys, string(pt.mode)+" "+pt.src.sha+" "+rel)
+			st.keys = append(st.keys, pt.mode+" "+pt.src.SHA+" "+rel)
 		}
 	}
 	for _, top := range order {
@@ -85,7 +85,7 @@ func (rs *resolution) build(ctx context.Context) error {
 // topDeleted returns the highest path at or above p that the change set
 // deletes, or "".
 func (rs *resolution) topDeleted(p string) string {
-	anc := ancestors(p)
+	anc := Ancestors(p)
 	for i := len(anc) - 1; i >= 0; i-- {
 		if rs.dels[anc[i]] != nil {
 			return anc[i]
@@ -99,32 +99,32 @@ func (rs *resolution) topDeleted(p string) string {
 
 // checkPut refuses a put that would go through a file or onto a directory
 // or submodule, and returns what is at its path.
-func (rs *resolution) checkPut(ctx context.Context, pt put) (treeEntry, bool, error) {
-	anc := ancestors(pt.path)
+func (rs *resolution) checkPut(ctx context.Context, pt put) (object.TreeEntry, bool, error) {
+	anc := Ancestors(pt.path)
 	for i := len(anc) - 1; i >= 0; i-- {
 		a := anc[i]
-		e, ok, err := rs.v.get(ctx, a)
+		e, ok, err := rs.v.Get(ctx, a)
 		if err != nil || !ok {
-			return treeEntry{}, false, err
+			return object.TreeEntry{}, false, err
 		}
-		if e.typ != "tree" {
-			return treeEntry{}, false, replaceConflict(pt.path, a, "directory", "%q is a %s on the branch and a put cannot go through it", a, kindOf(e))
+		if e.Type != object.TypeTree {
+			return object.TreeEntry{}, false, replaceConflict(pt.path, a, "directory", "%q is a %s on the branch and a put cannot go through it", a, KindOf(e))
 		}
 	}
-	e, ok, err := rs.v.get(ctx, pt.path)
+	e, ok, err := rs.v.Get(ctx, pt.path)
 	if err != nil {
-		return treeEntry{}, false, err
+		return object.TreeEntry{}, false, err
 	}
-	if ok && e.typ != "blob" {
-		return treeEntry{}, false, replaceConflict(pt.path, pt.path, "file", "is a %s on the branch and a put cannot replace it", kindOf(e))
+	if ok && e.Type != object.TypeBlob {
+		return object.TreeEntry{}, false, replaceConflict(pt.path, pt.path, "file", "is a %s on the branch and a put cannot replace it", KindOf(e))
 	}
 	return e, ok, nil
 }
 
 // write sends pt unless old (what is at its path) already holds it.
-func (rs *resolution) write(pt put, old treeEntry, exists bool) {
+func (rs *resolution) write(pt put, old object.TreeEntry, exists bool) {
 	switch {
-	case exists && old.sha == pt.src.sha && old.mode == string(pt.mode):
+	case exists && old.SHA == pt.src.SHA && old.Mode == pt.mode:
 		if rs.full {
 			rs.set(pt.path, Unchanged, pt.idx)
 		}
@@ -134,16 +134,16 @@ func (rs *resolution) write(pt put, old treeEntry, exists bool) {
 	default:
 		rs.set(pt.path, Added, pt.idx)
 	}
-	rs.r.entries = append(rs.r.entries, rs.entry(pt.path, pt))
+	rs.r.Entries = append(rs.r.Entries, rs.entry(pt.path, pt))
 	rs.putEffect(pt)
 }
 
 func (rs *resolution) putEffect(pt put) {
-	eff := effect{path: pt.path, mode: pt.mode, sha: pt.src.sha}
-	if pt.src.inMemory() {
-		eff.data = pt.src.data
+	eff := Effect{Path: pt.path, Mode: pt.mode, SHA: pt.src.SHA}
+	if pt.src.InMemory() {
+		eff.Data = pt.src.Data
 	}
-	rs.r.effects = append(rs.r.effects, eff)
+	rs.r.Effects = append(rs.r.Effects, eff)
 }
 
 // entry is the tree entry writing pt at p: inline content for text up to
@@ -152,15 +152,15 @@ func (rs *resolution) putEffect(pt put) {
 // first unless known to exist).
 func (rs *resolution) entry(p string, pt put) *object.TreeEntry {
 	src := pt.src
-	e := &object.TreeEntry{Path: p, Mode: string(pt.mode), Type: "blob"}
-	if src.inMemory() && src.size > 0 && src.size <= rs.c.o.inlineLimit && isText(src.data) {
-		content := string(src.data)
+	e := &object.TreeEntry{Path: p, Mode: pt.mode, Type: object.TypeBlob}
+	if src.InMemory() && src.Size > 0 && src.Size <= rs.rv.InlineLimit && isText(src.Data) {
+		content := string(src.Data)
 		e.Content = &content
 		return e
 	}
-	e.SHA = src.sha
-	if !rs.c.cache.isUploaded(src.sha) {
-		rs.r.uploads = append(rs.r.uploads, src)
+	e.SHA = src.SHA
+	if !rs.rv.Cache.IsUploaded(src.SHA) {
+		rs.r.Uploads = append(rs.r.Uploads, src)
 	}
 	return e
 }
@@ -168,8 +168,8 @@ func (rs *resolution) entry(p string, pt put) *object.TreeEntry {
 // deleteEffect records that the deletion d at p goes: every file under it
 // (or the file itself) is deleted, except keep, which a put writes again.
 func (rs *resolution) deleteEffect(ctx context.Context, p string, d *deletion, keep string) error {
-	rs.r.effects = append(rs.r.effects, effect{path: p, deleted: true, dir: d.entry.typ == "tree"})
-	if d.entry.typ != "tree" {
+	rs.r.Effects = append(rs.r.Effects, Effect{Path: p, Deleted: true, Dir: d.entry.Type == object.TypeTree})
+	if d.entry.Type != object.TypeTree {
 		if p != keep {
 			rs.set(p, Deleted, d.idx)
 		}
@@ -195,10 +195,10 @@ func (rs *resolution) deleteEffect(ctx context.Context, p string, d *deletion, k
 
 // replaceDir sends the subtree st in place of what was at its path, and
 // works out each path's action against what was there.
-func (rs *resolution) replaceDir(ctx context.Context, st *subtree) error {
+func (rs *resolution) replaceDir(ctx context.Context, st *Subtree) error {
 	d := rs.dels[st.path]
-	var old map[string]treeEntry
-	if d.entry.typ == "tree" {
+	var old map[string]object.TreeEntry
+	if d.entry.Type == object.TypeTree {
 		var err error
 		if old, err = rs.v.list(ctx, st.path); err != nil {
 			return err
@@ -213,7 +213,7 @@ func (rs *resolution) replaceDir(ctx context.Context, st *subtree) error {
 		pt := st.puts[i]
 		o, ok := old[rel]
 		switch {
-		case ok && o.sha == pt.src.sha && o.mode == string(pt.mode):
+		case ok && o.SHA == pt.src.SHA && o.Mode == pt.mode:
 			if rs.full {
 				rs.set(full, Unchanged, pt.idx)
 			} else {
@@ -226,8 +226,8 @@ func (rs *resolution) replaceDir(ctx context.Context, st *subtree) error {
 		}
 		rs.putEffect(pt)
 	}
-	rs.r.entries = append(rs.r.entries, st.entry)
-	rs.r.subtrees = append(rs.r.subtrees, st)
+	rs.r.Entries = append(rs.r.Entries, st.entry)
+	rs.r.Subtrees = append(rs.r.Subtrees, st)
 	return nil
 }
 
@@ -242,7 +242,7 @@ func (rs *resolution) deletes(ctx context.Context) error {
 	sort.Strings(paths)
 	for _, p := range paths {
 		d := rs.dels[p]
-		rs.r.entries = append(rs.r.entries, &object.TreeEntry{Path: p, Mode: d.entry.mode, Type: d.entry.typ})
+		rs.r.Entries = append(rs.r.Entries, &object.TreeEntry{Path: p, Mode: d.entry.Mode, Type: d.entry.Type})
 		if err := rs.deleteEffect(ctx, p, d, ""); err != nil {
 			return err
 		}
@@ -255,43 +255,43 @@ func (rs *resolution) deletes(ctx context.Context) error {
 // another: the one shape whose result would depend on the entries' order.
 func (rs *resolution) finish() error {
 	for p, a := range rs.actions {
-		rs.r.changes = append(rs.r.changes, FileChange{Path: p, Action: a})
+		rs.r.Changes = append(rs.r.Changes, Change{Path: p, Action: a})
 	}
-	sort.Slice(rs.r.changes, func(i, j int) bool {
-		a, b := rs.r.changes[i].Path, rs.r.changes[j].Path
+	sort.Slice(rs.r.Changes, func(i, j int) bool {
+		a, b := rs.r.Changes[i].Path, rs.r.Changes[j].Path
 		if rs.rank[a] != rs.rank[b] {
 			return rs.rank[a] < rs.rank[b]
 		}
 		return a < b
 	})
 	sent := map[string]bool{}
-	for _, e := range rs.r.entries {
+	for _, e := range rs.r.Entries {
 		sent[e.Path] = true
 	}
-	for _, e := range rs.r.entries {
-		for _, a := range ancestors(e.Path) {
+	for _, e := range rs.r.Entries {
+		for _, a := range Ancestors(e.Path) {
 			if sent[a] {
 				return fmt.Errorf("committer: internal error: tree entries %q and %q overlap", a, e.Path)
 			}
 		}
 	}
-	if len(sent) != len(rs.r.entries) {
+	if len(sent) != len(rs.r.Entries) {
 		return errors.New("committer: internal error: two tree entries for one path")
 	}
 	return nil
 }
 
-// entriesOverlap reports whether an entry of one resolved change set is at,
+// EntriesOverlap reports whether an entry of one resolved change set is at,
 // under or above an entry of another. Each change set's own entries never
 // overlap, but a batch that sends several change sets' entries in one tree
 // request (a squash, or tree k built as base plus the entries of 1..k)
 // gets a tree that depends on the entries' order when they do: such a
 // batch must build its trees one change set at a time, each on the last.
-func entriesOverlap(rs []*resolved) bool {
+func EntriesOverlap(rs []*Resolved) bool {
 	owner := map[string]int{} // path -> change set
 	under := map[string]int{} // ancestor of an entry -> change set
 	for i, r := range rs {
-		for _, e := range r.entries {
+		for _, e := range r.Entries {
 			p := e.Path
 			if j, ok := owner[p]; ok && j != i {
 				return true
@@ -299,15 +299,15 @@ func entriesOverlap(rs []*resolved) bool {
 			if j, ok := under[p]; ok && j != i {
 				return true
 			}
-			for _, a := range ancestors(p) {
+			for _, a := range Ancestors(p) {
 				if j, ok := owner[a]; ok && j != i {
 					return true
 				}
 			}
 		}
-		for _, e := range r.entries {
+		for _, e := range r.Entries {
 			owner[e.Path] = i
-			for _, a := range ancestors(e.Path) {
+			for _, a := range Ancestors(e.Path) {
 				under[a] = i
 			}
 		}

@@ -1,14 +1,14 @@
-package committer
+package tree
 
 import "github.com/ghcommitter/ghcommitter/committer/internal/object"
 
 // known is what a tree has at one path, learnt without reading the
-// directories on the way: from a GraphQL path lookup (see view.prefetch)
-// or from a tree this Committer created (see learnTree). A directory's SHA
+// directories on the way: from a GraphQL path lookup (see GitHub.prefetch)
+// or from a tree this Committer created (see LearnTree). A directory's SHA
 // may be unknown (""): it is known to be a directory, which is all a put
 // under it needs.
 type known struct {
-	e  treeEntry
+	e  object.TreeEntry
 	ok bool // false: absent
 	// complete marks a directory every path under which is known: one not
 	// recorded is absent (a directory this Committer created whole).
@@ -21,26 +21,26 @@ const maxKnownPaths = 1 << 16
 // a request. decided reports whether it could; when it could not, from is
 // the SHA of the deepest known directory above p and rel is p relative to
 // it ("" and p when none is known).
-func (c *objectCache) knownAt(root, p string) (k known, decided bool, from, rel string) {
+func (c *Cache) knownAt(root, p string) (k known, decided bool, from, rel string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.knownAtLocked(root, p)
 }
 
-func (c *objectCache) knownAtLocked(root, p string) (known, bool, string, string) {
+func (c *Cache) knownAtLocked(root, p string) (known, bool, string, string) {
 	m := c.paths[root]
 	if k, ok := m[p]; ok {
 		return k, true, "", ""
 	}
-	for _, a := range ancestors(p) { // deepest first
+	for _, a := range Ancestors(p) { // deepest first
 		k, ok := m[a]
 		switch {
 		case !ok:
 			continue
-		case !k.ok || k.e.typ != "tree" || k.complete:
+		case !k.ok || k.e.Type != object.TypeTree || k.complete:
 			return known{}, true, "", "" // under an absent path, a file, or a complete directory
-		case k.e.sha != "":
-			return known{}, false, k.e.sha, p[len(a)+1:]
+		case k.e.SHA != "":
+			return known{}, false, k.e.SHA, p[len(a)+1:]
 		}
 	}
 	return known{}, false, "", p
@@ -48,13 +48,13 @@ func (c *objectCache) knownAtLocked(root, p string) (known, bool, string, string
 
 // putPath records what the tree root has at p. A directory of unknown SHA
 // never replaces one whose SHA is known.
-func (c *objectCache) putPath(root, p string, k known) {
+func (c *Cache) putPath(root, p string, k known) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.putPathLocked(root, p, k)
 }
 
-func (c *objectCache) putPathLocked(root, p string, k known) {
+func (c *Cache) putPathLocked(root, p string, k known) {
 	m := c.paths[root]
 	if m == nil {
 		if c.npaths >= maxKnownPaths {
@@ -64,8 +64,8 @@ func (c *objectCache) putPathLocked(root, p string, k known) {
 		c.paths[root] = m
 	}
 	old, had := m[p]
-	if had && old.ok && k.ok && old.e.typ == k.e.typ && old.e.sha != "" && k.e.sha == "" {
-		k.e.sha = old.e.sha // the same directory, its SHA known
+	if had && old.ok && k.ok && old.e.Type == k.e.Type && old.e.SHA != "" && k.e.SHA == "" {
+		k.e.SHA = old.e.SHA // the same directory, its SHA known
 	}
 	if !had {
 		c.npaths++
@@ -73,14 +73,14 @@ func (c *objectCache) putPathLocked(root, p string, k known) {
 	m[p] = k
 }
 
-// learnTree records what the tree root, just created as base plus entries
+// LearnTree records what the tree root, just created as base plus entries
 // (which never overlap), has at their paths, so the next change set built
 // on it (a Queue's, a bot's next commit) needs no lookup for them: what an
 // entry writes, every directory above a written entry (complete when base
 // had none there, or a complete one: then every path under it is known),
 // and what base was known to have at every path no entry is at, under or
 // above (the same in both trees). A deleted path is absent.
-func (c *objectCache) learnTree(base, root string, entries []*object.TreeEntry) {
+func (c *Cache) LearnTree(base, root string, entries []*object.TreeEntry) {
 	if !isSHA(root) || base == root {
 		return
 	}
@@ -89,7 +89,7 @@ func (c *objectCache) learnTree(base, root string, entries []*object.TreeEntry) 
 	at, above := map[string]bool{}, map[string]bool{}
 	for _, e := range entries {
 		at[e.Path] = true
-		for _, a := range ancestors(e.Path) {
+		for _, a := range Ancestors(e.Path) {
 			above[a] = true
 		}
 	}
@@ -100,12 +100,12 @@ func (c *objectCache) learnTree(base, root string, entries []*object.TreeEntry) 
 		if e.Deletes() {
 			continue
 		}
-		for _, a := range ancestors(e.Path) {
+		for _, a := range Ancestors(e.Path) {
 			if _, ok := newDir[a]; ok {
 				continue
 			}
 			k, decided, _, _ := c.knownAtLocked(base, a)
-			newDir[a] = base == "" || decided && (!k.ok || k.e.typ == "tree" && k.complete)
+			newDir[a] = base == "" || decided && (!k.ok || k.e.Type == object.TypeTree && k.complete)
 		}
 	}
 	var keep []string
@@ -114,7 +114,7 @@ next:
 		if at[p] || above[p] {
 			continue // written, or a directory whose content changed
 		}
-		for _, a := range ancestors(p) {
+		for _, a := range Ancestors(p) {
 			if at[a] {
 				continue next // under a path an entry replaces
 			}
@@ -129,15 +129,15 @@ next:
 		p := e.Path
 		switch {
 		case e.Content != nil:
-			c.putPathLocked(root, p, known{e: treeEntry{name: p, mode: e.Mode, typ: "blob", sha: BlobSHA([]byte(e.Inline()))}, ok: true})
+			c.putPathLocked(root, p, known{e: object.TreeEntry{Path: p, Mode: e.Mode, Type: object.TypeBlob, SHA: BlobSHA([]byte(e.Inline()))}, ok: true})
 		case e.SHA != "":
-			c.putPathLocked(root, p, known{e: treeEntry{name: p, mode: e.Mode, typ: e.Type, sha: e.SHA}, ok: true})
+			c.putPathLocked(root, p, known{e: object.TreeEntry{Path: p, Mode: e.Mode, Type: e.Type, SHA: e.SHA}, ok: true})
 		default:
 			c.putPathLocked(root, p, known{})
 		}
 	}
 	for a, complete := range newDir {
-		c.putPathLocked(root, a, known{e: treeEntry{name: a, mode: "040000", typ: "tree"}, ok: true, complete: complete})
+		c.putPathLocked(root, a, known{e: object.TreeEntry{Path: a, Mode: object.ModeDir, Type: object.TypeTree}, ok: true, complete: complete})
 	}
 }
 
@@ -149,7 +149,7 @@ const maxLearntListing = maxKnownPaths / 4
 // the root; its tree is sha) of the tree root: every file and directory under it (paths
 // relative to dir), each directory complete, so a sync's puts into it need
 // no lookup of their own.
-func (c *objectCache) learnListing(root, dir, sha string, files, dirs map[string]treeEntry) {
+func (c *Cache) learnListing(root, dir, sha string, files, dirs map[string]object.TreeEntry) {
 	if len(files)+len(dirs) > maxLearntListing {
 		return
 	}
@@ -162,12 +162,12 @@ func (c *objectCache) learnListing(root, dir, sha string, files, dirs map[string
 		return dir + "/" + rel
 	}
 	if dir != "" {
-		c.putPathLocked(root, dir, known{e: treeEntry{name: dir, mode: "040000", typ: "tree", sha: sha}, ok: true, complete: true})
+		c.putPathLocked(root, dir, known{e: object.TreeEntry{Path: dir, Mode: object.ModeDir, Type: object.TypeTree, SHA: sha}, ok: true, complete: true})
 	}
 	for rel, e := range dirs {
-		c.putPathLocked(root, full(rel), known{e: treeEntry{name: full(rel), mode: e.mode, typ: "tree", sha: e.sha}, ok: true, complete: true})
+		c.putPathLocked(root, full(rel), known{e: object.TreeEntry{Path: full(rel), Mode: e.Mode, Type: object.TypeTree, SHA: e.SHA}, ok: true, complete: true})
 	}
 	for rel, e := range files {
-		c.putPathLocked(root, full(rel), known{e: treeEntry{name: full(rel), mode: e.mode, typ: e.typ, sha: e.sha}, ok: true})
+		c.putPathLocked(root, full(rel), known{e: object.TreeEntry{Path: full(rel), Mode: e.Mode, Type: e.Type, SHA: e.SHA}, ok: true})
 	}
 }

@@ -1,4 +1,4 @@
-package committer
+package tree
 
 import (
 	"crypto/sha1"
@@ -11,27 +11,27 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer/internal/object"
 )
 
-// predictTrees works out the listing and SHA of every directory that the
+// PredictTrees works out the listing and SHA of every directory that the
 // tree request of r will write on the tree root, from the listings resolve
 // has read, and caches them by SHA: the next commit built on this one (by
 // this Committer, or a queue) then reads none of them again. A tree's SHA
 // is a function of its listing, so a cached listing is true whatever
 // becomes of the commit. A directory whose old listing is not cached, or a
 // subtree whose SHA comes out other than GitHub's, stops the prediction.
-func (c *Committer) predictTrees(root string, r *resolved) {
-	for _, st := range r.subtrees {
-		sha, ok := c.predict("", st.entries)
+func (rv *Resolver) PredictTrees(root string, r *Resolved) {
+	for _, st := range r.Subtrees {
+		sha, ok := predict(rv.Cache, "", st.entries)
 		if !ok || sha != st.entry.SHA {
 			return
 		}
 	}
-	c.predict(root, r.entries)
+	predict(rv.Cache, root, r.Entries)
 }
 
 // predict applies entries (paths relative to the tree root, "" for an empty
 // one) to the cached listings and caches every directory it writes. It
 // returns the new root's SHA.
-func (c *Committer) predict(root string, entries []*object.TreeEntry) (string, bool) {
+func predict(c *Cache, root string, entries []*object.TreeEntry) (string, bool) {
 	pl := &planned{c: c, root: root, listings: map[string]dir{}}
 	dirty := map[string]bool{"": true}
 	for _, e := range entries {
@@ -45,11 +45,11 @@ func (c *Committer) predict(root string, entries []*object.TreeEntry) (string, b
 		case e.Deletes():
 			delete(d, name)
 		case e.Content != nil:
-			d[name] = treeEntry{name: name, mode: e.Mode, typ: "blob", sha: BlobSHA([]byte(e.Inline()))}
+			d[name] = object.TreeEntry{Path: name, Mode: e.Mode, Type: object.TypeBlob, SHA: BlobSHA([]byte(e.Inline()))}
 		default:
-			d[name] = treeEntry{name: name, mode: e.Mode, typ: e.Type, sha: e.SHA}
+			d[name] = object.TreeEntry{Path: name, Mode: e.Mode, Type: e.Type, SHA: e.SHA}
 		}
-		for _, a := range ancestors(p) {
+		for _, a := range Ancestors(p) {
 			dirty[a] = true
 		}
 	}
@@ -71,10 +71,10 @@ func (c *Committer) predict(root string, entries []*object.TreeEntry) (string, b
 		} else if parent := pl.listings[dirOf(p)]; len(d) == 0 {
 			delete(parent, path.Base(p))
 		} else {
-			parent[path.Base(p)] = treeEntry{name: path.Base(p), mode: "040000", typ: "tree", sha: sha}
+			parent[path.Base(p)] = object.TreeEntry{Path: path.Base(p), Mode: object.ModeDir, Type: object.TypeTree, SHA: sha}
 		}
 		if len(d) > 0 || p == "" {
-			c.cache.putDir(sha, d)
+			c.putDir(sha, d)
 		}
 	}
 	return rootSHA, true
@@ -83,7 +83,7 @@ func (c *Committer) predict(root string, entries []*object.TreeEntry) (string, b
 // planned holds the new listings of the directories a tree request writes,
 // each copied from its cached old listing when first needed.
 type planned struct {
-	c        *Committer
+	c        *Cache
 	root     string
 	listings map[string]dir
 }
@@ -99,13 +99,13 @@ func (pl *planned) load(p string) (dir, bool) {
 			return nil, false
 		}
 		sha = ""
-		if e, ok := parent[path.Base(p)]; ok && e.typ == "tree" {
-			sha = e.sha
+		if e, ok := parent[path.Base(p)]; ok && e.Type == object.TypeTree {
+			sha = e.SHA
 		}
 	}
 	d := dir{}
 	if sha != "" {
-		old, ok := pl.c.cache.dir(sha)
+		old, ok := pl.c.dir(sha)
 		if !ok {
 			return nil, false
 		}
@@ -137,7 +137,7 @@ func depth(p string) int {
 func treeSHA(d dir) string {
 	names := make([]string, 0, len(d))
 	key := func(n string) string {
-		if d[n].typ == "tree" {
+		if d[n].Type == object.TypeTree {
 			return n + "/"
 		}
 		return n
@@ -149,8 +149,8 @@ func treeSHA(d dir) string {
 	var body []byte
 	for _, n := range names {
 		e := d[n]
-		mode := strings.TrimLeft(e.mode, "0")
-		id, err := hex.DecodeString(e.sha)
+		mode := strings.TrimLeft(e.Mode, "0")
+		id, err := hex.DecodeString(e.SHA)
 		if err != nil || len(id) != sha1.Size {
 			return ""
 		}

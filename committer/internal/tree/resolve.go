@@ -1,4 +1,4 @@
-package committer
+package tree
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 // Action says what a commit does to one path.
 type Action string
 
-// The actions a commit can take on a path.
+// The actions a commit can take on a path (committer.Action's values).
 const (
 	Added     Action = "added"
 	Modified  Action = "modified"
@@ -24,28 +24,31 @@ const (
 	Unchanged Action = "unchanged"
 )
 
-// FileChange is one path's part in a commit.
-type FileChange struct {
-	Path   string `json:"path"`
-	Action Action `json:"action"`
+// Change is one path's part in a commit.
+type Change struct {
+	Path   string
+	Action Action
 }
 
-// maxInlineTotal is the inline content up to which a chained batch sends
-// its trees' requests concurrently (see Queue.chainTrees); one change set's
-// inline content is not bounded, its tree requests are (see treeChunks).
-const maxInlineTotal = 1 << 20
-
-// resolved is a change set resolved against one head tree: the entries of
+// Resolved is a change set resolved against one head tree: the entries of
 // the create-tree request and the blobs to upload first.
-type resolved struct {
-	entries  []*object.TreeEntry
-	uploads  []*source
-	changes  []FileChange
-	effects  []effect
-	subtrees []*subtree // built, and their entries' SHAs set, before entries are sent
+type Resolved struct {
+	Entries  []*object.TreeEntry
+	Uploads  []*Source
+	Changes  []Change
+	Effects  []Effect
+	Subtrees []*Subtree // built, and their entries' SHAs set, before Entries are sent
 }
 
-// preconditionError is the cause of an ErrConflict from a failed
+// Resolver resolves change sets against the trees of one repository.
+type Resolver struct {
+	Cache       *Cache // listings by SHA (see PredictTrees), blobs known uploaded, subtrees built
+	Writer      Writer // creates the subtrees and their blobs (see BuildSubtrees)
+	InlineLimit int64  // the size up to which text content is sent inline
+	MaxFileSize int    // the largest blob an edit may make
+}
+
+// preconditionError is the cause of an kind.Conflict from a failed
 // precondition.
 type preconditionError struct {
 	want string // "absent" or a blob SHA
@@ -67,44 +70,44 @@ type editError struct {
 func (e *editError) Error() string { return fmt.Sprintf("edit function failed: %v", e.err) }
 func (e *editError) Unwrap() error { return e.err }
 
-// conflictError is the cause of an ErrConflict from a put that the branch's
+// conflictError is the cause of an kind.Conflict from a put that the branch's
 // content does not allow.
 type conflictError struct{ msg string }
 
 func (e *conflictError) Error() string { return e.msg }
 
 func conflict(path, format string, args ...any) error {
-	return &kind.Cause{Path: path, Kind: ErrConflict, Err: &conflictError{fmt.Sprintf(format, args...)}}
+	return &kind.Cause{Path: path, Kind: kind.Conflict, Err: &conflictError{fmt.Sprintf(format, args...)}}
 }
 
-// replaceConflict is the ErrConflict for a put through a file or onto a
+// replaceConflict is the kind.Conflict for a put through a file or onto a
 // directory at blocker: its hint says how to replace what is there.
 func replaceConflict(path, blocker, with, format string, args ...any) error {
-	return &kind.Cause{Path: path, Kind: ErrConflict, Err: &conflictError{fmt.Sprintf(format, args...)},
+	return &kind.Cause{Path: path, Kind: kind.Conflict, Err: &conflictError{fmt.Sprintf(format, args...)},
 		Hint: fmt.Sprintf("nothing was committed; to replace %q with a %s, Delete(%q) and Put in one change set", blocker, with, blocker)}
 }
 
 // put is one file a change set writes, from a put, an edit or a sync.
 type put struct {
 	path string
-	mode Mode
-	src  *source
+	mode string
+	src  *Source
 	idx  int // the operation it comes from: ops first, then syncs
 }
 
 // deletion is a path a change set deletes that exists on the head.
 type deletion struct {
-	entry    treeEntry
+	entry    object.TreeEntry
 	replaced bool // puts at or under it take its place
 	idx      int
 }
 
 // resolution is the state of resolving one change set.
 type resolution struct {
-	c       *Committer
-	v       *view
+	rv      *Resolver
+	v       *View
 	full    bool
-	r       *resolved
+	r       *Resolved
 	puts    []put
 	dels    map[string]*deletion
 	actions map[string]Action
@@ -117,41 +120,41 @@ func (rs *resolution) set(p string, a Action, idx int) {
 	rs.rank[p] = idx
 }
 
-// resolve builds the tree entries that apply p to the tree root ("" for a
+// Resolve builds the tree entries that apply ch to the tree root ("" for a
 // repository with no commits). It reads only the directories on the paths
 // the change set touches (cached by SHA), a recursive listing of each
 // directory it deletes or syncs, and the blobs that edits need. A put never
 // goes through a file or onto a directory silently: unless a Delete of that
-// path (or a sync) takes it away, it is an ErrConflict. The entries never
+// path (or a sync) takes it away, it is an kind.Conflict. The entries never
 // overlap (no entry is at or under another), so their order cannot change
 // the tree GitHub builds: a path replaced by a directory is sent as one tree
 // entry, built first (see buildSubtrees). full is a dry run: it lists
 // unchanged paths too, and sends no request that writes; otherwise the
-// subtrees are created before resolve returns.
-func (c *Committer) resolve(ctx context.Context, v *view, p *prepared, full bool) (*resolved, error) {
-	rs := &resolution{c: c, v: v, full: full, r: &resolved{}, dels: map[string]*deletion{}, actions: map[string]Action{}, rank: map[string]int{}}
-	if err := v.prefetch(ctx, p.lookups()); err != nil {
+// subtrees are created before Resolve returns (see Finish).
+func (rv *Resolver) Resolve(ctx context.Context, v *View, ch *Changes, full bool) (*Resolved, error) {
+	rs := &resolution{rv: rv, v: v, full: full, r: &Resolved{}, dels: map[string]*deletion{}, actions: map[string]Action{}, rank: map[string]int{}}
+	if err := v.Prefetch(ctx, ch.Lookups()); err != nil {
 		return nil, err
 	}
-	if err := rs.checkPreconditions(ctx, p.pres); err != nil {
+	if err := rs.checkPreconditions(ctx, ch.Pres); err != nil {
 		return nil, err
 	}
-	for i, o := range p.ops {
+	for i, o := range ch.Ops {
 		var err error
-		switch o.kind {
-		case opPut:
-			rs.puts = append(rs.puts, put{path: o.path, mode: o.mode, src: o.src, idx: i})
-		case opDelete:
-			err = rs.addDelete(ctx, o.path, i)
-		case opEdit:
+		switch o.Kind {
+		case OpPut:
+			rs.puts = append(rs.puts, put{path: o.Path, mode: o.Mode, src: o.Src, idx: i})
+		case OpDelete:
+			err = rs.addDelete(ctx, o.Path, i)
+		case OpEdit:
 			err = rs.resolveEdit(ctx, o, i)
 		}
 		if err != nil {
 			return nil, err
 		}
 	}
-	for j, s := range p.syncs {
-		if err := rs.resolveSync(ctx, s, len(p.ops)+j); err != nil {
+	for j, s := range ch.Syncs {
+		if err := rs.resolveSync(ctx, s, len(ch.Ops)+j); err != nil {
 			return nil, err
 		}
 	}
@@ -159,14 +162,24 @@ func (c *Committer) resolve(ctx context.Context, v *view, p *prepared, full bool
 		return nil, err
 	}
 	if !full {
-		if err := c.buildSubtrees(ctx, rs.r); err != nil {
+		if err := rv.Finish(ctx, v, rs.r); err != nil {
 			return nil, err
-		}
-		if len(v.over) == 0 {
-			c.predictTrees(v.root, rs.r)
 		}
 	}
 	return rs.r, nil
+}
+
+// Finish makes r ready to send: its subtrees created (see BuildSubtrees)
+// and, on a view with no overlay, the trees it makes predicted (see
+// PredictTrees).
+func (rv *Resolver) Finish(ctx context.Context, v *View, r *Resolved) error {
+	if err := rv.BuildSubtrees(ctx, r); err != nil {
+		return err
+	}
+	if !v.Overlaid() {
+		rv.PredictTrees(v.Root(), r)
+	}
+	return nil
 }
 
 // oneOf says the states of an ExpectOneOf.
@@ -181,42 +194,42 @@ func oneOf(states []string) string {
 	return "one of " + strings.Join(s, ", ")
 }
 
-func (rs *resolution) checkPreconditions(ctx context.Context, pres []precondition) error {
+func (rs *resolution) checkPreconditions(ctx context.Context, pres []Precondition) error {
 	for _, pre := range pres {
-		e, ok, err := rs.v.get(ctx, pre.path)
+		e, ok, err := rs.v.Get(ctx, pre.Path)
 		if err != nil {
 			return err
 		}
 		got := "absent"
 		switch {
-		case ok && e.typ == "tree":
+		case ok && e.Type == object.TypeTree:
 			got = "a directory"
 		case ok:
-			got = "blob " + e.sha
+			got = "blob " + e.SHA
 		}
-		if pre.anyOf != nil {
+		if pre.AnyOf != nil {
 			state := ""
 			if ok {
-				state = e.sha
+				state = e.SHA
 			}
-			if ok && e.typ == "tree" || !slices.Contains(pre.anyOf, state) {
-				return &kind.Cause{Path: pre.path, Kind: ErrConflict, Err: &preconditionError{want: oneOf(pre.anyOf), got: got}}
+			if ok && e.Type == object.TypeTree || !slices.Contains(pre.AnyOf, state) {
+				return &kind.Cause{Path: pre.Path, Kind: kind.Conflict, Err: &preconditionError{want: oneOf(pre.AnyOf), got: got}}
 			}
 			continue
 		}
-		if pre.absent && ok || !pre.absent && (!ok || e.typ == "tree" || e.sha != pre.sha) {
+		if pre.Absent && ok || !pre.Absent && (!ok || e.Type == object.TypeTree || e.SHA != pre.SHA) {
 			want := "absent"
-			if !pre.absent {
-				want = pre.sha
+			if !pre.Absent {
+				want = pre.SHA
 			}
-			return &kind.Cause{Path: pre.path, Kind: ErrConflict, Err: &preconditionError{want: want, got: got}}
+			return &kind.Cause{Path: pre.Path, Kind: kind.Conflict, Err: &preconditionError{want: want, got: got}}
 		}
 	}
 	return nil
 }
 
 func (rs *resolution) addDelete(ctx context.Context, p string, idx int) error {
-	e, ok, err := rs.v.get(ctx, p)
+	e, ok, err := rs.v.Get(ctx, p)
 	if err != nil {
 		return err
 	}
@@ -230,39 +243,38 @@ func (rs *resolution) addDelete(ctx context.Context, p string, idx int) error {
 	return nil
 }
 
-func (rs *resolution) resolveEdit(ctx context.Context, o op, idx int) error {
-	e, ok, err := rs.v.get(ctx, o.path)
+func (rs *resolution) resolveEdit(ctx context.Context, o Op, idx int) error {
+	e, ok, err := rs.v.Get(ctx, o.Path)
 	if err != nil {
 		return err
 	}
 	var old []byte
-	mode := ModeFile
+	mode := object.ModeFile
 	if ok {
-		if e.typ != "blob" {
-			return &kind.Cause{Path: o.path, Kind: ErrInvalid, Err: fmt.Errorf("cannot edit: it is a %s on the branch, not a file", e.typ)}
+		if e.Type != object.TypeBlob {
+			return &kind.Cause{Path: o.Path, Kind: kind.Invalid, Err: fmt.Errorf("cannot edit: it is a %s on the branch, not a file", e.Type)}
 		}
-		if old, err = rs.v.content(ctx, o.path, e); err != nil {
+		if old, err = rs.v.Content(ctx, o.Path, e); err != nil {
 			return err
 		}
 		old = bytes.Clone(old)
-		mode = Mode(e.mode)
+		mode = e.Mode
 	}
-	updated, err := o.edit(old, ok)
+	updated, err := o.Edit(old, ok)
 	if err != nil {
-		return &kind.Cause{Path: o.path, Err: &editError{err: err}}
+		return &kind.Cause{Path: o.Path, Err: &editError{err: err}}
 	}
 	if ok && bytes.Equal(updated, old) {
 		if rs.full {
-			rs.set(o.path, Unchanged, idx)
+			rs.set(o.Path, Unchanged, idx)
 		}
 		return nil
 	}
-	if len(updated) > MaxFileSize {
-		return &kind.Cause{Path: o.path, Kind: ErrInvalid, Err: fmt.Errorf("edit result of %d bytes is over GitHub's 100 MB file limit", len(updated))}
+	if len(updated) > rs.rv.MaxFileSize {
+		return &kind.Cause{Path: o.Path, Kind: kind.Invalid, Err: fmt.Errorf("edit result of %d bytes is over GitHub's 100 MB file limit", len(updated))}
 	}
-	src := bytesSource(updated)
-	src.sha = BlobSHA(updated)
-	rs.puts = append(rs.puts, put{path: o.path, mode: mode, src: src, idx: idx})
+	src := &Source{SHA: BlobSHA(updated), Size: int64(len(updated)), Data: updated}
+	rs.puts = append(rs.puts, put{path: o.Path, mode: mode, src: src, idx: idx})
 	return nil
 }
 
@@ -270,32 +282,32 @@ func (rs *resolution) resolveEdit(ctx context.Context, o op, idx int) error {
 // (mode 160000) are kept, and local files at or under one are left out, as
 // `git add -A` leaves out a submodule's checkout. A remote directory where a
 // local file is becomes one deletion, so the file replaces it whole.
-func (rs *resolution) resolveSync(ctx context.Context, s preparedSync, idx int) error {
-	if s.dir != "" {
-		e, ok, err := rs.v.get(ctx, s.dir)
+func (rs *resolution) resolveSync(ctx context.Context, s Sync, idx int) error {
+	if s.Dir != "" {
+		e, ok, err := rs.v.Get(ctx, s.Dir)
 		if err != nil {
 			return err
 		}
-		if ok && e.typ != "tree" {
-			return &kind.Cause{Path: s.dir, Kind: ErrInvalid, Err: fmt.Errorf("cannot sync: it is a %s on the branch, not a directory", kindOf(e))}
+		if ok && e.Type != object.TypeTree {
+			return &kind.Cause{Path: s.Dir, Kind: kind.Invalid, Err: fmt.Errorf("cannot sync: it is a %s on the branch, not a directory", KindOf(e))}
 		}
 	}
-	remote, err := rs.v.list(ctx, s.dir)
+	remote, err := rs.v.list(ctx, s.Dir)
 	if err != nil {
 		return err
 	}
 	local := map[string]bool{}
-	for _, f := range s.files {
-		if underSubmodule(remote, f.rel) {
+	for _, f := range s.Files {
+		if underSubmodule(remote, f.Rel) {
 			continue
 		}
-		local[f.rel] = true
-		rs.puts = append(rs.puts, put{path: path.Join(s.dir, f.rel), mode: f.mode, src: f.src, idx: idx})
+		local[f.Rel] = true
+		rs.puts = append(rs.puts, put{path: path.Join(s.Dir, f.Rel), mode: f.Mode, src: f.Src, idx: idx})
 	}
 	for rel, e := range remote {
-		if e.typ == "commit" {
+		if e.Type == object.TypeCommit {
 			if a := ancestorIn(local, rel); a != "" {
-				return conflict(path.Join(s.dir, a), "the local file would replace a directory holding the submodule %q, which sync keeps; Delete the submodule first", path.Join(s.dir, rel))
+				return conflict(path.Join(s.Dir, a), "the local file would replace a directory holding the submodule %q, which sync keeps; Delete the submodule first", path.Join(s.Dir, rel))
 			}
 			continue
 		}
@@ -304,23 +316,23 @@ func (rs *resolution) resolveSync(ctx context.Context, s preparedSync, idx int) 
 		}
 		if a := ancestorIn(local, rel); a != "" {
 			// A local file replaces the remote directory a.
-			if err := rs.addDelete(ctx, path.Join(s.dir, a), idx); err != nil {
+			if err := rs.addDelete(ctx, path.Join(s.Dir, a), idx); err != nil {
 				return err
 			}
 			continue
 		}
-		rs.dels[path.Join(s.dir, rel)] = &deletion{entry: e, idx: idx}
+		rs.dels[path.Join(s.Dir, rel)] = &deletion{entry: e, idx: idx}
 	}
 	return nil
 }
 
 // underSubmodule reports whether rel is at or under a submodule in files.
-func underSubmodule(files map[string]treeEntry, rel string) bool {
-	if e, ok := files[rel]; ok && e.typ == "commit" {
+func underSubmodule(files map[string]object.TreeEntry, rel string) bool {
+	if e, ok := files[rel]; ok && e.Type == object.TypeCommit {
 		return true
 	}
-	for _, a := range ancestors(rel) {
-		if e, ok := files[a]; ok && e.typ == "commit" {
+	for _, a := range Ancestors(rel) {
+		if e, ok := files[a]; ok && e.Type == object.TypeCommit {
 			return true
 		}
 	}
@@ -329,7 +341,7 @@ func underSubmodule(files map[string]treeEntry, rel string) bool {
 
 // ancestorIn returns the ancestor of p that set holds, or "".
 func ancestorIn(set map[string]bool, p string) string {
-	for _, a := range ancestors(p) {
+	for _, a := range Ancestors(p) {
 		if set[a] {
 			return a
 		}
@@ -337,37 +349,8 @@ func ancestorIn(set map[string]bool, p string) string {
 	return ""
 }
 
-func kindOf(e treeEntry) string {
-	switch {
-	case e.typ == "tree":
-		return "directory"
-	case e.typ == "commit":
-		return "submodule"
-	case e.mode == string(ModeSymlink):
-		return "symlink"
-	}
-	return "file"
-}
-
 // isText reports whether data can travel inline as a JSON string and come
 // back byte for byte: valid UTF-8 without NUL bytes.
 func isText(data []byte) bool {
 	return utf8.Valid(data) && bytes.IndexByte(data, 0) < 0
-}
-
-// lookups are the paths resolving p asks the base tree about, directories
-// above them aside: every operation's path, every precondition's and every
-// synced directory (whose files its listing answers).
-func (p *prepared) lookups() []string {
-	var out []string
-	for _, o := range p.ops {
-		out = append(out, o.path)
-	}
-	for _, pre := range p.pres {
-		out = append(out, pre.path)
-	}
-	for _, s := range p.syncs {
-		out = append(out, s.dir)
-	}
-	return out
 }
