@@ -126,16 +126,17 @@
 //     the driver's read.
 //   - bootstrap.go: an empty repository's first commit, through the
 //     contents API.
-//   - resolve.go, build.go, view.go, known.go, trees.go: the change set is
-//     resolved against the head's tree; view.go's prefetch looks every
-//     changed path up in one GraphQL query (internal/ghgraphql's Paths),
-//     known.go holds what is known at each path of a tree (looked up, or
-//     learnt from a tree this Committer created), trees.go reads
-//     directories over REST where that is not enough; edit functions run
-//     here. predict.go works out the directories the new tree will have
-//     from the listings read, so the next commit reads none.
+//   - internal/tree (store.go is its boundary here): the change set is
+//     resolved against the head's tree through a Store; the GitHub store
+//     (tree/github.go) looks every changed path up in one GraphQL query
+//     (internal/ghgraphql's Paths), holds what is known at each path of a
+//     tree (tree/known.go: looked up, or learnt from a tree this Committer
+//     created) and reads directories over REST where that is not enough;
+//     edit functions run there. tree/predict.go works out the directories
+//     the new tree will have from the listings read, so the next commit
+//     reads none.
 //   - upload.go, then commit.go's createTree (in chunks by inline bytes and
-//     entries: trees.go's treeChunks) and
+//     entries: tree.Chunks, sent by store.go's createTreeInChunks) and
 //     createCommit: missing blobs are uploaded once, the tree is created on
 //     the head's tree, the commit on the head.
 //   - refs.go, refswap.go: the ref update, a strict compare-and-swap

@@ -33,7 +33,7 @@ func (r *Refs) strict() bool {
 
 // repositoryID returns the repository's node ID, which updateRefs names
 // the repository by, cached, as it never changes. It usually comes with
-// the commit's path lookup (view.go prefetch: the query asks for
+// the commit's path lookup (internal/tree's GitHub store: the query asks for
 // Repository.id) or DefaultBranch's read, at no request of its own; where
 // neither was sent (no paths to look up, GraphQL path lookups unavailable)
 // it is read once per Committer (GET /repos/{owner}/{repo}, which follows

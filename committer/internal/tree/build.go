@@ -148,7 +148,7 @@ func (rs *resolution) putEffect(pt put) {
 
 // entry is the tree entry writing pt at p: inline content for text up to
 // the inline limit, however much of it the change set holds (the tree
-// requests are chunked by bytes: see treeChunks), else a blob SHA (uploaded
+// requests are chunked by bytes: see Chunks), else a blob SHA (uploaded
 // first unless known to exist).
 func (rs *resolution) entry(p string, pt put) *object.TreeEntry {
 	src := pt.src
