@@ -89,9 +89,7 @@ func New(owner, repo string, opts ...Option) (*Committer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("committer: %w", err)
 	}
-	if o.secondaryFloor == 0 {
-		o.secondaryFloor = cfg.SecondaryLimitWait
-	}
+	o.secondaryFloor = cfg.SecondaryLimitWait
 	o.maxLimitWait = cfg.MaxRateLimitWait
 	client := github.NewClient(withBranchRedirectRefusal(wrapped))
 	client.BaseURL = base

@@ -101,7 +101,7 @@ func TestTreeChunksByBytes(t *testing.T) {
 	if err := ts.CreateRepo(owner, repo, true); err != nil {
 		t.Fatal(err)
 	}
-	c, err := newWith(ts.Client, owner, repo, committer.WithSleep(noSleep))
+	c, err := newWith(ts.Client, owner, repo, committer.WithBackoffSleep(noSleep))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -357,7 +357,7 @@ func TestChaosResetsNeverResurrect(t *testing.T) {
 	landed := map[string]bool{} // marker path -> reported landed
 	undecided := 0
 	for w := range writers {
-		c, err := newWith(ts.Client, owner, repo, committer.WithSleep(noSleep), committer.WithMaxAttempts(50))
+		c, err := newWith(ts.Client, owner, repo, committer.WithBackoffSleep(noSleep), committer.WithMaxAttempts(50))
 		must(t, err)
 		wg.Add(1)
 		go func() {
