@@ -3,9 +3,13 @@ package committer
 import "fmt"
 
 // CommitOption adjusts a commit: one Commit, Plan or CommitPullRequest
-// call, or every commit of a Queue (NewQueue). An option that has no meaning
-// for the call it is given to (ExpectHead for a Queue, Squash for Commit) is
-// refused with ErrInvalid before any request.
+// call, or every commit of a Queue (NewQueue). An option that has no
+// meaning for the call it is given to is refused with an ErrInvalid
+// *Error before any request: Squash and WithMaxBatch everywhere but
+// NewQueue; ExpectHead, Tag and WithPullRequestOnProtected by NewQueue
+// (as is an engine a Queue cannot use, see NewQueue); Tag together with
+// WithPullRequestOnProtected anywhere. CommitPullRequest passes its
+// options on to Commit (with CreateBranchFrom(base) first).
 type CommitOption func(*commitOptions) error
 
 type commitOptions struct {

@@ -16,11 +16,15 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer/internal/ratelimit"
 )
 
-// Error kinds. Every error returned by this package is an *Error whose Kind is
-// one of these (or nil for failures that fit none of them, such as an edit
-// function's own error), so callers match them with errors.Is:
+// Error kinds. The errors of a Committer's work (its methods, NewQueue and
+// Queue.Commit) are *Error values whose Kind is one of these (or nil for
+// failures that fit none of them, such as an edit function's own error),
+// so callers match them with errors.Is:
 //
 //	if errors.Is(err, committer.ErrConflict) { ... }
+//
+// The package's other functions (New, the Validate and Parse functions,
+// LoadDir and LoadFile) return plain errors, which carry no kind.
 var (
 	// ErrConflict: a precondition failed on the head that was read, or every
 	// attempt lost the race for the branch. Nothing was committed.

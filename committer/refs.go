@@ -275,7 +275,8 @@ func (c *Committer) landedIn(ctx context.Context, tip, commit string) (bool, err
 	}
 }
 
-// parents returns a commit's parents (cached: commits are immutable).
+// parents returns a commit's parents and message, read from GitHub on
+// every call (nothing is cached).
 func (c *Committer) parents(ctx context.Context, sha string) ([]string, string, error) {
 	got, _, err := c.client.Git.GetCommit(ctx, c.owner, c.repo, sha)
 	if err != nil {
