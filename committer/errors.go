@@ -242,7 +242,7 @@ func heldBack(ab *github.AbuseRateLimitError) bool {
 func limitWait(err error, floor time.Duration) time.Duration {
 	var re *refusedError
 	if !errors.As(err, &re) {
-		re, _ = refused("", err).(*refusedError) // a secondary limit
+		errors.As(refused("", err), &re) // a secondary limit
 	}
 	if re != nil {
 		if re.bare {

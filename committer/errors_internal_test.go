@@ -119,7 +119,7 @@ func TestJudgeRealBodies(t *testing.T) {
 				return
 			}
 			kind, _ := classify(out)
-			if kind != tc.kind {
+			if !errors.Is(kind, tc.kind) {
 				t.Errorf("kind %v, want %v (%v)", kind, tc.kind, out)
 			}
 			if s, _, id := apiDetails(out); s == 0 || id != "REAL:"+tc.id {
@@ -133,7 +133,7 @@ func TestJudgeRealBodies(t *testing.T) {
 // sent: invalid input, not a lost reply to settle; a transport error
 // after sending is.
 func TestJudgeUnsendable(t *testing.T) {
-	_, parseErr := url.Parse("repos/acme/mono/contents/a%zz.txt")
+	_, parseErr := url.Parse("repos/acme/mono/contents/a%zz.txt") //nolint:staticcheck // SA1007: the invalid escape is the point
 	if parseErr == nil {
 		t.Fatal("want a parse error")
 	}

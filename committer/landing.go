@@ -83,9 +83,9 @@ func (l *landing) done(err error) error {
 	}
 	var nr *ghgraphql.NoReplyError
 	if errors.As(err, &nr) {
-		return &ghgraphql.NoReplyError{Op: nr.Op, Mutation: nr.Mutation, Err: fmt.Errorf("%w: %v", errGraceOver, nr.Err)}
+		return &ghgraphql.NoReplyError{Op: nr.Op, Mutation: nr.Mutation, Err: fmt.Errorf("%w: %v", errGraceOver, nr.Err)} //nolint:errorlint // the context's error is not wrapped (see above)
 	}
-	return fmt.Errorf("%w: %v", errGraceOver, err)
+	return fmt.Errorf("%w: %v", errGraceOver, err) //nolint:errorlint // the context's error is not wrapped (see above)
 }
 
 // unsent reports whether the caller's context ended before the write could
@@ -183,7 +183,7 @@ func (d *driver) end(ctx context.Context, err error, attempt int) {
 func (d *driver) unknownEnd(cause error, what string, why error, head string, attempt int) {
 	// cause is not wrapped: errors.Is(err, context.Canceled) must not
 	// pass for a write that may have landed.
-	e := d.c.fail(d.op, d.branch, ErrUnknownOutcome, fmt.Errorf("%s was sent and whether it landed cannot be told (%v): stopped by: %v", what, why, cause))
+	e := d.c.fail(d.op, d.branch, ErrUnknownOutcome, fmt.Errorf("%s was sent and whether it landed cannot be told (%v): stopped by: %v", what, why, cause)) //nolint:errorlint // see above
 	e.Head, e.Attempts = head, attempt
 	e.Hint = "check the branch for the commit (its " + EditIDTrailer + " trailer, when it has one) before retrying: it may have landed"
 	d.w.fail(e)

@@ -167,7 +167,7 @@ func TestEditIDOwnAndLast(t *testing.T) {
 }
 
 // sentIDs records the own Edit-Id of every landing write sent through e.
-func sentIDs(t *testing.T, ts *githubtest.TestServer, e committer.Engine) func() []string {
+func sentIDs(_ *testing.T, ts *githubtest.TestServer, e committer.Engine) func() []string {
 	var mu sync.Mutex
 	var ids []string
 	for _, r := range writeRoutes(e) {

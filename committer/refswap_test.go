@@ -224,7 +224,7 @@ func TestUpdateRefsAnswers(t *testing.T) {
 				return
 			}
 			var e *committer.Error
-			if !errors.As(err, &e) || (a.kind != nil && !errors.Is(err, a.kind)) || e.Kind != a.kind {
+			if !errors.As(err, &e) || (a.kind != nil && !errors.Is(err, a.kind)) || !errors.Is(e.Kind, a.kind) {
 				t.Fatalf("err = %v, want kind %v", err, a.kind)
 			}
 			if e.Attempts != 1 || head(t, ts, "main") != before {
