@@ -18,8 +18,8 @@ func TestChainWalk(t *testing.T) {
 	}{
 		{ChildOf, "h", "p", []string{"h", "b", "a", "p"}, Landed, "a", true},
 		{ChildOf, "h", "a", []string{"h", "b", "a"}, NotLanded, "", true}, // a's child b is another writer's
-		{ChildOf, "h", "h", nil, NotLanded, "", true},                      // parent is the head
-		{ChildOf, "h", "p", []string{"h", "b"}, Unknown, "", false},        // not read far enough
+		{ChildOf, "h", "h", nil, NotLanded, "", true},                     // parent is the head
+		{ChildOf, "h", "p", []string{"h", "b"}, Unknown, "", false},       // not read far enough
 		{ChildOf, "h", "zz", []string{"h", "b", "a", "p", "r"}, Unknown, "", true},
 		{Since, "h", "p", []string{"h", "b", "a"}, Landed, "a", true},
 		{Since, "h", "a", []string{"h", "b", "a"}, NotLanded, "", true}, // a is the parent: not ours
