@@ -8,9 +8,10 @@ import (
 	"path"
 	"strings"
 
-	"github.com/google/go-github/v66/github"
-
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
+	"github.com/ghcommitter/ghcommitter/committer/internal/landing"
+	"github.com/ghcommitter/ghcommitter/committer/internal/refs"
+	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 )
 
 // GitHub's Git Data API answers 409 "Git Repository is empty." to every
@@ -86,7 +87,7 @@ func (c *Committer) bootstrap(ctx context.Context, branch string, u *unit) (head
 			u.p = withoutBootstrapFile(u.p, f.path)
 			return commit, tree, nil
 		}
-		var ue *unsentError
+		var ue *landing.UnsentError
 		if errors.As(err, &ue) {
 			if cause != nil {
 				// An earlier PUT was sent and may still land.
@@ -94,43 +95,54 @@ func (c *Committer) bootstrap(ctx context.Context, branch string, u *unit) (head
 			}
 			return "", "", err // never sent: nothing landed
 		}
-		switch v, jerr := judge(toContents, err); v {
-		case verdictLimited:
+		switch v, jerr := rest.Judge(rest.ToContents, err); v {
+		case rest.Limited:
 			return "", "", jerr
-		case verdictFailed:
+		case rest.Failed:
 			return "", "", fmt.Errorf("bootstrap empty repository: %w", jerr)
 		}
 		// No clear answer (or: the file exists already, or the repository
 		// is no longer empty): read the branch to tell who started it.
 		cause = err
-		rctx, cancel := c.settleContext(ctx)
-		head, tree, err := c.readHead(rctx, branch)
-		cancel()
-		switch {
-		case errors.Is(err, errEmptyRepo) && ctx.Err() != nil:
-			// The PUT was sent, and GitHub may still apply it; the caller
-			// is gone, so it is not sent again.
-			return "", "", c.unknownBoot(cause, errors.New("the repository is still empty, and the write may yet land"))
-		case errors.Is(err, errEmptyRepo):
-			continue // nothing landed: a contents PUT without sha can only create, so sending it again is safe
-		case errors.Is(err, errBranchMissing):
-			return "", "", errRetry
-		case err != nil:
-			return "", "", c.unknownBoot(cause, err)
+		head, tree, again, err := c.bootstrapped(ctx, branch, u, f, cause)
+		if !again {
+			return head, tree, err
 		}
-		rctx, cancel = c.settleContext(ctx)
-		root, rootTree, ours, err := c.isOurBootstrap(rctx, head, u, f)
-		cancel()
-		if err != nil {
-			return "", "", c.unknownBoot(cause, err)
-		}
-		if ours {
-			u.boot = &booted{commit: root, tree: rootTree, change: FileChange{Path: f.path, Action: Added}}
-			u.p = withoutBootstrapFile(u.p, f.path)
-		}
-		return head, tree, nil
 	}
 	return "", "", c.unknownBoot(cause, errors.New("the repository is still empty"))
+}
+
+// bootstrapped reads the branch after a first-commit write whose answer
+// did not say whether it landed (cause): again is true when the
+// repository is still empty and the write may be sent again; else the
+// head to build on (u.boot set when the root commit is u's own).
+func (c *Committer) bootstrapped(ctx context.Context, branch string, u *unit, f *firstFile, cause error) (head, tree string, again bool, err error) {
+	rctx, cancel := c.settleContext(ctx)
+	head, tree, err = c.refs.ReadHead(rctx, branch)
+	cancel()
+	switch {
+	case errors.Is(err, refs.ErrEmptyRepo) && ctx.Err() != nil:
+		// The PUT was sent, and GitHub may still apply it; the caller
+		// is gone, so it is not sent again.
+		return "", "", false, c.unknownBoot(cause, errors.New("the repository is still empty, and the write may yet land"))
+	case errors.Is(err, refs.ErrEmptyRepo):
+		return "", "", true, nil // nothing landed: a contents PUT without sha can only create, so sending it again is safe
+	case errors.Is(err, refs.ErrBranchMissing):
+		return "", "", false, errRetry
+	case err != nil:
+		return "", "", false, c.unknownBoot(cause, err)
+	}
+	rctx, cancel = c.settleContext(ctx)
+	root, rootTree, ours, err := c.isOurBootstrap(rctx, head, u, f)
+	cancel()
+	if err != nil {
+		return "", "", false, c.unknownBoot(cause, err)
+	}
+	if ours {
+		u.boot = &booted{commit: root, tree: rootTree, change: FileChange{Path: f.path, Action: Added}}
+		u.p = withoutBootstrapFile(u.p, f.path)
+	}
+	return head, tree, false, nil
 }
 
 func (c *Committer) unknownBoot(cause, err error) error {
@@ -209,24 +221,19 @@ func readSource(p *prepared, full string) ([]byte, error) {
 // putFirst makes the root commit with f through the contents API. See
 // https://docs.github.com/rest/repos/contents#create-or-update-file-contents.
 func (c *Committer) putFirst(ctx context.Context, branch string, u *unit, f *firstFile) (commit, tree string, err error) {
-	opts := &github.RepositoryContentFileOptions{
-		Message: github.String(u.message),
-		Content: f.data,
-		Branch:  github.String(branch),
-	}
-	opts.Author = toAuthor(u.cs.Author)
-	opts.Committer = toAuthor(u.cs.Committer)
+	cw := rest.ContentsWrite{Path: f.path, Content: f.data, Message: u.message, Branch: branch,
+		Author: toAuthor(u.cs.Author), Committer: toAuthor(u.cs.Committer)}
 	c.o.logger.DebugContext(ctx, "bootstrapping empty repository", "repo", c.Repository(), "path", f.path)
 	l := c.startLanding(ctx)
-	got, _, err := c.putContents(l.ctx, f.path, opts)
-	err = l.done(err)
-	if err != nil && l.unsent() {
-		return "", "", l.notSent("bootstrap empty repository")
+	got, err := c.rest.PutContents(l.Ctx, cw)
+	err = l.Done(err)
+	if err != nil && l.Unsent() {
+		return "", "", l.NotSent("bootstrap empty repository")
 	}
 	if err != nil {
 		return "", "", err
 	}
-	return got.Commit.GetSHA(), got.Commit.GetTree().GetSHA(), nil
+	return got.Commit, got.Tree, nil
 }
 
 // maxRootWalk bounds how far back isOurBootstrap looks for the root commit.
@@ -238,16 +245,16 @@ const maxRootWalk = 100
 func (c *Committer) isOurBootstrap(ctx context.Context, head string, u *unit, f *firstFile) (root, rootTree string, ours bool, err error) {
 	sha := head
 	for range maxRootWalk {
-		got, _, err := c.client.Git.GetCommit(ctx, c.owner, c.repo, sha)
+		got, err := c.rest.Commit(ctx, sha)
 		if err != nil {
-			return "", "", false, fmt.Errorf("read commit %s: %w", short(sha), err)
+			return "", "", false, err
 		}
 		if len(got.Parents) > 0 {
-			sha = got.Parents[0].GetSHA()
+			sha = got.Parents[0]
 			continue
 		}
-		tree := got.GetTree().GetSHA()
-		if strings.TrimSpace(got.GetMessage()) != strings.TrimSpace(u.message) {
+		tree := got.Tree
+		if strings.TrimSpace(got.Message) != strings.TrimSpace(u.message) {
 			return sha, tree, false, nil
 		}
 		e, ok, err := c.lookup(ctx, tree, f.path)

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/google/go-github/v66/github"
+	"github.com/ghcommitter/ghcommitter/committer/internal/object"
 )
 
 // subtree is a directory a change set writes whole, in place of what was at
@@ -17,8 +17,8 @@ import (
 // sent as one tree entry, so no entry of the main request is under another.
 type subtree struct {
 	path    string
-	entry   *github.TreeEntry   // the main request's entry; its SHA is set once built
-	entries []*github.TreeEntry // paths relative to path
+	entry   *object.TreeEntry   // the main request's entry; its SHA is set once built
+	entries []*object.TreeEntry // paths relative to path
 	puts    []put               // the puts behind entries
 	keys    []string
 }
@@ -60,7 +60,7 @@ func (rs *resolution) build(ctx context.Context) error {
 			d.replaced = true
 			st := subs[top]
 			if st == nil {
-				st = &subtree{path: top, entry: &github.TreeEntry{Path: github.String(top), Mode: github.String("040000"), Type: github.String("tree")}}
+				st = &subtree{path: top, entry: &object.TreeEntry{Path: top, Mode: "040000", Type: "tree"}}
 				subs[top] = st
 				order = append(order, top)
 			}
@@ -150,14 +150,15 @@ func (rs *resolution) putEffect(pt put) {
 // the inline limit, however much of it the change set holds (the tree
 // requests are chunked by bytes: see treeChunks), else a blob SHA (uploaded
 // first unless known to exist).
-func (rs *resolution) entry(p string, pt put) *github.TreeEntry {
+func (rs *resolution) entry(p string, pt put) *object.TreeEntry {
 	src := pt.src
-	e := &github.TreeEntry{Path: github.String(p), Mode: github.String(string(pt.mode)), Type: github.String("blob")}
+	e := &object.TreeEntry{Path: p, Mode: string(pt.mode), Type: "blob"}
 	if src.inMemory() && src.size > 0 && src.size <= rs.c.o.inlineLimit && isText(src.data) {
-		e.Content = github.String(string(src.data))
+		content := string(src.data)
+		e.Content = &content
 		return e
 	}
-	e.SHA = github.String(src.sha)
+	e.SHA = src.sha
 	if !rs.c.cache.isUploaded(src.sha) {
 		rs.r.uploads = append(rs.r.uploads, src)
 	}
@@ -207,7 +208,7 @@ func (rs *resolution) replaceDir(ctx context.Context, st *subtree) error {
 		return err
 	}
 	for i, e := range st.entries {
-		rel := e.GetPath()
+		rel := e.Path
 		full := path.Join(st.path, rel)
 		pt := st.puts[i]
 		o, ok := old[rel]
@@ -241,7 +242,7 @@ func (rs *resolution) deletes(ctx context.Context) error {
 	sort.Strings(paths)
 	for _, p := range paths {
 		d := rs.dels[p]
-		rs.r.entries = append(rs.r.entries, &github.TreeEntry{Path: github.String(p), Mode: github.String(d.entry.mode), Type: github.String(d.entry.typ)})
+		rs.r.entries = append(rs.r.entries, &object.TreeEntry{Path: p, Mode: d.entry.mode, Type: d.entry.typ})
 		if err := rs.deleteEffect(ctx, p, d, ""); err != nil {
 			return err
 		}
@@ -265,12 +266,12 @@ func (rs *resolution) finish() error {
 	})
 	sent := map[string]bool{}
 	for _, e := range rs.r.entries {
-		sent[e.GetPath()] = true
+		sent[e.Path] = true
 	}
 	for _, e := range rs.r.entries {
-		for _, a := range ancestors(e.GetPath()) {
+		for _, a := range ancestors(e.Path) {
 			if sent[a] {
-				return fmt.Errorf("committer: internal error: tree entries %q and %q overlap", a, e.GetPath())
+				return fmt.Errorf("committer: internal error: tree entries %q and %q overlap", a, e.Path)
 			}
 		}
 	}
@@ -291,7 +292,7 @@ func entriesOverlap(rs []*resolved) bool {
 	under := map[string]int{} // ancestor of an entry -> change set
 	for i, r := range rs {
 		for _, e := range r.entries {
-			p := e.GetPath()
+			p := e.Path
 			if j, ok := owner[p]; ok && j != i {
 				return true
 			}
@@ -305,8 +306,8 @@ func entriesOverlap(rs []*resolved) bool {
 			}
 		}
 		for _, e := range r.entries {
-			owner[e.GetPath()] = i
-			for _, a := range ancestors(e.GetPath()) {
+			owner[e.Path] = i
+			for _, a := range ancestors(e.Path) {
 				under[a] = i
 			}
 		}

@@ -40,7 +40,7 @@ const defaultMaxBatch = 64
 
 // coordinatorFor returns the coordinator of branch, creating it.
 func (c *Committer) coordinatorFor(branch string) *coordinator {
-	k := coordKey{process: c.o.process, api: c.client.BaseURL.String(), repo: strings.ToLower(c.Repository()), branch: branch}
+	k := coordKey{process: c.o.process, api: c.rest.BaseURL(), repo: strings.ToLower(c.Repository()), branch: branch}
 	coordinators.mu.Lock()
 	defer coordinators.mu.Unlock()
 	co := coordinators.m[k]

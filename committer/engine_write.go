@@ -3,11 +3,9 @@ package committer
 import (
 	"context"
 	"fmt"
-	"strings"
-
-	"github.com/google/go-github/v66/github"
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
+	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 )
 
 // written is the outcome of one one-write attempt.
@@ -32,40 +30,40 @@ func (c *Committer) writeGraphQL(ctx context.Context, branch string, u *unit, st
 		in.Deletions = append(in.Deletions, d.path)
 	}
 	l := c.startLanding(ctx)
-	got, err := c.gql.CreateCommitOnBranch(l.ctx, in)
-	err = l.done(err)
+	got, err := c.gql.CreateCommitOnBranch(l.Ctx, in)
+	err = l.Done(err)
 	if err == nil {
 		// The commit landed: a failed read of its tree must not turn that
 		// into an error (Result.Tree is then empty).
 		rctx, cancel := c.settleContext(ctx)
 		defer cancel()
-		_, tree, _ := c.commitTree(rctx, got.OID)
+		_, tree, _ := c.refs.CommitTree(rctx, got.OID)
 		return written{commit: got.OID, tree: tree, parent: st.head}, nil
 	}
-	if l.unsent() {
-		return written{}, l.notSent("GraphQL createCommitOnBranch")
+	if l.Unsent() {
+		return written{}, l.NotSent("GraphQL createCommitOnBranch")
 	}
 	return c.graphqlOutcome(err)
 }
 
 // graphqlOutcome is what a createCommitOnBranch error means (judge).
 func (c *Committer) graphqlOutcome(err error) (written, error) {
-	return oneWriteOutcome(toGraphQL, err)
+	return oneWriteOutcome(rest.ToGraphQL, err)
 }
 
 // oneWriteOutcome turns judge's verdict on a one-write engine's answer
 // into the attempt's outcome: a lost race, an ambiguous outcome to
 // settle by the Edit-Id trailer, a wait (*refusedError), or a final error.
-func oneWriteOutcome(w answerTo, err error) (written, error) {
-	switch v, err := judge(w, err); v {
-	case verdictLostRace:
+func oneWriteOutcome(w rest.Answer, err error) (written, error) {
+	switch v, err := rest.Judge(w, err); v {
+	case rest.LostRace:
 		return written{lost: true}, nil
-	case verdictUnknown:
+	case rest.Unknown:
 		return written{ambiguous: true}, nil
-	case verdictLimited:
+	case rest.Limited:
 		return written{}, err
 	default:
-		if w == toContents {
+		if w == rest.ToContents {
 			return written{}, fmt.Errorf("contents write: %w", err)
 		}
 		return written{}, err
@@ -77,47 +75,41 @@ func oneWriteOutcome(w answerTo, err error) (written, error) {
 // https://docs.github.com/rest/repos/contents#create-or-update-file-contents
 // and #delete-a-file.
 func (c *Committer) writeContents(ctx context.Context, branch string, u *unit, st *staged) (written, error) {
-	opts := &github.RepositoryContentFileOptions{
-		Message: github.String(u.message), Branch: github.String(branch),
-		Author: toAuthor(u.cs.Author), Committer: toAuthor(u.cs.Committer),
-	}
-	var got *github.RepositoryContentResponse
+	cw := rest.ContentsWrite{Message: u.message, Branch: branch, Author: toAuthor(u.cs.Author), Committer: toAuthor(u.cs.Committer)}
+	var got rest.ContentsCommit
 	var err error
 	l := c.startLanding(ctx)
 	if len(st.adds) == 1 {
 		f := st.adds[0]
-		opts.Content = f.data
-		if f.old != "" {
-			opts.SHA = github.String(f.old)
-		}
-		got, _, err = c.putContents(l.ctx, f.path, opts)
+		cw.Path, cw.Content, cw.SHA = f.path, f.data, f.old
+		got, err = c.rest.PutContents(l.Ctx, cw)
 	} else {
 		f := st.dels[0]
-		opts.SHA = github.String(f.old)
-		got, _, err = c.deleteContents(l.ctx, f.path, opts)
+		cw.Path, cw.SHA = f.path, f.old
+		got, err = c.rest.DeleteContents(l.Ctx, cw)
 	}
-	err = l.done(err)
-	if err != nil && l.unsent() {
-		return written{}, l.notSent("contents write")
+	err = l.Done(err)
+	if err != nil && l.Unsent() {
+		return written{}, l.NotSent("contents write")
 	}
 	if err != nil {
 		return c.contentsOutcome(err)
 	}
-	w := written{commit: got.Commit.GetSHA(), tree: got.Commit.GetTree().GetSHA(), parent: st.head}
-	if len(got.Commit.Parents) > 0 {
-		w.parent = got.Commit.Parents[0].GetSHA()
+	w := written{commit: got.Commit, tree: got.Tree, parent: st.head}
+	if got.Parent != "" {
+		w.parent = got.Parent
 	}
 	if w.tree == "" {
 		rctx, cancel := c.settleContext(ctx)
 		defer cancel()
-		_, w.tree, _ = c.commitTree(rctx, w.commit) // landed whatever this read says
+		_, w.tree, _ = c.refs.CommitTree(rctx, w.commit) // landed whatever this read says
 	}
 	return w, nil
 }
 
 // contentsOutcome is what a contents write's error means (judge).
 func (c *Committer) contentsOutcome(err error) (written, error) {
-	return oneWriteOutcome(toContents, err)
+	return oneWriteOutcome(rest.ToContents, err)
 }
 
 // settleOneWrite decides whether a one-write commit on parent whose reply
@@ -130,54 +122,9 @@ func (c *Committer) settleOneWrite(ctx context.Context, branch string, engine En
 	rctx, cancel := c.settleContext(ctx)
 	defer cancel()
 	match := func(msg string) bool { return hasOwnEditID(msg, id) }
+	scope := ghgraphql.Since
 	if engine == EngineGraphQL {
-		return c.gql.SettleChild(rctx, c.owner, c.repo, branch, parent, match, maxSettleCommits)
+		scope = ghgraphql.ChildOf
 	}
-	return c.settleSince(rctx, branch, parent, match)
-}
-
-// settleSince searches the branch's first-parent chain from its head down
-// to parent for a commit whose message matches.
-func (c *Committer) settleSince(ctx context.Context, branch, parent string, match func(string) bool) (string, ghgraphql.Outcome, error) {
-	firstParent, message := map[string]string{}, map[string]string{}
-	var head, after string
-	for read := 0; read < maxSettleCommits; {
-		page, next, found, err := c.gql.History(ctx, c.owner, c.repo, branch, "", maxSettleCommits-read, after)
-		if err != nil || !found {
-			return "", ghgraphql.Unknown, err
-		}
-		for _, n := range page {
-			if head == "" {
-				head = n.OID
-			}
-			message[n.OID], firstParent[n.OID] = n.Message, n.FirstParent
-		}
-		read += len(page)
-		if oid, o, done := walkSince(head, parent, firstParent, message, match); done {
-			return oid, o, nil
-		}
-		if next == "" {
-			return "", ghgraphql.Unknown, nil
-		}
-		after = next
-	}
-	return "", ghgraphql.Unknown, nil
-}
-
-// walkSince follows first parents from head as far as they are known:
-// done once it finds a match (Landed) or reaches parent or the root
-// without one (NotLanded).
-func walkSince(head, parent string, firstParent, message map[string]string, match func(string) bool) (string, ghgraphql.Outcome, bool) {
-	for cur := head; ; cur = firstParent[cur] {
-		if cur == "" || strings.EqualFold(cur, parent) {
-			return "", ghgraphql.NotLanded, true
-		}
-		msg, known := message[cur]
-		if !known {
-			return "", ghgraphql.Unknown, false
-		}
-		if match(msg) {
-			return cur, ghgraphql.Landed, true
-		}
-	}
+	return c.gql.Settle(rctx, c.owner, c.repo, branch, parent, scope, match, maxSettleCommits)
 }

@@ -44,14 +44,17 @@ func TestRequestCounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The ref moves with updateRefs, which names the repository by its
-	// node ID: read once per Committer (GET /repos), never again.
-	if n := len(ts.Requests()); n != 6 {
-		t.Fatalf("text-only commit sent %d requests, want 6: %v", n, routes(ts))
+	// node ID: the path lookup's query asks for it, so no GET /repos.
+	if n := len(ts.Requests()); n != 5 {
+		t.Fatalf("text-only commit sent %d requests, want 5: %v", n, routes(ts))
 	}
-	for _, r := range []string{routeBranch, routeCreateTree, routeCommit, routeRepo} {
+	for _, r := range []string{routeBranch, routeCreateTree, routeCommit} {
 		if ts.Count(r) != 1 {
 			t.Errorf("%s sent %d times, want 1", r, ts.Count(r))
 		}
+	}
+	if ts.Count(routeRepo) != 0 {
+		t.Errorf("GET /repos sent %d times, want 0 (the node ID comes with the lookup): %v", ts.Count(routeRepo), routes(ts))
 	}
 	if ts.Count(routeUpdateRef) != 0 || ts.Count(routeGetTree) != 0 || lookups(ts) != 1 || mutations(ts) != 1 {
 		t.Errorf("want one path lookup and updateRefs through GraphQL (%d lookups), no tree read (%d), no REST PATCH (%d): %v", lookups(ts), ts.Count(routeGetTree), ts.Count(routeUpdateRef), routes(ts))

@@ -1,6 +1,6 @@
 package committer
 
-import "github.com/google/go-github/v66/github"
+import "github.com/ghcommitter/ghcommitter/committer/internal/object"
 
 // known is what a tree has at one path, learnt without reading the
 // directories on the way: from a GraphQL path lookup (see view.prefetch)
@@ -80,7 +80,7 @@ func (c *objectCache) putPathLocked(root, p string, k known) {
 // had none there, or a complete one: then every path under it is known),
 // and what base was known to have at every path no entry is at, under or
 // above (the same in both trees). A deleted path is absent.
-func (c *objectCache) learnTree(base, root string, entries []*github.TreeEntry) {
+func (c *objectCache) learnTree(base, root string, entries []*object.TreeEntry) {
 	if !isSHA(root) || base == root {
 		return
 	}
@@ -88,8 +88,8 @@ func (c *objectCache) learnTree(base, root string, entries []*github.TreeEntry) 
 	defer c.mu.Unlock()
 	at, above := map[string]bool{}, map[string]bool{}
 	for _, e := range entries {
-		at[e.GetPath()] = true
-		for _, a := range ancestors(e.GetPath()) {
+		at[e.Path] = true
+		for _, a := range ancestors(e.Path) {
 			above[a] = true
 		}
 	}
@@ -97,10 +97,10 @@ func (c *objectCache) learnTree(base, root string, entries []*github.TreeEntry) 
 	// complete directory.
 	newDir := map[string]bool{}
 	for _, e := range entries {
-		if e.SHA == nil && e.Content == nil {
+		if e.Deletes() {
 			continue
 		}
-		for _, a := range ancestors(e.GetPath()) {
+		for _, a := range ancestors(e.Path) {
 			if _, ok := newDir[a]; ok {
 				continue
 			}
@@ -126,12 +126,12 @@ next:
 		c.putPathLocked(root, p, old[p])
 	}
 	for _, e := range entries {
-		p := e.GetPath()
+		p := e.Path
 		switch {
 		case e.Content != nil:
-			c.putPathLocked(root, p, known{e: treeEntry{name: p, mode: e.GetMode(), typ: "blob", sha: BlobSHA([]byte(e.GetContent()))}, ok: true})
-		case e.SHA != nil:
-			c.putPathLocked(root, p, known{e: treeEntry{name: p, mode: e.GetMode(), typ: e.GetType(), sha: e.GetSHA()}, ok: true})
+			c.putPathLocked(root, p, known{e: treeEntry{name: p, mode: e.Mode, typ: "blob", sha: BlobSHA([]byte(e.Inline()))}, ok: true})
+		case e.SHA != "":
+			c.putPathLocked(root, p, known{e: treeEntry{name: p, mode: e.Mode, typ: e.Type, sha: e.SHA}, ok: true})
 		default:
 			c.putPathLocked(root, p, known{})
 		}

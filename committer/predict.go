@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/google/go-github/v66/github"
+	"github.com/ghcommitter/ghcommitter/committer/internal/object"
 )
 
 // predictTrees works out the listing and SHA of every directory that the
@@ -21,7 +21,7 @@ import (
 func (c *Committer) predictTrees(root string, r *resolved) {
 	for _, st := range r.subtrees {
 		sha, ok := c.predict("", st.entries)
-		if !ok || sha != st.entry.GetSHA() {
+		if !ok || sha != st.entry.SHA {
 			return
 		}
 	}
@@ -31,23 +31,23 @@ func (c *Committer) predictTrees(root string, r *resolved) {
 // predict applies entries (paths relative to the tree root, "" for an empty
 // one) to the cached listings and caches every directory it writes. It
 // returns the new root's SHA.
-func (c *Committer) predict(root string, entries []*github.TreeEntry) (string, bool) {
+func (c *Committer) predict(root string, entries []*object.TreeEntry) (string, bool) {
 	pl := &planned{c: c, root: root, listings: map[string]dir{}}
 	dirty := map[string]bool{"": true}
 	for _, e := range entries {
-		p := e.GetPath()
+		p := e.Path
 		d, ok := pl.load(dirOf(p))
 		if !ok {
 			return "", false
 		}
 		name := path.Base(p)
 		switch {
-		case e.SHA == nil && e.Content == nil:
+		case e.Deletes():
 			delete(d, name)
 		case e.Content != nil:
-			d[name] = treeEntry{name: name, mode: e.GetMode(), typ: "blob", sha: BlobSHA([]byte(e.GetContent()))}
+			d[name] = treeEntry{name: name, mode: e.Mode, typ: "blob", sha: BlobSHA([]byte(e.Inline()))}
 		default:
-			d[name] = treeEntry{name: name, mode: e.GetMode(), typ: e.GetType(), sha: e.GetSHA()}
+			d[name] = treeEntry{name: name, mode: e.Mode, typ: e.Type, sha: e.SHA}
 		}
 		for _, a := range ancestors(p) {
 			dirty[a] = true

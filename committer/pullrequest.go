@@ -7,47 +7,8 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/google/go-github/v66/github"
+	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 )
-
-// PullRequestOptions describes the pull request CommitPullRequest opens.
-type PullRequestOptions struct {
-	// Title defaults to the first line of the change set's message.
-	Title string
-	// Body defaults to the rest of the change set's message.
-	Body string
-	// Draft opens the pull request as a draft. The default is ready for
-	// review. It has no effect on a pull request that is already open.
-	Draft bool
-	// Labels, Reviewers (user logins) and Assignees are added to the pull
-	// request, opened or reused, when it does not have them yet; none is
-	// ever removed.
-	Labels, Reviewers, Assignees []string
-}
-
-// Operations a PullRequestResult reports.
-const (
-	PullRequestCreated   = "created"   // this call opened it
-	PullRequestUpdated   = "updated"   // reused: a commit landed on it, or its title or body changed
-	PullRequestUnchanged = "unchanged" // reused: nothing landed, its title and body were already as given
-)
-
-// PullRequestResult describes the commit CommitPullRequest made and the pull
-// request it proposes.
-type PullRequestResult struct {
-	Commit *Result `json:"commit"`
-	// Number and URL (the pull request's html_url) identify the pull request.
-	// Number is 0 when none was opened: the change set was a no-op and head
-	// holds no commit that base lacks, so there is nothing to propose.
-	Number int    `json:"number"`
-	URL    string `json:"url"`
-	// Created is true when this call opened the pull request, false when one
-	// was already open from head to base and was reused.
-	Created bool `json:"created"`
-	// Operation is PullRequestCreated, PullRequestUpdated or
-	// PullRequestUnchanged; "" when Number is 0.
-	Operation string `json:"operation,omitempty"`
-}
 
 // CommitPullRequest commits cs to the branch head, creating head from base
 // when it does not exist (see CreateBranchFrom), then opens a pull request
@@ -88,8 +49,12 @@ func (c *Committer) CommitPullRequest(ctx context.Context, base, head string, cs
 	if err != nil {
 		return nil, err
 	}
-	out := &PullRequestResult{Commit: res}
+	return c.openPullRequest(ctx, base, head, cs, pr, &PullRequestResult{Commit: res})
+}
 
+// openPullRequest opens the pull request from head into base after the
+// commit res landed on head, or reuses (and updates) the open one.
+func (c *Committer) openPullRequest(ctx context.Context, base, head string, cs *ChangeSet, pr PullRequestOptions, out *PullRequestResult) (*PullRequestResult, error) {
 	title, body := splitMessage(cs.Message)
 	if pr.Title != "" {
 		title = pr.Title
@@ -97,119 +62,113 @@ func (c *Committer) CommitPullRequest(ctx context.Context, base, head string, cs
 	if pr.Body != "" {
 		body = pr.Body
 	}
-	np := &github.NewPullRequest{Title: github.String(title), Head: github.String(head), Base: github.String(base)}
-	if body != "" {
-		np.Body = github.String(body)
-	}
-	if pr.Draft {
-		np.Draft = github.Bool(true)
-	}
 	// The commit landed: opening the pull request is sent like a landing
 	// write (see WithLandingGrace), so a cancel does not leave it unknown.
 	l := c.startLanding(ctx)
-	got, _, err := c.client.PullRequests.Create(l.ctx, c.owner, c.repo, np)
-	err = l.done(err)
+	got, err := c.rest.CreatePull(l.Ctx, rest.NewPullRequest{Title: title, Body: body, Head: head, Base: base, Draft: pr.Draft})
+	err = l.Done(err)
 	if err == nil {
-		out.Number, out.URL, out.Created, out.Operation = got.GetNumber(), got.GetHTMLURL(), true, PullRequestCreated
+		out.Number, out.URL, out.Created, out.Operation = got.Number, got.URL, true, PullRequestCreated
 		return out, c.decorate(ctx, head, base, got, pr)
 	}
-	if !unprocessable(err) || fieldError(err) {
+	if !rest.Unprocessable(err) || rest.FieldError(err) {
 		return out, c.prFail(head, base, err)
 	}
 	// 422 without a bad field: a pull request from head into base is already
 	// open, or head holds no commit that base lacks. Look for the open one.
 	rctx, cancel := c.settleContext(ctx)
 	defer cancel()
-	open, ferr := c.findPullRequest(rctx, base, head)
+	open, ferr := c.rest.OpenPull(rctx, base, head)
 	if ferr != nil {
 		return out, c.prFail(head, base, ferr)
 	}
-	if open != nil {
-		out.Number, out.URL, out.Operation = open.GetNumber(), open.GetHTMLURL(), PullRequestUnchanged
-		if !res.NoOp {
-			out.Operation = PullRequestUpdated
+	if open == nil {
+		if out.Commit.NoOp {
+			return out, nil // nothing to propose
 		}
-		edited, err := c.editPullRequest(ctx, head, base, open, pr)
-		if edited {
-			out.Operation = PullRequestUpdated
-		}
-		if err != nil {
-			return out, err
-		}
-		return out, c.decorate(ctx, head, base, open, pr)
+		return out, c.prFail(head, base, err)
 	}
-	if res.NoOp {
-		return out, nil // nothing to propose
+	return c.reusePullRequest(ctx, base, head, *open, pr, out)
+}
+
+// reusePullRequest updates the open pull request from head into base to
+// pr's title, body, labels, reviewers and assignees.
+func (c *Committer) reusePullRequest(ctx context.Context, base, head string, open rest.PullRequest, pr PullRequestOptions, out *PullRequestResult) (*PullRequestResult, error) {
+	out.Number, out.URL, out.Operation = open.Number, open.URL, PullRequestUnchanged
+	if !out.Commit.NoOp {
+		out.Operation = PullRequestUpdated
 	}
-	return out, c.prFail(head, base, err)
+	edited, err := c.editPullRequest(ctx, head, base, open, pr)
+	if edited {
+		out.Operation = PullRequestUpdated
+	}
+	if err != nil {
+		return out, err
+	}
+	return out, c.decorate(ctx, head, base, open, pr)
 }
 
 // editPullRequest sets a reused pull request's title and body to pr's,
 // where given and different. It reports whether it changed them.
-func (c *Committer) editPullRequest(ctx context.Context, head, base string, open *github.PullRequest, pr PullRequestOptions) (bool, error) {
-	edit := &github.PullRequest{}
-	changed := false
-	if pr.Title != "" && pr.Title != open.GetTitle() {
-		edit.Title, changed = github.String(pr.Title), true
+func (c *Committer) editPullRequest(ctx context.Context, head, base string, open rest.PullRequest, pr PullRequestOptions) (bool, error) {
+	var title, body string
+	if pr.Title != "" && pr.Title != open.Title {
+		title = pr.Title
 	}
-	if pr.Body != "" && pr.Body != open.GetBody() {
-		edit.Body, changed = github.String(pr.Body), true
+	if pr.Body != "" && pr.Body != open.Body {
+		body = pr.Body
 	}
-	if !changed {
+	if title == "" && body == "" {
 		return false, nil
 	}
 	l := c.startLanding(ctx)
-	_, _, err := c.client.PullRequests.Edit(l.ctx, c.owner, c.repo, open.GetNumber(), edit)
-	if err = l.done(err); err != nil {
-		return false, c.prFail(head, base, fmt.Errorf("update pull request #%d: %w", open.GetNumber(), err))
+	err := c.rest.EditPull(l.Ctx, open.Number, title, body)
+	if err = l.Done(err); err != nil {
+		return false, c.prFail(head, base, fmt.Errorf("update pull request #%d: %w", open.Number, err))
 	}
 	return true, nil
 }
 
+// missing returns the names of want that have lacks (compared without
+// case when fold).
+func missing(want, have []string, fold bool) []string {
+	seen := map[string]bool{}
+	norm := func(s string) string {
+		if fold {
+			return strings.ToLower(s)
+		}
+		return s
+	}
+	for _, h := range have {
+		seen[norm(h)] = true
+	}
+	var out []string
+	for _, w := range want {
+		if !seen[norm(w)] {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
 // decorate adds pr's labels, reviewers and assignees that p lacks.
-func (c *Committer) decorate(ctx context.Context, head, base string, p *github.PullRequest, pr PullRequestOptions) error {
-	var labels, reviewers, assignees []string
-	have := map[string]bool{}
-	for _, l := range p.Labels {
-		have["l:"+l.GetName()] = true
-	}
-	for _, u := range p.RequestedReviewers {
-		have["r:"+strings.ToLower(u.GetLogin())] = true
-	}
-	for _, u := range p.Assignees {
-		have["a:"+strings.ToLower(u.GetLogin())] = true
-	}
-	for _, l := range pr.Labels {
-		if !have["l:"+l] {
-			labels = append(labels, l)
-		}
-	}
-	for _, u := range pr.Reviewers {
-		if !have["r:"+strings.ToLower(u)] {
-			reviewers = append(reviewers, u)
-		}
-	}
-	for _, u := range pr.Assignees {
-		if !have["a:"+strings.ToLower(u)] {
-			assignees = append(assignees, u)
-		}
-	}
-	n := p.GetNumber()
+func (c *Committer) decorate(ctx context.Context, head, base string, p rest.PullRequest, pr PullRequestOptions) error {
+	labels := missing(pr.Labels, p.Labels, false)
+	reviewers := missing(pr.Reviewers, p.Reviewers, true)
+	assignees := missing(pr.Assignees, p.Assignees, true)
+	n := p.Number
 	l := c.startLanding(ctx)
 	var err error
 	if len(labels) > 0 && err == nil {
-		_, _, err = c.client.Issues.AddLabelsToIssue(l.ctx, c.owner, c.repo, n, labels)
-		err = wrapIf(err, "add labels to #%d", n)
+		err = wrapIf(c.rest.AddLabels(l.Ctx, n, labels), "add labels to #%d", n)
 	}
 	if len(reviewers) > 0 && err == nil {
-		_, _, err = c.client.PullRequests.RequestReviewers(l.ctx, c.owner, c.repo, n, github.ReviewersRequest{Reviewers: reviewers})
-		err = wrapIf(err, "request reviewers for #%d", n)
+		err = wrapIf(c.rest.RequestReviewers(l.Ctx, n, reviewers), "request reviewers for #%d", n)
 	}
 	if len(assignees) > 0 && err == nil {
-		_, _, err = c.client.Issues.AddAssignees(l.ctx, c.owner, c.repo, n, assignees)
-		err = wrapIf(err, "add assignees to #%d", n)
+		err = wrapIf(c.rest.AddAssignees(l.Ctx, n, assignees), "add assignees to #%d", n)
 	}
-	if err = l.done(err); err != nil {
+	if err = l.Done(err); err != nil {
 		return c.prFail(head, base, err)
 	}
 	return nil
@@ -222,61 +181,14 @@ func wrapIf(err error, format string, args ...any) error {
 	return fmt.Errorf(format+": %w", append(args, err)...)
 }
 
-// findPullRequest returns the open pull request from head into base, or nil.
-func (c *Committer) findPullRequest(ctx context.Context, base, head string) (*github.PullRequest, error) {
-	prs, _, err := c.client.PullRequests.List(ctx, c.owner, c.repo, &github.PullRequestListOptions{
-		State: "open", Head: c.owner + ":" + head, Base: base,
-		ListOptions: github.ListOptions{PerPage: 10},
-	})
-	if err != nil {
-		return nil, err
-	}
-	for _, p := range prs {
-		if p.GetHead().GetRef() == head && p.GetBase().GetRef() == base {
-			return p, nil
-		}
-	}
-	return nil, nil
-}
-
 func (c *Committer) prFail(head, base string, err error) *Error {
 	e := c.fail("open pull request for", head, nil, fmt.Errorf("into %s: %w", base, err))
-	var er *github.ErrorResponse
-	if errors.As(err, &er) && er.Response != nil {
-		switch er.Response.StatusCode {
-		case http.StatusForbidden, http.StatusNotFound:
-			e.Hint = "the commit landed on " + head + "; opening the pull request needs the pull-requests: write permission"
-		case http.StatusUnprocessableEntity:
-			e.Kind = ErrInvalid
-			e.Hint = "the commit landed on " + head + "; check that " + base + " exists and that " + head + " has commits " + base + " lacks"
-		}
+	switch rest.Status(err) {
+	case http.StatusForbidden, http.StatusNotFound:
+		e.Hint = "the commit landed on " + head + "; opening the pull request needs the pull-requests: write permission"
+	case http.StatusUnprocessableEntity:
+		e.Kind = ErrInvalid
+		e.Hint = "the commit landed on " + head + "; check that " + base + " exists and that " + head + " has commits " + base + " lacks"
 	}
 	return e
-}
-
-// splitMessage returns a commit message's first line and the rest, trimmed.
-func splitMessage(msg string) (title, body string) {
-	msg = strings.TrimSpace(msg)
-	title, body, _ = strings.Cut(msg, "\n")
-	return strings.TrimSpace(title), strings.TrimSpace(body)
-}
-
-func unprocessable(err error) bool {
-	var er *github.ErrorResponse
-	return errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusUnprocessableEntity
-}
-
-// fieldError reports whether a 422 names a request field (head or base
-// invalid, title missing) rather than the state of the branches.
-func fieldError(err error) bool {
-	var er *github.ErrorResponse
-	if !errors.As(err, &er) {
-		return false
-	}
-	for _, e := range er.Errors {
-		if e.Field != "" {
-			return true
-		}
-	}
-	return false
 }

@@ -162,8 +162,8 @@ func TestHeadReadIsOneRequest(t *testing.T) {
 	if ts.Count(routeBranch) != 1 || ts.Count(rtGetRef) != 0 || ts.Count("GET /repos/{owner}/{repo}/git/matching-refs/{ref...}") != 0 {
 		t.Fatalf("head reads: %v", routes(ts))
 	}
-	if n := len(ts.Requests()); n != 6 {
-		t.Fatalf("%d requests, want 6 (head, root tree, tree, commit, the repository's node ID once per Committer, ref): %v", n, routes(ts))
+	if n := len(ts.Requests()); n != 5 {
+		t.Fatalf("%d requests, want 5 (head, path lookup with the repository's node ID, tree, commit, ref): %v", n, routes(ts))
 	}
 }
 

@@ -178,6 +178,47 @@ func TestUpdateRefsLostReplyLandsOnce(t *testing.T) {
 	checkFastForwardOnly(t, ts)
 }
 
+// updateRefs names the repository by its node ID, which comes with the
+// commit's path lookup (the GraphQL query asks for Repository.id too): a
+// Git Data commit that looks up paths never reads GET /repos for it. Where
+// no lookup was answered (here: the endpoint refused it, so the Committer
+// reads directories over REST), the node ID is read once per Committer.
+func TestUpdateRefsNodeIDComesWithTheLookup(t *testing.T) {
+	ts, c := setup(t)
+	before := head(t, ts, "main")
+	ts.ResetRequests()
+	res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("looked up").Put("a/b.txt", []byte("a\n")))
+	must(t, err)
+	if head(t, ts, "main") != res.Commit || res.Parent != before {
+		t.Fatalf("result %+v, head %s", res, head(t, ts, "main"))
+	}
+	if n := ts.Count(routeRepo); n != 0 || lookups(ts) != 1 {
+		t.Fatalf("%d GET /repos and %d lookups, want 0 and 1: %v", n, lookups(ts), routes(ts))
+	}
+	if mutations(ts) != 1 || ts.Count(githubtest.RouteUpdateRef) != 0 {
+		t.Fatalf("%d GraphQL mutations and %d PATCHes, want the branch moved by updateRefs: %v", mutations(ts), ts.Count(githubtest.RouteUpdateRef), routes(ts))
+	}
+
+	// No lookup answered: today's fallback, GET /repos once per Committer.
+	// The refused lookup is the first commit's one GraphQL query; the
+	// Committer sends no more.
+	ts2, c2 := setup(t)
+	ts2.Inject(githubtest.Fault{Route: githubtest.RouteGraphQL, BodyContains: "query Paths(", Status: http.StatusNotFound,
+		Body: `{"message":"Not Found","documentation_url":"https://docs.github.com/rest"}`})
+	for i, want := range []int{1, 0} {
+		ts2.ResetRequests()
+		res, err := c2.Commit(context.Background(), "main", committer.NewChangeSet("no lookup").Put(fmt.Sprintf("n%d/x.txt", i), []byte("n\n")))
+		must(t, err)
+		if head(t, ts2, "main") != res.Commit {
+			t.Fatalf("commit %d: result %+v", i, res)
+		}
+		if n := ts2.Count(routeRepo); n != want || lookups(ts2) != want || mutations(ts2) != 1 || ts2.Count(githubtest.RouteUpdateRef) != 0 {
+			t.Fatalf("commit %d: %d GET /repos and %d lookups (want %d of each), %d mutations, %d PATCHes: %v",
+				i, n, want, lookups(ts2), mutations(ts2), ts2.Count(githubtest.RouteUpdateRef), routes(ts2))
+		}
+	}
+}
+
 // updateRefsAnswer is one answer to updateRefs and what it comes to.
 type updateRefsAnswer struct {
 	name     string

@@ -9,9 +9,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/google/go-github/v66/github"
-
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
+	"github.com/ghcommitter/ghcommitter/committer/internal/object"
 )
 
 // Action says what a commit does to one path.
@@ -39,7 +38,7 @@ const maxInlineTotal = 1 << 20
 // resolved is a change set resolved against one head tree: the entries of
 // the create-tree request and the blobs to upload first.
 type resolved struct {
-	entries  []*github.TreeEntry
+	entries  []*object.TreeEntry
 	uploads  []*source
 	changes  []FileChange
 	effects  []effect

@@ -3,10 +3,7 @@ package committer
 import (
 	"context"
 	"errors"
-	"net/http"
 	"strings"
-
-	"github.com/google/go-github/v66/github"
 )
 
 // Rules that explain themselves: after a write refused by a rule
@@ -82,37 +79,18 @@ func (c *Committer) explainProtected(ctx context.Context, branch string, e *Erro
 // rules/branches/{branch}), nil when they cannot be read. See
 // https://docs.github.com/rest/repos/rules#get-rules-for-a-branch.
 func (c *Committer) branchRuleTypes(ctx context.Context, branch string) []string {
-	req, err := c.client.NewRequest(http.MethodGet, c.repoURL("rules/branches", branch), nil)
+	types, err := c.rest.BranchRuleTypes(ctx, branch)
 	if err != nil {
 		return nil
 	}
-	var rules []struct {
-		Type string `json:"type"`
-	}
-	if _, err := c.client.Do(ctx, req, &rules); err != nil {
-		return nil
-	}
-	var out []string
-	for _, r := range rules {
-		if r.Type != "" && !contains(out, r.Type) {
-			out = append(out, r.Type)
-		}
-	}
-	return out
+	return types
 }
 
 // branchProtected reports GET branches/{branch}'s protected (classic
 // protection or rules).
 func (c *Committer) branchProtected(ctx context.Context, branch string) bool {
-	req, err := c.client.NewRequest(http.MethodGet, c.repoURL("branches", branch), nil)
-	if err != nil {
-		return false
-	}
-	b := new(github.Branch)
-	if _, err := c.client.Do(branchRead(ctx, branch), req, b); err != nil {
-		return false
-	}
-	return b.GetProtected()
+	protected, err := c.rest.BranchProtected(ctx, branch)
+	return err == nil && protected
 }
 
 func contains(list []string, s string) bool {

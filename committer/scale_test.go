@@ -83,10 +83,10 @@ func TestCommitIn200kRepo(t *testing.T) {
 	// three paths and the directories above them (a put goes neither
 	// through a file nor onto a directory): no directory is read, so the
 	// bytes depend on neither the repository's size nor its directories'
-	// widths. Once per Committer, the repository's node ID for updateRefs
-	// is one more read (GET /repos).
-	if reqs > 6 {
-		t.Errorf("%d requests, want at most 6", reqs)
+	// widths. The same query gives the repository's node ID, which
+	// updateRefs names the repository by: no GET /repos.
+	if reqs > 5 {
+		t.Errorf("%d requests, want at most 5", reqs)
 	}
 	if b >= 32<<10 {
 		t.Errorf("%d bytes on the wire, want under 32 KiB", b)

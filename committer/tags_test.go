@@ -138,3 +138,34 @@ func TestTagRESTFallback(t *testing.T) {
 		t.Fatalf("err = %v, head moved: %v", err, head(t, ts, "main") != before)
 	}
 }
+
+// On the REST fallback, a branch move whose reply was lost and that the
+// first read back does not show (a lagging replica: here the read of the
+// ref answers 404) is found landed by the next attempt's head read; the
+// tag, which the REST path creates after the branch moves, is created
+// then too, and the PATCH is never sent again.
+func TestTagRESTFallbackSettledLater(t *testing.T) {
+	ts, c := setupREST(t)
+	ts.Inject(githubtest.Fault{Route: githubtest.RouteUpdateRef, Times: 1, DropResponse: true})
+	// The first GET git/ref is the tag's existence check (tags/v1), before
+	// the PATCH; the second is the settling read of heads/main.
+	ts.Inject(githubtest.Fault{Route: rtGetRef, Skip: 1, Times: 1, Status: http.StatusNotFound})
+	ts.ResetRequests()
+	res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("r").Put("v.txt", []byte("1\n")), committer.Tag("v1"))
+	must(t, err)
+	var reads []string
+	for _, r := range ts.Requests() {
+		if r.Route == rtGetRef {
+			reads = append(reads, r.Path)
+		}
+	}
+	if len(reads) < 2 || reads[1] != "/repos/"+owner+"/"+repo+"/git/ref/heads/main" {
+		t.Fatalf("GET git/ref requests %v: the 404 did not hit the settling read", reads)
+	}
+	if head(t, ts, "main") != res.Commit || res.Attempts != 2 || ts.Count(githubtest.RouteUpdateRef) != 1 {
+		t.Fatalf("result %+v, head %s, %d PATCHes: %v", res, head(t, ts, "main"), ts.Count(githubtest.RouteUpdateRef), routes(ts))
+	}
+	if sha, typ := tagAt(t, ts, "v1"); sha != res.Commit || typ != "commit" || res.Tag != "v1" {
+		t.Fatalf("tag v1 at %q (%s), result %+v, want on %s", sha, typ, res, res.Commit)
+	}
+}

@@ -2,13 +2,12 @@ package committer
 
 import (
 	"context"
-	"encoding/base64"
 	"fmt"
 	"strconv"
 	"strings"
 	"sync"
 
-	"github.com/google/go-github/v66/github"
+	"github.com/ghcommitter/ghcommitter/committer/internal/object"
 )
 
 // treeEntry is one entry of a directory as GitHub's tree API lists it.
@@ -118,13 +117,13 @@ func (c *Committer) readDir(ctx context.Context, sha string) (dir, error) {
 	if d, ok := c.cache.dir(sha); ok {
 		return d, nil
 	}
-	t, _, err := c.client.Git.GetTree(ctx, c.owner, c.repo, sha, false)
+	t, err := c.rest.Tree(ctx, sha, false)
 	if err != nil {
 		return nil, fmt.Errorf("read tree %s: %w", short(sha), err)
 	}
 	d := make(dir, len(t.Entries))
 	for _, e := range t.Entries {
-		d[e.GetPath()] = treeEntry{name: e.GetPath(), mode: e.GetMode(), typ: e.GetType(), sha: e.GetSHA()}
+		d[e.Path] = treeEntry{name: e.Path, mode: e.Mode, typ: e.Type, sha: e.SHA}
 	}
 	c.cache.putDir(sha, d)
 	return d, nil
@@ -180,21 +179,21 @@ func (c *Committer) cachedLookup(root, path string) bool {
 // listing in one request; when GitHub truncates it, with walk it walks
 // level by level, and without walk it returns complete == false.
 func (c *Committer) listFilesUpTo(ctx context.Context, sha string, walk bool) (files, dirs map[string]treeEntry, complete bool, err error) {
-	t, _, err := c.client.Git.GetTree(ctx, c.owner, c.repo, sha, true)
+	t, err := c.rest.Tree(ctx, sha, true)
 	if err != nil {
 		return nil, nil, false, fmt.Errorf("read tree %s: %w", short(sha), err)
 	}
 	files, dirs = map[string]treeEntry{}, map[string]treeEntry{}
-	if t.GetTruncated() && !walk {
+	if t.Truncated && !walk {
 		return nil, nil, false, nil
 	}
-	if !t.GetTruncated() {
+	if !t.Truncated {
 		for _, e := range t.Entries {
-			te := treeEntry{name: e.GetPath(), mode: e.GetMode(), typ: e.GetType(), sha: e.GetSHA()}
-			if e.GetType() == "tree" {
-				dirs[e.GetPath()] = te
+			te := treeEntry{name: e.Path, mode: e.Mode, typ: e.Type, sha: e.SHA}
+			if e.Type == "tree" {
+				dirs[e.Path] = te
 			} else {
-				files[e.GetPath()] = te
+				files[e.Path] = te
 			}
 		}
 		return files, dirs, true, nil
@@ -227,19 +226,9 @@ func (c *Committer) readBlob(ctx context.Context, sha string) ([]byte, error) {
 	if b, ok := c.cache.blob(sha); ok {
 		return b, nil
 	}
-	blob, _, err := c.client.Git.GetBlob(ctx, c.owner, c.repo, sha)
+	data, err := c.rest.Blob(ctx, sha)
 	if err != nil {
 		return nil, fmt.Errorf("read blob %s: %w", short(sha), err)
-	}
-	var data []byte
-	switch blob.GetEncoding() {
-	case "base64":
-		data, err = base64.StdEncoding.DecodeString(strings.ReplaceAll(blob.GetContent(), "\n", ""))
-		if err != nil {
-			return nil, fmt.Errorf("read blob %s: decoding base64: %w", short(sha), err)
-		}
-	default:
-		data = []byte(blob.GetContent())
 	}
 	if got := BlobSHA(data); got != sha {
 		return nil, fmt.Errorf("read blob %s: content hashes to %s", short(sha), short(got))
@@ -256,7 +245,7 @@ func (c *Committer) buildSubtrees(ctx context.Context, r *resolved) error {
 	var todo []*subtree
 	for _, st := range r.subtrees {
 		if sha, ok := c.cache.tree(st.key()); ok {
-			st.entry.SHA = github.String(sha)
+			st.entry.SHA = sha
 			continue
 		}
 		todo = append(todo, st)
@@ -267,11 +256,11 @@ func (c *Committer) buildSubtrees(ctx context.Context, r *resolved) error {
 	if err := c.upload(ctx, r.uploads); err != nil {
 		return err
 	}
-	var entries []*github.TreeEntry
+	var entries []*object.TreeEntry
 	for i, st := range todo {
 		for _, e := range st.entries {
 			cp := *e
-			cp.Path = github.String(strconv.Itoa(i) + "/" + e.GetPath())
+			cp.Path = strconv.Itoa(i) + "/" + e.Path
 			entries = append(entries, &cp)
 		}
 	}
@@ -281,8 +270,8 @@ func (c *Committer) buildSubtrees(ctx context.Context, r *resolved) error {
 	}
 	shas := map[string]string{}
 	for _, e := range t.Entries {
-		if e.GetType() == "tree" {
-			shas[e.GetPath()] = e.GetSHA()
+		if e.Type == "tree" {
+			shas[e.Path] = e.SHA
 		}
 	}
 	for i, st := range todo {
@@ -290,7 +279,7 @@ func (c *Committer) buildSubtrees(ctx context.Context, r *resolved) error {
 		if !isSHA(sha) {
 			return fmt.Errorf("create tree of the replaced paths: reply has no tree %d for %q", i, st.path)
 		}
-		st.entry.SHA = github.String(sha)
+		st.entry.SHA = sha
 		c.cache.putTree(st.key(), sha)
 	}
 	return nil
@@ -311,13 +300,13 @@ const (
 
 // treeChunks splits entries into the requests createTreeInChunks sends, in
 // order, each within the bounds above.
-func treeChunks(entries []*github.TreeEntry) [][]*github.TreeEntry {
-	var chunks [][]*github.TreeEntry
+func treeChunks(entries []*object.TreeEntry) [][]*object.TreeEntry {
+	var chunks [][]*object.TreeEntry
 	start, inline, bytes := 0, 0, 0
 	for i, e := range entries {
 		n, b := 0, 0
 		if e.Content != nil {
-			n, b = 1, len(e.GetContent())
+			n, b = 1, len(e.Inline())
 		}
 		if i > start && (i-start+1 > maxTreeChunk || inline+n > maxChunkInlineEntries || bytes+b > maxChunkInlineBytes) {
 			chunks = append(chunks, entries[start:i])
@@ -334,18 +323,18 @@ func treeChunks(entries []*github.TreeEntry) [][]*github.TreeEntry {
 // overlap, so how they are split cannot change the result. Every tree
 // request of a commit, a batch (chained or squashed) and the subtrees of
 // replaced paths goes through here.
-func (c *Committer) createTreeInChunks(ctx context.Context, base string, entries []*github.TreeEntry) (*github.Tree, error) {
-	var t *github.Tree
+func (c *Committer) createTreeInChunks(ctx context.Context, base string, entries []*object.TreeEntry) (*object.Tree, error) {
+	var t *object.Tree
 	first := base
 	chunks := treeChunks(entries)
 	for i, chunk := range chunks {
-		got, _, err := c.client.Git.CreateTree(ctx, c.owner, c.repo, base, chunk)
+		got, err := c.rest.CreateTree(ctx, base, chunk)
 		if err != nil {
 			return nil, err
 		}
-		t, base = got, got.GetSHA()
+		t, base = got, got.SHA
 		c.observe(Event{Kind: EventTree, Done: i + 1, Total: len(chunks)})
 	}
-	c.cache.learnTree(first, t.GetSHA(), entries)
+	c.cache.learnTree(first, t.SHA, entries)
 	return t, nil
 }

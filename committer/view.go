@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
+	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 )
 
 // view is a tree as a change set sees it: a base tree on GitHub (read
@@ -94,7 +95,7 @@ func (v *view) base(ctx context.Context, path string) (treeEntry, bool, error) {
 		return k.e, k.ok, nil
 	case from != "":
 		e, ok, err := v.c.lookup(ctx, from, rel)
-		if statusOf(err) != http.StatusNotFound {
+		if rest.Status(err) != http.StatusNotFound {
 			return e, ok, err
 		}
 		// A directory SHA learnt for this tree that GitHub does not have:
@@ -254,7 +255,7 @@ func (v *view) prefetch(ctx context.Context, paths []string) error {
 		return nil
 	}
 	sort.Strings(ask)
-	got, err := c.gql.Paths(ctx, c.owner, c.repo, v.head, ask)
+	got, id, err := c.gql.Paths(ctx, c.owner, c.repo, v.head, ask)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -266,6 +267,7 @@ func (v *view) prefetch(ctx context.Context, paths []string) error {
 		c.o.logger.DebugContext(ctx, "path lookup failed; reading directories instead", "paths", len(ask), "error", err)
 		return nil
 	}
+	c.refs.KnowRepositoryID(id) // the strict ref update's (internal/refs): no GET /repos for it
 	for _, p := range ask {
 		e, ok := got[p]
 		c.cache.putPath(v.root, p, known{e: treeEntry{name: p, mode: e.Mode, typ: e.Type, sha: e.OID}, ok: ok})

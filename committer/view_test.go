@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/google/go-github/v66/github"
-
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
+	"github.com/ghcommitter/ghcommitter/committer/internal/object"
 )
 
 // A queue's batch resolves each change set on a view holding the effects of
@@ -88,7 +87,7 @@ func TestEntriesOverlap(t *testing.T) {
 	mk := func(paths ...string) *resolved {
 		r := &resolved{}
 		for _, p := range paths {
-			r.entries = append(r.entries, &github.TreeEntry{Path: github.String(p)})
+			r.entries = append(r.entries, &object.TreeEntry{Path: p})
 		}
 		return r
 	}
@@ -108,7 +107,7 @@ func TestEntriesOverlap(t *testing.T) {
 			for _, r := range tc.rs {
 				var ps []string
 				for _, e := range r.entries {
-					ps = append(ps, e.GetPath())
+					ps = append(ps, e.Path)
 				}
 				all = append(all, ps)
 			}

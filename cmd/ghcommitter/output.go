@@ -93,9 +93,22 @@ type jsonResult struct {
 	Bootstrapped bool `json:"bootstrapped,omitempty"`
 	// Tag is the tag (--tag) that now points at the commit.
 	Tag string `json:"tag,omitempty"`
-	// PullRequest is set when --on-protected pull-request opened one
-	// instead (branch is then the generated head branch).
-	PullRequest *committer.ProtectedPullRequest `json:"pull_request,omitempty"`
+	// PullRequest is set with --pull-request, and when --on-protected
+	// pull-request opened one instead (branch is then the generated head
+	// branch).
+	PullRequest *jsonPR `json:"pull_request,omitempty"`
+}
+
+// jsonPR is --json's pull_request object, one shape for --pull-request and
+// --on-protected pull-request.
+type jsonPR struct {
+	Number  int    `json:"number"` // 0: none opened (--pull-request of a no-op)
+	URL     string `json:"url"`
+	Created bool   `json:"created"`
+	// Operation is created, updated or unchanged ("" when none was opened).
+	Operation string `json:"operation"`
+	Base      string `json:"base"`
+	Head      string `json:"head"`
 }
 
 // changed is what the library reports the commit changed; never nil.
@@ -107,7 +120,11 @@ func changed(r *committer.Result) []string {
 }
 
 func (o *output) jsonResult(r *committer.Result, u string) jsonResult {
-	return jsonResult{r.Repository, r.Branch, r.Commit, r.Parent, r.Tree, r.Attempts, changed(r), r.NoOp, u, r.Engine, r.Bootstrapped, r.Tag, r.PullRequest}
+	var pr *jsonPR
+	if p := r.PullRequest; p != nil {
+		pr = &jsonPR{p.Number, p.URL, p.Created, p.Operation, p.Base, r.Branch}
+	}
+	return jsonResult{r.Repository, r.Branch, r.Commit, r.Parent, r.Tree, r.Attempts, changed(r), r.NoOp, u, r.Engine, r.Bootstrapped, r.Tag, pr}
 }
 
 func (o *output) commitURL(repo, sha string) string {
@@ -311,29 +328,17 @@ func plural(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// jsonPullRequest is the --json object of commit --pull-request: the commit
-// contract plus the pull request.
-type jsonPullRequest struct {
-	jsonResult
-	PullRequest struct {
-		Number  int    `json:"number"`
-		URL     string `json:"url"`
-		Created bool   `json:"created"`
-		// Operation is created, updated or unchanged.
-		Operation string `json:"operation"`
-	} `json:"pull_request"`
-}
-
-func (o *output) pullRequest(r *committer.PullRequestResult) error {
+// pullRequest prints commit --pull-request's result: the commit to the head
+// branch and the pull request from it into base.
+func (o *output) pullRequest(r *committer.PullRequestResult, base string) error {
 	c := r.Commit
 	u := o.commitURL(c.Repository, c.Commit)
 	if err := o.actions(c, u, r); err != nil {
 		return err
 	}
 	if o.json {
-		var j jsonPullRequest
-		j.jsonResult = o.jsonResult(c, u)
-		j.PullRequest.Number, j.PullRequest.URL, j.PullRequest.Created, j.PullRequest.Operation = r.Number, r.URL, r.Created, r.Operation
+		j := o.jsonResult(c, u)
+		j.PullRequest = &jsonPR{r.Number, r.URL, r.Created, r.Operation, base, c.Branch}
 		return writeJSON(o.e, j)
 	}
 	fmt.Fprintln(o.e.stdout, summary(c, c.Repository+"@"+c.Branch, short(c.Commit), u))

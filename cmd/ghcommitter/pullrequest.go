@@ -132,7 +132,7 @@ func (p *prFlags) run(ctx context.Context, e *env, c *committer.Committer, cs *c
 		}
 		return err
 	}
-	return out.pullRequest(res)
+	return out.pullRequest(res, base)
 }
 
 // baseBranch is --base; else, in an Actions run on a branch of this

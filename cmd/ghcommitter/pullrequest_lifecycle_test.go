@@ -26,7 +26,7 @@ func TestPullRequestLifecycle(t *testing.T) {
 		args := append([]string{"-b", "bump", "-m", "Bump v\n\nfrom the message", "--pull-request", "--json", "--add", "VERSION=" + f}, extra...)
 		res := c.run(commitArgs(srv, args...)...)
 		res.wantCode(t, 0)
-		var j jsonPullRequest
+		var j jsonResult
 		if err := json.Unmarshal([]byte(res.stdout), &j); err != nil {
 			t.Fatalf("%v\n%s", err, res.stdout)
 		}

@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -158,5 +160,43 @@ func TestCommitPullRequestPassesEngineAndBase(t *testing.T) {
 				t.Errorf("release.txt on the head branch = %q: not created from --create-branch-from", got)
 			}
 		})
+	}
+}
+
+// --json's pull_request object has one shape whether --pull-request asked
+// for the pull request or --on-protected pull-request opened it: the same
+// keys, and the same values for the same pull request (base, head, created,
+// operation).
+func TestJSONPullRequestOneShape(t *testing.T) {
+	prObject := func(t *testing.T, args ...string) (map[string]any, string) {
+		t.Helper()
+		srv := fake(t)
+		if _, err := srv.AddRuleset("acme", "mono", githubtest.Ruleset{Name: "r", Include: []string{"~DEFAULT_BRANCH"}, Rules: []githubtest.Rule{githubtest.RequirePullRequest()}}); err != nil {
+			t.Fatal(err)
+		}
+		r := newCLI(t).run(commitArgs(srv, append([]string{"--json", "-m", "m", "--edit", "a=echo a"}, args...)...)...)
+		r.wantCode(t, 0)
+		obj := oneJSON(t, r.stdout)
+		pr, _ := obj["pull_request"].(map[string]any)
+		if pr == nil {
+			t.Fatalf("no pull_request object: %s", r.stdout)
+		}
+		branch, _ := obj["branch"].(string)
+		return pr, branch
+	}
+	asked, askedHead := prObject(t, "--pull-request", "--base", "main", "-b", "bump")
+	instead, insteadHead := prObject(t, "--on-protected", "pull-request")
+	keys := func(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
+	want := []string{"base", "created", "head", "number", "operation", "url"}
+	if !slices.Equal(keys(asked), want) || !slices.Equal(keys(instead), want) {
+		t.Fatalf("pull_request keys: --pull-request %v, --on-protected %v, want %v", keys(asked), keys(instead), want)
+	}
+	for _, k := range []string{"base", "created", "operation", "number"} {
+		if asked[k] != instead[k] {
+			t.Errorf("%s: --pull-request %v, --on-protected %v", k, asked[k], instead[k])
+		}
+	}
+	if asked["head"] != askedHead || instead["head"] != insteadHead || asked["base"] != "main" || asked["operation"] != "created" {
+		t.Errorf("--pull-request %v (branch %s), --on-protected %v (branch %s)", asked, askedHead, instead, insteadHead)
 	}
 }

@@ -2,6 +2,7 @@ package ghgraphql_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"testing"
@@ -28,12 +29,15 @@ func TestPaths(t *testing.T) {
 		paths = append(paths, fmt.Sprintf("absent/%d", i))
 	}
 	ts.ResetRequests()
-	got, err := c.Paths(context.Background(), "acme", "mono", head, paths)
+	got, id, err := c.Paths(context.Background(), "acme", "mono", head, paths)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n := len(ts.Requests()); n != 2 {
 		t.Errorf("%d requests for %d paths, want 2", n, len(paths))
+	}
+	if want := restNodeID(t, ts.URL+"repos/acme/mono"); id != want {
+		t.Errorf("repository ID %q, want %q (GET /repos's node_id)", id, want)
 	}
 	want := map[string][2]string{"a": {"040000", "tree"}, "a/b.txt": {"100644", "blob"}, "a/run": {"100755", "blob"},
 		"a/link": {"120000", "blob"}, `q/"quoted" $p0 \n.txt`: {"100644", "blob"}}
@@ -46,9 +50,26 @@ func TestPaths(t *testing.T) {
 			t.Errorf("%s: %+v, want mode %s type %s", p, e, w[0], w[1])
 		}
 	}
-	if _, err := c.Paths(context.Background(), "acme", "mono", "0123456789012345678901234567890123456789", []string{"a"}); err == nil {
+	if _, _, err := c.Paths(context.Background(), "acme", "mono", "0123456789012345678901234567890123456789", []string{"a"}); err == nil {
 		t.Error("a commit that is not there: no error")
 	}
+}
+
+// restNodeID is the node_id of GET url.
+func restNodeID(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := (&http.Client{Transport: authed{}}).Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var got struct {
+		NodeID string `json:"node_id"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil || got.NodeID == "" {
+		t.Fatalf("GET %s: %s, node_id %q, %v", url, resp.Status, got.NodeID, err)
+	}
+	return got.NodeID
 }
 
 type authed struct{}

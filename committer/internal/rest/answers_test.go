@@ -1,4 +1,4 @@
-package committer
+package rest
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
 	"github.com/google/go-github/v66/github"
 )
 
@@ -50,7 +51,7 @@ func realReply(t *testing.T, bodies map[string]json.RawMessage, id string, heade
 
 func loadRealBodies(t *testing.T) map[string]json.RawMessage {
 	t.Helper()
-	data, err := os.ReadFile("../testdata/github-api/examples/real-error-bodies.json")
+	data, err := os.ReadFile("../../../testdata/github-api/examples/real-error-bodies.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,49 +81,49 @@ func TestJudgeRealBodies(t *testing.T) {
 	primary := http.Header{"X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {reset}, "X-Ratelimit-Limit": {"5000"}}
 	for _, tc := range []struct {
 		id     string
-		w      answerTo
+		w      Answer
 		header http.Header
-		want   verdict
+		want   Verdict
 		kind   error
 	}{
-		{"update-ref-non-fast-forward", toUpdateRef, nil, verdictLostRace, nil},
-		{"update-ref-cannot-be-updated", toUpdateRef, nil, verdictLostRace, nil},
-		{"ref-does-not-exist", toUpdateRef, nil, verdictMissing, nil},
-		{"update-ref-unknown-sha", toUpdateRef, nil, verdictUnknown, nil},
-		{"create-ref-already-exists", toCreateRef, nil, verdictLostRace, nil},
-		{"create-ref-update-failed", toCreateRef, nil, verdictFailed, nil},
-		{"create-ref-object-missing", toCreateRef, nil, verdictFailed, nil},
-		{"create-ref-already-exists", toUpdateRef, nil, verdictFailed, nil}, // not an update's answer
-		{"contents-stale-branch", toContents, nil, verdictLostRace, nil},
-		{"contents-sha-mismatch", toContents, nil, verdictLostRace, nil},
-		{"contents-sha-missing", toContents, nil, verdictLostRace, nil},
-		{"contents-protected-branch", toContents, nil, verdictFailed, ErrProtected},
-		{"empty-repository", toContents, nil, verdictFailed, nil}, // a 409 that is not a race
-		{"contents-too-large", toContents, nil, verdictFailed, ErrPermission},
-		{"update-ref-non-fast-forward", toContents, nil, verdictFailed, nil},
-		{"secondary-rate-limit", toUpdateRef, nil, verdictLimited, nil},
-		{"secondary-rate-limit", toContents, http.Header{"Retry-After": {"60"}}, verdictLimited, nil},
-		{"secondary-rate-limit", toCreateRef, nil, verdictLimited, nil},
-		{"primary-rate-limit", toUpdateRef, primary, verdictFailed, ErrRateLimited},
-		{"primary-rate-limit", toContents, primary, verdictFailed, ErrRateLimited},
-		{"timeout", toUpdateRef, nil, verdictUnknown, nil},
-		{"timeout", toContents, nil, verdictUnknown, nil},
-		{"problems-parsing-json", toContents, nil, verdictFailed, nil},
+		{"update-ref-non-fast-forward", ToUpdateRef, nil, LostRace, nil},
+		{"update-ref-cannot-be-updated", ToUpdateRef, nil, LostRace, nil},
+		{"ref-does-not-exist", ToUpdateRef, nil, Missing, nil},
+		{"update-ref-unknown-sha", ToUpdateRef, nil, Unknown, nil},
+		{"create-ref-already-exists", ToCreateRef, nil, LostRace, nil},
+		{"create-ref-update-failed", ToCreateRef, nil, Failed, nil},
+		{"create-ref-object-missing", ToCreateRef, nil, Failed, nil},
+		{"create-ref-already-exists", ToUpdateRef, nil, Failed, nil}, // not an update's answer
+		{"contents-stale-branch", ToContents, nil, LostRace, nil},
+		{"contents-sha-mismatch", ToContents, nil, LostRace, nil},
+		{"contents-sha-missing", ToContents, nil, LostRace, nil},
+		{"contents-protected-branch", ToContents, nil, Failed, kind.Protected},
+		{"empty-repository", ToContents, nil, Failed, nil}, // a 409 that is not a race
+		{"contents-too-large", ToContents, nil, Failed, kind.Permission},
+		{"update-ref-non-fast-forward", ToContents, nil, Failed, nil},
+		{"secondary-rate-limit", ToUpdateRef, nil, Limited, nil},
+		{"secondary-rate-limit", ToContents, http.Header{"Retry-After": {"60"}}, Limited, nil},
+		{"secondary-rate-limit", ToCreateRef, nil, Limited, nil},
+		{"primary-rate-limit", ToUpdateRef, primary, Failed, kind.RateLimited},
+		{"primary-rate-limit", ToContents, primary, Failed, kind.RateLimited},
+		{"timeout", ToUpdateRef, nil, Unknown, nil},
+		{"timeout", ToContents, nil, Unknown, nil},
+		{"problems-parsing-json", ToContents, nil, Failed, nil},
 	} {
 		t.Run(tc.id, func(t *testing.T) {
 			err := realReply(t, bodies, tc.id, tc.header)
-			got, out := judge(tc.w, err)
+			got, out := Judge(tc.w, err)
 			if got != tc.want {
-				t.Fatalf("judge(%d, %v) = %d, want %d", tc.w, err, got, tc.want)
+				t.Fatalf("Judge(%d, %v) = %d, want %d", tc.w, err, got, tc.want)
 			}
-			if got != verdictFailed {
+			if got != Failed {
 				return
 			}
-			kind, _ := classify(out)
-			if !errors.Is(kind, tc.kind) {
-				t.Errorf("kind %v, want %v (%v)", kind, tc.kind, out)
+			k, _ := Classify(out)
+			if !errors.Is(k, tc.kind) {
+				t.Errorf("kind %v, want %v (%v)", k, tc.kind, out)
 			}
-			if s, _, id := apiDetails(out); s == 0 || id != "REAL:"+tc.id {
+			if s, _, id := Details(out); s == 0 || id != "REAL:"+tc.id {
 				t.Errorf("status %d, request ID %q: want the reply's", s, id)
 			}
 		})
@@ -137,13 +138,13 @@ func TestJudgeUnsendable(t *testing.T) {
 	if parseErr == nil {
 		t.Fatal("want a parse error")
 	}
-	if v, err := judge(toContents, parseErr); v != verdictFailed {
+	if v, err := Judge(ToContents, parseErr); v != Failed {
 		t.Fatalf("judge = %d, want failed", v)
-	} else if k, _ := classify(err); !errors.Is(k, ErrInvalid) {
-		t.Fatalf("kind %v, want ErrInvalid", k)
+	} else if k, _ := Classify(err); !errors.Is(k, kind.Invalid) {
+		t.Fatalf("kind %v, want kind.Invalid", k)
 	}
 	sent := &url.Error{Op: "Put", URL: "https://api.github.com/repos/acme/mono/contents/a", Err: errors.New("connection reset by peer")}
-	if v, _ := judge(toContents, sent); v != verdictUnknown {
-		t.Fatalf("judge(transport error) = %d, want unknown", v)
+	if v, _ := Judge(ToContents, sent); v != Unknown {
+		t.Fatalf("Judge(transport error) = %d, want unknown", v)
 	}
 }
