@@ -3,7 +3,6 @@ package committer
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
 	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
@@ -123,54 +122,9 @@ func (c *Committer) settleOneWrite(ctx context.Context, branch string, engine En
 	rctx, cancel := c.settleContext(ctx)
 	defer cancel()
 	match := func(msg string) bool { return hasOwnEditID(msg, id) }
+	scope := ghgraphql.Since
 	if engine == EngineGraphQL {
-		return c.gql.SettleChild(rctx, c.owner, c.repo, branch, parent, match, maxSettleCommits)
+		scope = ghgraphql.ChildOf
 	}
-	return c.settleSince(rctx, branch, parent, match)
-}
-
-// settleSince searches the branch's first-parent chain from its head down
-// to parent for a commit whose message matches.
-func (c *Committer) settleSince(ctx context.Context, branch, parent string, match func(string) bool) (string, ghgraphql.Outcome, error) {
-	firstParent, message := map[string]string{}, map[string]string{}
-	var head, after string
-	for read := 0; read < maxSettleCommits; {
-		page, next, found, err := c.gql.History(ctx, c.owner, c.repo, branch, "", maxSettleCommits-read, after)
-		if err != nil || !found {
-			return "", ghgraphql.Unknown, err
-		}
-		for _, n := range page {
-			if head == "" {
-				head = n.OID
-			}
-			message[n.OID], firstParent[n.OID] = n.Message, n.FirstParent
-		}
-		read += len(page)
-		if oid, o, done := walkSince(head, parent, firstParent, message, match); done {
-			return oid, o, nil
-		}
-		if next == "" {
-			return "", ghgraphql.Unknown, nil
-		}
-		after = next
-	}
-	return "", ghgraphql.Unknown, nil
-}
-
-// walkSince follows first parents from head as far as they are known:
-// done once it finds a match (Landed) or reaches parent or the root
-// without one (NotLanded).
-func walkSince(head, parent string, firstParent, message map[string]string, match func(string) bool) (string, ghgraphql.Outcome, bool) {
-	for cur := head; ; cur = firstParent[cur] {
-		if cur == "" || strings.EqualFold(cur, parent) {
-			return "", ghgraphql.NotLanded, true
-		}
-		msg, known := message[cur]
-		if !known {
-			return "", ghgraphql.Unknown, false
-		}
-		if match(msg) {
-			return cur, ghgraphql.Landed, true
-		}
-	}
+	return c.gql.Settle(rctx, c.owner, c.repo, branch, parent, scope, match, maxSettleCommits)
 }

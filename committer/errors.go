@@ -1,6 +1,7 @@
 package committer
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -9,11 +10,15 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 )
 
-// Error kinds. Every error returned by this package is an *Error whose Kind is
-// one of these (or nil for failures that fit none of them, such as an edit
-// function's own error), so callers match them with errors.Is:
+// Error kinds. The errors of a Committer's work (its methods, NewQueue and
+// Queue.Commit) are *Error values whose Kind is one of these (or nil for
+// failures that fit none of them, such as an edit function's own error),
+// so callers match them with errors.Is:
 //
 //	if errors.Is(err, committer.ErrConflict) { ... }
+//
+// The package's other functions (New, the Validate and Parse functions,
+// LoadDir and LoadFile) return plain errors, which carry no kind.
 var (
 	// ErrConflict: a precondition failed on the head that was read, or every
 	// attempt lost the race for the branch. Nothing was committed.
@@ -74,7 +79,7 @@ type Error struct {
 	// RetryAfter is, for an ErrRateLimited, how long to wait before trying
 	// again: the Retry-After GitHub sent, the time until its primary limit
 	// resets, or (a secondary limit that named no wait) the least wait
-	// after one (WithSecondaryLimitWait). It is 0 for every other error.
+	// after one (the client's ghclient.WithSecondaryLimitWait). It is 0 for every other error.
 	RetryAfter time.Duration
 	// Rule is, for an ErrProtected, the type of the rule that refused the
 	// write, as GET rules/branches/{branch} names it (pull_request,
@@ -128,3 +133,41 @@ func (e *Error) Unwrap() []error {
 }
 
 func short(sha string) string { return kind.Short(sha) }
+
+func (c *Committer) fail(op, branch string, k, err error) *Error {
+	e := &Error{Op: op, Repo: c.Repository(), Branch: branch, Kind: k, Err: err}
+	var pe *kind.Cause
+	if errors.As(err, &pe) {
+		e.Path = pe.Path
+		e.Err = pe.Err
+		if e.Kind == nil {
+			e.Kind = pe.Kind
+		}
+		e.Hint = pe.Hint
+	}
+	e.Status, e.Message, e.RequestID = rest.Details(err)
+	ck, hint := rest.Classify(err)
+	if e.Kind == nil {
+		e.Kind = ck
+	}
+	if e.Hint == "" && (ck == nil || errors.Is(e.Kind, ck)) {
+		e.Hint = hint
+	}
+	if errors.Is(e.Kind, ErrRateLimited) {
+		e.RetryAfter = rest.LimitWait(err, c.o.secondaryFloor)
+	}
+	return e
+}
+
+// missingBranch is the error for a branch that does not exist (or whose
+// name only redirects to another branch) when no base to create it from
+// was given.
+func (c *Committer) missingBranch(op, branch string, cause error) *Error {
+	err := fmt.Errorf("branch %q does not exist", branch)
+	if cause != nil {
+		err = fmt.Errorf("branch %q does not exist: %w", branch, cause)
+	}
+	e := c.fail(op, branch, ErrNotFound, err)
+	e.Hint = "create it from a base with CreateBranchFrom"
+	return e
+}

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
-	"github.com/ghcommitter/ghcommitter/committer/internal/landing"
 )
 
 // open reports whether a landing write of the work was sent and its outcome
@@ -75,20 +74,8 @@ func (d *driver) end(ctx context.Context, err error, attempt int) {
 func (d *driver) unknownEnd(cause error, what string, why error, head string, attempt int) {
 	// cause is not wrapped: errors.Is(err, context.Canceled) must not
 	// pass for a write that may have landed.
-	e := d.c.fail(d.op, d.branch, ErrUnknownOutcome, fmt.Errorf("%s was sent and whether it landed cannot be told (%v): stopped by: %v", what, why, cause))
+	e := d.c.fail(d.op, d.branch, ErrUnknownOutcome, fmt.Errorf("%s was sent and whether it landed cannot be told (%v): stopped by: %v", what, why, cause)) //nolint:errorlint // see above
 	e.Head, e.Attempts = head, attempt
 	e.Hint = "check the branch for the commit (its " + EditIDTrailer + " trailer, when it has one) before retrying: it may have landed"
 	d.w.fail(e)
-}
-
-// startLanding returns the context to send one landing write on (see
-// internal/landing), with the Committer's grace period.
-func (c *Committer) startLanding(ctx context.Context) *landing.Landing {
-	return landing.Start(ctx, c.o.landingGrace)
-}
-
-// settleContext is the context of the reads that settle a landing write's
-// outcome (landing.SettleContext).
-func (c *Committer) settleContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	return landing.SettleContext(ctx, c.o.landingGrace)
 }

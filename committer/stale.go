@@ -34,3 +34,7 @@ func isContended(ctx context.Context) bool {
 	v, _ := ctx.Value(contendedKey{}).(bool)
 	return v
 }
+
+// errRetry ends an attempt that must be made again without counting it
+// (the repository stopped being empty while we bootstrapped it).
+var errRetry = errors.New("retry")
