@@ -130,6 +130,16 @@ func (b *batch) buildAll(ctx context.Context, live *[]*job, id, head, tree strin
 	return results, tip, tipTree, err
 }
 
+// prefetchJobs is View.Prefetch for every change set of a batch at once, so
+// a batch costs one lookup however many change sets it holds.
+func prefetchJobs(ctx context.Context, v *view, jobs []*job) error {
+	var paths []string
+	for _, j := range jobs {
+		paths = append(paths, j.u.p.tree().Lookups()...)
+	}
+	return v.Prefetch(ctx, paths)
+}
+
 // resolveAll resolves the live jobs in order, each on the view the ones
 // before it left, and finishes those that fail alone.
 func (b *batch) resolveAll(ctx context.Context, live *[]*job, head, tree string, attempt int) (map[*job]*Result, []step, error) {

@@ -54,16 +54,6 @@ func (c *Committer) resolve(ctx context.Context, v *view, p *prepared, full bool
 	return out, nil
 }
 
-// prefetchJobs is View.Prefetch for every change set of a batch at once, so
-// a batch costs one lookup however many change sets it holds.
-func prefetchJobs(ctx context.Context, v *view, jobs []*job) error {
-	var paths []string
-	for _, j := range jobs {
-		paths = append(paths, j.u.p.tree().Lookups()...)
-	}
-	return v.Prefetch(ctx, paths)
-}
-
 // entriesOverlap is tree.EntriesOverlap.
 func entriesOverlap(rs []*resolved) bool {
 	trs := make([]*tree.Resolved, len(rs))
