@@ -43,7 +43,7 @@ func (c *Committer) resolver() *tree.Resolver {
 
 // resolve resolves p on v (see tree.Resolver.Resolve).
 func (c *Committer) resolve(ctx context.Context, v *view, p *prepared, full bool) (*resolved, error) {
-	r, err := c.resolver().Resolve(ctx, v, p.tree(), full)
+	r, err := c.resolver().Resolve(ctx, v, treeChanges(p), full)
 	if err != nil {
 		return nil, err
 	}
@@ -70,14 +70,14 @@ func (c *Committer) lookup(ctx context.Context, root, path string) (object.TreeE
 	return c.store.ReadPath(ctx, root, path)
 }
 
-// tree is p as the tree stage takes it.
-func (p *prepared) tree() *tree.Changes {
+// treeChanges is p as the tree stage takes it.
+func treeChanges(p *prepared) *tree.Changes {
 	ch := &tree.Changes{}
 	for _, o := range p.ops {
 		op := tree.Op{Path: o.path, Mode: string(o.mode)}
 		switch o.kind {
 		case opPut:
-			op.Kind, op.Src = tree.OpPut, o.src.tree()
+			op.Kind, op.Src = tree.OpPut, treeSource(o.src)
 		case opDelete:
 			op.Kind = tree.OpDelete
 		case opEdit:
@@ -91,15 +91,15 @@ func (p *prepared) tree() *tree.Changes {
 	for _, s := range p.syncs {
 		ts := tree.Sync{Dir: s.dir}
 		for _, f := range s.files {
-			ts.Files = append(ts.Files, tree.SyncFile{Rel: f.rel, Mode: string(f.mode), Src: f.src.tree()})
+			ts.Files = append(ts.Files, tree.SyncFile{Rel: f.rel, Mode: string(f.mode), Src: treeSource(f.src)})
 		}
 		ch.Syncs = append(ch.Syncs, ts)
 	}
 	return ch
 }
 
-// tree is s as the tree stage takes it.
-func (s *source) tree() *tree.Source {
+// treeSource is s as the tree stage takes it.
+func treeSource(s *source) *tree.Source {
 	ts := &tree.Source{SHA: s.sha, Size: s.size, Data: s.data}
 	if !s.inMemory() {
 		ts.Open = s.reader

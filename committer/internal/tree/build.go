@@ -13,7 +13,7 @@ import (
 
 // Subtree is a directory a change set writes whole, in place of what was at
 // its path (a file becoming a directory, or a deleted directory with puts
-// under it). It is created by its own tree request (see buildSubtrees) and
+// under it). It is created by its own tree request (see BuildSubtrees) and
 // sent as one tree entry, so no entry of the main request is under another.
 type Subtree struct {
 	path    string

@@ -128,7 +128,7 @@ func (rs *resolution) set(p string, a Action, idx int) {
 // path (or a sync) takes it away, it is an kind.Conflict. The entries never
 // overlap (no entry is at or under another), so their order cannot change
 // the tree GitHub builds: a path replaced by a directory is sent as one tree
-// entry, built first (see buildSubtrees). full is a dry run: it lists
+// entry, built first (see BuildSubtrees). full is a dry run: it lists
 // unchanged paths too, and sends no request that writes; otherwise the
 // subtrees are created before Resolve returns (see Finish).
 func (rv *Resolver) Resolve(ctx context.Context, v *View, ch *Changes, full bool) (*Resolved, error) {
