@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
 	"github.com/ghcommitter/ghcommitter/committer/internal/object"
 )
@@ -353,7 +354,7 @@ func (b *batch) buildChain(ctx context.Context, steps []step, results map[*job]*
 // the commits. Otherwise each is created on the one before, when asked for.
 // stop ends the background work.
 func (b *batch) chainTrees(ctx context.Context, base string, rs []*resolved) (get func(i int) (string, error), stop func(), err error) {
-	var uploads []*source
+	var uploads []*changes.Source
 	var cumBytes, inline int64
 	parallel := len(rs) > 1
 	for _, r := range rs {
@@ -470,7 +471,7 @@ func squashed(jobs []*job, id string) (*ChangeSet, string) {
 	for _, j := range jobs {
 		if j.u.editID != "" {
 			own = id
-			cs.Message = withEditID(cs.Message, id)
+			cs.Message = changes.WithEditID(cs.Message, id)
 			break
 		}
 	}

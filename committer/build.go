@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/object"
 )
 
@@ -68,7 +69,7 @@ func (rs *resolution) build(ctx context.Context) error {
 			e := rs.entry(rel, pt)
 			st.entries = append(st.entries, e)
 			st.puts = append(st.puts, pt)
-			st.keys = append(st.keys, string(pt.mode)+" "+pt.src.sha+" "+rel)
+			st.keys = append(st.keys, string(pt.mode)+" "+pt.src.SHA+" "+rel)
 		}
 	}
 	for _, top := range order {
@@ -85,7 +86,7 @@ func (rs *resolution) build(ctx context.Context) error {
 // topDeleted returns the highest path at or above p that the change set
 // deletes, or "".
 func (rs *resolution) topDeleted(p string) string {
-	anc := ancestors(p)
+	anc := changes.Ancestors(p)
 	for i := len(anc) - 1; i >= 0; i-- {
 		if rs.dels[anc[i]] != nil {
 			return anc[i]
@@ -100,7 +101,7 @@ func (rs *resolution) topDeleted(p string) string {
 // checkPut refuses a put that would go through a file or onto a directory
 // or submodule, and returns what is at its path.
 func (rs *resolution) checkPut(ctx context.Context, pt put) (treeEntry, bool, error) {
-	anc := ancestors(pt.path)
+	anc := changes.Ancestors(pt.path)
 	for i := len(anc) - 1; i >= 0; i-- {
 		a := anc[i]
 		e, ok, err := rs.v.get(ctx, a)
@@ -124,7 +125,7 @@ func (rs *resolution) checkPut(ctx context.Context, pt put) (treeEntry, bool, er
 // write sends pt unless old (what is at its path) already holds it.
 func (rs *resolution) write(pt put, old treeEntry, exists bool) {
 	switch {
-	case exists && old.sha == pt.src.sha && old.mode == string(pt.mode):
+	case exists && old.sha == pt.src.SHA && old.mode == string(pt.mode):
 		if rs.full {
 			rs.set(pt.path, Unchanged, pt.idx)
 		}
@@ -139,9 +140,9 @@ func (rs *resolution) write(pt put, old treeEntry, exists bool) {
 }
 
 func (rs *resolution) putEffect(pt put) {
-	eff := effect{path: pt.path, mode: pt.mode, sha: pt.src.sha}
-	if pt.src.inMemory() {
-		eff.data = pt.src.data
+	eff := effect{path: pt.path, mode: pt.mode, sha: pt.src.SHA}
+	if pt.src.InMemory() {
+		eff.data = pt.src.Data
 	}
 	rs.r.effects = append(rs.r.effects, eff)
 }
@@ -153,13 +154,13 @@ func (rs *resolution) putEffect(pt put) {
 func (rs *resolution) entry(p string, pt put) *object.TreeEntry {
 	src := pt.src
 	e := &object.TreeEntry{Path: p, Mode: string(pt.mode), Type: "blob"}
-	if src.inMemory() && src.size > 0 && src.size <= rs.c.o.inlineLimit && isText(src.data) {
-		content := string(src.data)
+	if src.InMemory() && src.Size > 0 && src.Size <= rs.c.o.inlineLimit && isText(src.Data) {
+		content := string(src.Data)
 		e.Content = &content
 		return e
 	}
-	e.SHA = src.sha
-	if !rs.c.cache.isUploaded(src.sha) {
+	e.SHA = src.SHA
+	if !rs.c.cache.isUploaded(src.SHA) {
 		rs.r.uploads = append(rs.r.uploads, src)
 	}
 	return e
@@ -213,7 +214,7 @@ func (rs *resolution) replaceDir(ctx context.Context, st *subtree) error {
 		pt := st.puts[i]
 		o, ok := old[rel]
 		switch {
-		case ok && o.sha == pt.src.sha && o.mode == string(pt.mode):
+		case ok && o.sha == pt.src.SHA && o.mode == string(pt.mode):
 			if rs.full {
 				rs.set(full, Unchanged, pt.idx)
 			} else {
@@ -269,7 +270,7 @@ func (rs *resolution) finish() error {
 		sent[e.Path] = true
 	}
 	for _, e := range rs.r.entries {
-		for _, a := range ancestors(e.Path) {
+		for _, a := range changes.Ancestors(e.Path) {
 			if sent[a] {
 				return fmt.Errorf("committer: internal error: tree entries %q and %q overlap", a, e.Path)
 			}
@@ -299,7 +300,7 @@ func entriesOverlap(rs []*resolved) bool {
 			if j, ok := under[p]; ok && j != i {
 				return true
 			}
-			for _, a := range ancestors(p) {
+			for _, a := range changes.Ancestors(p) {
 				if j, ok := owner[a]; ok && j != i {
 					return true
 				}
@@ -307,7 +308,7 @@ func entriesOverlap(rs []*resolved) bool {
 		}
 		for _, e := range r.entries {
 			owner[e.Path] = i
-			for _, a := range ancestors(e.Path) {
+			for _, a := range changes.Ancestors(e.Path) {
 				under[a] = i
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
 	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 )
@@ -122,7 +123,7 @@ func (c *Committer) contentsOutcome(err error) (written, error) {
 func (c *Committer) settleOneWrite(ctx context.Context, branch string, engine Engine, parent, id string) (found string, o ghgraphql.Outcome, err error) {
 	rctx, cancel := c.settleContext(ctx)
 	defer cancel()
-	match := func(msg string) bool { return hasOwnEditID(msg, id) }
+	match := func(msg string) bool { return changes.HasOwnEditID(msg, id) }
 	if engine == EngineGraphQL {
 		return c.gql.SettleChild(rctx, c.owner, c.repo, branch, parent, match, maxSettleCommits)
 	}

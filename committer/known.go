@@ -1,6 +1,9 @@
 package committer
 
-import "github.com/ghcommitter/ghcommitter/committer/internal/object"
+import (
+	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
+	"github.com/ghcommitter/ghcommitter/committer/internal/object"
+)
 
 // known is what a tree has at one path, learnt without reading the
 // directories on the way: from a GraphQL path lookup (see view.prefetch)
@@ -32,7 +35,7 @@ func (c *objectCache) knownAtLocked(root, p string) (known, bool, string, string
 	if k, ok := m[p]; ok {
 		return k, true, "", ""
 	}
-	for _, a := range ancestors(p) { // deepest first
+	for _, a := range changes.Ancestors(p) { // deepest first
 		k, ok := m[a]
 		switch {
 		case !ok:
@@ -81,7 +84,7 @@ func (c *objectCache) putPathLocked(root, p string, k known) {
 // and what base was known to have at every path no entry is at, under or
 // above (the same in both trees). A deleted path is absent.
 func (c *objectCache) learnTree(base, root string, entries []*object.TreeEntry) {
-	if !isSHA(root) || base == root {
+	if !changes.IsSHA(root) || base == root {
 		return
 	}
 	c.mu.Lock()
@@ -89,7 +92,7 @@ func (c *objectCache) learnTree(base, root string, entries []*object.TreeEntry) 
 	at, above := map[string]bool{}, map[string]bool{}
 	for _, e := range entries {
 		at[e.Path] = true
-		for _, a := range ancestors(e.Path) {
+		for _, a := range changes.Ancestors(e.Path) {
 			above[a] = true
 		}
 	}
@@ -100,7 +103,7 @@ func (c *objectCache) learnTree(base, root string, entries []*object.TreeEntry) 
 		if e.Deletes() {
 			continue
 		}
-		for _, a := range ancestors(e.Path) {
+		for _, a := range changes.Ancestors(e.Path) {
 			if _, ok := newDir[a]; ok {
 				continue
 			}
@@ -114,7 +117,7 @@ next:
 		if at[p] || above[p] {
 			continue // written, or a directory whose content changed
 		}
-		for _, a := range ancestors(p) {
+		for _, a := range changes.Ancestors(p) {
 			if at[a] {
 				continue next // under a path an entry replaces
 			}

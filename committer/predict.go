@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/object"
 )
 
@@ -49,7 +50,7 @@ func (c *Committer) predict(root string, entries []*object.TreeEntry) (string, b
 		default:
 			d[name] = treeEntry{name: name, mode: e.Mode, typ: e.Type, sha: e.SHA}
 		}
-		for _, a := range ancestors(p) {
+		for _, a := range changes.Ancestors(p) {
 			dirty[a] = true
 		}
 	}

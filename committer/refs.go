@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
 	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 )
@@ -83,7 +84,7 @@ func (c *Committer) commitTree(ctx context.Context, sha string) (string, string,
 // resolveBase returns the commit and tree a new branch starts from: ref is
 // a commit SHA or a branch name.
 func (c *Committer) resolveBase(ctx context.Context, ref string) (string, string, error) {
-	if isSHA(ref) {
+	if changes.IsSHA(ref) {
 		return c.commitTree(ctx, ref)
 	}
 	commit, tree, err := c.readHead(ctx, ref)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
 	"github.com/ghcommitter/ghcommitter/committer/internal/object"
 )
@@ -39,7 +40,7 @@ const maxInlineTotal = 1 << 20
 // the create-tree request and the blobs to upload first.
 type resolved struct {
 	entries  []*object.TreeEntry
-	uploads  []*source
+	uploads  []*changes.Source
 	changes  []FileChange
 	effects  []effect
 	subtrees []*subtree // built, and their entries' SHAs set, before entries are sent
@@ -88,7 +89,7 @@ func replaceConflict(path, blocker, with, format string, args ...any) error {
 type put struct {
 	path string
 	mode Mode
-	src  *source
+	src  *changes.Source
 	idx  int // the operation it comes from: ops first, then syncs
 }
 
@@ -128,30 +129,30 @@ func (rs *resolution) set(p string, a Action, idx int) {
 // entry, built first (see buildSubtrees). full is a dry run: it lists
 // unchanged paths too, and sends no request that writes; otherwise the
 // subtrees are created before resolve returns.
-func (c *Committer) resolve(ctx context.Context, v *view, p *prepared, full bool) (*resolved, error) {
+func (c *Committer) resolve(ctx context.Context, v *view, p *changes.Prepared, full bool) (*resolved, error) {
 	rs := &resolution{c: c, v: v, full: full, r: &resolved{}, dels: map[string]*deletion{}, actions: map[string]Action{}, rank: map[string]int{}}
-	if err := v.prefetch(ctx, p.lookups()); err != nil {
+	if err := v.prefetch(ctx, p.Lookups()); err != nil {
 		return nil, err
 	}
-	if err := rs.checkPreconditions(ctx, p.pres); err != nil {
+	if err := rs.checkPreconditions(ctx, p.Pres); err != nil {
 		return nil, err
 	}
-	for i, o := range p.ops {
+	for i, o := range p.Ops {
 		var err error
-		switch o.kind {
-		case opPut:
-			rs.puts = append(rs.puts, put{path: o.path, mode: o.mode, src: o.src, idx: i})
-		case opDelete:
-			err = rs.addDelete(ctx, o.path, i)
-		case opEdit:
+		switch o.Kind {
+		case changes.OpPut:
+			rs.puts = append(rs.puts, put{path: o.Path, mode: Mode(o.Mode), src: o.Src, idx: i})
+		case changes.OpDelete:
+			err = rs.addDelete(ctx, o.Path, i)
+		case changes.OpEdit:
 			err = rs.resolveEdit(ctx, o, i)
 		}
 		if err != nil {
 			return nil, err
 		}
 	}
-	for j, s := range p.syncs {
-		if err := rs.resolveSync(ctx, s, len(p.ops)+j); err != nil {
+	for j, s := range p.Syncs {
+		if err := rs.resolveSync(ctx, s, len(p.Ops)+j); err != nil {
 			return nil, err
 		}
 	}
@@ -181,9 +182,9 @@ func oneOf(states []string) string {
 	return "one of " + strings.Join(s, ", ")
 }
 
-func (rs *resolution) checkPreconditions(ctx context.Context, pres []precondition) error {
+func (rs *resolution) checkPreconditions(ctx context.Context, pres []changes.Precondition) error {
 	for _, pre := range pres {
-		e, ok, err := rs.v.get(ctx, pre.path)
+		e, ok, err := rs.v.get(ctx, pre.Path)
 		if err != nil {
 			return err
 		}
@@ -194,22 +195,22 @@ func (rs *resolution) checkPreconditions(ctx context.Context, pres []preconditio
 		case ok:
 			got = "blob " + e.sha
 		}
-		if pre.anyOf != nil {
+		if pre.AnyOf != nil {
 			state := ""
 			if ok {
 				state = e.sha
 			}
-			if ok && e.typ == "tree" || !slices.Contains(pre.anyOf, state) {
-				return &kind.Cause{Path: pre.path, Kind: ErrConflict, Err: &preconditionError{want: oneOf(pre.anyOf), got: got}}
+			if ok && e.typ == "tree" || !slices.Contains(pre.AnyOf, state) {
+				return &kind.Cause{Path: pre.Path, Kind: ErrConflict, Err: &preconditionError{want: oneOf(pre.AnyOf), got: got}}
 			}
 			continue
 		}
-		if pre.absent && ok || !pre.absent && (!ok || e.typ == "tree" || e.sha != pre.sha) {
+		if pre.Absent && ok || !pre.Absent && (!ok || e.typ == "tree" || e.sha != pre.SHA) {
 			want := "absent"
-			if !pre.absent {
-				want = pre.sha
+			if !pre.Absent {
+				want = pre.SHA
 			}
-			return &kind.Cause{Path: pre.path, Kind: ErrConflict, Err: &preconditionError{want: want, got: got}}
+			return &kind.Cause{Path: pre.Path, Kind: ErrConflict, Err: &preconditionError{want: want, got: got}}
 		}
 	}
 	return nil
@@ -230,8 +231,8 @@ func (rs *resolution) addDelete(ctx context.Context, p string, idx int) error {
 	return nil
 }
 
-func (rs *resolution) resolveEdit(ctx context.Context, o op, idx int) error {
-	e, ok, err := rs.v.get(ctx, o.path)
+func (rs *resolution) resolveEdit(ctx context.Context, o changes.Op, idx int) error {
+	e, ok, err := rs.v.get(ctx, o.Path)
 	if err != nil {
 		return err
 	}
@@ -239,30 +240,30 @@ func (rs *resolution) resolveEdit(ctx context.Context, o op, idx int) error {
 	mode := ModeFile
 	if ok {
 		if e.typ != "blob" {
-			return &kind.Cause{Path: o.path, Kind: ErrInvalid, Err: fmt.Errorf("cannot edit: it is a %s on the branch, not a file", e.typ)}
+			return &kind.Cause{Path: o.Path, Kind: ErrInvalid, Err: fmt.Errorf("cannot edit: it is a %s on the branch, not a file", e.typ)}
 		}
-		if old, err = rs.v.content(ctx, o.path, e); err != nil {
+		if old, err = rs.v.content(ctx, o.Path, e); err != nil {
 			return err
 		}
 		old = bytes.Clone(old)
 		mode = Mode(e.mode)
 	}
-	updated, err := o.edit(old, ok)
+	updated, err := o.Edit(old, ok)
 	if err != nil {
-		return &kind.Cause{Path: o.path, Err: &editError{err: err}}
+		return &kind.Cause{Path: o.Path, Err: &editError{err: err}}
 	}
 	if ok && bytes.Equal(updated, old) {
 		if rs.full {
-			rs.set(o.path, Unchanged, idx)
+			rs.set(o.Path, Unchanged, idx)
 		}
 		return nil
 	}
 	if len(updated) > MaxFileSize {
-		return &kind.Cause{Path: o.path, Kind: ErrInvalid, Err: fmt.Errorf("edit result of %d bytes is over GitHub's 100 MB file limit", len(updated))}
+		return &kind.Cause{Path: o.Path, Kind: ErrInvalid, Err: fmt.Errorf("edit result of %d bytes is over GitHub's 100 MB file limit", len(updated))}
 	}
-	src := bytesSource(updated)
-	src.sha = BlobSHA(updated)
-	rs.puts = append(rs.puts, put{path: o.path, mode: mode, src: src, idx: idx})
+	src := changes.BytesSource(updated)
+	src.SHA = BlobSHA(updated)
+	rs.puts = append(rs.puts, put{path: o.Path, mode: mode, src: src, idx: idx})
 	return nil
 }
 
@@ -270,32 +271,32 @@ func (rs *resolution) resolveEdit(ctx context.Context, o op, idx int) error {
 // (mode 160000) are kept, and local files at or under one are left out, as
 // `git add -A` leaves out a submodule's checkout. A remote directory where a
 // local file is becomes one deletion, so the file replaces it whole.
-func (rs *resolution) resolveSync(ctx context.Context, s preparedSync, idx int) error {
-	if s.dir != "" {
-		e, ok, err := rs.v.get(ctx, s.dir)
+func (rs *resolution) resolveSync(ctx context.Context, s changes.PreparedSync, idx int) error {
+	if s.Dir != "" {
+		e, ok, err := rs.v.get(ctx, s.Dir)
 		if err != nil {
 			return err
 		}
 		if ok && e.typ != "tree" {
-			return &kind.Cause{Path: s.dir, Kind: ErrInvalid, Err: fmt.Errorf("cannot sync: it is a %s on the branch, not a directory", kindOf(e))}
+			return &kind.Cause{Path: s.Dir, Kind: ErrInvalid, Err: fmt.Errorf("cannot sync: it is a %s on the branch, not a directory", kindOf(e))}
 		}
 	}
-	remote, err := rs.v.list(ctx, s.dir)
+	remote, err := rs.v.list(ctx, s.Dir)
 	if err != nil {
 		return err
 	}
 	local := map[string]bool{}
-	for _, f := range s.files {
-		if underSubmodule(remote, f.rel) {
+	for _, f := range s.Files {
+		if underSubmodule(remote, f.Rel) {
 			continue
 		}
-		local[f.rel] = true
-		rs.puts = append(rs.puts, put{path: path.Join(s.dir, f.rel), mode: f.mode, src: f.src, idx: idx})
+		local[f.Rel] = true
+		rs.puts = append(rs.puts, put{path: path.Join(s.Dir, f.Rel), mode: Mode(f.Mode), src: f.Src, idx: idx})
 	}
 	for rel, e := range remote {
 		if e.typ == "commit" {
 			if a := ancestorIn(local, rel); a != "" {
-				return conflict(path.Join(s.dir, a), "the local file would replace a directory holding the submodule %q, which sync keeps; Delete the submodule first", path.Join(s.dir, rel))
+				return conflict(path.Join(s.Dir, a), "the local file would replace a directory holding the submodule %q, which sync keeps; Delete the submodule first", path.Join(s.Dir, rel))
 			}
 			continue
 		}
@@ -304,12 +305,12 @@ func (rs *resolution) resolveSync(ctx context.Context, s preparedSync, idx int) 
 		}
 		if a := ancestorIn(local, rel); a != "" {
 			// A local file replaces the remote directory a.
-			if err := rs.addDelete(ctx, path.Join(s.dir, a), idx); err != nil {
+			if err := rs.addDelete(ctx, path.Join(s.Dir, a), idx); err != nil {
 				return err
 			}
 			continue
 		}
-		rs.dels[path.Join(s.dir, rel)] = &deletion{entry: e, idx: idx}
+		rs.dels[path.Join(s.Dir, rel)] = &deletion{entry: e, idx: idx}
 	}
 	return nil
 }
@@ -319,7 +320,7 @@ func underSubmodule(files map[string]treeEntry, rel string) bool {
 	if e, ok := files[rel]; ok && e.typ == "commit" {
 		return true
 	}
-	for _, a := range ancestors(rel) {
+	for _, a := range changes.Ancestors(rel) {
 		if e, ok := files[a]; ok && e.typ == "commit" {
 			return true
 		}
@@ -329,7 +330,7 @@ func underSubmodule(files map[string]treeEntry, rel string) bool {
 
 // ancestorIn returns the ancestor of p that set holds, or "".
 func ancestorIn(set map[string]bool, p string) string {
-	for _, a := range ancestors(p) {
+	for _, a := range changes.Ancestors(p) {
 		if set[a] {
 			return a
 		}
@@ -353,21 +354,4 @@ func kindOf(e treeEntry) string {
 // back byte for byte: valid UTF-8 without NUL bytes.
 func isText(data []byte) bool {
 	return utf8.Valid(data) && bytes.IndexByte(data, 0) < 0
-}
-
-// lookups are the paths resolving p asks the base tree about, directories
-// above them aside: every operation's path, every precondition's and every
-// synced directory (whose files its listing answers).
-func (p *prepared) lookups() []string {
-	var out []string
-	for _, o := range p.ops {
-		out = append(out, o.path)
-	}
-	for _, pre := range p.pres {
-		out = append(out, pre.path)
-	}
-	for _, s := range p.syncs {
-		out = append(out, s.dir)
-	}
-	return out
 }

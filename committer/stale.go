@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 )
 
 // errMoved ends an attempt before its landing write when the branch is no
@@ -35,7 +37,7 @@ func (c *Committer) moved(ctx context.Context, branch, head string) bool {
 	if err != nil {
 		return false
 	}
-	return isSHA(sha) && sha != head
+	return changes.IsSHA(sha) && sha != head
 }
 
 // watchMoved starts moved in the background, alongside a write, and

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/object"
 )
 
@@ -276,7 +277,7 @@ func (c *Committer) buildSubtrees(ctx context.Context, r *resolved) error {
 	}
 	for i, st := range todo {
 		sha := shas[strconv.Itoa(i)]
-		if !isSHA(sha) {
+		if !changes.IsSHA(sha) {
 			return fmt.Errorf("create tree of the replaced paths: reply has no tree %d for %q", i, st.path)
 		}
 		st.entry.SHA = sha

@@ -4,17 +4,19 @@ import (
 	"context"
 	"fmt"
 	"sync"
+
+	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 )
 
 // upload creates the blobs that are not known to exist yet, at most
 // o.concurrency at a time. A blob uploaded once is never uploaded again by
 // this Committer; the same blob listed twice is uploaded once.
-func (c *Committer) upload(ctx context.Context, srcs []*source) error {
+func (c *Committer) upload(ctx context.Context, srcs []*changes.Source) error {
 	seen := map[string]bool{}
-	var todo []*source
+	var todo []*changes.Source
 	for _, s := range srcs {
-		if !seen[s.sha] && !c.cache.isUploaded(s.sha) {
-			seen[s.sha] = true
+		if !seen[s.SHA] && !c.cache.isUploaded(s.SHA) {
+			seen[s.SHA] = true
 			todo = append(todo, s)
 		}
 	}
@@ -33,7 +35,7 @@ func (c *Committer) upload(ctx context.Context, srcs []*source) error {
 		total int64
 	)
 	for _, s := range todo {
-		total += s.size
+		total += s.Size
 	}
 	for _, s := range todo {
 		wg.Add(1)
@@ -56,7 +58,7 @@ func (c *Committer) upload(ctx context.Context, srcs []*source) error {
 				return
 			}
 			done++
-			sent += s.size
+			sent += s.Size
 			c.observe(Event{Kind: EventUpload, Done: done, Total: len(todo), Bytes: sent, TotalBytes: total})
 		}()
 	}
@@ -67,24 +69,24 @@ func (c *Committer) upload(ctx context.Context, srcs []*source) error {
 	return ctx.Err()
 }
 
-func (c *Committer) uploadOne(ctx context.Context, s *source) error {
-	c.o.logger.DebugContext(ctx, "upload blob", "sha", s.sha, "size", s.size)
+func (c *Committer) uploadOne(ctx context.Context, s *changes.Source) error {
+	c.o.logger.DebugContext(ctx, "upload blob", "sha", s.SHA, "size", s.Size)
 	var got string
 	var err error
-	if s.inMemory() {
-		got, err = c.rest.CreateBlob(ctx, s.data)
+	if s.InMemory() {
+		got, err = c.rest.CreateBlob(ctx, s.Data)
 	} else {
-		got, err = c.rest.StreamBlob(ctx, s.size, s.reader)
+		got, err = c.rest.StreamBlob(ctx, s.Size, s.Reader)
 	}
 	if err != nil {
-		return fmt.Errorf("upload blob %s (%d bytes): %w", short(s.sha), s.size, err)
+		return fmt.Errorf("upload blob %s (%d bytes): %w", short(s.SHA), s.Size, err)
 	}
-	if got != s.sha {
-		return fmt.Errorf("upload blob: GitHub stored %s, expected %s", short(got), short(s.sha))
+	if got != s.SHA {
+		return fmt.Errorf("upload blob: GitHub stored %s, expected %s", short(got), short(s.SHA))
 	}
-	c.cache.markUploaded(s.sha)
+	c.cache.markUploaded(s.SHA)
 	if c.o.progress != nil {
-		c.o.progress(s.size)
+		c.o.progress(s.Size)
 	}
 	return nil
 }

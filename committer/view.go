@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
 	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 )
@@ -214,7 +215,7 @@ func (v *view) set(p string, o overlay) {
 		d = 1
 	}
 	if d != 0 {
-		for _, a := range ancestors(p) {
+		for _, a := range changes.Ancestors(p) {
 			v.dirs[a] += d
 		}
 	}
@@ -240,7 +241,7 @@ func (v *view) prefetch(ctx context.Context, paths []string) error {
 			continue
 		}
 		want[p] = true
-		for _, a := range ancestors(p) {
+		for _, a := range changes.Ancestors(p) {
 			want[a] = true
 		}
 	}
@@ -280,7 +281,7 @@ func (v *view) prefetch(ctx context.Context, paths []string) error {
 func (v *view) prefetchJobs(ctx context.Context, jobs []*job) error {
 	var paths []string
 	for _, j := range jobs {
-		paths = append(paths, j.u.p.lookups()...)
+		paths = append(paths, j.u.p.Lookups()...)
 	}
 	return v.prefetch(ctx, paths)
 }
