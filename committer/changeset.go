@@ -47,7 +47,13 @@ type ChangeSet struct {
 	// the same message at the same time. The default adds it.
 	OmitEditID bool
 
-	set changes.Set
+	set   changes.Set // ops and preconditions; syncs are read when committed
+	syncs []syncDir
+}
+
+type syncDir struct {
+	dir   string
+	files []LocalFile
 }
 
 // NewChangeSet returns an empty change set with the given commit message.
@@ -146,14 +152,14 @@ func (cs *ChangeSet) ExpectOneOf(path string, states ...string) *ChangeSet {
 // name. A trailing "/" on a named directory is dropped ("deploy/" is
 // "deploy").
 func (cs *ChangeSet) Sync(dir string, files []LocalFile) *ChangeSet {
-	cs.set.Syncs = append(cs.set.Syncs, changes.SyncDir{Dir: dir, Files: toLocalFS(files)})
+	cs.syncs = append(cs.syncs, syncDir{dir: dir, files: files})
 	return cs
 }
 
 // Len reports the number of operations (puts, deletes, edits, syncs and
 // preconditions) in the change set.
 func (cs *ChangeSet) Len() int {
-	return cs.set.Len()
+	return cs.set.Len() + len(cs.syncs)
 }
 
 // prepare validates cs as a whole and hashes its content, before any
@@ -163,7 +169,11 @@ func prepare(cs *ChangeSet) (*changes.Prepared, error) {
 	if cs == nil {
 		return nil, errors.New("change set must not be nil")
 	}
-	return changes.Prepare(cs.Message, signature(cs.Author), signature(cs.Committer), &cs.set)
+	set := cs.set
+	for _, s := range cs.syncs {
+		set.Syncs = append(set.Syncs, changes.SyncDir{Dir: s.dir, Files: toLocalFS(s.files)})
+	}
+	return changes.Prepare(cs.Message, signature(cs.Author), signature(cs.Committer), &set)
 }
 
 func signature(s *Signature) *object.Signature {
