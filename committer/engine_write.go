@@ -116,7 +116,7 @@ func (c *Committer) contentsOutcome(err error) (written, error) {
 
 // settleOneWrite decides whether a one-write commit on parent whose reply
 // was lost landed, by the unit's own Edit-Id (id, which a commit's message
-// must end with: see ownEditID). GraphQL's commit can
+// must end with: see changes.OwnEditID). GraphQL's commit can
 // only be parent's child on the first-parent chain; a contents commit is
 // built on whatever head GitHub found, so the chain from the head down to
 // parent is searched. found is the landed commit.

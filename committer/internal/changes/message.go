@@ -16,24 +16,6 @@ import (
 // with edit functions or preconditions unique (see committer.EditIDTrailer).
 const EditIDTrailer = "Ghcommitter-Edit-Id"
 
-// CommitMessage is the message of the commit made for a change set: its
-// message, with an EditIDTrailer of its own (id, "" when none) when p has
-// edit functions or preconditions and omitEditID is false.
-func CommitMessage(message string, omitEditID bool, p *Prepared) (msg, id string) {
-	if omitEditID {
-		return message, ""
-	}
-	need := len(p.Pres) > 0
-	for _, o := range p.Ops {
-		need = need || o.Kind == OpEdit
-	}
-	if !need {
-		return message, ""
-	}
-	id = NewEditID()
-	return WithEditID(message, id), id
-}
-
 // NewEditID returns a fresh random EditIDTrailer value: one per change set
 // (or squashed batch), kept over all its attempts.
 func NewEditID() string {

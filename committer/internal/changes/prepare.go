@@ -274,3 +274,38 @@ func (s *Source) loadLocal() error {
 	}
 	return nil
 }
+
+func checkFileDirClash(files []PreparedFile) error {
+	set := map[string]bool{}
+	for _, f := range files {
+		set[f.Rel] = true
+	}
+	for _, f := range files {
+		for d := path.Dir(f.Rel); d != "."; d = path.Dir(d) {
+			if set[d] {
+				return errors.New(d)
+			}
+		}
+	}
+	return nil
+}
+
+// claimAll claims the paths of ops: puts and edits first, then deletes, so
+// that a Delete pairs with Puts whatever their order in the change set.
+func claimAll(c *claims, ops []Op) error {
+	for _, o := range ops {
+		if o.Kind != OpDelete {
+			if err := c.add(o.Path, o.Kind, false); err != nil {
+				return invalidPath(o.Path, err)
+			}
+		}
+	}
+	for _, o := range ops {
+		if o.Kind == OpDelete {
+			if err := c.addDelete(o.Path); err != nil {
+				return invalidPath(o.Path, err)
+			}
+		}
+	}
+	return nil
+}

@@ -72,3 +72,21 @@ func (p *Prepared) Read(full string) ([]byte, error) {
 	defer rc.Close()
 	return io.ReadAll(io.LimitReader(rc, s.Size))
 }
+
+// CommitMessage is the message of the commit made for a change set: its
+// message, with an EditIDTrailer of its own (id, "" when none) when p has
+// edit functions or preconditions and omitEditID is false.
+func CommitMessage(message string, omitEditID bool, p *Prepared) (msg, id string) {
+	if omitEditID {
+		return message, ""
+	}
+	need := len(p.Pres) > 0
+	for _, o := range p.Ops {
+		need = need || o.Kind == OpEdit
+	}
+	if !need {
+		return message, ""
+	}
+	id = NewEditID()
+	return WithEditID(message, id), id
+}
