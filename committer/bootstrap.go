@@ -8,6 +8,8 @@ import (
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
+	"github.com/ghcommitter/ghcommitter/committer/internal/landing"
+	"github.com/ghcommitter/ghcommitter/committer/internal/refs"
 	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 )
 
@@ -84,7 +86,7 @@ func (c *Committer) bootstrap(ctx context.Context, branch string, u *unit) (head
 			u.p = withoutBootstrapFile(u.p, f.path)
 			return commit, tree, nil
 		}
-		var ue *unsentError
+		var ue *landing.UnsentError
 		if errors.As(err, &ue) {
 			if cause != nil {
 				// An earlier PUT was sent and may still land.
@@ -101,34 +103,45 @@ func (c *Committer) bootstrap(ctx context.Context, branch string, u *unit) (head
 		// No clear answer (or: the file exists already, or the repository
 		// is no longer empty): read the branch to tell who started it.
 		cause = err
-		rctx, cancel := c.settleContext(ctx)
-		head, tree, err := c.readHead(rctx, branch)
-		cancel()
-		switch {
-		case errors.Is(err, errEmptyRepo) && ctx.Err() != nil:
-			// The PUT was sent, and GitHub may still apply it; the caller
-			// is gone, so it is not sent again.
-			return "", "", c.unknownBoot(cause, errors.New("the repository is still empty, and the write may yet land"))
-		case errors.Is(err, errEmptyRepo):
-			continue // nothing landed: a contents PUT without sha can only create, so sending it again is safe
-		case errors.Is(err, errBranchMissing):
-			return "", "", errRetry
-		case err != nil:
-			return "", "", c.unknownBoot(cause, err)
+		head, tree, again, err := c.bootstrapped(ctx, branch, u, f, cause)
+		if !again {
+			return head, tree, err
 		}
-		rctx, cancel = c.settleContext(ctx)
-		root, rootTree, ours, err := c.isOurBootstrap(rctx, head, u, f)
-		cancel()
-		if err != nil {
-			return "", "", c.unknownBoot(cause, err)
-		}
-		if ours {
-			u.boot = &booted{commit: root, tree: rootTree, change: FileChange{Path: f.path, Action: Added}}
-			u.p = withoutBootstrapFile(u.p, f.path)
-		}
-		return head, tree, nil
 	}
 	return "", "", c.unknownBoot(cause, errors.New("the repository is still empty"))
+}
+
+// bootstrapped reads the branch after a first-commit write whose answer
+// did not say whether it landed (cause): again is true when the
+// repository is still empty and the write may be sent again; else the
+// head to build on (u.boot set when the root commit is u's own).
+func (c *Committer) bootstrapped(ctx context.Context, branch string, u *unit, f *firstFile, cause error) (head, tree string, again bool, err error) {
+	rctx, cancel := c.settleContext(ctx)
+	head, tree, err = c.refs.ReadHead(rctx, branch)
+	cancel()
+	switch {
+	case errors.Is(err, refs.ErrEmptyRepo) && ctx.Err() != nil:
+		// The PUT was sent, and GitHub may still apply it; the caller
+		// is gone, so it is not sent again.
+		return "", "", false, c.unknownBoot(cause, errors.New("the repository is still empty, and the write may yet land"))
+	case errors.Is(err, refs.ErrEmptyRepo):
+		return "", "", true, nil // nothing landed: a contents PUT without sha can only create, so sending it again is safe
+	case errors.Is(err, refs.ErrBranchMissing):
+		return "", "", false, errRetry
+	case err != nil:
+		return "", "", false, c.unknownBoot(cause, err)
+	}
+	rctx, cancel = c.settleContext(ctx)
+	root, rootTree, ours, err := c.isOurBootstrap(rctx, head, u, f)
+	cancel()
+	if err != nil {
+		return "", "", false, c.unknownBoot(cause, err)
+	}
+	if ours {
+		u.boot = &booted{commit: root, tree: rootTree, change: FileChange{Path: f.path, Action: Added}}
+		u.p = withoutBootstrapFile(u.p, f.path)
+	}
+	return head, tree, false, nil
 }
 
 func (c *Committer) unknownBoot(cause, err error) error {
@@ -181,10 +194,10 @@ func (c *Committer) putFirst(ctx context.Context, branch string, u *unit, f *fir
 		Author: toAuthor(u.cs.Author), Committer: toAuthor(u.cs.Committer)}
 	c.o.logger.DebugContext(ctx, "bootstrapping empty repository", "repo", c.Repository(), "path", f.path)
 	l := c.startLanding(ctx)
-	got, err := c.rest.PutContents(l.ctx, cw)
-	err = l.done(err)
-	if err != nil && l.unsent() {
-		return "", "", l.notSent("bootstrap empty repository")
+	got, err := c.rest.PutContents(l.Ctx, cw)
+	err = l.Done(err)
+	if err != nil && l.Unsent() {
+		return "", "", l.NotSent("bootstrap empty repository")
 	}
 	if err != nil {
 		return "", "", err

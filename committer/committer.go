@@ -4,16 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"net/url"
-	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
-	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
+	"github.com/ghcommitter/ghcommitter/committer/internal/landing"
+	"github.com/ghcommitter/ghcommitter/committer/internal/refs"
 	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 )
 
@@ -30,7 +28,7 @@ type Committer struct {
 	cache *objectCache
 	gql   *ghgraphql.Client // the GraphQL engine's client (see WithEngine), and path lookups
 	cred  string            // the client's credential, as ghclient.Config names it
-	swap  refSwap           // the strict ref update's state (refswap.go)
+	refs  *refs.Refs        // the branch's head, its moves and tags (internal/refs)
 	// observing serializes the calls of the WithObserver function: events
 	// come from every commit of the Committer and from the HTTP layer's
 	// waits of parallel uploads.
@@ -97,7 +95,9 @@ func New(owner, repo string, opts ...Option) (*Committer, error) {
 		return nil, fmt.Errorf("committer: %w", err)
 	}
 	gql := ghgraphql.New(wrapped, endpoint)
-	return &Committer{rest: rest.New(wrapped, base, owner, repo), owner: owner, repo: repo, o: o, cache: newObjectCache(), gql: gql, cred: cfg.Credential, observing: new(sync.Mutex)}, nil
+	rc := rest.New(wrapped, base, owner, repo)
+	br := refs.New(rc, gql, refs.Config{Repo: owner + "/" + repo, Logger: o.logger, LandingGrace: o.landingGrace, FastForwardOnly: o.fastForwardOnly})
+	return &Committer{rest: rc, refs: br, owner: owner, repo: repo, o: o, cache: newObjectCache(), gql: gql, cred: cfg.Credential, observing: new(sync.Mutex)}, nil
 }
 
 // Repository returns "owner/name".
@@ -112,119 +112,35 @@ func (c *Committer) DefaultBranch(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", c.fail(op, "", nil, err)
 	}
-	c.knowRepositoryID(got.NodeID) // the strict ref update's (refswap.go)
+	c.refs.KnowRepositoryID(got.NodeID) // the strict ref update's (internal/refs)
 	if got.DefaultBranch == "" {
 		return "", c.fail(op, "", ErrNotFound, errors.New("the repository reports no default branch: name the branch to commit to"))
 	}
 	return got.DefaultBranch, nil
 }
 
-// Result describes a commit that landed, or a change set that needed none.
-type Result struct {
-	Repository string `json:"repository"`
-	Branch     string `json:"branch"`
-	Commit     string `json:"commit"` // the new head; the unchanged head for a no-op
-	Parent     string `json:"parent"` // the head the commit was built on
-	Tree       string `json:"tree"`
-	Attempts   int    `json:"attempts"`
-	// Changed lists the paths the commit wrote or deleted. Small puts are
-	// written without reading the branch first (see Written), so a put of
-	// content that was already there can be listed.
-	Changed []string     `json:"changed"`
-	Files   []FileChange `json:"-"`
-	// NoOp is true when the branch already held the change set's content:
-	// no commit was made and the branch did not move.
-	NoOp bool `json:"noop"`
-	// CreatedBranch is true when this commit created the branch.
-	CreatedBranch bool `json:"created_branch,omitempty"`
-	// Bootstrapped is true when the repository was empty: GitHub's Git Data
-	// API refuses to work on a repository with no commit, so its first
-	// commit was made through the contents API with one of the change set's
-	// own plain files (exactly as asked), and the rest of the change set, if
-	// any, followed in a second commit (Commit; its Parent is the first).
-	Bootstrapped bool `json:"bootstrapped,omitempty"`
-	// Engine names the engine that made the commit (git-data, graphql or
-	// contents; see WithEngine): with EngineAuto, the one it picked.
-	Engine string `json:"engine,omitempty"`
-	// Tag is the tag (Tag) that now points at Commit, moved in the same
-	// ref update as the branch where GitHub has updateRefs.
-	Tag string `json:"tag,omitempty"`
-	// PullRequest is set when a pull-request rule refused the commit and
-	// WithPullRequestOnProtected committed it to Branch (a head branch)
-	// with a pull request into the protected branch instead.
-	PullRequest *ProtectedPullRequest `json:"pull_request,omitempty"`
+func (c *Committer) observe(e Event) {
+	fn := c.o.observer
+	if e.Kind == EventUpload || e.Kind == EventTree {
+		fn = c.o.progressEvents
+	}
+	if fn == nil {
+		return
+	}
+	e.Repository = c.Repository()
+	c.observing.Lock()
+	defer c.observing.Unlock()
+	fn(e)
 }
 
-func (c *Committer) fail(op, branch string, k, err error) *Error {
-	e := &Error{Op: op, Repo: c.Repository(), Branch: branch, Kind: k, Err: err}
-	var pe *kind.Cause
-	if errors.As(err, &pe) {
-		e.Path = pe.Path
-		e.Err = pe.Err
-		if e.Kind == nil {
-			e.Kind = pe.Kind
-		}
-		e.Hint = pe.Hint
-	}
-	e.Status, e.Message, e.RequestID = rest.Details(err)
-	ck, hint := rest.Classify(err)
-	if e.Kind == nil {
-		e.Kind = ck
-	}
-	if e.Hint == "" && (ck == nil || errors.Is(e.Kind, ck)) {
-		e.Hint = hint
-	}
-	if errors.Is(e.Kind, ErrRateLimited) {
-		e.RetryAfter = rest.LimitWait(err, c.o.secondaryFloor)
-	}
-	return e
+// startLanding returns the context to send one landing write on (see
+// internal/landing), with the Committer's grace period.
+func (c *Committer) startLanding(ctx context.Context) *landing.Landing {
+	return landing.Start(ctx, c.o.landingGrace)
 }
 
-// missingBranch is the error for a branch that does not exist (or whose
-// name only redirects to another branch) when no base to create it from
-// was given.
-func (c *Committer) missingBranch(op, branch string, cause error) *Error {
-	err := fmt.Errorf("branch %q does not exist", branch)
-	if cause != nil {
-		err = fmt.Errorf("branch %q does not exist: %w", branch, cause)
-	}
-	e := c.fail(op, branch, ErrNotFound, err)
-	e.Hint = "create it from a base with CreateBranchFrom"
-	return e
-}
-
-// resolveBaseURL turns the API URL of WithBaseURL into go-github's base
-// URL: https://api.github.com/ as it is; a GitHub Enterprise Server URL
-// with or without its /api/v3/ suffix; a loopback URL (a local fake) as it
-// is.
-func resolveBaseURL(s string) (*url.URL, error) {
-	u, err := url.Parse(s)
-	if err != nil {
-		return nil, fmt.Errorf("base URL %q: %w", s, err)
-	}
-	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return nil, fmt.Errorf("base URL %q: want http(s)://HOST/", s)
-	}
-	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("base URL %q: must not hold credentials, a query or a fragment", s)
-	}
-	u.RawPath = ""
-	if len(u.Path) == 0 || u.Path[len(u.Path)-1] != '/' {
-		u.Path += "/"
-	}
-	host := strings.ToLower(u.Hostname())
-	if host == "api.github.com" || isLoopbackHost(host) || strings.HasSuffix(u.Path, "/api/v3/") ||
-		strings.HasPrefix(host, "api.") || strings.Contains(host, ".api.") {
-		return u, nil
-	}
-	u.Path += "api/v3/"
-	return u, nil
-}
-
-func isLoopbackHost(host string) bool {
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+// settleContext is the context of the reads that settle a landing write's
+// outcome (landing.SettleContext).
+func (c *Committer) settleContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return landing.SettleContext(ctx, c.o.landingGrace)
 }

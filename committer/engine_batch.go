@@ -25,49 +25,18 @@ func (b *batch) stageOne(ctx context.Context, engine Engine, _ []Engine, head, t
 	var changing []*job
 	kept := b.live[:0]
 	for i, j := range b.live {
-		r, err := c.resolve(ctx, v, j.u.p, true)
-		var pe *kind.Cause
-		if errors.As(err, &pe) && !isOneWriteError(err) {
-			e := c.fail("commit to", b.branch, nil, err)
-			e.Head, e.Attempts = head, attempt
-			j.finish(nil, j.u.boot.annotate(e))
+		res, changes, err := b.stageJob(ctx, v, j, head, attempt, touched)
+		if errors.Is(err, errDropped) {
 			continue
 		}
 		if err != nil {
 			b.live = append(kept, b.live[i:]...)
 			return nil, nil, err
 		}
-		// What GraphQL cannot carry of this change set (a directory
-		// delete, a file that is not plain on the branch, a mode) takes
-		// it out of the batch with its own error, before its effects are
-		// applied: the others still land.
-		if err := c.stageFiles(ctx, v, j.u.p, r, &staged{}); err != nil {
-			if !errors.As(err, &pe) {
-				b.live = append(kept, b.live[i:]...)
-				return nil, nil, err
-			}
-			e := c.fail("commit to", b.branch, ErrInvalid, err)
-			e.Head, e.Attempts = head, attempt
-			j.finish(nil, j.u.boot.annotate(e))
-			continue
-		}
 		kept = append(kept, j)
-		v.apply(r.effects)
-		var changes []FileChange
-		for _, f := range r.changes {
-			if f.Action != Unchanged {
-				changes = append(changes, f)
-			}
-		}
-		results[j] = newResult(c, b.branch, changes)
-		if len(r.effects) > 0 {
+		results[j] = res
+		if changes {
 			changing = append(changing, j)
-		}
-		for _, e := range r.effects {
-			if e.dir {
-				return nil, nil, oneWriteRefusal(e.path, e.path+" is a directory; only the git-data engine deletes a directory whole")
-			}
-			touched[e.path] = j.u.p
 		}
 	}
 	b.live = kept
@@ -92,6 +61,53 @@ func (b *batch) stageOne(ctx context.Context, engine Engine, _ []Engine, head, t
 		msg = changes.WithEditID(msg, id)
 	}
 	return st, &unit{cs: cs, message: msg, editID: id}, nil
+}
+
+// errDropped is stageJob's word for a change set it took out of the batch
+// with its own error (finished): the others go on.
+var errDropped = errors.New("change set dropped from the batch")
+
+// stageJob resolves one change set of a squashed one-write batch on v and
+// layers its effects on v: its result, and whether it changes anything.
+// What GraphQL cannot carry of it (a directory delete, a file that is not
+// plain on the branch, a mode) takes it out of the batch with its own
+// error (errDropped), before its effects are applied.
+func (b *batch) stageJob(ctx context.Context, v *view, j *job, head string, attempt int, touched map[string]*changes.Prepared) (*Result, bool, error) {
+	c := b.c
+	drop := func(k, err error) (*Result, bool, error) {
+		e := c.fail("commit to", b.branch, k, err)
+		e.Head, e.Attempts = head, attempt
+		j.finish(nil, j.u.boot.annotate(e))
+		return nil, false, errDropped
+	}
+	r, err := c.resolve(ctx, v, j.u.p, true)
+	var pe *kind.Cause
+	if errors.As(err, &pe) && !isOneWriteError(err) {
+		return drop(nil, err)
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if err := c.stageFiles(ctx, v, j.u.p, r, &staged{}); err != nil {
+		if !errors.As(err, &pe) {
+			return nil, false, err
+		}
+		return drop(ErrInvalid, err)
+	}
+	v.apply(r.effects)
+	var changes []FileChange
+	for _, f := range r.changes {
+		if f.Action != Unchanged {
+			changes = append(changes, f)
+		}
+	}
+	for _, e := range r.effects {
+		if e.dir {
+			return nil, false, oneWriteRefusal(e.path, e.path+" is a directory; only the git-data engine deletes a directory whole")
+		}
+		touched[e.path] = j.u.p
+	}
+	return newResult(c, b.branch, changes), len(r.effects) > 0, nil
 }
 
 // stageFinal lists the paths whose final state (in v, after every change

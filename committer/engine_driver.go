@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
+	"github.com/ghcommitter/ghcommitter/committer/internal/refs"
 	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 )
 
@@ -59,11 +60,11 @@ func (d *driver) oneWrite(ctx context.Context, head, tree string, creating bool,
 	if creating {
 		// GraphQL and the contents API write only to a branch that exists:
 		// create it at its base, which st was resolved on.
-		mv, err := d.c.createRef(ctx, d.branch, head)
-		if err != nil && !mv.won {
+		mv, err := d.c.refs.CreateRef(ctx, d.branch, head)
+		if err != nil && !mv.Won {
 			return d.moveFailed(head, attempt, err, mv)
 		}
-		if !mv.won {
+		if !mv.Won {
 			return false, nil, true // another writer created it: read it again
 		}
 		d.created = true
@@ -76,7 +77,7 @@ func (d *driver) oneWrite(ctx context.Context, head, tree string, creating bool,
 	// GraphQL's expectedHeadOid loses to any move of the branch: look
 	// first. (A contents write is guarded by its file's blob SHA and
 	// built on whatever the head is: a move elsewhere does not stop it.)
-	if st.engine == EngineGraphQL && !creating && d.c.moved(ctx, d.branch, head) {
+	if st.engine == EngineGraphQL && !creating && d.c.refs.Moved(ctx, d.branch, head) {
 		d.lostRace(ctx, head, attempt, started)
 		return false, errUnsent, true
 	}
@@ -112,8 +113,8 @@ func (d *driver) sendOneWrite(ctx context.Context, u *unit, st *staged, attempt 
 	return true, nil, true
 }
 
-func (d *driver) moveFailed(head string, attempt int, err error, mv refMove) (bool, error, bool) {
-	if mv.ambiguous {
+func (d *driver) moveFailed(head string, attempt int, err error, mv refs.Move) (bool, error, bool) {
+	if mv.Ambiguous {
 		// The branch is created at its base, not at a commit of ours: the
 		// next attempt reads whether it exists and goes on either way.
 		return false, nil, true
@@ -172,10 +173,10 @@ func (d *driver) settledOneWrite(ctx context.Context, head string, attempt int) 
 
 // landOneWrite finishes the work with the commit found by its trailer.
 func (d *driver) landOneWrite(ctx context.Context, p pendingWrite, commit string, attempt int) {
-	parents, _, err := d.c.parents(ctx, commit)
+	parents, _, err := d.c.refs.Parents(ctx, commit)
 	var tree string
 	if err == nil {
-		_, tree, err = d.c.commitTree(ctx, commit)
+		_, tree, err = d.c.refs.CommitTree(ctx, commit)
 	}
 	if err != nil {
 		d.w.fail(d.c.fail(d.op, d.branch, ErrUnknownOutcome, fmt.Errorf("commit %s landed, but reading it failed: %w", short(commit), err)))

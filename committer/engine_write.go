@@ -3,7 +3,6 @@ package committer
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
@@ -32,18 +31,18 @@ func (c *Committer) writeGraphQL(ctx context.Context, branch string, u *unit, st
 		in.Deletions = append(in.Deletions, d.path)
 	}
 	l := c.startLanding(ctx)
-	got, err := c.gql.CreateCommitOnBranch(l.ctx, in)
-	err = l.done(err)
+	got, err := c.gql.CreateCommitOnBranch(l.Ctx, in)
+	err = l.Done(err)
 	if err == nil {
 		// The commit landed: a failed read of its tree must not turn that
 		// into an error (Result.Tree is then empty).
 		rctx, cancel := c.settleContext(ctx)
 		defer cancel()
-		_, tree, _ := c.commitTree(rctx, got.OID)
+		_, tree, _ := c.refs.CommitTree(rctx, got.OID)
 		return written{commit: got.OID, tree: tree, parent: st.head}, nil
 	}
-	if l.unsent() {
-		return written{}, l.notSent("GraphQL createCommitOnBranch")
+	if l.Unsent() {
+		return written{}, l.NotSent("GraphQL createCommitOnBranch")
 	}
 	return c.graphqlOutcome(err)
 }
@@ -84,15 +83,15 @@ func (c *Committer) writeContents(ctx context.Context, branch string, u *unit, s
 	if len(st.adds) == 1 {
 		f := st.adds[0]
 		cw.Path, cw.Content, cw.SHA = f.path, f.data, f.old
-		got, err = c.rest.PutContents(l.ctx, cw)
+		got, err = c.rest.PutContents(l.Ctx, cw)
 	} else {
 		f := st.dels[0]
 		cw.Path, cw.SHA = f.path, f.old
-		got, err = c.rest.DeleteContents(l.ctx, cw)
+		got, err = c.rest.DeleteContents(l.Ctx, cw)
 	}
-	err = l.done(err)
-	if err != nil && l.unsent() {
-		return written{}, l.notSent("contents write")
+	err = l.Done(err)
+	if err != nil && l.Unsent() {
+		return written{}, l.NotSent("contents write")
 	}
 	if err != nil {
 		return c.contentsOutcome(err)
@@ -104,7 +103,7 @@ func (c *Committer) writeContents(ctx context.Context, branch string, u *unit, s
 	if w.tree == "" {
 		rctx, cancel := c.settleContext(ctx)
 		defer cancel()
-		_, w.tree, _ = c.commitTree(rctx, w.commit) // landed whatever this read says
+		_, w.tree, _ = c.refs.CommitTree(rctx, w.commit) // landed whatever this read says
 	}
 	return w, nil
 }
@@ -124,54 +123,9 @@ func (c *Committer) settleOneWrite(ctx context.Context, branch string, engine En
 	rctx, cancel := c.settleContext(ctx)
 	defer cancel()
 	match := func(msg string) bool { return changes.HasOwnEditID(msg, id) }
+	scope := ghgraphql.Since
 	if engine == EngineGraphQL {
-		return c.gql.SettleChild(rctx, c.owner, c.repo, branch, parent, match, maxSettleCommits)
+		scope = ghgraphql.ChildOf
 	}
-	return c.settleSince(rctx, branch, parent, match)
-}
-
-// settleSince searches the branch's first-parent chain from its head down
-// to parent for a commit whose message matches.
-func (c *Committer) settleSince(ctx context.Context, branch, parent string, match func(string) bool) (string, ghgraphql.Outcome, error) {
-	firstParent, message := map[string]string{}, map[string]string{}
-	var head, after string
-	for read := 0; read < maxSettleCommits; {
-		page, next, found, err := c.gql.History(ctx, c.owner, c.repo, branch, "", maxSettleCommits-read, after)
-		if err != nil || !found {
-			return "", ghgraphql.Unknown, err
-		}
-		for _, n := range page {
-			if head == "" {
-				head = n.OID
-			}
-			message[n.OID], firstParent[n.OID] = n.Message, n.FirstParent
-		}
-		read += len(page)
-		if oid, o, done := walkSince(head, parent, firstParent, message, match); done {
-			return oid, o, nil
-		}
-		if next == "" {
-			return "", ghgraphql.Unknown, nil
-		}
-		after = next
-	}
-	return "", ghgraphql.Unknown, nil
-}
-
-// walkSince follows first parents from head as far as they are known:
-// done once it finds a match (Landed) or reaches parent or the root
-// without one (NotLanded).
-func walkSince(head, parent string, firstParent, message map[string]string, match func(string) bool) (string, ghgraphql.Outcome, bool) {
-	for cur := head; ; cur = firstParent[cur] {
-		if cur == "" || strings.EqualFold(cur, parent) {
-			return "", ghgraphql.NotLanded, true
-		}
-		msg, known := message[cur]
-		if !known {
-			return "", ghgraphql.Unknown, false
-		}
-		if match(msg) {
-			return cur, ghgraphql.Landed, true
-		}
-	}
+	return c.gql.Settle(rctx, c.owner, c.repo, branch, parent, scope, match, maxSettleCommits)
 }

@@ -1,6 +1,7 @@
 package committer
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -128,3 +129,41 @@ func (e *Error) Unwrap() []error {
 }
 
 func short(sha string) string { return kind.Short(sha) }
+
+func (c *Committer) fail(op, branch string, k, err error) *Error {
+	e := &Error{Op: op, Repo: c.Repository(), Branch: branch, Kind: k, Err: err}
+	var pe *kind.Cause
+	if errors.As(err, &pe) {
+		e.Path = pe.Path
+		e.Err = pe.Err
+		if e.Kind == nil {
+			e.Kind = pe.Kind
+		}
+		e.Hint = pe.Hint
+	}
+	e.Status, e.Message, e.RequestID = rest.Details(err)
+	ck, hint := rest.Classify(err)
+	if e.Kind == nil {
+		e.Kind = ck
+	}
+	if e.Hint == "" && (ck == nil || errors.Is(e.Kind, ck)) {
+		e.Hint = hint
+	}
+	if errors.Is(e.Kind, ErrRateLimited) {
+		e.RetryAfter = rest.LimitWait(err, c.o.secondaryFloor)
+	}
+	return e
+}
+
+// missingBranch is the error for a branch that does not exist (or whose
+// name only redirects to another branch) when no base to create it from
+// was given.
+func (c *Committer) missingBranch(op, branch string, cause error) *Error {
+	err := fmt.Errorf("branch %q does not exist", branch)
+	if cause != nil {
+		err = fmt.Errorf("branch %q does not exist: %w", branch, cause)
+	}
+	e := c.fail(op, branch, ErrNotFound, err)
+	e.Hint = "create it from a base with CreateBranchFrom"
+	return e
+}

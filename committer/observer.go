@@ -1,11 +1,7 @@
 package committer
 
 import (
-	"context"
-	"sync/atomic"
 	"time"
-
-	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 )
 
 // EventKind says what an Event reports.
@@ -77,35 +73,4 @@ type Event struct {
 	// EventUpload and EventTree: progress.
 	Done, Total       int
 	Bytes, TotalBytes int64
-}
-
-func (c *Committer) observe(e Event) {
-	fn := c.o.observer
-	if e.Kind == EventUpload || e.Kind == EventTree {
-		fn = c.o.progressEvents
-	}
-	if fn == nil {
-		return
-	}
-	e.Repository = c.Repository()
-	c.observing.Lock()
-	defer c.observing.Unlock()
-	fn(e)
-}
-
-// observeWaits returns ctx carrying a hook through which the HTTP layer
-// reports each wait it makes a request of this work do (a rate-limit
-// window, the write pacer) as an Event, with the attempt *at is at.
-func (d *driver) observeWaits(ctx context.Context, at *atomic.Int64) context.Context {
-	if d.c.o.observer == nil && d.watchers == nil {
-		return ctx
-	}
-	changes := d.w.size()
-	return ghclient.WithWaitNotify(ctx, func(w ghclient.Wait) {
-		kind := EventRateLimitWait
-		if w.Kind == ghclient.WaitPacer {
-			kind = EventWritePaced
-		}
-		d.observe(Event{Kind: kind, Branch: d.branch, Attempt: int(at.Load()), Wait: w.Duration, Changes: changes})
-	})
 }

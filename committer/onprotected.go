@@ -1,29 +1,14 @@
 package committer
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 )
 
 // onProtected is WithPullRequestOnProtected's: where a refused commit goes.
 type onProtected struct {
 	head string // "": generated from the message
 	pr   PullRequestOptions
-}
-
-// ProtectedPullRequest is the pull request Commit opened instead of
-// committing to a branch whose pull-request rule refused the write
-// (WithPullRequestOnProtected).
-type ProtectedPullRequest struct {
-	Number  int    `json:"number"`
-	URL     string `json:"url"`
-	Created bool   `json:"created"` // false: an open one from the head branch was reused
-	Base    string `json:"base"`    // the protected branch
-	// Operation is PullRequestCreated, PullRequestUpdated or
-	// PullRequestUnchanged, as in PullRequestResult.
-	Operation string `json:"operation,omitempty"`
 }
 
 // WithPullRequestOnProtected turns a refusal by a pull-request rule
@@ -55,26 +40,4 @@ func (o *onProtected) protectedHead(message string) string {
 	}
 	sum := sha256.Sum256([]byte(message))
 	return "ghcommitter/" + hex.EncodeToString(sum[:])[:12]
-}
-
-// instead commits cs through a pull request into branch when err is a
-// refusal by a pull-request rule and co asks for it; ok is false when it
-// does not apply.
-func (c *Committer) instead(ctx context.Context, branch string, cs *ChangeSet, co commitOptions, err error) (res *Result, perr error, ok bool) {
-	var e *Error
-	if co.onProtected == nil || !errors.As(err, &e) || !errors.Is(err, ErrProtected) || e.Rule != "pull_request" {
-		return nil, nil, false
-	}
-	head := co.onProtected.protectedHead(cs.Message)
-	if head == branch {
-		return nil, err, true
-	}
-	c.o.logger.DebugContext(ctx, "a pull-request rule refused the commit; opening a pull request instead", "branch", branch, "head", head)
-	pr, perr := c.CommitPullRequest(ctx, branch, head, cs, co.onProtected.pr)
-	if pr == nil || pr.Commit == nil {
-		return nil, perr, true
-	}
-	out := *pr.Commit
-	out.PullRequest = &ProtectedPullRequest{Number: pr.Number, URL: pr.URL, Created: pr.Created, Base: branch, Operation: pr.Operation}
-	return &out, perr, true
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
+	"github.com/ghcommitter/ghcommitter/committer/internal/refs"
 )
 
 // Option configures a Committer. Options validate their input: New returns
@@ -401,7 +402,8 @@ type commitOptions struct {
 	squash     bool
 	maxBatch   int    // 0: the default
 	engine     Engine // EngineGitData unless WithEngine
-	tag        tagSpec
+	tag        refs.Tag
+	tagMsgSet  bool // TagMessage was given (checkTag)
 	// onProtected: WithPullRequestOnProtected (onprotected.go).
 	onProtected *onProtected
 }
@@ -409,7 +411,7 @@ type commitOptions struct {
 // alone reports whether a commit with these options must land by itself,
 // never batched with other change sets: it pins the head (ExpectHead) or
 // moves a tag with the branch (Tag).
-func (co commitOptions) alone() bool { return co.expectHead != "" || co.tag.name != "" }
+func (co commitOptions) alone() bool { return co.expectHead != "" || co.tag.Name != "" }
 
 // CreateBranchFrom creates the branch from ref (a branch name or a commit
 // SHA) when it does not exist (or when its name only redirects to another

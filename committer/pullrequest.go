@@ -10,45 +10,6 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 )
 
-// PullRequestOptions describes the pull request CommitPullRequest opens.
-type PullRequestOptions struct {
-	// Title defaults to the first line of the change set's message.
-	Title string
-	// Body defaults to the rest of the change set's message.
-	Body string
-	// Draft opens the pull request as a draft. The default is ready for
-	// review. It has no effect on a pull request that is already open.
-	Draft bool
-	// Labels, Reviewers (user logins) and Assignees are added to the pull
-	// request, opened or reused, when it does not have them yet; none is
-	// ever removed.
-	Labels, Reviewers, Assignees []string
-}
-
-// Operations a PullRequestResult reports.
-const (
-	PullRequestCreated   = "created"   // this call opened it
-	PullRequestUpdated   = "updated"   // reused: a commit landed on it, or its title or body changed
-	PullRequestUnchanged = "unchanged" // reused: nothing landed, its title and body were already as given
-)
-
-// PullRequestResult describes the commit CommitPullRequest made and the pull
-// request it proposes.
-type PullRequestResult struct {
-	Commit *Result `json:"commit"`
-	// Number and URL (the pull request's html_url) identify the pull request.
-	// Number is 0 when none was opened: the change set was a no-op and head
-	// holds no commit that base lacks, so there is nothing to propose.
-	Number int    `json:"number"`
-	URL    string `json:"url"`
-	// Created is true when this call opened the pull request, false when one
-	// was already open from head to base and was reused.
-	Created bool `json:"created"`
-	// Operation is PullRequestCreated, PullRequestUpdated or
-	// PullRequestUnchanged; "" when Number is 0.
-	Operation string `json:"operation,omitempty"`
-}
-
 // CommitPullRequest commits cs to the branch head, creating head from base
 // when it does not exist (see CreateBranchFrom), then opens a pull request
 // from head into base, for branches that refuse direct pushes. When a pull
@@ -104,8 +65,8 @@ func (c *Committer) openPullRequest(ctx context.Context, base, head string, cs *
 	// The commit landed: opening the pull request is sent like a landing
 	// write (see WithLandingGrace), so a cancel does not leave it unknown.
 	l := c.startLanding(ctx)
-	got, err := c.rest.CreatePull(l.ctx, rest.NewPullRequest{Title: title, Body: body, Head: head, Base: base, Draft: pr.Draft})
-	err = l.done(err)
+	got, err := c.rest.CreatePull(l.Ctx, rest.NewPullRequest{Title: title, Body: body, Head: head, Base: base, Draft: pr.Draft})
+	err = l.Done(err)
 	if err == nil {
 		out.Number, out.URL, out.Created, out.Operation = got.Number, got.URL, true, PullRequestCreated
 		return out, c.decorate(ctx, head, base, got, pr)
@@ -161,8 +122,8 @@ func (c *Committer) editPullRequest(ctx context.Context, head, base string, open
 		return false, nil
 	}
 	l := c.startLanding(ctx)
-	err := c.rest.EditPull(l.ctx, open.Number, title, body)
-	if err = l.done(err); err != nil {
+	err := c.rest.EditPull(l.Ctx, open.Number, title, body)
+	if err = l.Done(err); err != nil {
 		return false, c.prFail(head, base, fmt.Errorf("update pull request #%d: %w", open.Number, err))
 	}
 	return true, nil
@@ -199,15 +160,15 @@ func (c *Committer) decorate(ctx context.Context, head, base string, p rest.Pull
 	l := c.startLanding(ctx)
 	var err error
 	if len(labels) > 0 && err == nil {
-		err = wrapIf(c.rest.AddLabels(l.ctx, n, labels), "add labels to #%d", n)
+		err = wrapIf(c.rest.AddLabels(l.Ctx, n, labels), "add labels to #%d", n)
 	}
 	if len(reviewers) > 0 && err == nil {
-		err = wrapIf(c.rest.RequestReviewers(l.ctx, n, reviewers), "request reviewers for #%d", n)
+		err = wrapIf(c.rest.RequestReviewers(l.Ctx, n, reviewers), "request reviewers for #%d", n)
 	}
 	if len(assignees) > 0 && err == nil {
-		err = wrapIf(c.rest.AddAssignees(l.ctx, n, assignees), "add assignees to #%d", n)
+		err = wrapIf(c.rest.AddAssignees(l.Ctx, n, assignees), "add assignees to #%d", n)
 	}
-	if err = l.done(err); err != nil {
+	if err = l.Done(err); err != nil {
 		return c.prFail(head, base, err)
 	}
 	return nil
@@ -230,11 +191,4 @@ func (c *Committer) prFail(head, base string, err error) *Error {
 		e.Hint = "the commit landed on " + head + "; check that " + base + " exists and that " + head + " has commits " + base + " lacks"
 	}
 	return e
-}
-
-// splitMessage returns a commit message's first line and the rest, trimmed.
-func splitMessage(msg string) (title, body string) {
-	msg = strings.TrimSpace(msg)
-	title, body, _ = strings.Cut(msg, "\n")
-	return strings.TrimSpace(title), strings.TrimSpace(body)
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-
-	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 )
 
 // errMoved ends an attempt before its landing write when the branch is no
@@ -24,30 +22,6 @@ var (
 	errMovedAfterWrites = fmt.Errorf("%w, before the landing write", errMoved)
 )
 
-// moved reports whether branch has moved on from head, with one ref read
-// (GET git/ref/heads/{b}, which never redirects; conditional, so a head
-// that has not moved costs a 304). It is only a saving: anything that
-// cannot tell is "not moved", and the landing write's compare-and-swap
-// decides as always.
-func (c *Committer) moved(ctx context.Context, branch, head string) bool {
-	if head == "" || ctx.Err() != nil {
-		return false
-	}
-	_, sha, err := c.rest.Ref(ctx, "heads/"+branch)
-	if err != nil {
-		return false
-	}
-	return changes.IsSHA(sha) && sha != head
-}
-
-// watchMoved starts moved in the background, alongside a write, and
-// returns the wait for its answer; the wait must be called.
-func (c *Committer) watchMoved(ctx context.Context, branch, head string) (wait func() bool) {
-	ch := make(chan bool, 1)
-	go func() { ch <- c.moved(ctx, branch, head) }()
-	return func() bool { return <-ch }
-}
-
 type contendedKey struct{}
 
 // contendedContext marks the attempts of a work that lost a race: the
@@ -60,3 +34,7 @@ func isContended(ctx context.Context) bool {
 	v, _ := ctx.Value(contendedKey{}).(bool)
 	return v
 }
+
+// errRetry ends an attempt that must be made again without counting it
+// (the repository stopped being empty while we bootstrapped it).
+var errRetry = errors.New("retry")

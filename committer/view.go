@@ -268,7 +268,7 @@ func (v *view) prefetch(ctx context.Context, paths []string) error {
 		c.o.logger.DebugContext(ctx, "path lookup failed; reading directories instead", "paths", len(ask), "error", err)
 		return nil
 	}
-	c.knowRepositoryID(id) // the strict ref update's (refswap.go): no GET /repos for it
+	c.refs.KnowRepositoryID(id) // the strict ref update's (internal/refs): no GET /repos for it
 	for _, p := range ask {
 		e, ok := got[p]
 		c.cache.putPath(v.root, p, known{e: treeEntry{name: p, mode: e.Mode, typ: e.Type, sha: e.OID}, ok: ok})

@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -32,6 +33,8 @@ type Package struct {
 	Cycle []string
 	// Edges is that graph: file -> files it references.
 	Edges map[string]map[string]bool
+	// Why names, per edge "from -> to", the identifiers that make it.
+	Why map[string][]string
 	// Imports are the package's non-test imports.
 	Imports []string
 }
@@ -140,6 +143,7 @@ func measure(l listed, exports map[string]string) (Package, error) {
 	}
 	p := Package{ImportPath: l.ImportPath, Dir: l.Dir, Imports: l.Imports}
 	edges := map[string]map[string]bool{}
+	why := map[string][]string{}
 	for _, f := range files {
 		name := filepath.Base(fset.Position(f.Pos()).Filename)
 		edges[name] = map[string]bool{}
@@ -156,10 +160,15 @@ func measure(l listed, exports map[string]string) (Package, error) {
 		to := filepath.Base(fset.Position(obj.Pos()).Filename)
 		if from != to {
 			edges[from][to] = true
+			k := from + " -> " + to
+			if !slices.Contains(why[k], obj.Name()) {
+				why[k] = append(why[k], obj.Name())
+			}
 		}
 	}
 	p.Cycle = largestSCC(edges)
 	p.Edges = edges
+	p.Why = why
 	return p, nil
 }
 

@@ -177,7 +177,7 @@ func TestErrorBodyIsBounded(t *testing.T) {
 	}
 }
 
-// A lost reply to the mutation leaves an unknown outcome; SettleChild finds
+// A lost reply to the mutation leaves an unknown outcome; Settle finds
 // the commit by its trailer, and says NotLanded when another writer's
 // commit is the child.
 func TestLostReplySettles(t *testing.T) {
@@ -197,19 +197,19 @@ func TestLostReplySettles(t *testing.T) {
 	trailer := func(id string) func(string) bool {
 		return func(m string) bool { return strings.Contains(m, "\nGhcommitter-Edit-Id: "+id) }
 	}
-	oid, out, err := c.SettleChild(ctx, "acme", "mono", "main", head, trailer("lost-1"), 100)
+	oid, out, err := c.Settle(ctx, "acme", "mono", "main", head, ghgraphql.ChildOf, trailer("lost-1"), 100)
 	hist, _ := ts.History("acme", "mono", "main")
 	if err != nil || out != ghgraphql.Landed || oid != hist[3].SHA {
 		t.Fatalf("settle: %s %v %v (history %v)", oid, out, err, hist)
 	}
-	if _, out, _ := c.SettleChild(ctx, "acme", "mono", "main", head, trailer("other"), 100); out != ghgraphql.NotLanded {
+	if _, out, _ := c.Settle(ctx, "acme", "mono", "main", head, ghgraphql.ChildOf, trailer("other"), 100); out != ghgraphql.NotLanded {
 		t.Fatalf("another edit id: %v", out)
 	}
-	if _, out, _ := c.SettleChild(ctx, "acme", "mono", "main", head, trailer("lost-1"), 2); out != ghgraphql.Unknown {
+	if _, out, _ := c.Settle(ctx, "acme", "mono", "main", head, ghgraphql.ChildOf, trailer("lost-1"), 2); out != ghgraphql.Unknown {
 		t.Fatalf("bound reached: %v, want unknown", out)
 	}
 	now, _ := ts.Head("acme", "mono", "main")
-	if _, out, _ := c.SettleChild(ctx, "acme", "mono", "main", now, trailer("lost-1"), 100); out != ghgraphql.NotLanded {
+	if _, out, _ := c.Settle(ctx, "acme", "mono", "main", now, ghgraphql.ChildOf, trailer("lost-1"), 100); out != ghgraphql.NotLanded {
 		t.Fatalf("parent is the head: %v", out)
 	}
 }

@@ -223,33 +223,41 @@ func (c *Client) History(ctx context.Context, owner, name, branch, path string, 
 	return page, next, true, nil
 }
 
-// SettleChild decides whether a createCommitOnBranch made on parent landed
-// when its reply was lost. Such a commit can only be the child of parent on
-// the branch's first-parent chain, so SettleChild follows that chain from
-// the head, reading at most maxCommits commits: Landed (with its oid) when
-// the child's message satisfies match, NotLanded when parent is the head or
-// its child is another writer's, Unknown when the chain does not reach
-// parent within the bound (or the branch is gone).
-func (c *Client) SettleChild(ctx context.Context, owner, name, branch, parent string, match func(message string) bool, maxCommits int) (string, Outcome, error) {
-	firstParent := map[string]string{}
-	message := map[string]string{}
-	var head, after string
+// Scope says which commits of the first-parent chain Settle accepts.
+type Scope int
+
+const (
+	// ChildOf: only parent's child on the first-parent chain, as a
+	// createCommitOnBranch made on parent can only be.
+	ChildOf Scope = iota
+	// Since: any commit from the head down to parent (a contents-API
+	// commit is built on whatever head GitHub found).
+	Since
+)
+
+// Settle decides whether a commit made on parent whose reply was lost
+// landed, by its message (match: the library matches its Edit-Id
+// trailer). It follows the branch's first-parent chain from the head,
+// reading at most maxCommits commits: Landed (with its oid) when a commit
+// within scope matches, NotLanded when parent is reached (or, for ChildOf,
+// parent's child is another writer's) without one, Unknown when the chain
+// does not reach parent within the bound (or the branch is gone).
+func (c *Client) Settle(ctx context.Context, owner, name, branch, parent string, scope Scope, match func(message string) bool, maxCommits int) (string, Outcome, error) {
+	w := chain{parent: parent, scope: scope, match: match, firstParent: map[string]string{}, message: map[string]string{}}
+	var after string
 	for read := 0; read < maxCommits; {
 		page, next, found, err := c.History(ctx, owner, name, branch, "", maxCommits-read, after)
 		if err != nil || !found {
 			return "", Unknown, err
 		}
 		for _, n := range page {
-			if head == "" {
-				head = n.OID
+			if w.head == "" {
+				w.head = n.OID
 			}
-			message[n.OID] = n.Message
-			if n.FirstParent != "" {
-				firstParent[n.OID] = n.FirstParent
-			}
+			w.message[n.OID], w.firstParent[n.OID] = n.Message, n.FirstParent
 		}
 		read += len(page)
-		if oid, o, done := walkChain(head, parent, firstParent, message, match); done {
+		if oid, o, done := w.walk(); done {
 			return oid, o, nil
 		}
 		if next == "" {
@@ -260,24 +268,38 @@ func (c *Client) SettleChild(ctx context.Context, owner, name, branch, parent st
 	return "", Unknown, nil
 }
 
-// walkChain follows first parents from head as far as they are known.
-func walkChain(head, parent string, firstParent, message map[string]string, match func(string) bool) (string, Outcome, bool) {
-	if strings.EqualFold(head, parent) {
-		return "", NotLanded, true
-	}
-	for cur := head; ; {
-		p, ok := firstParent[cur]
-		if !ok {
+// chain is the first-parent chain read so far: each commit's first
+// parent ("" for a root) and message.
+type chain struct {
+	head, parent string
+	scope        Scope
+	match        func(string) bool
+	firstParent  map[string]string
+	message      map[string]string
+}
+
+// walk follows first parents from the head as far as they are known: done
+// once the outcome is decided.
+func (w *chain) walk() (string, Outcome, bool) {
+	for cur := w.head; ; {
+		if cur == "" || strings.EqualFold(cur, w.parent) {
+			return "", NotLanded, true // parent (or the root) reached without a match
+		}
+		msg, known := w.message[cur]
+		if !known {
 			return "", Unknown, false
 		}
-		if strings.EqualFold(p, parent) {
-			if match(message[cur]) {
+		p := w.firstParent[cur]
+		switch {
+		case w.scope == Since && w.match(msg):
+			return cur, Landed, true
+		case w.scope == ChildOf && strings.EqualFold(p, w.parent):
+			if w.match(msg) {
 				return cur, Landed, true
 			}
 			return "", NotLanded, true
-		}
-		if _, known := message[p]; !known {
-			return "", Unknown, false
+		case w.scope == ChildOf && p == "":
+			return "", Unknown, true // a root: parent is not on the chain
 		}
 		cur = p
 	}

@@ -19,6 +19,7 @@ import (
 func main() {
 	long := flag.Bool("long", false, "list files over 400 lines and functions over 60")
 	edges := flag.Bool("edges", false, "print each package's file graph")
+	why := flag.Bool("why", false, "with -edges, name the identifiers behind each edge")
 	flag.Parse()
 	pats := flag.Args()
 	if len(pats) == 0 {
@@ -56,6 +57,11 @@ func main() {
 				}
 				sort.Strings(to)
 				fmt.Printf("  %s -> %s\n", n, strings.Join(to, " "))
+				if *why {
+					for _, w := range to {
+						fmt.Printf("      %s: %s\n", w, strings.Join(p.Why[n+" -> "+w], " "))
+					}
+				}
 			}
 		}
 	}

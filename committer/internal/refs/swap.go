@@ -1,11 +1,11 @@
-package committer
+package refs
 
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
+	"github.com/ghcommitter/ghcommitter/committer/internal/landing"
 	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 )
 
@@ -21,22 +21,14 @@ import (
 // preview gone, no GraphQL endpoint) or WithFastForwardRefUpdates asks,
 // the REST fast-forward is used, and the debug log says so once.
 
-// refSwap is one Committer's state of the strict ref update.
-type refSwap struct {
-	mu   sync.Mutex
-	id   string // the repository's node ID, read once
-	off  bool   // GitHub has no updateRefs: every move is a REST fast-forward
-	said bool   // the debug log said so
-}
-
 // strict reports whether moves are tried with updateRefs.
-func (c *Committer) strict() bool {
-	if c.o.fastForwardOnly {
+func (r *Refs) strict() bool {
+	if r.cfg.FastForwardOnly {
 		return false
 	}
-	c.swap.mu.Lock()
-	defer c.swap.mu.Unlock()
-	return !c.swap.off
+	r.swap.mu.Lock()
+	defer r.swap.mu.Unlock()
+	return !r.swap.off
 }
 
 // repositoryID returns the repository's node ID, which updateRefs names
@@ -47,104 +39,104 @@ func (c *Committer) strict() bool {
 // it is read once per Committer (GET /repos/{owner}/{repo}, which follows
 // a renamed repository as every REST read does). See
 // https://docs.github.com/rest/repos/repos#get-a-repository.
-func (c *Committer) repositoryID(ctx context.Context) (string, error) {
-	c.swap.mu.Lock()
-	id := c.swap.id
-	c.swap.mu.Unlock()
+func (r *Refs) repositoryID(ctx context.Context) (string, error) {
+	r.swap.mu.Lock()
+	id := r.swap.id
+	r.swap.mu.Unlock()
 	if id != "" {
 		return id, nil
 	}
-	got, err := c.rest.Repository(ctx)
+	got, err := r.rest.Repository(ctx)
 	if err != nil {
 		return "", err
 	}
 	if got.NodeID == "" {
-		return "", fmt.Errorf("GET /repos/%s: reply has no node_id", c.Repository())
+		return "", fmt.Errorf("GET /repos/%s: reply has no node_id", r.cfg.Repo)
 	}
-	c.knowRepositoryID(got.NodeID)
+	r.KnowRepositoryID(got.NodeID)
 	return got.NodeID, nil
 }
 
 // knowRepositoryID caches the repository's node ID from a reply that
 // carries it.
-func (c *Committer) knowRepositoryID(id string) {
+func (r *Refs) KnowRepositoryID(id string) {
 	if id == "" {
 		return
 	}
-	c.swap.mu.Lock()
-	c.swap.id = id
-	c.swap.mu.Unlock()
+	r.swap.mu.Lock()
+	r.swap.id = id
+	r.swap.mu.Unlock()
 }
 
 // unavailable turns the strict update off for this Committer, after an
 // answer that says GitHub has no updateRefs, and says so once.
-func (c *Committer) unavailable(ctx context.Context, err error) {
-	c.swap.mu.Lock()
-	c.swap.off = true
-	say := !c.swap.said
-	c.swap.said = true
-	c.swap.mu.Unlock()
+func (r *Refs) unavailable(ctx context.Context, err error) {
+	r.swap.mu.Lock()
+	r.swap.off = true
+	say := !r.swap.said
+	r.swap.said = true
+	r.swap.mu.Unlock()
 	if say {
-		c.o.logger.DebugContext(ctx, "GraphQL updateRefs is not available; moving branches by REST fast-forward, which does not refuse a branch reset backwards, and ExpectHead is checked when the head is read only",
-			"repo", c.Repository(), "error", err)
+		r.cfg.Logger.DebugContext(ctx, "GraphQL updateRefs is not available; moving branches by REST fast-forward, which does not refuse a branch reset backwards, and ExpectHead is checked when the head is read only",
+			"repo", r.cfg.Repo, "error", err)
 	}
 }
 
 // swapRef moves the branch from the head from to commit with updateRefs
 // (beforeOid = from). done is false when GitHub has no updateRefs: nothing
 // was applied, and the caller moves the branch by REST instead.
-func (c *Committer) swapRef(ctx context.Context, branch, from, commit string, t tagSpec) (mv refMove, err error, done bool) {
-	if !c.strict() || from == "" {
-		return refMove{}, nil, false
+func (r *Refs) swapRef(ctx context.Context, branch, from, commit string, t Tag) (mv Move, err error, done bool) {
+	if !r.strict() || from == "" {
+		return Move{}, nil, false
 	}
-	id, err := c.repositoryID(ctx)
+	id, err := r.repositoryID(ctx)
 	if err != nil {
 		if r := rest.Refusal("read the repository's node ID", err); r != nil {
-			return refMove{}, r, true
+			return Move{}, r, true
 		}
-		return refMove{}, fmt.Errorf("read the repository's node ID (for updateRefs): %w", err), true
+		return Move{}, fmt.Errorf("read the repository's node ID (for updateRefs): %w", err), true
 	}
 	ref := "refs/heads/" + branch
 	ups := []ghgraphql.RefUpdate{{Name: ref, BeforeOID: from, AfterOID: commit}}
-	if t.name != "" {
-		target, err := c.tagTarget(ctx, t, commit)
+	if t.Name != "" {
+		target, err := r.tagTarget(ctx, t, commit)
 		if err != nil {
-			return refMove{}, err, true
+			return Move{}, err, true
 		}
-		tu := ghgraphql.RefUpdate{Name: t.ref(), BeforeOID: ghgraphql.ZeroOID, AfterOID: target}
-		if t.force {
+		tu := ghgraphql.RefUpdate{Name: t.Ref(), BeforeOID: ghgraphql.ZeroOID, AfterOID: target}
+		if t.Force {
 			tu.BeforeOID, tu.Force = "", true
 		}
 		ups = append(ups, tu)
 	}
-	l := c.startLanding(ctx)
-	err = c.gql.UpdateRefs(l.ctx, id, ups)
-	err = l.done(err)
+	l := landing.Start(ctx, r.cfg.LandingGrace)
+	err = r.gql.UpdateRefs(l.Ctx, id, ups)
+	err = l.Done(err)
 	if err == nil {
-		return refMove{won: true}, nil, true
+		return Move{Won: true}, nil, true
 	}
-	if l.unsent() {
-		return refMove{}, l.notSent("update ref"), true
+	if l.Unsent() {
+		return Move{}, l.NotSent("update ref"), true
 	}
 	if ghgraphql.IsUnavailable(err) {
-		c.unavailable(ctx, err)
-		return refMove{}, nil, false
+		r.unavailable(ctx, err)
+		return Move{}, nil, false
 	}
 	tagRef := ""
-	if t.name != "" {
-		tagRef = t.ref()
+	if t.Name != "" {
+		tagRef = t.Ref()
 	}
 	switch v, err := rest.JudgeRefs(err, ref, tagRef); v {
 	case rest.TagExists:
-		return refMove{}, tagExists(t, ""), true
+		return Move{}, TagExists(t, ""), true
 	case rest.LostRace:
-		return refMove{}, nil, true
+		return Move{}, nil, true
 	case rest.Limited:
-		return refMove{}, err, true
+		return Move{}, err, true
 	case rest.Unknown:
-		won, err := c.settle(ctx, branch, commit, err)
-		return refMove{won: won, ambiguous: true}, err, true
+		won, err := r.Settle(ctx, branch, commit, err)
+		return Move{Won: won, Ambiguous: true}, err, true
 	default:
-		return refMove{}, fmt.Errorf("update ref: %w", err), true
+		return Move{}, fmt.Errorf("update ref: %w", err), true
 	}
 }

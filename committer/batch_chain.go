@@ -1,0 +1,256 @@
+package committer
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
+	"github.com/ghcommitter/ghcommitter/committer/internal/object"
+)
+
+// step is one change set of a batch that changes something, resolved.
+type step struct {
+	j *job
+	r *resolved
+}
+
+// buildSquashed lands the steps as one commit on head.
+func (b *batch) buildSquashed(ctx context.Context, steps []step, results map[*job]*Result, id, head, tree string) (string, string, error) {
+	tip, tipTree := head, tree
+	all := &resolved{}
+	jobs := make([]*job, len(steps))
+	rs := make([]*resolved, len(steps))
+	for i, st := range steps {
+		all.entries = append(all.entries, st.r.entries...)
+		all.uploads = append(all.uploads, st.r.uploads...)
+		jobs[i], rs[i] = st.j, st.r
+	}
+	// One tree request for all, unless two change sets' entries overlap
+	// (a path that is a file in one and a directory in the next): a
+	// request never holds an entry at or under another, so the trees are
+	// then built one change set at a time, each on the last.
+	newTree := tree
+	if entriesOverlap(rs) {
+		for _, r := range rs {
+			t, err := b.tree1(ctx, newTree, r)
+			if err != nil {
+				return "", "", err
+			}
+			newTree = t
+		}
+	} else {
+		t, err := b.tree1(ctx, tree, all)
+		if err != nil {
+			return "", "", err
+		}
+		newTree = t
+	}
+	if newTree != tree {
+		scs, _ := squashed(jobs, id)
+		commit, err := b.c.createCommit(ctx, scs, scs.Message, head, newTree)
+		if err != nil {
+			return "", "", err
+		}
+		tip, tipTree = commit, newTree
+	}
+	for _, res := range results {
+		res.Commit, res.Tree = tip, tipTree
+		if tip == head || len(res.Changed) == 0 {
+			res.NoOp, res.Changed = true, []string{}
+		} else {
+			res.Parent = head
+		}
+	}
+	return tip, tipTree, nil
+}
+
+// buildChain lands the steps as one commit each, chained on head.
+func (b *batch) buildChain(ctx context.Context, steps []step, results map[*job]*Result, tree, head string) (string, string, error) {
+	rs := make([]*resolved, len(steps))
+	for i, st := range steps {
+		rs[i] = st.r
+	}
+	trees, stop, err := b.chainTrees(ctx, tree, rs)
+	if err != nil {
+		return "", "", err
+	}
+	defer stop()
+	tip, tipTree := head, tree
+	// Commits chain on each other, so they are created one by one, each as
+	// soon as its tree is ready.
+	for i, st := range steps {
+		t, err := trees(i)
+		if err != nil {
+			return "", "", err
+		}
+		res := results[st.j]
+		res.Parent, res.Tree, res.Commit = tip, t, tip
+		if t == tipTree {
+			res.NoOp, res.Changed, res.Parent = true, []string{}, ""
+			continue
+		}
+		commit, err := b.c.createCommit(ctx, st.j.u.cs, st.j.u.message, tip, t)
+		if err != nil {
+			return "", "", err
+		}
+		res.Commit = commit
+		tip, tipTree = commit, t
+	}
+	for _, res := range results {
+		if res.NoOp {
+			res.Commit, res.Tree = tip, tipTree // its content is on the tip
+		}
+	}
+	return tip, tipTree, nil
+}
+
+// chainTrees returns, for each resolved change set of a chained batch, a
+// way to get the tree after it (applied in order on base). When the batch
+// only writes files (no deletes) and its inline content is small, tree k is
+// created as base plus the entries of change sets 1..k — later entries for a
+// path win, as in GitHub's tree API — so the trees do not depend on each
+// other: they are created concurrently, in order, while the caller creates
+// the commits. Otherwise each is created on the one before, when asked for.
+// stop ends the background work.
+func (b *batch) chainTrees(ctx context.Context, base string, rs []*resolved) (get func(i int) (string, error), stop func(), err error) {
+	var uploads []*changes.Source
+	var cumBytes, inline int64
+	parallel := len(rs) > 1
+	for _, r := range rs {
+		uploads = append(uploads, r.uploads...)
+		for _, e := range r.entries {
+			if e.Deletes() {
+				parallel = false // a delete: keep the exact sequential semantics
+			}
+			inline += int64(len(e.Inline()))
+		}
+		cumBytes += inline
+	}
+	if inline > maxInlineTotal || cumBytes > maxChainBytes || parallel && entriesOverlap(rs) {
+		// Tree k would hold entries of several change sets at or under
+		// each other: build each on the last instead.
+		parallel = false
+	}
+	if err := b.c.upload(ctx, uploads); err != nil {
+		return nil, nil, err
+	}
+	if !parallel {
+		prev := base
+		return func(i int) (string, error) {
+			t, err := b.tree1(ctx, prev, rs[i])
+			prev = t
+			return t, err
+		}, func() {}, nil
+	}
+	get, stop = b.parallelTrees(ctx, base, rs)
+	return get, stop, nil
+}
+
+// parallelTrees builds tree k of the chain (base plus the entries of
+// rs[:k+1]) for every k at once, at most o.concurrency requests at a time:
+// get(i) waits for tree i, stop cancels what is left and waits.
+func (b *batch) parallelTrees(ctx context.Context, base string, rs []*resolved) (get func(i int) (string, error), stop func()) {
+	type result struct {
+		sha string
+		err error
+	}
+	done := make([]chan result, len(rs))
+	for i := range done {
+		done[i] = make(chan result, 1)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range b.c.o.concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				var entries []*object.TreeEntry
+				for _, r := range rs[:i+1] {
+					entries = append(entries, r.entries...)
+				}
+				t, err := b.c.createTree(ctx, base, entries)
+				done[i] <- result{sha: t, err: err}
+			}
+		}()
+	}
+	go func() {
+		defer close(next)
+		for i := range rs {
+			select {
+			case next <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	get = func(i int) (string, error) {
+		select {
+		case r := <-done[i]:
+			return r.sha, r.err
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}
+	return get, func() { cancel(); wg.Wait() }
+}
+
+// maxChainBytes bounds the inline content sent by all the concurrent tree
+// requests of one chained batch, which repeat earlier change sets' entries.
+const maxChainBytes = 8 << 20
+
+// tree1 uploads r's blobs and creates its tree on base.
+func (b *batch) tree1(ctx context.Context, base string, r *resolved) (string, error) {
+	if len(r.entries) == 0 {
+		return base, nil
+	}
+	if err := b.c.upload(ctx, r.uploads); err != nil {
+		return "", err
+	}
+	return b.c.createTree(ctx, base, r.entries)
+}
+
+// squashed is the change set whose message and identity a squashed batch
+// commit carries, and the Edit-Id its message ends with ("" when none).
+// A batch of one is that change set's commit, with its own Edit-Id; a
+// squash of several gets the batch's (id) when any of them has one. The
+// members' Edit-Ids are not in the squashed message, whose Edit-Id is the
+// batch's alone.
+func squashed(jobs []*job, id string) (*ChangeSet, string) {
+	if len(jobs) == 1 {
+		cs := *jobs[0].u.cs
+		cs.Message = jobs[0].u.message
+		return &cs, jobs[0].u.editID
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Squash %d changes\n\n", len(jobs))
+	for _, j := range jobs {
+		first, _, _ := strings.Cut(strings.TrimSpace(j.u.cs.Message), "\n")
+		fmt.Fprintf(&b, "* %s\n", first)
+	}
+	cs := &ChangeSet{Message: b.String()}
+	own := ""
+	for _, j := range jobs {
+		if j.u.editID != "" {
+			own = id
+			cs.Message = changes.WithEditID(cs.Message, id)
+			break
+		}
+	}
+	same := func(get func(*ChangeSet) *Signature) *Signature {
+		s0 := get(jobs[0].u.cs)
+		for _, j := range jobs[1:] {
+			s := get(j.u.cs)
+			if s0 == nil || s == nil || *s != *s0 {
+				return nil
+			}
+		}
+		return s0
+	}
+	cs.Author = same(func(c *ChangeSet) *Signature { return c.Author })
+	cs.Committer = same(func(c *ChangeSet) *Signature { return c.Committer })
+	return cs, own
+}

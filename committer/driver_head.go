@@ -1,0 +1,168 @@
+package committer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
+	"github.com/ghcommitter/ghcommitter/committer/internal/refs"
+	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
+)
+
+// head reads the branch's head; a missing branch is created from the base
+// of CreateBranchFrom (creating is then true) and an empty repository is
+// bootstrapped.
+func (d *driver) head(ctx context.Context, attempt int) (head, tree string, creating bool, err error) {
+	if attempt == 1 && d.known != nil {
+		if head, tree = d.known(); head != "" {
+			d.fromKnown = true
+			return head, tree, false, nil
+		}
+	}
+	head, tree, err = d.c.refs.ReadHead(ctx, d.branch)
+	switch {
+	case errors.Is(err, refs.ErrBranchMissing):
+		if d.co.createFrom == "" {
+			var re *refs.RedirectedError
+			if errors.As(err, &re) {
+				return "", "", false, d.c.missingBranch(d.op, d.branch, re)
+			}
+			return "", "", false, d.c.missingBranch(d.op, d.branch, nil)
+		}
+		head, tree, err = d.c.refs.ResolveBase(ctx, d.co.createFrom)
+		if err != nil {
+			return "", "", false, d.c.fail(d.op, d.branch, nil, err)
+		}
+		return head, tree, true, nil
+	case errors.Is(err, refs.ErrEmptyRepo) && d.dryRun:
+		if _, err := d.c.planBootstrap(ctx, d.w.first().p); err != nil {
+			return "", "", false, d.c.fail(d.op, d.branch, nil, err)
+		}
+		return "", "", false, nil
+	case errors.Is(err, refs.ErrEmptyRepo):
+		head, tree, err = d.bootstrap(ctx)
+		return head, tree, false, err
+	case err != nil:
+		return "", "", false, d.c.fail(d.op, d.branch, nil, err)
+	}
+	return head, tree, false, nil
+}
+
+// bootstrap starts an empty repository with the first change set that can
+// start it; one that cannot is taken out of a batch with its own error.
+func (d *driver) bootstrap(ctx context.Context) (head, tree string, err error) {
+	for {
+		u := d.w.first()
+		if u == nil {
+			return "", "", errRetry
+		}
+		head, tree, err = d.c.bootstrap(ctx, d.branch, u)
+		var pe *kind.Cause
+		if errors.As(err, &pe) && d.w.drop(u, d.c.fail(d.op, d.branch, nil, err)) {
+			continue
+		}
+		if err != nil && !errors.Is(err, errRetry) {
+			var re *rest.Refused
+			if errors.As(err, &re) {
+				return "", "", err
+			}
+			return "", "", d.c.fail(d.op, d.branch, nil, err)
+		}
+		return head, tree, err
+	}
+}
+
+// settled lands the work when head is, or descends from, a commit of ours
+// whose ref write had no clear answer: a change set never lands twice.
+// Unsettled commits are checked first, before anything is built.
+func (d *driver) settled(ctx context.Context, head string, attempt int) bool {
+	if d.ours[head] {
+		d.landTip(ctx, head, attempt, false)
+		return true
+	}
+	for _, tip := range d.unsettled {
+		in, err := d.c.refs.LandedIn(ctx, head, tip)
+		if err != nil {
+			e := d.c.fail(d.op, d.branch, ErrUnknownOutcome, fmt.Errorf("an earlier ref update had no answer, and whether it landed cannot be told: %w", err))
+			e.Head, e.Attempts = head, attempt
+			e.Hint = "read the branch before retrying"
+			d.w.fail(e)
+			return true
+		}
+		if in {
+			d.debug(ctx, "our earlier commit landed", "commit", tip, "head", head)
+			d.landTip(ctx, tip, attempt, false)
+			return true
+		}
+	}
+	return false
+}
+
+// landTip lands the work at tip, a commit of ours whose ref write had no
+// clear answer and that is found on the branch. On the REST fallback the
+// tag (Tag) was not created with the branch: it is created now, and when
+// that fails the work fails as a move whose tag failed does (see moveRef).
+func (d *driver) landTip(ctx context.Context, tip string, attempt int, created bool) {
+	if d.untagged[tip] {
+		delete(d.untagged, tip)
+		if err := d.c.refs.RESTTag(ctx, d.co.tag, tip); err != nil {
+			e := d.c.fail(d.op, d.branch, nil, err)
+			e.Head, e.Attempts = tip, attempt
+			d.w.fail(e)
+			return
+		}
+	}
+	d.landed(tip, attempt, created)
+}
+
+func (d *driver) landed(tip string, attempt int, created bool) {
+	d.observe(Event{Kind: EventLanded, Branch: d.branch, Attempt: attempt, Commit: tip, Changes: d.w.size()})
+	d.w.land(tip, attempt, created)
+}
+
+// move creates or fast-forwards the branch to tip and acts on the outcome.
+func (d *driver) move(ctx context.Context, head, tip string, creating bool, attempt int, started time.Time) (bool, error) {
+	if tip != head {
+		d.ours[tip] = true
+	}
+	var mv refs.Move
+	var err error
+	if creating {
+		mv, err = d.c.refs.CreateTagged(ctx, d.branch, tip, d.co.tag)
+	} else {
+		mv, err = d.c.refs.Move(ctx, d.branch, head, tip, d.co.tag)
+	}
+	if mv.Ambiguous && !mv.Won {
+		d.unsettled = append(d.unsettled, tip)
+		if mv.Untagged {
+			if d.untagged == nil {
+				d.untagged = map[string]bool{}
+			}
+			d.untagged[tip] = true
+		}
+	}
+	var re *rest.Refused
+	switch {
+	case mv.Missing && d.co.createFrom == "":
+		return true, d.c.missingBranch(d.op, d.branch, err)
+	case mv.Missing: // try again: the next attempt creates it
+	case errors.As(err, &re):
+		return d.refusedOr(err, attempt)
+	case err != nil:
+		e := d.c.fail(d.op, d.branch, nil, err)
+		e.Head, e.Attempts = head, attempt
+		return true, e
+	case mv.Won:
+		d.landed(tip, attempt, creating || d.created)
+		return true, nil
+	}
+	if d.forget != nil {
+		d.forget()
+	}
+	d.lost = time.Since(started)
+	d.observe(Event{Kind: EventLostRace, Branch: d.branch, Attempt: attempt, Head: head, Took: d.lost, Changes: d.w.size()})
+	d.debug(ctx, "lost the race for the branch", "repo", d.c.Repository(), "branch", d.branch, "attempt", attempt, "head", head, "took", d.lost)
+	return false, nil
+}

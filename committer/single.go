@@ -1,0 +1,126 @@
+package committer
+
+import "context"
+
+// single is the work of Commit: one change set.
+type single struct {
+	c       *Committer
+	branch  string
+	u       *unit
+	results map[string]*Result // by the tip each attempt built
+	res     *Result
+	err     error
+	// pre is this attempt's resolution from stageOne, when auto goes on
+	// through Git Data: build uses it, so edit functions run once.
+	pre *preResolved
+}
+
+// preResolved is a change set resolved on head without writing.
+type preResolved struct {
+	head string
+	v    *view
+	r    *resolved
+}
+
+func (s *single) stageOne(ctx context.Context, engine Engine, cands []Engine, head, tree string, attempt int) (*staged, *unit, error) {
+	s.pre = nil
+	st, err := s.c.stage(ctx, s.u, engine, cands, head, tree, func(v *view, r *resolved) {
+		s.pre = &preResolved{head: head, v: v, r: r}
+	})
+	if err != nil {
+		if engine == EngineAuto && isOneWriteError(err) {
+			return nil, nil, err
+		}
+		return nil, nil, s.failAt(head, attempt, err)
+	}
+	st.res.Branch = s.branch
+	st.finish = func(commit, tree, parent string) {
+		r := *st.res
+		r.Commit, r.Tree, r.Parent, r.Engine = commit, tree, parent, st.engine.String()
+		if parent == "" {
+			r.NoOp, r.Changed = true, []string{}
+		}
+		s.results[commit] = &r
+	}
+	return st, s.u, nil
+}
+
+func (s *single) prune(bool) bool { return s.res == nil && s.err == nil }
+
+func (s *single) first() *unit { return s.u }
+
+func (s *single) size() int { return 1 }
+
+func (s *single) drop(*unit, *Error) bool { return false }
+
+func (s *single) fail(err error) { s.err = s.u.boot.annotate(err) }
+
+// failAt is the error of an attempt on head that cannot go on.
+func (s *single) failAt(head string, attempt int, err error) error {
+	e := s.c.fail("commit to", s.branch, nil, err)
+	e.Head, e.Attempts = head, attempt
+	return s.u.boot.annotate(e)
+}
+
+func (s *single) build(ctx context.Context, head, tree string, attempt int) (string, string, bool, error) {
+	var r *resolved
+	var err error
+	if p := s.pre; p != nil && p.head == head {
+		s.pre = nil
+		r, err = s.c.completeResolve(ctx, p.v, p.r)
+	} else {
+		r, err = s.c.resolve(ctx, newViewAt(s.c, head, tree), s.u.p, false)
+	}
+	if err != nil {
+		e := s.c.fail("commit to", s.branch, nil, err)
+		e.Head, e.Attempts = head, attempt
+		return "", "", false, s.u.boot.annotate(e)
+	}
+	res := newResult(s.c, s.branch, r.changes)
+	res.Parent, res.Commit, res.Tree = head, head, tree
+	if len(r.entries) > 0 {
+		contended := isContended(ctx)
+		if contended && s.c.refs.Moved(ctx, s.branch, head) {
+			if len(r.subtrees) > 0 {
+				return "", "", false, errMovedAfterWrites // resolve created them
+			}
+			return "", "", false, errUnsent
+		}
+		if err := s.c.upload(ctx, r.uploads); err != nil {
+			return "", "", false, err
+		}
+		newTree, err := s.c.createTree(ctx, tree, r.entries)
+		if err != nil {
+			return "", "", false, err
+		}
+		if newTree != tree {
+			moved := func() bool { return false }
+			if contended {
+				moved = s.c.refs.WatchMoved(ctx, s.branch, head)
+			}
+			commit, err := s.c.createCommit(ctx, s.u.cs, s.u.message, head, newTree)
+			if moved() && err == nil {
+				return "", "", false, errMovedAfterWrites // the ref update would lose: not sent
+			}
+			if err != nil {
+				return "", "", false, err
+			}
+			res.Commit, res.Tree = commit, newTree
+		}
+	}
+	if res.Commit == head {
+		res.NoOp, res.Parent, res.Changed = true, "", []string{}
+	}
+	s.results[res.Commit] = res
+	return res.Commit, res.Tree, true, nil
+}
+
+func (s *single) land(tip string, attempt int, created bool) {
+	r := s.results[tip]
+	r.Attempts, r.CreatedBranch = attempt, created
+	if r.Engine == "" {
+		r.Engine = EngineGitData.String()
+	}
+	s.u.boot.apply(r)
+	s.res = r
+}
