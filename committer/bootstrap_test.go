@@ -23,7 +23,7 @@ func emptyRepo(t *testing.T, opts ...committer.Option) (*githubtest.TestServer, 
 	t.Helper()
 	ts := githubtest.NewServer(t)
 	must(t, ts.CreateRepo(owner, emptyName, false))
-	c, err := newWith(ts.Client, owner, emptyName, append([]committer.Option{committer.WithSleep(noSleep)}, opts...)...)
+	c, err := newWith(ts.Client, owner, emptyName, append([]committer.Option{committer.WithBackoffSleep(noSleep)}, opts...)...)
 	must(t, err)
 	return ts, c
 }

@@ -357,7 +357,7 @@ func newChaosRun(t *testing.T, rate float64) (*chaosRun, *committer.Committer) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := newWith(gh, owner, repo, committer.WithSleep(fast), committer.WithMaxAttempts(12))
+	c, err := newWith(gh, owner, repo, committer.WithBackoffSleep(fast), committer.WithMaxAttempts(12))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -790,7 +790,7 @@ func TestRefUpdateSecondaryRateLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := newWith(gh, owner, repo, committer.WithSleep(fast))
+	c, err := newWith(gh, owner, repo, committer.WithBackoffSleep(fast))
 	if err != nil {
 		t.Fatal(err)
 	}

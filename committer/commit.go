@@ -59,7 +59,7 @@ func (c *Committer) Commit(ctx context.Context, branch string, cs *ChangeSet, op
 		return nil, err
 	}
 	res, err := c.coordinatorFor(branch).submit(newJob(ctx, c, branch, co, u))
-	if r, perr, ok := c.instead(ctx, branch, cs, co, err); ok {
+	if r, ok, perr := c.instead(ctx, branch, cs, co, err); ok {
 		return r, perr
 	}
 	if res != nil && !res.NoOp && co.tag.Name != "" {

@@ -262,7 +262,7 @@ func TestObserverReportsEachStep(t *testing.T) {
 			return ctx.Err()
 		}
 	}
-	ts, c := setupREST(t, committer.WithSleep(sleep), committer.WithObserver(func(e committer.Event) {
+	ts, c := setupREST(t, committer.WithBackoffSleep(sleep), committer.WithObserver(func(e committer.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		events = append(events, e)
@@ -308,7 +308,7 @@ func TestBareSecondaryLimitWaitsAMinute(t *testing.T) {
 		mu.Unlock()
 		return ctx.Err()
 	}
-	ts, c := setupREST(t, committer.WithSleep(sleep))
+	ts, c := setupREST(t, committer.WithBackoffSleep(sleep))
 	ts.SecondaryRateLimit(rtUpdateRef, 0, 1)
 	_, _ = c.Commit(context.Background(), "main", committer.NewChangeSet("m").Put("a.txt", []byte("a\n")))
 	mu.Lock()

@@ -86,9 +86,7 @@ func New(owner, repo string, opts ...Option) (*Committer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("committer: %w", err)
 	}
-	if o.secondaryFloor == 0 {
-		o.secondaryFloor = cfg.SecondaryLimitWait
-	}
+	o.secondaryFloor = cfg.SecondaryLimitWait
 	o.maxLimitWait = cfg.MaxRateLimitWait
 	endpoint, err := ghgraphql.EndpointFor(base.String(), o.graphqlURL)
 	if err != nil {

@@ -162,7 +162,7 @@ func TestBareSecondaryWaitIsTheClients(t *testing.T) {
 				waits = append(waits, e.Wait)
 				mu.Unlock()
 			}
-		}), committer.WithSleep(noSleep))
+		}), committer.WithBackoffSleep(noSleep))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -29,7 +29,7 @@ func TestChaosCoordinator(t *testing.T) {
 		gh, err := ghclient.New(context.Background(), ghclient.WithBaseURL(r.url+"/"),
 			ghclient.WithToken([]string{"chaos-token-a", "chaos-token-b"}[w%2]), ghclient.WithSleep(fast), ghclient.WithConcurrency(8))
 		must(t, err)
-		if cs[w], err = newWith(gh, owner, repo, committer.WithSleep(fast), committer.WithMaxAttempts(12)); err != nil {
+		if cs[w], err = newWith(gh, owner, repo, committer.WithBackoffSleep(fast), committer.WithMaxAttempts(12)); err != nil {
 			t.Fatal(err)
 		}
 	}

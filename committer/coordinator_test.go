@@ -33,7 +33,7 @@ func tokenClient(t *testing.T, ts *githubtest.TestServer, token string, rt http.
 	must(t, err)
 	// The coordinator's tests hold and count REST ref updates; the strict
 	// update's own tests are in refswap_test.go.
-	c, err := committer.New(owner, repo, append([]committer.Option{committer.WithHTTPClient(hc), committer.WithSleep(noSleep), committer.WithFastForwardRefUpdates()}, opts...)...)
+	c, err := committer.New(owner, repo, append([]committer.Option{committer.WithHTTPClient(hc), committer.WithBackoffSleep(noSleep), committer.WithFastForwardRefUpdates()}, opts...)...)
 	must(t, err)
 	return c
 }
@@ -463,7 +463,7 @@ func TestQueueRemembersNoGoneHead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := committer.New(owner, repo, committer.WithHTTPClient(hc), committer.WithBaseURL(api), committer.WithSleep(noSleep))
+	c, err := committer.New(owner, repo, committer.WithHTTPClient(hc), committer.WithBaseURL(api), committer.WithBackoffSleep(noSleep))
 	if err != nil {
 		t.Fatal(err)
 	}

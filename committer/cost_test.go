@@ -101,7 +101,7 @@ func TestTreeChunksByBytes(t *testing.T) {
 	if err := ts.CreateRepo(owner, repo, true); err != nil {
 		t.Fatal(err)
 	}
-	c, err := newWith(ts.Client, owner, repo, committer.WithSleep(noSleep))
+	c, err := newWith(ts.Client, owner, repo, committer.WithBackoffSleep(noSleep))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestCost3FilesIn200k(t *testing.T) {
 	cs := committer.NewChangeSet("touch 3")
 	cs.Put(shapedPath(3, 14, 1), []byte("new content\n")) // modified
 	cs.Put("a07/b099/new.txt", []byte("added\n"))         // added in an existing directory
-	cs.Edit(shapedPath(19, 0, 2), func(old []byte, exists bool) ([]byte, error) {
+	cs.Edit(shapedPath(19, 0, 2), func(old []byte, _ bool) ([]byte, error) {
 		return append(old, "edited\n"...), nil
 	})
 	res, err := c.Commit(context.Background(), "main", cs)
@@ -276,7 +276,7 @@ func TestLookupRefusalsBothWays(t *testing.T) {
 			if !gql && (treeReads == 0 || ts.Count("POST /graphql") != 0) {
 				t.Errorf("without GraphQL: %d tree reads, %d more GraphQL queries after the 404", treeReads, ts.Count("POST /graphql"))
 			}
-			res, err = c.Commit(context.Background(), "main", committer.NewChangeSet("replace").Delete("d/e").Put("d/e", []byte("now a file\n")))
+			_, err = c.Commit(context.Background(), "main", committer.NewChangeSet("replace").Delete("d/e").Put("d/e", []byte("now a file\n")))
 			if err != nil || readFile(t, ts, "main", "d/e") != "now a file\n" {
 				t.Fatalf("replace a directory by a file: %v", err)
 			}

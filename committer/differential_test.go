@@ -293,7 +293,7 @@ func newCommitterFor(t testing.TB, ts *githubtest.TestServer, name string) *comm
 // gh (its HTTP client and base URL).
 func committerOn(t testing.TB, gh *github.Client, name string) *committer.Committer {
 	t.Helper()
-	c, err := newWith(gh, owner, name, committer.WithSleep(noSleep))
+	c, err := newWith(gh, owner, name, committer.WithBackoffSleep(noSleep))
 	if err != nil {
 		t.Fatal(err)
 	}

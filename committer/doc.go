@@ -3,9 +3,9 @@
 // commit to the same branch at the same time.
 //
 // A commit is built on GitHub from content-addressed objects on top of the
-// branch's current head, and the branch is moved with a fast-forward-only
-// ref update (force=false). When another writer moved the branch first,
-// GitHub refuses the update (422); the Committer re-reads the head, rebuilds
+// branch's current head, and the branch is moved by a compare-and-swap from
+// that head (see Guarantees). When another writer moved the branch first,
+// GitHub refuses the update; the Committer re-reads the head, rebuilds
 // the commit on it — re-running edit functions on the fresh content — and
 // tries again. Nothing is ever force-pushed, and nothing another writer
 // committed is lost.
@@ -74,7 +74,9 @@
 //
 // # Errors
 //
-// Every error is an *Error naming the repository, branch and path, whose
+// Every error of a Committer's work (its methods, NewQueue and
+// Queue.Commit; New and the Validate functions return plain errors) is an
+// *Error naming the repository, branch and path, whose
 // Kind matches one of ErrConflict, ErrInvalid, ErrNotFound, ErrUnauthorized,
 // ErrPermission, ErrProtected, ErrRateLimited or ErrUnknownOutcome with
 // errors.Is, and which carries GitHub's HTTP status, message and
@@ -105,63 +107,7 @@
 //
 // # Internals
 //
-// A change set travels through files named for their stage:
-//
-//   - changeset.go, validate.go, prepare.go: the ChangeSet is validated as
-//     a whole and every put is hashed locally, before any request (begin,
-//     in commit.go, is the one gate of Commit, Plan and Queue.Commit).
-//   - coordinator.go: every Commit (CommitPullRequest's too) and every
-//     Queue.Commit joins the process's coordinator of its (API, repository,
-//     branch). A change set that finds it idle runs at once, alone, on its
-//     caller's context; those that come while a batch is in flight form
-//     the next batch (batch.go): one credential, one engine, signer and
-//     CreateBranchFrom per batch, within WithMaxBatch and a byte budget;
-//     ExpectHead commits and one-write engines (outside a squashed GraphQL
-//     Queue) go alone, in turn.
-//   - commit.go: the attempt driver. Each attempt reads the head (refs.go:
-//     GET branches/{b}, never following a redirect), settles earlier
-//     unanswered ref updates first, then asks the work to build on the head
-//     and moves the branch. A single change set (Commit) and a batch
-//     (batch.go, Queue) are the two kinds of work; Plan (plan.go) runs only
-//     the driver's read.
-//   - bootstrap.go: an empty repository's first commit, through the
-//     contents API.
-//   - resolve.go, build.go, view.go, known.go, trees.go: the change set is
-//     resolved against the head's tree; view.go's prefetch looks every
-//     changed path up in one GraphQL query (internal/ghgraphql's Paths),
-//     known.go holds what is known at each path of a tree (looked up, or
-//     learnt from a tree this Committer created), trees.go reads
-//     directories over REST where that is not enough; edit functions run
-//     here. predict.go works out the directories the new tree will have
-//     from the listings read, so the next commit reads none.
-//   - upload.go, then commit.go's createTree (in chunks by inline bytes and
-//     entries: trees.go's treeChunks) and
-//     createCommit: missing blobs are uploaded once, the tree is created on
-//     the head's tree, the commit on the head.
-//   - refs.go, refswap.go: the ref update, a strict compare-and-swap
-//     (updateRefs, beforeOid = the head built on; the REST fast-forward
-//     where GitHub has none), or the branch's creation; an unanswered
-//     update is settled by reading the ref and one compare request, never
-//     by sending it again.
-//   - tags.go: a tag (Tag) moved in the same updateRefs as the branch.
-//   - rules.go, onprotected.go: after ErrProtected, the rule that refused
-//     the write (Error.Rule) and the way through; WithPullRequestOnProtected.
-//   - engine.go, engine_stage.go, engine_driver.go, engine_write.go,
-//     engine_batch.go: the one-write engines. When one is chosen, the
-//     driver's attempt resolves the change set on the head without writing
-//     (stage: edits run there, and what the engine cannot carry is refused),
-//     sends it in one GraphQL mutation or contents-API write, and settles a
-//     lost reply by the EditIDTrailer (settleOneWrite); a squashed Queue
-//     batch goes through GraphQL the same way.
-//   - urlpath.go: every file path or branch name that goes into a URL is
-//     escaped there, segment by segment (the contents writes, GET
-//     branches/{b}); go-github escapes refs itself.
-//   - landing.go: every landing write (ref update, branch creation,
-//     mutation, contents write, bootstrap, pull request) is sent on a
-//     context detached from the caller's cancel once sent (httptrace), and
-//     the driver's end settles any write still open before the work fails.
-//   - errors.go: the error kinds, *Error, judge (the one table of what an
-//     answer to a landing write means — lost race, wait, settle or error —
-//     for the ref update and creation, GraphQL, the contents API and the
-//     bootstrap) and classify (the kind and hint of any failure).
+// How the package is built (its stages, the commit loop's invariants, and
+// where each answer of GitHub is classified) is described for maintainers
+// in docs/architecture.md in the repository.
 package committer

@@ -326,7 +326,7 @@ func TestEnginesEmptyRepository(t *testing.T) {
 			if err := ts.CreateRepo(owner, repo, false); err != nil {
 				t.Fatal(err)
 			}
-			c, err := newWith(ts.Client, owner, repo, committer.WithSleep(noSleep))
+			c, err := newWith(ts.Client, owner, repo, committer.WithBackoffSleep(noSleep))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -536,7 +536,7 @@ func TestEnginesVerified(t *testing.T) {
 			if err := ts.CreateRepo(owner, repo, true); err != nil {
 				t.Fatal(err)
 			}
-			c, err := newWith(ts.Client, owner, repo, committer.WithSleep(noSleep))
+			c, err := newWith(ts.Client, owner, repo, committer.WithBackoffSleep(noSleep))
 			if err != nil {
 				t.Fatal(err)
 			}

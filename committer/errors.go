@@ -10,11 +10,15 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 )
 
-// Error kinds. Every error returned by this package is an *Error whose Kind is
-// one of these (or nil for failures that fit none of them, such as an edit
-// function's own error), so callers match them with errors.Is:
+// Error kinds. The errors of a Committer's work (its methods, NewQueue and
+// Queue.Commit) are *Error values whose Kind is one of these (or nil for
+// failures that fit none of them, such as an edit function's own error),
+// so callers match them with errors.Is:
 //
 //	if errors.Is(err, committer.ErrConflict) { ... }
+//
+// The package's other functions (New, the Validate and Parse functions,
+// LoadDir and LoadFile) return plain errors, which carry no kind.
 var (
 	// ErrConflict: a precondition failed on the head that was read, or every
 	// attempt lost the race for the branch. Nothing was committed.
@@ -75,7 +79,7 @@ type Error struct {
 	// RetryAfter is, for an ErrRateLimited, how long to wait before trying
 	// again: the Retry-After GitHub sent, the time until its primary limit
 	// resets, or (a secondary limit that named no wait) the least wait
-	// after one (WithSecondaryLimitWait). It is 0 for every other error.
+	// after one (the client's ghclient.WithSecondaryLimitWait). It is 0 for every other error.
 	RetryAfter time.Duration
 	// Rule is, for an ErrProtected, the type of the rule that refused the
 	// write, as GET rules/branches/{branch} names it (pull_request,

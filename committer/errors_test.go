@@ -57,7 +57,9 @@ type landingAnswer struct {
 	realWait   bool          // sleep through waits of up to a second
 }
 
-const floor = 2 * time.Second // WithSecondaryLimitWait in these tests
+// floor is the wait after a bare secondary limit: the client's default
+// (ghclient.WithSecondaryLimitWait; TestSecondaryLimitWaits sets another).
+const floor = time.Minute
 
 func fault(status int, body string, times int) func(*githubtest.TestServer, committer.Engine) {
 	return func(ts *githubtest.TestServer, e committer.Engine) {
@@ -177,7 +179,7 @@ func TestLandingAnswers(t *testing.T) {
 					}
 					return ctx.Err()
 				}
-				ts, c := setup(t, committer.WithSleep(record), committer.WithMaxAttempts(3), committer.WithSecondaryLimitWait(floor), restFor(e))
+				ts, c := setup(t, committer.WithBackoffSleep(record), committer.WithMaxAttempts(3), restFor(e))
 				before := head(t, ts, "main")
 				a.inject(ts, e)
 				branch, opts := "main", []committer.CommitOption{committer.WithEngine(e)}
@@ -338,7 +340,7 @@ func TestQueueLandingAnswers(t *testing.T) {
 			fault(200, githubtest.GraphQLErrorBody("createCommitOnBranch", "BRANCH_PROTECTION_RULE_VIOLATION", "Changes must be made through a pull request."), 0), committer.ErrProtected},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ts, c := setupREST(t, committer.WithMaxAttempts(2), committer.WithSecondaryLimitWait(floor))
+			ts, c := setupREST(t, committer.WithMaxAttempts(2))
 			tc.inject(ts, tc.engine)
 			opts := []committer.CommitOption{committer.WithEngine(tc.engine)}
 			if tc.squash {
@@ -403,7 +405,7 @@ func TestBootstrapAnswers(t *testing.T) {
 		}, committer.ErrRateLimited, "rate limit", 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ts, c := emptyRepo(t, committer.WithMaxAttempts(2), committer.WithSecondaryLimitWait(floor))
+			ts, c := emptyRepo(t, committer.WithMaxAttempts(2))
 			tc.inject(ts)
 			_, err := c.Commit(context.Background(), "main", committer.NewChangeSet("w").Put("w.txt", []byte("w\n")))
 			var ce *committer.Error
@@ -432,7 +434,7 @@ func TestPullRequestRateLimited(t *testing.T) {
 		want       time.Duration
 	}{{7, 7 * time.Second}, {0, floor}} {
 		t.Run(strconv.Itoa(tc.retryAfter), func(t *testing.T) {
-			ts, c := setup(t, committer.WithSecondaryLimitWait(floor))
+			ts, c := setup(t)
 			ts.Inject(githubtest.SecondaryLimitFault(githubtest.Fault{Route: "POST /repos/{owner}/{repo}/pulls"}, 429, tc.retryAfter))
 			_, err := c.CommitPullRequest(context.Background(), "main", "feature", committer.NewChangeSet("w").Put("w.txt", []byte("w\n")), committer.PullRequestOptions{})
 			var ce *committer.Error

@@ -81,7 +81,7 @@ func onLandingWrites(ts *githubtest.TestServer, e committer.Engine, fn func(n in
 // viaPath commits cs on path pc with ctx; for a batch, another change set
 // is committed first and held at its landing write until cs is queued
 // behind it (its own landing write is then the second).
-func viaPath(t *testing.T, ts *githubtest.TestServer, c *committer.Committer, pc pathCase, ctx context.Context, cs *committer.ChangeSet, release <-chan struct{}) (*committer.Result, error) {
+func viaPath(ctx context.Context, t *testing.T, ts *githubtest.TestServer, c *committer.Committer, pc pathCase, cs *committer.ChangeSet) (*committer.Result, error) {
 	t.Helper()
 	opt := committer.WithEngine(pc.engine)
 	switch {
@@ -173,7 +173,7 @@ func TestEveryPathWaitsForASentWrite(t *testing.T) {
 				}
 			})
 			go func() { time.Sleep(100 * time.Millisecond); close(release) }()
-			res, err := viaPath(t, ts, c, pc, ctx, committer.NewChangeSet("mine").Edit("log", appendLine("mine")), release)
+			res, err := viaPath(ctx, t, ts, c, pc, committer.NewChangeSet("mine").Edit("log", appendLine("mine")))
 			if err != nil {
 				t.Fatalf("err = %v, want the change reported as landed (its write was sent before the cancel)", err)
 			}
@@ -219,7 +219,7 @@ func TestEveryPathRefusesBeforeAnyWrite(t *testing.T) {
 					mine.Add(1)
 				})
 				go func() { time.Sleep(100 * time.Millisecond); close(release) }()
-				_, err := viaPath(t, ts, c, pc, context.Background(), tc.cs, release)
+				_, err := viaPath(context.Background(), t, ts, c, pc, tc.cs)
 				switch {
 				case err == nil:
 					t.Fatal("err = nil, want a refusal")

@@ -386,7 +386,7 @@ func TestEmptyRepositoryAnswering404(t *testing.T) {
 	must(t, ts.CreateRepo(owner, "empty", false))
 	ts.Inject(githubtest.Fault{Route: routeBranch, Times: 1, Status: 404,
 		Body: `{"message":"Branch not found","documentation_url":"https://docs.github.com/rest/branches/branches#get-a-branch","status":"404"}`})
-	c, err := newWith(ts.Client, owner, "empty", committer.WithSleep(noSleep))
+	c, err := newWith(ts.Client, owner, "empty", committer.WithBackoffSleep(noSleep))
 	must(t, err)
 	if _, err := c.Commit(context.Background(), "main", committer.NewChangeSet("first").Put("a.txt", []byte("a"))); err != nil {
 		t.Fatal(err)

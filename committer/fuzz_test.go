@@ -332,7 +332,7 @@ func FuzzTreeBuild(f *testing.F) {
 	if err := ts.CreateRepo(owner, repo, false); err != nil {
 		f.Fatal(err)
 	}
-	c, err := newWith(ts.Client, owner, repo, committer.WithSleep(noSleep))
+	c, err := newWith(ts.Client, owner, repo, committer.WithBackoffSleep(noSleep))
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -23,12 +23,18 @@ func noSleep(ctx context.Context, _ time.Duration) error { return ctx.Err() }
 // Committer that does not sleep between attempts.
 func setup(t *testing.T, opts ...committer.Option) (*githubtest.TestServer, *committer.Committer) {
 	t.Helper()
+	return setupClient(t, nil, opts...)
+}
+
+// setupClient is setup with copts added to the HTTP client's options.
+func setupClient(t *testing.T, copts []ghclient.Option, opts ...committer.Option) (*githubtest.TestServer, *committer.Committer) {
+	t.Helper()
 	ts := githubtest.NewServer(t)
 	if err := ts.CreateRepo(owner, repo, true); err != nil {
 		t.Fatal(err)
 	}
-	opts = append([]committer.Option{committer.WithSleep(noSleep)}, opts...)
-	c, err := newWith(ts.Client, owner, repo, opts...)
+	opts = append([]committer.Option{committer.WithBackoffSleep(noSleep)}, opts...)
+	c, err := newWithClient(ts.Client, owner, repo, copts, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +62,13 @@ func restFor(e committer.Engine) committer.Option {
 // write pacing off and waits skipped (tests against a fake); New keeps a
 // client that has them as it is.
 func newWith(gh *github.Client, o, r string, opts ...committer.Option) (*committer.Committer, error) {
-	hc, err := ghclient.Wrap(gh.Client(), gh.BaseURL.String(), ghclient.WithWritePacing(0, 0, 0), ghclient.WithSleep(noSleep))
+	return newWithClient(gh, o, r, nil, opts...)
+}
+
+// newWithClient is newWith with copts added to the HTTP client's options.
+func newWithClient(gh *github.Client, o, r string, copts []ghclient.Option, opts ...committer.Option) (*committer.Committer, error) {
+	copts = append([]ghclient.Option{ghclient.WithWritePacing(0, 0, 0), ghclient.WithSleep(noSleep)}, copts...)
+	hc, err := ghclient.Wrap(gh.Client(), gh.BaseURL.String(), copts...)
 	if err != nil {
 		return nil, err
 	}

@@ -270,7 +270,7 @@ func TestHostileFileNamesBootstrap(t *testing.T) {
 					if err := ts.CreateRepo(owner, repo, false); err != nil {
 						t.Fatal(err)
 					}
-					c, err := newWith(ts.Client, owner, repo, committer.WithSleep(noSleep))
+					c, err := newWith(ts.Client, owner, repo, committer.WithBackoffSleep(noSleep))
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -129,7 +129,7 @@ func TestNewValidatesOptions(t *testing.T) {
 	ts, _ := setup(t)
 	bad := []committer.Option{
 		committer.WithMaxAttempts(0), committer.WithBackoff(nil), committer.WithLogger(nil),
-		committer.WithSleep(nil), committer.WithInlineLimit(-1), committer.WithConcurrency(0),
+		committer.WithBackoffSleep(nil), committer.WithInlineLimit(-1), committer.WithUploadParallelism(0),
 	}
 	for i, o := range bad {
 		if _, err := newWith(ts.Client, owner, repo, o); err == nil {

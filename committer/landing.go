@@ -74,7 +74,7 @@ func (d *driver) end(ctx context.Context, err error, attempt int) {
 func (d *driver) unknownEnd(cause error, what string, why error, head string, attempt int) {
 	// cause is not wrapped: errors.Is(err, context.Canceled) must not
 	// pass for a write that may have landed.
-	e := d.c.fail(d.op, d.branch, ErrUnknownOutcome, fmt.Errorf("%s was sent and whether it landed cannot be told (%v): stopped by: %v", what, why, cause))
+	e := d.c.fail(d.op, d.branch, ErrUnknownOutcome, fmt.Errorf("%s was sent and whether it landed cannot be told (%v): stopped by: %v", what, why, cause)) //nolint:errorlint // see above
 	e.Head, e.Attempts = head, attempt
 	e.Hint = "check the branch for the commit (its " + EditIDTrailer + " trailer, when it has one) before retrying: it may have landed"
 	d.w.fail(e)

@@ -186,7 +186,7 @@ func newCancelling(t *testing.T, ts *githubtest.TestServer, route string, opts .
 	rt := &cancelAtWrite{base: ts.Client.Client().Transport, cancel: cancel, route: route}
 	gh := github.NewClient(&http.Client{Transport: rt})
 	gh.BaseURL = ts.Client.BaseURL
-	c, err := newWith(gh, owner, repo, append([]committer.Option{committer.WithSleep(noSleep)}, opts...)...)
+	c, err := newWith(gh, owner, repo, append([]committer.Option{committer.WithBackoffSleep(noSleep)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +266,7 @@ func TestLandingCancelBootstrap(t *testing.T) {
 			if err := ts.CreateRepo(owner, repo, false); err != nil {
 				t.Fatal(err)
 			}
-			c, err := newWith(ts.Client, owner, repo, committer.WithSleep(noSleep), committer.WithLandingGrace(grace))
+			c, err := newWith(ts.Client, owner, repo, committer.WithBackoffSleep(noSleep), committer.WithLandingGrace(grace))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -366,7 +366,7 @@ func TestLandingQueueGraphQLLateApply(t *testing.T) {
 		}
 		return ctx.Err()
 	}
-	c, err := newWith(ts.Client, owner, repo, committer.WithSleep(sleep))
+	c, err := newWith(ts.Client, owner, repo, committer.WithBackoffSleep(sleep))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -76,7 +76,7 @@ func TestCopiedEditIDSettlesOnItsOwn(t *testing.T) {
 				t.Run(e.String()+"/"+mode+"/"+m.name, func(t *testing.T) {
 					ts, a := setup(t)
 					seed(t, ts, map[string]string{"log": ""})
-					b, err := newWith(ts.Client, owner, repo, committer.WithSleep(noSleep), committer.AsOtherProcess("B"))
+					b, err := newWith(ts.Client, owner, repo, committer.WithBackoffSleep(noSleep), committer.AsOtherProcess("B"))
 					must(t, err)
 					var resB *committer.Result
 					landingWriteFails(ts, e, mode, func() {
@@ -98,7 +98,7 @@ func TestCopiedEditIDSettlesOnItsOwn(t *testing.T) {
 		for _, mode := range []string{"failed", "dropped"} {
 			t.Run("put/"+e.String()+"/"+mode, func(t *testing.T) {
 				ts, a := setup(t)
-				b, err := newWith(ts.Client, owner, repo, committer.WithSleep(noSleep), committer.AsOtherProcess("B"))
+				b, err := newWith(ts.Client, owner, repo, committer.WithBackoffSleep(noSleep), committer.AsOtherProcess("B"))
 				must(t, err)
 				var resB *committer.Result
 				msg := copiedMessages[0].msg
@@ -167,7 +167,7 @@ func TestEditIDOwnAndLast(t *testing.T) {
 }
 
 // sentIDs records the own Edit-Id of every landing write sent through e.
-func sentIDs(t *testing.T, ts *githubtest.TestServer, e committer.Engine) func() []string {
+func sentIDs(_ *testing.T, ts *githubtest.TestServer, e committer.Engine) func() []string {
 	var mu sync.Mutex
 	var ids []string
 	for _, r := range writeRoutes(e) {
@@ -298,7 +298,7 @@ func TestQueueCopiedEditID(t *testing.T) {
 			seed(t, ts, map[string]string{"log": ""})
 			q, err := committer.NewQueue(c, "main", committer.WithEngine(committer.EngineGraphQL), committer.Squash())
 			must(t, err)
-			b, err := newWith(ts.Client, owner, repo, committer.WithSleep(noSleep), committer.AsOtherProcess("B"))
+			b, err := newWith(ts.Client, owner, repo, committer.WithBackoffSleep(noSleep), committer.AsOtherProcess("B"))
 			must(t, err)
 			var resB *committer.Result
 			landingWriteFails(ts, committer.EngineGraphQL, mode, func() {
@@ -315,7 +315,7 @@ func TestQueueCopiedEditID(t *testing.T) {
 			seed(t, ts, map[string]string{"log": ""})
 			q, err := committer.NewQueue(c, "main", committer.WithEngine(committer.EngineGraphQL), committer.Squash())
 			must(t, err)
-			b, err := newWith(ts.Client, owner, repo, committer.WithSleep(noSleep), committer.AsOtherProcess("B"))
+			b, err := newWith(ts.Client, owner, repo, committer.WithBackoffSleep(noSleep), committer.AsOtherProcess("B"))
 			must(t, err)
 			// Hold the first batch at its write so that the next two
 			// queue up behind it; the second batch's write fails.
@@ -438,7 +438,7 @@ func TestCopiedEditIDChaos(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					c, err := newWith(ts.Client, owner, repo, committer.WithSleep(noSleep), committer.WithMaxAttempts(50))
+					c, err := newWith(ts.Client, owner, repo, committer.WithBackoffSleep(noSleep), committer.WithMaxAttempts(50))
 					if err != nil {
 						errs[w] = err
 						return

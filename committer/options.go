@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
-	"github.com/ghcommitter/ghcommitter/committer/internal/refs"
 )
 
 // Option configures a Committer. Options validate their input: New returns
@@ -39,8 +38,8 @@ type options struct {
 	progressEvents func(Event)
 	graphqlURL     string
 	// secondaryFloor is the least wait after a secondary rate limit that
-	// came without Retry-After (GitHub's docs: at least a minute). 0 until
-	// New takes it from the HTTP client (ghclient.ConfigOf).
+	// came without Retry-After (GitHub's docs: at least a minute): New
+	// takes it from the HTTP client (ghclient.ConfigOf).
 	secondaryFloor time.Duration
 	landingGrace   time.Duration
 	// process names the coordinator registry a committer's commits go
@@ -201,39 +200,19 @@ func WithLogger(l *slog.Logger) Option {
 	}
 }
 
-// WithSleep replaces how the committer waits between attempts, for tests
-// that must not sleep. sleep must return ctx.Err() when ctx ends first. The
+// WithBackoffSleep replaces how the commit loop waits between attempts
+// (the backoff after a lost race, and the wait a rate limit asked for
+// before the next attempt), for tests that must not sleep. The HTTP
+// client's own waits (transport retries, rate-limit resets, the write
+// pacer) are not these: they go through ghclient.WithSleep on the client
+// of WithHTTPClient. sleep must return ctx.Err() when ctx ends first. The
 // default waits on a timer.
-func WithSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
+func WithBackoffSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
 	return func(o *options) error {
 		if sleep == nil {
 			return fmt.Errorf("sleep must not be nil")
 		}
 		o.sleep = sleep
-		return nil
-	}
-}
-
-// WithSecondaryLimitWait sets the least wait before the next attempt after
-// GitHub refused a write with a secondary rate limit that named no
-// Retry-After. GitHub's documentation asks for at least a minute and warns
-// that continuing may get an integration banned. A Retry-After GitHub
-// sends is always honoured as sent. The same wait follows a bare 429 on
-// every engine; when attempts run out under it, Error.RetryAfter is this
-// wait. The default is the HTTP client's
-// (ghclient.WithSecondaryLimitWait divided by ghclient.WithLimitScale: a
-// minute unless set there), so that the commit loop and the transport wait
-// the same.
-//
-// Deprecated: set ghclient.WithSecondaryLimitWait or ghclient.WithLimitScale
-// on the client of WithHTTPClient instead: it is the one setting for both
-// layers.
-func WithSecondaryLimitWait(d time.Duration) Option {
-	return func(o *options) error {
-		if d <= 0 {
-			return fmt.Errorf("secondary limit wait must be positive, got %s", d)
-		}
-		o.secondaryFloor = d
 		return nil
 	}
 }
@@ -277,12 +256,16 @@ func WithInlineLimit(n int64) Option {
 	}
 }
 
-// WithConcurrency bounds the blob uploads and tree reads one commit runs at
-// once. The default is 4.
-func WithConcurrency(n int) Option {
+// WithUploadParallelism bounds the uploads one commit, or one batch of
+// change sets, sends at once: its blob uploads, and the create-tree
+// requests of a batch whose trees are built side by side. Reads are not
+// bounded by it. It is not the HTTP client's cap on the requests in flight
+// for the repository (ghclient.WithConcurrency), which every request of
+// every commit shares and which still applies beneath it. The default is 4.
+func WithUploadParallelism(n int) Option {
 	return func(o *options) error {
 		if n < 1 || n > 64 {
-			return fmt.Errorf("concurrency must be between 1 and 64, got %d", n)
+			return fmt.Errorf("upload parallelism must be between 1 and 64, got %d", n)
 		}
 		o.concurrency = n
 		return nil
@@ -381,80 +364,6 @@ func sleepContext(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-t.C:
-		return nil
-	}
-}
-
-// CommitOption adjusts a commit: one Commit, Plan or CommitPullRequest
-// call, or every commit of a Queue (NewQueue). An option that has no meaning
-// for the call it is given to (ExpectHead for a Queue, Squash for Commit) is
-// refused with ErrInvalid before any request.
-type CommitOption func(*commitOptions) error
-
-// QueueOption is the former name of CommitOption for NewQueue.
-//
-// Deprecated: use CommitOption.
-type QueueOption = CommitOption
-
-type commitOptions struct {
-	createFrom string
-	expectHead string
-	squash     bool
-	maxBatch   int    // 0: the default
-	engine     Engine // EngineGitData unless WithEngine
-	tag        refs.Tag
-	tagMsgSet  bool // TagMessage was given (checkTag)
-	// onProtected: WithPullRequestOnProtected (onprotected.go).
-	onProtected *onProtected
-}
-
-// alone reports whether a commit with these options must land by itself,
-// never batched with other change sets: it pins the head (ExpectHead) or
-// moves a tag with the branch (Tag).
-func (co commitOptions) alone() bool { return co.expectHead != "" || co.tag.Name != "" }
-
-// CreateBranchFrom creates the branch from ref (a branch name or a commit
-// SHA) when it does not exist (or when its name only redirects to another
-// branch, as GitHub's does after a rename). The new branch points straight
-// at the new commit, built on ref's head. If another writer creates the
-// branch first, the commit is built on the branch it finds. By default a
-// missing branch is an ErrNotFound error.
-func CreateBranchFrom(ref string) CommitOption {
-	return func(o *commitOptions) error { o.createFrom = ref; return nil }
-}
-
-// QueueCreateBranchFrom is CreateBranchFrom.
-//
-// Deprecated: use CreateBranchFrom.
-func QueueCreateBranchFrom(ref string) CommitOption { return CreateBranchFrom(ref) }
-
-// ExpectHead makes the commit land only on the head sha: when the branch's
-// head is not sha, it fails with ErrConflict and commits nothing. Without
-// it, the commit is rebuilt on whatever head it finds. On the git-data and
-// graphql engines the head is pinned at the write too (updateRefs'
-// beforeOid, createCommitOnBranch's expectedHeadOid), so it holds even if
-// the branch moves, or is reset backwards, after the read; on git-data's
-// REST fallback (GitHub without updateRefs, WithFastForwardRefUpdates) it
-// is checked when the head is read only. It has no meaning for a Queue.
-func ExpectHead(sha string) CommitOption {
-	return func(o *commitOptions) error { o.expectHead = sha; return nil }
-}
-
-// Squash lands each batch of a Queue as one commit whose message lists the
-// batch's messages. The default chains one commit per change set. It has
-// no meaning for a single commit.
-func Squash() CommitOption {
-	return func(o *commitOptions) error { o.squash = true; return nil }
-}
-
-// WithMaxBatch bounds the change sets a Queue lands with one ref update.
-// The default is 64, as for the batches of concurrent Commit calls.
-func WithMaxBatch(n int) CommitOption {
-	return func(o *commitOptions) error {
-		if n < 1 || n > 1000 {
-			return fmt.Errorf("max batch must be between 1 and 1000, got %d", n)
-		}
-		o.maxBatch = n
 		return nil
 	}
 }

@@ -33,7 +33,7 @@ func TestSecondaryLimit429IsWaitedOut(t *testing.T) {
 				mu.Unlock()
 				return ctx.Err()
 			}
-			c, err := newWith(ts.Client, owner, repo, committer.WithSleep(record), committer.WithFastForwardRefUpdates())
+			c, err := newWith(ts.Client, owner, repo, committer.WithBackoffSleep(record), committer.WithFastForwardRefUpdates())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -64,7 +64,7 @@ func TestSecondaryLimit429IsWaitedOut(t *testing.T) {
 
 // TestSecondaryLimitWaits: a Retry-After is honoured as sent (not rounded
 // up to a minute), on every engine; without one the wait is the floor,
-// which WithSecondaryLimitWait sets.
+// which the client's ghclient.WithSecondaryLimitWait sets.
 func TestSecondaryLimitWaits(t *testing.T) {
 	routes := map[committer.Engine]string{
 		committer.EngineGitData:  rtUpdateRef,
@@ -74,12 +74,12 @@ func TestSecondaryLimitWaits(t *testing.T) {
 	for engine, route := range routes {
 		for _, tc := range []struct {
 			retryAfter int
-			opts       []committer.Option
+			copts      []ghclient.Option
 			want       time.Duration
 		}{
 			{3, nil, 3 * time.Second},
 			{0, nil, time.Minute},
-			{0, []committer.Option{committer.WithSecondaryLimitWait(2 * time.Second)}, 2 * time.Second},
+			{0, []ghclient.Option{ghclient.WithSecondaryLimitWait(2 * time.Second)}, 2 * time.Second},
 		} {
 			t.Run(fmt.Sprintf("%s/retry-after=%d/floor=%v", engine, tc.retryAfter, tc.want), func(t *testing.T) {
 				var mu sync.Mutex
@@ -90,7 +90,7 @@ func TestSecondaryLimitWaits(t *testing.T) {
 					mu.Unlock()
 					return ctx.Err()
 				}
-				ts, c := setup(t, append(tc.opts, committer.WithSleep(record), restFor(engine))...)
+				ts, c := setupClient(t, tc.copts, committer.WithBackoffSleep(record), restFor(engine))
 				// The landing write's reply, not a query's before it.
 				ts.Inject(githubtest.SecondaryLimitFault(githubtest.Fault{Route: routeOf(route), BodyContains: mutationOf(route), Times: 1}, http.StatusTooManyRequests, tc.retryAfter))
 				res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("w").Put("w.txt", []byte("w\n")), committer.WithEngine(engine))
@@ -138,7 +138,7 @@ func TestLongRateLimitOnAWriteFailsAtOnce(t *testing.T) {
 				events = append(events, e)
 				mu.Unlock()
 			}
-			ts, c := setup(t, committer.WithSleep(record), committer.WithObserver(obs))
+			ts, c := setup(t, committer.WithBackoffSleep(record), committer.WithObserver(obs))
 			before := head(t, ts, "main")
 			// The landing write's reply, not the path lookup's before it.
 			ts.Inject(githubtest.SecondaryLimitFault(githubtest.Fault{Route: routeOf(route), BodyContains: mutationOf(route), Times: 1}, http.StatusTooManyRequests, 3600))
@@ -188,7 +188,7 @@ func TestHTTPLayerWaitsAreEvents(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var events []committer.Event
-	c, err := committer.New(owner, repo, committer.WithHTTPClient(hc), committer.WithSleep(noSleep),
+	c, err := committer.New(owner, repo, committer.WithHTTPClient(hc), committer.WithBackoffSleep(noSleep),
 		committer.WithObserver(func(e committer.Event) {
 			mu.Lock()
 			events = append(events, e)

@@ -265,7 +265,7 @@ func TestUpdateRefsAnswers(t *testing.T) {
 				return
 			}
 			var e *committer.Error
-			if !errors.As(err, &e) || (a.kind != nil && !errors.Is(err, a.kind)) || e.Kind != a.kind {
+			if !errors.As(err, &e) || (a.kind != nil && !errors.Is(err, a.kind)) || !errors.Is(e.Kind, a.kind) {
 				t.Fatalf("err = %v, want kind %v", err, a.kind)
 			}
 			if e.Attempts != 1 || head(t, ts, "main") != before {
@@ -398,7 +398,7 @@ func TestChaosResetsNeverResurrect(t *testing.T) {
 	landed := map[string]bool{} // marker path -> reported landed
 	undecided := 0
 	for w := range writers {
-		c, err := newWith(ts.Client, owner, repo, committer.WithSleep(noSleep), committer.WithMaxAttempts(50))
+		c, err := newWith(ts.Client, owner, repo, committer.WithBackoffSleep(noSleep), committer.WithMaxAttempts(50))
 		must(t, err)
 		wg.Add(1)
 		go func() {

@@ -124,7 +124,7 @@ func BenchmarkCommit200kFiles(b *testing.B) {
 			if err := ts.CreateRepo(owner, repo, true); err != nil {
 				b.Fatal(err)
 			}
-			c, err := newWith(ts.Client, owner, repo, committer.WithSleep(noSleep))
+			c, err := newWith(ts.Client, owner, repo, committer.WithBackoffSleep(noSleep))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -272,7 +272,7 @@ func benchBinaryCommit(b *testing.B, p string, size int) {
 	if err := ts.CreateRepo(owner, repo, true); err != nil {
 		b.Fatal(err)
 	}
-	c, err := newWith(ts.Client, owner, repo, committer.WithSleep(noSleep))
+	c, err := newWith(ts.Client, owner, repo, committer.WithBackoffSleep(noSleep))
 	if err != nil {
 		b.Fatal(err)
 	}

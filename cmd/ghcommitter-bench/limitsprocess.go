@@ -127,8 +127,11 @@ func (f *limitsFake) verifyStages(ws []writerResult) error {
 		for _, lf := range stageFiles(i) {
 			p := stageDir(i) + "/" + lf.Path
 			got, _, err := f.srv.ReadFile(owner, repoName, branch, p)
-			if err != nil || string(got) != string(lf.Data) {
-				return fmt.Errorf("stage %d reported landed but %s does not hold its content (%v)", i, p, err)
+			if err != nil {
+				return fmt.Errorf("stage %d reported landed but %s cannot be read: %w", i, p, err)
+			}
+			if string(got) != string(lf.Data) {
+				return fmt.Errorf("stage %d reported landed but %s does not hold its content", i, p)
 			}
 		}
 	}

@@ -36,7 +36,7 @@ func runScale(ctx context.Context, cfg config, log io.Writer) []scaleResult {
 	var out []scaleResult
 	for _, n := range []int{5000, 20000} {
 		out = append(out, measureScale(ctx, cfg, fmt.Sprintf("sync of %s text files of 2 KiB (%s MB) into an existing directory", num(n), fmt.Sprint(n*2048/1_000_000)),
-			"100 files", seedFiles(100), func(c *committer.Committer) (*committer.ChangeSet, func(*githubtest.Server) bool) {
+			"100 files", seedFiles(100), func(_ *committer.Committer) (*committer.ChangeSet, func(*githubtest.Server) bool) {
 				files := scaleFiles(n, 2048)
 				check := func(srv *githubtest.Server) bool {
 					got, err := srv.Files(owner, repoName, branch)
@@ -55,7 +55,7 @@ func runScale(ctx context.Context, cfg config, log io.Writer) []scaleResult {
 	}
 	big := shapedSeed(20, 100, 100)
 	out = append(out, measureScale(ctx, cfg, "commit of 3 files (2 modified, 1 added)", "200,000 files (20 × 100 directories of 100)", big,
-		func(c *committer.Committer) (*committer.ChangeSet, func(*githubtest.Server) bool) {
+		func(_ *committer.Committer) (*committer.ChangeSet, func(*githubtest.Server) bool) {
 			cs := committer.NewChangeSet("bench: three files").Put("a03/b014/f001.txt", []byte("new\n")).
 				Put("a19/b000/f002.txt", []byte("new\n")).Put("a07/b099/new.txt", []byte("added\n"))
 			return cs, contentIs("a07/b099/new.txt", "added\n")
@@ -66,7 +66,7 @@ func runScale(ctx context.Context, cfg config, log io.Writer) []scaleResult {
 			files = append(files, seedFile{Path: fmt.Sprintf("dir/w/f%05d.txt", i), Content: []byte("x\n")})
 		}
 		out = append(out, measureScale(ctx, cfg, "a put and an edit in dir/w/", fmt.Sprintf("dir/w/ of %s files", num(width)), files,
-			func(c *committer.Committer) (*committer.ChangeSet, func(*githubtest.Server) bool) {
+			func(_ *committer.Committer) (*committer.ChangeSet, func(*githubtest.Server) bool) {
 				cs := committer.NewChangeSet("bench: wide").Put("dir/w/new.txt", []byte("new\n")).
 					Edit("dir/w/f00003.txt", func(old []byte, _ bool) ([]byte, error) { return append(old, 'y'), nil })
 				return cs, contentIs("dir/w/f00003.txt", "x\ny")

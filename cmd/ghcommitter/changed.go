@@ -83,7 +83,7 @@ func openCheckout(ctx context.Context, e *env) (*gitCheckout, bool, error) {
 // only read (status may refresh the index's stat cache, as git status
 // does). The environment is the one --edit commands get: no credentials.
 func (g *gitCheckout) git(dir string, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(g.ctx, "git", append([]string{"--literal-pathspecs", "-c", "core.quotePath=false"}, args...)...)
+	cmd := exec.CommandContext(g.ctx, "git", append([]string{"--literal-pathspecs", "-c", "core.quotePath=false"}, args...)...) //nolint:gosec // G204: git, with the subcommands above; paths are literal pathspecs
 	cmd.Dir = dir
 	cmd.Env = append(childEnv(g.e), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0")
 	var stderr bytes.Buffer
@@ -238,7 +238,7 @@ func (g *gitCheckout) ignored(p string) (bool, error) {
 		info, err := os.Stat(p)
 		return err == nil && g.gogit.ignoredRel(rel, info.IsDir()), nil
 	}
-	cmd := exec.CommandContext(g.ctx, "git", "check-ignore", "-q", "--", p)
+	cmd := exec.CommandContext(g.ctx, "git", "check-ignore", "-q", "--", p) //nolint:gosec // G204: git check-ignore, the path after "--"
 	cmd.Env = append(childEnv(g.e), "GIT_OPTIONAL_LOCKS=0")
 	err := cmd.Run()
 	var ee *exec.ExitError
@@ -248,7 +248,7 @@ func (g *gitCheckout) ignored(p string) (bool, error) {
 	case errors.As(err, &ee) && ee.ExitCode() == 1:
 		return false, nil
 	}
-	return false, fmt.Errorf("git check-ignore %s: %v", p, err)
+	return false, fmt.Errorf("git check-ignore %s: %w", p, err)
 }
 
 // childEnv is the environment of the git commands: the process's, less the

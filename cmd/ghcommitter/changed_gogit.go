@@ -265,7 +265,7 @@ func (g *goGitCheckout) headModes(modes map[string]string) error {
 	defer w.Close()
 	for {
 		name, e, err := w.Next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return nil
 		}
 		if err != nil {

@@ -210,7 +210,7 @@ func (b *changeBuilder) openIgnores(f *commitFlags) error {
 // addIgnoring puts the files git add would take under the directory local
 // (tracked ones, and untracked ones no ignore rule matches) at remote.
 func (b *changeBuilder) addIgnoring(remote, local string) error {
-	dir, err := repoDir(fmt.Sprintf("%s", local), remote)
+	dir, err := repoDir(local, remote)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -59,8 +60,13 @@ func newCommitCmdWith(e *env, runF func(context.Context, *commitFlags) error) *c
 		Example: commitExample,
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
 			// Whatever happens: signer removes it once read, this on the
-			// paths that fail before.
-			defer f.dropSignKey()
+			// paths that fail before (saying so on stderr when it cannot:
+			// the command's own error is the one returned).
+			defer func() {
+				if err := f.dropSignKey(); err != nil {
+					fmt.Fprintf(e.stderr, "ghcommitter: --remove-sign-key: %v\n", err)
+				}
+			}()
 			f.paths = args
 			err := f.check(cmd)
 			if err == nil {

@@ -79,7 +79,7 @@ func hideEnvBlock(secret func(kv string) bool) error {
 	}
 	defer mem.Close()
 	block := make([]byte, end-start)
-	if _, err := mem.ReadAt(block, int64(start)); err != nil {
+	if _, err := mem.ReadAt(block, start); err != nil {
 		return fmt.Errorf("read the environment block: %w", err)
 	}
 	// The bounds are right only if the block is what environ shows.
@@ -96,7 +96,7 @@ func hideEnvBlock(secret func(kv string) bool) error {
 		}
 		off += n + 1
 	}
-	if _, err := mem.WriteAt(block, int64(start)); err != nil {
+	if _, err := mem.WriteAt(block, start); err != nil {
 		return fmt.Errorf("overwrite the environment block: %w", err)
 	}
 	after, err := os.ReadFile("/proc/self/environ")
@@ -126,7 +126,7 @@ func secretEntries(block []byte, secret func(kv string) bool) []string {
 // /proc/PID/stat (proc(5)), from stat. The second field, the command
 // name in parentheses, may itself hold spaces and parentheses: fields are
 // counted after the last ')', where field 3 begins.
-func envBounds(stat []byte) (start, end uint64, err error) {
+func envBounds(stat []byte) (start, end int64, err error) {
 	i := bytes.LastIndexByte(stat, ')')
 	if i < 0 {
 		return 0, 0, errors.New("/proc/self/stat: no ')' after the command name")
@@ -136,13 +136,13 @@ func envBounds(stat []byte) (start, end uint64, err error) {
 	if len(f) < envEnd-2 {
 		return 0, 0, fmt.Errorf("/proc/self/stat has %d fields, want at least %d (Linux 3.5 or later)", len(f)+2, envEnd)
 	}
-	if start, err = strconv.ParseUint(f[envStart-3], 10, 64); err == nil {
-		end, err = strconv.ParseUint(f[envEnd-3], 10, 64)
+	if start, err = strconv.ParseInt(f[envStart-3], 10, 64); err == nil {
+		end, err = strconv.ParseInt(f[envEnd-3], 10, 64)
 	}
 	switch {
 	case err != nil:
 		return 0, 0, fmt.Errorf("/proc/self/stat: env_start, env_end: %w", err)
-	case start == 0 || end < start || end-start > maxEnvBlock || start > 1<<62:
+	case start <= 0 || end < start || end-start > maxEnvBlock || start > 1<<62:
 		return 0, 0, fmt.Errorf("/proc/self/stat: env_start %#x, env_end %#x: not an environment block", start, end)
 	}
 	return start, end, nil

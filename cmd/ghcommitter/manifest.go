@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/ghcommitter/ghcommitter/committer"
@@ -199,7 +200,9 @@ func yamlLineError(n *yaml.Node, err error) error {
 		line := n.Line
 		if rest, ok := strings.CutPrefix(msg, "line "); ok {
 			if l, tail, ok := strings.Cut(rest, ": "); ok {
-				fmt.Sscan(l, &line)
+				if v, err := strconv.Atoi(l); err == nil {
+					line = v
+				}
 				msg = tail
 			}
 		}
@@ -248,7 +251,7 @@ func parseManifest(data []byte) (*manifest, error) {
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("not valid YAML or JSON: %v", err)
+		return nil, fmt.Errorf("not valid YAML or JSON: %w", err)
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil {
@@ -284,7 +287,7 @@ file is cmd/ghcommitter/manifest.schema.json in the repository.`,
   ghcommitter commit -R acme/mono --manifest promotion.yaml`,
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: []string{"manifest"},
-		RunE: runE(func(cmd *cobra.Command, args []string) error {
+		RunE: runE(func(_ *cobra.Command, args []string) error {
 			if args[0] != "manifest" {
 				return usageErrorf("the one schema is: manifest", "no schema %q", args[0])
 			}

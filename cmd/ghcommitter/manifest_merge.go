@@ -62,11 +62,11 @@ func (m *manifestFlags) merge(man *manifest, f *commitFlags, dir string) error {
 		if err != nil {
 			return "", &manifestError{line: line, msg: fmt.Sprintf("%s %q: %v", what, p, err)}
 		}
-		real, err := filepath.EvalSymlinks(full)
+		resolved, err := filepath.EvalSymlinks(full)
 		if err != nil {
 			return "", &manifestError{line: line, msg: fmt.Sprintf("%s %q: no such file or directory", what, p)}
 		}
-		if rel, err := filepath.Rel(root, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		if rel, err := filepath.Rel(root, resolved); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			return "", &manifestError{line: line, msg: fmt.Sprintf("%s %q: a symlink out of the manifest's directory", what, p)}
 		}
 		return full, nil

@@ -177,7 +177,7 @@ type progressLog struct {
 	next slog.Handler
 }
 
-func (h progressLog) Enabled(ctx context.Context, l slog.Level) bool {
+func (h progressLog) Enabled(_ context.Context, l slog.Level) bool {
 	return l >= slog.LevelDebug
 }
 

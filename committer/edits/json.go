@@ -34,7 +34,7 @@ func parseJSON(src []byte) (*jnode, error) {
 	if !json.Valid(src) {
 		var x any
 		err := json.Unmarshal(src, &x)
-		return nil, fmt.Errorf("not valid JSON: %v", err)
+		return nil, fmt.Errorf("not valid JSON: %w", err)
 	}
 	p := &jparser{src: src}
 	p.space()
@@ -187,7 +187,10 @@ func styleOfJSON(src []byte, root *jnode) jsonStyle {
 	st := jsonStyle{colon: ": ", unit: "  "}
 	var find func(n *jnode) bool
 	find = func(n *jnode) bool {
-		for _, m := range n.members {
+		// The first object (the root, or the first reached through arrays)
+		// sets both, by its first member.
+		if len(n.members) > 0 {
+			m := n.members[0]
 			ke := m.keyStart + len(jsonString(m.key))
 			if ke <= m.val.start {
 				st.colon = string(src[ke:m.val.start])
@@ -205,11 +208,6 @@ func styleOfJSON(src []byte, root *jnode) jsonStyle {
 		}
 		for _, it := range n.items {
 			if find(it) {
-				return true
-			}
-		}
-		for _, m := range n.members {
-			if find(m.val) {
 				return true
 			}
 		}

@@ -19,7 +19,8 @@ type Image struct {
 	Digest  string
 }
 
-// Preserve, as an Image field in SetImage, keeps the value the file has.
+// Preserve is the Image field value that keeps, in SetImage, the value
+// the file has.
 const Preserve = "*"
 
 // ParseImage parses `kustomize edit set image`'s argument as kustomize
@@ -89,7 +90,7 @@ func (img Image) String() string {
 // is added at the end of the list (the list, or the file, is created when
 // missing). Only the lines of that entry change.
 func SetImage(img Image) committer.EditFunc {
-	return func(old []byte, exists bool) ([]byte, error) {
+	return func(old []byte, _ bool) ([]byte, error) {
 		out, err := lf(old, func(src []byte) ([]byte, error) { return setImage(src, img) })
 		if err != nil {
 			return nil, &Error{Op: "set image", Key: img.String(), Err: err}

@@ -172,7 +172,7 @@ func decodeDocs(t *testing.T, src string) []any {
 	return docs
 }
 
-func findNode(t *testing.T, src string, k key) *yaml.Node {
+func findNode(_ *testing.T, src string, k key) *yaml.Node {
 	dec := yaml.NewDecoder(strings.NewReader(src))
 	for d := 0; ; d++ {
 		var n yaml.Node

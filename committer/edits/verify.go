@@ -22,7 +22,7 @@ func verify(f Format, src, out []byte, k key, v *string, o options) error {
 	}
 	after, err := decodeAll(f, out)
 	if err != nil {
-		return fmt.Errorf("internal error: the edited file does not parse (%v); nothing was written", err)
+		return fmt.Errorf("internal error: the edited file does not parse (%w); nothing was written", err)
 	}
 	if len(before) == 0 {
 		before = []any{nil}

@@ -50,9 +50,8 @@
 // errors carry the redirect's status and X-GitHub-Request-Id: GitHub
 // answered, and nothing past the redirect was sent. Under a context from
 // NoRedirect nothing is
-// followed and the 3xx reply is returned: the commit loop reads branch
-// heads that way, since GitHub answers GET branches/{b} with 301 for a
-// renamed branch.
+// followed and the 3xx reply is returned (GitHub answers GET
+// branches/{b} with 301 for a renamed branch).
 //
 // # Rate limits
 //

@@ -100,10 +100,16 @@ func jitter(minWait, maxWait time.Duration, attempt int) time.Duration {
 
 type noRetriesKey struct{}
 
-// WithoutRetries returns a context under which the transport sends each
-// request once and hands back whatever came (rate limits included). Use it
-// inside an operation that is itself retried, so the two loops do not
-// multiply.
+// WithoutRetries returns a context under which the transport does not
+// retry a request: a connection error, a 5xx or a rate-limited reply is
+// handed back as it came. The other layers still apply: the request waits
+// at the rate-limit gate for a window an earlier reply of the credential
+// opened (or fails at once with a *RateLimitError when that lifts later
+// than WithMaxRateLimitWait), a write waits for the write pacer, and
+// redirects follow the redirect policy. Use it inside an operation that is
+// itself retried, so the two loops do not multiply. The committer does not
+// need it: the requests it retries itself (ref updates and the other
+// landing writes) are never retried by the transport.
 func WithoutRetries(ctx context.Context) context.Context {
 	return context.WithValue(ctx, noRetriesKey{}, true)
 }

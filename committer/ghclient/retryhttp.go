@@ -77,7 +77,9 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		ErrorHandler: retryablehttp.PassthroughErrorHandler,
 	}
 	resp, err := c.Do(rreq)
-	if ue, ok := err.(*url.Error); ok {
+	// Only http.Client.Do's own top-level wrapper comes off (an error
+	// wrapped deeper, such as CheckRetry's, stays as it is).
+	if ue, ok := err.(*url.Error); ok { //nolint:errorlint // see above
 		err = ue.Err // the caller's client wraps it again
 	}
 	if err != nil {

@@ -9,11 +9,11 @@ import (
 type WaitKind int
 
 const (
-	// WaitRateLimit: a rate-limit window of the request's credential (a
+	// WaitRateLimit means a rate-limit window of the request's credential (a
 	// reply's Retry-After or reset, or the least wait after a bare
 	// secondary limit) was not over yet.
 	WaitRateLimit WaitKind = iota + 1
-	// WaitPacer: the write pacer spaced this credential's writes
+	// WaitPacer means the write pacer spaced this credential's writes
 	// (WithWritePacing).
 	WaitPacer
 )

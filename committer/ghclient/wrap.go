@@ -236,8 +236,10 @@ type noRedirectKey struct{}
 
 // NoRedirect returns a context under which a request made through a
 // wrapped client never follows a redirect: the 3xx reply is returned to the
-// caller as it is. The commit loop reads branch heads this way, because
-// GitHub answers GET branches/{b} with 301 for a renamed branch.
+// caller as it is (GitHub answers GET branches/{b} with 301 for a renamed
+// branch, for one). The committer does not use it: for a branch head read
+// it refuses only a redirect to another branch, with a CheckRedirect of
+// its own, and lets this package's policy follow the others.
 func NoRedirect(ctx context.Context) context.Context {
 	return context.WithValue(ctx, noRedirectKey{}, true)
 }

@@ -90,11 +90,11 @@ type gqlTypeObj struct {
 	t   *ast.Type       // wrapper (def nil)
 }
 
-func (g *introspection) typeOf(t *ast.Type) gqlObject {
+func (in *introspection) typeOf(t *ast.Type) gqlObject {
 	if t.NonNull || t.Elem != nil {
-		return gqlTypeObj{in: g, t: t}
+		return gqlTypeObj{in: in, t: t}
 	}
-	return gqlTypeObj{in: g, def: g.schema.Types[t.NamedType]}
+	return gqlTypeObj{in: in, def: in.schema.Types[t.NamedType]}
 }
 
 func (gqlTypeObj) typeName() string { return "__Type" }

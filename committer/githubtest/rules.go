@@ -90,8 +90,9 @@ func MaxFileSize(megabytes int) Rule {
 	return Rule{Type: "max_file_size", Parameters: map[string]any{"max_file_size": megabytes}}
 }
 
-// RestrictCreations, RestrictUpdates and RestrictDeletions are the
-// creation, update and deletion rules; BlockForcePushes is non_fast_forward.
+// RestrictCreations is the creation rule; RestrictUpdates and
+// RestrictDeletions are the update and deletion rules, BlockForcePushes is
+// non_fast_forward.
 func RestrictCreations() Rule { return Rule{Type: "creation"} }
 
 // RestrictUpdates is the update rule (see RestrictCreations).

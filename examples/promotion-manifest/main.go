@@ -168,14 +168,14 @@ func verify(fake *githubtest.Server, owner, name, branch string, stages []*stage
 
 // promote runs one `ghcommitter commit --manifest` process for the stage.
 func (s *stage) promote(ctx context.Context, bin, api, repo, branch, token string) error {
-	cmd := exec.CommandContext(ctx, bin, "commit", "--api-url", api, "-R", repo, "-b", branch,
+	cmd := exec.CommandContext(ctx, bin, "commit", "--api-url", api, "-R", repo, "-b", branch, //nolint:gosec // G204: bin is the CLI buildCLI just built
 		"--max-attempts", "100", "--json", "--manifest", s.manifest)
 	// The token goes in the environment, never on the command line.
 	cmd.Env = append(os.Environ(), "GH_TOKEN="+token, "GITHUB_TOKEN=", "GITHUB_OUTPUT=", "GITHUB_STEP_SUMMARY=")
 	var out, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("%v: %s", err, strings.TrimSpace(stderr.String()))
+		return fmt.Errorf("%w: %s", err, strings.TrimSpace(stderr.String()))
 	}
 	return json.Unmarshal(out.Bytes(), &s.res)
 }
@@ -183,9 +183,9 @@ func (s *stage) promote(ctx context.Context, bin, api, repo, branch, token strin
 // buildCLI builds cmd/ghcommitter from this module into dir.
 func buildCLI(ctx context.Context, dir string) (string, error) {
 	bin := filepath.Join(dir, "ghcommitter")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/ghcommitter/ghcommitter/cmd/ghcommitter")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/ghcommitter/ghcommitter/cmd/ghcommitter") //nolint:gosec // G204: bin is a path in the example's own temporary directory
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build ghcommitter: %v\n%s", err, out)
+		return "", fmt.Errorf("go build ghcommitter: %w\n%s", err, out)
 	}
 	return bin, nil
 }

@@ -86,11 +86,11 @@ func (s Stage) Rendered() map[string]string {
 // and returns the manifest's path (the manifest's sync is relative to it).
 func (s Stage) Write(dir string) (string, error) {
 	rendered := filepath.Join(dir, "rendered")
-	if err := os.MkdirAll(rendered, 0o755); err != nil {
+	if err := os.MkdirAll(rendered, 0o750); err != nil {
 		return "", err
 	}
 	for p, content := range s.Rendered() {
-		if err := os.WriteFile(filepath.Join(rendered, p), []byte(content), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(rendered, p), []byte(content), 0o600); err != nil {
 			return "", err
 		}
 	}
@@ -99,5 +99,5 @@ func (s Stage) Write(dir string) (string, error) {
 		return "", err
 	}
 	manifest := filepath.Join(dir, "manifest.yaml")
-	return manifest, os.WriteFile(manifest, b.Bytes(), 0o644)
+	return manifest, os.WriteFile(manifest, b.Bytes(), 0o600)
 }

@@ -42,12 +42,12 @@ func TestVerify(t *testing.T) {
 		t.Fatalf("stage 3 reported landed but absent: %v", err)
 	}
 
-	edit := func(path, old, new string) func(Branch) {
+	edit := func(path, old, repl string) func(Branch) {
 		return func(b Branch) {
 			if !strings.Contains(string(b.Files[path]), old) {
 				t.Fatalf("%s has no %q", path, old)
 			}
-			b.Files[path] = []byte(strings.Replace(string(b.Files[path]), old, new, 1))
+			b.Files[path] = []byte(strings.Replace(string(b.Files[path]), old, repl, 1))
 		}
 	}
 	for name, c := range map[string]struct {

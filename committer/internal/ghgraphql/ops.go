@@ -227,10 +227,10 @@ func (c *Client) History(ctx context.Context, owner, name, branch, path string, 
 type Scope int
 
 const (
-	// ChildOf: only parent's child on the first-parent chain, as a
+	// ChildOf accepts only parent's child on the first-parent chain, as a
 	// createCommitOnBranch made on parent can only be.
 	ChildOf Scope = iota
-	// Since: any commit from the head down to parent (a contents-API
+	// Since accepts any commit from the head down to parent (a contents-API
 	// commit is built on whatever head GitHub found).
 	Since
 )

@@ -87,9 +87,9 @@ func (l *Landing) Done(err error) error {
 	}
 	var nr *ghgraphql.NoReplyError
 	if errors.As(err, &nr) {
-		return &ghgraphql.NoReplyError{Op: nr.Op, Mutation: nr.Mutation, Err: fmt.Errorf("%w: %v", errGraceOver, nr.Err)}
+		return &ghgraphql.NoReplyError{Op: nr.Op, Mutation: nr.Mutation, Err: fmt.Errorf("%w: %v", errGraceOver, nr.Err)} //nolint:errorlint // the context's error is not wrapped (see above)
 	}
-	return fmt.Errorf("%w: %v", errGraceOver, err)
+	return fmt.Errorf("%w: %v", errGraceOver, err) //nolint:errorlint // the context's error is not wrapped (see above)
 }
 
 // Unsent reports whether the caller's context ended before the write could

@@ -11,6 +11,8 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 )
 
+// ErrBranchMissing and ErrEmptyRepo say why a branch head cannot be read:
+// the branch is not there, or the repository has no commit at all.
 var (
 	ErrBranchMissing = errors.New("branch not found")
 	ErrEmptyRepo     = errors.New("repository is empty")
@@ -29,6 +31,7 @@ func (e *RedirectedError) Error() string {
 	return fmt.Sprintf("the name %q only redirects to branch %q (renamed?)", e.branch, e.to)
 }
 
+// Is makes a redirected name an ErrBranchMissing.
 func (e *RedirectedError) Is(target error) bool { return target == ErrBranchMissing }
 
 // ReadHead returns the head commit of branch and its tree, in one request
@@ -73,6 +76,7 @@ func (r *Refs) isEmpty(ctx context.Context) bool {
 	return rest.Status(r.rest.ListHeads(ctx)) == http.StatusConflict
 }
 
+// CommitTree returns the commit sha, as GitHub names it, and its tree.
 func (r *Refs) CommitTree(ctx context.Context, sha string) (string, string, error) {
 	got, err := r.rest.Commit(ctx, sha)
 	if err != nil {

@@ -57,7 +57,7 @@ func (r *Refs) repositoryID(ctx context.Context) (string, error) {
 	return got.NodeID, nil
 }
 
-// knowRepositoryID caches the repository's node ID from a reply that
+// KnowRepositoryID caches the repository's node ID from a reply that
 // carries it.
 func (r *Refs) KnowRepositoryID(id string) {
 	if id == "" {

@@ -37,7 +37,7 @@ func (r *Refs) tagTarget(ctx context.Context, t Tag, commit string) (string, err
 	return sha, nil
 }
 
-// tagExists is the error for a tag that exists and may not be moved.
+// TagExists is the error for a tag that exists and may not be moved.
 func TagExists(t Tag, at string) error {
 	what := fmt.Sprintf("tag %s already exists", t.Name)
 	if at != "" {
@@ -64,7 +64,7 @@ func (r *Refs) restTagExists(ctx context.Context, t Tag) error {
 	return fmt.Errorf("read tag %s: %w", t.Name, err)
 }
 
-// restTag creates (or, with force, moves) the tag after the branch moved
+// RESTTag creates (or, with force, moves) the tag after the branch moved
 // on the REST fallback. Not atomic with the branch: an error here says the
 // commit landed without its tag.
 func (r *Refs) RESTTag(ctx context.Context, t Tag, commit string) error {
@@ -82,7 +82,7 @@ func (r *Refs) RESTTag(ctx context.Context, t Tag, commit string) error {
 	return nil
 }
 
-// moved reports whether branch has moved on from head, with one ref read
+// Moved reports whether branch has moved on from head, with one ref read
 // (GET git/ref/heads/{b}, which never redirects; conditional, so a head
 // that has not moved costs a 304). It is only a saving: anything that
 // cannot tell is "not moved", and the landing write's compare-and-swap
@@ -98,7 +98,7 @@ func (r *Refs) Moved(ctx context.Context, branch, head string) bool {
 	return isSHA(sha) && sha != head
 }
 
-// watchMoved starts moved in the background, alongside a write, and
+// WatchMoved starts Moved in the background, alongside a write, and
 // returns the wait for its answer; the wait must be called.
 func (r *Refs) WatchMoved(ctx context.Context, branch, head string) (wait func() bool) {
 	ch := make(chan bool, 1)

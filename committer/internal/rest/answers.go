@@ -18,6 +18,7 @@ import (
 // commit or creates its branch.
 type Answer int
 
+// The landing writes, by the request that carries them.
 const (
 	ToUpdateRef  Answer = iota // PATCH git/refs/heads/B, force=false (git-data)
 	ToCreateRef                // POST git/refs (a new branch, any engine)
@@ -30,10 +31,11 @@ const (
 // commit loop.
 type Verdict int
 
+// The verdicts Judge gives.
 const (
 	Failed    Verdict = iota // final: Classify names the error's kind
 	LostRace                 // another writer moved the branch (or the file) first: try again on the new head
-	Limited                  // a rate limit Refusal it (a *Refused): wait, then try again
+	Limited                  // a rate limit refused it (a *Refused): wait, then try again
 	Unknown                  // no answer, or a 5xx: settle by reading the branch, never send it again blindly
 	Missing                  // the branch is not there ("Reference does not exist")
 	TagExists                // updateRefs: the tag moved with the branch exists and may not move

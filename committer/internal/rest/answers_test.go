@@ -120,7 +120,7 @@ func TestJudgeRealBodies(t *testing.T) {
 				return
 			}
 			k, _ := Classify(out)
-			if k != tc.kind {
+			if !errors.Is(k, tc.kind) {
 				t.Errorf("kind %v, want %v (%v)", k, tc.kind, out)
 			}
 			if s, _, id := Details(out); s == 0 || id != "REAL:"+tc.id {
@@ -134,7 +134,7 @@ func TestJudgeRealBodies(t *testing.T) {
 // sent: invalid input, not a lost reply to settle; a transport error
 // after sending is.
 func TestJudgeUnsendable(t *testing.T) {
-	_, parseErr := url.Parse("repos/acme/mono/contents/a%zz.txt")
+	_, parseErr := url.Parse("repos/acme/mono/contents/a%zz.txt") //nolint:staticcheck // SA1007: the invalid escape is the point
 	if parseErr == nil {
 		t.Fatal("want a parse error")
 	}

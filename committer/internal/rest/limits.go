@@ -115,7 +115,7 @@ func heldBack(ab *github.AbuseRateLimitError) bool {
 func LimitWait(err error, floor time.Duration) time.Duration {
 	var re *Refused
 	if !errors.As(err, &re) {
-		re, _ = Refusal("", err).(*Refused) // a secondary limit
+		errors.As(Refusal("", err), &re) // a secondary limit
 	}
 	if re != nil {
 		if re.Bare {

@@ -1,0 +1,75 @@
+package committer
+
+import (
+	"fmt"
+
+	"github.com/ghcommitter/ghcommitter/committer/internal/refs"
+)
+
+// CommitOption adjusts a commit: one Commit, Plan or CommitPullRequest
+// call, or every commit of a Queue (NewQueue). An option that has no
+// meaning for the call it is given to is refused with an ErrInvalid
+// *Error before any request: Squash and WithMaxBatch everywhere but
+// NewQueue; ExpectHead, Tag and WithPullRequestOnProtected by NewQueue
+// (as is an engine a Queue cannot use, see NewQueue); Tag together with
+// WithPullRequestOnProtected anywhere. CommitPullRequest passes its
+// options on to Commit (with CreateBranchFrom(base) first).
+type CommitOption func(*commitOptions) error
+
+type commitOptions struct {
+	createFrom string
+	expectHead string
+	squash     bool
+	maxBatch   int    // 0: the default
+	engine     Engine // EngineGitData unless WithEngine
+	tag        refs.Tag
+	tagMsgSet  bool // TagMessage was given (checkTag)
+	// onProtected: WithPullRequestOnProtected (onprotected.go).
+	onProtected *onProtected
+}
+
+// alone reports whether a commit with these options must land by itself,
+// never batched with other change sets: it pins the head (ExpectHead) or
+// moves a tag with the branch (Tag).
+func (co commitOptions) alone() bool { return co.expectHead != "" || co.tag.Name != "" }
+
+// CreateBranchFrom creates the branch from ref (a branch name or a commit
+// SHA) when it does not exist (or when its name only redirects to another
+// branch, as GitHub's does after a rename). The new branch points straight
+// at the new commit, built on ref's head. If another writer creates the
+// branch first, the commit is built on the branch it finds. By default a
+// missing branch is an ErrNotFound error.
+func CreateBranchFrom(ref string) CommitOption {
+	return func(o *commitOptions) error { o.createFrom = ref; return nil }
+}
+
+// ExpectHead makes the commit land only on the head sha: when the branch's
+// head is not sha, it fails with ErrConflict and commits nothing. Without
+// it, the commit is rebuilt on whatever head it finds. On the git-data and
+// graphql engines the head is pinned at the write too (updateRefs'
+// beforeOid, createCommitOnBranch's expectedHeadOid), so it holds even if
+// the branch moves, or is reset backwards, after the read; on git-data's
+// REST fallback (GitHub without updateRefs, WithFastForwardRefUpdates) it
+// is checked when the head is read only. It has no meaning for a Queue.
+func ExpectHead(sha string) CommitOption {
+	return func(o *commitOptions) error { o.expectHead = sha; return nil }
+}
+
+// Squash lands each batch of a Queue as one commit whose message lists the
+// batch's messages. The default chains one commit per change set. It has
+// no meaning for a single commit.
+func Squash() CommitOption {
+	return func(o *commitOptions) error { o.squash = true; return nil }
+}
+
+// WithMaxBatch bounds the change sets a Queue lands with one ref update.
+// The default is 64, as for the batches of concurrent Commit calls.
+func WithMaxBatch(n int) CommitOption {
+	return func(o *commitOptions) error {
+		if n < 1 || n > 1000 {
+			return fmt.Errorf("max batch must be between 1 and 1000, got %d", n)
+		}
+		o.maxBatch = n
+		return nil
+	}
+}
