@@ -34,7 +34,7 @@ func sync(dir string, files ...string) SyncDir {
 func invalidAt(t *testing.T, name string, err error, path, want string) {
 	t.Helper()
 	var c *kind.Cause
-	if !errors.As(err, &c) || c.Kind != kind.Invalid || c.Path != path || !strings.Contains(c.Error(), want) {
+	if !errors.As(err, &c) || !errors.Is(c.Kind, kind.Invalid) || c.Path != path || !strings.Contains(c.Error(), want) {
 		t.Errorf("%s: got %#v (%v), want kind.Invalid at %q containing %q", name, c, err, path, want)
 	}
 }
@@ -84,7 +84,7 @@ func TestSyncRoot(t *testing.T) {
 	for _, d := range []string{"", "/", "./", "//", ".//"} {
 		p, err := Prepare("m", nil, nil, &Set{Syncs: []SyncDir{sync(d)}})
 		var c *kind.Cause
-		if p != nil || !errors.As(err, &c) || c.Kind != kind.Invalid || !strings.Contains(c.Hint, `"."`) {
+		if p != nil || !errors.As(err, &c) || !errors.Is(c.Kind, kind.Invalid) || !strings.Contains(c.Hint, `"."`) {
 			t.Errorf("sync %q: %v, want kind.Invalid with a hint to pass \".\"", d, err)
 		}
 	}

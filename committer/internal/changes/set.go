@@ -36,6 +36,7 @@ const (
 	OpEdit
 )
 
+// String names the kind: "put", "delete" or "edit".
 func (k Kind) String() string {
 	return [...]string{"put", "delete", "edit"}[k]
 }
