@@ -135,7 +135,7 @@ func (b *batch) buildAll(ctx context.Context, live *[]*job, id, head, tree strin
 func prefetchJobs(ctx context.Context, v *view, jobs []*job) error {
 	var paths []string
 	for _, j := range jobs {
-		paths = append(paths, treeChanges(j.u.p).Lookups()...)
+		paths = append(paths, j.u.p.Lookups()...)
 	}
 	return v.Prefetch(ctx, paths)
 }

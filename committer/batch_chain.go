@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/object"
 	"github.com/ghcommitter/ghcommitter/committer/internal/tree"
 )
@@ -236,7 +237,7 @@ func squashed(jobs []*job, id string) (*ChangeSet, string) {
 	for _, j := range jobs {
 		if j.u.editID != "" {
 			own = id
-			cs.Message = withEditID(cs.Message, id)
+			cs.Message = changes.WithEditID(cs.Message, id)
 			break
 		}
 	}

@@ -4,10 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"path"
 	"strings"
 
+	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
 	"github.com/ghcommitter/ghcommitter/committer/internal/landing"
 	"github.com/ghcommitter/ghcommitter/committer/internal/refs"
@@ -154,7 +153,7 @@ func (c *Committer) unknownBoot(cause, err error) error {
 // picks the plain file to start the repository with: the smallest. A change
 // set with none (only symlinks, executables or deletes) cannot start a
 // repository: ErrInvalid.
-func (c *Committer) planBootstrap(ctx context.Context, p *prepared) (*firstFile, error) {
+func (c *Committer) planBootstrap(ctx context.Context, p *changes.Prepared) (*firstFile, error) {
 	r, err := c.resolve(ctx, newView(c, ""), p, true)
 	if err != nil {
 		return nil, err
@@ -171,51 +170,21 @@ func (c *Committer) planBootstrap(ctx context.Context, p *prepared) (*firstFile,
 	}
 	data := best.Data
 	if data == nil {
-		if data, err = readSource(p, best.Path); err != nil {
+		if data, err = p.Read(best.Path); err != nil {
 			return nil, &kind.Cause{Path: best.Path, Err: err}
 		}
 	}
 	return &firstFile{path: best.Path, sha: best.SHA, data: data}, nil
 }
 
-func effectSize(p *prepared, e effect) int64 {
+func effectSize(p *changes.Prepared, e effect) int64 {
 	if e.Data != nil {
 		return int64(len(e.Data))
 	}
-	if s := sourceOf(p, e.Path); s != nil {
-		return s.size
+	if s := p.Source(e.Path); s != nil {
+		return s.Size
 	}
 	return 1 << 62
-}
-
-// sourceOf finds the source of the file p writes at full.
-func sourceOf(p *prepared, full string) *source {
-	for _, o := range p.ops {
-		if o.kind == opPut && o.path == full {
-			return o.src
-		}
-	}
-	for _, s := range p.syncs {
-		for _, f := range s.files {
-			if path.Join(s.dir, f.rel) == full {
-				return f.src
-			}
-		}
-	}
-	return nil
-}
-
-func readSource(p *prepared, full string) ([]byte, error) {
-	s := sourceOf(p, full)
-	if s == nil {
-		return nil, errors.New("content not found")
-	}
-	rc, err := s.reader()
-	if err != nil {
-		return nil, err
-	}
-	defer rc.Close()
-	return io.ReadAll(io.LimitReader(rc, s.size))
 }
 
 // putFirst makes the root commit with f through the contents API. See
@@ -270,18 +239,18 @@ func (c *Committer) isOurBootstrap(ctx context.Context, head string, u *unit, f 
 // did: the op that writes file (its edit must not run again), the deletes
 // at or above it (they found nothing on the empty tree) and the
 // preconditions at or above it (they held on the empty tree).
-func withoutBootstrapFile(p *prepared, file string) *prepared {
+func withoutBootstrapFile(p *changes.Prepared, file string) *changes.Prepared {
 	above := func(q string) bool { return q == file || strings.HasPrefix(file, q+"/") }
-	rest := &prepared{syncs: p.syncs}
-	for _, o := range p.ops {
-		if o.path == file || o.kind == opDelete && above(o.path) {
+	rest := &changes.Prepared{Syncs: p.Syncs}
+	for _, o := range p.Ops {
+		if o.Path == file || o.Kind == changes.OpDelete && above(o.Path) {
 			continue
 		}
-		rest.ops = append(rest.ops, o)
+		rest.Ops = append(rest.Ops, o)
 	}
-	for _, pre := range p.pres {
-		if !above(pre.path) {
-			rest.pres = append(rest.pres, pre)
+	for _, pre := range p.Pres {
+		if !above(pre.Path) {
+			rest.Pres = append(rest.Pres, pre)
 		}
 	}
 	return rest

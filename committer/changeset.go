@@ -1,14 +1,20 @@
 package committer
 
 import (
+	"errors"
 	"io"
-	"os"
 	"time"
+
+	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
+	"github.com/ghcommitter/ghcommitter/committer/internal/object"
 )
 
 // MaxFileSize is the largest file a change set may write: GitHub's blob
 // limit. Larger files are refused before anything is uploaded.
 const MaxFileSize = 100 << 20
+
+var _ [MaxFileSize - changes.MaxFileSize]struct{} // the same limit
+var _ [changes.MaxFileSize - MaxFileSize]struct{}
 
 // EditFunc computes a file's new content from its current content at the head
 // being built on. exists is false (and old nil) when the file is absent. It is
@@ -41,38 +47,8 @@ type ChangeSet struct {
 	// the same message at the same time. The default adds it.
 	OmitEditID bool
 
-	ops   []op
-	pres  []precondition
+	set   changes.Set // ops and preconditions; syncs are read when committed
 	syncs []syncDir
-}
-
-type opKind int
-
-const (
-	opPut opKind = iota
-	opDelete
-	opEdit
-)
-
-func (k opKind) String() string {
-	return [...]string{"put", "delete", "edit"}[k]
-}
-
-type op struct {
-	kind opKind
-	path string
-	mode Mode
-	src  *source  // opPut
-	edit EditFunc // opEdit
-}
-
-type precondition struct {
-	path   string
-	absent bool
-	sha    string
-	// anyOf, when set, lists the states accepted instead: blob SHAs, and
-	// "" for absent (ExpectOneOf).
-	anyOf []string
 }
 
 type syncDir struct {
@@ -93,7 +69,7 @@ func (cs *ChangeSet) Put(path string, content []byte) *ChangeSet {
 // PutMode writes a file with the given content and mode (ModeFile,
 // ModeExecutable, or ModeSymlink with the link target as content).
 func (cs *ChangeSet) PutMode(path string, content []byte, mode Mode) *ChangeSet {
-	cs.ops = append(cs.ops, op{kind: opPut, path: path, mode: mode, src: bytesSource(content)})
+	cs.set.Ops = append(cs.set.Ops, changes.Op{Kind: changes.OpPut, Path: path, Mode: string(mode), Src: changes.BytesSource(content)})
 	return cs
 }
 
@@ -107,7 +83,7 @@ func (cs *ChangeSet) Symlink(path, target string) *ChangeSet {
 // is retried) and must yield the same bytes each time. Content is streamed:
 // a large file is never held in memory whole.
 func (cs *ChangeSet) PutReader(path string, mode Mode, size int64, open func() (io.ReadCloser, error)) *ChangeSet {
-	cs.ops = append(cs.ops, op{kind: opPut, path: path, mode: mode, src: &source{open: open, size: size}})
+	cs.set.Ops = append(cs.set.Ops, changes.Op{Kind: changes.OpPut, Path: path, Mode: string(mode), Src: changes.OpenSource(open, size)})
 	return cs
 }
 
@@ -115,7 +91,7 @@ func (cs *ChangeSet) PutReader(path string, mode Mode, size int64, open func() (
 // as by PutReader. The file is read when the commit runs; a missing file is
 // reported then, before any request is sent.
 func (cs *ChangeSet) PutLocalFile(path, localPath string, mode Mode) *ChangeSet {
-	cs.ops = append(cs.ops, op{kind: opPut, path: path, mode: mode, src: &source{local: localPath, size: -1}})
+	cs.set.Ops = append(cs.set.Ops, changes.Op{Kind: changes.OpPut, Path: path, Mode: string(mode), Src: changes.LocalSource(localPath)})
 	return cs
 }
 
@@ -123,7 +99,7 @@ func (cs *ChangeSet) PutLocalFile(path, localPath string, mode Mode) *ChangeSet 
 // under it. Deleting a path that does not exist is not an error: the result
 // is the same branch content either way.
 func (cs *ChangeSet) Delete(path string) *ChangeSet {
-	cs.ops = append(cs.ops, op{kind: opDelete, path: path})
+	cs.set.Ops = append(cs.set.Ops, changes.Op{Kind: changes.OpDelete, Path: path})
 	return cs
 }
 
@@ -132,14 +108,14 @@ func (cs *ChangeSet) Delete(path string) *ChangeSet {
 // is created (fn sees exists == false) with mode 100644; an existing file
 // keeps its mode.
 func (cs *ChangeSet) Edit(path string, fn EditFunc) *ChangeSet {
-	cs.ops = append(cs.ops, op{kind: opEdit, path: path, edit: fn})
+	cs.set.Ops = append(cs.set.Ops, changes.Op{Kind: changes.OpEdit, Path: path, Edit: fn})
 	return cs
 }
 
 // ExpectAbsent makes the commit fail with ErrConflict, committing nothing,
 // unless path is absent on the head it builds on.
 func (cs *ChangeSet) ExpectAbsent(path string) *ChangeSet {
-	cs.pres = append(cs.pres, precondition{path: path, absent: true})
+	cs.set.Pres = append(cs.set.Pres, changes.Precondition{Path: path, Absent: true})
 	return cs
 }
 
@@ -148,7 +124,7 @@ func (cs *ChangeSet) ExpectAbsent(path string) *ChangeSet {
 // on. Use it for optimistic locking: read a file, then write it back only if
 // nobody changed it meanwhile.
 func (cs *ChangeSet) ExpectBlob(path, sha string) *ChangeSet {
-	cs.pres = append(cs.pres, precondition{path: path, sha: sha})
+	cs.set.Pres = append(cs.set.Pres, changes.Precondition{Path: path, SHA: sha})
 	return cs
 }
 
@@ -159,7 +135,7 @@ func (cs *ChangeSet) ExpectBlob(path, sha string) *ChangeSet {
 // and by the blob it is being set to commits, or no-ops, either way, and
 // only a third writer's content is a conflict.
 func (cs *ChangeSet) ExpectOneOf(path string, states ...string) *ChangeSet {
-	cs.pres = append(cs.pres, precondition{path: path, anyOf: append([]string{}, states...)})
+	cs.set.Pres = append(cs.set.Pres, changes.Precondition{Path: path, AnyOf: append([]string{}, states...)})
 	return cs
 }
 
@@ -183,47 +159,27 @@ func (cs *ChangeSet) Sync(dir string, files []LocalFile) *ChangeSet {
 // Len reports the number of operations (puts, deletes, edits, syncs and
 // preconditions) in the change set.
 func (cs *ChangeSet) Len() int {
-	return len(cs.ops) + len(cs.pres) + len(cs.syncs)
+	return cs.set.Len() + len(cs.syncs)
 }
 
-// source is where a put's bytes come from: memory, a local file, or a reader.
-type source struct {
-	data  []byte
-	local string
-	open  func() (io.ReadCloser, error)
-	size  int64 // -1 until known
-
-	sha string // computed once, before the first request
-}
-
-func bytesSource(b []byte) *source {
-	return &source{data: b, size: int64(len(b))}
-}
-
-func (s *source) reader() (io.ReadCloser, error) {
-	switch {
-	case s.data != nil || (s.open == nil && s.local == ""):
-		return io.NopCloser(&byteReader{b: s.data}), nil
-	case s.local != "":
-		return os.Open(s.local)
-	default:
-		return s.open()
+// prepare validates cs as a whole and hashes its content, before any
+// request (changes.Prepare). Errors are *kind.Cause (kind ErrInvalid) or
+// plain causes.
+func prepare(cs *ChangeSet) (*changes.Prepared, error) {
+	if cs == nil {
+		return nil, errors.New("change set must not be nil")
 	}
-}
-
-// inMemory reports whether the content is held in memory.
-func (s *source) inMemory() bool { return s.open == nil && s.local == "" }
-
-type byteReader struct {
-	b []byte
-	i int
-}
-
-func (r *byteReader) Read(p []byte) (int, error) {
-	if r.i >= len(r.b) {
-		return 0, io.EOF
+	set := cs.set
+	for _, s := range cs.syncs {
+		set.Syncs = append(set.Syncs, changes.SyncDir{Dir: s.dir, Files: toLocalFS(s.files)})
 	}
-	n := copy(p, r.b[r.i:])
-	r.i += n
-	return n, nil
+	return changes.Prepare(cs.Message, signature(cs.Author), signature(cs.Committer), &set)
+}
+
+func signature(s *Signature) *object.Signature {
+	if s == nil {
+		return nil
+	}
+	o := object.Signature(*s)
+	return &o
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 )
 
 // Every commit a process makes to a branch — Commit, CommitPullRequest's
@@ -164,7 +166,7 @@ func (co *coordinator) take() []*job {
 	var size int64
 	for i, j := range co.pending {
 		jg, ok := j.group()
-		n := j.u.p.knownBytes()
+		n := j.u.p.KnownBytes()
 		if i == 0 || ok && jg == g && len(jobs) < limit && size+n <= budget {
 			jobs = append(jobs, j)
 			size += n
@@ -228,25 +230,6 @@ func (j *job) group() (groupKey, bool) {
 	return g, true
 }
 
-// knownBytes is the size of the content p puts that is known before any
-// request (edits and files not yet read count as nothing).
-func (p *prepared) knownBytes() int64 {
-	var n int64
-	for _, o := range p.ops {
-		if o.src != nil && o.src.size > 0 {
-			n += o.src.size
-		}
-	}
-	for _, s := range p.syncs {
-		for _, f := range s.files {
-			if f.src != nil && f.src.size > 0 {
-				n += f.src.size
-			}
-		}
-	}
-	return n
-}
-
 // run lands one batch. A lone change set of Commit runs exactly as alone,
 // on its caller's context; anything else runs as a batch (see batch),
 // whose landing writes outlive its callers' cancels.
@@ -267,7 +250,7 @@ func (co *coordinator) run(jobs []*job) {
 		j.finish(s.res, s.err)
 		return
 	}
-	b := &batch{c: j.c, branch: j.branch, co: j.co, coord: co, live: jobs, outcomes: map[string]outcome{}, id: newEditID()}
+	b := &batch{c: j.c, branch: j.branch, co: j.co, coord: co, live: jobs, outcomes: map[string]outcome{}, id: changes.NewEditID()}
 	d := &driver{c: j.c, op: "commit to", branch: j.branch, co: j.co, w: b, watchers: b.committers}
 	if j.q != nil {
 		d.known, d.forget = co.known, co.forget

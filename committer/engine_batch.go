@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sort"
 
+	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
 )
 
@@ -20,7 +21,7 @@ func (b *batch) stageOne(ctx context.Context, engine Engine, _ []Engine, head, t
 		return nil, nil, err
 	}
 	results := map[*job]*Result{}
-	touched := map[string]*prepared{} // path -> the change set that last wrote it
+	touched := map[string]*changes.Prepared{} // path -> the change set that last wrote it
 	var changing []*job
 	kept := b.live[:0]
 	for i, j := range b.live {
@@ -57,7 +58,7 @@ func (b *batch) stageOne(ctx context.Context, engine Engine, _ []Engine, head, t
 	msg := cs.Message
 	if id == "" {
 		id = b.id
-		msg = withEditID(msg, id)
+		msg = changes.WithEditID(msg, id)
 	}
 	return st, &unit{cs: cs, message: msg, editID: id}, nil
 }
@@ -71,7 +72,7 @@ var errDropped = errors.New("change set dropped from the batch")
 // What GraphQL cannot carry of it (a directory delete, a file that is not
 // plain on the branch, a mode) takes it out of the batch with its own
 // error (errDropped), before its effects are applied.
-func (b *batch) stageJob(ctx context.Context, v *view, j *job, head string, attempt int, touched map[string]*prepared) (*Result, bool, error) {
+func (b *batch) stageJob(ctx context.Context, v *view, j *job, head string, attempt int, touched map[string]*changes.Prepared) (*Result, bool, error) {
 	c := b.c
 	drop := func(k, err error) (*Result, bool, error) {
 		e := c.fail("commit to", b.branch, k, err)
@@ -111,7 +112,7 @@ func (b *batch) stageJob(ctx context.Context, v *view, j *job, head string, atte
 
 // stageFinal lists the paths whose final state (in v, after every change
 // set) differs from head's tree (orig).
-func (c *Committer) stageFinal(ctx context.Context, v, orig *view, touched map[string]*prepared, st *staged) error {
+func (c *Committer) stageFinal(ctx context.Context, v, orig *view, touched map[string]*changes.Prepared, st *staged) error {
 	paths := make([]string, 0, len(touched))
 	for p := range touched {
 		paths = append(paths, p)
@@ -137,7 +138,7 @@ func (c *Committer) stageFinal(ctx context.Context, v, orig *view, touched map[s
 		default:
 			data, err := v.Content(ctx, p, now)
 			if err != nil {
-				if data, err = readSource(touched[p], p); err != nil {
+				if data, err = touched[p].Read(p); err != nil {
 					return &kind.Cause{Path: p, Err: err}
 				}
 			}

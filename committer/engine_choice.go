@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
+	"github.com/ghcommitter/ghcommitter/committer/internal/object"
 )
 
 // staticRefusal says why engine cannot carry u under co, from what is
@@ -35,34 +37,34 @@ func (c *Committer) staticRefusal(engine Engine, u *unit, co commitOptions) erro
 	return contentsStaticRefusal(u.p, co)
 }
 
-func modeRefusal(name string, p *prepared) error {
-	for _, o := range p.ops {
-		if o.kind == opPut && o.mode != ModeFile {
-			return &kind.Cause{Path: o.path, Kind: ErrInvalid, Err: fmt.Errorf("the %s engine writes plain files (mode 100644) only, not mode %s: use the git-data engine", name, o.mode)}
+func modeRefusal(name string, p *changes.Prepared) error {
+	for _, o := range p.Ops {
+		if o.Kind == changes.OpPut && o.Mode != object.ModeFile {
+			return &kind.Cause{Path: o.Path, Kind: ErrInvalid, Err: fmt.Errorf("the %s engine writes plain files (mode 100644) only, not mode %s: use the git-data engine", name, o.Mode)}
 		}
 	}
-	for _, s := range p.syncs {
-		for _, f := range s.files {
-			if f.mode != ModeFile {
-				return &kind.Cause{Path: s.dir + "/" + f.rel, Kind: ErrInvalid, Err: fmt.Errorf("the %s engine writes plain files (mode 100644) only, not mode %s: use the git-data engine", name, f.mode)}
+	for _, s := range p.Syncs {
+		for _, f := range s.Files {
+			if f.Mode != object.ModeFile {
+				return &kind.Cause{Path: s.Dir + "/" + f.Rel, Kind: ErrInvalid, Err: fmt.Errorf("the %s engine writes plain files (mode 100644) only, not mode %s: use the git-data engine", name, f.Mode)}
 			}
 		}
 	}
 	return nil
 }
 
-func contentsStaticRefusal(p *prepared, co commitOptions) error {
+func contentsStaticRefusal(p *changes.Prepared, co commitOptions) error {
 	switch {
 	case co.expectHead != "":
 		return errors.New("the contents engine cannot pin the branch's head (GitHub builds the commit on whatever head it finds): ExpectHead needs the graphql or git-data engine")
-	case len(p.syncs) > 0:
+	case len(p.Syncs) > 0:
 		return errors.New("the contents engine writes one file per commit and cannot carry a directory sync: use the graphql or git-data engine")
-	case len(p.ops) != 1:
-		return fmt.Errorf("the contents engine writes one file per commit, and the change set has %d operations: use the graphql or git-data engine", len(p.ops))
+	case len(p.Ops) != 1:
+		return fmt.Errorf("the contents engine writes one file per commit, and the change set has %d operations: use the graphql or git-data engine", len(p.Ops))
 	}
-	for _, pre := range p.pres {
-		if pre.path != p.ops[0].path {
-			return &kind.Cause{Path: pre.path, Kind: ErrInvalid, Err: errors.New("the contents engine can only guard the file it writes: a precondition on another path needs the graphql or git-data engine")}
+	for _, pre := range p.Pres {
+		if pre.Path != p.Ops[0].Path {
+			return &kind.Cause{Path: pre.Path, Kind: ErrInvalid, Err: errors.New("the contents engine can only guard the file it writes: a precondition on another path needs the graphql or git-data engine")}
 		}
 	}
 	return nil
@@ -89,8 +91,8 @@ func (c *Committer) engineGate(op, branch string, u *unit, co commitOptions) err
 		return c.fail(op, branch, ErrInvalid, err)
 	}
 	if co.engine != EngineGitData && !u.cs.OmitEditID && u.editID == "" {
-		u.editID = newEditID()
-		u.message = withEditID(u.message, u.editID)
+		u.editID = changes.NewEditID()
+		u.message = changes.WithEditID(u.message, u.editID)
 	}
 	return nil
 }

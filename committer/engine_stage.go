@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
 )
 
@@ -85,7 +86,7 @@ func (c *Committer) stage(ctx context.Context, u *unit, engine Engine, cands []E
 // one-write engine cannot carry at all is an error: a directory deleted or
 // replaced, a mode other than 100644, a path whose entry on the head is not
 // a plain file.
-func (c *Committer) stageFiles(ctx context.Context, v *view, p *prepared, r *resolved, st *staged) error {
+func (c *Committer) stageFiles(ctx context.Context, v *view, p *changes.Prepared, r *resolved, st *staged) error {
 	deleted := map[string]bool{}
 	for _, e := range r.Effects {
 		if e.Deleted {
@@ -117,7 +118,7 @@ func (c *Committer) stageFiles(ctx context.Context, v *view, p *prepared, r *res
 		}
 		data := e.Data
 		if data == nil {
-			if data, err = readSource(p, e.Path); err != nil {
+			if data, err = p.Read(e.Path); err != nil {
 				return &kind.Cause{Path: e.Path, Err: err}
 			}
 		}
@@ -131,7 +132,7 @@ func (c *Committer) stageFiles(ctx context.Context, v *view, p *prepared, r *res
 }
 
 func deletedAbove(deleted map[string]bool, p string) string {
-	for _, a := range ancestors(p) {
+	for _, a := range changes.Ancestors(p) {
 		if deleted[a] {
 			return a
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
 	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 )
@@ -114,14 +115,14 @@ func (c *Committer) contentsOutcome(err error) (written, error) {
 
 // settleOneWrite decides whether a one-write commit on parent whose reply
 // was lost landed, by the unit's own Edit-Id (id, which a commit's message
-// must end with: see ownEditID). GraphQL's commit can
+// must end with: see changes.OwnEditID). GraphQL's commit can
 // only be parent's child on the first-parent chain; a contents commit is
 // built on whatever head GitHub found, so the chain from the head down to
 // parent is searched. found is the landed commit.
 func (c *Committer) settleOneWrite(ctx context.Context, branch string, engine Engine, parent, id string) (found string, o ghgraphql.Outcome, err error) {
 	rctx, cancel := c.settleContext(ctx)
 	defer cancel()
-	match := func(msg string) bool { return hasOwnEditID(msg, id) }
+	match := func(msg string) bool { return changes.HasOwnEditID(msg, id) }
 	scope := ghgraphql.Since
 	if engine == EngineGraphQL {
 		scope = ghgraphql.ChildOf

@@ -1,8 +1,10 @@
 package committer
 
+import "github.com/ghcommitter/ghcommitter/committer/internal/changes"
+
 // ValidateSymlinkPath exposes to tests the rule a symlink's path adds to
 // ValidatePath.
-func ValidateSymlinkPath(p string) error { return validateEntry(p, ModeSymlink) }
+func ValidateSymlinkPath(p string) error { return changes.ValidateEntry(p, string(ModeSymlink)) }
 
 // AsOtherProcess makes a committer's commits go through coordinators of
 // their own (named by name), as a writer in another process would: tests

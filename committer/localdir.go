@@ -1,14 +1,7 @@
 package committer
 
 import (
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
-	"path"
-	"path/filepath"
-	"sort"
-	"strings"
+	"github.com/ghcommitter/ghcommitter/committer/internal/localfs"
 )
 
 // LocalFile is one file of a local directory, as LoadDir reads it, for
@@ -41,64 +34,15 @@ type LoadOptions struct {
 // checkout), in any case, is skipped with everything under it. Files larger
 // than MaxFileSize are refused. The result is sorted by path.
 func LoadDir(root string, opts LoadOptions) ([]LocalFile, error) {
-	realRoot, err := realDir(root)
+	files, err := localfs.LoadDir(root, localfs.Options(opts))
 	if err != nil {
 		return nil, err
 	}
-	var files []LocalFile
-	err = filepath.WalkDir(realRoot, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if p == realRoot {
-			return nil
-		}
-		if asciiLower(d.Name()) == ".git" {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() {
-			return nil
-		}
-		rel, err := filepath.Rel(realRoot, p)
-		if err != nil {
-			return err
-		}
-		f, err := loadFile(realRoot, p, filepath.ToSlash(rel), d, opts)
-		if err != nil {
-			return err
-		}
-		files = append(files, f)
-		return nil
-	})
-	if err != nil {
-		return nil, err
+	out := make([]LocalFile, len(files))
+	for i, f := range files {
+		out[i] = fromLocalFS(f)
 	}
-	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
-	return files, nil
-}
-
-// realDir returns the absolute path of the directory root, its symlinks
-// resolved.
-func realDir(root string) (string, error) {
-	abs, err := filepath.Abs(root)
-	if err != nil {
-		return "", err
-	}
-	realRoot, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return "", err
-	}
-	info, err := os.Stat(realRoot)
-	if err != nil {
-		return "", err
-	}
-	if !info.IsDir() {
-		return "", fmt.Errorf("%s: not a directory", root)
-	}
-	return realRoot, nil
+	return out, nil
 }
 
 // LoadFile reads one local file (not a directory) as LoadDir would, to be
@@ -111,224 +55,22 @@ func realDir(root string) (string, error) {
 // opts.NoFileMode, and then only when its target, read from repoPath, stays
 // inside the repository; with NoFileMode it is followed under the same rule.
 func LoadFile(localPath, repoPath string, opts LoadOptions) (LocalFile, error) {
-	info, err := os.Lstat(localPath)
+	f, err := localfs.LoadFile(localPath, repoPath, localfs.Options(opts))
 	if err != nil {
 		return LocalFile{}, err
 	}
-	if info.IsDir() {
-		return LocalFile{}, fmt.Errorf("%s: is a directory, want a file", localPath)
-	}
-	if err := checkNotInGit(localPath); err != nil {
-		return LocalFile{}, err
-	}
-	link := info.Mode()&fs.ModeSymlink != 0
-	dest, err := resolveLocal(localPath, !link || opts.NoFileMode)
-	if err != nil {
-		return LocalFile{}, err
-	}
-	if link && !opts.NoFileMode {
-		target, err := os.Readlink(localPath)
-		if err != nil {
-			return LocalFile{}, err
-		}
-		if escapes(repoPath, target) {
-			return LocalFile{}, fmt.Errorf("%s: symlink to %q would point outside the repository from %s; copy the file in, or use NoFileMode", localPath, target, repoPath)
-		}
-		return LocalFile{Path: repoPath, Mode: ModeSymlink, Data: []byte(target), Size: int64(len(target))}, nil
-	}
-	if info, err = os.Stat(dest); err != nil {
-		return LocalFile{}, fmt.Errorf("%s: %w", localPath, err)
-	}
-	return loadFile("", dest, repoPath, fs.FileInfoToDirEntry(info), opts)
+	return fromLocalFS(f), nil
 }
 
-// resolveLocal resolves a local file path given by the caller (see
-// LoadFile) and returns the file it names: with follow, the file a final
-// symlink leads to; without, the path with its parents resolved.
-func resolveLocal(localPath string, follow bool) (string, error) {
-	// The root and the components to walk from it, uncleaned: "b/../x"
-	// means what the system makes of it, which depends on what b is.
-	root, rel := ".", localPath
-	if i := strings.LastIndexByte(localPath, filepath.Separator); i >= 0 {
-		root, rel = localPath[:i+1], localPath[i+1:]
-	}
-	if wd, err := os.Getwd(); err == nil && !filepath.IsAbs(localPath) && !escapes("x", filepath.ToSlash(localPath)) {
-		root, rel = wd, filepath.ToSlash(localPath)
-	}
-	realRoot, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return "", err
-	}
-	if realRoot, err = filepath.Abs(realRoot); err != nil {
-		return "", err
-	}
-	last := ""
-	if i := strings.LastIndexByte(rel, '/'); !follow && i >= 0 {
-		rel, last = rel[:i], rel[i+1:]
-	} else if !follow {
-		rel, last = "", rel
-	}
-	dest, err := resolvePath(realRoot, rel)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w; pass the resolved path if you mean it", localPath, err)
-	}
-	return filepath.Join(dest, last), nil
+func fromLocalFS(f localfs.File) LocalFile {
+	return LocalFile{Path: f.Path, Mode: Mode(f.Mode), Data: f.Data, LocalPath: f.LocalPath, Size: f.Size}
 }
 
-// checkNotInGit refuses a local file whose path, or the path its symlinks
-// resolve to, goes through a ".git" entry: a repository's own files (its
-// config may hold credentials) are never published.
-func checkNotInGit(localPath string) error {
-	paths := []string{localPath}
-	if resolved, err := filepath.EvalSymlinks(localPath); err == nil {
-		paths = append(paths, resolved)
+// toLocalFS is the files of a Sync as the change set records them.
+func toLocalFS(files []LocalFile) []localfs.File {
+	out := make([]localfs.File, len(files))
+	for i, f := range files {
+		out[i] = localfs.File{Path: f.Path, Mode: string(f.Mode), Data: f.Data, LocalPath: f.LocalPath, Size: f.Size}
 	}
-	for _, p := range paths {
-		abs, err := filepath.Abs(p)
-		if err != nil {
-			return err
-		}
-		for _, seg := range strings.Split(filepath.ToSlash(abs), "/") {
-			if asciiLower(seg) == ".git" {
-				return fmt.Errorf("%s: is inside a .git directory (%s); a repository's own files are never committed", localPath, abs)
-			}
-		}
-	}
-	return nil
-}
-
-func loadFile(root, p, rel string, d fs.DirEntry, opts LoadOptions) (LocalFile, error) {
-	info, err := d.Info()
-	if err != nil {
-		return LocalFile{}, err
-	}
-	if info.Mode()&fs.ModeSymlink != 0 {
-		target, err := os.Readlink(p)
-		if err != nil {
-			return LocalFile{}, err
-		}
-		dest := ""
-		if root != "" {
-			if dest, err = checkLink(root, rel, target); err != nil {
-				return LocalFile{}, err
-			}
-		}
-		if !opts.NoFileMode {
-			return LocalFile{Path: rel, Mode: ModeSymlink, Data: []byte(target), Size: int64(len(target))}, nil
-		}
-		if dest == "" {
-			dest = p
-		}
-		info, err = os.Stat(dest)
-		if err != nil {
-			return LocalFile{}, fmt.Errorf("%s: following symlink: %w", p, err)
-		}
-		if info.IsDir() {
-			return LocalFile{}, fmt.Errorf("%s: symlink to a directory cannot be stored as a file", p)
-		}
-		p = dest
-	}
-	if !info.Mode().IsRegular() {
-		return LocalFile{}, fmt.Errorf("%s: not a regular file", p)
-	}
-	if info.Size() > MaxFileSize {
-		return LocalFile{}, fmt.Errorf("%s: %d bytes is over GitHub's 100 MB file limit", p, info.Size())
-	}
-	mode := ModeFile
-	if !opts.NoFileMode && info.Mode()&0o111 != 0 {
-		mode = ModeExecutable
-	}
-	return LocalFile{Path: rel, Mode: mode, LocalPath: p, Size: info.Size()}, nil
-}
-
-// checkLink refuses the symlink at rel (inside the real directory root)
-// with the given target when its text escapes the tree or when, resolved
-// on disk, it leaves root or goes through a .git entry. It returns where
-// the link leads.
-func checkLink(root, rel, target string) (string, error) {
-	p := filepath.Join(root, filepath.FromSlash(rel))
-	if escapes(rel, target) {
-		return "", fmt.Errorf("%s: symlink to %q points outside %s; copy the file in, or remove the link", p, target, root)
-	}
-	dest, err := resolvePath(root, rel)
-	if err != nil {
-		return "", fmt.Errorf("%s: symlink to %q: %w; copy the file in, or remove the link", p, target, err)
-	}
-	return dest, nil
-}
-
-// maxLinkHops bounds the symlinks followed to resolve one, as the kernel's
-// ELOOP does.
-const maxLinkHops = 40
-
-// resolvePath follows rel (a slash path) from the directory root on disk,
-// one path component at a time, resolving every symlink on the way, and
-// returns where it leads. It fails when any step leaves root, goes through
-// a component named .git (in any case), or loops. A component that does not
-// exist ends the walk on disk; the rest is resolved lexically, under the
-// same rules.
-func resolvePath(root, rel string) (string, error) {
-	cur := root
-	todo := strings.Split(rel, "/")
-	hops, onDisk := 0, true
-	for len(todo) > 0 {
-		c := todo[0]
-		todo = todo[1:]
-		switch {
-		case c == "" || c == ".":
-			continue
-		case c == "..":
-			if cur == root {
-				return "", fmt.Errorf("leads outside %s", root)
-			}
-			cur = filepath.Dir(cur)
-			continue
-		case asciiLower(c) == ".git":
-			return "", errors.New("leads through a .git entry, which is never committed")
-		}
-		next := filepath.Join(cur, c)
-		if !onDisk {
-			cur = next
-			continue
-		}
-		fi, err := os.Lstat(next)
-		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
-			onDisk = err == nil
-			cur = next
-			continue
-		}
-		if hops++; hops > maxLinkHops {
-			return "", errors.New("too many levels of symbolic links")
-		}
-		t, err := os.Readlink(next)
-		if err != nil {
-			return "", err
-		}
-		if filepath.IsAbs(t) {
-			r, err := filepath.Rel(root, filepath.Clean(t))
-			if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-				return "", fmt.Errorf("leads outside %s (through %s -> %s)", root, next, t)
-			}
-			cur, t = root, r
-		}
-		todo = append(strings.Split(filepath.ToSlash(t), "/"), todo...)
-	}
-	return cur, nil
-}
-
-// escapes reports whether a symlink at rel (slash path inside the tree) with
-// the given target text leads outside the tree, read lexically.
-func escapes(rel, target string) bool {
-	if filepath.IsAbs(target) || strings.HasPrefix(target, "/") {
-		return true
-	}
-	joined := path.Join(path.Dir(rel), filepath.ToSlash(target))
-	return joined == ".." || strings.HasPrefix(joined, "../")
-}
-
-func (f LocalFile) source() *source {
-	if f.Data != nil || f.LocalPath == "" {
-		return bytesSource(f.Data)
-	}
-	return &source{local: f.LocalPath, size: f.Size}
+	return out
 }

@@ -1,6 +1,6 @@
 package committer
 
-import "fmt"
+import "github.com/ghcommitter/ghcommitter/committer/internal/changes"
 
 // Mode is a git file mode as GitHub's tree API spells it.
 type Mode string
@@ -14,16 +14,5 @@ const (
 
 // Valid reports whether m is a mode a change set may write.
 func (m Mode) Valid() bool {
-	switch m {
-	case ModeFile, ModeExecutable, ModeSymlink:
-		return true
-	}
-	return false
-}
-
-func (m Mode) check() error {
-	if !m.Valid() {
-		return fmt.Errorf("unknown file mode %q (want 100644, 100755 or 120000)", string(m))
-	}
-	return nil
+	return changes.ValidMode(string(m))
 }

@@ -3,6 +3,7 @@ package committer
 import (
 	"context"
 
+	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/object"
 	"github.com/ghcommitter/ghcommitter/committer/internal/tree"
 )
@@ -42,7 +43,7 @@ func (c *Committer) resolver() *tree.Resolver {
 }
 
 // resolve resolves p on v (see tree.Resolver.Resolve).
-func (c *Committer) resolve(ctx context.Context, v *view, p *prepared, full bool) (*resolved, error) {
+func (c *Committer) resolve(ctx context.Context, v *view, p *changes.Prepared, full bool) (*resolved, error) {
 	r, err := c.resolver().Resolve(ctx, v, treeChanges(p), full)
 	if err != nil {
 		return nil, err
@@ -71,27 +72,27 @@ func (c *Committer) lookup(ctx context.Context, root, path string) (object.TreeE
 }
 
 // treeChanges is p as the tree stage takes it.
-func treeChanges(p *prepared) *tree.Changes {
+func treeChanges(p *changes.Prepared) *tree.Changes {
 	ch := &tree.Changes{}
-	for _, o := range p.ops {
-		op := tree.Op{Path: o.path, Mode: string(o.mode)}
-		switch o.kind {
-		case opPut:
-			op.Kind, op.Src = tree.OpPut, treeSource(o.src)
-		case opDelete:
+	for _, o := range p.Ops {
+		op := tree.Op{Path: o.Path, Mode: o.Mode}
+		switch o.Kind {
+		case changes.OpPut:
+			op.Kind, op.Src = tree.OpPut, treeSource(o.Src)
+		case changes.OpDelete:
 			op.Kind = tree.OpDelete
-		case opEdit:
-			op.Kind, op.Edit = tree.OpEdit, o.edit
+		case changes.OpEdit:
+			op.Kind, op.Edit = tree.OpEdit, o.Edit
 		}
 		ch.Ops = append(ch.Ops, op)
 	}
-	for _, pre := range p.pres {
-		ch.Pres = append(ch.Pres, tree.Precondition{Path: pre.path, Absent: pre.absent, SHA: pre.sha, AnyOf: pre.anyOf})
+	for _, pre := range p.Pres {
+		ch.Pres = append(ch.Pres, tree.Precondition{Path: pre.Path, Absent: pre.Absent, SHA: pre.SHA, AnyOf: pre.AnyOf})
 	}
-	for _, s := range p.syncs {
-		ts := tree.Sync{Dir: s.dir}
-		for _, f := range s.files {
-			ts.Files = append(ts.Files, tree.SyncFile{Rel: f.rel, Mode: string(f.mode), Src: treeSource(f.src)})
+	for _, s := range p.Syncs {
+		ts := tree.Sync{Dir: s.Dir}
+		for _, f := range s.Files {
+			ts.Files = append(ts.Files, tree.SyncFile{Rel: f.Rel, Mode: f.Mode, Src: treeSource(f.Src)})
 		}
 		ch.Syncs = append(ch.Syncs, ts)
 	}
@@ -99,10 +100,10 @@ func treeChanges(p *prepared) *tree.Changes {
 }
 
 // treeSource is s as the tree stage takes it.
-func treeSource(s *source) *tree.Source {
-	ts := &tree.Source{SHA: s.sha, Size: s.size, Data: s.data}
-	if !s.inMemory() {
-		ts.Open = s.reader
+func treeSource(s *changes.Source) *tree.Source {
+	ts := &tree.Source{SHA: s.SHA, Size: s.Size, Data: s.Data}
+	if !s.InMemory() {
+		ts.Open = s.Reader
 	}
 	return ts
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/object"
 	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 )
@@ -12,7 +13,7 @@ import (
 // unit is one change set on its way to the branch.
 type unit struct {
 	cs      *ChangeSet
-	p       *prepared
+	p       *changes.Prepared
 	message string
 	editID  string  // the EditIDTrailer value message ends with; "" when none
 	boot    *booted // set when this change set started an empty repository
@@ -42,7 +43,7 @@ func (c *Committer) commitOptions(op, branch string, opts []CommitOption) (commi
 	if err := ValidateBranch(branch); err != nil {
 		return co, c.fail(op, branch, ErrInvalid, err)
 	}
-	if co.expectHead != "" && !isSHA(co.expectHead) {
+	if co.expectHead != "" && !changes.IsSHA(co.expectHead) {
 		return co, c.fail(op, branch, ErrInvalid, fmt.Errorf("expected head %q is not a 40-digit commit SHA", co.expectHead))
 	}
 	if err := co.checkTag(); err != nil {
@@ -51,7 +52,7 @@ func (c *Committer) commitOptions(op, branch string, opts []CommitOption) (commi
 	if co.onProtected != nil && co.tag.Name != "" {
 		return co, c.fail(op, branch, ErrInvalid, errors.New("Tag and WithPullRequestOnProtected cannot be combined: tag the merge commit once the pull request is merged"))
 	}
-	if co.createFrom != "" && !isSHA(co.createFrom) {
+	if co.createFrom != "" && !changes.IsSHA(co.createFrom) {
 		if err := ValidateBranch(co.createFrom); err != nil {
 			return co, c.fail(op, branch, ErrInvalid, fmt.Errorf("base ref: %w", err))
 		}
@@ -67,7 +68,7 @@ func (c *Committer) prepareUnit(op, branch string, cs *ChangeSet) (*unit, error)
 	if c.o.signer != nil && cs.Author == nil {
 		return nil, c.fail(op, branch, ErrInvalid, errors.New("signing a commit needs an author: set ChangeSet.Author"))
 	}
-	msg, id := commitMessage(cs, p)
+	msg, id := changes.CommitMessage(cs.Message, cs.OmitEditID, p)
 	return &unit{cs: cs, p: p, message: msg, editID: id}, nil
 }
 

@@ -1,4 +1,4 @@
-package committer
+package changes
 
 import "testing"
 
@@ -20,18 +20,18 @@ func TestOwnEditID(t *testing.T) {
 		{"m", ""},
 		{"", ""},
 	} {
-		if got := ownEditID(tc.msg); got != tc.want {
+		if got := OwnEditID(tc.msg); got != tc.want {
 			t.Errorf("ownEditID(%q) = %q, want %q", tc.msg, got, tc.want)
 		}
 	}
 	for _, msg := range []string{"m", "m\n\nbody", "m\n\n" + k + "copied\n", "m\n\n" + k + "copied\n\ntext", k + "copied", "m\n\nA: 1\n"} {
-		id := newEditID()
-		got := withEditID(msg, id)
-		if ownEditID(got) != id || !hasOwnEditID(got, id) || hasOwnEditID(got, "copied") {
-			t.Errorf("withEditID(%q) = %q: own Edit-Id %q, want %q", msg, got, ownEditID(got), id)
+		id := NewEditID()
+		got := WithEditID(msg, id)
+		if OwnEditID(got) != id || !HasOwnEditID(got, id) || HasOwnEditID(got, "copied") {
+			t.Errorf("withEditID(%q) = %q: own Edit-Id %q, want %q", msg, got, OwnEditID(got), id)
 		}
 	}
-	if hasOwnEditID("m\n\n"+k+"\n", "") {
+	if HasOwnEditID("m\n\n"+k+"\n", "") {
 		t.Error("an empty id matched")
 	}
 }
