@@ -8,7 +8,6 @@ import (
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/object"
-	"github.com/ghcommitter/ghcommitter/committer/internal/tree"
 )
 
 // step is one change set of a batch that changes something, resolved.
@@ -116,7 +115,7 @@ func (b *batch) buildChain(ctx context.Context, steps []step, results map[*job]*
 // the commits. Otherwise each is created on the one before, when asked for.
 // stop ends the background work.
 func (b *batch) chainTrees(ctx context.Context, base string, rs []*resolved) (get func(i int) (string, error), stop func(), err error) {
-	var uploads []*tree.Source
+	var uploads []*changes.Source
 	var cumBytes, inline int64
 	parallel := len(rs) > 1
 	for _, r := range rs {

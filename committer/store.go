@@ -44,7 +44,7 @@ func (c *Committer) resolver() *tree.Resolver {
 
 // resolve resolves p on v (see tree.Resolver.Resolve).
 func (c *Committer) resolve(ctx context.Context, v *view, p *changes.Prepared, full bool) (*resolved, error) {
-	r, err := c.resolver().Resolve(ctx, v, treeChanges(p), full)
+	r, err := c.resolver().Resolve(ctx, v, p, full)
 	if err != nil {
 		return nil, err
 	}
@@ -71,48 +71,11 @@ func (c *Committer) lookup(ctx context.Context, root, path string) (object.TreeE
 	return c.store.ReadPath(ctx, root, path)
 }
 
-// treeChanges is p as the tree stage takes it.
-func treeChanges(p *changes.Prepared) *tree.Changes {
-	ch := &tree.Changes{}
-	for _, o := range p.Ops {
-		op := tree.Op{Path: o.Path, Mode: o.Mode}
-		switch o.Kind {
-		case changes.OpPut:
-			op.Kind, op.Src = tree.OpPut, treeSource(o.Src)
-		case changes.OpDelete:
-			op.Kind = tree.OpDelete
-		case changes.OpEdit:
-			op.Kind, op.Edit = tree.OpEdit, o.Edit
-		}
-		ch.Ops = append(ch.Ops, op)
-	}
-	for _, pre := range p.Pres {
-		ch.Pres = append(ch.Pres, tree.Precondition{Path: pre.Path, Absent: pre.Absent, SHA: pre.SHA, AnyOf: pre.AnyOf})
-	}
-	for _, s := range p.Syncs {
-		ts := tree.Sync{Dir: s.Dir}
-		for _, f := range s.Files {
-			ts.Files = append(ts.Files, tree.SyncFile{Rel: f.Rel, Mode: f.Mode, Src: treeSource(f.Src)})
-		}
-		ch.Syncs = append(ch.Syncs, ts)
-	}
-	return ch
-}
-
-// treeSource is s as the tree stage takes it.
-func treeSource(s *changes.Source) *tree.Source {
-	ts := &tree.Source{SHA: s.SHA, Size: s.Size, Data: s.Data}
-	if !s.InMemory() {
-		ts.Open = s.Reader
-	}
-	return ts
-}
-
 // treeWriter is the tree stage's Writer: uploads and tree requests, with
 // their progress events.
 type treeWriter struct{ c *Committer }
 
-func (w treeWriter) Upload(ctx context.Context, srcs []*tree.Source) error {
+func (w treeWriter) Upload(ctx context.Context, srcs []*changes.Source) error {
 	return w.c.upload(ctx, srcs)
 }
 

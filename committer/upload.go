@@ -5,15 +5,15 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/ghcommitter/ghcommitter/committer/internal/tree"
+	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 )
 
 // upload creates the blobs that are not known to exist yet, at most
 // o.concurrency at a time. A blob uploaded once is never uploaded again by
 // this Committer; the same blob listed twice is uploaded once.
-func (c *Committer) upload(ctx context.Context, srcs []*tree.Source) error {
+func (c *Committer) upload(ctx context.Context, srcs []*changes.Source) error {
 	seen := map[string]bool{}
-	var todo []*tree.Source
+	var todo []*changes.Source
 	for _, s := range srcs {
 		if !seen[s.SHA] && !c.cache.IsUploaded(s.SHA) {
 			seen[s.SHA] = true
@@ -69,14 +69,14 @@ func (c *Committer) upload(ctx context.Context, srcs []*tree.Source) error {
 	return ctx.Err()
 }
 
-func (c *Committer) uploadOne(ctx context.Context, s *tree.Source) error {
+func (c *Committer) uploadOne(ctx context.Context, s *changes.Source) error {
 	c.o.logger.DebugContext(ctx, "upload blob", "sha", s.SHA, "size", s.Size)
 	var got string
 	var err error
 	if s.InMemory() {
 		got, err = c.rest.CreateBlob(ctx, s.Data)
 	} else {
-		got, err = c.rest.StreamBlob(ctx, s.Size, s.Open)
+		got, err = c.rest.StreamBlob(ctx, s.Size, s.Reader)
 	}
 	if err != nil {
 		return fmt.Errorf("upload blob %s (%d bytes): %w", short(s.SHA), s.Size, err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/gitmodel"
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
 	"github.com/ghcommitter/ghcommitter/committer/internal/object"
@@ -36,12 +37,12 @@ func newRepo(t *testing.T, files map[string]string) *repo {
 func (r *repo) view() *View { return NewView(r.m, Tree{Commit: "c0ffee", Root: r.root}) }
 
 // resolve resolves ch on the repo's tree; with full, a dry run.
-func (r *repo) resolve(ch *Changes, full bool) (*Resolved, error) {
+func (r *repo) resolve(ch *changes.Prepared, full bool) (*Resolved, error) {
 	return r.rv.Resolve(context.Background(), r.view(), ch, full)
 }
 
 // commit resolves ch, creates its tree and returns the tree's SHA.
-func (r *repo) commit(ch *Changes) (*Resolved, string) {
+func (r *repo) commit(ch *changes.Prepared) (*Resolved, string) {
 	r.t.Helper()
 	res, err := r.resolve(ch, false)
 	if err != nil {
@@ -71,23 +72,25 @@ func gitTree(t *testing.T, files map[string]string) string {
 	return sha
 }
 
-func src(content string) *Source {
-	return &Source{SHA: BlobSHA([]byte(content)), Size: int64(len(content)), Data: []byte(content)}
+func src(content string) *changes.Source {
+	s := changes.BytesSource([]byte(content))
+	s.SHA = BlobSHA([]byte(content))
+	return s
 }
 
-func putOp(p, content string) Op {
-	return Op{Kind: OpPut, Path: p, Mode: object.ModeFile, Src: src(content)}
+func putOp(p, content string) changes.Op {
+	return changes.Op{Kind: changes.OpPut, Path: p, Mode: object.ModeFile, Src: src(content)}
 }
 
-func delOp(p string) Op { return Op{Kind: OpDelete, Path: p} }
+func delOp(p string) changes.Op { return changes.Op{Kind: changes.OpDelete, Path: p} }
 
-func editOp(p string, f func(old []byte, ok bool) ([]byte, error)) Op {
-	return Op{Kind: OpEdit, Path: p, Edit: f}
+func editOp(p string, f func(old []byte, ok bool) ([]byte, error)) changes.Op {
+	return changes.Op{Kind: changes.OpEdit, Path: p, Edit: f}
 }
 
-func ops(o ...Op) *Changes { return &Changes{Ops: o} }
+func ops(o ...changes.Op) *changes.Prepared { return &changes.Prepared{Ops: o} }
 
-func changes(r *Resolved) string { return fmt.Sprint(r.Changes) }
+func actions(r *Resolved) string { return fmt.Sprint(r.Changes) }
 
 // isConflict reports whether err is a kind.Conflict cause, and its hint.
 func isConflict(err error) (bool, string) {

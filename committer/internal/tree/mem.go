@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/object"
 )
 
@@ -155,11 +156,11 @@ func (m *MemStore) Blob(_ context.Context, sha string) ([]byte, error) {
 }
 
 // Upload stores the blobs of srcs, checking their SHAs.
-func (m *MemStore) Upload(_ context.Context, srcs []*Source) error {
+func (m *MemStore) Upload(_ context.Context, srcs []*changes.Source) error {
 	for _, s := range srcs {
 		data := s.Data
 		if !s.InMemory() {
-			r, err := s.Open()
+			r, err := s.Reader()
 			if err != nil {
 				return err
 			}

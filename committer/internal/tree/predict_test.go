@@ -4,6 +4,8 @@ import (
 	"context"
 	"sort"
 	"testing"
+
+	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 )
 
 func sorted(s []string) []string { sort.Strings(s); return s }
@@ -14,7 +16,7 @@ func sorted(s []string) []string { sort.Strings(s); return s }
 func TestPredictedTreesAreGits(t *testing.T) {
 	r := newRepo(t, base)
 	r.m.CacheListings(r.rv.Cache)
-	for _, ch := range []*Changes{
+	for _, ch := range []*changes.Prepared{
 		ops(putOp("d/b", "new"), delOp("d/c"), putOp("x/y/z", "deep")),
 		ops(delOp("d")),                        // a directory goes
 		ops(delOp("d/e/f")),                    // its directory with it

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
 	"github.com/ghcommitter/ghcommitter/committer/internal/object"
 )
@@ -34,7 +35,7 @@ type Change struct {
 // the create-tree request and the blobs to upload first.
 type Resolved struct {
 	Entries  []*object.TreeEntry
-	Uploads  []*Source
+	Uploads  []*changes.Source
 	Changes  []Change
 	Effects  []Effect
 	Subtrees []*Subtree // built, and their entries' SHAs set, before Entries are sent
@@ -91,7 +92,7 @@ func replaceConflict(path, blocker, with, format string, args ...any) error {
 type put struct {
 	path string
 	mode string
-	src  *Source
+	src  *changes.Source
 	idx  int // the operation it comes from: ops first, then syncs
 }
 
@@ -120,7 +121,7 @@ func (rs *resolution) set(p string, a Action, idx int) {
 	rs.rank[p] = idx
 }
 
-// Resolve builds the tree entries that apply ch to the tree root ("" for a
+// Resolve builds the tree entries that apply the change set ch to the tree root ("" for a
 // repository with no commits). It reads only the directories on the paths
 // the change set touches (cached by SHA), a recursive listing of each
 // directory it deletes or syncs, and the blobs that edits need. A put never
@@ -131,7 +132,7 @@ func (rs *resolution) set(p string, a Action, idx int) {
 // entry, built first (see BuildSubtrees). full is a dry run: it lists
 // unchanged paths too, and sends no request that writes; otherwise the
 // subtrees are created before Resolve returns (see Finish).
-func (rv *Resolver) Resolve(ctx context.Context, v *View, ch *Changes, full bool) (*Resolved, error) {
+func (rv *Resolver) Resolve(ctx context.Context, v *View, ch *changes.Prepared, full bool) (*Resolved, error) {
 	rs := &resolution{rv: rv, v: v, full: full, r: &Resolved{}, dels: map[string]*deletion{}, actions: map[string]Action{}, rank: map[string]int{}}
 	if err := v.Prefetch(ctx, ch.Lookups()); err != nil {
 		return nil, err
@@ -142,11 +143,11 @@ func (rv *Resolver) Resolve(ctx context.Context, v *View, ch *Changes, full bool
 	for i, o := range ch.Ops {
 		var err error
 		switch o.Kind {
-		case OpPut:
+		case changes.OpPut:
 			rs.puts = append(rs.puts, put{path: o.Path, mode: o.Mode, src: o.Src, idx: i})
-		case OpDelete:
+		case changes.OpDelete:
 			err = rs.addDelete(ctx, o.Path, i)
-		case OpEdit:
+		case changes.OpEdit:
 			err = rs.resolveEdit(ctx, o, i)
 		}
 		if err != nil {
@@ -194,7 +195,7 @@ func oneOf(states []string) string {
 	return "one of " + strings.Join(s, ", ")
 }
 
-func (rs *resolution) checkPreconditions(ctx context.Context, pres []Precondition) error {
+func (rs *resolution) checkPreconditions(ctx context.Context, pres []changes.Precondition) error {
 	for _, pre := range pres {
 		e, ok, err := rs.v.Get(ctx, pre.Path)
 		if err != nil {
@@ -243,7 +244,7 @@ func (rs *resolution) addDelete(ctx context.Context, p string, idx int) error {
 	return nil
 }
 
-func (rs *resolution) resolveEdit(ctx context.Context, o Op, idx int) error {
+func (rs *resolution) resolveEdit(ctx context.Context, o changes.Op, idx int) error {
 	e, ok, err := rs.v.Get(ctx, o.Path)
 	if err != nil {
 		return err
@@ -273,7 +274,8 @@ func (rs *resolution) resolveEdit(ctx context.Context, o Op, idx int) error {
 	if len(updated) > rs.rv.MaxFileSize {
 		return &kind.Cause{Path: o.Path, Kind: kind.Invalid, Err: fmt.Errorf("edit result of %d bytes is over GitHub's 100 MB file limit", len(updated))}
 	}
-	src := &Source{SHA: BlobSHA(updated), Size: int64(len(updated)), Data: updated}
+	src := changes.BytesSource(updated)
+	src.SHA = BlobSHA(updated)
 	rs.puts = append(rs.puts, put{path: o.Path, mode: mode, src: src, idx: idx})
 	return nil
 }
@@ -282,7 +284,7 @@ func (rs *resolution) resolveEdit(ctx context.Context, o Op, idx int) error {
 // (mode 160000) are kept, and local files at or under one are left out, as
 // `git add -A` leaves out a submodule's checkout. A remote directory where a
 // local file is becomes one deletion, so the file replaces it whole.
-func (rs *resolution) resolveSync(ctx context.Context, s Sync, idx int) error {
+func (rs *resolution) resolveSync(ctx context.Context, s changes.PreparedSync, idx int) error {
 	if s.Dir != "" {
 		e, ok, err := rs.v.Get(ctx, s.Dir)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/object"
 )
 
@@ -43,7 +44,7 @@ func TestResolvePutDeleteEdit(t *testing.T) {
 		}),
 	)
 	res, sha := r.commit(ch)
-	if got, want := changes(res), "[{d/b modified} {d/c deleted} {d/e/f modified} {n/x added}]"; got != want {
+	if got, want := actions(res), "[{d/b modified} {d/c deleted} {d/e/f modified} {n/x added}]"; got != want {
 		t.Errorf("changes = %s, want %s", got, want)
 	}
 	if want := gitTree(t, with(map[string]string{"d/b": "new", "d/c": "", "d/e/f": "4!", "n/x": "x"})); sha != want {
@@ -56,7 +57,7 @@ func TestResolvePutDeleteEdit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := changes(full), "[{a unchanged} {d/b modified} {d/c deleted} {nothing unchanged} {d/e/f modified} {n/x added}]"; got != want {
+	if got, want := actions(full), "[{a unchanged} {d/b modified} {d/c deleted} {nothing unchanged} {d/e/f modified} {n/x added}]"; got != want {
 		t.Errorf("dry run changes = %s, want %s", got, want)
 	}
 }
@@ -79,7 +80,7 @@ func TestResolveNoOp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := changes(res); got != "[{a modified}]" {
+	if got := actions(res); got != "[{a modified}]" {
 		t.Errorf("mode change = %s", got)
 	}
 }
@@ -88,7 +89,7 @@ func TestResolveNoOp(t *testing.T) {
 // the change set deletes what is in the way; then it replaces it.
 func TestResolveReplacements(t *testing.T) {
 	r := newRepo(t, base)
-	for _, ch := range []*Changes{
+	for _, ch := range []*changes.Prepared{
 		ops(putOp("a/x", "x")),    // through the file a
 		ops(putOp("d", "file")),   // onto the directory d
 		ops(putOp("d/b/y", "y")),  // through the file d/b
@@ -101,7 +102,7 @@ func TestResolveReplacements(t *testing.T) {
 		}
 	}
 	res, sha := r.commit(ops(delOp("a"), putOp("a/x", "x"), delOp("d"), putOp("d", "file")))
-	if got, want := changes(res), "[{a deleted} {a/x added} {d/b deleted} {d/c deleted} {d/e/f deleted} {d added}]"; got != want {
+	if got, want := actions(res), "[{a deleted} {a/x added} {d/b deleted} {d/c deleted} {d/e/f deleted} {d added}]"; got != want {
 		t.Errorf("changes = %s, want %s", got, want)
 	}
 	if want := gitTree(t, map[string]string{"a/x": "x", "d": "file", "top": "t"}); sha != want {
@@ -112,7 +113,7 @@ func TestResolveReplacements(t *testing.T) {
 	}
 	// A deleted directory written again holds only what the puts write.
 	res, sha = r.commit(ops(delOp("d"), putOp("d/b", "2"), putOp("d/n", "n")))
-	if got, want := changes(res), "[{d/c deleted} {d/e/f deleted} {d/n added}]"; got != want {
+	if got, want := actions(res), "[{d/c deleted} {d/e/f deleted} {d/n added}]"; got != want {
 		t.Errorf("rewritten directory: changes = %s, want %s", got, want)
 	}
 	if want := gitTree(t, map[string]string{"a": "1", "d/b": "2", "d/n": "n", "top": "t"}); sha != want {
@@ -130,14 +131,14 @@ func TestResolveSync(t *testing.T) {
 		"s/mod": {Content: []byte(sub), Mode: object.ModeSubmodule}, "out": {Content: []byte("o")},
 	})
 	r := &repo{t: t, m: m, root: root, rv: &Resolver{Cache: NewCache(), Writer: m, InlineLimit: 1 << 10, MaxFileSize: 1 << 20}}
-	sync := Sync{Dir: "s", Files: []SyncFile{
+	sync := changes.PreparedSync{Dir: "s", Files: []changes.PreparedFile{
 		{Rel: "a", Mode: object.ModeFile, Src: src("1")},
 		{Rel: "e", Mode: object.ModeFile, Src: src("e is a file now")},
 		{Rel: "n/x", Mode: object.ModeFile, Src: src("x")},
 		{Rel: "mod/inside", Mode: object.ModeFile, Src: src("left out")},
 	}}
-	res, sha := r.commit(&Changes{Syncs: []Sync{sync}})
-	if got, want := changes(res), "[{s/b deleted} {s/e added} {s/e/f deleted} {s/n/x added}]"; got != want {
+	res, sha := r.commit(&changes.Prepared{Syncs: []changes.PreparedSync{sync}})
+	if got, want := actions(res), "[{s/b deleted} {s/e added} {s/e/f deleted} {s/n/x added}]"; got != want {
 		t.Errorf("changes = %s, want %s", got, want)
 	}
 	files, _, err := m.List(t.Context(), Tree{Root: sha}, "", true)
@@ -152,7 +153,7 @@ func TestResolveSync(t *testing.T) {
 		t.Errorf("tree holds %v, want %s", sorted(got), want)
 	}
 	// A sync of a file is refused.
-	if _, err := r.resolve(&Changes{Syncs: []Sync{{Dir: "out"}}}, true); err == nil {
+	if _, err := r.resolve(&changes.Prepared{Syncs: []changes.PreparedSync{{Dir: "out"}}}, true); err == nil {
 		t.Error("a sync of a file: no error")
 	}
 }
@@ -161,18 +162,18 @@ func TestResolveSync(t *testing.T) {
 func TestResolvePreconditions(t *testing.T) {
 	r := newRepo(t, base)
 	for _, tc := range []struct {
-		pre Precondition
+		pre changes.Precondition
 		ok  bool
 	}{
-		{Precondition{Path: "a", SHA: BlobSHA([]byte("1"))}, true},
-		{Precondition{Path: "a", SHA: BlobSHA([]byte("2"))}, false},
-		{Precondition{Path: "gone", Absent: true}, true},
-		{Precondition{Path: "a", Absent: true}, false},
-		{Precondition{Path: "d", SHA: BlobSHA([]byte("1"))}, false}, // a directory
-		{Precondition{Path: "gone", AnyOf: []string{"", "x"}}, true},
-		{Precondition{Path: "a", AnyOf: []string{""}}, false},
+		{changes.Precondition{Path: "a", SHA: BlobSHA([]byte("1"))}, true},
+		{changes.Precondition{Path: "a", SHA: BlobSHA([]byte("2"))}, false},
+		{changes.Precondition{Path: "gone", Absent: true}, true},
+		{changes.Precondition{Path: "a", Absent: true}, false},
+		{changes.Precondition{Path: "d", SHA: BlobSHA([]byte("1"))}, false}, // a directory
+		{changes.Precondition{Path: "gone", AnyOf: []string{"", "x"}}, true},
+		{changes.Precondition{Path: "a", AnyOf: []string{""}}, false},
 	} {
-		_, err := r.resolve(&Changes{Pres: []Precondition{tc.pre}}, true)
+		_, err := r.resolve(&changes.Prepared{Pres: []changes.Precondition{tc.pre}}, true)
 		if conflict, _ := isConflict(err); tc.ok && err != nil || !tc.ok && !conflict {
 			t.Errorf("%+v: err = %v, want ok %v", tc.pre, err, tc.ok)
 		}

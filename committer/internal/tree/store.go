@@ -1,19 +1,17 @@
-// Package tree resolves change sets against git trees and works out the
-// tree requests that apply them: what is at each changed path, the
-// refusals of a put through a file or onto a directory, syncs, no-op
-// detection, the directories written whole, and the SHAs of the trees a
-// request makes. It reads trees through a Store and writes through a
-// Writer. The GitHub store (github.go) is the part that sends requests;
-// MemStore holds a repository in memory, for tests without HTTP.
+// Package tree resolves prepared change sets (internal/changes) against
+// git trees and works out the tree requests that apply them: what is at
+// each changed path, the refusals of a put through a file or onto a
+// directory, syncs, no-op detection, the directories written whole, and
+// the SHAs of the trees a request makes. It reads trees through a Store
+// and writes through a Writer. The GitHub store (github.go) is the part
+// that sends requests; MemStore holds a repository in memory, for tests
+// without HTTP.
 package tree
 
 import (
 	"context"
-	"crypto/sha1"
-	"encoding/hex"
-	"io"
-	"strconv"
 
+	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
 	"github.com/ghcommitter/ghcommitter/committer/internal/object"
 )
@@ -64,22 +62,10 @@ type Store interface {
 // blobs it cannot send inline, and the directories it writes whole.
 type Writer interface {
 	// Upload creates the blobs of srcs not known to exist yet.
-	Upload(ctx context.Context, srcs []*Source) error
+	Upload(ctx context.Context, srcs []*changes.Source) error
 	// CreateTree creates the tree base ("" for none) plus entries.
 	CreateTree(ctx context.Context, base string, entries []*object.TreeEntry) (*object.Tree, error)
 }
-
-// Source is the content of one put: its blob SHA and size, and its bytes
-// when held in memory, else Open to stream them.
-type Source struct {
-	SHA  string
-	Size int64
-	Data []byte
-	Open func() (io.ReadCloser, error) // nil when the content is in memory
-}
-
-// InMemory reports whether the content is held in memory (Data).
-func (s *Source) InMemory() bool { return s.Open == nil }
 
 // statOf is the Stat of an entry found (ok) or not.
 func statOf(e object.TreeEntry, ok bool) Stat {
@@ -109,35 +95,11 @@ func KindOf(e object.TreeEntry) string {
 }
 
 // Ancestors returns the directories above p, deepest first.
-func Ancestors(p string) []string {
-	var out []string
-	for i := len(p) - 1; i > 0; i-- {
-		if p[i] == '/' {
-			out = append(out, p[:i])
-		}
-	}
-	return out
-}
+func Ancestors(p string) []string { return changes.Ancestors(p) }
 
-// BlobSHA is the git object ID of a blob holding data, as `git
-// hash-object` computes it.
-func BlobSHA(data []byte) string {
-	h := sha1.New()
-	h.Write([]byte("blob " + strconv.Itoa(len(data)) + "\x00"))
-	h.Write(data)
-	return hex.EncodeToString(h.Sum(nil))
-}
+// BlobSHA is the git object ID of a blob holding data.
+func BlobSHA(data []byte) string { return changes.BlobSHA(data) }
 
-func isSHA(s string) bool {
-	if len(s) != 40 {
-		return false
-	}
-	for _, r := range s {
-		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f') {
-			return false
-		}
-	}
-	return true
-}
+func isSHA(s string) bool { return changes.IsSHA(s) }
 
 func short(sha string) string { return kind.Short(sha) }

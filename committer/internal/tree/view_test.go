@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/object"
 )
 
@@ -13,14 +14,14 @@ import (
 func TestViewLayersReplacements(t *testing.T) {
 	r := newRepo(t, map[string]string{"f": "file", "d/x": "x", "d/y/z": "z"})
 	v := r.view()
-	step := func(ch *Changes) (string, error) {
+	step := func(ch *changes.Prepared) (string, error) {
 		t.Helper()
 		res, err := r.rv.Resolve(t.Context(), v, ch, true)
 		if err != nil {
 			return "", err
 		}
 		v.Apply(res.Effects)
-		return changes(res), nil
+		return actions(res), nil
 	}
 	ch, err := step(ops(delOp("f"), putOp("f/a", "a"), delOp("d"), putOp("d", "now a file")))
 	if err != nil {
@@ -42,7 +43,7 @@ func TestViewLayersReplacements(t *testing.T) {
 	if ch != "[{f/b added} {f/a unchanged} {d modified}]" {
 		t.Errorf("second = %s", ch)
 	}
-	for _, c := range []*Changes{
+	for _, c := range []*changes.Prepared{
 		ops(putOp("d/y/z", "z")), // d is a file in the batch
 		ops(putOp("f", "f")),     // f is a directory in the batch
 	} {
@@ -51,7 +52,7 @@ func TestViewLayersReplacements(t *testing.T) {
 		}
 	}
 	// A sync of f sees f/a and f/b, and not the old file's content.
-	ch, err = step(&Changes{Syncs: []Sync{{Dir: "f", Files: []SyncFile{{Rel: "b", Mode: object.ModeFile, Src: src("b")}}}}})
+	ch, err = step(&changes.Prepared{Syncs: []changes.PreparedSync{{Dir: "f", Files: []changes.PreparedFile{{Rel: "b", Mode: object.ModeFile, Src: src("b")}}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
