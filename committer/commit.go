@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/google/go-github/v66/github"
 )
 
@@ -307,6 +308,11 @@ func (d *driver) attempt(ctx context.Context, attempt int) (done bool, err error
 	d.observe(Event{Kind: EventAttempt, Branch: d.branch, Attempt: attempt, Changes: d.w.size()})
 	d.limited = nil
 	started := time.Now()
+	// A stretched attempt is a lost attempt: the pacer's wait for the
+	// attempt's writes comes before it reads the head, and they then go
+	// back to back.
+	ctx, release := ghclient.ReserveWrites(ctx, d.attemptWrites())
+	defer release()
 	head, tree, creating, err := d.head(ctx, attempt)
 	if err != nil {
 		return d.refusedOr(err, attempt)
@@ -348,6 +354,21 @@ func (d *driver) attempt(ctx context.Context, attempt int) (done bool, err error
 		return true, nil
 	}
 	return d.move(ctx, head, tip, creating, attempt, started)
+}
+
+// attemptWrites is how many writes an attempt sends when nothing is
+// uploaded: one through a one-write engine; else a tree and a commit per
+// commit built, and the ref update. None in a dry run.
+func (d *driver) attemptWrites() int {
+	switch {
+	case d.dryRun:
+		return 0
+	case d.co.engine == EngineGraphQL || d.co.engine == EngineContents || d.co.engine == EngineAuto && len(d.cands) > 0:
+		return 1
+	case d.co.squash:
+		return 3
+	}
+	return 2*d.w.size() + 1
 }
 
 // refusedOr turns a rate-limit refusal into a wait before the next attempt
@@ -640,6 +661,11 @@ func (s *single) build(ctx context.Context, head, tree string, attempt int) (str
 			return "", "", false, err
 		}
 		if newTree != tree {
+			// Looked at again before the commit: a move seen now costs
+			// the tree alone, where the watch below costs the commit too.
+			if contended && s.c.moved(ctx, s.branch, head) {
+				return "", "", false, errMovedAfterWrites
+			}
 			moved := func() bool { return false }
 			if contended {
 				moved = s.c.watchMoved(ctx, s.branch, head)
