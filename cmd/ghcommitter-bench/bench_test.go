@@ -58,7 +58,20 @@ func TestParseFlags(t *testing.T) {
 	if got := cfg.modes; len(got) != 2 || got[0] != "cli" || got[1] != "git" {
 		t.Errorf("modes = %v, want allModes' order", got)
 	}
-	for _, bad := range [][]string{{"-modes", "svn"}, {"-writers", "0"}, {"-files", "x"}, {"extra"}} {
+	if !cfg.limits.runs("queue") || !cfg.limits.runs(scenarioIndex) {
+		t.Errorf("without -limit-rows every row runs")
+	}
+	sub, err := parseFlags([]string{"-limit-rows", "index", "-limit-trace", "/tmp/t"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sub.limits.runs(scenarioIndex) || sub.limits.runs(scenarioSingle) || sub.limits.runs("queue") || sub.limits.runs("process") || sub.limits.runs("scale") {
+		t.Errorf("-limit-rows index runs %v", sub.limits.rows)
+	}
+	if sub.limits.trace != "/tmp/t" {
+		t.Errorf("-limit-trace = %q", sub.limits.trace)
+	}
+	for _, bad := range [][]string{{"-modes", "svn"}, {"-writers", "0"}, {"-files", "x"}, {"extra"}, {"-limit-rows", "index,git"}, {"-limit-rows", ","}} {
 		if _, err := parseFlags(bad, io.Discard); err == nil {
 			t.Errorf("parseFlags(%q) succeeded", bad)
 		}

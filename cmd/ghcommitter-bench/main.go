@@ -22,11 +22,15 @@
 // change, 403/429 answers and writes inside retry-after windows. Its
 // promotion-manifest rows (-only manifest) run N "ghcommitter commit
 // --manifest" processes under the same limits and -limit-* flags
-// (limitsmanifest.go).
+// (limitsmanifest.go). -limit-rows runs a subset of the section (the index
+// or single CLI rows, queue, process, scale), to iterate on one row;
+// -limit-trace keeps each CLI process's --verbose log.
 //
 //	go run ./cmd/ghcommitter-bench -out BENCHMARKS.md
 //	go run ./cmd/ghcommitter-bench -only limits -out BENCHMARKS.md
 //	go run ./cmd/ghcommitter-bench -only manifest -limit-writers 16 -out BENCHMARKS.md
+//	go run ./cmd/ghcommitter-bench -only limits -limit-rows index -limit-writers 16 -limit-engines git-data,auto -out /tmp/b.md
+//	go run ./cmd/ghcommitter-bench -only matrix -files 20000 -writers 16 -modes cli,git -out /tmp/clone.md
 //	go run ./cmd/ghcommitter-bench -quick
 package main
 
