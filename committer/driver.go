@@ -180,6 +180,11 @@ func (d *driver) attempt(ctx context.Context, attempt int) (done bool, err error
 	d.observe(Event{Kind: EventAttempt, Branch: d.branch, Attempt: attempt, Changes: d.w.size()})
 	d.limited = nil
 	started := time.Now()
+	// A stretched attempt is a lost attempt: the pacer's wait for the
+	// attempt's writes comes before it reads the head, and they then go
+	// back to back.
+	ctx, release := ghclient.ReserveWrites(ctx, d.attemptWrites())
+	defer release()
 	head, tree, creating, err := d.head(ctx, attempt)
 	if err != nil {
 		return d.refusedOr(err, attempt)
@@ -221,6 +226,21 @@ func (d *driver) attempt(ctx context.Context, attempt int) (done bool, err error
 		return true, nil
 	}
 	return d.move(ctx, head, tip, creating, attempt, started)
+}
+
+// attemptWrites is how many writes an attempt sends when nothing is
+// uploaded: one through a one-write engine; else a tree and a commit per
+// commit built, and the ref update. None in a dry run.
+func (d *driver) attemptWrites() int {
+	switch {
+	case d.dryRun:
+		return 0
+	case d.co.engine == EngineGraphQL || d.co.engine == EngineContents || d.co.engine == EngineAuto && len(d.cands) > 0:
+		return 1
+	case d.co.squash:
+		return 3
+	}
+	return 2*d.w.size() + 1
 }
 
 // refusedOr turns a rate-limit refusal into a wait before the next attempt

@@ -94,6 +94,11 @@ func (s *single) build(ctx context.Context, head, tree string, attempt int) (str
 			return "", "", false, err
 		}
 		if newTree != tree {
+			// Looked at again before the commit: a move seen now costs
+			// the tree alone, where the watch below costs the commit too.
+			if contended && s.c.refs.Moved(ctx, s.branch, head) {
+				return "", "", false, errMovedAfterWrites
+			}
 			moved := func() bool { return false }
 			if contended {
 				moved = s.c.refs.WatchMoved(ctx, s.branch, head)

@@ -33,11 +33,11 @@ func TestQuickLibraryModes(t *testing.T) {
 			t.Errorf("%s, %d writers: no traffic counted", r.Mode, r.Writers)
 		}
 	}
-	// The branch, the path lookup, the tree, the commit, the ref update,
-	// and once per Committer the repository's node ID for updateRefs; a
+	// The branch, the path lookup (which also brings the repository's
+	// node ID for updateRefs), the tree, the commit, the ref update; a
 	// Queue that knows the head and the paths sends the 3 writes only.
-	if len(rep.Costs) != 1 || rep.Costs[0].Requests != 6 || rep.Costs[0].QueueRequests > 4 {
-		t.Errorf("uncontended cost = %+v, want 6 requests, and at most 4 through a Queue that knows the head", rep.Costs)
+	if len(rep.Costs) != 1 || rep.Costs[0].Requests != 5 || rep.Costs[0].QueueRequests > 4 {
+		t.Errorf("uncontended cost = %+v, want 5 requests, and at most 4 through a Queue that knows the head", rep.Costs)
 	}
 	doc := render(rep)
 	for _, want := range []string{"## Goals", "### 100 files, 8 writers", "| queue-squash |"} {
@@ -58,7 +58,20 @@ func TestParseFlags(t *testing.T) {
 	if got := cfg.modes; len(got) != 2 || got[0] != "cli" || got[1] != "git" {
 		t.Errorf("modes = %v, want allModes' order", got)
 	}
-	for _, bad := range [][]string{{"-modes", "svn"}, {"-writers", "0"}, {"-files", "x"}, {"extra"}} {
+	if !cfg.limits.runs("queue") || !cfg.limits.runs(scenarioIndex) {
+		t.Errorf("without -limit-rows every row runs")
+	}
+	sub, err := parseFlags([]string{"-limit-rows", "index", "-limit-trace", "/tmp/t"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sub.limits.runs(scenarioIndex) || sub.limits.runs(scenarioSingle) || sub.limits.runs("queue") || sub.limits.runs("process") || sub.limits.runs("scale") {
+		t.Errorf("-limit-rows index runs %v", sub.limits.rows)
+	}
+	if sub.limits.trace != "/tmp/t" {
+		t.Errorf("-limit-trace = %q", sub.limits.trace)
+	}
+	for _, bad := range [][]string{{"-modes", "svn"}, {"-writers", "0"}, {"-files", "x"}, {"extra"}, {"-limit-rows", "index,git"}, {"-limit-rows", ","}} {
 		if _, err := parseFlags(bad, io.Discard); err == nil {
 			t.Errorf("parseFlags(%q) succeeded", bad)
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -83,7 +84,12 @@ func runProcesses(cmds []*exec.Cmd, maxAttempts int) ([]writerResult, time.Durat
 	t0 := time.Now()
 	for i, cmd := range cmds {
 		var out, errOut bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errOut
+		cmd.Stdout = &out
+		if cmd.Stderr != nil { // a trace file (-limit-trace): keep it too
+			cmd.Stderr = io.MultiWriter(&errOut, cmd.Stderr)
+		} else {
+			cmd.Stderr = &errOut
+		}
 		start := time.Now()
 		if err := cmd.Start(); err != nil {
 			ws[i] = writerResult{Err: "start: " + err.Error()}

@@ -101,3 +101,23 @@ func parseLimits(scale float64, writers, engines string, seed uint64, timeout ti
 	}
 	return lc, nil
 }
+
+// parseRows parses -limit-rows: a comma-separated list of limitRowKinds.
+func parseRows(s string) ([]string, error) {
+	out := []string{}
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		if !slices.Contains(limitRowKinds, f) {
+			return nil, fmt.Errorf("-limit-rows: unknown kind %q (known: %s)", f, strings.Join(limitRowKinds, ", "))
+		}
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("-limit-rows: give at least one kind")
+	}
+	return out, nil
+}

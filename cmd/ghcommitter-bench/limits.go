@@ -49,7 +49,8 @@ type limitResult struct {
 	Requests     int
 	Stats        githubtest.LimitStats
 	Scale        float64
-	Unreported   int // writers that did not report landing but are on the branch
+	Unreported   int    // writers that did not report landing but are on the branch
+	Routes       string // the fake's requests by route and status (the progress log's)
 }
 
 // WritesPerLanded is every write sent (refused ones too) per landed change.
@@ -97,6 +98,21 @@ type limitsConfig struct {
 	// noProcess leaves out the in-process stages rows (the smoke test of
 	// the CLI rows; TestProcessStagesNeverRace runs those on their own).
 	noProcess bool
+	// trace is a directory for each CLI process's --verbose log
+	// (-limit-trace); "" for none.
+	trace string
+	// rows are the kinds of rows to run (-limit-rows); nil: all of them.
+	rows []string
+}
+
+// limitRowKinds are the kinds of rows of the section, for -limit-rows:
+// the two CLI scenarios, the Queue's rows, the one-process stages rows and
+// the cost-at-scale rows.
+var limitRowKinds = []string{scenarioIndex, scenarioSingle, "queue", "process", "scale"}
+
+// runs reports whether rows of kind run.
+func (lc limitsConfig) runs(kind string) bool {
+	return lc.rows == nil || contains(lc.rows, kind)
 }
 
 func (lc limitsConfig) fakeLimits() githubtest.Limits {
@@ -143,6 +159,9 @@ func runLimits(ctx context.Context, cfg config, bin string, log io.Writer) (*lim
 		lc.scale, scaledMinute(lc.scale).Round(time.Millisecond), map[bool]string{true: "available", false: "not in this CLI"}[rep.EngineFlag])
 	for _, n := range lc.writers {
 		for _, sc := range []string{scenarioIndex, scenarioSingle} {
+			if !lc.runs(sc) {
+				continue
+			}
 			for _, eng := range lc.engines {
 				res, err := runLimitCLI(ctx, cfg, rep, bin, sc, eng, n)
 				if err != nil {
@@ -153,6 +172,9 @@ func runLimits(ctx context.Context, cfg config, bin string, log io.Writer) (*lim
 			}
 		}
 		for _, mode := range queueModes {
+			if !lc.runs("queue") {
+				break
+			}
 			res, err := runLimitQueue(ctx, cfg, mode, n)
 			if err != nil {
 				return nil, fmt.Errorf("under limits, %s, %d writers: %w", mode, n, err)
@@ -161,14 +183,16 @@ func runLimits(ctx context.Context, cfg config, bin string, log io.Writer) (*lim
 			rep.Results = append(rep.Results, res)
 		}
 	}
-	if !cfg.limits.noProcess {
+	if !cfg.limits.noProcess && lc.runs("process") {
 		rows, err := processRuns(ctx, cfg, log)
 		if err != nil {
 			return nil, fmt.Errorf("under limits: %w", err)
 		}
 		rep.Results = append(rep.Results, rows...)
 	}
-	rep.Scale = runScale(ctx, cfg, log)
+	if lc.runs("scale") {
+		rep.Scale = runScale(ctx, cfg, log)
+	}
 	rep.LoadAfter = loadAvg()
 	return rep, nil
 }
@@ -201,6 +225,9 @@ func logLimit(log io.Writer, r limitResult) {
 	fmt.Fprintf(log, "%3d writers %-6s %-12s landed %d/%d in %s (floor %s), %d writes (%.2f per landed), %d limited, %d in own retry-after, %d in another's\n",
 		r.Writers, r.Scenario, r.Engine, r.Landed, r.Writers, r.Wall.Round(time.Millisecond), r.Floor().Round(time.Millisecond),
 		s.Writes, r.WritesPerLanded(), s.Limited, s.WritesInOwnRetryAfter, r.InOthersWindow())
+	if r.Routes != "" {
+		fmt.Fprintf(log, "    requests: %s\n", r.Routes)
+	}
 	for _, e := range r.Errors {
 		fmt.Fprintf(log, "    not landed: %s\n", e)
 	}

@@ -6,7 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -47,6 +49,15 @@ func runLimitProcesses(ctx context.Context, cfg config, bin, sc, eng string, n i
 		cmd.Dir = work
 		cmd.Env = append(cleanEnv(), "GH_TOKEN="+fakeToken, fmt.Sprintf("%s=process-%02d", fakeClientEnv, i),
 			limitScaleEnv+"="+strconv.FormatFloat(cfg.limits.scale, 'g', -1, 64))
+		if dir := cfg.limits.trace; dir != "" {
+			cmd.Args = append(cmd.Args, "-v")
+			f, err := os.Create(filepath.Join(dir, fmt.Sprintf("%s-%s-%d-process-%02d.log", sc, eng, n, i)))
+			if err != nil {
+				return limitResult{}, err
+			}
+			defer f.Close()
+			cmd.Stderr = f
+		}
 		cmds[i] = cmd
 	}
 
@@ -89,5 +100,44 @@ func limitSummary(fake *limitsFake, sc, eng string, ws []writerResult, wall time
 	}
 	return limitResult{Scenario: sc, Engine: eng, Writers: len(ws), Landed: rr.Landed, Wall: wall,
 		MeanAttempts: rr.MeanAttempts, MaxAttempts: rr.MaxAttempts, Exhausted: rr.Exhausted, Errors: rr.Errors,
-		Requests: reqs, Stats: stats, Scale: cfg.limits.scale, Unreported: unreported}, nil
+		Requests: reqs, Stats: stats, Scale: cfg.limits.scale, Unreported: unreported, Routes: fake.routes()}, nil
+}
+
+// routes sums the fake's log by route and status, writes first, for the
+// progress log: where a row's writes and reads went.
+func (f *limitsFake) routes() string {
+	type key struct {
+		write  bool
+		route  string
+		status int
+	}
+	n := map[key]int{}
+	for _, r := range f.srv.Requests() {
+		n[key{r.Write, r.Method + " " + strings.TrimPrefix(r.Route, r.Method+" "), r.Status}]++
+	}
+	keys := make([]key, 0, len(n))
+	for k := range n {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		switch {
+		case a.write != b.write:
+			if a.write {
+				return -1
+			}
+			return 1
+		case a.route != b.route:
+			return strings.Compare(a.route, b.route)
+		}
+		return a.status - b.status
+	})
+	var parts []string
+	for _, k := range keys {
+		w := ""
+		if k.write {
+			w = "write "
+		}
+		parts = append(parts, fmt.Sprintf("%s%s %d: %d", w, k.route, k.status, n[k]))
+	}
+	return strings.Join(parts, "; ")
 }

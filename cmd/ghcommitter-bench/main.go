@@ -22,11 +22,15 @@
 // change, 403/429 answers and writes inside retry-after windows. Its
 // promotion-manifest rows (-only manifest) run N "ghcommitter commit
 // --manifest" processes under the same limits and -limit-* flags
-// (limitsmanifest.go).
+// (limitsmanifest.go). -limit-rows runs a subset of the section (the index
+// or single CLI rows, queue, process, scale), to iterate on one row;
+// -limit-trace keeps each CLI process's --verbose log.
 //
 //	go run ./cmd/ghcommitter-bench -out BENCHMARKS.md
 //	go run ./cmd/ghcommitter-bench -only limits -out BENCHMARKS.md
 //	go run ./cmd/ghcommitter-bench -only manifest -limit-writers 16 -out BENCHMARKS.md
+//	go run ./cmd/ghcommitter-bench -only limits -limit-rows index -limit-writers 16 -limit-engines git-data,auto -out /tmp/b.md
+//	go run ./cmd/ghcommitter-bench -only matrix -files 20000 -writers 16 -modes cli,git -out /tmp/clone.md
 //	go run ./cmd/ghcommitter-bench -quick
 package main
 
@@ -199,6 +203,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	lengines := fs.String("limit-engines", strings.Join(allEngines, ","), "under GitHub's limits: comma-separated CLI engines: "+strings.Join(allEngines, ", "))
 	lseed := fs.Uint64("limit-seed", 1, "under GitHub's limits: the fake's seed for 403 vs 429 and for sending retry-after")
 	ltimeout := fs.Duration("limit-timeout", 10*time.Minute, "under GitHub's limits: bound on one run")
+	ltrace := fs.String("limit-trace", "", "under GitHub's limits: run every CLI process with -v and keep its log in this directory (one file a process)")
+	lrows := fs.String("limit-rows", strings.Join(limitRowKinds, ","), "under GitHub's limits: comma-separated kinds of rows to run: "+strings.Join(limitRowKinds, ", ")+" (e.g. -limit-rows index -limit-writers 16 -limit-engines auto, to iterate on one row)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
@@ -238,6 +244,12 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	}
 	if cfg.limits, err = parseLimits(*lscale, *lwriters, *lengines, *lseed, *ltimeout); err != nil {
 		return config{}, err
+	}
+	cfg.limits.trace = *ltrace
+	if set["limit-rows"] {
+		if cfg.limits.rows, err = parseRows(*lrows); err != nil {
+			return config{}, err
+		}
 	}
 	if cfg.latency < 0 || cfg.maxAttempts < 1 || cfg.gitAttempts < 1 {
 		return config{}, fmt.Errorf("-latency must be >= 0 and -max-attempts, -git-attempts >= 1")

@@ -78,7 +78,11 @@
 //     one every 750ms after a burst of 8, and at most 500 in any hour
 //     (WithWritePacing). A process that writes more than that waits: 500
 //     writes an hour is GitHub's budget for content creation, about 160
-//     single-file commits through the Git Data API (3 writes each);
+//     single-file commits through the Git Data API (3 writes each).
+//     ReserveWrites (reserve.go) books a commit attempt's writes at its
+//     first request, so that the wait comes before the attempt reads the
+//     head and its writes then go back to back: a stretched attempt is
+//     a lost attempt (the committer reserves every attempt's writes);
 //   - both share their state with every client in the process that uses
 //     the same credential on the same host, whichever Committer or Queue
 //     holds it. The process-wide registry keys it by a hash of host and

@@ -26,10 +26,19 @@ func (t *limitLayer) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	rel := t.api.rel(req.URL)
 	st := sharedFor(t.key(req))
-	if p := t.o.pace(); p.on() && isWrite(req, rel) {
-		if err := t.pace(ctx, st, p, req.Method, rel); err != nil {
-			closeBody(req)
-			return nil, err
+	if p := t.o.pace(); p.on() {
+		r := reservationOf(ctx)
+		if r != nil {
+			if err := t.book(ctx, r, st, p, req.Method, rel); err != nil {
+				closeBody(req)
+				return nil, err
+			}
+		}
+		if isWrite(req, rel) && (r == nil || !r.take(st, t.o.now())) {
+			if err := t.pace(ctx, st, p, req.Method, rel); err != nil {
+				closeBody(req)
+				return nil, err
+			}
 		}
 	}
 	res := resourceOf(rel)
@@ -94,6 +103,22 @@ func (t *limitLayer) pace(ctx context.Context, st *shared, p paceConfig, method,
 		return nil
 	}
 	t.log(ctx, "github write paced", method, rel, wait)
+	notifyWait(ctx, Wait{Kind: WaitPacer, Method: method, Route: rel, Duration: wait})
+	if err := t.o.sleep(ctx, wait); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+// book books a ReserveWrites reservation on its first request and waits
+// until its writes can go back to back.
+func (t *limitLayer) book(ctx context.Context, r *reservation, st *shared, p paceConfig, method, rel string) error {
+	now := t.o.now()
+	wait := r.book(st, p, now)
+	if wait <= 0 {
+		return nil
+	}
+	t.log(ctx, "github writes reserved: waiting to send them back to back", method, rel, wait)
 	notifyWait(ctx, Wait{Kind: WaitPacer, Method: method, Route: rel, Duration: wait})
 	if err := t.o.sleep(ctx, wait); err != nil {
 		return err
