@@ -101,6 +101,11 @@ func (e *Error) Error() string {
 		fmt.Fprintf(&b, "path %q: ", e.Path)
 	}
 	switch {
+	case e.Err != nil && e.Kind == ErrUnknownOutcome:
+		// Said first: whoever reads only the start (or greps for it) must
+		// not take it for "not committed".
+		b.WriteString("outcome unknown: ")
+		b.WriteString(rest.Text(e.Err))
 	case e.Err != nil:
 		b.WriteString(rest.Text(e.Err))
 	case e.Kind != nil:

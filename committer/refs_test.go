@@ -83,6 +83,11 @@ func TestLostReplyUnknownOutcome(t *testing.T) {
 	if !errors.Is(err, committer.ErrUnknownOutcome) {
 		t.Fatalf("err = %v, want ErrUnknownOutcome", err)
 	}
+	// The message says so first: whoever reads only its start must not
+	// take it for "not committed" (the CLI prints it as it is).
+	if _, cause, _ := strings.Cut(err.Error(), ": "); !strings.HasPrefix(cause, "outcome unknown: ") {
+		t.Errorf("message %q does not start its cause with \"outcome unknown: \"", err)
+	}
 	var ue *url.Error
 	if !errors.As(err, &ue) {
 		t.Fatalf("the ref update's cause is not in the chain: %v", err)

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
@@ -32,14 +33,14 @@ func updateRefsFault(f githubtest.Fault) githubtest.Fault {
 // whether the ref was at from.
 func forceRef(t testing.TB, ts *githubtest.TestServer, ref, from, to string) bool {
 	t.Helper()
-	rp, _, err := ts.Client.Repositories.Get(context.Background(), owner, repo)
+	id, err := repoNodeID(ts)
 	if err != nil {
 		t.Error(err)
 		return false
 	}
 	body, _ := json.Marshal(map[string]any{
 		"query": `mutation($input: UpdateRefsInput!) { updateRefs(input: $input) { clientMutationId } }`,
-		"variables": map[string]any{"input": map[string]any{"repositoryId": rp.GetNodeID(),
+		"variables": map[string]any{"input": map[string]any{"repositoryId": id,
 			"refUpdates": []any{map[string]any{"name": ref, "beforeOid": from, "afterOid": to, "force": true}}}},
 	})
 	req, _ := http.NewRequest(http.MethodPost, strings.TrimSuffix(ts.URL, "/")+"/graphql", bytes.NewReader(body))
@@ -343,6 +344,22 @@ func TestUpdateRefsSendsThePreview(t *testing.T) {
 	}
 }
 
+// nodeIDs caches the test repository's node ID per fake (forceRef runs in
+// loops: a GET /repos each time would spend the token's rate limit).
+var nodeIDs sync.Map
+
+func repoNodeID(ts *githubtest.TestServer) (string, error) {
+	if id, ok := nodeIDs.Load(ts.URL); ok {
+		return id.(string), nil
+	}
+	rp, _, err := ts.Client.Repositories.Get(context.Background(), owner, repo)
+	if err != nil {
+		return "", err
+	}
+	nodeIDs.Store(ts.URL, rp.GetNodeID())
+	return rp.GetNodeID(), nil
+}
+
 type lockedWriter struct {
 	w  *bytes.Buffer
 	mu *sync.Mutex
@@ -374,11 +391,16 @@ func TestChaosResetsNeverResurrect(t *testing.T) {
 	resetter := make(chan struct{})
 	go func() {
 		defer close(resetter)
-		for n := 0; ; n++ {
+		// At most one reset every 5 ms, and 600 in all: the resetter
+		// shares the writers' token, whose hourly GraphQL budget an
+		// unpaced loop spends before the writers are done.
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for n := 0; n < 600; n++ {
 			select {
 			case <-stop:
 				return
-			default:
+			case <-tick.C:
 			}
 			x, err := ts.Seed(owner, repo, "main", fmt.Sprintf("doomed %d", n), githubtest.File{Path: fmt.Sprintf("doomed/%d", n), Content: []byte("x\n")})
 			if err != nil {
