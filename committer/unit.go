@@ -43,7 +43,7 @@ func (c *Committer) commitOptions(op, branch string, opts []CommitOption) (commi
 	if err := ValidateBranch(branch); err != nil {
 		return co, c.fail(op, branch, ErrInvalid, err)
 	}
-	if co.expectHead != "" && !changes.IsSHA(co.expectHead) {
+	if co.expectHead != "" && !object.IsSHA(co.expectHead) {
 		return co, c.fail(op, branch, ErrInvalid, fmt.Errorf("expected head %q is not a 40-digit commit SHA", co.expectHead))
 	}
 	if err := co.checkTag(); err != nil {
@@ -52,7 +52,7 @@ func (c *Committer) commitOptions(op, branch string, opts []CommitOption) (commi
 	if co.onProtected != nil && co.tag.Name != "" {
 		return co, c.fail(op, branch, ErrInvalid, errors.New("Tag and WithPullRequestOnProtected cannot be combined: tag the merge commit once the pull request is merged"))
 	}
-	if co.createFrom != "" && !changes.IsSHA(co.createFrom) {
+	if co.createFrom != "" && !object.IsSHA(co.createFrom) {
 		if err := ValidateBranch(co.createFrom); err != nil {
 			return co, c.fail(op, branch, ErrInvalid, fmt.Errorf("base ref: %w", err))
 		}

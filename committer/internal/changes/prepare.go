@@ -122,13 +122,13 @@ func checkPreconditions(pres []Precondition) error {
 				return invalidPath(pre.Path, errors.New("ExpectOneOf needs at least one state"))
 			}
 			for _, st := range pre.AnyOf {
-				if st != "" && !IsSHA(st) {
+				if st != "" && !object.IsSHA(st) {
 					return invalidPath(pre.Path, fmt.Errorf("expected blob SHA %q is not 40 lowercase hex digits", st))
 				}
 			}
 			continue
 		}
-		if !pre.Absent && !IsSHA(pre.SHA) {
+		if !pre.Absent && !object.IsSHA(pre.SHA) {
 			return invalidPath(pre.Path, fmt.Errorf("expected blob SHA %q is not 40 lowercase hex digits", pre.SHA))
 		}
 	}

@@ -199,8 +199,8 @@ func TestAncestorsAndIsSHA(t *testing.T) {
 		t.Error("a top-level path has ancestors")
 	}
 	for s, want := range map[string]bool{strings.Repeat("0a", 20): true, strings.Repeat("0A", 20): false, strings.Repeat("a", 39): false, strings.Repeat("g", 40): false} {
-		if IsSHA(s) != want {
-			t.Errorf("IsSHA(%q) = %v", s, !want)
+		if object.IsSHA(s) != want {
+			t.Errorf("object.IsSHA(%q) = %v", s, !want)
 		}
 	}
 }

@@ -211,19 +211,6 @@ func asciiLower(s string) string {
 	return string(b)
 }
 
-// IsSHA reports whether s is 40 lowercase hex digits.
-func IsSHA(s string) bool {
-	if len(s) != 40 {
-		return false
-	}
-	for _, r := range s {
-		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f') {
-			return false
-		}
-	}
-	return true
-}
-
 // ValidMode reports whether m is a mode a change set may write.
 func ValidMode(m string) bool {
 	switch m {

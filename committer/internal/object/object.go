@@ -65,3 +65,16 @@ func (e *TreeEntry) Inline() string {
 	}
 	return *e.Content
 }
+
+// IsSHA reports whether s is an object name: 40 lowercase hex digits.
+func IsSHA(s string) bool {
+	if len(s) != 40 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f') {
+			return false
+		}
+	}
+	return true
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
 	"github.com/ghcommitter/ghcommitter/committer/internal/landing"
+	"github.com/ghcommitter/ghcommitter/committer/internal/object"
 	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 )
 
@@ -88,7 +89,7 @@ func (r *Refs) CommitTree(ctx context.Context, sha string) (string, string, erro
 // ResolveBase returns the commit and tree a new branch starts from: ref is
 // a commit SHA or a branch name.
 func (r *Refs) ResolveBase(ctx context.Context, ref string) (string, string, error) {
-	if isSHA(ref) {
+	if object.IsSHA(ref) {
 		return r.CommitTree(ctx, ref)
 	}
 	commit, tree, err := r.ReadHead(ctx, ref)

@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
+	"github.com/ghcommitter/ghcommitter/committer/internal/object"
 	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 )
 
@@ -95,7 +96,7 @@ func (r *Refs) Moved(ctx context.Context, branch, head string) bool {
 	if err != nil {
 		return false
 	}
-	return isSHA(sha) && sha != head
+	return object.IsSHA(sha) && sha != head
 }
 
 // WatchMoved starts Moved in the background, alongside a write, and
@@ -104,17 +105,4 @@ func (r *Refs) WatchMoved(ctx context.Context, branch, head string) (wait func()
 	ch := make(chan bool, 1)
 	go func() { ch <- r.Moved(ctx, branch, head) }()
 	return func() bool { return <-ch }
-}
-
-// isSHA reports a 40-hex-digit object name.
-func isSHA(s string) bool {
-	if len(s) != 40 {
-		return false
-	}
-	for _, r := range s {
-		if !('0' <= r && r <= '9' || 'a' <= r && r <= 'f') {
-			return false
-		}
-	}
-	return true
 }

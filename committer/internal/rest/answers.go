@@ -8,10 +8,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/go-github/v66/github"
+
 	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
-	"github.com/google/go-github/v66/github"
+	"github.com/ghcommitter/ghcommitter/committer/internal/object"
 )
 
 // Answer names the write whose answer Judge reads: the one that lands a
@@ -148,10 +150,10 @@ func JudgeRefs(err error, branchRef, tagRef string) (Verdict, error) {
 func contentsMoved(m string) bool {
 	if at, ok := strings.CutPrefix(m, "is at "); ok {
 		now, was, ok := strings.Cut(at, " but expected ")
-		return ok && isSHA(now) && isSHA(was)
+		return ok && object.IsSHA(now) && object.IsSHA(was)
 	}
 	if i := strings.LastIndex(m, " does not match "); i > 0 {
-		return isSHA(m[i+len(" does not match "):])
+		return object.IsSHA(m[i+len(" does not match "):])
 	}
 	return false
 }
@@ -312,17 +314,4 @@ func classifyStatus(code int, message string) (error, string) {
 		return nil, "the branch name may clash with an existing branch (refs/heads/a and refs/heads/a/b cannot both exist)"
 	}
 	return nil, ""
-}
-
-// isSHA reports a 40-hex-digit object name.
-func isSHA(s string) bool {
-	if len(s) != 40 {
-		return false
-	}
-	for _, r := range s {
-		if !('0' <= r && r <= '9' || 'a' <= r && r <= 'f') {
-			return false
-		}
-	}
-	return true
 }

@@ -12,8 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
 	"github.com/google/go-github/v66/github"
+
+	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
 )
 
 // realReply builds the error go-github returns for GitHub's real error

@@ -10,9 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/go-github/v66/github"
+
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
 	"github.com/ghcommitter/ghcommitter/committer/internal/object"
-	"github.com/google/go-github/v66/github"
 )
 
 // Head is a branch head as GET branches/{b} returns it.

@@ -7,10 +7,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/go-github/v66/github"
+
 	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
 	"github.com/ghcommitter/ghcommitter/committer/internal/ratelimit"
-	"github.com/google/go-github/v66/github"
 )
 
 // Refused says GitHub's rate limit Refusal a request for now (a

@@ -4,8 +4,9 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/ghcommitter/ghcommitter/committer/internal/object"
 	"github.com/google/go-github/v66/github"
+
+	"github.com/ghcommitter/ghcommitter/committer/internal/object"
 )
 
 // Repo is what the library reads of a repository.

@@ -81,7 +81,7 @@ func (c *Cache) putPathLocked(root, p string, k known) {
 // and what base was known to have at every path no entry is at, under or
 // above (the same in both trees). A deleted path is absent.
 func (c *Cache) LearnTree(base, root string, entries []*object.TreeEntry) {
-	if !isSHA(root) || base == root {
+	if !object.IsSHA(root) || base == root {
 		return
 	}
 	c.mu.Lock()

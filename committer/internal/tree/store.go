@@ -100,6 +100,4 @@ func Ancestors(p string) []string { return changes.Ancestors(p) }
 // BlobSHA is the git object ID of a blob holding data.
 func BlobSHA(data []byte) string { return changes.BlobSHA(data) }
 
-func isSHA(s string) bool { return changes.IsSHA(s) }
-
 func short(sha string) string { return kind.Short(sha) }

@@ -47,7 +47,7 @@ func (rv *Resolver) BuildSubtrees(ctx context.Context, r *Resolved) error {
 	}
 	for i, st := range todo {
 		sha := shas[strconv.Itoa(i)]
-		if !isSHA(sha) {
+		if !object.IsSHA(sha) {
 			return fmt.Errorf("create tree of the replaced paths: reply has no tree %d for %q", i, st.path)
 		}
 		st.entry.SHA = sha
