@@ -151,55 +151,46 @@ func (r *Refs) CreateTagged(ctx context.Context, branch, commit string, t Tag) (
 	return mv, err
 }
 
-// patchRef is moveRef's fast-forward (REST PATCH, force=false).
+// patchRef is Move's fast-forward (REST PATCH, force=false).
 func (r *Refs) patchRef(ctx context.Context, branch, commit string) (Move, error) {
-	l := landing.Start(ctx, r.cfg.LandingGrace)
-	err := r.rest.UpdateRef(l.Ctx, "refs/heads/"+branch, commit, false)
-	err = l.Done(err)
-	if err == nil {
-		return Move{Won: true}, nil
-	}
-	if l.Unsent() {
-		return Move{}, l.NotSent("update ref")
-	}
-	switch v, err := rest.Judge(rest.ToUpdateRef, err); v {
-	case rest.LostRace:
-		return Move{}, nil
-	case rest.Missing:
-		return Move{Missing: true}, fmt.Errorf("update ref: %w (deleted or renamed while committing?)", err)
-	case rest.Limited:
-		return Move{}, err
-	case rest.Unknown:
-		won, err := r.Settle(ctx, branch, commit, err)
-		return Move{Won: won, Ambiguous: true}, err
-	default:
-		return Move{}, fmt.Errorf("update ref: %w", err)
-	}
+	return r.restRefWrite(ctx, rest.ToUpdateRef, "update ref", branch, commit, func(ctx context.Context) error {
+		return r.rest.UpdateRef(ctx, "refs/heads/"+branch, commit, false)
+	})
 }
 
 // CreateRef creates the branch pointing at commit (POST git/refs). A lost
 // creation race ("Reference already exists") is not won; see
 // https://docs.github.com/rest/git/refs#create-a-reference.
 func (r *Refs) CreateRef(ctx context.Context, branch, commit string) (Move, error) {
+	return r.restRefWrite(ctx, rest.ToCreateRef, "create ref", branch, commit, func(ctx context.Context) error {
+		return r.rest.CreateRef(ctx, "refs/heads/"+branch, commit)
+	})
+}
+
+// restRefWrite sends one REST write of the branch ref as a landing write
+// and reads its answer (rest.Judge for w): a lost race is no error and not
+// won; an unknown outcome is settled by reading the ref.
+func (r *Refs) restRefWrite(ctx context.Context, w rest.Answer, what, branch, commit string, send func(context.Context) error) (Move, error) {
 	l := landing.Start(ctx, r.cfg.LandingGrace)
-	err := r.rest.CreateRef(l.Ctx, "refs/heads/"+branch, commit)
-	err = l.Done(err)
+	err := l.Done(send(l.Ctx))
 	if err == nil {
 		return Move{Won: true}, nil
 	}
 	if l.Unsent() {
-		return Move{}, l.NotSent("create ref")
+		return Move{}, l.NotSent(what)
 	}
-	switch v, err := rest.Judge(rest.ToCreateRef, err); v {
+	switch v, err := rest.Judge(w, err); v {
 	case rest.LostRace:
 		return Move{}, nil
+	case rest.Missing:
+		return Move{Missing: true}, fmt.Errorf("%s: %w (deleted or renamed while committing?)", what, err)
 	case rest.Limited:
 		return Move{}, err
 	case rest.Unknown:
 		won, err := r.Settle(ctx, branch, commit, err)
 		return Move{Won: won, Ambiguous: true}, err
 	default:
-		return Move{}, fmt.Errorf("create ref: %w", err)
+		return Move{}, fmt.Errorf("%s: %w", what, err)
 	}
 }
 
