@@ -101,7 +101,7 @@ func (e *Error) Error() string {
 		fmt.Fprintf(&b, "path %q: ", e.Path)
 	}
 	switch {
-	case e.Err != nil && e.Kind == ErrUnknownOutcome:
+	case e.Err != nil && errors.Is(e.Kind, ErrUnknownOutcome):
 		// Said first: whoever reads only the start (or greps for it) must
 		// not take it for "not committed".
 		b.WriteString("outcome unknown: ")

@@ -35,7 +35,7 @@ func TestResolvePutDeleteEdit(t *testing.T) {
 		putOp("d/b", "new"), // modified
 		delOp("d/c"),
 		delOp("nothing"), // absent: nothing to do
-		editOp("d/e/f", func(old []byte, ok bool) ([]byte, error) { return append(old, '!'), nil }),
+		editOp("d/e/f", func(old []byte, _ bool) ([]byte, error) { return append(old, '!'), nil }),
 		editOp("n/x", func(old []byte, ok bool) ([]byte, error) {
 			if ok {
 				t.Errorf("edit of an absent path saw it, %q", old)
@@ -66,7 +66,7 @@ func TestResolvePutDeleteEdit(t *testing.T) {
 func TestResolveNoOp(t *testing.T) {
 	r := newRepo(t, base)
 	res, err := r.resolve(ops(putOp("a", "1"), putOp("d/e/f", "4"), delOp("gone"),
-		editOp("top", func(old []byte, ok bool) ([]byte, error) { return old, nil })), false)
+		editOp("top", func(old []byte, _ bool) ([]byte, error) { return old, nil })), false)
 	if err != nil {
 		t.Fatal(err)
 	}
