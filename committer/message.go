@@ -25,7 +25,11 @@ import (
 // (copied from an earlier commit, or given as a trailer) stays in the
 // message and is never taken for it, so a copied message cannot make one
 // writer take another's commit for its own.
-const EditIDTrailer = changes.EditIDTrailer
+const EditIDTrailer = "Ghcommitter-Edit-Id"
+
+// The same trailer as the one internal/changes writes (a compile error
+// otherwise: the map would have the key false twice).
+var _ = map[bool]struct{}{false: {}, EditIDTrailer == changes.EditIDTrailer: {}}
 
 // ValidateMessage reports whether msg can be a commit message: not blank,
 // valid UTF-8 (GitHub would turn invalid bytes into U+FFFD) and without a
