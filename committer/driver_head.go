@@ -103,7 +103,7 @@ func (d *driver) settled(ctx context.Context, head string, attempt int) bool {
 // landTip lands the work at tip, a commit of ours whose ref write had no
 // clear answer and that is found on the branch. On the REST fallback the
 // tag (Tag) was not created with the branch: it is created now, and when
-// that fails the work fails as a move whose tag failed does (see moveRef).
+// that fails the work fails as a move whose tag failed does (see refs.Refs.Move).
 func (d *driver) landTip(ctx context.Context, tip string, attempt int, created bool) {
 	if d.untagged[tip] {
 		delete(d.untagged, tip)

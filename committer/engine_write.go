@@ -47,14 +47,14 @@ func (c *Committer) writeGraphQL(ctx context.Context, branch string, u *unit, st
 	return c.graphqlOutcome(err)
 }
 
-// graphqlOutcome is what a createCommitOnBranch error means (judge).
+// graphqlOutcome is what a createCommitOnBranch error means (rest.Judge).
 func (c *Committer) graphqlOutcome(err error) (written, error) {
 	return oneWriteOutcome(rest.ToGraphQL, err)
 }
 
-// oneWriteOutcome turns judge's verdict on a one-write engine's answer
+// oneWriteOutcome turns rest.Judge's verdict on a one-write engine's answer
 // into the attempt's outcome: a lost race, an ambiguous outcome to
-// settle by the Edit-Id trailer, a wait (*refusedError), or a final error.
+// settle by the Edit-Id trailer, a wait (*rest.Refused), or a final error.
 func oneWriteOutcome(w rest.Answer, err error) (written, error) {
 	switch v, err := rest.Judge(w, err); v {
 	case rest.LostRace:
@@ -108,7 +108,7 @@ func (c *Committer) writeContents(ctx context.Context, branch string, u *unit, s
 	return w, nil
 }
 
-// contentsOutcome is what a contents write's error means (judge).
+// contentsOutcome is what a contents write's error means (rest.Judge).
 func (c *Committer) contentsOutcome(err error) (written, error) {
 	return oneWriteOutcome(rest.ToContents, err)
 }
