@@ -18,7 +18,7 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
 )
 
-// The strict ref update (refswap.go): GraphQL updateRefs with beforeOid =
+// The strict ref update (internal/refs/swap.go): GraphQL updateRefs with beforeOid =
 // the head a commit was built on.
 
 // updateRefsFault matches git-data's landing write: the updateRefs mutation.
