@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/object"
 )
 
@@ -85,7 +86,7 @@ func (rs *resolution) build(ctx context.Context) error {
 // topDeleted returns the highest path at or above p that the change set
 // deletes, or "".
 func (rs *resolution) topDeleted(p string) string {
-	anc := Ancestors(p)
+	anc := changes.Ancestors(p)
 	for i := len(anc) - 1; i >= 0; i-- {
 		if rs.dels[anc[i]] != nil {
 			return anc[i]
@@ -100,7 +101,7 @@ func (rs *resolution) topDeleted(p string) string {
 // checkPut refuses a put that would go through a file or onto a directory
 // or submodule, and returns what is at its path.
 func (rs *resolution) checkPut(ctx context.Context, pt put) (object.TreeEntry, bool, error) {
-	anc := Ancestors(pt.path)
+	anc := changes.Ancestors(pt.path)
 	for i := len(anc) - 1; i >= 0; i-- {
 		a := anc[i]
 		e, ok, err := rs.v.Get(ctx, a)
@@ -269,7 +270,7 @@ func (rs *resolution) finish() error {
 		sent[e.Path] = true
 	}
 	for _, e := range rs.r.Entries {
-		for _, a := range Ancestors(e.Path) {
+		for _, a := range changes.Ancestors(e.Path) {
 			if sent[a] {
 				return fmt.Errorf("committer: internal error: tree entries %q and %q overlap", a, e.Path)
 			}
@@ -299,7 +300,7 @@ func EntriesOverlap(rs []*Resolved) bool {
 			if j, ok := under[p]; ok && j != i {
 				return true
 			}
-			for _, a := range Ancestors(p) {
+			for _, a := range changes.Ancestors(p) {
 				if j, ok := owner[a]; ok && j != i {
 					return true
 				}
@@ -307,7 +308,7 @@ func EntriesOverlap(rs []*Resolved) bool {
 		}
 		for _, e := range r.Entries {
 			owner[e.Path] = i
-			for _, a := range Ancestors(e.Path) {
+			for _, a := range changes.Ancestors(e.Path) {
 				under[a] = i
 			}
 		}

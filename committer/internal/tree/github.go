@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
 	"github.com/ghcommitter/ghcommitter/committer/internal/object"
 	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
@@ -133,7 +134,7 @@ func (g *GitHub) prefetch(ctx context.Context, at Tree, paths []string) error {
 			continue
 		}
 		want[p] = true
-		for _, a := range Ancestors(p) {
+		for _, a := range changes.Ancestors(p) {
 			want[a] = true
 		}
 	}
@@ -289,7 +290,7 @@ func (g *GitHub) Blob(ctx context.Context, sha string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read blob %s: %w", short(sha), err)
 	}
-	if got := BlobSHA(data); got != sha {
+	if got := changes.BlobSHA(data); got != sha {
 		return nil, fmt.Errorf("read blob %s: content hashes to %s", short(sha), short(got))
 	}
 	g.cache.putBlob(sha, data)

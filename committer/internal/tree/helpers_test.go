@@ -74,7 +74,7 @@ func gitTree(t *testing.T, files map[string]string) string {
 
 func src(content string) *changes.Source {
 	s := changes.BytesSource([]byte(content))
-	s.SHA = BlobSHA([]byte(content))
+	s.SHA = changes.BlobSHA([]byte(content))
 	return s
 }
 

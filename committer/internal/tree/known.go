@@ -1,6 +1,9 @@
 package tree
 
-import "github.com/ghcommitter/ghcommitter/committer/internal/object"
+import (
+	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
+	"github.com/ghcommitter/ghcommitter/committer/internal/object"
+)
 
 // known is what a tree has at one path, learnt without reading the
 // directories on the way: from a GraphQL path lookup (see GitHub.prefetch)
@@ -32,7 +35,7 @@ func (c *Cache) knownAtLocked(root, p string) (known, bool, string, string) {
 	if k, ok := m[p]; ok {
 		return k, true, "", ""
 	}
-	for _, a := range Ancestors(p) { // deepest first
+	for _, a := range changes.Ancestors(p) { // deepest first
 		k, ok := m[a]
 		switch {
 		case !ok:
@@ -89,7 +92,7 @@ func (c *Cache) LearnTree(base, root string, entries []*object.TreeEntry) {
 	at, above := map[string]bool{}, map[string]bool{}
 	for _, e := range entries {
 		at[e.Path] = true
-		for _, a := range Ancestors(e.Path) {
+		for _, a := range changes.Ancestors(e.Path) {
 			above[a] = true
 		}
 	}
@@ -100,7 +103,7 @@ func (c *Cache) LearnTree(base, root string, entries []*object.TreeEntry) {
 		if e.Deletes() {
 			continue
 		}
-		for _, a := range Ancestors(e.Path) {
+		for _, a := range changes.Ancestors(e.Path) {
 			if _, ok := newDir[a]; ok {
 				continue
 			}
@@ -114,7 +117,7 @@ next:
 		if at[p] || above[p] {
 			continue // written, or a directory whose content changed
 		}
-		for _, a := range Ancestors(p) {
+		for _, a := range changes.Ancestors(p) {
 			if at[a] {
 				continue next // under a path an entry replaces
 			}
@@ -129,7 +132,7 @@ next:
 		p := e.Path
 		switch {
 		case e.Content != nil:
-			c.putPathLocked(root, p, known{e: object.TreeEntry{Path: p, Mode: e.Mode, Type: object.TypeBlob, SHA: BlobSHA([]byte(e.Inline()))}, ok: true})
+			c.putPathLocked(root, p, known{e: object.TreeEntry{Path: p, Mode: e.Mode, Type: object.TypeBlob, SHA: changes.BlobSHA([]byte(e.Inline()))}, ok: true})
 		case e.SHA != "":
 			c.putPathLocked(root, p, known{e: object.TreeEntry{Path: p, Mode: e.Mode, Type: e.Type, SHA: e.SHA}, ok: true})
 		default:

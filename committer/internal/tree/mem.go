@@ -52,7 +52,7 @@ func (m *MemStore) Write(files map[string]MemFile) string {
 			if e.Mode == "" {
 				e.Mode = object.ModeFile
 			}
-			e.SHA = BlobSHA(f.Content)
+			e.SHA = changes.BlobSHA(f.Content)
 			m.blobs[e.SHA] = f.Content
 		}
 		leaves[p] = e
@@ -170,7 +170,7 @@ func (m *MemStore) Upload(_ context.Context, srcs []*changes.Source) error {
 				return err
 			}
 		}
-		if got := BlobSHA(data); got != s.SHA {
+		if got := changes.BlobSHA(data); got != s.SHA {
 			return fmt.Errorf("upload blob: content hashes to %s, not %s", short(got), short(s.SHA))
 		}
 		m.mu.Lock()
@@ -200,13 +200,13 @@ func (m *MemStore) CreateTree(_ context.Context, base string, entries []*object.
 				delete(leaves, q)
 			}
 		}
-		for _, a := range Ancestors(p) {
+		for _, a := range changes.Ancestors(p) {
 			delete(leaves, a) // a file on the way becomes a directory
 		}
 		switch {
 		case e.Deletes():
 		case e.Content != nil:
-			sha := BlobSHA([]byte(*e.Content))
+			sha := changes.BlobSHA([]byte(*e.Content))
 			m.blobs[sha] = []byte(*e.Content)
 			leaves[p] = object.TreeEntry{Path: p, Mode: e.Mode, Type: object.TypeBlob, SHA: sha}
 		case e.Type == object.TypeTree:
@@ -234,7 +234,7 @@ func (m *MemStore) CreateTree(_ context.Context, base string, entries []*object.
 func (m *MemStore) writeLeaves(leaves map[string]object.TreeEntry) string {
 	dirs := map[string]dir{"": {}}
 	for p := range leaves {
-		for _, a := range Ancestors(p) {
+		for _, a := range changes.Ancestors(p) {
 			if dirs[a] == nil {
 				dirs[a] = dir{}
 			}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/object"
 )
 
@@ -45,11 +46,11 @@ func predict(c *Cache, root string, entries []*object.TreeEntry) (string, bool) 
 		case e.Deletes():
 			delete(d, name)
 		case e.Content != nil:
-			d[name] = object.TreeEntry{Path: name, Mode: e.Mode, Type: object.TypeBlob, SHA: BlobSHA([]byte(e.Inline()))}
+			d[name] = object.TreeEntry{Path: name, Mode: e.Mode, Type: object.TypeBlob, SHA: changes.BlobSHA([]byte(e.Inline()))}
 		default:
 			d[name] = object.TreeEntry{Path: name, Mode: e.Mode, Type: e.Type, SHA: e.SHA}
 		}
-		for _, a := range Ancestors(p) {
+		for _, a := range changes.Ancestors(p) {
 			dirty[a] = true
 		}
 	}

@@ -275,7 +275,7 @@ func (rs *resolution) resolveEdit(ctx context.Context, o changes.Op, idx int) er
 		return &kind.Cause{Path: o.Path, Kind: kind.Invalid, Err: fmt.Errorf("edit result of %d bytes is over GitHub's 100 MB file limit", len(updated))}
 	}
 	src := changes.BytesSource(updated)
-	src.SHA = BlobSHA(updated)
+	src.SHA = changes.BlobSHA(updated)
 	rs.puts = append(rs.puts, put{path: o.Path, mode: mode, src: src, idx: idx})
 	return nil
 }
@@ -333,7 +333,7 @@ func underSubmodule(files map[string]object.TreeEntry, rel string) bool {
 	if e, ok := files[rel]; ok && e.Type == object.TypeCommit {
 		return true
 	}
-	for _, a := range Ancestors(rel) {
+	for _, a := range changes.Ancestors(rel) {
 		if e, ok := files[a]; ok && e.Type == object.TypeCommit {
 			return true
 		}
@@ -343,7 +343,7 @@ func underSubmodule(files map[string]object.TreeEntry, rel string) bool {
 
 // ancestorIn returns the ancestor of p that set holds, or "".
 func ancestorIn(set map[string]bool, p string) string {
-	for _, a := range Ancestors(p) {
+	for _, a := range changes.Ancestors(p) {
 		if set[a] {
 			return a
 		}

@@ -165,11 +165,11 @@ func TestResolvePreconditions(t *testing.T) {
 		pre changes.Precondition
 		ok  bool
 	}{
-		{changes.Precondition{Path: "a", SHA: BlobSHA([]byte("1"))}, true},
-		{changes.Precondition{Path: "a", SHA: BlobSHA([]byte("2"))}, false},
+		{changes.Precondition{Path: "a", SHA: changes.BlobSHA([]byte("1"))}, true},
+		{changes.Precondition{Path: "a", SHA: changes.BlobSHA([]byte("2"))}, false},
 		{changes.Precondition{Path: "gone", Absent: true}, true},
 		{changes.Precondition{Path: "a", Absent: true}, false},
-		{changes.Precondition{Path: "d", SHA: BlobSHA([]byte("1"))}, false}, // a directory
+		{changes.Precondition{Path: "d", SHA: changes.BlobSHA([]byte("1"))}, false}, // a directory
 		{changes.Precondition{Path: "gone", AnyOf: []string{"", "x"}}, true},
 		{changes.Precondition{Path: "a", AnyOf: []string{""}}, false},
 	} {

@@ -94,10 +94,4 @@ func KindOf(e object.TreeEntry) string {
 	return "file"
 }
 
-// Ancestors returns the directories above p, deepest first.
-func Ancestors(p string) []string { return changes.Ancestors(p) }
-
-// BlobSHA is the git object ID of a blob holding data.
-func BlobSHA(data []byte) string { return changes.BlobSHA(data) }
-
 func short(sha string) string { return kind.Short(sha) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/object"
 )
 
@@ -101,7 +102,7 @@ func (v *View) Prefetch(ctx context.Context, paths []string) error {
 	seen := map[string]bool{"": true}
 	var ask []string
 	for _, p := range paths {
-		for _, q := range append([]string{p}, Ancestors(p)...) {
+		for _, q := range append([]string{p}, changes.Ancestors(p)...) {
 			if _, had := v.known[q]; !seen[q] && !had {
 				seen[q] = true
 				ask = append(ask, q)
@@ -212,7 +213,7 @@ func (v *View) set(p string, o overlay) {
 		d = 1
 	}
 	if d != 0 {
-		for _, a := range Ancestors(p) {
+		for _, a := range changes.Ancestors(p) {
 			v.dirs[a] += d
 		}
 	}
