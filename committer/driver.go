@@ -179,6 +179,8 @@ func (d *driver) pause(ctx context.Context, attempt int) error {
 func (d *driver) attempt(ctx context.Context, attempt int) (done bool, err error) {
 	d.observe(Event{Kind: EventAttempt, Branch: d.branch, Attempt: attempt, Changes: d.w.size()})
 	d.limited = nil
+	turn := d.takeTurn(ctx)
+	defer turn.Release()
 	started := time.Now()
 	// A stretched attempt is a lost attempt: the pacer's wait for the
 	// attempt's writes comes before it reads the head, and they then go

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
+	"github.com/ghcommitter/ghcommitter/committer/internal/object"
 	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 )
 
@@ -34,11 +35,15 @@ func (c *Committer) writeGraphQL(ctx context.Context, branch string, u *unit, st
 	got, err := c.gql.CreateCommitOnBranch(l.Ctx, in)
 	err = l.Done(err)
 	if err == nil {
-		// The commit landed: a failed read of its tree must not turn that
-		// into an error (Result.Tree is then empty).
-		rctx, cancel := c.settleContext(ctx)
-		defer cancel()
-		_, tree, _ := c.refs.CommitTree(rctx, got.OID)
+		tree := got.Tree.OID
+		if !object.IsSHA(tree) {
+			// The reply names no tree (it is asked for): read it. The
+			// commit landed, so a failed read must not turn that into an
+			// error (Result.Tree is then empty).
+			rctx, cancel := c.settleContext(ctx)
+			defer cancel()
+			_, tree, _ = c.refs.CommitTree(rctx, got.OID)
+		}
 		return written{commit: got.OID, tree: tree, parent: st.head}, nil
 	}
 	if l.Unsent() {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
+	"github.com/ghcommitter/ghcommitter/committer/internal/turns"
 )
 
 // Option configures a Committer. Options validate their input: New returns
@@ -54,6 +55,10 @@ type options struct {
 	// (ghclient.WithMaxRateLimitWait, from ghclient.ConfigOf): a write
 	// refused with a longer one ends the work at once, as a read does.
 	maxLimitWait time.Duration
+	// turnDir holds the lock files of the machine's turns at a branch
+	// (WithTurnDir); noTurns: WithoutTurns.
+	turnDir string
+	noTurns bool
 }
 
 func defaultOptions() options {
@@ -67,6 +72,7 @@ func defaultOptions() options {
 		concurrency: 4,
 
 		landingGrace: DefaultLandingGrace,
+		turnDir:      turns.DefaultDir(),
 	}
 }
 

@@ -23,6 +23,8 @@ var flagsWithoutInput = map[string]string{
 	"token-file":      "the token input reaches the CLI in the environment, never as a file or a flag value",
 	"app-key-file":    "app-private-key holds the key itself; the step writes it to a file only the runner user reads",
 	"remove-sign-key": "always passed with sign-key: the key file the step writes is temporary",
+	"turn-dir":        "the default (the runner user's cache directory) is shared by every job of a runner machine; a hosted runner runs one job",
+	"no-turns":        "turns only ever shorten a step: it waits for another writer of the machine instead of losing a race to it",
 }
 
 // inputsWithoutFlag are the action's inputs that are no flag, each with its

@@ -28,6 +28,8 @@ type commitFlags struct {
 	changed, noIgnore    bool
 	author               string
 	maxAttempts          int
+	turnDir              string
+	noTurns              bool
 	editTimeout          time.Duration
 	dryRun, json         bool
 	verbose              bool
@@ -107,6 +109,8 @@ func (f *commitFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&f.noFileMode, "no-file-mode", false, "store every file as 100644: drop executable bits, follow symlinks")
 	fl.StringVar(&f.author, "author", "", "commit author `\"Name <email>\"` (default: none sent; GitHub uses the token's identity)")
 	fl.IntVar(&f.maxAttempts, "max-attempts", 10, "give up (exit 3) after `N` attempts lost the race for the branch")
+	fl.StringVar(&f.turnDir, "turn-dir", "", "take turns at the branch with the other ghcommitter processes of this machine through lock files in `DIR` (default: ghcommitter/turns in the user cache directory); writers started at once then land one after another instead of racing and spending writes on lost attempts")
+	fl.BoolVar(&f.noTurns, "no-turns", false, "race for the branch without waiting for the other ghcommitter processes of this machine (see --turn-dir)")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print what would change, path by path, and send no write request")
 	fl.BoolVar(&f.json, "json", false, "print the result, or the error, as one JSON object on stdout")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log every request and attempt to stderr")
@@ -125,6 +129,12 @@ func (f *commitFlags) register(cmd *cobra.Command) {
 func (f *commitFlags) check(cmd *cobra.Command) error {
 	if cmd.Flags().Changed("max-attempts") && f.maxAttempts < 1 {
 		return usageErrorf("", "--max-attempts must be at least 1, got %d", f.maxAttempts)
+	}
+	if f.noTurns && cmd.Flags().Changed("turn-dir") {
+		return usageErrorf("", "--no-turns and --turn-dir both given: choose one")
+	}
+	if cmd.Flags().Changed("turn-dir") && f.turnDir == "" {
+		return usageErrorf("", "--turn-dir needs a directory (--no-turns races without turns)")
 	}
 	if f.editTimeout <= 0 {
 		return usageErrorf("", "--edit-timeout must be positive, got %s", f.editTimeout)
@@ -242,6 +252,12 @@ func (f *commitFlags) committer(ctx context.Context, e *env, owner, name, apiURL
 		return nil, nil, nil, err
 	}
 	copts := append(f.engine.committerOptions(e), committer.WithMaxAttempts(f.maxAttempts))
+	switch {
+	case f.noTurns:
+		copts = append(copts, committer.WithoutTurns())
+	case f.turnDir != "":
+		copts = append(copts, committer.WithTurnDir(f.turnDir))
+	}
 	// The commit loop's wait after a bare secondary limit is the client's
 	// (scaled there by GHCOMMITTER_LIMIT_SCALE): set in one place.
 	if f.signKey != "" {

@@ -84,12 +84,15 @@ func (in CommitInput) EncodedSize() int {
 
 // Commit is what createCommitOnBranch made.
 type Commit struct {
-	OID string `json:"oid"`
-	URL string `json:"url"`
+	OID  string `json:"oid"`
+	URL  string `json:"url"`
+	Tree struct {
+		OID string `json:"oid"`
+	} `json:"tree"` // asked for in the mutation, so that no read follows it
 }
 
 const mutationCommit = `mutation CreateCommitOnBranch($input: CreateCommitOnBranchInput!) {
-  createCommitOnBranch(input: $input) { commit { oid url } }
+  createCommitOnBranch(input: $input) { commit { oid url tree { oid } } }
 }`
 
 // CreateCommitOnBranch commits in.Additions and in.Deletions on the branch

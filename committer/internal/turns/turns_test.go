@@ -1,0 +1,223 @@
+package turns
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestMain lets the test binary hold a turn as another process: with
+// TURNS_HOLD=dir:key it takes key's turn, prints "held", and keeps it until
+// its stdin closes (or it is killed).
+func TestMain(m *testing.M) {
+	if v := os.Getenv("TURNS_HOLD"); v != "" {
+		dir, key, _ := strings.Cut(v, ":")
+		t := Turns{Dir: dir}.Take(context.Background(), key)
+		if !t.Granted {
+			fmt.Println("refused:", t.Err)
+			os.Exit(1)
+		}
+		fmt.Println("held")
+		_, _ = os.Stdin.Read(make([]byte, 1))
+		t.Release()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// hold starts another process holding key's turn in dir; closing the
+// returned pipe ends its turn.
+func hold(t *testing.T, dir, key string) (*exec.Cmd, func()) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "TURNS_HOLD="+dir+":"+key)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 5)
+	if n, err := out.Read(buf); err != nil || string(buf[:n]) != "held\n" {
+		_ = cmd.Process.Kill()
+		t.Fatalf("holder said %q, %v", buf[:n], err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	return cmd, func() { _ = in.Close() }
+}
+
+func TestOneTurnAtATime(t *testing.T) {
+	dir := t.TempDir()
+	var in, most atomic.Int32
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 5 {
+				turn := Turns{Dir: dir}.Take(context.Background(), "k")
+				if !turn.Granted {
+					t.Errorf("not granted: %v", turn.Err)
+					return
+				}
+				n := in.Add(1)
+				for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+				}
+				time.Sleep(time.Millisecond)
+				in.Add(-1)
+				turn.Release()
+				turn.Release() // twice is harmless
+			}
+		}()
+	}
+	wg.Wait()
+	if most.Load() != 1 {
+		t.Fatalf("%d writers held the turn at once", most.Load())
+	}
+	if n := len(local.m); n != 0 {
+		t.Errorf("%d keys left in the process's registry", n)
+	}
+	files, _ := os.ReadDir(dir)
+	if len(files) != 1 || files[0].Name() != File("k") {
+		t.Errorf("lock directory holds %v, want the one file %s", files, File("k"))
+	}
+	if fi, err := os.Stat(filepath.Join(dir, File("k"))); err != nil || fi.Mode().Perm() != 0o600 || fi.Size() != 0 {
+		t.Errorf("lock file: %v, %v: want an empty file of mode 0600", fi, err)
+	}
+}
+
+func TestOtherKeysDoNotWait(t *testing.T) {
+	dir := t.TempDir()
+	a := Turns{Dir: dir}.Take(context.Background(), "a")
+	defer a.Release()
+	if File("a") == File("b") {
+		t.Fatal("pick keys of different files")
+	}
+	b := Turns{Dir: dir, MaxWait: 5 * time.Second}.Take(context.Background(), "b")
+	defer b.Release()
+	if !b.Granted || b.Waited > time.Second {
+		t.Fatalf("b waited %s for a's turn (granted %v)", b.Waited, b.Granted)
+	}
+}
+
+func TestAnotherProcessHoldsTheTurn(t *testing.T) {
+	dir := t.TempDir()
+	_, end := hold(t, dir, "k")
+	// While the other process holds it, the wait runs out and the writer
+	// races.
+	got := Turns{Dir: dir, MaxWait: 100 * time.Millisecond}.Take(context.Background(), "k")
+	if got.Granted || !errors.Is(got.Err, context.DeadlineExceeded) {
+		t.Fatalf("granted %v, err %v while another process holds the turn", got.Granted, got.Err)
+	}
+	got.Release()
+	// Once it lets go, the turn comes.
+	done := make(chan *Turn)
+	go func() { done <- Turns{Dir: dir, MaxWait: 10 * time.Second}.Take(context.Background(), "k") }()
+	time.Sleep(50 * time.Millisecond)
+	select {
+	case turn := <-done:
+		t.Fatalf("granted %v while the other process still holds the turn", turn.Granted)
+	default:
+	}
+	end()
+	turn := <-done
+	defer turn.Release()
+	if !turn.Granted {
+		t.Fatalf("not granted after the holder ended: %v", turn.Err)
+	}
+}
+
+func TestKilledHolderReleases(t *testing.T) {
+	dir := t.TempDir()
+	cmd, _ := hold(t, dir, "k")
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	turn := Turns{Dir: dir, MaxWait: 10 * time.Second}.Take(context.Background(), "k")
+	defer turn.Release()
+	if !turn.Granted || turn.Waited > 5*time.Second {
+		t.Fatalf("after the holder was killed: granted %v after %s (%v)", turn.Granted, turn.Waited, turn.Err)
+	}
+}
+
+func TestCancelledWaitReturns(t *testing.T) {
+	dir := t.TempDir()
+	_, _ = hold(t, dir, "k")
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	got := Turns{Dir: dir}.Take(ctx, "k")
+	if got.Granted || !errors.Is(got.Err, context.Canceled) {
+		t.Fatalf("granted %v, err %v after ctx ended", got.Granted, got.Err)
+	}
+	// Within the process too: a second writer behind a held turn.
+	first := Turns{}.Take(context.Background(), "p")
+	defer first.Release()
+	ctx, cancel = context.WithCancel(context.Background())
+	time.AfterFunc(20*time.Millisecond, cancel)
+	if got := (Turns{}).Take(ctx, "p"); got.Granted || !errors.Is(got.Err, context.Canceled) {
+		t.Fatalf("in-process: granted %v, err %v after ctx ended", got.Granted, got.Err)
+	}
+}
+
+func TestUnusableDirRaces(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got := Turns{Dir: filepath.Join(file, "turns")}.Take(context.Background(), "k")
+	if got.Granted || got.Err == nil {
+		t.Fatalf("granted %v, err %v with a directory under a file", got.Granted, got.Err)
+	}
+	got.Release()
+	// The process's own queue is left free.
+	again := Turns{}.Take(context.Background(), "k")
+	defer again.Release()
+	if !again.Granted {
+		t.Fatalf("in-process turn not granted after a failed one: %v", again.Err)
+	}
+}
+
+func TestDirIsPrivate(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a", "turns")
+	turn := Turns{Dir: dir}.Take(context.Background(), "k")
+	defer turn.Release()
+	fi, err := os.Stat(dir)
+	if err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("lock directory: %v, %v: want mode 0700", fi, err)
+	}
+}
+
+func TestFileNamesAreBounded(t *testing.T) {
+	seen := map[string]bool{}
+	for i := range 100000 {
+		f := File(fmt.Sprint("https://api.github.com/\x00acme/mono\x00stage-", i))
+		if len(f) != len("abc.lock") || strings.ContainsAny(f, "/\\") {
+			t.Fatalf("file name %q", f)
+		}
+		seen[f] = true
+	}
+	if len(seen) > 4096 {
+		t.Fatalf("%d file names, want at most 4096", len(seen))
+	}
+}
+
+func BenchmarkTake(b *testing.B) {
+	dir := b.TempDir()
+	for b.Loop() {
+		Turns{Dir: dir}.Take(context.Background(), "k").Release()
+	}
+}
