@@ -63,7 +63,7 @@ func runCLIMode(ctx context.Context, cfg config, bin string, files []seedFile, n
 			"--add", writerPath(run, i)+"="+local,
 			"--max-attempts", strconv.Itoa(cfg.maxAttempts), "--json")
 		cmd.Dir = work
-		cmd.Env = append(cleanEnv(), "GH_TOKEN="+fakeToken)
+		cmd.Env = append(cleanEnv(), "GH_TOKEN="+fakeToken, limitStateEnv(work))
 		cmds[i] = cmd
 	}
 

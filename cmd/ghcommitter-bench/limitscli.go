@@ -21,6 +21,11 @@ import (
 const (
 	limitScaleEnv = "GHCOMMITTER_LIMIT_SCALE"
 	fakeClientEnv = "GHCOMMITTER_FAKE_CLIENT"
+	// stateDirEnv names the directory through which the processes of a
+	// run share the token's rate-limit state, as the CLI does by default
+	// against github.com (a fake on a loopback address gets it only when
+	// named: see ghclient.WithLimitStateDir).
+	stateDirEnv = "GHCOMMITTER_LIMIT_STATE_DIR"
 )
 
 // runLimitProcesses starts n "ghcommitter commit --json" processes at once
@@ -48,7 +53,7 @@ func runLimitProcesses(ctx context.Context, cfg config, bin, sc, eng string, n i
 		cmd := exec.CommandContext(ctx, bin, args...)
 		cmd.Dir = work
 		cmd.Env = append(cleanEnv(), "GH_TOKEN="+fakeToken, fmt.Sprintf("%s=process-%02d", fakeClientEnv, i),
-			limitScaleEnv+"="+strconv.FormatFloat(cfg.limits.scale, 'g', -1, 64))
+			limitScaleEnv+"="+strconv.FormatFloat(cfg.limits.scale, 'g', -1, 64), limitStateEnv(work))
 		if dir := cfg.limits.trace; dir != "" {
 			cmd.Args = append(cmd.Args, "-v")
 			f, err := os.Create(filepath.Join(dir, fmt.Sprintf("%s-%s-%d-process-%02d.log", sc, eng, n, i)))
@@ -140,4 +145,11 @@ func (f *limitsFake) routes() string {
 		parts = append(parts, fmt.Sprintf("%s%s %d: %d", w, k.route, k.status, n[k]))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// limitStateEnv is the environment entry that gives a run's processes the
+// shared rate-limit state they have against github.com, in the run's own
+// directory work.
+func limitStateEnv(work string) string {
+	return stateDirEnv + "=" + filepath.Join(work, "limits")
 }

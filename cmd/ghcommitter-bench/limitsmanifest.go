@@ -140,7 +140,7 @@ func runManifestsOn(ctx context.Context, cfg config, fake *limitsFake, bin, eng 
 		cmd := exec.CommandContext(ctx, bin, args...)
 		cmd.Dir = work
 		cmd.Env = append(cleanEnv(), "GH_TOKEN="+fakeToken, fmt.Sprintf("%s=process-%02d", fakeClientEnv, i),
-			limitScaleEnv+"="+strconv.FormatFloat(cfg.limits.scale, 'g', -1, 64))
+			limitScaleEnv+"="+strconv.FormatFloat(cfg.limits.scale, 'g', -1, 64), limitStateEnv(work))
 		cmds[i] = cmd
 	}
 

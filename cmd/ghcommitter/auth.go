@@ -46,6 +46,15 @@ func (a *authFlags) register(cmd *cobra.Command) {
 // against github.com.
 const limitScaleEnv = "GHCOMMITTER_LIMIT_SCALE"
 
+// limitStateDirEnv names the directory through which the ghcommitter
+// processes of this machine share each token's rate-limit state (the
+// write pacer's count and GitHub's Retry-After windows: see
+// ghclient.WithLimitStateDir). Unset, it is ghcommitter/limits in the user
+// cache directory, except for an API on a loopback address (a test
+// server), whose state stays in the process unless this names a
+// directory; benchmarks set it, one directory per run.
+const limitStateDirEnv = "GHCOMMITTER_LIMIT_STATE_DIR"
+
 // fakeClientEnv names this process to ghcommitter fake-github, which counts
 // writes sent inside a retry-after told to the same client apart from
 // those of other processes sharing the token (they cannot see each other's
@@ -90,6 +99,9 @@ func (a *authFlags) options(ctx context.Context, e *env, owner, name, apiURL str
 		return nil, err
 	} else if ok {
 		opts = append(opts, ghclient.WithLimitScale(f))
+	}
+	if v := strings.TrimSpace(e.getenv(limitStateDirEnv)); v != "" {
+		opts = append(opts, ghclient.WithLimitStateDir(v))
 	}
 	if v := strings.TrimSpace(e.getenv(fakeClientEnv)); v != "" {
 		opts = append(opts, ghclient.WithHeader("X-Githubtest-Client", v))

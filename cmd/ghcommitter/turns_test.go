@@ -86,3 +86,73 @@ func TestProcessesTakeTurns(t *testing.T) {
 		})
 	}
 }
+
+// TestProcessesShareTheTokensBudget starts 40 processes at once, each
+// committing to its own new branch (so no turn holds them apart), with one
+// token, against the fake with github.com's limits (windows 30 times
+// shorter, the clients scaled the same): 120 writes, more than the 80 a
+// minute GitHub allows a token. Sharing the token's rate-limit state
+// through the machine's directory (GHCOMMITTER_LIMIT_STATE_DIR, the
+// default against github.com), they stay under it together and no write is
+// refused; each alone would send its few writes at once and, together,
+// provoke secondary limits.
+func TestProcessesShareTheTokensBudget(t *testing.T) {
+	bin := buildCLI(t)
+	lim := githubtest.GitHubLimits
+	lim.Scale, lim.Seed = 30, 1
+	for _, shared := range []bool{true, false} {
+		t.Run(fmt.Sprintf("shared=%v", shared), func(t *testing.T) {
+			srv := githubtest.NewServer(t, githubtest.WithToken(testToken), githubtest.WithLimits(lim))
+			if _, err := srv.Seed("acme", "mono", "main", "Initial commit", githubtest.File{Path: "README.md", Content: []byte("hello\n")}); err != nil {
+				t.Fatal(err)
+			}
+			state := filepath.Join(t.TempDir(), "limits")
+			const n = 40
+			errs := make([]error, n)
+			outs := make([]string, n)
+			start := make(chan struct{})
+			var wg sync.WaitGroup
+			for i := range n {
+				args := commitArgs(srv, "-m", fmt.Sprintf("writer %d", i), "--json", "-b", fmt.Sprintf("stage-%02d", i), "--create-branch-from", "main",
+					"--add", fmt.Sprintf("w%d.txt=-", i))
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					cmd := exec.Command(bin, args...)
+					cmd.Stdin = strings.NewReader(fmt.Sprintf("writer %d\n", i))
+					cmd.Env = append(os.Environ(), "GH_TOKEN="+testToken, "GITHUB_OUTPUT=", "GITHUB_STEP_SUMMARY=",
+						limitScaleEnv+"=30", fmt.Sprintf("%s=process-%02d", fakeClientEnv, i))
+					if shared {
+						cmd.Env = append(cmd.Env, limitStateDirEnv+"="+state)
+					}
+					<-start
+					out, err := cmd.Output()
+					outs[i], errs[i] = string(out), err
+				}()
+			}
+			close(start)
+			wg.Wait()
+			for i := range n {
+				if errs[i] != nil {
+					t.Fatalf("writer %d: %v: %s", i, errs[i], outs[i])
+				}
+				if got, _ := readFile(t, srv, fmt.Sprintf("stage-%02d", i), fmt.Sprintf("w%d.txt", i)); got != fmt.Sprintf("writer %d\n", i) {
+					t.Fatalf("stage-%02d: w%d.txt = %q", i, i, got)
+				}
+			}
+			st := srv.LimitStats(testToken)
+			t.Logf("%d processes, shared state %v: %+v", n, shared, st)
+			if st.WritesInOwnRetryAfter != 0 {
+				t.Errorf("%d writes inside the process's own retry-after", st.WritesInOwnRetryAfter)
+			}
+			if shared && (st.WritesLimited != 0 || st.WritesInRetryAfter != 0) {
+				for _, r := range srv.Requests() {
+					if r.Status == 403 || r.Status == 429 {
+						t.Logf("refused: %s %d", r.Route, r.Status)
+					}
+				}
+				t.Errorf("sharing the token's state: %d writes refused, %d inside another process's retry-after; want none", st.WritesLimited, st.WritesInRetryAfter)
+			}
+		})
+	}
+}

@@ -20,12 +20,15 @@ type limitLayer struct {
 	o    *options
 	api  apiRoot
 	key  keyer
+	// machine is the directory of the machine's shared rate-limit state
+	// (machine.go), "" when the process keeps it alone.
+	machine string
 }
 
 func (t *limitLayer) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	rel := t.api.rel(req.URL)
-	st := sharedFor(t.key(req))
+	st := sharedFor(t.key(req), t.machine, t.o.limitScale)
 	if p := t.o.pace(); p.on() {
 		r := reservationOf(ctx)
 		if r != nil {
@@ -34,8 +37,14 @@ func (t *limitLayer) RoundTrip(req *http.Request) (*http.Response, error) {
 				return nil, err
 			}
 		}
-		if isWrite(req, rel) && (r == nil || !r.take(st, t.o.now())) {
-			if err := t.pace(ctx, st, p, req.Method, rel); err != nil {
+		if isWrite(req, rel) {
+			if r == nil || !r.take(st, t.o.now()) {
+				if err := t.pace(ctx, st, p, req.Method, rel); err != nil {
+					closeBody(req)
+					return nil, err
+				}
+			}
+			if err := t.admit(ctx, st, p, req.Method, rel); err != nil {
 				closeBody(req)
 				return nil, err
 			}
@@ -110,6 +119,27 @@ func (t *limitLayer) pace(ctx context.Context, st *shared, p paceConfig, method,
 	return ctx.Err()
 }
 
+// admit waits until the machine's record of the credential's writes leaves
+// room for this one (machine.go), and records it.
+func (t *limitLayer) admit(ctx context.Context, st *shared, p paceConfig, method, rel string) error {
+	for {
+		now := t.o.now()
+		at := st.admit(now, p)
+		if !at.After(now) {
+			return nil
+		}
+		wait := at.Sub(now)
+		t.log(ctx, "github write held to the token's budget, which other processes of this machine spent", method, rel, wait)
+		notifyWait(ctx, Wait{Kind: WaitPacer, Method: method, Route: rel, Duration: wait})
+		if err := t.o.sleep(ctx, wait); err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+}
+
 // book books a ReserveWrites reservation on its first request and waits
 // until its writes can go back to back.
 func (t *limitLayer) book(ctx context.Context, r *reservation, st *shared, p paceConfig, method, rel string) error {
@@ -137,8 +167,8 @@ func (t *limitLayer) log(ctx context.Context, msg, method, rel string, wait time
 // blockedUntil is when the credential may send a request for res again,
 // and whether a secondary limit is what holds it.
 func (s *shared) blockedUntil(res string) (time.Time, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.begin()
+	defer s.end(false)
 	p := s.primaryUntil[res]
 	if s.secondaryUntil.After(p) {
 		return s.secondaryUntil, true
@@ -157,11 +187,13 @@ func (s *shared) observe(resp *http.Response, now time.Time, res string, floor t
 			if r := strings.ToLower(resp.Header.Get("X-Ratelimit-Resource")); r != "" {
 				res = r
 			}
-			s.mu.Lock()
-			if until := reset.Add(resetMargin); until.After(s.primaryUntil[res]) {
+			s.begin()
+			until := reset.Add(resetMargin)
+			later := until.After(s.primaryUntil[res])
+			if later {
 				s.primaryUntil[res] = until
 			}
-			s.mu.Unlock()
+			s.end(later)
 		}
 	}
 	if !isSecondaryRateLimit(resp) {
@@ -171,11 +203,12 @@ func (s *shared) observe(resp *http.Response, now time.Time, res string, floor t
 	if d, ok := retryAfter(resp, now); ok {
 		until = now.Add(d)
 	}
-	s.mu.Lock()
-	if until.After(s.secondaryUntil) {
+	s.begin()
+	later := until.After(s.secondaryUntil)
+	if later {
 		s.secondaryUntil = until
 	}
-	s.mu.Unlock()
+	s.end(later)
 }
 
 // resourceOf names the primary rate limit a request counts against.

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -40,6 +42,29 @@ type options struct {
 	writesPerHour int
 	limitScale    float64
 	etagEntries   int
+	// limitDir holds the machine's shared rate-limit state (machine.go);
+	// nowSet: WithNow replaced the clock, whose times other processes
+	// cannot share.
+	limitDir    string
+	limitDirSet bool
+	nowSet      bool
+}
+
+// machineDir is the directory of the machine's shared rate-limit state for
+// the API at base, "" when the process keeps it alone: with a replaced
+// clock, and by default for an API on a loopback address (a test server,
+// whose ports and tokens the next run reuses) unless WithLimitStateDir
+// named the directory.
+func (o *options) machineDir(base *url.URL) string {
+	switch {
+	case o.nowSet:
+		return ""
+	case o.limitDirSet:
+		return o.limitDir
+	case base == nil || isLoopback(base.Hostname()):
+		return ""
+	}
+	return o.limitDir
 }
 
 type appAuth struct {
@@ -64,6 +89,7 @@ func defaultOptions() *options {
 		writesPerHour: defaultWritesPerHour,
 		limitScale:    1,
 		etagEntries:   256,
+		limitDir:      DefaultLimitStateDir(),
 	}
 }
 
@@ -279,7 +305,7 @@ func WithNow(now func() time.Time) Option {
 		if now == nil {
 			return errors.New("WithNow: now is nil")
 		}
-		o.now = now
+		o.now, o.nowSet = now, true
 		return nil
 	}
 }
@@ -329,6 +355,35 @@ func withInstallationID(id int64) Option {
 		if o.app != nil {
 			o.app.installationID = id
 		}
+		return nil
+	}
+}
+
+// WithLimitStateDir names the directory through which the processes of one
+// machine share each credential's rate-limit state: the write pacer's
+// count of recent writes and the windows GitHub told any of them to wait
+// (see WithWritePacing). Separate processes that use one token then stay
+// under GitHub's 80 writes a minute and 500 an hour together, and none
+// writes inside a Retry-After another was told. The default is
+// ghcommitter/limits in the user cache directory (DefaultLimitStateDir);
+// "" keeps the state within the process. The directory is created with
+// mode 0700 and holds a small file per credential, named by a hash; files
+// unused for two hours are removed. A client whose clock is replaced
+// (WithNow), or whose credential is known only as its transport (Wrap of
+// a client without an Authorization header: an App's installation
+// transport), keeps its state within the process; so, unless this option
+// names the directory, does a client of an API on a loopback address (a
+// test server: its next run reuses ports and tokens, not the budget).
+func WithLimitStateDir(dir string) Option {
+	return func(o *options) error {
+		if dir != "" && !filepath.IsAbs(dir) {
+			abs, err := filepath.Abs(dir)
+			if err != nil {
+				return fmt.Errorf("WithLimitStateDir(%q): %w", dir, err)
+			}
+			dir = abs
+		}
+		o.limitDir, o.limitDirSet = dir, true
 		return nil
 	}
 }

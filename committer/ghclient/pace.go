@@ -32,8 +32,13 @@ func (p paceConfig) on() bool { return p.perMinute > 0 || p.perHour > 0 }
 // the slot is booked before the wait, a sleep that returns at once (a test
 // hook) never makes the pacer spin.
 func (s *shared) reserve(now time.Time, p paceConfig) time.Time {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.begin()
+	defer s.end(true)
+	return s.reserveLocked(now, p)
+}
+
+// reserveLocked is reserve between s.begin and s.end.
+func (s *shared) reserveLocked(now time.Time, p paceConfig) time.Time {
 	slot := now
 	var interval time.Duration
 	if p.perMinute > 0 {

@@ -101,13 +101,13 @@ func (r *reservation) release() {
 // time the last of them may be sent, so that the n writes can go back to
 // back from then on.
 func (s *shared) reserveN(now time.Time, p paceConfig, n int) []time.Time {
+	s.begin()
+	defer s.end(true)
 	slots := make([]time.Time, n)
 	for i := range slots {
-		slots[i] = s.reserve(now, p)
+		slots[i] = s.reserveLocked(now, p)
 	}
 	last := slots[n-1]
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	for i := range slots {
 		s.retimeLocked(slots[i], last)
 		slots[i] = last
@@ -119,11 +119,11 @@ func (s *shared) reserveN(now time.Time, p paceConfig, n int) []time.Time {
 // the attempt read before it wrote), so that the hard caps count it when
 // it was sent; the GCRA's arrival time follows a late write.
 func (s *shared) retime(slot, sent time.Time, interval time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if !sent.After(slot) {
 		return
 	}
+	s.begin()
+	defer s.end(true)
 	s.retimeLocked(slot, sent)
 	if interval > 0 {
 		s.tat = later(s.tat, sent.Add(interval))
@@ -139,8 +139,8 @@ func (s *shared) retimeLocked(slot, at time.Time) {
 
 // unreserve gives back booked slots that no write took.
 func (s *shared) unreserve(slots []time.Time, interval time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.begin()
+	defer s.end(true)
 	for _, slot := range slots {
 		if i := s.lastIndex(slot); i >= 0 {
 			s.sent = slices.Delete(s.sent, i, i+1)

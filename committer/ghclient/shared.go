@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -39,10 +40,19 @@ type shared struct {
 	tat  time.Time
 	sent []time.Time
 	used time.Time // wall time of the last use, for pruning
+	// file is the machine's copy of this state (machine.go), nil when
+	// the process keeps it alone; filed: its lock is held (begin).
+	// machineSent is the machine's record of the writes the credential
+	// sent, in order (admit).
+	file        *machineFile
+	filed       bool
+	machineSent []time.Time
 }
 
-// sharedFor returns the state of key, creating it.
-func sharedFor(key string) *shared {
+// sharedFor returns the state of key, creating it. With dir, the state of
+// a credential's key is shared with the machine's other processes through
+// a file there (machine.go); scale is the client's WithLimitScale.
+func sharedFor(key, dir string, scale float64) *shared {
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
 	s := registry.m[key]
@@ -51,6 +61,9 @@ func sharedFor(key string) *shared {
 			pruneLocked(time.Now())
 		}
 		s = &shared{primaryUntil: map[string]time.Time{}}
+		if !strings.HasPrefix(key, processKeyPrefix) {
+			s.file = openMachineFile(dir, key, scale)
+		}
 		registry.m[key] = s
 	}
 	s.mu.Lock()
@@ -96,6 +109,10 @@ func fixedKey(host, credential string) keyer {
 
 var wrapIDs atomic.Int64
 
+// processKeyPrefix starts the key of a credential known only as a
+// transport of this process: its state is not shared with other processes.
+const processKeyPrefix = "process "
+
 // wrapKey is the key of a client from Wrap: its credentials are added
 // below this package's layers, where they cannot be seen. A request that
 // carries an Authorization header already is keyed by it; otherwise the
@@ -108,7 +125,7 @@ func wrapKey(host string, base http.RoundTripper) keyer {
 	} else {
 		id = fmt.Sprintf("wrap %d", wrapIDs.Add(1))
 	}
-	k := credentialKey(host, id)
+	k := processKeyPrefix + credentialKey(host, id)
 	return func(req *http.Request) string {
 		if a := req.Header.Get("Authorization"); a != "" {
 			return credentialKey(host, "authorization "+a)

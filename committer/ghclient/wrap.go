@@ -187,7 +187,7 @@ func assemble(hc *http.Client, o *options, base, upload *url.URL, next http.Roun
 	rebuild func(string, []Option) (*http.Client, error)) *http.Client {
 	hosts := newAPIHosts(base, upload)
 	api := apiRoot{basePath: base.Path}
-	var rt http.RoundTripper = &limitLayer{next: next, o: o, api: api, key: key}
+	var rt http.RoundTripper = &limitLayer{next: next, o: o, api: api, key: key, machine: o.machineDir(base)}
 	rt = newRetryTransport(rt, o, api)
 	rt = newLimiter(rt, o.concurrency, api)
 	rt = newETagCache(rt, key, o.etagEntries)

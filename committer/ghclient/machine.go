@@ -1,0 +1,232 @@
+package ghclient
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gofrs/flock"
+)
+
+// The rate-limit state of a credential is shared by the processes of one
+// machine too: separate ghcommitter processes that use one token (a
+// controller's workers, the jobs of one runner) count their writes
+// together against GitHub's 80 a minute and 500 an hour, and a Retry-After
+// window one of them is told holds back the others, which would otherwise
+// spend writes GitHub refuses. Each process keeps its own pacer (its burst,
+// spacing and bookings, see pace.go): a few processes that write a little
+// each are not slowed down by one another. On top of it, each write is
+// admitted against the machine's record of the writes the token sent
+// (admit): recorded when sent, not when booked, so that an attempt whose
+// last write goes out long after it was booked is counted when it is. The state lives in a small JSON file per
+// credential in WithLimitStateDir's directory (by default
+// ghcommitter/limits in the user cache directory), named by the registry
+// key's hash, never by the credential; it is read and written under an
+// advisory file lock for the few microseconds each decision takes. Any
+// failure to use it (no cache directory, a read-only disk, a corrupt file)
+// leaves the state to the process, as before.
+
+// DefaultLimitStateDir is the default directory of the machine's shared
+// rate-limit state (see WithLimitStateDir): ghcommitter/limits in the
+// user's cache directory, or "" when the system names none.
+func DefaultLimitStateDir() string {
+	d, err := os.UserCacheDir()
+	if err != nil || d == "" {
+		return ""
+	}
+	return filepath.Join(d, "ghcommitter", "limits")
+}
+
+// machineIdle is how long a state file may go unused before any process
+// removes it: longer than the hour window, so it only ever holds nothing.
+const machineIdle = 2 * time.Hour
+
+// machineFile is one credential's state file and its lock.
+type machineFile struct {
+	path string
+	lock *flock.Flock
+}
+
+// machineState is the file's content: times in Unix nanoseconds, 0 for
+// none.
+type machineState struct {
+	Sent      []int64          `json:"sent"`
+	Secondary int64            `json:"secondary_until"`
+	Primary   map[string]int64 `json:"primary_until,omitempty"`
+}
+
+// openMachineFile returns the state file of key under dir for a client
+// paced at scale, pruning files idle for machineIdle; nil when dir is ""
+// or cannot be made.
+func openMachineFile(dir, key string, scale float64) *machineFile {
+	if dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil
+	}
+	pruneMachineFiles(dir, time.Now())
+	name := credentialKey(fmt.Sprint(scale), key) // clients at other scales keep apart
+	return &machineFile{
+		path: filepath.Join(dir, name+".json"),
+		lock: flock.New(filepath.Join(dir, name+".lock"), flock.SetPermissions(0o600)),
+	}
+}
+
+func pruneMachineFiles(dir string, now time.Time) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if n := e.Name(); !strings.HasSuffix(n, ".json") && !strings.HasSuffix(n, ".lock") {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && now.Sub(fi.ModTime()) > machineIdle {
+			_ = os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// begin locks s (and its file) and brings in the machine's state; end
+// writes s's state back when changed and unlocks. Every decision of the
+// gate and the pacer runs between the two.
+func (s *shared) begin() {
+	s.mu.Lock()
+	if s.file == nil {
+		return
+	}
+	if err := s.file.lock.Lock(); err != nil {
+		s.file = nil // the process keeps its own state from now on
+		return
+	}
+	s.filed = true
+	if st, err := s.file.read(); err == nil {
+		s.merge(st)
+	}
+}
+
+func (s *shared) end(changed bool) {
+	if s.filed {
+		if changed {
+			_ = s.file.write(s.state())
+		}
+		_ = s.file.lock.Unlock()
+		s.filed = false
+	}
+	s.mu.Unlock()
+}
+
+func (f *machineFile) read() (machineState, error) {
+	var st machineState
+	data, err := os.ReadFile(f.path)
+	if err != nil {
+		return st, err
+	}
+	if len(data) == 0 {
+		return st, errors.New("empty")
+	}
+	return st, json.Unmarshal(data, &st)
+}
+
+func (f *machineFile) write(st machineState) error {
+	data, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(f.path, data, 0o600)
+}
+
+// merge takes in the machine's state: its record of the writes sent, and
+// each window, which ends at the later of the machine's and the process's.
+func (s *shared) merge(st machineState) {
+	s.machineSent = s.machineSent[:0]
+	for _, n := range st.Sent {
+		s.machineSent = append(s.machineSent, fromNanos(n))
+	}
+	s.secondaryUntil = later(s.secondaryUntil, fromNanos(st.Secondary))
+	for res, n := range st.Primary {
+		s.primaryUntil[res] = later(s.primaryUntil[res], fromNanos(n))
+	}
+}
+
+func (s *shared) state() machineState {
+	st := machineState{Secondary: nanos(s.secondaryUntil), Sent: make([]int64, len(s.machineSent))}
+	for i, t := range s.machineSent {
+		st.Sent[i] = nanos(t)
+	}
+	now := time.Now()
+	for res, t := range s.primaryUntil {
+		if t.After(now) {
+			if st.Primary == nil {
+				st.Primary = map[string]int64{}
+			}
+			st.Primary[res] = nanos(t)
+		}
+	}
+	return st
+}
+
+func nanos(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+func fromNanos(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n)
+}
+
+// machineSlack lengthens the machine's windows by a sixtieth (a second a
+// minute): a write is recorded just before it is sent, and GitHub counts it
+// when it arrives.
+const machineSlack = 60
+
+// admit records a write the process is about to send at now, when the
+// token's writes recorded on the machine leave room for it under every cap
+// of p, and returns now; else it records nothing and returns when to ask
+// again. Without the machine's state it returns now.
+func (s *shared) admit(now time.Time, p paceConfig) time.Time {
+	if s.file == nil {
+		return now
+	}
+	s.begin()
+	if !s.filed {
+		s.end(false)
+		return now
+	}
+	keep := p.hour + p.hour/machineSlack
+	if p.perHour == 0 {
+		keep = p.minute + p.minute/machineSlack
+	}
+	i := 0
+	for i < len(s.machineSent) && now.Sub(s.machineSent[i]) > keep {
+		i++
+	}
+	s.machineSent = s.machineSent[i:]
+	at := now
+	for _, w := range []struct {
+		n int
+		d time.Duration
+	}{{p.perMinute, p.minute}, {p.perHour, p.hour}} {
+		if n := len(s.machineSent); w.n > 0 && n >= w.n {
+			if t := s.machineSent[n-w.n].Add(w.d + w.d/machineSlack); t.After(at) {
+				at = t
+			}
+		}
+	}
+	admitted := !at.After(now)
+	if admitted {
+		s.machineSent = append(s.machineSent, now)
+	}
+	s.end(admitted || i > 0)
+	return at
+}

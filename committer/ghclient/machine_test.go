@@ -1,0 +1,202 @@
+package ghclient
+
+import (
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// twoProcesses returns the states two processes would hold for one
+// credential, sharing the machine's file under a temporary directory.
+func twoProcesses(t *testing.T) (a, b *shared, dir string) {
+	t.Helper()
+	dir = t.TempDir()
+	mk := func() *shared {
+		return &shared{primaryUntil: map[string]time.Time{}, file: openMachineFile(dir, credentialKey("api.github.com", "token"), 1)}
+	}
+	return mk(), mk(), dir
+}
+
+// TestMachineSharesTheBudget: writes one process sent count for the other
+// against the token's 80 a minute and 500 an hour; each keeps its own
+// pacer, and its burst.
+func TestMachineSharesTheBudget(t *testing.T) {
+	p := paceConfig{perMinute: 80, burst: 8, perHour: 500, minute: time.Minute, hour: time.Hour}
+	a, b, _ := twoProcesses(t)
+	now := time.Now()
+	for range 8 {
+		if slot := a.reserve(now, p); slot.After(now) {
+			t.Fatalf("a's burst paced: %v", slot.Sub(now))
+		}
+		if at := a.admit(now, p); at.After(now) {
+			t.Fatalf("a's burst held back: %v", at.Sub(now))
+		}
+	}
+	// b's own pacer is untouched: its burst is whole.
+	if slot := b.reserve(now, p); slot.After(now) {
+		t.Fatalf("b's first write after a's burst paced %v", slot.Sub(now))
+	}
+	// 80 a minute, whoever sends them: the token's 81st write waits until
+	// the first is a minute (and the slack) old.
+	for i := range 72 {
+		s := a
+		if i%2 == 1 {
+			s = b
+		}
+		if at := s.admit(now.Add(time.Duration(i)*time.Millisecond), p); at.After(now.Add(time.Duration(i) * time.Millisecond)) {
+			t.Fatalf("write %d held back", 8+i)
+		}
+	}
+	later := now.Add(time.Second)
+	if got, want := b.admit(later, p), now.Add(time.Minute+time.Second); !got.Equal(want) {
+		t.Fatalf("the token's 81st write may go at %v, want %v", got.Sub(now), want.Sub(now))
+	}
+	// Refused, it was not recorded: asked again then, it goes.
+	if got := b.admit(now.Add(time.Minute+time.Second), p); !got.Equal(now.Add(time.Minute + time.Second)) {
+		t.Fatalf("asked again when told, the write may go at %v", got.Sub(now))
+	}
+	// Alone, a process would have sent it at once.
+	solo := &shared{primaryUntil: map[string]time.Time{}}
+	if got := solo.admit(later, p); !got.Equal(later) {
+		t.Fatalf("a process without the machine's state is held until %v", got.Sub(now))
+	}
+	// 500 an hour, whoever sends them.
+	a, b, _ = twoProcesses(t)
+	p = paceConfig{perHour: 500, hour: time.Hour}
+	for i := range 500 {
+		s := a
+		if i%2 == 1 {
+			s = b
+		}
+		s.admit(now, p)
+	}
+	if got, want := a.admit(now.Add(time.Minute), p), now.Add(time.Hour+time.Minute); !got.Equal(want) {
+		t.Fatalf("the token's 501st write may go at %v, want %v", got.Sub(now), want.Sub(now))
+	}
+	// Records older than the hour are dropped.
+	if st, err := a.file.read(); err != nil || len(st.Sent) != 500 {
+		t.Fatalf("the machine's record: %d writes, %v", len(st.Sent), err)
+	}
+	if got := a.admit(now.Add(3*time.Hour), p); !got.Equal(now.Add(3 * time.Hour)) {
+		t.Fatal("held back by writes hours old")
+	}
+	if st, _ := a.file.read(); len(st.Sent) != 1 {
+		t.Fatalf("the machine's record keeps %d writes, want the one of the last hour", len(st.Sent))
+	}
+}
+
+// TestMachineSharesWindows: a Retry-After one process was told holds the
+// other back.
+func TestMachineSharesWindows(t *testing.T) {
+	a, b, _ := twoProcesses(t)
+	until := time.Now().Add(30 * time.Second).Round(0)
+	a.begin()
+	a.secondaryUntil = until
+	a.primaryUntil["graphql"] = until.Add(time.Minute)
+	a.end(true)
+	if got, secondary := b.blockedUntil("core"); !got.Equal(until) || !secondary {
+		t.Fatalf("b blocked until %v (secondary %v), want %v", got, secondary, until)
+	}
+	if got, _ := b.blockedUntil("graphql"); !got.Equal(until.Add(time.Minute)) {
+		t.Fatalf("b's graphql blocked until %v, want %v", got, until.Add(time.Minute))
+	}
+}
+
+// TestMachineFileTrouble: a directory that cannot be made, a corrupt file
+// and a lock that cannot be taken all leave the state to the process.
+func TestMachineFileTrouble(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if f := openMachineFile(filepath.Join(file, "limits"), "k", 1); f != nil {
+		t.Fatalf("a state file under a file: %+v", f)
+	}
+	a, b, dir := twoProcesses(t)
+	p := paceConfig{perMinute: 80, burst: 8, minute: time.Minute}
+	a.admit(time.Now(), p)
+	names, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	if len(names) != 1 {
+		t.Fatalf("state files %v, want one", names)
+	}
+	if fi, err := os.Stat(names[0]); err != nil || fi.Mode().Perm() != 0o600 || strings.Contains(names[0], "token") {
+		t.Fatalf("state file %s: %v, %v", names[0], fi, err)
+	}
+	if err := os.WriteFile(names[0], []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	if got := b.admit(now, p); got.After(now) {
+		t.Fatalf("a corrupt file made b wait %v", got.Sub(now))
+	}
+	// b wrote a good state back.
+	if st, err := b.file.read(); err != nil || len(st.Sent) != 1 {
+		t.Fatalf("after a corrupt file: %+v, %v", st, err)
+	}
+}
+
+func TestMachineFilesPruned(t *testing.T) {
+	dir := t.TempDir()
+	old := filepath.Join(dir, "old.json")
+	fresh := filepath.Join(dir, "fresh.json")
+	other := filepath.Join(dir, "README")
+	for _, f := range []string{old, fresh, other} {
+		if err := os.WriteFile(f, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	past := time.Now().Add(-3 * time.Hour)
+	for _, f := range []string{old, other} {
+		if err := os.Chtimes(f, past, past); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pruneMachineFiles(dir, time.Now())
+	for f, want := range map[string]bool{old: false, fresh: true, other: true} {
+		if _, err := os.Stat(f); (err == nil) != want {
+			t.Errorf("%s: kept %v, want %v", filepath.Base(f), err == nil, want)
+		}
+	}
+}
+
+// TestMachineStateOnlyForCredentials: a client on a replaced clock, or
+// keyed by its transport, keeps its state within the process.
+func TestMachineStateOnlyForCredentials(t *testing.T) {
+	resetRegistry()
+	defer resetRegistry()
+	dir := t.TempDir()
+	if s := sharedFor(processKeyPrefix+"x", dir, 1); s.file != nil {
+		t.Fatal("a transport's key got a machine file")
+	}
+	if s := sharedFor(credentialKey("h", "c"), dir, 1); s.file == nil {
+		t.Fatal("a credential's key got no machine file")
+	}
+	gh, _ := url.Parse("https://api.github.com/")
+	local, _ := url.Parse("http://127.0.0.1:8080/")
+	for _, tc := range []struct {
+		name string
+		opts []Option
+		base *url.URL
+		want string
+	}{
+		{"default", nil, gh, DefaultLimitStateDir()},
+		{"WithNow", []Option{WithNow(time.Now)}, gh, ""},
+		{"WithNow and a dir", []Option{WithNow(time.Now), WithLimitStateDir(dir)}, gh, ""},
+		{"off", []Option{WithLimitStateDir("")}, gh, ""},
+		{"loopback", nil, local, ""},
+		{"loopback, named dir", []Option{WithLimitStateDir(dir)}, local, dir},
+	} {
+		o := defaultOptions()
+		for _, opt := range tc.opts {
+			if err := opt(o); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := o.machineDir(tc.base); got != tc.want {
+			t.Errorf("%s: machine dir %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
