@@ -89,8 +89,18 @@
 //     credential, never the credential itself (shared.go). Clients that
 //     Wrap made count as one credential per hc.Transport, since their
 //     credentials are added below these layers; a request that carries
-//     an Authorization header is counted by it. Processes cannot see each
-//     other's windows.
+//     an Authorization header is counted by it;
+//   - the processes of one machine share it too (machine.go): a small file
+//     per credential under WithLimitStateDir (by default ghcommitter/limits
+//     in the user cache directory) holds the Retry-After windows any of
+//     them was told and a record of the token's writes, against which
+//     every write is admitted (80 in any minute, 500 in any hour, recorded
+//     when sent), so that separate processes on one token stay under
+//     GitHub's budget together; each keeps its own pacer and burst. Not for
+//     a replaced clock (WithNow), a credential known only as a transport,
+//     or, unless WithLimitStateDir names the directory, an API on a
+//     loopback address (a test server, whose next run reuses its ports
+//     and tokens).
 //
 // WithLimitScale(F) makes the client's own windows (the pacer's minute and
 // hour, the one-minute wait after a bare secondary limit, which the commit

@@ -44,10 +44,12 @@ func (t *limitLayer) RoundTrip(req *http.Request) (*http.Response, error) {
 					return nil, err
 				}
 			}
-			if err := t.admit(ctx, st, p, req.Method, rel); err != nil {
+			sent, err := t.admit(ctx, st, p, req.Method, rel)
+			if err != nil {
 				closeBody(req)
 				return nil, err
 			}
+			defer func() { st.answered(sent, t.o.now()) }()
 		}
 	}
 	res := resourceOf(rel)
@@ -121,21 +123,21 @@ func (t *limitLayer) pace(ctx context.Context, st *shared, p paceConfig, method,
 
 // admit waits until the machine's record of the credential's writes leaves
 // room for this one (machine.go), and records it.
-func (t *limitLayer) admit(ctx context.Context, st *shared, p paceConfig, method, rel string) error {
+func (t *limitLayer) admit(ctx context.Context, st *shared, p paceConfig, method, rel string) (time.Time, error) {
 	for {
 		now := t.o.now()
 		at := st.admit(now, p)
 		if !at.After(now) {
-			return nil
+			return now, nil
 		}
 		wait := at.Sub(now)
 		t.log(ctx, "github write held to the token's budget, which other processes of this machine spent", method, rel, wait)
 		notifyWait(ctx, Wait{Kind: WaitPacer, Method: method, Route: rel, Duration: wait})
 		if err := t.o.sleep(ctx, wait); err != nil {
-			return err
+			return time.Time{}, err
 		}
 		if err := ctx.Err(); err != nil {
-			return err
+			return time.Time{}, err
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -143,16 +144,34 @@ func (f *machineFile) write(st machineState) error {
 
 // merge takes in the machine's state: its record of the writes sent, and
 // each window, which ends at the later of the machine's and the process's.
+//
+// Times that cannot be right are dropped: a write recorded in the future,
+// or a window ending more than machineHorizon from now (the wall clock
+// went back, or the file was written by hand), so that no file can hold
+// the token back for longer than GitHub could.
 func (s *shared) merge(st machineState) {
+	now := time.Now()
 	s.machineSent = s.machineSent[:0]
 	for _, n := range st.Sent {
-		s.machineSent = append(s.machineSent, fromNanos(n))
+		if t := fromNanos(n); !t.After(now.Add(time.Second)) {
+			s.machineSent = append(s.machineSent, t)
+		}
 	}
-	s.secondaryUntil = later(s.secondaryUntil, fromNanos(st.Secondary))
+	plausible := func(n int64) time.Time {
+		if t := fromNanos(n); t.Before(now.Add(machineHorizon)) {
+			return t
+		}
+		return time.Time{}
+	}
+	s.secondaryUntil = later(s.secondaryUntil, plausible(st.Secondary))
 	for res, n := range st.Primary {
-		s.primaryUntil[res] = later(s.primaryUntil[res], fromNanos(n))
+		s.primaryUntil[res] = later(s.primaryUntil[res], plausible(n))
 	}
 }
+
+// machineHorizon is the furthest a window read from the machine's file may
+// end: GitHub's primary windows are at most an hour.
+const machineHorizon = time.Hour + time.Minute
 
 func (s *shared) state() machineState {
 	st := machineState{Secondary: nanos(s.secondaryUntil), Sent: make([]int64, len(s.machineSent))}
@@ -186,14 +205,16 @@ func fromNanos(n int64) time.Time {
 }
 
 // machineSlack lengthens the machine's windows by a sixtieth (a second a
-// minute): a write is recorded just before it is sent, and GitHub counts it
-// when it arrives.
+// minute), for the clocks of GitHub and the machine.
 const machineSlack = 60
 
 // admit records a write the process is about to send at now, when the
 // token's writes recorded on the machine leave room for it under every cap
 // of p, and returns now; else it records nothing and returns when to ask
-// again. Without the machine's state it returns now.
+// again. Without the machine's state it returns now. Once the write is
+// answered, answered moves its record to then: GitHub received it in
+// between, so a window counted from the records never starts too early,
+// however long a write took on its way.
 func (s *shared) admit(now time.Time, p paceConfig) time.Time {
 	if s.file == nil {
 		return now
@@ -229,4 +250,24 @@ func (s *shared) admit(now time.Time, p paceConfig) time.Time {
 	}
 	s.end(admitted || i > 0)
 	return at
+}
+
+// answered moves the record of a write admitted at sent to at, when its
+// answer came.
+func (s *shared) answered(sent, at time.Time) {
+	if s.file == nil || !at.After(sent) {
+		return
+	}
+	s.begin()
+	defer s.end(s.filed)
+	if !s.filed {
+		return
+	}
+	for i := len(s.machineSent) - 1; i >= 0; i-- {
+		if s.machineSent[i].Equal(sent) {
+			s.machineSent[i] = at
+			slices.SortFunc(s.machineSent, func(a, b time.Time) int { return a.Compare(b) })
+			return
+		}
+	}
 }

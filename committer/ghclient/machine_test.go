@@ -200,3 +200,41 @@ func TestMachineStateOnlyForCredentials(t *testing.T) {
 		}
 	}
 }
+
+// TestMachineFileCannotHoldBackForEver: writes recorded in the future and
+// windows beyond an hour (a clock set back, a file written by hand) are
+// ignored.
+func TestMachineFileCannotHoldBackForEver(t *testing.T) {
+	a, b, _ := twoProcesses(t)
+	now := time.Now()
+	future := now.Add(24 * time.Hour)
+	st := machineState{Secondary: future.UnixNano(), Primary: map[string]int64{"core": future.UnixNano()}}
+	for range 100 {
+		st.Sent = append(st.Sent, future.UnixNano())
+	}
+	if err := a.file.write(st); err != nil {
+		t.Fatal(err)
+	}
+	p := paceConfig{perMinute: 80, burst: 8, perHour: 500, minute: time.Minute, hour: time.Hour}
+	if got := b.admit(now, p); got.After(now) {
+		t.Fatalf("held back %v by writes recorded a day ahead", got.Sub(now))
+	}
+	if until, _ := b.blockedUntil("core"); until.After(now) {
+		t.Fatalf("blocked %v by a window a day ahead", until.Sub(now))
+	}
+}
+
+// TestMachineCountsAWriteWhenAnswered: a write's record moves to when its
+// answer came, so a write that took long on its way holds the window from
+// then.
+func TestMachineCountsAWriteWhenAnswered(t *testing.T) {
+	a, b, _ := twoProcesses(t)
+	p := paceConfig{perMinute: 1, burst: 1, minute: time.Minute}
+	now := time.Now().Add(-20 * time.Second) // records are never in the future
+	sent := a.admit(now, p)
+	a.answered(sent, now.Add(10*time.Second))
+	want := now.Add(10*time.Second + time.Minute + time.Second)
+	if got := b.admit(now.Add(time.Minute+2*time.Second), p); !got.Equal(want) {
+		t.Fatalf("b's write may go at %v, want %v (a minute and the slack after a's answer)", got.Sub(now), want.Sub(now))
+	}
+}
