@@ -74,7 +74,10 @@ func TestOneTurnAtATime(t *testing.T) {
 					return
 				}
 				n := in.Add(1)
-				for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+				for m := most.Load(); n > m; m = most.Load() {
+					if most.CompareAndSwap(m, n) {
+						break
+					}
 				}
 				time.Sleep(time.Millisecond)
 				in.Add(-1)
