@@ -101,9 +101,13 @@ func (s *shared) begin() {
 	if s.file == nil {
 		return
 	}
-	if err := s.file.lock.Lock(); err != nil {
+	ok, err := s.file.tryLock()
+	if err != nil {
 		s.file = nil // the process keeps its own state from now on
 		return
+	}
+	if !ok {
+		return // held too long (a stopped process): decide alone this time
 	}
 	s.filed = true
 	if st, err := s.file.read(); err == nil {
@@ -120,6 +124,26 @@ func (s *shared) end(changed bool) {
 		s.filed = false
 	}
 	s.mu.Unlock()
+}
+
+// machineLockWait is the longest begin waits for the file's lock, which
+// its holders keep for microseconds: a process stopped while holding it
+// (SIGSTOP) must not stop the others' requests.
+const machineLockWait = 500 * time.Millisecond
+
+// tryLock takes the file's lock, polling, for at most machineLockWait; ok
+// is false when it could not.
+func (f *machineFile) tryLock() (ok bool, err error) {
+	deadline := time.Now().Add(machineLockWait)
+	for {
+		if ok, err := f.lock.TryLock(); ok || err != nil {
+			return ok, err
+		}
+		if time.Now().After(deadline) {
+			return false, nil
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 func (f *machineFile) read() (machineState, error) {

@@ -238,3 +238,23 @@ func TestMachineCountsAWriteWhenAnswered(t *testing.T) {
 		t.Fatalf("b's write may go at %v, want %v (a minute and the slack after a's answer)", got.Sub(now), want.Sub(now))
 	}
 }
+
+// TestMachineLockHeldTooLong: a process that holds the state file's lock
+// (stopped while holding it) does not stop another's decisions (with an
+// unbounded wait this test would hang): after machineLockWait they go on
+// with the process's own state.
+func TestMachineLockHeldTooLong(t *testing.T) {
+	a, b, _ := twoProcesses(t)
+	if ok, err := a.file.lock.TryLock(); !ok || err != nil {
+		t.Fatalf("lock: %v %v", ok, err)
+	}
+	defer func() { _ = a.file.lock.Unlock() }()
+	p := paceConfig{perMinute: 80, burst: 8, minute: time.Minute}
+	start := time.Now()
+	if got := b.admit(start, p); !got.Equal(start) {
+		t.Fatalf("admit without the lock: %v", got.Sub(start))
+	}
+	if b.file == nil {
+		t.Fatal("a busy lock made the process give the machine's state up for good")
+	}
+}
