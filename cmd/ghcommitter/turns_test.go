@@ -28,11 +28,7 @@ func TestProcessesTakeTurns(t *testing.T) {
 		turns bool
 	}{{"default", nil, true}, {"no-turns", []string{"--no-turns"}, false}} {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := githubtest.NewServer(t, githubtest.WithToken(testToken), githubtest.WithLatency(5*time.Millisecond))
-			if _, err := srv.Seed("acme", "mono", "main", "Initial commit", githubtest.File{Path: "README.md", Content: []byte("hello\n")}); err != nil {
-				t.Fatal(err)
-			}
-			srv.ResetRequests()
+			srv := seeded(t, githubtest.WithLatency(5*time.Millisecond))
 			cache := t.TempDir()
 			work := t.TempDir()
 			const n = 8
@@ -102,10 +98,7 @@ func TestProcessesShareTheTokensBudget(t *testing.T) {
 	lim.Scale, lim.Seed = 30, 1
 	for _, shared := range []bool{true, false} {
 		t.Run(fmt.Sprintf("shared=%v", shared), func(t *testing.T) {
-			srv := githubtest.NewServer(t, githubtest.WithToken(testToken), githubtest.WithLimits(lim))
-			if _, err := srv.Seed("acme", "mono", "main", "Initial commit", githubtest.File{Path: "README.md", Content: []byte("hello\n")}); err != nil {
-				t.Fatal(err)
-			}
+			srv := seeded(t, githubtest.WithLimits(lim))
 			state := filepath.Join(t.TempDir(), "limits")
 			const n = 40
 			errs := make([]error, n)
@@ -155,4 +148,16 @@ func TestProcessesShareTheTokensBudget(t *testing.T) {
 			}
 		})
 	}
+}
+
+// seeded is the fake with opts, acme/mono's main holding one file, its
+// request log empty.
+func seeded(t *testing.T, opts ...githubtest.Option) *githubtest.TestServer {
+	t.Helper()
+	srv := githubtest.NewServer(t, append([]githubtest.Option{githubtest.WithToken(testToken)}, opts...)...)
+	if _, err := srv.Seed("acme", "mono", "main", "Initial commit", githubtest.File{Path: "README.md", Content: []byte("hello\n")}); err != nil {
+		t.Fatal(err)
+	}
+	srv.ResetRequests()
+	return srv
 }
