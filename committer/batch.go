@@ -2,10 +2,7 @@ package committer
 
 import (
 	"context"
-	"errors"
 	"fmt"
-
-	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
 )
 
 // batch is the work of a Queue: the change sets landed by one ref update.
@@ -27,14 +24,22 @@ type outcome struct {
 func (b *batch) prune(settling bool) bool {
 	// Withdraw the callers that gave up; nothing of theirs has landed
 	// (unless an earlier update of this batch had no clear answer: then
-	// their fate is still open, and they wait for it).
+	// their fate is still open, and they wait for it). The others may
+	// withdraw again until this attempt builds its trees (see sealAll).
 	kept := b.live[:0]
 	for _, j := range b.live {
-		if err := j.ctx.Err(); err != nil && !settling {
+		if settling {
+			kept = append(kept, j)
+			continue
+		}
+		j.unseal()
+		if err := j.ctx.Err(); err != nil {
 			j.finish(nil, b.c.fail("commit to", b.branch, nil, err))
 			continue
 		}
-		kept = append(kept, j)
+		if !j.gone() {
+			kept = append(kept, j)
+		}
 	}
 	b.live = kept
 	return len(b.live) > 0
@@ -114,20 +119,31 @@ func (b *batch) land(tip string, attempt int, created bool) {
 
 // build resolves the live jobs in order on top of head, each seeing the
 // ones before it, and creates their trees and commits. Jobs whose
-// precondition or edit fails are finished with their own error and dropped
-// from live. It returns the new tip (head itself if nothing changed). id
-// is the batch's Edit-Id, for a squash of several change sets.
+// precondition, edit or content fails, or whose caller gave up, are
+// finished with their own error and dropped from live, and the others
+// resolved again without them (see batch_member.go). It returns the new
+// tip (head itself if nothing changed). id is the batch's Edit-Id, for a
+// squash of several change sets.
 func (b *batch) buildAll(ctx context.Context, live *[]*job, id, head, tree string, attempt int) (map[*job]*Result, string, string, error) {
-	results, steps, err := b.resolveAll(ctx, live, head, tree, attempt)
-	if err != nil || len(steps) == 0 {
-		return results, head, tree, err
-	}
-	if b.co.squash {
-		tip, tipTree, err := b.buildSquashed(ctx, steps, results, id, head, tree)
+	for {
+		results, steps, err := b.resolveAll(ctx, live, head, tree, attempt)
+		if err != nil || len(steps) == 0 {
+			return results, head, tree, err
+		}
+		again, err := b.uploadEach(ctx, live, steps, head, attempt)
+		if err != nil {
+			return nil, head, tree, err
+		}
+		if again || !sealAll(live) {
+			continue
+		}
+		if b.co.squash {
+			tip, tipTree, err := b.buildSquashed(ctx, steps, results, id, head, tree)
+			return results, tip, tipTree, err
+		}
+		tip, tipTree, err := b.buildChain(ctx, steps, results, tree, head)
 		return results, tip, tipTree, err
 	}
-	tip, tipTree, err := b.buildChain(ctx, steps, results, tree, head)
-	return results, tip, tipTree, err
 }
 
 // prefetchJobs is View.Prefetch for every change set of a batch at once, so
@@ -155,13 +171,14 @@ func (b *batch) resolveAll(ctx context.Context, live *[]*job, head, tree string,
 		// Whatever happens, live keeps exactly the jobs not yet finished.
 		*live = kept
 	}()
+	others := len(*live) > 1
 	for i, j := range *live {
-		r, err := c.resolve(ctx, v, j.u.p, false)
-		var pe *kind.Cause
-		if errors.As(err, &pe) {
-			e := c.fail("commit to", b.branch, nil, err)
-			e.Head, e.Attempts = head, attempt
-			j.finish(nil, j.u.boot.annotate(e))
+		if j.gone() { // withdrawn by its caller
+			continue
+		}
+		r, err := c.resolveJob(ctx, v, j, false, others)
+		if memberFault(err) {
+			b.failJob(j, err, head, attempt)
 			continue
 		}
 		if err != nil {

@@ -89,22 +89,22 @@ type job struct {
 	done   chan struct{}
 	res    *Result
 	err    error
+	// mu guards over (finished: res and err are set, done is closed) and
+	// sealed (its batch is building trees and commits; see withdraw).
+	mu     sync.Mutex
+	over   bool
+	sealed bool
 }
 
 func newJob(ctx context.Context, c *Committer, branch string, co commitOptions, u *unit) *job {
 	return &job{ctx: ctx, c: c, branch: branch, co: co, u: u, done: make(chan struct{})}
 }
 
-func (j *job) finish(res *Result, err error) {
-	j.res, j.err = res, err
-	close(j.done)
-}
-
 // submit queues j and waits until it has landed or failed. If j.ctx ends
-// while j still waits for a batch, it is withdrawn and ctx's error
-// returned; once its batch has started, the batch decides (a lone commit
-// runs on j.ctx itself; a batch waits for the outcome of a landing write
-// it sent).
+// while j still waits for a batch, or before its batch builds its trees
+// and commits, it is withdrawn and ctx's error returned (the batch goes on
+// without it); from then on the batch decides (a lone commit runs on j.ctx
+// itself; a batch waits for the outcome of the writes it sent).
 func (co *coordinator) submit(j *job) (*Result, error) {
 	defer co.users.Add(-1)
 	co.mu.Lock()
@@ -128,6 +128,9 @@ func (co *coordinator) submit(j *job) (*Result, error) {
 		}
 	}
 	co.mu.Unlock()
+	if j.withdraw(j.c.fail("commit to", j.branch, nil, j.ctx.Err())) {
+		return nil, j.err
+	}
 	<-j.done
 	return j.res, j.err
 }
@@ -193,7 +196,11 @@ func batchBytes(co commitOptions) int64 {
 const maxBatchBytes = 8 << 20
 
 // groupKey says which change sets may share a batch: those with the same
-// key. It holds what shapes their commits and who sends them.
+// key. It holds what shapes their commits, who sends them, and every
+// option that changes a guarantee (the engine, the signer, the ref-update
+// mode; ExpectHead and Tag go alone): a batch is sent with its first
+// change set's options, so a change set must never share one with options
+// weaker than its own.
 type groupKey struct {
 	cred       string
 	api        string
@@ -202,6 +209,10 @@ type groupKey struct {
 	squash     *Queue // a squash lands only its own queue's change sets
 	signer     any
 	inline     int64
+	// fastForward: the batch's ref update is REST's fast-forward
+	// (WithFastForwardRefUpdates), not the strict compare-and-swap; a
+	// change set of a strict Committer never lands by it.
+	fastForward bool
 }
 
 // group returns j's key; ok is false when j goes alone: ExpectHead pins a
@@ -223,7 +234,7 @@ func (j *job) group() (groupKey, bool) {
 		}
 		signer = s
 	}
-	g := groupKey{cred: j.c.cred, api: j.c.o.graphqlURL, engine: co.engine, createFrom: co.createFrom, signer: signer, inline: j.c.o.inlineLimit}
+	g := groupKey{cred: j.c.cred, api: j.c.o.graphqlURL, engine: co.engine, createFrom: co.createFrom, signer: signer, inline: j.c.o.inlineLimit, fastForward: j.c.o.fastForwardOnly}
 	if co.squash {
 		g.squash = j.q
 	}
@@ -236,6 +247,7 @@ func (j *job) group() (groupKey, bool) {
 func (co *coordinator) run(jobs []*job) {
 	j := jobs[0]
 	if len(jobs) == 1 && j.q == nil {
+		j.seal() // it runs on j.ctx: the driver decides when it ends
 		s := &single{c: j.c, branch: j.branch, u: j.u, results: map[string]*Result{}}
 		d := &driver{c: j.c, op: "commit to", branch: j.branch, co: j.co, w: s, cands: j.c.autoCandidates(j.u, j.co)}
 		d.run(j.ctx)

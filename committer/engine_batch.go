@@ -12,26 +12,40 @@ import (
 // stageOne resolves a squashed batch for GraphQL: the change sets in
 // order, each on the view the ones before it left (edit functions run
 // here), then the paths whose final content differs from head's tree are
-// sent in one createCommitOnBranch. A change set whose precondition or
-// edit fails is finished with its own error.
+// sent in one createCommitOnBranch. A change set whose precondition, edit
+// or content fails, or whose caller gave up, is finished with its own
+// error, and the others are staged again without it (batch_member.go).
 func (b *batch) stageOne(ctx context.Context, engine Engine, _ []Engine, head, tree string, attempt int) (*staged, *unit, error) {
+	for {
+		st, u, again, err := b.stageOnce(ctx, engine, head, tree, attempt)
+		if again || err == nil && st != nil && !sealAll(&b.live) {
+			continue
+		}
+		return st, u, err
+	}
+}
+
+// stageOnce is one try of stageOne; again: a change set was taken out
+// after the others were staged with it.
+func (b *batch) stageOnce(ctx context.Context, engine Engine, head, tree string, attempt int) (*staged, *unit, bool, error) {
 	c := b.c
 	v := newViewAt(c, head, tree)
 	if err := prefetchJobs(ctx, v, b.live); err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	results := map[*job]*Result{}
 	touched := map[string]*changes.Prepared{} // path -> the change set that last wrote it
 	var changing []*job
 	kept := b.live[:0]
+	others := len(b.live) > 1
 	for i, j := range b.live {
-		res, changes, err := b.stageJob(ctx, v, j, head, attempt, touched)
+		res, changes, err := b.stageJob(ctx, v, j, head, attempt, touched, others)
 		if errors.Is(err, errDropped) {
 			continue
 		}
 		if err != nil {
 			b.live = append(kept, b.live[i:]...)
-			return nil, nil, err
+			return nil, nil, false, err
 		}
 		kept = append(kept, j)
 		results[j] = res
@@ -41,18 +55,18 @@ func (b *batch) stageOne(ctx context.Context, engine Engine, _ []Engine, head, t
 	}
 	b.live = kept
 	if len(b.live) == 0 {
-		return nil, nil, nil
+		return nil, nil, false, nil
 	}
 	st := &staged{engine: engine, head: head}
 	if err := c.stageFinal(ctx, v, newViewAt(c, head, tree), touched, st); err != nil {
-		return nil, nil, err
+		return nil, nil, b.takeOutReader(err, touched, head, attempt), err
 	}
 	if err := st.refusal(engine); err != nil {
-		return nil, nil, &kind.Cause{Kind: ErrInvalid, Err: err}
+		return nil, nil, false, &kind.Cause{Kind: ErrInvalid, Err: err}
 	}
 	b.finishWith(st, results, tree)
 	if len(changing) == 0 {
-		return st, nil, nil
+		return st, nil, false, nil
 	}
 	cs, id := squashed(changing, b.id)
 	msg := cs.Message
@@ -60,7 +74,24 @@ func (b *batch) stageOne(ctx context.Context, engine Engine, _ []Engine, head, t
 		id = b.id
 		msg = changes.WithEditID(msg, id)
 	}
-	return st, &unit{cs: cs, message: msg, editID: id}, nil
+	return st, &unit{cs: cs, message: msg, editID: id}, false, nil
+}
+
+// takeOutReader takes out of the batch the change set whose content
+// stageFinal could not read again (err), and reports whether it did.
+func (b *batch) takeOutReader(err error, touched map[string]*changes.Prepared, head string, attempt int) bool {
+	var se *sourceError
+	var pe *kind.Cause
+	if !errors.As(err, &se) || !errors.As(err, &pe) {
+		return false
+	}
+	for _, j := range b.live {
+		if j.u.p == touched[pe.Path] {
+			b.takeOut(&b.live, j, err, head, attempt)
+			return true
+		}
+	}
+	return false
 }
 
 // errDropped is stageJob's word for a change set it took out of the batch
@@ -72,7 +103,7 @@ var errDropped = errors.New("change set dropped from the batch")
 // What GraphQL cannot carry of it (a directory delete, a file that is not
 // plain on the branch, a mode) takes it out of the batch with its own
 // error (errDropped), before its effects are applied.
-func (b *batch) stageJob(ctx context.Context, v *view, j *job, head string, attempt int, touched map[string]*changes.Prepared) (*Result, bool, error) {
+func (b *batch) stageJob(ctx context.Context, v *view, j *job, head string, attempt int, touched map[string]*changes.Prepared, others bool) (*Result, bool, error) {
 	c := b.c
 	drop := func(k, err error) (*Result, bool, error) {
 		e := c.fail("commit to", b.branch, k, err)
@@ -80,9 +111,12 @@ func (b *batch) stageJob(ctx context.Context, v *view, j *job, head string, atte
 		j.finish(nil, j.u.boot.annotate(e))
 		return nil, false, errDropped
 	}
-	r, err := c.resolve(ctx, v, j.u.p, true)
+	if j.gone() { // withdrawn by its caller
+		return nil, false, errDropped
+	}
+	r, err := c.resolveJob(ctx, v, j, true, others)
 	var pe *kind.Cause
-	if errors.As(err, &pe) && !isOneWriteError(err) {
+	if memberFault(err) && !isOneWriteError(err) {
 		return drop(nil, err)
 	}
 	if err != nil {
@@ -139,7 +173,7 @@ func (c *Committer) stageFinal(ctx context.Context, v, orig *view, touched map[s
 			data, err := v.Content(ctx, p, now)
 			if err != nil {
 				if data, err = touched[p].Read(p); err != nil {
-					return &kind.Cause{Path: p, Err: err}
+					return &kind.Cause{Path: p, Err: &sourceError{err}}
 				}
 			}
 			st.adds = append(st.adds, stagedFile{path: p, data: data, old: was.SHA})

@@ -13,3 +13,13 @@ func ValidateSymlinkPath(p string) error { return changes.ValidateEntry(p, strin
 func AsOtherProcess(name string) Option {
 	return func(o *options) error { o.process = name; return nil }
 }
+
+// Pending is how many change sets wait for a batch at c's coordinator of
+// branch: tests queue change sets behind a held one, in order.
+func Pending(c *Committer, branch string) int {
+	co := c.coordinatorFor(branch)
+	defer co.users.Add(-1)
+	co.mu.Lock()
+	defer co.mu.Unlock()
+	return len(co.pending)
+}

@@ -43,6 +43,7 @@ type options struct {
 	// takes it from the HTTP client (ghclient.ConfigOf).
 	secondaryFloor time.Duration
 	landingGrace   time.Duration
+	editGrace      time.Duration // WithBatchEditGrace
 	// process names the coordinator registry a committer's commits go
 	// through: "" is the process's own. Tests give a writer that must not
 	// wait for another (it runs inside that one's request) a registry of
@@ -72,6 +73,7 @@ func defaultOptions() options {
 		concurrency: 4,
 
 		landingGrace: DefaultLandingGrace,
+		editGrace:    DefaultBatchEditGrace,
 		turnDir:      turns.DefaultDir(),
 	}
 }

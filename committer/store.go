@@ -44,7 +44,12 @@ func (c *Committer) resolver() *tree.Resolver {
 
 // resolve resolves p on v (see tree.Resolver.Resolve).
 func (c *Committer) resolve(ctx context.Context, v *view, p *changes.Prepared, full bool) (*resolved, error) {
-	r, err := c.resolver().Resolve(ctx, v, p, full)
+	return c.resolveBy(ctx, c.resolver(), v, p, full)
+}
+
+// resolveBy resolves p on v with rv.
+func (c *Committer) resolveBy(ctx context.Context, rv *tree.Resolver, v *view, p *changes.Prepared, full bool) (*resolved, error) {
+	r, err := rv.Resolve(ctx, v, p, full)
 	if err != nil {
 		return nil, err
 	}

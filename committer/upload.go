@@ -76,13 +76,14 @@ func (c *Committer) uploadOne(ctx context.Context, s *changes.Source) error {
 	if s.InMemory() {
 		got, err = c.rest.CreateBlob(ctx, s.Data)
 	} else {
-		got, err = c.rest.StreamBlob(ctx, s.Size, s.Reader)
+		got, err = c.rest.StreamBlob(ctx, s.Size, sourceOpener(s.Reader))
 	}
 	if err != nil {
 		return fmt.Errorf("upload blob %s (%d bytes): %w", short(s.SHA), s.Size, err)
 	}
 	if got != s.SHA {
-		return fmt.Errorf("upload blob: GitHub stored %s, expected %s", short(got), short(s.SHA))
+		// The content read now is not what was hashed: it changed.
+		return &sourceError{fmt.Errorf("upload blob: GitHub stored %s, expected %s: the content changed since it was hashed", short(got), short(s.SHA))}
 	}
 	c.cache.MarkUploaded(s.SHA)
 	if c.o.progress != nil {

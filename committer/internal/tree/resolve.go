@@ -47,6 +47,10 @@ type Resolver struct {
 	Writer      Writer // creates the subtrees and their blobs (see BuildSubtrees)
 	InlineLimit int64  // the size up to which text content is sent inline
 	MaxFileSize int    // the largest blob an edit may make
+	// RunEdit, when set, runs each edit function's call (which recovers
+	// a panic, see CallEdit) and returns its result: a batch runs it on
+	// a goroutine of its own, to stop waiting for it. Nil calls it here.
+	RunEdit func(call func() ([]byte, error)) ([]byte, error)
 }
 
 // preconditionError is the cause of an kind.Conflict from a failed
@@ -261,7 +265,7 @@ func (rs *resolution) resolveEdit(ctx context.Context, o changes.Op, idx int) er
 		old = bytes.Clone(old)
 		mode = e.Mode
 	}
-	updated, err := o.Edit(old, ok)
+	updated, err := rs.rv.runEdit(o.Path, o.Edit, old, ok)
 	if err != nil {
 		return &kind.Cause{Path: o.Path, Err: &editError{err: err}}
 	}
