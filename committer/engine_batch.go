@@ -59,7 +59,7 @@ func (b *batch) stageOnce(ctx context.Context, engine Engine, head, tree string,
 	}
 	st := &staged{engine: engine, head: head}
 	if err := c.stageFinal(ctx, v, newViewAt(c, head, tree), touched, st); err != nil {
-		return nil, nil, b.takeOutReader(err, touched, head, attempt), err
+		return nil, nil, b.takeOutOwner(err, touched, head, attempt), err
 	}
 	if err := st.refusal(engine); err != nil {
 		return nil, nil, false, &kind.Cause{Kind: ErrInvalid, Err: err}
@@ -77,12 +77,13 @@ func (b *batch) stageOnce(ctx context.Context, engine Engine, head, tree string,
 	return st, &unit{cs: cs, message: msg, editID: id}, false, nil
 }
 
-// takeOutReader takes out of the batch the change set whose content
-// stageFinal could not read again (err), and reports whether it did.
-func (b *batch) takeOutReader(err error, touched map[string]*changes.Prepared, head string, attempt int) bool {
-	var se *sourceError
+// takeOutOwner takes out of the batch the change set whose path stageFinal
+// failed on (err: its content could not be read again, or the engine
+// cannot carry what it does there), and reports whether it did.
+func (b *batch) takeOutOwner(err error, touched map[string]*changes.Prepared, head string, attempt int) bool {
 	var pe *kind.Cause
-	if !errors.As(err, &se) || !errors.As(err, &pe) {
+	var se *sourceError
+	if !isOneWriteError(err) && !errors.As(err, &se) || !errors.As(err, &pe) || touched[pe.Path] == nil {
 		return false
 	}
 	for _, j := range b.live {
@@ -115,18 +116,22 @@ func (b *batch) stageJob(ctx context.Context, v *view, j *job, head string, atte
 		return nil, false, errDropped
 	}
 	r, err := c.resolveJob(ctx, v, j, true, others)
-	var pe *kind.Cause
-	if memberFault(err) && !isOneWriteError(err) {
+	if memberFault(err) {
 		return drop(nil, err)
 	}
 	if err != nil {
 		return nil, false, err
 	}
 	if err := c.stageFiles(ctx, v, j.u.p, r, &staged{}); err != nil {
-		if !errors.As(err, &pe) {
+		if !memberFault(err) {
 			return nil, false, err
 		}
 		return drop(ErrInvalid, err)
+	}
+	for _, e := range r.Effects {
+		if e.Dir {
+			return drop(nil, oneWriteRefusal(e.Path, e.Path+" is a directory; only the git-data engine deletes a directory whole"))
+		}
 	}
 	v.Apply(r.Effects)
 	var changes []FileChange
@@ -136,9 +141,6 @@ func (b *batch) stageJob(ctx context.Context, v *view, j *job, head string, atte
 		}
 	}
 	for _, e := range r.Effects {
-		if e.Dir {
-			return nil, false, oneWriteRefusal(e.Path, e.Path+" is a directory; only the git-data engine deletes a directory whole")
-		}
 		touched[e.Path] = j.u.p
 	}
 	return newResult(c, b.branch, changes), len(r.Effects) > 0, nil
