@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
-	"github.com/ghcommitter/ghcommitter/committer/internal/tree"
 )
 
 // Batch-mates cannot harm each other (see Commit): a batch is an
@@ -23,39 +21,6 @@ import (
 // through: resolveAll (chained and squashed Git Data batches, and so
 // Commit's and CommitPullRequest's) and stageOne (a squashed GraphQL
 // Queue), with the edit functions run by tree.Resolver.RunEdit.
-
-// EditPanic is the cause (see errors.As) of the error of a change set
-// whose edit function panicked: the panic is recovered where the edit
-// function runs, so the process and every other commit in flight live on.
-// It carries the panic's value and the stack where it happened.
-type EditPanic = tree.EditPanic
-
-// ErrEditTooSlow is the cause (see errors.Is) of the error of a change set
-// taken out of its batch because its edit function was still running
-// WithBatchEditGrace after it was called, while the rest of the batch
-// waited for it; its result, when it comes, is discarded.
-var ErrEditTooSlow = errors.New("edit function still running when the rest of its batch was ready")
-
-// DefaultBatchEditGrace is how long a batch waits for one of its change
-// sets' edit functions (see WithBatchEditGrace).
-const DefaultBatchEditGrace = 10 * time.Second
-
-// WithBatchEditGrace bounds how long a batch waits for an edit function of
-// this Committer's change sets while others share the batch: one that has
-// not returned d after it was called takes its change set out of the
-// batch, with an error wrapping ErrEditTooSlow, and the others land; its
-// result, when it comes, is discarded. A change set alone (a Commit that
-// found the branch idle) runs on its caller's context, unbounded. d must
-// be positive; the default is DefaultBatchEditGrace.
-func WithBatchEditGrace(d time.Duration) Option {
-	return func(o *options) error {
-		if d <= 0 {
-			return fmt.Errorf("batch edit grace %v: must be positive", d)
-		}
-		o.editGrace = d
-		return nil
-	}
-}
 
 // finish hands j its outcome, once: it reports false when j already had
 // one (it withdrew, or was taken out).
@@ -204,34 +169,4 @@ func (b *batch) uploadEach(ctx context.Context, live *[]*job, steps []step, head
 		again = true
 	}
 	return again, nil
-}
-
-// sourceError is the failure to read a change set's content again (a
-// PutReader's open, a local file gone or changed since it was hashed):
-// the change set's own.
-type sourceError struct{ err error }
-
-func (e *sourceError) Error() string { return "read content: " + e.err.Error() }
-func (e *sourceError) Unwrap() error { return e.err }
-
-// sourceOpener wraps open so that its failures, and its reader's, are
-// sourceErrors.
-func sourceOpener(open func() (io.ReadCloser, error)) func() (io.ReadCloser, error) {
-	return func() (io.ReadCloser, error) {
-		rc, err := open()
-		if err != nil {
-			return nil, &sourceError{err}
-		}
-		return sourceReader{rc}, nil
-	}
-}
-
-type sourceReader struct{ io.ReadCloser }
-
-func (r sourceReader) Read(p []byte) (int, error) {
-	n, err := r.ReadCloser.Read(p)
-	if err != nil && err != io.EOF {
-		err = &sourceError{err}
-	}
-	return n, err
 }

@@ -36,16 +36,28 @@ import (
 // while it is in flight wait, and land together next: each as its own
 // commit (message, author, Result), chained on the one before, with one
 // ref update. Only change sets of one credential (the client's, see
-// ghclient.Config.Credential) and the same engine, signer and
-// CreateBranchFrom share a batch; the others, ExpectHead commits and the
-// one-write engines go one after the other. A change set that fails in a
-// batch (precondition, edit, what the engine cannot carry) gets its own
-// error and the others land. A batch is sent by the Committer of its first
-// change set: its client, attempts, backoff and landing grace apply,
-// while every caller's observer and logger see the batch's events. While
-// a commit waits for a batch, ctx ending withdraws it; once its batch is
-// sent, Commit waits for the outcome. An edit function or observer must
-// not commit to the same branch itself: it would wait for its own batch.
+// ghclient.Config.Credential) and the same engine, signer, ref-update mode
+// (WithFastForwardRefUpdates or not) and CreateBranchFrom share a batch:
+// no option that changes a guarantee is ever lent to a batch-mate. The
+// others, ExpectHead commits and the one-write engines go one after the
+// other. A batch is sent by the Committer of its first change set: its
+// client, attempts, backoff and landing grace apply, while every caller's
+// observer and logger see the batch's events.
+//
+// Batch-mates cannot harm each other. A change set that fails in a batch
+// (precondition, an edit function's error or panic, content that cannot
+// be read again, what the engine cannot carry) gets its own error and the
+// batch is built again on the same head without it; the others land. A
+// panicking edit function is recovered where it runs: the error carries an
+// *EditPanic (value and stack), alone or in a batch. While a commit waits
+// for a batch, or its batch resolves its change sets, ctx ending withdraws
+// it with ctx's error and the batch goes on without it; once its batch
+// builds trees and commits, Commit waits for the outcome. An edit
+// function that keeps its batch-mates waiting is given WithBatchEditGrace
+// after it was called; then its change set is taken out (ErrEditTooSlow)
+// and its result, when it comes, discarded. A commit alone runs on ctx.
+// An edit function or observer must not commit to the same branch
+// itself: it would wait for its own batch.
 func (c *Committer) Commit(ctx context.Context, branch string, cs *ChangeSet, opts ...CommitOption) (*Result, error) {
 	const op = "commit to"
 	co, u, err := c.begin(op, branch, cs, opts)

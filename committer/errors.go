@@ -8,6 +8,7 @@ import (
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
 	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
+	"github.com/ghcommitter/ghcommitter/committer/internal/tree"
 )
 
 // Error kinds. The errors of a Committer's work (its methods, NewQueue and
@@ -48,6 +49,18 @@ var (
 	// retrying.
 	ErrUnknownOutcome = kind.UnknownOutcome
 )
+
+// EditPanic is the cause (see errors.As) of the error of a change set
+// whose edit function panicked: the panic is recovered where the edit
+// function runs, so the process and every other commit in flight live on.
+// It carries the panic's value and the stack where it happened.
+type EditPanic = tree.EditPanic
+
+// ErrEditTooSlow is the cause (see errors.Is) of the error of a change set
+// taken out of its batch because its edit function was still running
+// WithBatchEditGrace after it was called, while the rest of the batch
+// waited for it; its result, when it comes, is discarded.
+var ErrEditTooSlow = errors.New("edit function still running when the rest of its batch was ready")
 
 // Error is the error returned by Committer methods. It says what failed where,
 // and wraps both its Kind and the underlying cause. When GitHub answered

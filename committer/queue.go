@@ -11,8 +11,12 @@ import (
 // options. By default each change set keeps its own commit (message,
 // author), chained one on another, exactly as concurrent calls of Commit
 // do; with Squash the queue's change sets land as one commit. Each caller
-// gets its own Result. A change set whose precondition or edit function
-// fails is taken out of the batch with its own error; the others still
+// gets its own Result. Batch-mates cannot harm each other (see Commit): a
+// change set whose precondition or edit function fails, whose edit
+// function panics (*EditPanic) or outlasts WithBatchEditGrace
+// (ErrEditTooSlow), whose content cannot be read again or that the engine
+// cannot carry, is taken out of the batch with its own error, and the
+// batch is built again on the same head without it; the others still
 // land.
 //
 // Across processes nothing changes: the batch's ref update is a fast-forward
@@ -61,10 +65,11 @@ func NewQueue(c *Committer, branch string, opts ...CommitOption) (*Queue, error)
 
 // Commit queues cs and waits until it has landed (or failed) with its batch.
 // It refuses exactly what Committer.Commit refuses, with the same Kind,
-// before any request. If ctx ends while cs is still waiting for a batch, it
-// is withdrawn and ctx's error returned; once its batch is being sent,
-// Commit waits for the outcome, so a change set is never reported as failed
-// and then lands.
+// before any request. If ctx ends while cs is still waiting for a batch,
+// or while its batch resolves its change sets, it is withdrawn and ctx's
+// error returned, and the batch goes on without it; once its batch builds
+// trees and commits, Commit waits for the outcome, so a change set is
+// never reported as failed and then lands.
 func (q *Queue) Commit(ctx context.Context, cs *ChangeSet) (*Result, error) {
 	u, err := q.c.prepareUnit("commit to", q.branch, cs)
 	if err != nil {

@@ -3,6 +3,7 @@ package committer
 import (
 	"context"
 	"fmt"
+	"io"
 	"sync"
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
@@ -90,4 +91,34 @@ func (c *Committer) uploadOne(ctx context.Context, s *changes.Source) error {
 		c.o.progress(s.Size)
 	}
 	return nil
+}
+
+// sourceError is the failure to read a change set's content again (a
+// PutReader's open, a local file gone or changed since it was hashed):
+// the change set's own.
+type sourceError struct{ err error }
+
+func (e *sourceError) Error() string { return "read content: " + e.err.Error() }
+func (e *sourceError) Unwrap() error { return e.err }
+
+// sourceOpener wraps open so that its failures, and its reader's, are
+// sourceErrors.
+func sourceOpener(open func() (io.ReadCloser, error)) func() (io.ReadCloser, error) {
+	return func() (io.ReadCloser, error) {
+		rc, err := open()
+		if err != nil {
+			return nil, &sourceError{err}
+		}
+		return sourceReader{rc}, nil
+	}
+}
+
+type sourceReader struct{ io.ReadCloser }
+
+func (r sourceReader) Read(p []byte) (int, error) {
+	n, err := r.ReadCloser.Read(p)
+	if err != nil && err != io.EOF {
+		err = &sourceError{err}
+	}
+	return n, err
 }
