@@ -58,6 +58,12 @@ func (j *job) unseal() {
 	j.mu.Unlock()
 }
 
+func (j *job) isSealed() bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.sealed
+}
+
 func (j *job) gone() bool {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -97,9 +103,13 @@ func (c *Committer) resolveJob(ctx context.Context, v *view, j *job, full, other
 
 // editRunner runs j's edit functions on a goroutine of their own and
 // stops waiting when j's context ends or, when the batch holds others,
-// after j's WithBatchEditGrace.
+// after j's WithBatchEditGrace. A sealed j (an earlier write of its batch
+// is not settled yet: its change may have landed) is waited for.
 func editRunner(j *job, others bool) func(call func() ([]byte, error)) ([]byte, error) {
 	return func(call func() ([]byte, error)) ([]byte, error) {
+		if j.isSealed() {
+			return call()
+		}
 		type result struct {
 			data []byte
 			err  error

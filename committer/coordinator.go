@@ -247,7 +247,9 @@ func (j *job) group() (groupKey, bool) {
 func (co *coordinator) run(jobs []*job) {
 	j := jobs[0]
 	if len(jobs) == 1 && j.q == nil {
-		j.seal() // it runs on j.ctx: the driver decides when it ends
+		if !j.seal() { // it runs on j.ctx: the driver decides when it ends
+			return // withdrawn before it started
+		}
 		s := &single{c: j.c, branch: j.branch, u: j.u, results: map[string]*Result{}}
 		d := &driver{c: j.c, op: "commit to", branch: j.branch, co: j.co, w: s, cands: j.c.autoCandidates(j.u, j.co)}
 		d.run(j.ctx)
