@@ -204,7 +204,7 @@ func TestBatchMateDeadlineIsItsOwn(t *testing.T) {
 			started, unblock := make(chan struct{}), make(chan struct{})
 			var once sync.Once
 			t.Cleanup(func() { once.Do(func() { close(unblock) }) })
-			blocking := func(old []byte, _ bool) ([]byte, error) {
+			blocking := func([]byte, bool) ([]byte, error) {
 				close(started)
 				<-unblock
 				return []byte("late\n"), nil
