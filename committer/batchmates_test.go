@@ -405,3 +405,12 @@ func TestBatchKeepsEachRefUpdateMode(t *testing.T) {
 		})
 	}
 }
+
+// WithBatchEditGrace refuses a bound that is not positive.
+func TestWithBatchEditGraceRefusesNonPositive(t *testing.T) {
+	for _, d := range []time.Duration{0, -time.Second} {
+		if _, err := committer.New(owner, repo, committer.WithBatchEditGrace(d)); err == nil {
+			t.Errorf("WithBatchEditGrace(%v) was accepted", d)
+		}
+	}
+}
