@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	yaml2 "gopkg.in/yaml.v2"
 	yaml3 "go.yaml.in/yaml/v3"
+	yaml2 "gopkg.in/yaml.v2"
 )
 
 // yaml11Strings are strings that YAML 1.1 readers (go-yaml v2, PyYAML,
