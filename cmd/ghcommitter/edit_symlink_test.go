@@ -16,8 +16,9 @@ func TestEditOfSymlinkIsRefused(t *testing.T) {
 			{"--edit", "deploy/current.yaml=sed s/1/3/"},
 			{"--set", "deploy/current.yaml:tag=v3"},
 			{"--unset", "deploy/current.yaml:tag"},
+			{"--set", "deploy/current.yaml:tag=v3", "--dry-run"},
 		} {
-			t.Run(engine+" "+edit[0], func(t *testing.T) {
+			t.Run(engine+" "+strings.Join(edit, " "), func(t *testing.T) {
 				srv := fake(t,
 					githubtest.File{Path: "deploy/v1/app.yaml", Content: []byte("tag: v1\n")},
 					githubtest.File{Path: "deploy/current.yaml", Content: []byte("v1/app.yaml"), Mode: "120000"})
