@@ -70,7 +70,7 @@ func (c *gitConfig) read(p string, depth int) error {
 		return nil
 	}
 	b, err := os.ReadFile(p) //nolint:gosec // G304: git's own configuration files
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || p == "" {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
 		return nil
 	}
 	if err != nil {
