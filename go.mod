@@ -17,6 +17,7 @@ require (
 	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/oauth2 v0.38.0
 	golang.org/x/term v0.48.0
+	gopkg.in/yaml.v2 v2.4.0
 )
 
 require (

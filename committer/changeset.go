@@ -106,7 +106,9 @@ func (cs *ChangeSet) Delete(path string) *ChangeSet {
 // Edit replaces the file at path with fn applied to its current content, read
 // from the head being built on, on every attempt. A file that does not exist
 // is created (fn sees exists == false) with mode 100644; an existing file
-// keeps its mode.
+// keeps its mode. A symbolic link is not followed: editing a path that is
+// one on the branch fails with ErrInvalid, naming its target, and fn is not
+// called (edit the target by its own path).
 func (cs *ChangeSet) Edit(path string, fn EditFunc) *ChangeSet {
 	cs.set.Ops = append(cs.set.Ops, changes.Op{Kind: changes.OpEdit, Path: path, Edit: fn})
 	return cs

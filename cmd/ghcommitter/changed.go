@@ -26,6 +26,7 @@ type gitChange struct {
 	path    string // relative to the checkout's top level, / separated
 	local   string // the file on disk, relative to the current directory
 	headSHA string // its blob SHA at the checkout's HEAD, "" when absent there
+	mode    string // the mode git add takes for a regular file, "" for the one on disk
 	keep    bool   // the checkout has it (tracked or not ignored): put it; else delete it
 }
 
@@ -56,7 +57,7 @@ func openCheckout(ctx context.Context, e *env) (*gitCheckout, bool, error) {
 	}
 	g := &gitCheckout{ctx: ctx, e: e, cwd: cwd}
 	if lookGit() != nil {
-		gg, top, ok, err := openGoGit(cwd)
+		gg, top, ok, err := openGoGit(cwd, e.getenv)
 		if !ok || err != nil {
 			return nil, ok, err
 		}
@@ -143,6 +144,10 @@ func (g *gitCheckout) changes(pathspecs []string) ([]gitChange, error) {
 	if err != nil {
 		return nil, err
 	}
+	modes, err := g.indexModes(paths)
+	if err != nil {
+		return nil, err
+	}
 	var changes []gitChange
 	for _, p := range paths {
 		st := seen[p]
@@ -151,8 +156,11 @@ func (g *gitCheckout) changes(pathspecs []string) ([]gitChange, error) {
 		if err != nil {
 			return nil, err
 		}
+		// A path under a directory that is now a symbolic link is gone,
+		// as git sees it: the link is not followed.
 		_, lerr := os.Lstat(abs)
-		c := gitChange{path: p, local: local, headSHA: heads[p], keep: lerr == nil && (st.inIndex || st.untracked)}
+		keep := lerr == nil && !beyondSymlink(g.top, p) && (st.inIndex || st.untracked)
+		c := gitChange{path: p, local: local, headSHA: heads[p], mode: modes[p], keep: keep}
 		if !c.keep && c.headSHA == "" {
 			continue // added to the index, then removed: nothing at HEAD nor on disk
 		}
@@ -218,8 +226,8 @@ func (g *gitCheckout) files(dir string) ([]string, error) {
 		}
 		seen[p] = true
 		info, err := os.Lstat(filepath.FromSlash(p))
-		if err != nil || info.IsDir() {
-			continue // deleted, or a submodule
+		if err != nil || info.IsDir() || beyondSymlink(".", p) {
+			continue // deleted, a submodule, or under a symbolic link
 		}
 		files = append(files, filepath.FromSlash(p))
 	}

@@ -24,8 +24,9 @@ import (
 
 // Without git on PATH, the checkout is read with go-git's plumbing: the
 // index, HEAD's tree, and the ignore rules (.gitignore files at every
-// level, .git/info/exclude, core.excludesFile of ~/.gitconfig and
-// /etc/gitconfig) through go-git's matcher. What git add -A would commit is
+// level, .git/info/exclude, core.excludesFile or git's default
+// ~/.config/git/ignore, read from the configuration git reads: see
+// changed_config.go) through go-git's matcher. What git add -A would commit is
 // every file on disk that is tracked (in the index) or that no rule ignores
 // (nor a directory above it); the changes are where that differs from HEAD.
 
@@ -33,7 +34,46 @@ import (
 type goGitCheckout struct {
 	store   *filesystem.Storage
 	matcher gitignore.Matcher
-	tracked map[string]bool
+	tracked map[string]string // the index: path → mode
+	// fileMode is core.fileMode: when false, a file's executable bit is
+	// its index entry's, as git add takes it.
+	fileMode bool
+}
+
+// ignoreRules is what git ignores by, lowest priority first: the global
+// excludes file, .git/info/exclude, then the .gitignore files; and
+// core.fileMode.
+func ignoreRules(getenv func(string) string, top, common, gitDir string) (gitignore.Matcher, bool, error) {
+	cfg, err := loadGitConfig(getenv, common, gitDir)
+	if err != nil {
+		return nil, false, usageErrorf("install git, or name the files to commit", "--changed without git on PATH: %v", err)
+	}
+	global, err := cfg.excludes(top)
+	if err != nil {
+		return nil, false, err
+	}
+	info, err := readPatternFile(filepath.Join(common, "info", "exclude"), nil)
+	if err != nil {
+		return nil, false, err
+	}
+	patterns, err := gitignore.ReadPatterns(osfs.New(top), nil)
+	if err != nil {
+		return nil, false, err
+	}
+	return gitignore.NewMatcher(append(append(global, info...), patterns...)), cfg.fileMode(), nil
+}
+
+// mode is the mode git add gives a file whose mode on disk is disk: with
+// core.fileMode false, a regular file takes its index entry's mode
+// (100644 when it has none).
+func (g *goGitCheckout) mode(p, disk string) string {
+	if g.fileMode || disk == "120000" {
+		return disk
+	}
+	if m := g.tracked[p]; m == "100644" || m == "100755" {
+		return m
+	}
+	return "100644"
 }
 
 // findDotGit walks up from dir to the work tree holding a .git directory or
@@ -68,28 +108,25 @@ func findDotGit(dir string) (top string, dot billy.Filesystem, ok bool, err erro
 }
 
 // openGoGit opens the work tree around dir; ok is false outside one.
-func openGoGit(dir string) (*goGitCheckout, string, bool, error) {
+// getenv is the environment git would see (HOME, XDG_CONFIG_HOME,
+// GIT_CONFIG_GLOBAL and the like).
+func openGoGit(dir string, getenv func(string) string) (*goGitCheckout, string, bool, error) {
 	top, dot, ok, err := findDotGit(dir)
 	if !ok || err != nil {
 		return nil, "", ok, err
 	}
-	repoFS := billy.Filesystem(dot)
+	repoFS, common := billy.Filesystem(dot), dot.Root()
 	if b, err := os.ReadFile(filepath.Join(dot.Root(), "commondir")); err == nil {
-		common := strings.TrimSpace(string(b))
+		common = strings.TrimSpace(string(b))
 		if !filepath.IsAbs(common) {
 			common = filepath.Join(dot.Root(), common)
 		}
 		repoFS = dotgit.NewRepositoryFilesystem(dot, osfs.New(common))
 	}
-	g := &goGitCheckout{store: filesystem.NewStorage(repoFS, cache.NewObjectLRUDefault()), tracked: map[string]bool{}}
-	root := osfs.New("/")
-	global, _ := gitignore.LoadGlobalPatterns(root)
-	system, _ := gitignore.LoadSystemPatterns(root)
-	patterns, err := gitignore.ReadPatterns(osfs.New(top), nil)
-	if err != nil {
+	g := &goGitCheckout{store: filesystem.NewStorage(repoFS, cache.NewObjectLRUDefault()), tracked: map[string]string{}}
+	if g.matcher, g.fileMode, err = ignoreRules(getenv, top, common, dot.Root()); err != nil {
 		return nil, "", false, err
 	}
-	g.matcher = gitignore.NewMatcher(append(append(system, global...), patterns...))
 	idx, err := g.store.Index()
 	if err != nil {
 		return nil, "", false, err
@@ -98,7 +135,7 @@ func openGoGit(dir string) (*goGitCheckout, string, bool, error) {
 		if e.Stage != 0 {
 			return nil, "", false, usageErrorf("resolve the merge first, then commit", "--changed: %s has merge conflicts", e.Name)
 		}
-		g.tracked[e.Name] = true
+		g.tracked[e.Name] = fmt.Sprintf("%06o", uint32(e.Mode))
 	}
 	if top, err = filepath.EvalSymlinks(top); err != nil {
 		return nil, "", false, err
@@ -137,7 +174,7 @@ func (g *goGitCheckout) headFiles() (map[string]string, error) {
 // ignoredRel reports whether p (relative to the top level) is untracked and
 // ignored: an ignore rule matches it or a directory above it.
 func (g *goGitCheckout) ignoredRel(p string, isDir bool) bool {
-	if g.tracked[p] {
+	if _, ok := g.tracked[p]; ok {
 		return false
 	}
 	parts := strings.Split(p, "/")
@@ -183,12 +220,12 @@ func (g *goGitCheckout) changes(top, cwd string, specs []string) ([]gitChange, e
 	}
 	want := map[string]bool{}
 	var changes []gitChange
-	add := func(p, headSHA string, keep bool) error {
+	add := func(p, headSHA, mode string, keep bool) error {
 		local, err := filepath.Rel(cwd, filepath.Join(top, filepath.FromSlash(p)))
 		if err != nil {
 			return err
 		}
-		changes = append(changes, gitChange{path: p, local: local, headSHA: headSHA, keep: keep})
+		changes = append(changes, gitChange{path: p, local: local, headSHA: headSHA, mode: mode, keep: keep})
 		return nil
 	}
 	err = filepath.WalkDir(top, func(abs string, d fs.DirEntry, err error) error {
@@ -223,17 +260,17 @@ func (g *goGitCheckout) changes(top, cwd string, specs []string) ([]gitChange, e
 		if err != nil {
 			return err
 		}
-		if head[p] == sha && modes[p] == mode {
+		if mode = g.mode(p, mode); head[p] == sha && modes[p] == mode {
 			return nil
 		}
-		return add(p, head[p], true)
+		return add(p, head[p], mode, true)
 	})
 	if err != nil {
 		return nil, err
 	}
 	for p, sha := range head {
 		if inSpecs(p) && !want[p] {
-			if err := add(p, sha, false); err != nil {
+			if err := add(p, sha, "", false); err != nil {
 				return nil, err
 			}
 		}

@@ -19,9 +19,10 @@ import (
 // configuration (excludes file included), so that the user's own git
 // configuration plays no part.
 type gitRepo struct {
-	t   *testing.T
-	dir string
-	env []string // GIT_CONFIG_GLOBAL and friends, for git and for the CLI
+	t    *testing.T
+	dir  string
+	home string   // HOME, holding gitconfig (GIT_CONFIG_GLOBAL) and excludes
+	env  []string // GIT_CONFIG_GLOBAL and friends, for git and for the CLI
 }
 
 func newGitRepo(t *testing.T) *gitRepo {
@@ -35,7 +36,7 @@ func newGitRepo(t *testing.T) *gitRepo {
 	writeFile(t, excludes, "*.swp\n.DS_Store\n", 0o644)
 	cfg := filepath.Join(home, "gitconfig")
 	writeFile(t, cfg, "[user]\n\tname = T\n\temail = t@example.com\n[core]\n\texcludesFile = "+excludes+"\n[init]\n\tdefaultBranch = main\n", 0o644)
-	g := &gitRepo{t: t, dir: dir, env: []string{"GIT_CONFIG_GLOBAL=" + cfg, "GIT_CONFIG_NOSYSTEM=1", "HOME=" + home}}
+	g := &gitRepo{t: t, dir: dir, home: home, env: []string{"GIT_CONFIG_GLOBAL=" + cfg, "GIT_CONFIG_NOSYSTEM=1", "HOME=" + home, "XDG_CONFIG_HOME="}}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -107,15 +108,27 @@ func (g *gitRepo) statusPaths() []string {
 }
 
 // addAll is what `git add -A` would commit, computed in a scratch index:
-// the tree's SHA and the paths that differ from HEAD.
+// the tree's SHA and the paths that differ from HEAD. The copy keeps the
+// index's mtime: git trusts an entry's stat data only when the file's
+// mtime is older than the index's, and a copy made a second later would
+// make racily clean entries (a same-size change in the second the index
+// was written) look clean.
 func (g *gitRepo) addAll() (tree string, changed []string) {
 	g.t.Helper()
 	idx := filepath.Join(g.t.TempDir(), "index")
-	data, err := os.ReadFile(filepath.Join(g.dir, ".git", "index"))
+	orig := filepath.Join(g.dir, ".git", "index")
+	data, err := os.ReadFile(orig)
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	info, err := os.Stat(orig)
 	if err != nil {
 		g.t.Fatal(err)
 	}
 	if err := os.WriteFile(idx, data, 0o644); err != nil {
+		g.t.Fatal(err)
+	}
+	if err := os.Chtimes(idx, info.ModTime(), info.ModTime()); err != nil {
 		g.t.Fatal(err)
 	}
 	env := []string{"GIT_INDEX_FILE=" + idx}
@@ -138,6 +151,15 @@ func (g *gitRepo) addAll() (tree string, changed []string) {
 func genCheckout(t *testing.T, seed uint64) *gitRepo {
 	g := newGitRepo(t)
 	r := rand.New(rand.NewPCG(seed, seed*7+1))
+	// Half the seeds keep the global excludes in git's default place,
+	// ~/.config/git/ignore, with no core.excludesFile; a third of them
+	// set core.fileMode=false, so that chmods are not changes.
+	if seed%2 == 1 {
+		g.xdgExcludes("*.swp\n.DS_Store\n")
+	}
+	if seed%3 == 0 {
+		g.git("config", "core.fileMode", "false")
+	}
 	g.write(".gitignore", "node_modules/\n*.log\n!keep.log\nbuild/\n.env\n/tmp*\n", 0o644)
 	g.write("a/.gitignore", "*.bak\n!important.bak\nb/secret*\n", 0o644)
 	g.write("src/.gitignore", "gen/*\n!gen/keep.txt\n", 0o644)

@@ -260,9 +260,12 @@ func (b *changeBuilder) changedPaths(f *commitFlags, prefix string) error {
 		}
 	}
 	g, ok, err := openCheckout(b.ctx, b.e)
+	var ee *exitError
 	switch {
 	case errors.Is(err, errNoGit):
 		return usageErrorf("install git, or name the files to commit", "--changed needs git on PATH")
+	case errors.As(err, &ee):
+		return err
 	case err != nil:
 		return &exitError{code: exitFailed, err: err}
 	case !ok:
@@ -270,7 +273,6 @@ func (b *changeBuilder) changedPaths(f *commitFlags, prefix string) error {
 	}
 	changes, err := g.changes(specs)
 	if err != nil {
-		var ee *exitError
 		if errors.As(err, &ee) {
 			return err
 		}
@@ -293,6 +295,9 @@ func (b *changeBuilder) changedPaths(f *commitFlags, prefix string) error {
 		lf, err := committer.LoadFile(c.local, rp, b.opts)
 		if err != nil {
 			return usageErrorf("", "%v", err)
+		}
+		if c.mode != "" && (lf.Mode == committer.ModeFile || lf.Mode == committer.ModeExecutable) {
+			lf.Mode = committer.Mode(c.mode) // core.fileMode=false: the index's
 		}
 		sha, err := localBlobSHA(lf)
 		if err != nil {

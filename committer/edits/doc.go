@@ -22,8 +22,11 @@
 // as they were. The scalar keeps its style (plain, 'single', "double", or a
 // literal block) and a string stays a string (tag: "1.20" becomes
 // tag: "1.21"); a value its style cannot hold is written double-quoted.
-// A non-string scalar, and a new key, get the type the literal has (3 is a
-// number, true a boolean); AsString makes them strings. A missing key is
+// A non-string scalar, and a new key, get the type the literal has in YAML
+// 1.2 (3 is a number, true a boolean); AsString makes them strings. A
+// string is written plain only when YAML 1.1 readers (PyYAML, go-yaml v2)
+// read it back as that string too: on, yes, y, NO, 1:20, 0777 or 1.2.3 are
+// quoted. A leading UTF-8 byte-order mark is kept. A missing key is
 // created with its missing parents under the mapping it belongs to, with
 // the file's indentation, after the mapping's last entry (a flow mapping
 // {...} gets it inside the braces); MustExist refuses instead. Missing

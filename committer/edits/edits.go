@@ -114,8 +114,13 @@ func Unset(f Format, key string, opts ...Option) committer.EditFunc {
 	}
 }
 
-// SetBytes sets key to value in src: what Set's edit function does.
+// SetBytes sets key to value in src: what Set's edit function does. A
+// UTF-8 byte-order mark at the start of src is kept.
 func SetBytes(f Format, src []byte, key, value string, opts ...Option) ([]byte, error) {
+	return keepBOM(src, func(src []byte) ([]byte, error) { return setBytes(f, src, key, value, opts) })
+}
+
+func setBytes(f Format, src []byte, key, value string, opts []Option) ([]byte, error) {
 	o := collect(opts)
 	k, err := parseKey(key)
 	if err == nil && f == JSON && k.doc != 0 {
@@ -142,8 +147,13 @@ func SetBytes(f Format, src []byte, key, value string, opts ...Option) ([]byte, 
 	return out, nil
 }
 
-// UnsetBytes deletes key from src: what Unset's edit function does.
+// UnsetBytes deletes key from src: what Unset's edit function does. A
+// UTF-8 byte-order mark at the start of src is kept.
 func UnsetBytes(f Format, src []byte, key string, opts ...Option) ([]byte, error) {
+	return keepBOM(src, func(src []byte) ([]byte, error) { return unsetBytes(f, src, key, opts) })
+}
+
+func unsetBytes(f Format, src []byte, key string, opts []Option) ([]byte, error) {
 	o := collect(opts)
 	k, err := parseKey(key)
 	if err == nil && f == JSON && k.doc != 0 {
@@ -209,4 +219,18 @@ func lf(src []byte, edit func([]byte) ([]byte, error)) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.ReplaceAll(out, []byte("\n"), []byte("\r\n")), nil
+}
+
+// bom is the UTF-8 byte-order mark.
+var bom = []byte("\ufeff")
+
+// keepBOM runs edit on src without a leading byte-order mark, and puts the
+// mark back on its output.
+func keepBOM(src []byte, edit func([]byte) ([]byte, error)) ([]byte, error) {
+	rest, ok := bytes.CutPrefix(src, bom)
+	out, err := edit(rest)
+	if err != nil || !ok {
+		return out, err
+	}
+	return append(bytes.Clone(bom), out...), nil
 }

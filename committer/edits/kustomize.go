@@ -91,7 +91,9 @@ func (img Image) String() string {
 // missing). Only the lines of that entry change.
 func SetImage(img Image) committer.EditFunc {
 	return func(old []byte, _ bool) ([]byte, error) {
-		out, err := lf(old, func(src []byte) ([]byte, error) { return setImage(src, img) })
+		out, err := keepBOM(old, func(src []byte) ([]byte, error) {
+			return lf(src, func(src []byte) ([]byte, error) { return setImage(src, img) })
+		})
 		if err != nil {
 			return nil, &Error{Op: "set image", Key: img.String(), Err: err}
 		}

@@ -151,7 +151,9 @@ func doubleQuoted(v string) string { return strconv.Quote(v) }
 func renderScalar(v string, style scalarStyle, str, flow bool) string {
 	switch style {
 	case stylePlain:
-		if tag, ok := resolvePlain(v, flow); ok && (!str || tag == "!!str") {
+		// A string is written plain only when YAML 1.1 readers read it
+		// back as that string too.
+		if tag, ok := resolvePlain(v, flow); ok && (tag == "!!str" && !yaml11NotString(v) || tag != "!!str" && !str) {
 			return v
 		}
 	case styleSingle:

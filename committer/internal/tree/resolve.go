@@ -262,6 +262,12 @@ func (rs *resolution) resolveEdit(ctx context.Context, o changes.Op, idx int) er
 		if old, err = rs.v.Content(ctx, o.Path, e); err != nil {
 			return err
 		}
+		if e.Mode == object.ModeSymlink {
+			// An edit names the file it changes: a link's target may be
+			// repointed by another writer between attempts, so following
+			// it would edit whichever file it names at landing time.
+			return &kind.Cause{Path: o.Path, Kind: kind.Invalid, Err: fmt.Errorf("cannot edit: it is a symbolic link to %q on the branch; edit the file it points to by its own path", old)}
+		}
 		old = bytes.Clone(old)
 		mode = e.Mode
 	}
