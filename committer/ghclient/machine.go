@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gofrs/flock"
+	"github.com/ghcommitter/ghcommitter/committer/internal/machinedir"
 )
 
 // The rate-limit state of a credential is shared by the processes of one
@@ -27,9 +27,13 @@ import (
 // credential in WithLimitStateDir's directory (by default
 // ghcommitter/limits in the user cache directory), named by the registry
 // key's hash, never by the credential; it is read and written under an
-// advisory file lock for the few microseconds each decision takes. Any
-// failure to use it (no cache directory, a read-only disk, a corrupt file)
-// leaves the state to the process, as before.
+// advisory file lock for the few microseconds each decision takes, and
+// replaced whole (written to a temporary file, renamed over it). The
+// directory must be the user's and closed to others' writes, and the files
+// regular files of the user's, never symbolic links or FIFOs
+// (internal/machinedir). Any failure to use it (no cache directory, a
+// directory another user could write into, a read-only or full disk, a
+// corrupt file) leaves the state to the process, as before.
 
 // DefaultLimitStateDir is the default directory of the machine's shared
 // rate-limit state (see WithLimitStateDir): ghcommitter/limits in the
@@ -46,10 +50,13 @@ func DefaultLimitStateDir() string {
 // removes it: longer than the hour window, so it only ever holds nothing.
 const machineIdle = 2 * time.Hour
 
-// machineFile is one credential's state file and its lock.
+// machineFile is one credential's state file and its lock, in a directory
+// machinedir accepted (the user's, closed to others' writes).
 type machineFile struct {
-	path string
-	lock *flock.Flock
+	dir  *machinedir.Dir
+	name string // <key>.json
+	lock *machinedir.Locker
+	held *machinedir.Lock
 }
 
 // machineState is the file's content: times in Unix nanoseconds, 0 for
@@ -61,36 +68,51 @@ type machineState struct {
 }
 
 // openMachineFile returns the state file of key under dir for a client
-// paced at scale, pruning files idle for machineIdle; nil when dir is ""
-// or cannot be made.
+// paced at scale, pruning the state files idle for machineIdle; nil when
+// dir is "" or cannot be used (see machinedir.Open).
 func openMachineFile(dir, key string, scale float64) *machineFile {
 	if dir == "" {
 		return nil
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	d, err := machinedir.Open(dir)
+	if err != nil {
 		return nil
 	}
-	pruneMachineFiles(dir, time.Now())
+	d.Prune(isMachineFile, machineIdle, time.Now())
 	name := credentialKey(fmt.Sprint(scale), key) // clients at other scales keep apart
-	return &machineFile{
-		path: filepath.Join(dir, name+".json"),
-		lock: flock.New(filepath.Join(dir, name+".lock"), flock.SetPermissions(0o600)),
-	}
+	return &machineFile{dir: d, name: name + ".json", lock: d.Locker(name + ".lock")}
 }
 
-func pruneMachineFiles(dir string, now time.Time) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return
+// isMachineFile reports whether name is one of the names openMachineFile
+// gives its files: a key (32 lowercase hex digits) and .json or .lock, or
+// a temporary file of machinedir.WriteFile left by a process that died
+// while writing one.
+func isMachineFile(name string) bool {
+	key, rest, _ := strings.Cut(name, ".")
+	if !isLowerHex(key, 32) {
+		return false
 	}
-	for _, e := range entries {
-		if n := e.Name(); !strings.HasSuffix(n, ".json") && !strings.HasSuffix(n, ".lock") {
-			continue
-		}
-		if fi, err := e.Info(); err == nil && now.Sub(fi.ModTime()) > machineIdle {
-			_ = os.Remove(filepath.Join(dir, e.Name()))
+	if rest == "json" || rest == "lock" {
+		return true
+	}
+	tmp, ok := strings.CutPrefix(rest, "json.")
+	if !ok {
+		return false
+	}
+	r, ok := strings.CutSuffix(tmp, machinedir.TempSuffix)
+	return ok && isLowerHex(r, 16)
+}
+
+func isLowerHex(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	for _, c := range s {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
 		}
 	}
+	return true
 }
 
 // begin locks s (and its file) and brings in the machine's state; end
@@ -101,15 +123,15 @@ func (s *shared) begin() {
 	if s.file == nil {
 		return
 	}
-	ok, err := s.file.tryLock()
+	l, err := s.file.lock.Lock(machineLockWait)
 	if err != nil {
 		s.file = nil // the process keeps its own state from now on
 		return
 	}
-	if !ok {
+	if l == nil {
 		return // held too long (a stopped process): decide alone this time
 	}
-	s.filed = true
+	s.file.held, s.filed = l, true
 	if st, err := s.file.read(); err == nil {
 		s.merge(st)
 	}
@@ -120,35 +142,25 @@ func (s *shared) end(changed bool) {
 		if changed {
 			_ = s.file.write(s.state())
 		}
-		_ = s.file.lock.Unlock()
-		s.filed = false
+		s.file.held.Unlock()
+		s.file.held, s.filed = nil, false
 	}
 	s.mu.Unlock()
 }
 
 // machineLockWait is the longest begin waits for the file's lock, which
 // its holders keep for microseconds: a process stopped while holding it
-// (SIGSTOP) must not stop the others' requests.
+// (SIGSTOP) must not stop the others' requests. The wait is in the kernel
+// (machinedir.Locker): waiters that polled instead would take the CPU from
+// the holder, and under load some waited out machineLockWait and wrote
+// without the machine's record.
 const machineLockWait = 500 * time.Millisecond
 
-// tryLock takes the file's lock, polling, for at most machineLockWait; ok
-// is false when it could not.
-func (f *machineFile) tryLock() (ok bool, err error) {
-	deadline := time.Now().Add(machineLockWait)
-	for {
-		if ok, err := f.lock.TryLock(); ok || err != nil {
-			return ok, err
-		}
-		if time.Now().After(deadline) {
-			return false, nil
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
+// read reads the state; a file that is missing, empty or not JSON is an
+// error (the process then goes on with its own state).
 func (f *machineFile) read() (machineState, error) {
 	var st machineState
-	data, err := os.ReadFile(f.path)
+	data, err := f.dir.ReadFile(f.name)
 	if err != nil {
 		return st, err
 	}
@@ -158,12 +170,14 @@ func (f *machineFile) read() (machineState, error) {
 	return st, json.Unmarshal(data, &st)
 }
 
+// write replaces the state whole: a process that cannot write (a full
+// disk) leaves the state others wrote.
 func (f *machineFile) write(st machineState) error {
 	data, err := json.Marshal(st)
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(f.path, data, 0o600)
+	return f.dir.WriteFile(f.name, data)
 }
 
 // merge takes in the machine's state: its record of the writes sent, and
