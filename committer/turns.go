@@ -20,9 +20,9 @@ import (
 // writers started at once then land one after another instead of racing
 // and spending writes on lost attempts. The default directory is
 // ghcommitter/turns in the user's cache directory (os.UserCacheDir); it
-// holds empty files whose names are hashes. A turn is an optimization only: writers on other
-// machines still race, and the compare-and-swap ref update keeps every
-// guarantee. A commit waits for turns at most a minute in all, over all
+// holds empty files whose names are hashes. A turn is an optimization
+// only: writers on other machines still race, and the compare-and-swap ref
+// update keeps every guarantee. A commit waits for turns at most a minute in all, over all
 // its attempts (a holder may be stuck): then, or when the lock directory
 // or its lock file cannot be used, it races as before; a process that dies
 // loses its turn at once. Dry runs (Plan) take no turn.
@@ -31,9 +31,9 @@ import (
 // or others (an existing one is checked, a missing one is made with mode
 // 0700); else it is not used and the writers race, as they do when a lock
 // file is a symbolic link, a FIFO or not the user's. Lock files are named
-// by the SHA-256 of the API, repository and branch; one not created for an
-// hour is deleted by the next process to prune (at most once an hour per
-// process), while it holds the file's lock. No other file is ever deleted.
+// by the SHA-256 of the API, repository and branch; one created more than
+// an hour ago is deleted by the next process to prune (each prunes at most
+// once an hour) while it holds the file's lock and nobody else does. No other file is ever deleted.
 // Turns between processes need a Unix system; elsewhere they stay within
 // the process.
 func WithTurnDir(dir string) Option {

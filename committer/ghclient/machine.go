@@ -116,14 +116,14 @@ func isLowerHex(s string, n int) bool {
 }
 
 // begin locks s (and its file) and brings in the machine's state; end
-// writes s's state back when changed and unlocks. Every decision of the
-// gate and the pacer runs between the two.
+// writes s's state back when changed and unlocks. Every decision that
+// changes the machine's state runs between the two.
 func (s *shared) begin() {
 	s.mu.Lock()
 	if s.file == nil {
 		return
 	}
-	l, err := s.file.lock.Lock(machineLockWait)
+	l, err := s.file.take()
 	if err != nil {
 		s.file = nil // the process keeps its own state from now on
 		return
@@ -148,12 +148,46 @@ func (s *shared) end(changed bool) {
 	s.mu.Unlock()
 }
 
-// machineLockWait is the longest begin waits for the file's lock, which
-// its holders keep for microseconds: a process stopped while holding it
-// (SIGSTOP) must not stop the others' requests. The wait is in the kernel
+// peek brings in the machine's windows without the file's lock, for a
+// decision that changes nothing (blockedUntil): the file is replaced whole,
+// so a read sees one writer's state or the next one's, never a mix. The
+// caller holds s.mu.
+func (s *shared) peek() {
+	if s.file == nil {
+		return
+	}
+	if st, err := s.file.read(); err == nil {
+		s.mergeWindows(st)
+	}
+}
+
+// take waits for the file's lock while its holders get on: each one writes
+// the file (admit always does), which gives it a new identity. A wait of
+// machineLockWait through which the file stayed the same is a holder that
+// does not get on (stopped): take returns nil, and the decision is made
+// alone.
+func (f *machineFile) take() (*machinedir.Lock, error) {
+	for {
+		before := f.dir.Ident(f.name)
+		l, err := f.lock.Lock(machineLockWait)
+		if l != nil || err != nil {
+			return l, err
+		}
+		if f.dir.Ident(f.name) == before {
+			return nil, nil
+		}
+	}
+}
+
+// machineLockWait is the longest begin waits for the file's lock while
+// nobody gets on: its holders keep it for microseconds, but a process
+// stopped while holding it (SIGSTOP) must not stop the others' requests.
+// Under load, when 40 processes queue for the lock on 2 busy cores, a
+// wait can be longer than that while the others get on: it goes on (see
+// take), since a write decided alone is sent without the machine's record
+// and can push the token over GitHub's limit. The wait is in the kernel
 // (machinedir.Locker): waiters that polled instead would take the CPU from
-// the holder, and under load some waited out machineLockWait and wrote
-// without the machine's record.
+// the holders.
 const machineLockWait = 500 * time.Millisecond
 
 // read reads the state; a file that is missing, empty or not JSON is an
@@ -195,6 +229,12 @@ func (s *shared) merge(st machineState) {
 			s.machineSent = append(s.machineSent, t)
 		}
 	}
+	s.mergeWindows(st)
+}
+
+// mergeWindows takes in the machine's windows (see merge).
+func (s *shared) mergeWindows(st machineState) {
+	now := time.Now()
 	plausible := func(n int64) time.Time {
 		if t := fromNanos(n); t.Before(now.Add(machineHorizon)) {
 			return t
@@ -254,13 +294,23 @@ const machineSlack = 60
 // between, so a window counted from the records never starts too early,
 // however long a write took on its way.
 func (s *shared) admit(now time.Time, p paceConfig) time.Time {
+	_, at := s.admitAt(func() time.Time { return now }, p)
+	return at
+}
+
+// admitAt is admit at the time clock tells once the file's lock is held
+// (a write waits for the lock, and is counted from when it may go), which
+// it returns as now.
+func (s *shared) admitAt(clock func() time.Time, p paceConfig) (now, at time.Time) {
 	if s.file == nil {
-		return now
+		now = clock()
+		return now, now
 	}
 	s.begin()
+	now = clock()
 	if !s.filed {
 		s.end(false)
-		return now
+		return now, now
 	}
 	keep := p.hour + p.hour/machineSlack
 	if p.perHour == 0 {
@@ -271,7 +321,7 @@ func (s *shared) admit(now time.Time, p paceConfig) time.Time {
 		i++
 	}
 	s.machineSent = s.machineSent[i:]
-	at := now
+	at = now
 	for _, w := range []struct {
 		n int
 		d time.Duration
@@ -282,12 +332,11 @@ func (s *shared) admit(now time.Time, p paceConfig) time.Time {
 			}
 		}
 	}
-	admitted := !at.After(now)
-	if admitted {
-		s.machineSent = append(s.machineSent, now)
+	if !at.After(now) {
+		s.machineSent = append(s.machineSent, now) // in order: now is read under the lock
 	}
-	s.end(admitted || i > 0)
-	return at
+	s.end(true) // even unchanged: a written file shows the waiters that its holders get on (take)
+	return now, at
 }
 
 // answered moves the record of a write admitted at sent to at, when its

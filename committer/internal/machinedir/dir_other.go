@@ -40,3 +40,6 @@ func (d *Dir) lockWait(string) (*Lock, error) { return nil, errUnsupported }
 
 // Unlock does nothing.
 func (l *Lock) Unlock() {}
+
+// Ident is the zero Ident.
+func (d *Dir) Ident(string) Ident { return Ident{} }

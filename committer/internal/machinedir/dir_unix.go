@@ -178,3 +178,14 @@ func (d *Dir) remove(name string) bool {
 	defer l.Unlock()
 	return unix.Unlinkat(d.fd, name, 0) == nil
 }
+
+// Ident identifies the file name holds now (its inode and change time): it
+// changes whenever WriteFile replaces it. The zero Ident is no file.
+func (d *Dir) Ident(name string) Ident {
+	var st unix.Stat_t
+	if unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+		return Ident{}
+	}
+	sec, nsec := st.Ctim.Unix()
+	return Ident{ino: uint64(st.Ino), ctime: sec*1e9 + nsec}
+}

@@ -111,3 +111,9 @@ func (k *Locker) clear(a *acquisition) {
 		k.pending = nil
 	}
 }
+
+// Ident is what Dir.Ident returns: comparable.
+type Ident struct {
+	ino   uint64
+	ctime int64
+}
