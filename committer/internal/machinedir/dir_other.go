@@ -3,8 +3,12 @@
 package machinedir
 
 import (
+	"errors"
 	"time"
 )
+
+// errUnsupported is Open's error where the checks cannot be made.
+var errUnsupported = errors.New("directories shared between processes are supported on Unix systems only")
 
 // Dir is a directory Open accepted; see the Unix implementation.
 type Dir struct{}

@@ -21,16 +21,12 @@
 package machinedir
 
 import (
-	"errors"
 	"sync"
 	"time"
 )
 
 // MaxRead is the most ReadFile reads: the files are small.
 const MaxRead = 1 << 20
-
-// errUnsupported is Open's error where the checks cannot be made.
-var errUnsupported = errors.New("directories shared between processes are supported on Unix systems only")
 
 // Locker takes one file's lock again and again, waiting in the kernel
 // (flock(2) without LOCK_NB) rather than polling, so that many waiting
