@@ -165,9 +165,10 @@ func (s *shared) peek() {
 // the file (admit always does), which gives it a new identity. A wait of
 // machineLockWait through which the file stayed the same is a holder that
 // does not get on (stopped): take returns nil, and the decision is made
-// alone.
+// alone; so it is after machineLockMaxWait in any case.
 func (f *machineFile) take() (*machinedir.Lock, error) {
-	for {
+	deadline := time.Now().Add(machineLockMaxWait)
+	for time.Now().Before(deadline) {
 		before := f.dir.Ident(f.name)
 		l, err := f.lock.Lock(machineLockWait)
 		if l != nil || err != nil {
@@ -177,7 +178,12 @@ func (f *machineFile) take() (*machinedir.Lock, error) {
 			return nil, nil
 		}
 	}
+	return nil, nil
 }
+
+// machineLockMaxWait bounds take's wait however the file keeps changing
+// (a process of the user's that rewrites it while holding the lock).
+const machineLockMaxWait = 10 * time.Second
 
 // machineLockWait is the longest begin waits for the file's lock while
 // nobody gets on: its holders keep it for microseconds, but a process
