@@ -10,6 +10,7 @@ import (
 
 	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
+	"github.com/ghcommitter/ghcommitter/committer/internal/turns"
 )
 
 // work is what one run of the attempt driver lands: one change set
@@ -74,6 +75,7 @@ type driver struct {
 	// attempts run out, the work is ErrRateLimited, not a lost race.
 	limited  *rest.Refused
 	refusals int
+	turns    *turns.Writer // the work's turns: their waits add up to at most a minute
 }
 
 func (d *driver) run(ctx context.Context) {

@@ -60,6 +60,9 @@ type options struct {
 	// (WithTurnDir); noTurns: WithoutTurns.
 	turnDir string
 	noTurns bool
+	// turnWait bounds a commit's waits for turns, over all its attempts
+	// (turns.DefaultMaxWait when 0); tests shorten it.
+	turnWait time.Duration
 }
 
 func defaultOptions() options {

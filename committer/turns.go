@@ -20,12 +20,22 @@ import (
 // writers started at once then land one after another instead of racing
 // and spending writes on lost attempts. The default directory is
 // ghcommitter/turns in the user's cache directory (os.UserCacheDir); it
-// holds at most 4,096 empty files whose names are hashes, and is created
-// with mode 0700. A turn is an optimization only: writers on other
-// machines still race, and the compare-and-swap ref update keeps every
-// guarantee. A writer whose turn does not come within a minute (the holder
-// is stuck), or whose lock file cannot be used, races as before; a process
-// that dies loses its turn at once. Dry runs (Plan) take no turn.
+// holds empty files whose names are hashes. A turn is an optimization
+// only: writers on other machines still race, and the compare-and-swap ref
+// update keeps every guarantee. A commit waits for turns at most a minute in all, over all
+// its attempts (a holder may be stuck): then, or when the lock directory
+// or its lock file cannot be used, it races as before; a process that dies
+// loses its turn at once. Dry runs (Plan) take no turn.
+//
+// The directory must belong to the user and must not be writable by group
+// or others (an existing one is checked, a missing one is made with mode
+// 0700); else it is not used and the writers race, as they do when a lock
+// file is a symbolic link, a FIFO or not the user's. Lock files are named
+// by the SHA-256 of the API, repository and branch; one created more than
+// an hour ago is deleted by the next process to prune (each prunes at most
+// once an hour) while it holds the file's lock and nobody else does. No other file is ever deleted.
+// Turns between processes need a Unix system; elsewhere they stay within
+// the process.
 func WithTurnDir(dir string) Option {
 	return func(o *options) error {
 		if dir != "" && !filepath.IsAbs(dir) {
@@ -50,12 +60,16 @@ func WithoutTurns() Option {
 }
 
 // takeTurn waits until no other writer of the machine is in an attempt at
-// the branch (see WithTurnDir). A dry run takes no turn.
+// the branch (see WithTurnDir); the waits of all the attempts of one
+// commit or batch add up to at most a minute. A dry run takes no turn.
 func (d *driver) takeTurn(ctx context.Context) *turns.Turn {
 	if d.dryRun || d.c.o.noTurns {
 		return &turns.Turn{}
 	}
-	t := turns.Turns{Dir: d.c.o.turnDir}.Take(ctx, d.c.turnKey(d.branch))
+	if d.turns == nil {
+		d.turns = &turns.Writer{Turns: turns.Turns{Dir: d.c.o.turnDir, MaxWait: d.c.o.turnWait}}
+	}
+	t := d.turns.Take(ctx, d.c.turnKey(d.branch))
 	switch {
 	case !t.Granted:
 		d.debug(ctx, "racing without a turn", "repo", d.c.Repository(), "branch", d.branch, "waited", t.Waited, "error", t.Err)

@@ -150,6 +150,40 @@ func TestProcessesShareTheTokensBudget(t *testing.T) {
 	}
 }
 
+// TestProcessesRefuseOpenDirectories: a turns directory and a rate-limit
+// state directory that other users may write into (mode 0777, as one
+// another user pre-created under /tmp would be) are not used: the commit
+// lands, racing, with its state in the process, and nothing is written
+// into them.
+func TestProcessesRefuseOpenDirectories(t *testing.T) {
+	bin := buildCLI(t)
+	srv := seeded(t)
+	cache := t.TempDir()
+	dirs := []string{filepath.Join(cache, "ghcommitter", "turns"), filepath.Join(cache, "limits")}
+	for _, d := range dirs {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(d, 0o777); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(bin, commitArgs(srv, "-m", "open dirs", "--json", "--add", "a.txt=-")...)
+	cmd.Stdin = strings.NewReader("a\n")
+	cmd.Env = append(os.Environ(), "GH_TOKEN="+testToken, "XDG_CACHE_HOME="+cache, limitStateDirEnv+"="+dirs[1], "GITHUB_OUTPUT=", "GITHUB_STEP_SUMMARY=")
+	if out, err := cmd.Output(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if got, _ := readFile(t, srv, "main", "a.txt"); got != "a\n" {
+		t.Fatalf("a.txt = %q", got)
+	}
+	for _, d := range dirs {
+		if names, _ := os.ReadDir(d); len(names) != 0 {
+			t.Errorf("%s: files written into a directory others may write into: %v", d, names)
+		}
+	}
+}
+
 // seeded is the fake with opts, acme/mono's main holding one file, its
 // request log empty.
 func seeded(t *testing.T, opts ...githubtest.Option) *githubtest.TestServer {

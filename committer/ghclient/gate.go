@@ -125,8 +125,7 @@ func (t *limitLayer) pace(ctx context.Context, st *shared, p paceConfig, method,
 // room for this one (machine.go), and records it.
 func (t *limitLayer) admit(ctx context.Context, st *shared, p paceConfig, method, rel string) (time.Time, error) {
 	for {
-		now := t.o.now()
-		at := st.admit(now, p)
+		now, at := st.admitAt(t.o.now, p)
 		if !at.After(now) {
 			return now, nil
 		}
@@ -169,8 +168,9 @@ func (t *limitLayer) log(ctx context.Context, msg, method, rel string, wait time
 // blockedUntil is when the credential may send a request for res again,
 // and whether a secondary limit is what holds it.
 func (s *shared) blockedUntil(res string) (time.Time, bool) {
-	s.begin()
-	defer s.end(false)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.peek()
 	p := s.primaryUntil[res]
 	if s.secondaryUntil.After(p) {
 		return s.secondaryUntil, true

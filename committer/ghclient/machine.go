@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gofrs/flock"
+	"github.com/ghcommitter/ghcommitter/committer/internal/machinedir"
 )
 
 // The rate-limit state of a credential is shared by the processes of one
@@ -27,9 +27,13 @@ import (
 // credential in WithLimitStateDir's directory (by default
 // ghcommitter/limits in the user cache directory), named by the registry
 // key's hash, never by the credential; it is read and written under an
-// advisory file lock for the few microseconds each decision takes. Any
-// failure to use it (no cache directory, a read-only disk, a corrupt file)
-// leaves the state to the process, as before.
+// advisory file lock for the few microseconds each decision takes, and
+// replaced whole (written to a temporary file, renamed over it). The
+// directory must be the user's and closed to others' writes, and the files
+// regular files of the user's, never symbolic links or FIFOs
+// (internal/machinedir). Any failure to use it (no cache directory, a
+// directory another user could write into, a read-only or full disk, a
+// corrupt file) leaves the state to the process, as before.
 
 // DefaultLimitStateDir is the default directory of the machine's shared
 // rate-limit state (see WithLimitStateDir): ghcommitter/limits in the
@@ -46,10 +50,13 @@ func DefaultLimitStateDir() string {
 // removes it: longer than the hour window, so it only ever holds nothing.
 const machineIdle = 2 * time.Hour
 
-// machineFile is one credential's state file and its lock.
+// machineFile is one credential's state file and its lock, in a directory
+// machinedir accepted (the user's, closed to others' writes).
 type machineFile struct {
-	path string
-	lock *flock.Flock
+	dir  *machinedir.Dir
+	name string // <key>.json
+	lock *machinedir.Locker
+	held *machinedir.Lock
 }
 
 // machineState is the file's content: times in Unix nanoseconds, 0 for
@@ -61,55 +68,70 @@ type machineState struct {
 }
 
 // openMachineFile returns the state file of key under dir for a client
-// paced at scale, pruning files idle for machineIdle; nil when dir is ""
-// or cannot be made.
+// paced at scale, pruning the state files idle for machineIdle; nil when
+// dir is "" or cannot be used (see machinedir.Open).
 func openMachineFile(dir, key string, scale float64) *machineFile {
 	if dir == "" {
 		return nil
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	d, err := machinedir.Open(dir)
+	if err != nil {
 		return nil
 	}
-	pruneMachineFiles(dir, time.Now())
+	d.Prune(isMachineFile, machineIdle, time.Now())
 	name := credentialKey(fmt.Sprint(scale), key) // clients at other scales keep apart
-	return &machineFile{
-		path: filepath.Join(dir, name+".json"),
-		lock: flock.New(filepath.Join(dir, name+".lock"), flock.SetPermissions(0o600)),
-	}
+	return &machineFile{dir: d, name: name + ".json", lock: d.Locker(name + ".lock")}
 }
 
-func pruneMachineFiles(dir string, now time.Time) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return
+// isMachineFile reports whether name is one of the names openMachineFile
+// gives its files: a key (32 lowercase hex digits) and .json or .lock, or
+// a temporary file of machinedir.WriteFile left by a process that died
+// while writing one.
+func isMachineFile(name string) bool {
+	key, rest, _ := strings.Cut(name, ".")
+	if !isLowerHex(key, 32) {
+		return false
 	}
-	for _, e := range entries {
-		if n := e.Name(); !strings.HasSuffix(n, ".json") && !strings.HasSuffix(n, ".lock") {
-			continue
-		}
-		if fi, err := e.Info(); err == nil && now.Sub(fi.ModTime()) > machineIdle {
-			_ = os.Remove(filepath.Join(dir, e.Name()))
+	if rest == "json" || rest == "lock" {
+		return true
+	}
+	tmp, ok := strings.CutPrefix(rest, "json.")
+	if !ok {
+		return false
+	}
+	r, ok := strings.CutSuffix(tmp, machinedir.TempSuffix)
+	return ok && isLowerHex(r, 16)
+}
+
+func isLowerHex(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	for _, c := range s {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
 		}
 	}
+	return true
 }
 
 // begin locks s (and its file) and brings in the machine's state; end
-// writes s's state back when changed and unlocks. Every decision of the
-// gate and the pacer runs between the two.
+// writes s's state back when changed and unlocks. Every decision that
+// changes the machine's state runs between the two.
 func (s *shared) begin() {
 	s.mu.Lock()
 	if s.file == nil {
 		return
 	}
-	ok, err := s.file.tryLock()
+	l, err := s.file.take()
 	if err != nil {
 		s.file = nil // the process keeps its own state from now on
 		return
 	}
-	if !ok {
+	if l == nil {
 		return // held too long (a stopped process): decide alone this time
 	}
-	s.filed = true
+	s.file.held, s.filed = l, true
 	if st, err := s.file.read(); err == nil {
 		s.merge(st)
 	}
@@ -120,35 +142,65 @@ func (s *shared) end(changed bool) {
 		if changed {
 			_ = s.file.write(s.state())
 		}
-		_ = s.file.lock.Unlock()
-		s.filed = false
+		s.file.held.Unlock()
+		s.file.held, s.filed = nil, false
 	}
 	s.mu.Unlock()
 }
 
-// machineLockWait is the longest begin waits for the file's lock, which
-// its holders keep for microseconds: a process stopped while holding it
-// (SIGSTOP) must not stop the others' requests.
-const machineLockWait = 500 * time.Millisecond
-
-// tryLock takes the file's lock, polling, for at most machineLockWait; ok
-// is false when it could not.
-func (f *machineFile) tryLock() (ok bool, err error) {
-	deadline := time.Now().Add(machineLockWait)
-	for {
-		if ok, err := f.lock.TryLock(); ok || err != nil {
-			return ok, err
-		}
-		if time.Now().After(deadline) {
-			return false, nil
-		}
-		time.Sleep(time.Millisecond)
+// peek brings in the machine's windows without the file's lock, for a
+// decision that changes nothing (blockedUntil): the file is replaced whole,
+// so a read sees one writer's state or the next one's, never a mix. The
+// caller holds s.mu.
+func (s *shared) peek() {
+	if s.file == nil {
+		return
+	}
+	if st, err := s.file.read(); err == nil {
+		s.mergeWindows(st)
 	}
 }
 
+// take waits for the file's lock while its holders get on: each one writes
+// the file (admit always does), which gives it a new identity. A wait of
+// machineLockWait through which the file stayed the same is a holder that
+// does not get on (stopped): take returns nil, and the decision is made
+// alone; so it is after machineLockMaxWait in any case.
+func (f *machineFile) take() (*machinedir.Lock, error) {
+	deadline := time.Now().Add(machineLockMaxWait)
+	for time.Now().Before(deadline) {
+		before := f.dir.Ident(f.name)
+		l, err := f.lock.Lock(machineLockWait)
+		if l != nil || err != nil {
+			return l, err
+		}
+		if f.dir.Ident(f.name) == before {
+			return nil, nil
+		}
+	}
+	return nil, nil
+}
+
+// machineLockMaxWait bounds take's wait however the file keeps changing
+// (a process of the user's that rewrites it while holding the lock).
+const machineLockMaxWait = 10 * time.Second
+
+// machineLockWait is the longest begin waits for the file's lock while
+// nobody gets on: its holders keep it for microseconds, but a process
+// stopped while holding it (SIGSTOP) must not stop the others' requests.
+// Under load, when 40 processes queue for the lock on 2 busy cores, a
+// wait can be longer than that while the others get on: it goes on (see
+// take), since a write decided alone is sent without the machine's record
+// and can push the token over GitHub's limit. The wait is in the kernel
+// (machinedir.Locker): waiters that polled instead would take the CPU from
+// the holders.
+const machineLockWait = 500 * time.Millisecond
+
+// read reads the state; a file that is missing, empty or not JSON is an
+// error (the process then goes on with its own state).
 func (f *machineFile) read() (machineState, error) {
 	var st machineState
-	data, err := os.ReadFile(f.path)
+	data, err := f.dir.ReadFile(f.name)
 	if err != nil {
 		return st, err
 	}
@@ -158,12 +210,14 @@ func (f *machineFile) read() (machineState, error) {
 	return st, json.Unmarshal(data, &st)
 }
 
+// write replaces the state whole: a process that cannot write (a full
+// disk) leaves the state others wrote.
 func (f *machineFile) write(st machineState) error {
 	data, err := json.Marshal(st)
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(f.path, data, 0o600)
+	return f.dir.WriteFile(f.name, data)
 }
 
 // merge takes in the machine's state: its record of the writes sent, and
@@ -181,6 +235,12 @@ func (s *shared) merge(st machineState) {
 			s.machineSent = append(s.machineSent, t)
 		}
 	}
+	s.mergeWindows(st)
+}
+
+// mergeWindows takes in the machine's windows (see merge).
+func (s *shared) mergeWindows(st machineState) {
+	now := time.Now()
 	plausible := func(n int64) time.Time {
 		if t := fromNanos(n); t.Before(now.Add(machineHorizon)) {
 			return t
@@ -240,13 +300,23 @@ const machineSlack = 60
 // between, so a window counted from the records never starts too early,
 // however long a write took on its way.
 func (s *shared) admit(now time.Time, p paceConfig) time.Time {
+	_, at := s.admitAt(func() time.Time { return now }, p)
+	return at
+}
+
+// admitAt is admit at the time clock tells once the file's lock is held
+// (a write waits for the lock, and is counted from when it may go), which
+// it returns as now.
+func (s *shared) admitAt(clock func() time.Time, p paceConfig) (now, at time.Time) {
 	if s.file == nil {
-		return now
+		now = clock()
+		return now, now
 	}
 	s.begin()
+	now = clock()
 	if !s.filed {
 		s.end(false)
-		return now
+		return now, now
 	}
 	keep := p.hour + p.hour/machineSlack
 	if p.perHour == 0 {
@@ -257,7 +327,7 @@ func (s *shared) admit(now time.Time, p paceConfig) time.Time {
 		i++
 	}
 	s.machineSent = s.machineSent[i:]
-	at := now
+	at = now
 	for _, w := range []struct {
 		n int
 		d time.Duration
@@ -268,12 +338,11 @@ func (s *shared) admit(now time.Time, p paceConfig) time.Time {
 			}
 		}
 	}
-	admitted := !at.After(now)
-	if admitted {
-		s.machineSent = append(s.machineSent, now)
+	if !at.After(now) {
+		s.machineSent = append(s.machineSent, now) // in order: now is read under the lock
 	}
-	s.end(admitted || i > 0)
-	return at
+	s.end(true) // even unchanged: a written file shows the waiters that its holders get on (take)
+	return now, at
 }
 
 // answered moves the record of a write admitted at sent to at, when its

@@ -366,9 +366,15 @@ func withInstallationID(id int64) Option {
 // under GitHub's 80 writes a minute and 500 an hour together, and none
 // writes inside a Retry-After another was told. The default is
 // ghcommitter/limits in the user cache directory (DefaultLimitStateDir);
-// "" keeps the state within the process. The directory is created with
-// mode 0700 and holds a small file per credential, named by a hash; files
-// unused for two hours are removed. A client whose clock is replaced
+// "" keeps the state within the process. A missing directory is created
+// with mode 0700; an existing one is used only when it belongs to the user
+// and neither group nor others may write into it, and its files only when
+// they are the user's regular files (never a symbolic link or a FIFO);
+// else, and on systems other than Unix, the state stays within the
+// process. It holds a small file per credential and its lock, named by a
+// hash, replaced whole on each change (a process that cannot write leaves
+// the others' state); only those files are ever removed, once unused for
+// two hours. A client whose clock is replaced
 // (WithNow), or whose credential is known only as its transport (Wrap of
 // a client without an Authorization header: an App's installation
 // transport), keeps its state within the process; so, unless this option

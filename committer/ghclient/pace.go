@@ -32,8 +32,8 @@ func (p paceConfig) on() bool { return p.perMinute > 0 || p.perHour > 0 }
 // the slot is booked before the wait, a sleep that returns at once (a test
 // hook) never makes the pacer spin.
 func (s *shared) reserve(now time.Time, p paceConfig) time.Time {
-	s.begin()
-	defer s.end(true)
+	s.mu.Lock() // the pacer is the process's own: no machine state
+	defer s.mu.Unlock()
 	return s.reserveLocked(now, p)
 }
 

@@ -101,8 +101,8 @@ func (r *reservation) release() {
 // time the last of them may be sent, so that the n writes can go back to
 // back from then on.
 func (s *shared) reserveN(now time.Time, p paceConfig, n int) []time.Time {
-	s.begin()
-	defer s.end(true)
+	s.mu.Lock() // the pacer is the process's own: no machine state
+	defer s.mu.Unlock()
 	slots := make([]time.Time, n)
 	for i := range slots {
 		slots[i] = s.reserveLocked(now, p)
@@ -122,8 +122,8 @@ func (s *shared) retime(slot, sent time.Time, interval time.Duration) {
 	if !sent.After(slot) {
 		return
 	}
-	s.begin()
-	defer s.end(true)
+	s.mu.Lock() // the pacer is the process's own: no machine state
+	defer s.mu.Unlock()
 	s.retimeLocked(slot, sent)
 	if interval > 0 {
 		s.tat = later(s.tat, sent.Add(interval))
@@ -139,8 +139,8 @@ func (s *shared) retimeLocked(slot, at time.Time) {
 
 // unreserve gives back booked slots that no write took.
 func (s *shared) unreserve(slots []time.Time, interval time.Duration) {
-	s.begin()
-	defer s.end(true)
+	s.mu.Lock() // the pacer is the process's own: no machine state
+	defer s.mu.Unlock()
 	for _, slot := range slots {
 		if i := s.lastIndex(slot); i >= 0 {
 			s.sent = slices.Delete(s.sent, i, i+1)

@@ -26,10 +26,20 @@ import (
 // heap alone.
 const fakeChildEnv = "GHCLIENT_TEST_FAKE_CHILD"
 
+// testChildren are other roles the test binary plays, as a child process
+// of a test, when their environment variable is set.
+var testChildren = map[string]func(){}
+
 func TestMain(m *testing.M) {
 	if os.Getenv(fakeChildEnv) == "1" {
 		serveFakeChild()
 		return
+	}
+	for env, run := range testChildren {
+		if os.Getenv(env) != "" {
+			run()
+			return
+		}
 	}
 	os.Exit(m.Run())
 }

@@ -10,26 +10,35 @@
 // directory that cannot be written, or a turn not granted within the
 // longest wait all fall back to racing.
 //
-// Between processes a turn is an advisory lock (flock(2), LockFileEx on
-// Windows) on one of 4,096 empty files in the lock directory, chosen by a
-// hash of the key, so the directory never holds more than that many files
-// and no file names a repository; two keys that share a file only take
-// turns needlessly. The kernel releases a lock when its process dies, so a
-// killed writer never blocks the others. Within one process, writers of one
-// key queue on a channel first, so one of them at a time polls the file.
+// Between processes a turn is an advisory lock (flock(2)) on an empty file
+// of the lock directory named by the full SHA-256 of the key, so two keys
+// never share a file and no file names a repository. The directory must
+// belong to the user and be closed to the writes of others (see
+// internal/machinedir): a directory, or a lock file, that another user could
+// have planted (a symbolic link, a FIFO, another user's file) is refused,
+// and the writer races. The kernel releases a lock when its process dies,
+// so a killed writer never blocks the others. A lock file unused for
+// PruneIdle is deleted, while its deleter holds its lock and only if the
+// name still names that file (a taker checks the same after locking), so
+// the directory holds about as many files as keys were used in that time.
+// Within one process, writers of one key queue on a channel first, so one
+// of them at a time polls the file. Only Unix systems take turns between
+// processes; elsewhere the turns stay within the process.
 package turns
 
 import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
-	"github.com/gofrs/flock"
+	"github.com/ghcommitter/ghcommitter/committer/internal/machinedir"
 )
 
 // DefaultMaxWait is how long Take waits for a turn before it lets the
@@ -38,6 +47,10 @@ import (
 // a waiter never picked: a file lock is not fair) delays the others at most
 // that long.
 const DefaultMaxWait = time.Minute
+
+// ErrWaitSpent is a Writer's Turn's Err once its writer waited MaxWait in
+// all: it races without waiting.
+var ErrWaitSpent = errors.New("waited for turns as long as a writer may: racing")
 
 // Turns hands out turns under one lock directory.
 type Turns struct {
@@ -60,7 +73,7 @@ func DefaultDir() string {
 // Turn is a granted turn, or none (a writer that races).
 type Turn struct {
 	slot *slot
-	file *flock.Flock
+	file *machinedir.Lock
 	// Waited is how long Take waited; Granted is false when the writer
 	// races instead (the wait ran out, ctx ended, or the lock file could
 	// not be used: Err says why).
@@ -73,7 +86,7 @@ type Turn struct {
 // not granted.
 func (t *Turn) Release() {
 	if t.file != nil {
-		_ = t.file.Unlock() // closes the file too
+		t.file.Unlock()
 		t.file = nil
 	}
 	if t.slot != nil {
@@ -116,37 +129,101 @@ func (ts Turns) Take(ctx context.Context, key string) *Turn {
 	return t
 }
 
+// Writer is one writer's turns over all of its attempts at a key: the
+// waits of its Takes add up to at most MaxWait (DefaultMaxWait when 0), so
+// a holder that never lets go delays a writer once, not on every attempt.
+// Once the wait is spent, Take returns at once with ErrWaitSpent.
+type Writer struct {
+	Turns
+	waited time.Duration
+}
+
+// Take waits for key's turn for what is left of the writer's wait.
+func (w *Writer) Take(ctx context.Context, key string) *Turn {
+	limit := w.MaxWait
+	if limit <= 0 {
+		limit = DefaultMaxWait
+	}
+	left := limit - w.waited
+	if left <= 0 {
+		return &Turn{Err: ErrWaitSpent}
+	}
+	t := Turns{Dir: w.Dir, MaxWait: left}.Take(ctx, key)
+	w.waited += t.Waited
+	return t
+}
+
 // lockFile takes the exclusive lock of key's file in dir, polling every
 // few milliseconds (jittered, so that waiting processes do not wake in
 // step) until ctx ends.
-func lockFile(ctx context.Context, dir, key string) (*flock.Flock, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+func lockFile(ctx context.Context, dir, key string) (*machinedir.Lock, error) {
+	d, err := machinedir.Open(dir)
+	if err != nil {
 		return nil, err
 	}
-	f := flock.New(filepath.Join(dir, File(key)), flock.SetPermissions(0o600))
+	defer func() { _ = d.Close() }()
+	prune(d)
 	for {
-		ok, err := f.TryLock()
+		l, ok, err := d.TryLock(File(key))
 		if err != nil {
 			return nil, err
 		}
 		if ok {
-			return f, nil
+			return l, nil
 		}
 		timer := time.NewTimer(time.Duration(2+rand.IntN(8)) * time.Millisecond)
 		select {
 		case <-ctx.Done():
 			timer.Stop()
-			_ = f.Close()
 			return nil, ctx.Err()
 		case <-timer.C:
 		}
 	}
 }
 
-// File is the name of key's lock file: 3 hex digits of its SHA-256.
+// File is the name of key's lock file: the hex SHA-256 of the key.
 func File(key string) string {
 	sum := sha256.Sum256([]byte(key))
-	return hex.EncodeToString(sum[:])[:3] + ".lock"
+	return hex.EncodeToString(sum[:]) + ".lock"
+}
+
+// PruneIdle is how long a lock file may go without being created before
+// Prune deletes it (when nobody holds it).
+const PruneIdle = time.Hour
+
+// pruned is when each lock directory was last pruned by this process: at
+// most once per PruneIdle.
+var pruned = struct {
+	sync.Mutex
+	at map[string]time.Time
+}{at: map[string]time.Time{}}
+
+func prune(d *machinedir.Dir) {
+	now := time.Now()
+	pruned.Lock()
+	if last, ok := pruned.at[d.Path()]; ok && now.Sub(last) < PruneIdle {
+		pruned.Unlock()
+		return
+	}
+	pruned.at[d.Path()] = now
+	pruned.Unlock()
+	Prune(d, now)
+}
+
+// Prune deletes the lock files of d created more than PruneIdle before now
+// that nobody holds; it touches no other file.
+func Prune(d *machinedir.Dir, now time.Time) int {
+	return d.Prune(isLockName, PruneIdle, now)
+}
+
+// isLockName reports whether name is one of File's names.
+func isLockName(name string) bool {
+	h, ok := strings.CutSuffix(name, ".lock")
+	if !ok || len(h) != 2*sha256.Size {
+		return false
+	}
+	_, err := hex.DecodeString(h)
+	return err == nil && strings.ToLower(h) == h
 }
 
 // local queues the writers of one process by key.
