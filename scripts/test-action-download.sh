@@ -4,7 +4,7 @@
 # (ghcommitter_<version>_<os>_<arch>.tar.gz / .zip and checksums.txt), read
 # through file:// URLs: no network. Checks that a good archive installs, and
 # that a tampered archive, a missing checksum line and a missing checksums.txt
-# are refused with nothing installed. Run by TestActionDownload (cmd/ghcommitter)
+# are refused with nothing installed. Run by TestActionDownload (internal/cli)
 # and so by make test.
 set -euo pipefail
 

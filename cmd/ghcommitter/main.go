@@ -8,28 +8,29 @@ import (
 	"os"
 
 	"github.com/ghcommitter/ghcommitter/committer/ghclient"
+	"github.com/ghcommitter/ghcommitter/internal/cli"
 	"golang.org/x/term"
 )
 
 func main() {
 	// First, before anything can start a command: blank the credentials
 	// in the environment block /proc/PID/environ shows (Go has its copy).
-	exposed := hideCredentials()
-	if err := denyInspection(); err != nil && exposed == nil {
+	exposed := cli.HideCredentials()
+	if err := cli.DenyInspection(); err != nil && exposed == nil {
 		exposed = err
 	}
 	// The User-Agent's version, set once before any goroutine can read it
 	// (run may be called concurrently, as the tests do).
-	ghclient.Version = cliVersion()
-	ctx, stop := notifySignals(context.Background())
-	code := run(ctx, os.Args[1:], &env{
-		stdin:      os.Stdin,
-		stdout:     os.Stdout,
-		stderr:     os.Stderr,
-		getenv:     os.Getenv,
-		environ:    os.Environ,
-		isTerminal: term.IsTerminal(int(os.Stderr.Fd())),
-		exposed:    exposed,
+	ghclient.Version = cli.CLIVersion()
+	ctx, stop := cli.NotifySignals(context.Background())
+	code := cli.Run(ctx, os.Args[1:], &cli.Env{
+		Stdin:      os.Stdin,
+		Stdout:     os.Stdout,
+		Stderr:     os.Stderr,
+		Getenv:     os.Getenv,
+		Environ:    os.Environ,
+		IsTerminal: term.IsTerminal(int(os.Stderr.Fd())),
+		Exposed:    exposed,
 	})
 	stop()
 	os.Exit(code)

@@ -1,0 +1,188 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/ghcommitter/ghcommitter/committer"
+	"github.com/ghcommitter/ghcommitter/committer/ghclient"
+	"github.com/google/go-github/v66/github"
+	"github.com/spf13/cobra"
+)
+
+const defaultAPIURL = "https://api.github.com/"
+
+const tokenHint = "set GH_TOKEN or GITHUB_TOKEN, or pass --token-file"
+
+// authFlags say where the API is and how to authenticate. A token is never
+// taken from a flag value, so it never shows in process listings.
+type authFlags struct {
+	apiURL         string
+	tokenFile      string
+	appID          int64
+	appKeyFile     string
+	installationID int64
+}
+
+func (a *authFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&a.apiURL, "api-url", "", "REST API root `URL` (default $GITHUB_API_URL, else "+defaultAPIURL+")")
+	fl.StringVar(&a.tokenFile, "token-file", "", "read the token from `FILE` (default: $GH_TOKEN, else $GITHUB_TOKEN)")
+	fl.Int64Var(&a.appID, "app-id", 0, "authenticate as the GitHub App with this `ID` (with --app-key-file)")
+	fl.StringVar(&a.appKeyFile, "app-key-file", "", "the GitHub App's private key, a PEM `FILE`")
+	fl.Int64Var(&a.installationID, "installation-id", 0, "the App's installation `ID` (default: looked up from the repository)")
+}
+
+// limitScaleEnv = F makes the client's own rate-limit windows (the write
+// pacer's minute and hour, the wait after a bare secondary limit) F times
+// shorter, as `ghcommitter fake-github --limits-scale F` does the fake's:
+// benchmarks and black-box tests set both to the same F. Waits GitHub dictates
+// (Retry-After, x-ratelimit-reset) are honoured as sent. Leave it unset
+// against github.com.
+const limitScaleEnv = "GHCOMMITTER_LIMIT_SCALE"
+
+// limitStateDirEnv names the directory through which the ghcommitter
+// processes of this machine share each token's rate-limit state (the
+// write pacer's count and GitHub's Retry-After windows: see
+// ghclient.WithLimitStateDir). Unset, it is ghcommitter/limits in the user
+// cache directory, except for an API on a loopback address (a test
+// server), whose state stays in the process unless this names a
+// directory; benchmarks set it, one directory per run.
+const limitStateDirEnv = "GHCOMMITTER_LIMIT_STATE_DIR"
+
+// fakeClientEnv names this process to ghcommitter fake-github, which counts
+// writes sent inside a retry-after told to the same client apart from
+// those of other processes sharing the token (they cannot see each other's
+// windows). It is sent as the X-Githubtest-Client header; benchmarks set
+// it, one name per process.
+const fakeClientEnv = "GHCOMMITTER_FAKE_CLIENT"
+
+// client builds the API client. Missing or unusable credentials are usage
+// errors: they are found before any request is sent.
+func (a *authFlags) client(ctx context.Context, e *Env, owner, name, apiURL string, logger *slog.Logger) (*http.Client, error) {
+	opts, err := a.options(ctx, e, owner, name, apiURL, logger)
+	if err != nil {
+		return nil, err
+	}
+	c, err := ghclient.NewHTTPClient(ctx, opts...)
+	if err != nil {
+		return nil, a.newError(owner, name, err)
+	}
+	return c, nil
+}
+
+// newError classifies a failure to build the client: with an App, New
+// may have asked GitHub (the installation lookup); otherwise the options
+// were refused before any request.
+func (a *authFlags) newError(owner, name string, err error) error {
+	if a.isApp() {
+		return apiError("authenticate as GitHub App for", owner+"/"+name, err)
+	}
+	return usageErrorf("", "%v", err)
+}
+
+func (a *authFlags) isApp() bool { return a.appID != 0 || a.appKeyFile != "" || a.installationID != 0 }
+
+// options gathers the client options from flags and environment. Missing
+// or unusable credentials are usage errors, found before any request.
+func (a *authFlags) options(ctx context.Context, e *Env, owner, name, apiURL string, logger *slog.Logger) ([]ghclient.Option, error) {
+	opts := []ghclient.Option{ghclient.WithBaseURL(apiURL), ghclient.WithRepository(owner, name)}
+	if logger != nil {
+		opts = append(opts, ghclient.WithLogger(logger))
+	}
+	if f, ok, err := limitScale(e); err != nil {
+		return nil, err
+	} else if ok {
+		opts = append(opts, ghclient.WithLimitScale(f))
+	}
+	if v := strings.TrimSpace(e.Getenv(limitStateDirEnv)); v != "" {
+		opts = append(opts, ghclient.WithLimitStateDir(v))
+	}
+	if v := strings.TrimSpace(e.Getenv(fakeClientEnv)); v != "" {
+		opts = append(opts, ghclient.WithHeader("X-Githubtest-Client", v))
+	}
+	auth, err := a.authOption(ctx, e, apiURL, opts)
+	if err != nil {
+		return nil, err
+	}
+	return append(opts, auth), nil
+}
+
+// authOption is the credential option: an App's key, a token file, or
+// the environment's token for apiURL (envToken).
+func (a *authFlags) authOption(ctx context.Context, e *Env, apiURL string, opts []ghclient.Option) (ghclient.Option, error) {
+	switch {
+	case a.isApp():
+		if a.appID <= 0 || a.appKeyFile == "" {
+			return nil, usageErrorf("pass both --app-id and --app-key-file (and optionally --installation-id)", "incomplete GitHub App credentials")
+		}
+		if a.tokenFile != "" {
+			return nil, usageErrorf("", "--token-file and --app-id both given: choose one way to authenticate")
+		}
+		key, err := os.ReadFile(a.appKeyFile)
+		if err != nil {
+			return nil, usageErrorf("", "--app-key-file: %v", err)
+		}
+		// Check the options before New may look the installation up.
+		check := append(opts[:len(opts):len(opts)], ghclient.WithApp(a.appID, key, 1))
+		if _, err := ghclient.NewHTTPClient(ctx, check...); err != nil {
+			return nil, usageErrorf("", "%v", err)
+		}
+		return ghclient.WithApp(a.appID, key, a.installationID), nil
+	case a.tokenFile != "":
+		data, err := os.ReadFile(a.tokenFile)
+		if err != nil {
+			return nil, usageErrorf(tokenHint, "--token-file: %v", err)
+		}
+		tok := strings.TrimSpace(string(data))
+		if tok == "" {
+			return nil, usageErrorf(tokenHint, "--token-file %s is empty", a.tokenFile)
+		}
+		return ghclient.WithToken(tok), nil
+	}
+	tok := envToken(e, apiURL)
+	if tok == "" {
+		hint := tokenHint
+		if isEnterpriseAPI(apiURL) {
+			hint = "set GH_ENTERPRISE_TOKEN (or GITHUB_ENTERPRISE_TOKEN, GH_TOKEN, GITHUB_TOKEN), or pass --token-file"
+		}
+		return nil, usageErrorf(hint, "no GitHub token for %s", apiURL)
+	}
+	return ghclient.WithToken(tok), nil
+}
+
+// apiError describes a failed request the CLI made itself, with the same
+// kinds and hints as the library's errors.
+func apiError(op, repo string, err error) error {
+	e := &committer.Error{Op: op, Repo: repo, Err: err}
+	var er *github.ErrorResponse
+	if errors.As(err, &er) && er.Response != nil {
+		switch er.Response.StatusCode {
+		case http.StatusUnauthorized:
+			e.Kind, e.Hint = committer.ErrUnauthorized, "the token is missing, expired or revoked: "+tokenHint+" with a valid token"
+		case http.StatusForbidden:
+			e.Kind, e.Hint = committer.ErrPermission, "the token needs the contents: write permission on this repository (repo scope for a classic token)"
+		case http.StatusNotFound:
+			e.Kind, e.Hint = committer.ErrNotFound, "check the repository name, and that the token can see it and has contents: write (GitHub answers 404 to tokens without access)"
+		}
+	}
+	return e
+}
+
+// limitScale reads GHCOMMITTER_LIMIT_SCALE; ok is false when it is unset.
+func limitScale(e *Env) (f float64, ok bool, err error) {
+	v := strings.TrimSpace(e.Getenv(limitScaleEnv))
+	if v == "" {
+		return 0, false, nil
+	}
+	f, err = strconv.ParseFloat(v, 64)
+	if err != nil || !(f > 0 && f <= 1e6) {
+		return 0, false, usageErrorf("unset it to keep GitHub's own windows", "%s=%q: must be a number above 0 and at most 1e6 (how many times shorter the windows are)", limitScaleEnv, v)
+	}
+	return f, true, nil
+}

@@ -1,0 +1,130 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ghcommitter/ghcommitter/committer/ghclient"
+	"github.com/spf13/cobra"
+)
+
+func TestEveryCommandHelpHasExample(t *testing.T) {
+	root := newRootCmd(&Env{Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" }})
+	cmds := []*cobra.Command{root}
+	cmds = append(cmds, root.Commands()...)
+	for _, cmd := range cmds {
+		if cmd.Name() == "help" || cmd.Name() == "completion" {
+			continue
+		}
+		args := []string{"--help"}
+		if cmd != root {
+			args = []string{cmd.Name(), "--help"}
+		}
+		r := newCLI(t).run(args...)
+		r.wantCode(t, 0)
+		if !strings.Contains(r.stdout, "Example") {
+			t.Errorf("%s --help has no Example:\n%s", cmd.Name(), r.stdout)
+		}
+	}
+}
+
+func TestUnknownCommandIsUsageError(t *testing.T) {
+	r := newCLI(t).run("comit")
+	r.wantCode(t, 2)
+	if !strings.HasPrefix(r.stderr, "ghcommitter: unknown command") {
+		t.Errorf("stderr = %q", r.stderr)
+	}
+}
+
+func TestDemo(t *testing.T) {
+	r := newCLI(t).run("demo")
+	r.wantCode(t, 0)
+	for _, want := range []string{"WRITER", "ATTEMPTS", "COMMIT", "8/8 promotions landed", "stage-8: v2.0.8", "OK: every promotion landed"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}
+
+// TestFakeGitHubSeedInProcess serves a seeded fake in-process, commits to it,
+// and stops it by cancelling the context (as SIGTERM does).
+func TestFakeGitHubSeedInProcess(t *testing.T) {
+	seed := t.TempDir()
+	writeFile(t, filepath.Join(seed, "app/config.yaml"), "a: 1\n", 0o644)
+	writeFile(t, filepath.Join(seed, "bin/run"), "#!/bin/sh\n", 0o755)
+	if err := os.Symlink("app/config.yaml", filepath.Join(seed, "current")); err != nil {
+		t.Fatal(err)
+	}
+	pr, pw := io.Pipe()
+	var errb bytes.Buffer
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan int, 1)
+	go func() {
+		done <- Run(ctx, []string{"fake-github", "--listen", "127.0.0.1:0", "--repo", "acme/mono", "--seed", seed, "--token", testToken},
+			&Env{Stdout: pw, Stderr: &errb, Getenv: func(string) string { return "" }})
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no URL line: %v", err)
+	}
+	url := strings.TrimSpace(line)
+	if !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.HasSuffix(url, "/") {
+		t.Fatalf("first line = %q, want the API base URL", line)
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+
+	client, err := ghclient.New(ctx, ghclient.WithBaseURL(url), ghclient.WithToken(testToken))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, _, err := client.Git.GetTree(ctx, "acme", "mono", "main", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	modes := map[string]string{}
+	for _, e := range tree.Entries {
+		if e.GetType() == "blob" {
+			modes[e.GetPath()] = e.GetMode()
+		}
+	}
+	if modes["app/config.yaml"] != "100644" || modes["bin/run"] != "100755" || modes["current"] != "120000" || len(modes) != 3 {
+		t.Errorf("seeded tree = %v", modes)
+	}
+
+	r := newCLI(t).run("commit", "--api-url", url, "-R", "acme/mono", "-m", "m", "--edit", "app/config.yaml=echo a: 2")
+	r.wantCode(t, 0)
+
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("fake-github exited %d after cancel; stderr:\n%s", code, errb.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("fake-github did not stop")
+	}
+}
+
+func TestFakeGitHubBadFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"fake-github", "--repo", "nope"},
+		{"fake-github", "--seed", "/nonexistent", "--repo", "a/b"},
+		{"fake-github", "--seed", "x"},
+		{"fake-github", "--listen", "256.0.0.1:99999"},
+	} {
+		r := newCLI(t).run(args...)
+		r.wantCode(t, 2)
+		if r.stdout != "" {
+			t.Errorf("%v: printed %q before failing", args, r.stdout)
+		}
+	}
+}

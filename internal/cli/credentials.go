@@ -1,0 +1,35 @@
+package cli
+
+import (
+	"slices"
+	"strings"
+)
+
+// secretEnv are the variables holding credentials the CLI consumes. It is
+// the one list for both places that keep them from other processes: the
+// environment of --edit commands (editEnv), and the process's own initial
+// environment block, which /proc/PID/environ shows (hideCredentials).
+var secretEnv = []string{
+	"GH_TOKEN", "GITHUB_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN",
+	"GHCOMMITTER_SIGN_PASSPHRASE", "GHCOMMITTER_APP_KEY", "GHCOMMITTER_APP_PRIVATE_KEY",
+	// The GitHub Action's inputs that carry credentials (action.yml).
+	"INPUT_TOKEN", "INPUT_SIGN_KEY", "INPUT_SIGN_KEY_PASSPHRASE", "INPUT_APP_KEY", "INPUT_APP_PRIVATE_KEY",
+}
+
+// isSecretEnv reports whether the environment entry NAME=VALUE is one of
+// secretEnv.
+func isSecretEnv(kv string) bool {
+	name, _, _ := strings.Cut(kv, "=")
+	return slices.Contains(secretEnv, name)
+}
+
+// editEnv returns environ without the credentials in secretEnv.
+func editEnv(environ []string) []string {
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		if !isSecretEnv(kv) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}

@@ -1,0 +1,306 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/ghcommitter/ghcommitter/committer"
+)
+
+// Env is everything a command takes from the process, so that tests can run
+// commands in-process.
+type Env struct {
+	Stdin      io.Reader
+	Stdout     io.Writer
+	Stderr     io.Writer
+	Getenv     func(string) string
+	Environ    func() []string // for the commands --edit runs
+	IsTerminal bool            // stderr is a terminal: show progress
+	// Exposed says why credentials in the process's initial environment
+	// are still readable by other processes (hideCredentials failed): no
+	// --edit command may run then.
+	Exposed error
+}
+
+// Exit codes: the contract scripts rely on.
+const (
+	exitOK       = 0
+	exitFailed   = 1 // API, auth, edit command
+	exitUsage    = 2 // invalid usage or input; nothing was sent
+	exitConflict = 3 // a precondition failed, or attempts ran out
+)
+
+// exitError carries an exit code and an optional hint out of a command.
+type exitError struct {
+	code int
+	err  error
+	hint string
+	// detail is printed verbatim after the message (an edit command's
+	// stderr).
+	detail string
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageErrorf is an invalid invocation: exit 2, nothing sent.
+func usageErrorf(hint, format string, args ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...), hint: hint}
+}
+
+// classify turns any error a command returns into an exitError.
+func classify(err error) *exitError {
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee
+	}
+	ee = &exitError{code: exitFailed, err: err}
+	var ce *committer.Error
+	if errors.As(err, &ce) {
+		// Print the hint on its own line, not glued to the message.
+		c := *ce
+		c.Hint = ""
+		// The library's hints name its API; say the flags instead.
+		ee.err, ee.hint = &c, flagHint(ce.Hint)
+	}
+	var ed *editFailure
+	if errors.As(err, &ed) {
+		ee.detail = ed.stderr
+		ee.hint = "nothing was committed"
+		if strings.TrimSpace(ed.stderr) != "" {
+			ee.hint += "; the --edit command's stderr is shown above"
+		}
+	}
+	switch {
+	case errors.Is(err, committer.ErrInvalid):
+		ee.code = exitUsage
+	case errors.Is(err, committer.ErrConflict):
+		ee.code = exitConflict
+		if ee.hint == "" {
+			ee.hint = "nothing was committed; re-read the branch and try again"
+		}
+	case errors.Is(err, committer.ErrUnauthorized):
+		ee.hint = "the token is missing, expired or revoked: " + tokenHint + " with a valid token"
+	case errors.Is(err, committer.ErrProtected):
+		// The library's hint names its API; say the flags instead.
+		ee.hint = protectedHint(err) // protected.go
+	case errors.Is(err, context.Canceled):
+		ee.code = exitFailed
+	}
+	return ee
+}
+
+// report prints err to w: one line "ghcommitter: <message>", any detail, then
+// a hint line when there is something to do.
+func report(w io.Writer, ee *exitError) {
+	fmt.Fprintf(w, "ghcommitter: %s\n", ee.err)
+	if d := strings.TrimRight(ee.detail, "\n"); d != "" {
+		for _, line := range strings.Split(d, "\n") {
+			fmt.Fprintf(w, "  | %s\n", line)
+		}
+	}
+	if ee.hint != "" {
+		fmt.Fprintf(w, "hint: %s\n", ee.hint)
+	}
+}
+
+// Run executes the command line args and returns the exit code.
+func Run(ctx context.Context, args []string, e *Env) int {
+	if _, ok := e.Stderr.(*lockedWriter); !ok {
+		e.Stderr = &lockedWriter{w: e.Stderr}
+	}
+	root := newRootCmd(e)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	var re *runError
+	switch {
+	case errors.As(err, &re):
+		ee = classify(re.err)
+	case errors.As(err, &ee):
+	default:
+		// Errors cobra returns itself: unknown flags or commands, bad
+		// flag values, wrong argument counts.
+		ee = &exitError{code: exitUsage, err: err, hint: "see '" + root.Name() + " --help'"}
+		if c, _, ferr := root.Find(args); ferr == nil && c != root {
+			ee.hint = "see '" + c.CommandPath() + " --help'"
+		}
+		if tokenFlag(err) {
+			ee.hint = "a token is never a flag value (it would show in process listings): " + tokenHint
+		}
+		if wantsJSON(args) {
+			writeFailureJSON(e, ee)
+		}
+	}
+	report(e.Stderr, ee)
+	return ee.code
+}
+
+// runError marks an error returned by a command's RunE, as opposed to one
+// cobra found in the command line.
+type runError struct{ err error }
+
+func (r *runError) Error() string { return r.err.Error() }
+func (r *runError) Unwrap() error { return r.err }
+
+// The environment variables gh users already set (gh help environment):
+//
+//	GH_REPO              [HOST/]OWNER/REPO, when -R is not given
+//	GH_HOST              the host, when neither --api-url nor GH_REPO names one
+//	GH_TOKEN, GITHUB_TOKEN
+//	                     the token for github.com and *.ghe.com
+//	GH_ENTERPRISE_TOKEN, GITHUB_ENTERPRISE_TOKEN
+//	                     the token for a GitHub Enterprise Server host (GH_TOKEN
+//	                     and GITHUB_TOKEN are still tried after them, as the
+//	                     Actions runner on a server sets GITHUB_TOKEN)
+//
+// and, in Actions, GITHUB_REPOSITORY and GITHUB_API_URL after them.
+
+// envRepo is the repository to use when -R is not given: GH_REPO's
+// OWNER/REPO, else $GITHUB_REPOSITORY.
+func envRepo(e *Env) string {
+	if r := strings.TrimSpace(e.Getenv("GH_REPO")); r != "" {
+		_, repo := splitHostRepo(r)
+		return repo
+	}
+	return e.Getenv("GITHUB_REPOSITORY")
+}
+
+// splitHostRepo splits "[HOST/]OWNER/REPO".
+func splitHostRepo(s string) (host, repo string) {
+	if strings.Count(s, "/") == 2 {
+		host, repo, _ = strings.Cut(s, "/")
+		return host, repo
+	}
+	return "", s
+}
+
+// apiURLFor is the REST API root: --api-url; else the host in GH_REPO when
+// -R (repoFlag) is not given; else GH_HOST; else $GITHUB_API_URL; else
+// api.github.com.
+func apiURLFor(flag, repoFlag string, e *Env) string {
+	if flag != "" {
+		return flag
+	}
+	if repoFlag == "" {
+		if host, _ := splitHostRepo(strings.TrimSpace(e.Getenv("GH_REPO"))); host != "" {
+			return hostAPIURL(host)
+		}
+	} else if host := repoHost(repoFlag); host != "" {
+		return hostAPIURL(host) // -R https://HOST/OWNER/REPO or HOST/OWNER/REPO
+	}
+	if host := strings.TrimSpace(e.Getenv("GH_HOST")); host != "" {
+		return hostAPIURL(host)
+	}
+	if u := e.Getenv("GITHUB_API_URL"); u != "" {
+		return u
+	}
+	return defaultAPIURL
+}
+
+// hostAPIURL is the REST API root of a GitHub host, as gh computes it.
+func hostAPIURL(host string) string {
+	host = strings.ToLower(strings.TrimSuffix(host, "/"))
+	switch {
+	case host == "github.com" || host == "api.github.com":
+		return defaultAPIURL
+	case strings.HasSuffix(host, ".ghe.com") && !strings.HasPrefix(host, "api."):
+		return "https://api." + host + "/"
+	case strings.HasSuffix(host, ".ghe.com"):
+		return "https://" + host + "/"
+	}
+	return "https://" + host + "/api/v3/"
+}
+
+// isEnterpriseAPI reports whether apiURL is a GitHub Enterprise Server's,
+// where gh takes the token from GH_ENTERPRISE_TOKEN.
+func isEnterpriseAPI(apiURL string) bool {
+	u, err := url.Parse(apiURL)
+	if err != nil {
+		return true
+	}
+	h := strings.ToLower(u.Hostname())
+	if isLoopback(h) {
+		// A local stand-in (fake-github, a test server) is no server of
+		// an enterprise: GH_TOKEN, as the README's examples set it.
+		return false
+	}
+	return h != "api.github.com" && h != "github.com" && !strings.HasSuffix(h, ".ghe.com")
+}
+
+// isLoopbackAPI reports whether apiURL is on this machine.
+func isLoopbackAPI(apiURL string) bool {
+	u, err := url.Parse(apiURL)
+	return err == nil && isLoopback(strings.ToLower(u.Hostname()))
+}
+
+// isLoopback reports whether host names this machine.
+func isLoopback(host string) bool {
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// envToken is the token from the environment for apiURL, "" when none is
+// set.
+func envToken(e *Env, apiURL string) string {
+	names := []string{"GH_TOKEN", "GITHUB_TOKEN"}
+	switch {
+	case isEnterpriseAPI(apiURL):
+		names = append([]string{"GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN"}, names...)
+	case isLoopbackAPI(apiURL):
+		// A local stand-in: GH_TOKEN first, an enterprise token after it.
+		names = append(names, "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN")
+	}
+	for _, n := range names {
+		if t := strings.TrimSpace(e.Getenv(n)); t != "" {
+			return t
+		}
+	}
+	return ""
+}
+
+// replaceHint matches the library's advice for replacing a file with a
+// directory or back: Delete("p") and Put in one change set.
+var replaceHint = regexp.MustCompile(`Delete\("((?:[^"\\]|\\.)*)"\) and Put in one change set`)
+
+// flagHint says a library hint in the CLI's flags instead of its API.
+func flagHint(h string) string {
+	h = replaceHint.ReplaceAllStringFunc(h, func(m string) string {
+		p, err := strconv.Unquote(`"` + replaceHint.FindStringSubmatch(m)[1] + `"`)
+		if err != nil {
+			return m
+		}
+		return "pass --delete " + shellQuote(p) + " with the --add in one command"
+	})
+	return strings.NewReplacer("CreateBranchFrom", "--create-branch-from", "WithMaxAttempts", "--max-attempts", "WithBaseURL", "--api-url").Replace(h)
+}
+
+// shellQuote quotes s for a POSIX shell when it needs quoting.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// tokenFlag reports whether err is cobra refusing --token or -t, the flag
+// other tools take a token with.
+func tokenFlag(err error) bool {
+	m := err.Error()
+	return m == "unknown flag: --token" || strings.HasPrefix(m, "unknown flag: --token=") || m == "unknown shorthand flag: 't' in -t"
+}

@@ -1,0 +1,67 @@
+package cli
+
+import "testing"
+
+func TestGHEnvironment(t *testing.T) {
+	for _, tc := range []struct {
+		name              string
+		vars              map[string]string
+		apiFlag, repoFlag string
+		wantRepo, wantAPI string
+		wantToken         string
+	}{
+		{name: "nothing set", wantAPI: defaultAPIURL},
+		{name: "Actions", vars: map[string]string{"GITHUB_REPOSITORY": "acme/mono", "GITHUB_API_URL": "https://api.github.com", "GITHUB_TOKEN": "gt"},
+			wantRepo: "acme/mono", wantAPI: "https://api.github.com", wantToken: "gt"},
+		{name: "GH_REPO before GITHUB_REPOSITORY", vars: map[string]string{"GH_REPO": "acme/other", "GITHUB_REPOSITORY": "acme/mono"},
+			wantRepo: "acme/other", wantAPI: defaultAPIURL},
+		{name: "GH_REPO with a server host", vars: map[string]string{"GH_REPO": "ghe.corp.example/acme/mono", "GH_TOKEN": "dotcom", "GH_ENTERPRISE_TOKEN": "ent"},
+			wantRepo: "acme/mono", wantAPI: "https://ghe.corp.example/api/v3/", wantToken: "ent"},
+		{name: "GH_REPO's host is ignored with -R", vars: map[string]string{"GH_REPO": "ghe.corp.example/acme/mono"}, repoFlag: "acme/x",
+			wantRepo: "acme/mono", wantAPI: defaultAPIURL},
+		{name: "GH_REPO on github.com", vars: map[string]string{"GH_REPO": "github.com/acme/mono", "GH_TOKEN": "dotcom", "GH_ENTERPRISE_TOKEN": "ent"},
+			wantRepo: "acme/mono", wantAPI: defaultAPIURL, wantToken: "dotcom"},
+		{name: "GH_HOST before GITHUB_API_URL", vars: map[string]string{"GH_HOST": "ghe.corp.example", "GITHUB_API_URL": "https://api.github.com", "GITHUB_ENTERPRISE_TOKEN": "ent2", "GITHUB_TOKEN": "gt"},
+			wantAPI: "https://ghe.corp.example/api/v3/", wantToken: "ent2"},
+		{name: "GH_HOST on ghe.com", vars: map[string]string{"GH_HOST": "acme.ghe.com", "GH_TOKEN": "t", "GH_ENTERPRISE_TOKEN": "ent"},
+			wantAPI: "https://api.acme.ghe.com/", wantToken: "t"},
+		{name: "--api-url wins", vars: map[string]string{"GH_HOST": "ghe.corp.example", "GH_REPO": "h.example/a/b"}, apiFlag: "https://api.github.com/",
+			wantRepo: "a/b", wantAPI: "https://api.github.com/"},
+		{name: "server without GH_ENTERPRISE_TOKEN falls back to GH_TOKEN", vars: map[string]string{"GITHUB_API_URL": "https://ghe.corp.example/api/v3", "GH_TOKEN": "t"},
+			wantAPI: "https://ghe.corp.example/api/v3", wantToken: "t"},
+		{name: "GH_TOKEN before GITHUB_TOKEN", vars: map[string]string{"GH_TOKEN": " t1 ", "GITHUB_TOKEN": "t2"},
+			wantAPI: defaultAPIURL, wantToken: "t1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := &Env{Getenv: func(k string) string { return tc.vars[k] }}
+			if got := envRepo(e); got != tc.wantRepo {
+				t.Errorf("repo = %q, want %q", got, tc.wantRepo)
+			}
+			api := apiURLFor(tc.apiFlag, tc.repoFlag, e)
+			if api != tc.wantAPI {
+				t.Errorf("API URL = %q, want %q", api, tc.wantAPI)
+			}
+			if got := envToken(e, api); got != tc.wantToken {
+				t.Errorf("token = %q, want %q", got, tc.wantToken)
+			}
+		})
+	}
+}
+
+// TestGHEnvironmentCommit commits with the repository from GH_REPO and the
+// token from GH_TOKEN (the fake is on loopback: no enterprise server, so
+// GH_TOKEN comes first), while GH_ENTERPRISE_TOKEN holds a token the fake
+// refuses; with GH_TOKEN unset, GH_ENTERPRISE_TOKEN is used.
+func TestGHEnvironmentCommit(t *testing.T) {
+	srv := fake(t)
+	c := newCLI(t)
+	c.env = map[string]string{"GH_REPO": "acme/mono", "GH_TOKEN": testToken, "GH_ENTERPRISE_TOKEN": "wrong"}
+	r := c.run("commit", "--api-url", srv.URL, "-b", "main", "-m", "m", "--edit", "b=echo b")
+	r.wantCode(t, 0)
+	c.env = map[string]string{"GH_REPO": "acme/mono", "GH_ENTERPRISE_TOKEN": testToken}
+	r = c.run("commit", "--api-url", srv.URL, "-b", "main", "-m", "m", "--edit", "a=echo a")
+	r.wantCode(t, 0)
+	if got, _ := readFile(t, srv, "main", "a"); got != "a\n" {
+		t.Errorf("a = %q", got)
+	}
+}

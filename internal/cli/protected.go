@@ -1,0 +1,54 @@
+package cli
+
+import (
+	"errors"
+
+	"github.com/ghcommitter/ghcommitter/committer"
+	"github.com/spf13/cobra"
+)
+
+// commit's --on-protected, and the hints of a refusal by a rule. commit.go
+// calls registerOnProtected, checkOnProtected and onProtectedOptions (one
+// line each); env.go calls protectedHint.
+
+func registerOnProtected(cmd *cobra.Command, v *string) {
+	cmd.Flags().StringVar(v, "on-protected", "fail", "what to do when a pull-request rule refuses the commit: `fail` (exit 1, kind protected) or pull-request (commit to a generated ghcommitter/… branch and open a pull request into the branch)")
+}
+
+func checkOnProtected(v string, pr, tag bool) error {
+	switch {
+	case v != "fail" && v != "pull-request":
+		return usageErrorf("", "--on-protected must be fail or pull-request, got %q", v)
+	case v == "pull-request" && pr:
+		return usageErrorf("drop one of them", "--on-protected pull-request and --pull-request cannot be combined")
+	case v == "pull-request" && tag:
+		return usageErrorf("tag the merge commit once the pull request is merged", "--on-protected pull-request and --tag cannot be combined")
+	}
+	return nil
+}
+
+func onProtectedOptions(v string) []committer.CommitOption {
+	if v != "pull-request" {
+		return nil
+	}
+	return []committer.CommitOption{committer.WithPullRequestOnProtected("", committer.PullRequestOptions{})}
+}
+
+// protectedHint is the way through a refusal by the rule the library
+// named (committer.Error.Rule), in this CLI's flags.
+func protectedHint(err error) string {
+	var ce *committer.Error
+	rule := ""
+	if errors.As(err, &ce) {
+		rule = ce.Rule
+	}
+	switch rule {
+	case "required_signatures":
+		return "the branch needs verified signatures: commit with --engine graphql or --engine contents (GitHub signs their commits), or --sign-key with a key registered on GitHub"
+	case "merge_queue":
+		return "the branch takes changes through its merge queue: commit with --pull-request -b NEW_BRANCH and add the pull request to the queue"
+	case "required_status_checks":
+		return "the branch needs passing status checks on the new commit: commit with --pull-request -b NEW_BRANCH"
+	}
+	return "the branch is protected: commit through a pull request instead: add --pull-request -b NEW_BRANCH, or --on-protected pull-request"
+}
