@@ -71,6 +71,12 @@ func (r *runner) value(expr string) string {
 		alt = strings.TrimSpace(alt)
 		var v string
 		switch parts := strings.Split(alt, "."); {
+		case alt == "toJSON(inputs)":
+			data, err := json.MarshalIndent(r.inputs, "", "  ")
+			if err != nil {
+				r.t.Fatal(err)
+			}
+			v = string(data)
 		case parts[0] == "inputs" && len(parts) == 2:
 			v = r.inputs[parts[1]]
 		case parts[0] == "github" && len(parts) == 2:

@@ -2,9 +2,9 @@ package cli
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -13,30 +13,6 @@ import (
 	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
 )
-
-// flagsWithoutInput are the commit command's flags the action has no input
-// for, each with its reason. Every other flag must be an input of the same
-// name (a flag added later fails TestActionInputsAreFlags until it is one).
-var flagsWithoutInput = map[string]string{
-	"help":            "cobra's own",
-	"json":            "the step's outputs carry the result; a JSON object on stdout would only reach the log",
-	"token-file":      "the token input reaches the CLI in the environment, never as a file or a flag value",
-	"app-key-file":    "app-private-key holds the key itself; the step writes it to a file only the runner user reads",
-	"remove-sign-key": "always passed with sign-key: the key file the step writes is temporary",
-	"turn-dir":        "the default (the runner user's cache directory) is shared by every job of a runner machine; a hosted runner runs one job",
-	"no-turns":        "turns only ever shorten a step: it waits for another writer of the machine instead of losing a race to it",
-}
-
-// inputsWithoutFlag are the action's inputs that are no flag, each with its
-// reason.
-var inputsWithoutFlag = map[string]string{
-	"token":               "a token is never a flag value: it is passed as GH_TOKEN",
-	"paths":               "the LOCAL_PATH arguments",
-	"working-directory":   "the directory the step runs in",
-	"version":             "which release binary to install",
-	"sign-key-passphrase": "a secret: passed as GHCOMMITTER_SIGN_PASSPHRASE",
-	"app-private-key":     "key contents: written to a file passed as --app-key-file",
-}
 
 type actionInput struct {
 	Description string `yaml:"description"`
@@ -78,80 +54,81 @@ func TestActionInputsAreFlags(t *testing.T) {
 	_, flags := commitFlagSet(t)
 	var missing, stray []string
 	for name := range flags {
-		if _, ok := inputs[name]; !ok && flagsWithoutInput[name] == "" {
+		if _, ok := inputs[name]; !ok && actionFlagsWithoutInput[name] == "" {
 			missing = append(missing, name)
 		}
 	}
 	for name := range inputs {
-		if _, ok := flags[name]; !ok && inputsWithoutFlag[name] == "" {
+		if _, ok := flags[name]; !ok && actionInputsWithoutFlag[name] == "" {
 			stray = append(stray, name)
 		}
 	}
 	sort.Strings(missing)
 	sort.Strings(stray)
 	if len(missing) > 0 {
-		t.Errorf("flags with no action input (add one named as the flag to action.yml, the Commit step and docs/github-actions.md, or list it in flagsWithoutInput with the reason): %v", missing)
+		t.Errorf("flags with no action input (add an input named as the flag to action.yml and docs/github-actions.md, or list it in actionFlagsWithoutInput with the reason): %v", missing)
 	}
 	if len(stray) > 0 {
 		t.Errorf("action inputs that are no flag of commit: %v", stray)
 	}
-	for name := range flagsWithoutInput {
+	for name := range actionFlagsWithoutInput {
 		if _, ok := inputs[name]; ok {
 			t.Errorf("%s is listed as having no input, but action.yml has one", name)
 		}
 	}
 
-	// Every input set, as the runner would set it.
-	step := actionSteps(t)["commit"]
-	dir := t.TempDir()
-	stub := filepath.Join(dir, "ghcommitter")
-	if err := os.WriteFile(stub, []byte("#!/bin/sh\nfor a in \"$@\"; do printf '%s\\0' \"$a\"; done\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	env := []string{"PATH=" + os.Getenv("PATH"), "GHCOMMITTER=" + stub, "RUNNER_TEMP=" + dir, "GITHUB_OUTPUT=" + filepath.Join(dir, "out")}
-	for k := range step.Env {
-		if !strings.HasPrefix(k, "INPUT_") {
-			continue
-		}
-		name := strings.ToLower(strings.ReplaceAll(strings.TrimPrefix(k, "INPUT_"), "_", "-"))
-		if step.Env[k] != "${{ inputs."+name+" }}" {
-			t.Errorf("the Commit step's %s is %q, want ${{ inputs.%s }}", k, step.Env[k], name)
-		}
+	for name := range actionInputsWithoutFlag {
 		if _, ok := inputs[name]; !ok {
-			t.Errorf("the Commit step reads %s, but action.yml has no input %s", k, name)
+			t.Errorf("%s is listed as an input without a flag, but action.yml has no such input", name)
 		}
 	}
+
+	// The Commit step passes every input as one JSON object and runs
+	// "ghcommitter action", nothing else.
+	step := actionSteps(t)["commit"]
+	if v := step.Env[actionInputsEnv]; v != "${{ toJSON(inputs) }}" {
+		t.Errorf("the Commit step's %s is %q, want ${{ toJSON(inputs) }}", actionInputsEnv, v)
+	}
+	for k := range step.Env {
+		if strings.HasPrefix(k, "INPUT_") {
+			t.Errorf("the Commit step passes %s: every input reaches the CLI in %s", k, actionInputsEnv)
+		}
+	}
+	if !strings.Contains(step.Run, `exec "$GHCOMMITTER" action`+"\n") {
+		t.Errorf("the Commit step does not exec \"$GHCOMMITTER\" action:\n%s", step.Run)
+	}
+
+	// Every input set, in either shape: the arguments the CLI makes of
+	// them, parsed as it parses them, set every one of those flags.
+	set := map[string]string{"token": "t", "paths": "p", "app-private-key": "-----BEGIN RSA PRIVATE KEY-----", "sign-key-passphrase": "pass"}
 	for name := range inputs {
 		if f, ok := flags[name]; ok {
-			k := "INPUT_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
-			if _, ok := step.Env[k]; !ok {
-				t.Errorf("the Commit step does not pass input %s as %s", name, k)
+			set[name] = sampleValue(f)
+		}
+	}
+	for _, shape := range actionShapes {
+		args, err := actionRun(t, actionJSON(t, shape, set), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", shape, err)
+		}
+		if args[0] != "commit" {
+			t.Fatalf("arguments %q", args)
+		}
+		parse, _ := commitFlagSet(t)
+		if err := parse.ParseFlags(args[1:]); err != nil {
+			t.Fatalf("%s: the CLI refuses the arguments: %v\n%q", shape, err, args)
+		}
+		for name := range inputs {
+			if _, ok := flags[name]; ok && !parse.Flags().Changed(name) {
+				t.Errorf("%s: input %s set, but flag --%s not given: %q", shape, name, name, args)
 			}
-			env = append(env, k+"="+sampleValue(f))
 		}
-	}
-	env = append(env, "INPUT_APP_PRIVATE_KEY=-----BEGIN RSA PRIVATE KEY-----", "INPUT_PATHS=p")
-	cmd := exec.Command("bash", "-c", step.Run)
-	cmd.Dir, cmd.Env = dir, env
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("commit step: %v\n%s", err, out)
-	}
-	args := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
-	if args[0] != "commit" {
-		t.Fatalf("arguments %q", args)
-	}
-	parse, _ := commitFlagSet(t)
-	if err := parse.ParseFlags(args[1:]); err != nil {
-		t.Fatalf("the CLI refuses the step's arguments: %v\n%q", err, args)
-	}
-	for name := range inputs {
-		if _, ok := flags[name]; ok && !parse.Flags().Changed(name) {
-			t.Errorf("input %s set, but flag --%s not given: %q", name, name, args)
+		if !parse.Flags().Changed("app-key-file") || !parse.Flags().Changed("remove-sign-key") {
+			t.Errorf("%s: the key inputs did not become key files: %q", shape, args)
 		}
-	}
-	if !parse.Flags().Changed("app-key-file") || !parse.Flags().Changed("remove-sign-key") {
-		t.Errorf("the key inputs did not become key files: %q", args)
+		if got := parse.Flags().Args(); !slices.Equal(got, []string{"p"}) {
+			t.Errorf("%s: paths %q, want [p]", shape, got)
+		}
 	}
 }
 

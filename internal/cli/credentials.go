@@ -12,7 +12,9 @@ import (
 var secretEnv = []string{
 	"GH_TOKEN", "GITHUB_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN",
 	"GHCOMMITTER_SIGN_PASSPHRASE", "GHCOMMITTER_APP_KEY", "GHCOMMITTER_APP_PRIVATE_KEY",
-	// The GitHub Action's inputs that carry credentials (action.yml).
+	// The GitHub Action's inputs, as one JSON object (actionInputsEnv), and
+	// those that carry credentials as the runner would name them one by one.
+	actionInputsEnv,
 	"INPUT_TOKEN", "INPUT_SIGN_KEY", "INPUT_SIGN_KEY_PASSPHRASE", "INPUT_APP_KEY", "INPUT_APP_PRIVATE_KEY",
 }
 

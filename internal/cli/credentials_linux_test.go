@@ -158,6 +158,7 @@ func TestProcShowsNoCredentials(t *testing.T) {
 		"GHCOMMITTER_APP_KEY": "s-appkey-env", "GHCOMMITTER_APP_PRIVATE_KEY": "s-appprivkey-env",
 		"INPUT_TOKEN": "s-input-token", "INPUT_SIGN_KEY": "s-input-signkey", "INPUT_SIGN_KEY_PASSPHRASE": "s-input-pass",
 		"INPUT_APP_KEY": "s-input-appkey", "INPUT_APP_PRIVATE_KEY": "s-input-appprivkey",
+		actionInputsEnv: `{"token": "s-inputs-json-token"}`,
 	}
 	for _, tc := range []struct {
 		name    string
@@ -265,7 +266,7 @@ func TestActionStepHidesCredentials(t *testing.T) {
 		{name: "committed", author: "Jane Doe <jane@example.com>", code: 0, readByCLI: true},
 		// Refused before the key is read: ghcommitter still deletes it.
 		{name: "no author", code: 2, readByCLI: true},
-		// exec fails: only the last step can delete it.
+		// exec fails: no key file was ever written (the CLI writes it).
 		{name: "no binary", author: "Jane Doe <jane@example.com>", bin: "/nonexistent/ghcommitter", code: 127},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -285,16 +286,20 @@ func TestActionStepHidesCredentials(t *testing.T) {
 			secrets := map[string]string{
 				"GH_TOKEN": hiddenToken, "GH_ENTERPRISE_TOKEN": hiddenToken,
 				"INPUT_SIGN_KEY": keyLine, "GHCOMMITTER_SIGN_PASSPHRASE": passphrase,
+				actionInputsEnv: hiddenToken,
 			}
 			env := []string{
 				"PATH=" + os.Getenv("PATH"), "GHCOMMITTER=" + exe, "RUNNER_TEMP=" + temp,
 				"GITHUB_OUTPUT=" + output, "GITHUB_API_URL=" + srv.URL, "KEEP_ME=kept",
-				"INPUT_REPO=acme/mono", "INPUT_BRANCH=main", "INPUT_MESSAGE=m",
-				"INPUT_EDIT=leak.txt=" + procDumpEdit(dump), "INPUT_AUTHOR=" + tc.author,
-				"INPUT_SIGN_KEY=" + key, "GH_TOKEN=" + hiddenToken, "GH_ENTERPRISE_TOKEN=" + hiddenToken,
+				actionInputsEnv + "=" + actionJSON(t, "runner", map[string]string{
+					"repo": "acme/mono", "branch": "main", "message": "m",
+					"edit": "leak.txt=" + procDumpEdit(dump), "author": tc.author,
+					"sign-key": key, "token": hiddenToken, "sign-key-passphrase": passphrase,
+				}),
+				"GH_TOKEN=" + hiddenToken, "GH_ENTERPRISE_TOKEN=" + hiddenToken,
 				"GHCOMMITTER_SIGN_PASSPHRASE=" + passphrase,
 			}
-			// Every input the step passes, empty unless set above.
+			// Every variable the step sets, empty unless set above.
 			var inputs []string
 			for k := range steps["commit"].Env {
 				inputs = append(inputs, k+"=")
@@ -327,6 +332,12 @@ func TestActionStepHidesCredentials(t *testing.T) {
 				if !strings.HasPrefix(c.PGPSignature, "-----BEGIN PGP SIGNATURE-----") {
 					t.Errorf("the commit is not signed (gpgsig %q)\n%s", c.PGPSignature, out)
 				}
+			}
+			if tc.bin != "" {
+				if left := keyFiles(); len(left) != 0 {
+					t.Errorf("a key file was written though ghcommitter never ran: %v", left)
+				}
+				return
 			}
 			// The last step, with its env: as the runner resolves it.
 			data, err := os.ReadFile(output)

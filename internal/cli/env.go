@@ -116,6 +116,21 @@ func Run(ctx context.Context, args []string, e *Env) int {
 	if _, ok := e.Stderr.(*lockedWriter); !ok {
 		e.Stderr = &lockedWriter{w: e.Stderr}
 	}
+	if len(args) > 0 && args[0] == actionCommand {
+		// The GitHub Action's Commit step: its inputs stand for a commit
+		// command line.
+		var err error
+		if len(args) > 1 {
+			err = fmt.Errorf("'ghcommitter %s' takes no arguments: it reads $%s", actionCommand, actionInputsEnv)
+		} else {
+			args, err = actionArgs(e, newCommitCmdWith(e, nil).Flags())
+		}
+		if err != nil {
+			ee := &exitError{code: exitUsage, err: err, hint: "see docs/github-actions.md"}
+			report(e.Stderr, ee)
+			return ee.code
+		}
+	}
 	root := newRootCmd(e)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)

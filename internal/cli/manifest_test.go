@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -286,65 +285,36 @@ func TestManifestSchemaAgreesWithTheParser(t *testing.T) {
 	}
 }
 
-// TestActionStructuredInputs runs the action's Commit step with a stand-in
-// CLI: set, unset, set-image and manifest inputs become one flag per line,
-// never split or interpreted by the shell.
+// TestActionStructuredInputs: the action's set, unset, set-image and
+// manifest inputs become one flag per line, never split on spaces.
 func TestActionStructuredInputs(t *testing.T) {
-	needTools(t, "bash")
-	data, err := os.ReadFile(filepath.Join(repoRoot, "action.yml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var action struct {
-		Runs struct {
-			Steps []struct {
-				ID  string `yaml:"id"`
-				Run string `yaml:"run"`
-			} `yaml:"steps"`
-		} `yaml:"runs"`
-	}
-	if err := yaml.Unmarshal(data, &action); err != nil {
-		t.Fatal(err)
-	}
-	var script string
-	for _, s := range action.Runs.Steps {
-		if s.ID == "commit" {
-			script = s.Run
-		}
-	}
-	dir := t.TempDir()
-	stub := filepath.Join(dir, "ghcommitter")
-	writeFile(t, stub, "#!/bin/sh\nfor a in \"$@\"; do printf '<%s>\\n' \"$a\"; done\n", 0o755)
-	cmd := exec.Command("bash", "-c", script)
-	cmd.Dir = dir
-	cmd.Env = []string{
-		"PATH=" + os.Getenv("PATH"), "GHCOMMITTER=" + stub, "RUNNER_TEMP=" + dir,
-		"INPUT_REPO=acme/mono", "INPUT_MESSAGE=", "INPUT_BRANCH=", "INPUT_PATHS=", "INPUT_ADD=", "INPUT_EDIT=",
-		"INPUT_DELETE=", "INPUT_SYNC=", "INPUT_CREATE_BRANCH_FROM=", "INPUT_PULL_REQUEST=false",
-		"INPUT_AUTHOR=", "INPUT_SIGN_KEY=", "INPUT_MAX_ATTEMPTS=", "INPUT_DRY_RUN=false",
-		"INPUT_SET=deploy/values.yaml:image.tag=1.2 $(x)\n\n  c.json:a\\.b=x y  \n",
-		"INPUT_SET_STRING=v.yaml:tag=1.20", "INPUT_UNSET=v.yaml:old", "INPUT_SET_IMAGE=k/kustomization.yaml:api:1.2",
-		"INPUT_MUST_EXIST=true", "INPUT_MANIFEST=promotions/staging.yaml", "INPUT_ALLOW_COMMANDS=false",
-	}
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("commit step: %v\n%s", err, out)
-	}
-	// The step passes each flag with its value; the order of the flags
-	// is the step's (the CLI does not depend on it).
-	for _, want := range []string{
-		"<commit>\n", "<--repo>\n<acme/mono>\n",
-		"<--set>\n<deploy/values.yaml:image.tag=1.2 $(x)>\n<--set>\n<c.json:a\\.b=x y>\n",
-		"<--set-string>\n<v.yaml:tag=1.20>\n", "<--unset>\n<v.yaml:old>\n",
-		"<--set-image>\n<k/kustomization.yaml:api:1.2>\n", "<--must-exist>\n",
-		"<--manifest>\n<promotions/staging.yaml>\n", "<-->\n",
-	} {
-		if !strings.Contains(string(out), want) {
-			t.Errorf("arguments lack %q:\n%s", want, out)
-		}
-	}
-	if strings.Contains(string(out), "<--allow-commands>") || strings.Contains(string(out), "<-m>") {
-		t.Errorf("arguments pass a switch that is off, or an empty message:\n%s", out)
+	for _, shape := range actionShapes {
+		t.Run(shape, func(t *testing.T) {
+			args, err := actionRun(t, actionJSON(t, shape, map[string]string{
+				"repo":       "acme/mono",
+				"set":        "deploy/values.yaml:image.tag=1.2 $(x)\n\n  c.json:a\\.b=x y  \n",
+				"set-string": "v.yaml:tag=1.20", "unset": "v.yaml:old", "set-image": "k/kustomization.yaml:api:1.2",
+				"must-exist": "true", "manifest": "promotions/staging.yaml", "allow-commands": "false",
+			}), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := "<" + strings.Join(args, ">\n<") + ">\n"
+			for _, want := range []string{
+				"<commit>\n", "<--repo>\n<acme/mono>\n",
+				"<--set>\n<deploy/values.yaml:image.tag=1.2 $(x)>\n<--set>\n<c.json:a\\.b=x y>\n",
+				"<--set-string>\n<v.yaml:tag=1.20>\n", "<--unset>\n<v.yaml:old>\n",
+				"<--set-image>\n<k/kustomization.yaml:api:1.2>\n", "<--must-exist>\n",
+				"<--manifest>\n<promotions/staging.yaml>\n", "<-->\n",
+			} {
+				if !strings.Contains(out, want) {
+					t.Errorf("arguments lack %q:\n%s", want, out)
+				}
+			}
+			if strings.Contains(out, "<--allow-commands>") || strings.Contains(out, "<--message>") {
+				t.Errorf("arguments pass a switch that is off, or an empty message:\n%s", out)
+			}
+		})
 	}
 }
 
