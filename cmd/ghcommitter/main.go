@@ -9,14 +9,15 @@ import (
 
 	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/internal/cli"
+	"github.com/ghcommitter/ghcommitter/internal/cli/secure"
 	"golang.org/x/term"
 )
 
 func main() {
 	// First, before anything can start a command: blank the credentials
 	// in the environment block /proc/PID/environ shows (Go has its copy).
-	exposed := cli.HideCredentials()
-	if err := cli.DenyInspection(); err != nil && exposed == nil {
+	exposed := secure.HideCredentials()
+	if err := secure.DenyInspection(); err != nil && exposed == nil {
 		exposed = err
 	}
 	// The User-Agent's version, set once before any goroutine can read it

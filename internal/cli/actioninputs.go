@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ghcommitter/ghcommitter/internal/cli/secure"
 	"github.com/spf13/pflag"
 )
 
@@ -19,7 +20,7 @@ const actionCommand = "action"
 // actionInputsEnv holds the action's inputs as one JSON object: the Commit
 // step sets it to ${{ toJSON(inputs) }}. It carries the token and the key
 // inputs, so it is one of secretEnv.
-const actionInputsEnv = "GHCOMMITTER_ACTION_INPUTS"
+const actionInputsEnv = secure.ActionInputsEnv
 
 // actionInputsWithoutFlag are the action's inputs that are no flag of
 // commit, each with what becomes of it. Every other input is the flag of

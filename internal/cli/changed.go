@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ghcommitter/ghcommitter/internal/cli/secure"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -266,7 +267,7 @@ func childEnv(e *Env) []string {
 	if environ == nil {
 		environ = os.Environ
 	}
-	return editEnv(environ())
+	return secure.EditEnv(environ())
 }
 
 // nothingChanged reports a --changed run that found nothing to commit as a

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/ghcommitter/ghcommitter/internal/cli/secure"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -115,7 +116,7 @@ func TestSecretEnvDocumented(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range secretEnv {
+	for _, name := range secure.SecretEnv {
 		if !strings.Contains(string(doc), "`"+name+"`") {
 			t.Errorf("docs/cli.md does not name %s", name)
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ghcommitter/ghcommitter/internal/cli/secure"
 	"io"
 	"os"
 	"os/exec"
@@ -60,7 +61,7 @@ func shellEdit(ctx context.Context, e *Env, timeout time.Duration, path, command
 	if environ == nil {
 		environ = os.Environ
 	}
-	base := editEnv(environ())
+	base := secure.EditEnv(environ())
 	return func(old []byte, exists bool) ([]byte, error) {
 		exist := "0"
 		if exists {
@@ -94,8 +95,8 @@ func runEdit(ctx context.Context, command string, env []string, stdin []byte, ti
 	defer abort(nil)
 	cmd := exec.CommandContext(ctx, "sh", "-c", command)
 	cmd.Env = env
-	ownProcessGroup(cmd)
-	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
+	secure.OwnProcessGroup(cmd)
+	cmd.Cancel = func() error { return secure.KillGroup(cmd.Process.Pid) }
 	cmd.WaitDelay = editGrace
 	p, err := newEditPipes(cmd)
 	if err != nil {
@@ -110,7 +111,7 @@ func runEdit(ctx context.Context, command string, env []string, stdin []byte, ti
 	outDone := p.read(p.outR, &p.out, editOutputLimit, func() { abort(errEditTooLarge) })
 	errDone := p.read(p.errR, &p.err, editStderrLimit, nil)
 	waitErr := cmd.Wait()
-	_ = killGroup(cmd.Process.Pid) // whatever the command left running; best effort
+	_ = secure.KillGroup(cmd.Process.Pid) // whatever the command left running; best effort
 	p.inW.Close()
 	p.drain(outDone, errDone)
 	if cause := context.Cause(ctx); ctx.Err() != nil {

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package cli
+package secure
 
 import (
 	"errors"
@@ -10,10 +10,10 @@ import (
 
 // ownProcessGroup does nothing where there are no process groups: only the
 // command itself is killed.
-func ownProcessGroup(*exec.Cmd) {}
+func OwnProcessGroup(*exec.Cmd) {}
 
 // killGroup kills the process pid.
-func killGroup(pid int) error {
+func KillGroup(pid int) error {
 	p, err := os.FindProcess(pid)
 	if err != nil {
 		return nil

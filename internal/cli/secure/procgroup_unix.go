@@ -1,6 +1,6 @@
 //go:build unix
 
-package cli
+package secure
 
 import (
 	"errors"
@@ -8,15 +8,15 @@ import (
 	"syscall"
 )
 
-// ownProcessGroup makes cmd the leader of a new process group, so that it
+// OwnProcessGroup makes cmd the leader of a new process group, so that it
 // and everything it starts can be killed together.
-func ownProcessGroup(cmd *exec.Cmd) {
+func OwnProcessGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 }
 
-// killGroup kills the process group led by pid; a group already gone is
+// KillGroup kills the process group led by pid; a group already gone is
 // not an error.
-func killGroup(pid int) error {
+func KillGroup(pid int) error {
 	if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
 		return err
 	}

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package cli
+package secure
 
 // hideCredentials does nothing outside Linux. There, the initial environment
 // block stays as the process received it: on macOS a process of the same

@@ -1,35 +1,39 @@
-package cli
+package secure
 
 import (
 	"slices"
 	"strings"
 )
 
-// secretEnv are the variables holding credentials the CLI consumes. It is
+// ActionInputsEnv holds the GitHub Action's inputs as one JSON object
+// (internal/cli's actioninputs.go), the token and keys among them.
+const ActionInputsEnv = "GHCOMMITTER_ACTION_INPUTS"
+
+// SecretEnv are the variables holding credentials the CLI consumes. It is
 // the one list for both places that keep them from other processes: the
 // environment of --edit commands (editEnv), and the process's own initial
 // environment block, which /proc/PID/environ shows (hideCredentials).
-var secretEnv = []string{
+var SecretEnv = []string{
 	"GH_TOKEN", "GITHUB_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN",
 	"GHCOMMITTER_SIGN_PASSPHRASE", "GHCOMMITTER_APP_KEY", "GHCOMMITTER_APP_PRIVATE_KEY",
-	// The GitHub Action's inputs, as one JSON object (actionInputsEnv), and
+	// The GitHub Action's inputs, as one JSON object (ActionInputsEnv), and
 	// those that carry credentials as the runner would name them one by one.
-	actionInputsEnv,
+	ActionInputsEnv,
 	"INPUT_TOKEN", "INPUT_SIGN_KEY", "INPUT_SIGN_KEY_PASSPHRASE", "INPUT_APP_KEY", "INPUT_APP_PRIVATE_KEY",
 }
 
-// isSecretEnv reports whether the environment entry NAME=VALUE is one of
+// IsSecretEnv reports whether the environment entry NAME=VALUE is one of
 // secretEnv.
-func isSecretEnv(kv string) bool {
+func IsSecretEnv(kv string) bool {
 	name, _, _ := strings.Cut(kv, "=")
-	return slices.Contains(secretEnv, name)
+	return slices.Contains(SecretEnv, name)
 }
 
-// editEnv returns environ without the credentials in secretEnv.
-func editEnv(environ []string) []string {
+// EditEnv returns environ without the credentials in secretEnv.
+func EditEnv(environ []string) []string {
 	out := make([]string, 0, len(environ))
 	for _, kv := range environ {
-		if !isSecretEnv(kv) {
+		if !IsSecretEnv(kv) {
 			out = append(out, kv)
 		}
 	}

@@ -1,6 +1,6 @@
 //go:build linux
 
-package cli
+package secure
 
 import (
 	"bytes"
@@ -28,7 +28,7 @@ import (
 func HideCredentials() error {
 	secret := func(kv string) bool {
 		_, v, _ := strings.Cut(kv, "=")
-		return v != "" && isSecretEnv(kv)
+		return v != "" && IsSecretEnv(kv)
 	}
 	// Nothing set yet: Go's copy is still the block's content.
 	var names []string
