@@ -62,10 +62,10 @@ const limitStateDirEnv = "GHCOMMITTER_LIMIT_STATE_DIR"
 // it, one name per process.
 const fakeClientEnv = "GHCOMMITTER_FAKE_CLIENT"
 
-// client builds the API client. Missing or unusable credentials are usage
+// authClient builds the API client. Missing or unusable credentials are usage
 // errors: they are found before any request is sent.
-func (a *authFlags) client(ctx context.Context, e *Env, owner, name, apiURL string, logger *slog.Logger) (*http.Client, error) {
-	opts, err := a.options(ctx, e, owner, name, apiURL, logger)
+func authClient(a *authFlags, ctx context.Context, e *Env, owner, name, apiURL string, logger *slog.Logger) (*http.Client, error) {
+	opts, err := authOptions(a, ctx, e, owner, name, apiURL, logger)
 	if err != nil {
 		return nil, err
 	}
@@ -88,9 +88,9 @@ func (a *authFlags) newError(owner, name string, err error) error {
 
 func (a *authFlags) isApp() bool { return a.appID != 0 || a.appKeyFile != "" || a.installationID != 0 }
 
-// options gathers the client options from flags and environment. Missing
+// authOptions gathers the client options from flags and environment. Missing
 // or unusable credentials are usage errors, found before any request.
-func (a *authFlags) options(ctx context.Context, e *Env, owner, name, apiURL string, logger *slog.Logger) ([]ghclient.Option, error) {
+func authOptions(a *authFlags, ctx context.Context, e *Env, owner, name, apiURL string, logger *slog.Logger) ([]ghclient.Option, error) {
 	opts := []ghclient.Option{ghclient.WithBaseURL(apiURL), ghclient.WithRepository(owner, name)}
 	if logger != nil {
 		opts = append(opts, ghclient.WithLogger(logger))
@@ -106,7 +106,7 @@ func (a *authFlags) options(ctx context.Context, e *Env, owner, name, apiURL str
 	if v := strings.TrimSpace(e.Getenv(fakeClientEnv)); v != "" {
 		opts = append(opts, ghclient.WithHeader("X-Githubtest-Client", v))
 	}
-	auth, err := a.authOption(ctx, e, apiURL, opts)
+	auth, err := authOption(a, ctx, e, apiURL, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +115,7 @@ func (a *authFlags) options(ctx context.Context, e *Env, owner, name, apiURL str
 
 // authOption is the credential option: an App's key, a token file, or
 // the environment's token for apiURL (envToken).
-func (a *authFlags) authOption(ctx context.Context, e *Env, apiURL string, opts []ghclient.Option) (ghclient.Option, error) {
+func authOption(a *authFlags, ctx context.Context, e *Env, apiURL string, opts []ghclient.Option) (ghclient.Option, error) {
 	switch {
 	case a.isApp():
 		if a.appID <= 0 || a.appKeyFile == "" {

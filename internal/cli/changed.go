@@ -273,20 +273,20 @@ func childEnv(e *Env) []string {
 // nothingChanged reports a --changed run that found nothing to commit as a
 // no-op at the branch's head, read with one request (GET git/ref, which
 // never redirects).
-func (f *commitFlags) nothingChanged(ctx context.Context, e *Env, c *committer.Committer, out *output) error {
+func nothingChanged(f *commitFlags, ctx context.Context, e *Env, c *committer.Committer, out *output, rb *readBack) error {
 	var branch string
 	var err error
 	switch {
 	case f.pr.enabled:
-		branch, err = f.pr.baseBranch(ctx, e, c)
+		branch, err = baseBranch(&f.pr, ctx, e, c)
 	default:
-		branch, err = f.targetBranch(ctx, e, c)
+		branch, err = targetBranch(f, ctx, e, c)
 	}
 	if err != nil {
 		return err
 	}
 	owner, name, _ := strings.Cut(c.Repository(), "/")
-	ref, _, err := out.gh.Git.GetRef(ctx, owner, name, "heads/"+branch)
+	ref, _, err := rb.gh.Git.GetRef(ctx, owner, name, "heads/"+branch)
 	if err != nil {
 		return apiError("read the branch of", c.Repository(), err)
 	}
@@ -294,7 +294,7 @@ func (f *commitFlags) nothingChanged(ctx context.Context, e *Env, c *committer.C
 	if !f.json {
 		fmt.Fprintln(e.Stderr, "ghcommitter: --changed: git status shows nothing changed")
 	}
-	return out.result(res)
+	return out.result(res, rb.verified(res.Repository, res.Commit))
 }
 
 // topRel is p (relative to the current directory) relative to the top

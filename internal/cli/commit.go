@@ -65,7 +65,7 @@ func newCommitCmdWith(e *Env, runF func(context.Context, *commitFlags) error) *c
 			// paths that fail before (saying so on stderr when it cannot:
 			// the command's own error is the one returned).
 			defer func() {
-				if err := f.dropSignKey(); err != nil {
+				if err := dropSignKey(f); err != nil {
 					fmt.Fprintf(e.Stderr, "ghcommitter: --remove-sign-key: %v\n", err)
 				}
 			}()
@@ -161,7 +161,7 @@ func commitRun(ctx context.Context, e *Env, f *commitFlags) error {
 	if err != nil {
 		return err
 	}
-	cs, b, err := f.changeSet(ctx, e)
+	cs, b, err := buildChangeSet(f, ctx, e)
 	if err != nil {
 		return err
 	}
@@ -169,20 +169,20 @@ func commitRun(ctx context.Context, e *Env, f *commitFlags) error {
 		return err
 	}
 	apiURL := apiURLFor(f.auth.apiURL, f.repo, e)
-	c, prog, client, err := f.committer(ctx, e, owner, name, apiURL, cs, b)
+	c, prog, client, err := newCommitter(f, ctx, e, owner, name, apiURL, cs, b)
 	if err != nil {
 		return err
 	}
 	defer prog.finish()
-	out := newOutput(ctx, e, f.json, apiURL, client)
+	out, rb := newOutput(e, f.json, apiURL), newReadBack(ctx, e, apiURL, client)
 	if cs.Len() == 0 {
 		// --changed found nothing: no commit to make, no pull request.
-		return f.nothingChanged(ctx, e, c, out)
+		return nothingChanged(f, ctx, e, c, out, rb)
 	}
 	if f.pr.enabled {
-		return f.pr.run(ctx, e, c, cs, f, out, prog, b.in)
+		return runPullRequest(&f.pr, ctx, e, c, cs, f, out, rb, prog, b.in)
 	}
-	branch, err := f.targetBranch(ctx, e, c)
+	branch, err := targetBranch(f, ctx, e, c)
 	if err != nil {
 		return err
 	}
@@ -203,23 +203,23 @@ func commitRun(ctx context.Context, e *Env, f *commitFlags) error {
 	if err != nil {
 		return err
 	}
-	return out.result(res)
+	return out.result(res, rb.verified(res.Repository, res.Commit))
 }
 
-// changeSet reads the message and the local files into a change set.
+// buildChangeSet reads the message and the local files into a change set.
 // Everything wrong with them is a usage error: nothing has been sent yet.
-func (f *commitFlags) changeSet(ctx context.Context, e *Env) (*committer.ChangeSet, *changeBuilder, error) {
-	in, err := f.stdinUse(ctx, e)
+func buildChangeSet(f *commitFlags, ctx context.Context, e *Env) (*committer.ChangeSet, *changeBuilder, error) {
+	in, err := stdinUse(f, ctx, e)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := f.manifest.load(in, f); err != nil { // manifest.go
+	if err := loadManifest(&f.manifest, in, f); err != nil { // manifest.go
 		return nil, nil, err
 	}
-	if _, err := f.stdinUse(ctx, e); err != nil { // again, with the manifest's puts
+	if _, err := stdinUse(f, ctx, e); err != nil { // again, with the manifest's puts
 		return nil, nil, err
 	}
-	msg, err := f.readMessage(in)
+	msg, err := readMessage(f, in)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -231,9 +231,9 @@ func (f *commitFlags) changeSet(ctx context.Context, e *Env) (*committer.ChangeS
 	return cs, b, nil
 }
 
-// committer builds the API client and the Committer, with a progress line
+// newCommitter builds the API client and the Committer, with a progress line
 // for large uploads to a terminal.
-func (f *commitFlags) committer(ctx context.Context, e *Env, owner, name, apiURL string, cs *committer.ChangeSet, b *changeBuilder) (*committer.Committer, *progress, *http.Client, error) {
+func newCommitter(f *commitFlags, ctx context.Context, e *Env, owner, name, apiURL string, cs *committer.ChangeSet, b *changeBuilder) (*committer.Committer, *progress, *http.Client, error) {
 	var logger *slog.Logger
 	var verbose slog.Handler
 	if f.verbose {
@@ -247,7 +247,7 @@ func (f *commitFlags) committer(ctx context.Context, e *Env, owner, name, apiURL
 		prog = newProgress(e.Stderr, e.IsTerminal, b.files, b.bytes)
 		logger = slog.New(progressLog{p: prog, next: verbose})
 	}
-	client, err := f.auth.client(ctx, e, owner, name, apiURL, logger)
+	client, err := authClient(&f.auth, ctx, e, owner, name, apiURL, logger)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -261,7 +261,7 @@ func (f *commitFlags) committer(ctx context.Context, e *Env, owner, name, apiURL
 	// The commit loop's wait after a bare secondary limit is the client's
 	// (scaled there by GHCOMMITTER_LIMIT_SCALE): set in one place.
 	if f.signKey != "" {
-		signer, err := f.signer(e, cs)
+		signer, err := loadSigner(f, e, cs)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -332,7 +332,7 @@ func parseRepoArg(s string) (host, repo string) {
 
 // stdinUse checks that at most one input reads stdin, and returns a reader
 // for it.
-func (f *commitFlags) stdinUse(ctx context.Context, e *Env) (*stdinOnce, error) {
+func stdinUse(f *commitFlags, ctx context.Context, e *Env) (*stdinOnce, error) {
 	var users []string
 	if f.manifest.file == "-" {
 		users = append(users, "--manifest -")
@@ -354,7 +354,7 @@ func (f *commitFlags) stdinUse(ctx context.Context, e *Env) (*stdinOnce, error) 
 	return &stdinOnce{ctx: ctx, r: e.Stdin}, nil
 }
 
-func (f *commitFlags) readMessage(in *stdinOnce) (string, error) {
+func readMessage(f *commitFlags, in *stdinOnce) (string, error) {
 	var msg string
 	switch {
 	case f.message != "":
@@ -376,7 +376,7 @@ func (f *commitFlags) readMessage(in *stdinOnce) (string, error) {
 
 // targetBranch returns --branch; else, in an Actions run triggered on a
 // branch, that branch; else the repository's default branch.
-func (f *commitFlags) targetBranch(ctx context.Context, e *Env, c *committer.Committer) (string, error) {
+func targetBranch(f *commitFlags, ctx context.Context, e *Env, c *committer.Committer) (string, error) {
 	if f.branch != "" {
 		if err := committer.ValidateBranch(f.branch); err != nil {
 			return "", usageErrorf("", "%v", err)

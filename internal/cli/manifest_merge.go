@@ -12,11 +12,11 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// load reads the manifest, when there is one, and merges it into f: its
+// loadManifest reads the manifest, when there is one, and merges it into f: its
 // lists are added to the flags' (the manifest's first), and its single
 // values fill those the flags leave unset. Everything wrong is a usage
 // error naming the manifest's line; nothing has been sent yet.
-func (m *manifestFlags) load(in *stdinOnce, f *commitFlags) error {
+func loadManifest(m *manifestFlags, in *stdinOnce, f *commitFlags) error {
 	if m.file == "" {
 		if m.allowCommands {
 			return usageErrorf("", "--allow-commands is for --manifest: give one, or drop it")

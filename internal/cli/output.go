@@ -1,39 +1,28 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"net/url"
 	"os"
 	"strings"
 
 	"github.com/ghcommitter/ghcommitter/committer"
-	"github.com/google/go-github/v66/github"
 )
 
 // output prints a commit's result for people, for scripts (--json) and for
 // GitHub Actions ($GITHUB_OUTPUT, $GITHUB_STEP_SUMMARY).
+// It formats what it is given and makes no request: what it reports from
+// GitHub beyond the library's result is read by the run (readBack).
 type output struct {
 	e    *Env
-	ctx  context.Context
 	json bool
-	web  string         // web root ending in "/", or ""
-	gh   *github.Client // reads back what the outputs report
+	web  string // web root ending in "/", or ""
 }
 
-// newOutput is the output of a command talking to apiURL through client.
-func newOutput(ctx context.Context, e *Env, json bool, apiURL string, client *http.Client) *output {
-	gh := github.NewClient(client)
-	base := apiURL
-	if !strings.HasSuffix(base, "/") {
-		base += "/"
-	}
-	if u, err := url.Parse(base); err == nil {
-		gh.BaseURL = u
-	}
-	return &output{e: e, ctx: ctx, json: json, web: webURL(apiURL), gh: gh}
+// newOutput is the output of a command talking to apiURL.
+func newOutput(e *Env, json bool, apiURL string) *output {
+	return &output{e: e, json: json, web: webURL(apiURL)}
 }
 
 // maxChangedFiles bounds the changed-files output: a job's outputs are
@@ -59,16 +48,6 @@ func changedFilesJSON(paths []string) (string, bool) {
 	}
 	b.WriteByte(']')
 	return b.String(), false
-}
-
-// verified reads back whether GitHub shows sha as Verified.
-func (o *output) verified(repo, sha string) bool {
-	owner, name, _ := strings.Cut(repo, "/")
-	if o.gh == nil || sha == "" {
-		return false
-	}
-	c, _, err := o.gh.Git.GetCommit(o.ctx, owner, name, sha)
-	return err == nil && c.GetVerification().GetVerified()
 }
 
 // jsonResult is the --json object; its keys are a contract.
@@ -134,12 +113,13 @@ func (o *output) commitURL(repo, sha string) string {
 	return o.web + repo + "/commit/" + sha
 }
 
-// result prints a commit's result. $GITHUB_OUTPUT and the step summary are
-// written first: if that fails, --json prints the failure instead, never two
-// objects.
-func (o *output) result(r *committer.Result) error {
+// result prints a commit's result; verified is whether GitHub shows the
+// commit as Verified (readBack.verified). $GITHUB_OUTPUT and the step
+// summary are written first: if that fails, --json prints the failure
+// instead, never two objects.
+func (o *output) result(r *committer.Result, verified bool) error {
 	u := o.commitURL(r.Repository, r.Commit)
-	if err := o.actions(r, u, nil); err != nil {
+	if err := o.actions(r, u, nil, verified); err != nil {
 		return err
 	}
 	if o.json {
@@ -170,12 +150,12 @@ func summary(r *committer.Result, where, link, url string) string {
 
 // actions appends to $GITHUB_OUTPUT and $GITHUB_STEP_SUMMARY when set;
 // pr, when not nil, is the pull request the commit went to.
-func (o *output) actions(r *committer.Result, u string, pr *committer.PullRequestResult) error {
+func (o *output) actions(r *committer.Result, u string, pr *committer.PullRequestResult, verified bool) error {
 	if p := o.e.Getenv("GITHUB_OUTPUT"); p != "" {
 		files := changed(r)
 		list, cut := changedFilesJSON(files)
 		s := fmt.Sprintf("commit=%s\nnoop=%t\nbranch=%s\nchanged-count=%d\nchanged-files=%s\nchanged-files-truncated=%t\nengine=%s\nverified=%t\n",
-			r.Commit, r.NoOp, r.Branch, len(files), list, cut, r.Engine, o.verified(r.Repository, r.Commit))
+			r.Commit, r.NoOp, r.Branch, len(files), list, cut, r.Engine, verified)
 		if pr != nil && pr.Number != 0 {
 			s += fmt.Sprintf("pull-request-number=%d\npull-request-url=%s\npull-request-operation=%s\n", pr.Number, pr.URL, pr.Operation)
 		}
@@ -330,10 +310,10 @@ func plural(n int, noun string) string {
 
 // pullRequest prints commit --pull-request's result: the commit to the head
 // branch and the pull request from it into base.
-func (o *output) pullRequest(r *committer.PullRequestResult, base string) error {
+func (o *output) pullRequest(r *committer.PullRequestResult, base string, verified bool) error {
 	c := r.Commit
 	u := o.commitURL(c.Repository, c.Commit)
-	if err := o.actions(c, u, r); err != nil {
+	if err := o.actions(c, u, r, verified); err != nil {
 		return err
 	}
 	if o.json {

@@ -58,8 +58,8 @@ func (p *prFlags) check(cmd *cobra.Command) error {
 	return nil
 }
 
-// options are the pull request's options; the body file is read here.
-func (p *prFlags) options(in *stdinOnce) (committer.PullRequestOptions, error) {
+// pullRequestOptions are the pull request's options; the body file is read here.
+func pullRequestOptions(p *prFlags, in *stdinOnce) (committer.PullRequestOptions, error) {
 	o := committer.PullRequestOptions{Title: p.title, Body: p.body, Draft: p.draft,
 		Labels: nonEmpty(p.labels), Reviewers: nonEmpty(p.reviewers), Assignees: nonEmpty(p.assignees)}
 	if p.bodyFile != "" {
@@ -82,13 +82,13 @@ func nonEmpty(list []string) []string {
 	return out
 }
 
-// run commits cs to the head branch and opens or reuses its pull request.
-func (p *prFlags) run(ctx context.Context, e *Env, c *committer.Committer, cs *committer.ChangeSet, f *commitFlags, out *output, prog *progress, in *stdinOnce) error {
-	opts, err := p.options(in)
+// runPullRequest commits cs to the head branch and opens or reuses its pull request.
+func runPullRequest(p *prFlags, ctx context.Context, e *Env, c *committer.Committer, cs *committer.ChangeSet, f *commitFlags, out *output, rb *readBack, prog *progress, in *stdinOnce) error {
+	opts, err := pullRequestOptions(p, in)
 	if err != nil {
 		return err
 	}
-	base, err := p.baseBranch(ctx, e, c)
+	base, err := baseBranch(p, ctx, e, c)
 	if err != nil {
 		return err
 	}
@@ -132,14 +132,14 @@ func (p *prFlags) run(ctx context.Context, e *Env, c *committer.Committer, cs *c
 		}
 		return err
 	}
-	return out.pullRequest(res, base)
+	return out.pullRequest(res, base, rb.verified(res.Commit.Repository, res.Commit.Commit))
 }
 
 // baseBranch is --base; else, in an Actions run on a branch of this
 // repository, that branch (a push's branch, a pull request's head, as the
 // commit without --pull-request would go to); else the repository's
 // default branch.
-func (p *prFlags) baseBranch(ctx context.Context, e *Env, c *committer.Committer) (string, error) {
+func baseBranch(p *prFlags, ctx context.Context, e *Env, c *committer.Committer) (string, error) {
 	if p.base != "" {
 		return p.base, nil
 	}
@@ -149,10 +149,10 @@ func (p *prFlags) baseBranch(ctx context.Context, e *Env, c *committer.Committer
 	return c.DefaultBranch(ctx)
 }
 
-// signer loads --sign-key, and with --remove-sign-key deletes the file
+// loadSigner loads --sign-key, and with --remove-sign-key deletes the file
 // (before any --edit command runs: they run in the commit). Signing needs an
 // author.
-func (f *commitFlags) signer(e *Env, cs *committer.ChangeSet) (github.MessageSigner, error) {
+func loadSigner(f *commitFlags, e *Env, cs *committer.ChangeSet) (github.MessageSigner, error) {
 	if cs.Author == nil {
 		return nil, usageErrorf(`add --author "Name <email>" matching the key's identity`, "--sign-key needs --author")
 	}
@@ -160,7 +160,7 @@ func (f *commitFlags) signer(e *Env, cs *committer.ChangeSet) (github.MessageSig
 	if err != nil {
 		return nil, usageErrorf("", "--sign-key: %v", err)
 	}
-	if err := f.dropSignKey(); err != nil {
+	if err := dropSignKey(f); err != nil {
 		return nil, usageErrorf("", "--remove-sign-key: %v", err)
 	}
 	s, err := pgpsign.NewSigner(bytes.NewReader(key), []byte(e.Getenv("GHCOMMITTER_SIGN_PASSPHRASE")))
@@ -172,7 +172,7 @@ func (f *commitFlags) signer(e *Env, cs *committer.ChangeSet) (github.MessageSig
 
 // dropSignKey deletes the --sign-key file with --remove-sign-key; a file
 // already gone is no error.
-func (f *commitFlags) dropSignKey() error {
+func dropSignKey(f *commitFlags) error {
 	if !f.removeSignKey || f.signKey == "" {
 		return nil
 	}
