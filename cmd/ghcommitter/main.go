@@ -9,6 +9,7 @@ import (
 
 	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/internal/cli"
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"github.com/ghcommitter/ghcommitter/internal/cli/secure"
 	"golang.org/x/term"
 )
@@ -24,7 +25,7 @@ func main() {
 	// (run may be called concurrently, as the tests do).
 	ghclient.Version = cli.CLIVersion()
 	ctx, stop := cli.NotifySignals(context.Background())
-	code := cli.Run(ctx, os.Args[1:], &cli.Env{
+	code := cli.Run(ctx, os.Args[1:], &cmdutil.Env{
 		Stdin:      os.Stdin,
 		Stdout:     os.Stdout,
 		Stderr:     os.Stderr,

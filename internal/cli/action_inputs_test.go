@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -36,7 +37,7 @@ func actionInputs(t *testing.T) map[string]actionInput {
 
 func commitFlagSet(t *testing.T) (*cobra.Command, map[string]*pflag.Flag) {
 	t.Helper()
-	cmd := newCommitCmdWith(&Env{Getenv: func(string) string { return "" }}, nil)
+	cmd := newCommitCmdWith(&cmdutil.Env{Getenv: func(string) string { return "" }}, nil)
 	cmd.InitDefaultHelpFlag()
 	flags := map[string]*pflag.Flag{}
 	cmd.Flags().VisitAll(func(f *pflag.Flag) { flags[f.Name] = f })

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"os"
 	"path/filepath"
 	"sort"
@@ -59,7 +60,7 @@ var actionFlagsWithoutInput = map[string]string{
 // rebuilds the inputs context from the INPUT_* variables, so a key may come
 // with _ for - and in capitals: both are accepted, and JSON booleans and
 // numbers as their text.
-func actionArgs(e *Env, flags *pflag.FlagSet) ([]string, error) {
+func actionArgs(e *cmdutil.Env, flags *pflag.FlagSet) ([]string, error) {
 	raw := e.Getenv(actionInputsEnv)
 	if strings.TrimSpace(raw) == "" {
 		return nil, fmt.Errorf("$%s is not set: '%s %s' is run by the GitHub Action (action.yml)", actionInputsEnv, "ghcommitter", actionCommand)
@@ -173,7 +174,7 @@ func actionLines(s string) []string {
 
 // actionKeyFile writes key to a new file only the user can read, in
 // $RUNNER_TEMP, and names it in $GITHUB_OUTPUT as output.
-func actionKeyFile(e *Env, output, key string) (string, error) {
+func actionKeyFile(e *cmdutil.Env, output, key string) (string, error) {
 	dir := e.Getenv("RUNNER_TEMP")
 	if dir == "" {
 		dir = os.TempDir()

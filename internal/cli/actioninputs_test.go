@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"os"
 	"path/filepath"
 	"slices"
@@ -55,7 +56,7 @@ func actionRun(t *testing.T, inputs string, env map[string]string) ([]string, er
 	for k, v := range env {
 		vars[k] = v
 	}
-	e := &Env{Getenv: func(k string) string { return vars[k] }}
+	e := &cmdutil.Env{Getenv: func(k string) string { return vars[k] }}
 	return actionArgs(e, newCommitCmdWith(e, nil).Flags())
 }
 
@@ -198,10 +199,10 @@ func TestActionCommand(t *testing.T) {
 	}
 	srv := fake(t)
 	c := newCLI(t)
-	c.run(actionCommand).wantCode(t, exitUsage)
+	c.run(actionCommand).wantCode(t, cmdutil.ExitUsage)
 	c.env[actionInputsEnv] = actionJSON(t, "runner", map[string]string{"repo": "acme/mono", "api-url": srv.URL, "message": "m"})
 	r := c.run(actionCommand, "--message", "m")
-	r.wantCode(t, exitUsage)
+	r.wantCode(t, cmdutil.ExitUsage)
 	if writes(srv) != 0 || !strings.Contains(r.stderr, "takes no arguments") {
 		t.Errorf("%d writes; stderr %q", writes(srv), r.stderr)
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"os"
 	"strings"
 )
@@ -23,7 +24,7 @@ import (
 //     to the base repository whatever the head is; merge_group: GITHUB_REF is
 //     a temporary gh-readonly-queue/ branch. Neither names a branch that is
 //     safe to guess: -b is required.
-func actionsBranch(e *Env, repo string) (branch string, ok bool, err error) {
+func actionsBranch(e *cmdutil.Env, repo string) (branch string, ok bool, err error) {
 	if e.Getenv("GITHUB_ACTIONS") != "true" {
 		return "", false, nil
 	}
@@ -34,7 +35,7 @@ func actionsBranch(e *Env, repo string) (branch string, ok bool, err error) {
 	ref := e.Getenv("GITHUB_REF")
 	switch {
 	case event == "pull_request_target" || event == "merge_group":
-		return "", false, usageErrorf("pass -b BRANCH (the action's branch: input) to say which branch to commit to",
+		return "", false, cmdutil.UsageErrorf("pass -b BRANCH (the action's branch: input) to say which branch to commit to",
 			"in a %s run the branch must be given: the token writes to the base repository %s, and the run's ref %q is not a branch to commit to", event, repo, ref)
 	case strings.HasPrefix(ref, "refs/pull/") || strings.HasPrefix(event, "pull_request"):
 		return pullRequestHead(e, repo, event)
@@ -64,22 +65,22 @@ type prEnd struct {
 // pullRequestHead returns the head branch of the pull request that triggered
 // a pull_request run, after checking in the event payload that the head
 // lives in repo (not in a fork).
-func pullRequestHead(e *Env, repo, event string) (string, bool, error) {
+func pullRequestHead(e *cmdutil.Env, repo, event string) (string, bool, error) {
 	const hint = "pass -b BRANCH (the action's branch: input) to commit to a branch of this repository"
 	path := e.Getenv("GITHUB_EVENT_PATH")
 	if path == "" {
-		return "", false, usageErrorf(hint, "in a %s run, GITHUB_EVENT_PATH is not set: cannot tell whether the pull request's head branch is in %s or in a fork", event, repo)
+		return "", false, cmdutil.UsageErrorf(hint, "in a %s run, GITHUB_EVENT_PATH is not set: cannot tell whether the pull request's head branch is in %s or in a fork", event, repo)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return "", false, usageErrorf(hint, "read the %s event (GITHUB_EVENT_PATH): %v", event, err)
+		return "", false, cmdutil.UsageErrorf(hint, "read the %s event (GITHUB_EVENT_PATH): %v", event, err)
 	}
 	var ev prEvent
 	if err := json.Unmarshal(data, &ev); err != nil {
-		return "", false, usageErrorf(hint, "read the %s event (GITHUB_EVENT_PATH): %v", event, err)
+		return "", false, cmdutil.UsageErrorf(hint, "read the %s event (GITHUB_EVENT_PATH): %v", event, err)
 	}
 	if ev.PullRequest == nil {
-		return "", false, usageErrorf(hint, "the %s event (GITHUB_EVENT_PATH) holds no pull_request", event)
+		return "", false, cmdutil.UsageErrorf(hint, "the %s event (GITHUB_EVENT_PATH) holds no pull_request", event)
 	}
 	head := ev.PullRequest.Head
 	branch := e.Getenv("GITHUB_HEAD_REF")
@@ -91,11 +92,11 @@ func pullRequestHead(e *Env, repo, event string) (string, bool, error) {
 		if head.Repo != nil {
 			from = head.Repo.FullName
 		}
-		return "", false, usageErrorf("the token cannot write to a fork: "+hint+", or run on push instead",
+		return "", false, cmdutil.UsageErrorf("the token cannot write to a fork: "+hint+", or run on push instead",
 			"the pull request's head branch %q is in %s, not in %s: refusing to guess a branch to commit to", branch, from, repo)
 	}
 	if branch == "" {
-		return "", false, usageErrorf(hint, "the %s event names no head branch", event)
+		return "", false, cmdutil.UsageErrorf(hint, "the %s event names no head branch", event)
 	}
 	return branch, true, nil
 }

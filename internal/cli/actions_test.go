@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"os"
 	"path/filepath"
 	"strings"
@@ -103,15 +104,15 @@ func TestActionsBranch(t *testing.T) {
 			if repo == "" {
 				repo = "acme/mono"
 			}
-			e := &Env{Getenv: func(k string) string { return vars[k] }}
+			e := &cmdutil.Env{Getenv: func(k string) string { return vars[k] }}
 			got, ok, err := actionsBranch(e, repo)
 			if tc.wantRefusal {
-				var ee *exitError
-				if !errors.As(err, &ee) || ee.code != exitUsage {
+				var ee *cmdutil.ExitError
+				if !errors.As(err, &ee) || ee.Code != cmdutil.ExitUsage {
 					t.Fatalf("got (%q, %v, %v), want a usage error", got, ok, err)
 				}
-				if !strings.Contains(err.Error()+ee.hint, tc.refusalMentions) {
-					t.Errorf("error %q (hint %q) does not mention %q", err, ee.hint, tc.refusalMentions)
+				if !strings.Contains(err.Error()+ee.Hint, tc.refusalMentions) {
+					t.Errorf("error %q (hint %q) does not mention %q", err, ee.Hint, tc.refusalMentions)
 				}
 				return
 			}
@@ -161,7 +162,7 @@ func TestActionsBranchCommit(t *testing.T) {
 		mainBefore, headBefore = head(t, srv, "main"), head(t, srv, "bot/bump")
 		srv.ResetRequests()
 		r := c.run("commit", "--api-url", srv.URL, "-m", "m", "--edit", "a=echo b")
-		r.wantCode(t, exitUsage)
+		r.wantCode(t, cmdutil.ExitUsage)
 		if n := writes(srv); n != 0 {
 			t.Errorf("%s: %d write requests, want none", tc.event, n)
 		}

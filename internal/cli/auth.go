@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"log/slog"
 	"net/http"
 	"os"
@@ -64,7 +65,7 @@ const fakeClientEnv = "GHCOMMITTER_FAKE_CLIENT"
 
 // authClient builds the API client. Missing or unusable credentials are usage
 // errors: they are found before any request is sent.
-func authClient(a *authFlags, ctx context.Context, e *Env, owner, name, apiURL string, logger *slog.Logger) (*http.Client, error) {
+func authClient(a *authFlags, ctx context.Context, e *cmdutil.Env, owner, name, apiURL string, logger *slog.Logger) (*http.Client, error) {
 	opts, err := authOptions(a, ctx, e, owner, name, apiURL, logger)
 	if err != nil {
 		return nil, err
@@ -83,14 +84,14 @@ func (a *authFlags) newError(owner, name string, err error) error {
 	if a.isApp() {
 		return apiError("authenticate as GitHub App for", owner+"/"+name, err)
 	}
-	return usageErrorf("", "%v", err)
+	return cmdutil.UsageErrorf("", "%v", err)
 }
 
 func (a *authFlags) isApp() bool { return a.appID != 0 || a.appKeyFile != "" || a.installationID != 0 }
 
 // authOptions gathers the client options from flags and environment. Missing
 // or unusable credentials are usage errors, found before any request.
-func authOptions(a *authFlags, ctx context.Context, e *Env, owner, name, apiURL string, logger *slog.Logger) ([]ghclient.Option, error) {
+func authOptions(a *authFlags, ctx context.Context, e *cmdutil.Env, owner, name, apiURL string, logger *slog.Logger) ([]ghclient.Option, error) {
 	opts := []ghclient.Option{ghclient.WithBaseURL(apiURL), ghclient.WithRepository(owner, name)}
 	if logger != nil {
 		opts = append(opts, ghclient.WithLogger(logger))
@@ -115,33 +116,33 @@ func authOptions(a *authFlags, ctx context.Context, e *Env, owner, name, apiURL 
 
 // authOption is the credential option: an App's key, a token file, or
 // the environment's token for apiURL (envToken).
-func authOption(a *authFlags, ctx context.Context, e *Env, apiURL string, opts []ghclient.Option) (ghclient.Option, error) {
+func authOption(a *authFlags, ctx context.Context, e *cmdutil.Env, apiURL string, opts []ghclient.Option) (ghclient.Option, error) {
 	switch {
 	case a.isApp():
 		if a.appID <= 0 || a.appKeyFile == "" {
-			return nil, usageErrorf("pass both --app-id and --app-key-file (and optionally --installation-id)", "incomplete GitHub App credentials")
+			return nil, cmdutil.UsageErrorf("pass both --app-id and --app-key-file (and optionally --installation-id)", "incomplete GitHub App credentials")
 		}
 		if a.tokenFile != "" {
-			return nil, usageErrorf("", "--token-file and --app-id both given: choose one way to authenticate")
+			return nil, cmdutil.UsageErrorf("", "--token-file and --app-id both given: choose one way to authenticate")
 		}
 		key, err := os.ReadFile(a.appKeyFile)
 		if err != nil {
-			return nil, usageErrorf("", "--app-key-file: %v", err)
+			return nil, cmdutil.UsageErrorf("", "--app-key-file: %v", err)
 		}
 		// Check the options before New may look the installation up.
 		check := append(opts[:len(opts):len(opts)], ghclient.WithApp(a.appID, key, 1))
 		if _, err := ghclient.NewHTTPClient(ctx, check...); err != nil {
-			return nil, usageErrorf("", "%v", err)
+			return nil, cmdutil.UsageErrorf("", "%v", err)
 		}
 		return ghclient.WithApp(a.appID, key, a.installationID), nil
 	case a.tokenFile != "":
 		data, err := os.ReadFile(a.tokenFile)
 		if err != nil {
-			return nil, usageErrorf(tokenHint, "--token-file: %v", err)
+			return nil, cmdutil.UsageErrorf(tokenHint, "--token-file: %v", err)
 		}
 		tok := strings.TrimSpace(string(data))
 		if tok == "" {
-			return nil, usageErrorf(tokenHint, "--token-file %s is empty", a.tokenFile)
+			return nil, cmdutil.UsageErrorf(tokenHint, "--token-file %s is empty", a.tokenFile)
 		}
 		return ghclient.WithToken(tok), nil
 	}
@@ -151,7 +152,7 @@ func authOption(a *authFlags, ctx context.Context, e *Env, apiURL string, opts [
 		if isEnterpriseAPI(apiURL) {
 			hint = "set GH_ENTERPRISE_TOKEN (or GITHUB_ENTERPRISE_TOKEN, GH_TOKEN, GITHUB_TOKEN), or pass --token-file"
 		}
-		return nil, usageErrorf(hint, "no GitHub token for %s", apiURL)
+		return nil, cmdutil.UsageErrorf(hint, "no GitHub token for %s", apiURL)
 	}
 	return ghclient.WithToken(tok), nil
 }
@@ -175,14 +176,14 @@ func apiError(op, repo string, err error) error {
 }
 
 // limitScale reads GHCOMMITTER_LIMIT_SCALE; ok is false when it is unset.
-func limitScale(e *Env) (f float64, ok bool, err error) {
+func limitScale(e *cmdutil.Env) (f float64, ok bool, err error) {
 	v := strings.TrimSpace(e.Getenv(limitScaleEnv))
 	if v == "" {
 		return 0, false, nil
 	}
 	f, err = strconv.ParseFloat(v, 64)
 	if err != nil || !(f > 0 && f <= 1e6) {
-		return 0, false, usageErrorf("unset it to keep GitHub's own windows", "%s=%q: must be a number above 0 and at most 1e6 (how many times shorter the windows are)", limitScaleEnv, v)
+		return 0, false, cmdutil.UsageErrorf("unset it to keep GitHub's own windows", "%s=%q: must be a number above 0 and at most 1e6 (how many times shorter the windows are)", limitScaleEnv, v)
 	}
 	return f, true, nil
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/pem"
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -22,7 +23,7 @@ func TestLimitScaleEnv(t *testing.T) {
 		c.env[limitScaleEnv] = bad
 		c.stdin = "x\n"
 		r := c.run(commitArgs(srv, "-m", "m", "--add", "a.txt=-")...)
-		r.wantCode(t, exitUsage)
+		r.wantCode(t, cmdutil.ExitUsage)
 		if !strings.Contains(r.stderr, limitScaleEnv) || len(srv.Requests()) != 0 {
 			t.Errorf("%s=%s: stderr %q, %d requests", limitScaleEnv, bad, r.stderr, len(srv.Requests()))
 		}
@@ -31,7 +32,7 @@ func TestLimitScaleEnv(t *testing.T) {
 	c := newCLI(t)
 	c.env[limitScaleEnv] = "1000"
 	c.stdin = "x\n"
-	c.run(commitArgs(srv, "-m", "m", "--add", "a.txt=-")...).wantCode(t, exitOK)
+	c.run(commitArgs(srv, "-m", "m", "--add", "a.txt=-")...).wantCode(t, cmdutil.ExitOK)
 }
 
 // TestCredentialsStayOnTheAPIHost: an --api-url that redirects to another
@@ -86,7 +87,7 @@ func TestCredentialsStayOnTheAPIHost(t *testing.T) {
 			}
 			args := append([]string{"commit", "--api-url", proxy.URL + "/", "-R", "acme/mono", "-m", "m", "--edit", "a.txt=echo a"}, tc.args...)
 			r := c.run(args...)
-			if r.code == exitOK {
+			if r.code == cmdutil.ExitOK {
 				t.Fatalf("commit through a foreign redirect succeeded: %s", r.stdout)
 			}
 			if !strings.Contains(r.stderr, "another host") {
@@ -116,7 +117,7 @@ func TestFakeClientEnv(t *testing.T) {
 	defer proxy.Close()
 	c := newCLI(t)
 	c.env[fakeClientEnv] = "writer-3"
-	c.run("commit", "--api-url", proxy.URL+"/", "-R", "acme/mono", "-m", "m", "--edit", "a.txt=echo a").wantCode(t, exitOK)
+	c.run("commit", "--api-url", proxy.URL+"/", "-R", "acme/mono", "-m", "m", "--edit", "a.txt=echo a").wantCode(t, cmdutil.ExitOK)
 	mu.Lock()
 	defer mu.Unlock()
 	if len(seen) != 1 || seen["writer-3"] == 0 {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"github.com/ghcommitter/ghcommitter/internal/cli/secure"
 	"io/fs"
 	"os"
@@ -34,7 +35,7 @@ type gitChange struct {
 // gitCheckout is the git work tree the current directory is in.
 type gitCheckout struct {
 	ctx context.Context
-	e   *Env
+	e   *cmdutil.Env
 	top string // absolute, symlinks resolved
 	cwd string // absolute, symlinks resolved
 	// gogit reads the checkout when git is not on PATH.
@@ -48,7 +49,7 @@ var lookGit = func() error { _, err := exec.LookPath("git"); return err }
 
 // openCheckout finds the work tree around the current directory. ok is
 // false, with no error, when the directory is in none.
-func openCheckout(ctx context.Context, e *Env) (*gitCheckout, bool, error) {
+func openCheckout(ctx context.Context, e *cmdutil.Env) (*gitCheckout, bool, error) {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return nil, false, err
@@ -126,7 +127,7 @@ func (g *gitCheckout) changes(pathspecs []string) ([]gitChange, error) {
 		}
 		xy, p := rec[:2], rec[3:]
 		if strings.Contains(xy, "U") || xy == "AA" || xy == "DD" {
-			return nil, usageErrorf("resolve the merge first, then commit", "--changed: %s has merge conflicts (%s)", p, xy)
+			return nil, cmdutil.UsageErrorf("resolve the merge first, then commit", "--changed: %s has merge conflicts (%s)", p, xy)
 		}
 		st := seen[p]
 		if st == nil {
@@ -262,7 +263,7 @@ func (g *gitCheckout) ignored(p string) (bool, error) {
 
 // childEnv is the environment of the git commands: the process's, less the
 // credentials (as for --edit commands).
-func childEnv(e *Env) []string {
+func childEnv(e *cmdutil.Env) []string {
 	environ := e.Environ
 	if environ == nil {
 		environ = os.Environ
@@ -273,7 +274,7 @@ func childEnv(e *Env) []string {
 // nothingChanged reports a --changed run that found nothing to commit as a
 // no-op at the branch's head, read with one request (GET git/ref, which
 // never redirects).
-func nothingChanged(f *commitFlags, ctx context.Context, e *Env, c *committer.Committer, out *output, rb *readBack) error {
+func nothingChanged(f *commitFlags, ctx context.Context, e *cmdutil.Env, c *committer.Committer, out *output, rb *readBack) error {
 	var branch string
 	var err error
 	switch {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"os"
 	"path/filepath"
 	"slices"
@@ -139,7 +140,7 @@ func TestChangedWithoutGitRefusesIncludeIf(t *testing.T) {
 	withoutGit(t)
 	t.Chdir(g.dir)
 	res := g.cli().run(commitArgs(srv, "-m", "x", "--changed")...)
-	res.wantCode(t, exitUsage)
+	res.wantCode(t, cmdutil.ExitUsage)
 	if !strings.Contains(res.stderr, "includeIf") || !strings.Contains(res.stderr, "install git") {
 		t.Errorf("stderr:\n%s", res.stderr)
 	}
@@ -213,7 +214,7 @@ func TestChangedDirectoryBecameSymlink(t *testing.T) {
 			}
 			t.Chdir(g.dir)
 			res := g.cli().run(commitArgs(srv, "-m", "x", "--changed")...)
-			res.wantCode(t, exitUsage)
+			res.wantCode(t, cmdutil.ExitUsage)
 			if !strings.Contains(res.stderr, `"cfg/app.yaml": is under "cfg"`) {
 				t.Errorf("stderr:\n%s", res.stderr)
 			}

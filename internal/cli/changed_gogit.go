@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"io"
 	"io/fs"
 	"os"
@@ -46,7 +47,7 @@ type goGitCheckout struct {
 func ignoreRules(getenv func(string) string, top, common, gitDir string) (gitignore.Matcher, bool, error) {
 	cfg, err := loadGitConfig(getenv, common, gitDir)
 	if err != nil {
-		return nil, false, usageErrorf("install git, or name the files to commit", "--changed without git on PATH: %v", err)
+		return nil, false, cmdutil.UsageErrorf("install git, or name the files to commit", "--changed without git on PATH: %v", err)
 	}
 	global, err := cfg.excludes(top)
 	if err != nil {
@@ -133,7 +134,7 @@ func openGoGit(dir string, getenv func(string) string) (*goGitCheckout, string, 
 	}
 	for _, e := range idx.Entries {
 		if e.Stage != 0 {
-			return nil, "", false, usageErrorf("resolve the merge first, then commit", "--changed: %s has merge conflicts", e.Name)
+			return nil, "", false, cmdutil.UsageErrorf("resolve the merge first, then commit", "--changed: %s has merge conflicts", e.Name)
 		}
 		g.tracked[e.Name] = fmt.Sprintf("%06o", uint32(e.Mode))
 	}

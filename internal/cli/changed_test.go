@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -306,7 +307,7 @@ func TestChangedCheckoutBehindIsAConflict(t *testing.T) {
 
 	g.write("app.yaml", "v: 3\n", 0o644)
 	res := c.run(commitArgs(srv, "-m", "mine", "--changed")...)
-	res.wantCode(t, exitConflict)
+	res.wantCode(t, cmdutil.ExitConflict)
 	if !strings.Contains(res.stderr, "app.yaml") {
 		t.Errorf("the conflict does not name the path:\n%s", res.stderr)
 	}
@@ -321,7 +322,7 @@ func TestChangedCheckoutBehindIsAConflict(t *testing.T) {
 		t.Fatal(err)
 	}
 	res = c.run(commitArgs(srv, "-m", "mine", "--changed")...)
-	res.wantCode(t, exitConflict) // other.yaml's delete: they changed it
+	res.wantCode(t, cmdutil.ExitConflict) // other.yaml's delete: they changed it
 	if !strings.Contains(res.stderr, "other.yaml") {
 		t.Errorf("the conflict does not name the path:\n%s", res.stderr)
 	}
@@ -369,16 +370,16 @@ func TestChangedRefusals(t *testing.T) {
 	srv := fake(t)
 	c := newCLI(t)
 	res := c.run(commitArgs(srv, "-m", "x", "--changed")...)
-	res.wantCode(t, exitUsage)
+	res.wantCode(t, cmdutil.ExitUsage)
 	if !strings.Contains(res.stderr, "not in a git checkout") {
 		t.Errorf("stderr:\n%s", res.stderr)
 	}
 	g := newGitRepo(t)
 	t.Chdir(g.dir)
 	res = g.cli().run(commitArgs(srv, "-m", "x", "--changed", "--prefix", "sub")...)
-	res.wantCode(t, exitUsage)
+	res.wantCode(t, cmdutil.ExitUsage)
 	res = g.cli().run(commitArgs(srv, "-m", "x", "--changed", "..")...)
-	res.wantCode(t, exitUsage)
+	res.wantCode(t, cmdutil.ExitUsage)
 	if writes(srv) != 0 {
 		t.Errorf("%d writes", writes(srv))
 	}
@@ -430,7 +431,7 @@ func TestLocalPathHonoursGitignore(t *testing.T) {
 	c := g.cli()
 	for _, p := range []string{"debug.log", "node_modules", "node_modules/m/index.js"} {
 		res := c.run(commitArgs(srv, "-m", "x", p)...)
-		res.wantCode(t, exitUsage)
+		res.wantCode(t, cmdutil.ExitUsage)
 		if !strings.Contains(res.stderr, "ignored") || !strings.Contains(res.stderr, "--no-ignore") {
 			t.Errorf("%s: stderr:\n%s", p, res.stderr)
 		}

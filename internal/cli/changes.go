@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"io"
 	"os"
 	"path"
@@ -20,7 +21,7 @@ import (
 // changeBuilder turns the commit command's arguments into a change set.
 // Everything it finds wrong is a usage error: nothing has been sent yet.
 type changeBuilder struct {
-	e           *Env
+	e           *cmdutil.Env
 	ctx         context.Context
 	in          *stdinOnce
 	opts        committer.LoadOptions
@@ -71,7 +72,7 @@ func (b *changeBuilder) build(f *commitFlags, msg string) (*committer.ChangeSet,
 	for _, a := range f.adds {
 		remote, local, ok := strings.Cut(a, "=")
 		if !ok || local == "" {
-			return nil, usageErrorf("write it as --add REMOTE=LOCAL, e.g. --add docs/index.html=build/index.html", "--add %q: want REMOTE=LOCAL", a)
+			return nil, cmdutil.UsageErrorf("write it as --add REMOTE=LOCAL, e.g. --add docs/index.html=build/index.html", "--add %q: want REMOTE=LOCAL", a)
 		}
 		if err := b.add(remote, local); err != nil {
 			return nil, err
@@ -96,7 +97,7 @@ func (b *changeBuilder) build(f *commitFlags, msg string) (*committer.ChangeSet,
 		return nil, err
 	}
 	if b.cs.Len() == 0 && !f.changed {
-		return nil, usageErrorf("give files to commit, or --add, --delete, --sync, --edit, --set or --manifest", "nothing to commit")
+		return nil, cmdutil.UsageErrorf("give files to commit, or --add, --delete, --sync, --edit, --set or --manifest", "nothing to commit")
 	}
 	return b.cs, nil
 }
@@ -104,13 +105,13 @@ func (b *changeBuilder) build(f *commitFlags, msg string) (*committer.ChangeSet,
 // editsAndChecks adds --edit, --expect-sha and --expect-absent.
 func (b *changeBuilder) editsAndChecks(f *commitFlags) error {
 	if len(f.edits) > 0 && b.e.Exposed != nil {
-		return &exitError{code: exitFailed, err: fmt.Errorf("--edit: cannot hide the credentials from the commands it runs: %w", b.e.Exposed),
-			hint: "unset the variables named, passing the token with --token-file instead, or commit without --edit"}
+		return &cmdutil.ExitError{Code: cmdutil.ExitFailed, Err: fmt.Errorf("--edit: cannot hide the credentials from the commands it runs: %w", b.e.Exposed),
+			Hint: "unset the variables named, passing the token with --token-file instead, or commit without --edit"}
 	}
 	for _, s := range f.edits {
 		p, command, ok := strings.Cut(s, "=")
 		if !ok || strings.TrimSpace(command) == "" {
-			return usageErrorf(`write it as --edit PATH=COMMAND, e.g. --edit 'VERSION=echo 1.2.3'`, "--edit %q: want PATH=COMMAND", s)
+			return cmdutil.UsageErrorf(`write it as --edit PATH=COMMAND, e.g. --edit 'VERSION=echo 1.2.3'`, "--edit %q: want PATH=COMMAND", s)
 		}
 		rp, err := repoPath("--edit", p)
 		if err != nil {
@@ -122,7 +123,7 @@ func (b *changeBuilder) editsAndChecks(f *commitFlags) error {
 		// A SHA holds no "=": split at the last one, so PATH may hold "=".
 		i := strings.LastIndex(s, "=")
 		if i < 0 || !shaRE.MatchString(s[i+1:]) {
-			return usageErrorf("write it as --expect-sha PATH=SHA with the file's 40-digit blob SHA (git rev-parse HEAD:PATH)", "--expect-sha %q: want PATH=SHA", s)
+			return cmdutil.UsageErrorf("write it as --expect-sha PATH=SHA with the file's 40-digit blob SHA (git rev-parse HEAD:PATH)", "--expect-sha %q: want PATH=SHA", s)
 		}
 		rp, err := repoPath("--expect-sha", s[:i])
 		if err != nil {
@@ -145,7 +146,7 @@ func (b *changeBuilder) editsAndChecks(f *commitFlags) error {
 func (b *changeBuilder) localPath(prefix, arg string) error {
 	clean := filepath.Clean(arg)
 	if filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
-		return usageErrorf(addHint, "%s: LOCAL_PATH must be relative and inside the current directory", arg)
+		return cmdutil.UsageErrorf(addHint, "%s: LOCAL_PATH must be relative and inside the current directory", arg)
 	}
 	rel := filepath.ToSlash(clean)
 	if rel == "." {
@@ -158,10 +159,10 @@ func (b *changeBuilder) localPath(prefix, arg string) error {
 	if b.checkout != nil && rel != "" {
 		ignored, err := b.checkout.ignored(arg)
 		if err != nil {
-			return &exitError{code: exitFailed, err: err}
+			return &cmdutil.ExitError{Code: cmdutil.ExitFailed, Err: err}
 		}
 		if ignored {
-			return usageErrorf("see why with: git check-ignore -v "+shellQuote(arg)+"; pass --no-ignore to take it anyway",
+			return cmdutil.UsageErrorf("see why with: git check-ignore -v "+shellQuote(arg)+"; pass --no-ignore to take it anyway",
 				"%s: is ignored by a .gitignore or exclude rule (git add refuses it too)", arg)
 		}
 	}
@@ -201,7 +202,7 @@ func (b *changeBuilder) openIgnores(f *commitFlags) error {
 		return nil
 	}
 	if err != nil {
-		return &exitError{code: exitFailed, err: err}
+		return &cmdutil.ExitError{Code: cmdutil.ExitFailed, Err: err}
 	}
 	b.checkout = g
 	return nil
@@ -216,23 +217,23 @@ func (b *changeBuilder) addIgnoring(remote, local string) error {
 	}
 	files, err := b.checkout.files(local)
 	if err != nil {
-		return &exitError{code: exitFailed, err: err}
+		return &cmdutil.ExitError{Code: cmdutil.ExitFailed, Err: err}
 	}
 	if len(files) == 0 {
-		return usageErrorf("pass --no-ignore to take ignored files too", "%s: directory holds no files that .gitignore lets through", local)
+		return cmdutil.UsageErrorf("pass --no-ignore to take ignored files too", "%s: directory holds no files that .gitignore lets through", local)
 	}
 	base := filepath.Clean(local)
 	for _, lp := range files {
 		rel := lp
 		if base != "." {
 			if rel, err = filepath.Rel(base, lp); err != nil {
-				return usageErrorf("", "%v", err)
+				return cmdutil.UsageErrorf("", "%v", err)
 			}
 		}
 		rp := path.Join(dir, filepath.ToSlash(rel))
 		lf, err := committer.LoadFile(lp, rp, b.opts)
 		if err != nil {
-			return usageErrorf("", "%v", err)
+			return cmdutil.UsageErrorf("", "%v", err)
 		}
 		if err := b.put(rp, lf); err != nil {
 			return err
@@ -247,7 +248,7 @@ func (b *changeBuilder) addIgnoring(remote, local string) error {
 // writer's work: that is a conflict naming the path.
 func (b *changeBuilder) changedPaths(f *commitFlags, prefix string) error {
 	if prefix != "" {
-		return usageErrorf("the checkout's paths are the repository's", "--changed and --prefix cannot be combined")
+		return cmdutil.UsageErrorf("the checkout's paths are the repository's", "--changed and --prefix cannot be combined")
 	}
 	specs := f.paths
 	if len(specs) == 0 {
@@ -256,27 +257,27 @@ func (b *changeBuilder) changedPaths(f *commitFlags, prefix string) error {
 	for _, a := range specs {
 		clean := filepath.Clean(a)
 		if filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
-			return usageErrorf("cd to the directory, or name paths inside the current one", "%s: LOCAL_PATH must be relative and inside the current directory", a)
+			return cmdutil.UsageErrorf("cd to the directory, or name paths inside the current one", "%s: LOCAL_PATH must be relative and inside the current directory", a)
 		}
 	}
 	g, ok, err := openCheckout(b.ctx, b.e)
-	var ee *exitError
+	var ee *cmdutil.ExitError
 	switch {
 	case errors.Is(err, errNoGit):
-		return usageErrorf("install git, or name the files to commit", "--changed needs git on PATH")
+		return cmdutil.UsageErrorf("install git, or name the files to commit", "--changed needs git on PATH")
 	case errors.As(err, &ee):
 		return err
 	case err != nil:
-		return &exitError{code: exitFailed, err: err}
+		return &cmdutil.ExitError{Code: cmdutil.ExitFailed, Err: err}
 	case !ok:
-		return usageErrorf("run it in the checkout (actions/checkout), or name the files to commit", "--changed: the current directory is not in a git checkout")
+		return cmdutil.UsageErrorf("run it in the checkout (actions/checkout), or name the files to commit", "--changed: the current directory is not in a git checkout")
 	}
 	changes, err := g.changes(specs)
 	if err != nil {
 		if errors.As(err, &ee) {
 			return err
 		}
-		return &exitError{code: exitFailed, err: err}
+		return &cmdutil.ExitError{Code: cmdutil.ExitFailed, Err: err}
 	}
 	for _, c := range changes {
 		rp, err := repoPath("changed path", c.path)
@@ -294,14 +295,14 @@ func (b *changeBuilder) changedPaths(f *commitFlags, prefix string) error {
 		}
 		lf, err := committer.LoadFile(c.local, rp, b.opts)
 		if err != nil {
-			return usageErrorf("", "%v", err)
+			return cmdutil.UsageErrorf("", "%v", err)
 		}
 		if c.mode != "" && (lf.Mode == committer.ModeFile || lf.Mode == committer.ModeExecutable) {
 			lf.Mode = committer.Mode(c.mode) // core.fileMode=false: the index's
 		}
 		sha, err := localBlobSHA(lf)
 		if err != nil {
-			return usageErrorf("", "%s: %v", c.local, err)
+			return cmdutil.UsageErrorf("", "%s: %v", c.local, err)
 		}
 		b.cs.ExpectOneOf(rp, c.headSHA, sha)
 		if err := b.put(rp, lf); err != nil {
@@ -321,7 +322,7 @@ func (b *changeBuilder) add(remote, local string) error {
 		}
 		data, err := b.in.read()
 		if err != nil {
-			return usageErrorf("", "--add %s=-: read stdin: %v", remote, err)
+			return cmdutil.UsageErrorf("", "--add %s=-: read stdin: %v", remote, err)
 		}
 		b.files++
 		b.bytes += int64(len(data))
@@ -331,9 +332,9 @@ func (b *changeBuilder) add(remote, local string) error {
 	info, err := os.Lstat(local)
 	if err != nil {
 		if os.IsNotExist(err) {
-			return usageErrorf("", "%s: no such file or directory", local)
+			return cmdutil.UsageErrorf("", "%s: no such file or directory", local)
 		}
-		return usageErrorf("", "%v", err)
+		return cmdutil.UsageErrorf("", "%v", err)
 	}
 	if info.IsDir() {
 		dir, err := repoDir(fmt.Sprintf("--add %q", remote+"="+local), remote)
@@ -342,10 +343,10 @@ func (b *changeBuilder) add(remote, local string) error {
 		}
 		files, err := committer.LoadDir(local, b.opts)
 		if err != nil {
-			return usageErrorf("", "%v", err)
+			return cmdutil.UsageErrorf("", "%v", err)
 		}
 		if len(files) == 0 {
-			return usageErrorf("", "%s: directory holds no files", local)
+			return cmdutil.UsageErrorf("", "%s: directory holds no files", local)
 		}
 		for _, lf := range files {
 			if err := b.put(path.Join(dir, lf.Path), lf); err != nil {
@@ -360,14 +361,14 @@ func (b *changeBuilder) add(remote, local string) error {
 	}
 	lf, err := committer.LoadFile(local, rp, b.opts)
 	if err != nil {
-		return usageErrorf("", "%v", err)
+		return cmdutil.UsageErrorf("", "%v", err)
 	}
 	return b.put(rp, lf)
 }
 
 func (b *changeBuilder) put(rp string, lf committer.LocalFile) error {
 	if err := committer.ValidatePath(rp); err != nil {
-		return usageErrorf("", "%s: repository path %q: %v", lf.LocalPath, rp, err)
+		return cmdutil.UsageErrorf("", "%s: repository path %q: %v", lf.LocalPath, rp, err)
 	}
 	b.files++
 	b.bytes += lf.Size
@@ -382,7 +383,7 @@ func (b *changeBuilder) put(rp string, lf committer.LocalFile) error {
 // repoPath validates a repository file path given on the command line.
 func repoPath(what, p string) (string, error) {
 	if err := committer.ValidatePath(p); err != nil {
-		return "", usageErrorf("repository paths are relative to the root, with / separators, e.g. deploy/values.yaml", "%s %q: %v", what, p, err)
+		return "", cmdutil.UsageErrorf("repository paths are relative to the root, with / separators, e.g. deploy/values.yaml", "%s %q: %v", what, p, err)
 	}
 	return p, nil
 }
@@ -397,7 +398,7 @@ func repoDir(what, d string) (string, error) {
 		return "", nil
 	}
 	if strings.Trim(d, "/") == "" || strings.TrimRight(d, "/") == "." {
-		return "", usageErrorf(`name the repository directory; "." is the root`, "%s: repository directory %q: want a path, or \".\" for the root", what, d)
+		return "", cmdutil.UsageErrorf(`name the repository directory; "." is the root`, "%s: repository directory %q: want a path, or \".\" for the root", what, d)
 	}
 	return repoPath(what, strings.TrimRight(d, "/"))
 }
@@ -416,7 +417,7 @@ func prefixDir(p string) (string, error) {
 func (b *changeBuilder) sync(s string) error {
 	i := strings.LastIndex(s, "=")
 	if i <= 0 {
-		return usageErrorf(`write it as --sync LOCAL_DIR=REMOTE_DIR, e.g. --sync ./out=deploy ("." is the root)`, "--sync %q: want LOCAL_DIR=REMOTE_DIR", s)
+		return cmdutil.UsageErrorf(`write it as --sync LOCAL_DIR=REMOTE_DIR, e.g. --sync ./out=deploy ("." is the root)`, "--sync %q: want LOCAL_DIR=REMOTE_DIR", s)
 	}
 	local, remote := s[:i], s[i+1:]
 	dir, err := repoDir(fmt.Sprintf("--sync %q", s), remote)
@@ -425,7 +426,7 @@ func (b *changeBuilder) sync(s string) error {
 	}
 	files, err := committer.LoadDir(local, b.opts) // follows a symlinked LOCAL_DIR
 	if err != nil {
-		return usageErrorf("", "--sync %s: %v", local, err)
+		return cmdutil.UsageErrorf("", "--sync %s: %v", local, err)
 	}
 	for _, lf := range files {
 		b.files++
@@ -440,7 +441,7 @@ func (b *changeBuilder) sync(s string) error {
 
 // parseAuthor parses "Name <email>".
 func parseAuthor(s string) (*committer.Signature, error) {
-	bad := usageErrorf(`write it as --author "Jane Doe <jane@example.com>"`, "--author %q: want \"Name <email>\"", s)
+	bad := cmdutil.UsageErrorf(`write it as --author "Jane Doe <jane@example.com>"`, "--author %q: want \"Name <email>\"", s)
 	i := strings.LastIndex(s, "<")
 	if i < 0 || !strings.HasSuffix(s, ">") || strings.ContainsAny(s, "\r\n") {
 		return nil, bad

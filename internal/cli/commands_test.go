@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"io"
 	"os"
 	"path/filepath"
@@ -16,7 +17,7 @@ import (
 )
 
 func TestEveryCommandHelpHasExample(t *testing.T) {
-	root := newRootCmd(&Env{Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" }})
+	root := newRootCmd(&cmdutil.Env{Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" }})
 	cmds := []*cobra.Command{root}
 	cmds = append(cmds, root.Commands()...)
 	for _, cmd := range cmds {
@@ -69,7 +70,7 @@ func TestFakeGitHubSeedInProcess(t *testing.T) {
 	done := make(chan int, 1)
 	go func() {
 		done <- Run(ctx, []string{"fake-github", "--listen", "127.0.0.1:0", "--repo", "acme/mono", "--seed", seed, "--token", testToken},
-			&Env{Stdout: pw, Stderr: &errb, Getenv: func(string) string { return "" }})
+			&cmdutil.Env{Stdout: pw, Stderr: &errb, Getenv: func(string) string { return "" }})
 		pw.Close()
 	}()
 	line, err := bufio.NewReader(pr).ReadString('\n')

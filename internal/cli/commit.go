@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -45,7 +46,7 @@ type commitFlags struct {
 	onProtected          string          // protected.go
 }
 
-func newCommitCmd(e *Env) *cobra.Command {
+func newCommitCmd(e *cmdutil.Env) *cobra.Command {
 	return newCommitCmdWith(e, func(ctx context.Context, f *commitFlags) error {
 		return interrupted(ctx, commitRun(ctx, e, f))
 	})
@@ -53,14 +54,14 @@ func newCommitCmd(e *Env) *cobra.Command {
 
 // newCommitCmdWith builds the commit command; runF receives the parsed
 // options (tests capture them without any request).
-func newCommitCmdWith(e *Env, runF func(context.Context, *commitFlags) error) *cobra.Command {
+func newCommitCmdWith(e *cmdutil.Env, runF func(context.Context, *commitFlags) error) *cobra.Command {
 	f := &commitFlags{}
 	cmd := &cobra.Command{
 		Use:     "commit [flags] [LOCAL_PATH...]",
 		Short:   "Commit local files, deletes and edits to a branch as one commit",
 		Long:    commitLong,
 		Example: commitExample,
-		RunE: runE(func(cmd *cobra.Command, args []string) error {
+		RunE: cmdutil.RunE(func(cmd *cobra.Command, args []string) error {
 			// Whatever happens: signer removes it once read, this on the
 			// paths that fail before (saying so on stderr when it cannot:
 			// the command's own error is the one returned).
@@ -128,25 +129,25 @@ func (f *commitFlags) register(cmd *cobra.Command) {
 // branch hold.
 func (f *commitFlags) check(cmd *cobra.Command) error {
 	if cmd.Flags().Changed("max-attempts") && f.maxAttempts < 1 {
-		return usageErrorf("", "--max-attempts must be at least 1, got %d", f.maxAttempts)
+		return cmdutil.UsageErrorf("", "--max-attempts must be at least 1, got %d", f.maxAttempts)
 	}
 	if f.noTurns && cmd.Flags().Changed("turn-dir") {
-		return usageErrorf("", "--no-turns and --turn-dir both given: choose one")
+		return cmdutil.UsageErrorf("", "--no-turns and --turn-dir both given: choose one")
 	}
 	if cmd.Flags().Changed("turn-dir") && f.turnDir == "" {
-		return usageErrorf("", "--turn-dir needs a directory (--no-turns races without turns)")
+		return cmdutil.UsageErrorf("", "--turn-dir needs a directory (--no-turns races without turns)")
 	}
 	if f.editTimeout <= 0 {
-		return usageErrorf("", "--edit-timeout must be positive, got %s", f.editTimeout)
+		return cmdutil.UsageErrorf("", "--edit-timeout must be positive, got %s", f.editTimeout)
 	}
 	if f.message != "" && f.messageFile != "" {
-		return usageErrorf("", "-m/--message and -F/--message-file both given: choose one")
+		return cmdutil.UsageErrorf("", "-m/--message and -F/--message-file both given: choose one")
 	}
 	if err := f.pr.check(cmd); err != nil {
 		return err
 	}
 	if f.removeSignKey && f.signKey == "" {
-		return usageErrorf("", "--remove-sign-key needs --sign-key FILE")
+		return cmdutil.UsageErrorf("", "--remove-sign-key needs --sign-key FILE")
 	}
 	if err := checkOnProtected(f.onProtected, f.pr.enabled, f.tags.name != ""); err != nil {
 		return err
@@ -156,7 +157,7 @@ func (f *commitFlags) check(cmd *cobra.Command) error {
 
 // commitRun is the commit command: flags → change set → one library call →
 // output.
-func commitRun(ctx context.Context, e *Env, f *commitFlags) error {
+func commitRun(ctx context.Context, e *cmdutil.Env, f *commitFlags) error {
 	owner, name, err := f.repository(e)
 	if err != nil {
 		return err
@@ -208,7 +209,7 @@ func commitRun(ctx context.Context, e *Env, f *commitFlags) error {
 
 // buildChangeSet reads the message and the local files into a change set.
 // Everything wrong with them is a usage error: nothing has been sent yet.
-func buildChangeSet(f *commitFlags, ctx context.Context, e *Env) (*committer.ChangeSet, *changeBuilder, error) {
+func buildChangeSet(f *commitFlags, ctx context.Context, e *cmdutil.Env) (*committer.ChangeSet, *changeBuilder, error) {
 	in, err := stdinUse(f, ctx, e)
 	if err != nil {
 		return nil, nil, err
@@ -233,7 +234,7 @@ func buildChangeSet(f *commitFlags, ctx context.Context, e *Env) (*committer.Cha
 
 // newCommitter builds the API client and the Committer, with a progress line
 // for large uploads to a terminal.
-func newCommitter(f *commitFlags, ctx context.Context, e *Env, owner, name, apiURL string, cs *committer.ChangeSet, b *changeBuilder) (*committer.Committer, *progress, *http.Client, error) {
+func newCommitter(f *commitFlags, ctx context.Context, e *cmdutil.Env, owner, name, apiURL string, cs *committer.ChangeSet, b *changeBuilder) (*committer.Committer, *progress, *http.Client, error) {
 	var logger *slog.Logger
 	var verbose slog.Handler
 	if f.verbose {
@@ -275,24 +276,24 @@ func newCommitter(f *commitFlags, ctx context.Context, e *Env, owner, name, apiU
 	}
 	c, err := committer.New(owner, name, append(copts, committer.WithHTTPClient(client), committer.WithBaseURL(apiURL))...)
 	if err != nil {
-		return nil, nil, nil, usageErrorf("", "%v", err)
+		return nil, nil, nil, cmdutil.UsageErrorf("", "%v", err)
 	}
 	prog.start()
 	return c, prog, client, nil
 }
 
 // repository returns the target repository: --repo, else $GITHUB_REPOSITORY.
-func (f *commitFlags) repository(e *Env) (owner, name string, err error) {
+func (f *commitFlags) repository(e *cmdutil.Env) (owner, name string, err error) {
 	s := f.repo
 	if s == "" {
 		s = envRepo(e)
 	}
 	if s == "" {
-		return "", "", usageErrorf("pass -R OWNER/REPO, or set GH_REPO or GITHUB_REPOSITORY", "no repository given")
+		return "", "", cmdutil.UsageErrorf("pass -R OWNER/REPO, or set GH_REPO or GITHUB_REPOSITORY", "no repository given")
 	}
 	owner, name, err = committer.ParseRepo(repoArg(s))
 	if err != nil {
-		return "", "", usageErrorf("pass the repository as OWNER/REPO, e.g. -R acme/mono", "repository %q: %v", s, err)
+		return "", "", cmdutil.UsageErrorf("pass the repository as OWNER/REPO, e.g. -R acme/mono", "repository %q: %v", s, err)
 	}
 	return owner, name, nil
 }
@@ -332,7 +333,7 @@ func parseRepoArg(s string) (host, repo string) {
 
 // stdinUse checks that at most one input reads stdin, and returns a reader
 // for it.
-func stdinUse(f *commitFlags, ctx context.Context, e *Env) (*stdinOnce, error) {
+func stdinUse(f *commitFlags, ctx context.Context, e *cmdutil.Env) (*stdinOnce, error) {
 	var users []string
 	if f.manifest.file == "-" {
 		users = append(users, "--manifest -")
@@ -349,7 +350,7 @@ func stdinUse(f *commitFlags, ctx context.Context, e *Env) (*stdinOnce, error) {
 		}
 	}
 	if len(users) > 1 {
-		return nil, usageErrorf("read at most one of them from stdin; write the others to files", "%s all read stdin", strings.Join(users, ", "))
+		return nil, cmdutil.UsageErrorf("read at most one of them from stdin; write the others to files", "%s all read stdin", strings.Join(users, ", "))
 	}
 	return &stdinOnce{ctx: ctx, r: e.Stdin}, nil
 }
@@ -362,24 +363,24 @@ func readMessage(f *commitFlags, in *stdinOnce) (string, error) {
 	case f.messageFile != "":
 		data, err := readLocal(in, f.messageFile)
 		if err != nil {
-			return "", usageErrorf("", "message file: %v", err)
+			return "", cmdutil.UsageErrorf("", "message file: %v", err)
 		}
 		msg = string(data)
 	default:
-		return "", usageErrorf(`pass -m "what changed", or -F FILE`, "no commit message given")
+		return "", cmdutil.UsageErrorf(`pass -m "what changed", or -F FILE`, "no commit message given")
 	}
 	if strings.TrimSpace(msg) == "" {
-		return "", usageErrorf("", "the commit message is empty")
+		return "", cmdutil.UsageErrorf("", "the commit message is empty")
 	}
 	return msg, nil
 }
 
 // targetBranch returns --branch; else, in an Actions run triggered on a
 // branch, that branch; else the repository's default branch.
-func targetBranch(f *commitFlags, ctx context.Context, e *Env, c *committer.Committer) (string, error) {
+func targetBranch(f *commitFlags, ctx context.Context, e *cmdutil.Env, c *committer.Committer) (string, error) {
 	if f.branch != "" {
 		if err := committer.ValidateBranch(f.branch); err != nil {
-			return "", usageErrorf("", "%v", err)
+			return "", cmdutil.UsageErrorf("", "%v", err)
 		}
 		return f.branch, nil
 	}

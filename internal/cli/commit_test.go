@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"io"
 	"os"
 	"path/filepath"
@@ -494,7 +495,7 @@ var shaLine = regexp.MustCompile(`^committed \d+ files? to \S+@\S+: [0-9a-f]{12}
 func parseCommit(t *testing.T, args ...string) (*commitFlags, int) {
 	t.Helper()
 	var got *commitFlags
-	e := &Env{Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" }, Environ: os.Environ}
+	e := &cmdutil.Env{Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" }, Environ: os.Environ}
 	root := &cobra.Command{Use: "ghcommitter", SilenceUsage: true, SilenceErrors: true}
 	root.AddCommand(newCommitCmdWith(e, func(_ context.Context, f *commitFlags) error {
 		got = f
@@ -502,11 +503,11 @@ func parseCommit(t *testing.T, args ...string) (*commitFlags, int) {
 	}))
 	root.SetArgs(append([]string{"commit"}, args...))
 	if err := root.Execute(); err != nil {
-		var re *runError
+		var re *cmdutil.RunError
 		if !errors.As(err, &re) {
-			return nil, exitUsage // cobra's own: a flag it could not parse
+			return nil, cmdutil.ExitUsage // cobra's own: a flag it could not parse
 		}
-		return nil, classify(re.err).code
+		return nil, classify(re.Err).Code
 	}
 	return got, 0
 }
@@ -532,7 +533,7 @@ func TestCommitFlagsParse(t *testing.T) {
 		{"-m", "a", "-F", "f", "x"},
 		{"--bogus"},
 	} {
-		if f, code := parseCommit(t, bad...); code != exitUsage || f != nil {
+		if f, code := parseCommit(t, bad...); code != cmdutil.ExitUsage || f != nil {
 			t.Errorf("%v: exit %d (runF called: %t), want 2 before running", bad, code, f != nil)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"github.com/ghcommitter/ghcommitter/internal/cli/secure"
 	"io"
 	"os"
@@ -56,7 +57,7 @@ func (e *editFailure) Unwrap() error { return e.err }
 // GHCOMMITTER_EXISTS is 1 or 0, GHCOMMITTER_PATH the repository path. The
 // command runs in its own process group, which is killed when it exits,
 // when ctx is cancelled and after timeout.
-func shellEdit(ctx context.Context, e *Env, timeout time.Duration, path, command string) committer.EditFunc {
+func shellEdit(ctx context.Context, e *cmdutil.Env, timeout time.Duration, path, command string) committer.EditFunc {
 	environ := e.Environ
 	if environ == nil {
 		environ = os.Environ

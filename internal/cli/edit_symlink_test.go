@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"strings"
 	"testing"
 
@@ -26,7 +27,7 @@ func TestEditOfSymlinkIsRefused(t *testing.T) {
 				c := newCLI(t)
 				args := append([]string{"-m", "edit", "--engine", engine}, edit...)
 				res := c.run(commitArgs(srv, args...)...)
-				res.wantCode(t, exitUsage)
+				res.wantCode(t, cmdutil.ExitUsage)
 				for _, want := range []string{"deploy/current.yaml", "symbolic link", `"v1/app.yaml"`} {
 					if !strings.Contains(res.stderr, want) {
 						t.Errorf("stderr does not say %q:\n%s", want, res.stderr)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"github.com/ghcommitter/ghcommitter/committer"
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"github.com/spf13/cobra"
 )
 
@@ -37,7 +38,7 @@ func (f *engineFlags) register(cmd *cobra.Command) {
 // committerOptions points the GraphQL engine at $GITHUB_GRAPHQL_URL when
 // set (GitHub Actions sets it, on GitHub Enterprise Server too); otherwise
 // it is derived from the REST API URL.
-func (f *engineFlags) committerOptions(e *Env) []committer.Option {
+func (f *engineFlags) committerOptions(e *cmdutil.Env) []committer.Option {
 	if u := e.Getenv("GITHUB_GRAPHQL_URL"); u != "" {
 		return []committer.Option{committer.WithGraphQLURL(u)}
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"testing"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
@@ -55,8 +56,8 @@ func TestCommitEngineRefusals(t *testing.T) {
 		{"--engine", "graphql", "-m", "x", "--author", "A <a@example.com>", "--add", "a=-"},
 	} {
 		r := c.run(commitArgs(srv, args...)...)
-		if r.code != exitUsage {
-			t.Errorf("%v: exit %d (%s), want %d", args, r.code, r.stderr, exitUsage)
+		if r.code != cmdutil.ExitUsage {
+			t.Errorf("%v: exit %d (%s), want %d", args, r.code, r.stderr, cmdutil.ExitUsage)
 		}
 	}
 	if head(t, srv, "main") != before {
@@ -89,9 +90,9 @@ func TestEngineRefusedCommitCreatesNoBranch(t *testing.T) {
 		args    []string
 		code    int
 	}{
-		{"executable-edit", []string{"graphql", "contents"}, []string{"--edit", "run.sh=cat; echo x"}, exitUsage},
-		{"directory-delete", []string{"graphql", "contents"}, []string{"--delete", "dir"}, exitUsage},
-		{"precondition", []string{"git-data", "graphql", "contents", "auto"}, []string{"--add", "README.md=-", "--expect-absent", "README.md"}, exitConflict},
+		{"executable-edit", []string{"graphql", "contents"}, []string{"--edit", "run.sh=cat; echo x"}, cmdutil.ExitUsage},
+		{"directory-delete", []string{"graphql", "contents"}, []string{"--delete", "dir"}, cmdutil.ExitUsage},
+		{"precondition", []string{"git-data", "graphql", "contents", "auto"}, []string{"--add", "README.md=-", "--expect-absent", "README.md"}, cmdutil.ExitConflict},
 	} {
 		for _, e := range tc.engines {
 			t.Run(tc.name+"/"+e, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"io"
 	"net"
 	"net/url"
@@ -14,105 +15,64 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer"
 )
 
-// Env is everything a command takes from the process, so that tests can run
-// commands in-process.
-type Env struct {
-	Stdin      io.Reader
-	Stdout     io.Writer
-	Stderr     io.Writer
-	Getenv     func(string) string
-	Environ    func() []string // for the commands --edit runs
-	IsTerminal bool            // stderr is a terminal: show progress
-	// Exposed says why credentials in the process's initial environment
-	// are still readable by other processes (hideCredentials failed): no
-	// --edit command may run then.
-	Exposed error
-}
-
-// Exit codes: the contract scripts rely on.
-const (
-	exitOK       = 0
-	exitFailed   = 1 // API, auth, edit command
-	exitUsage    = 2 // invalid usage or input; nothing was sent
-	exitConflict = 3 // a precondition failed, or attempts ran out
-)
-
-// exitError carries an exit code and an optional hint out of a command.
-type exitError struct {
-	code int
-	err  error
-	hint string
-	// detail is printed verbatim after the message (an edit command's
-	// stderr).
-	detail string
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
-// usageErrorf is an invalid invocation: exit 2, nothing sent.
-func usageErrorf(hint, format string, args ...any) error {
-	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...), hint: hint}
-}
-
 // classify turns any error a command returns into an exitError.
-func classify(err error) *exitError {
-	var ee *exitError
+func classify(err error) *cmdutil.ExitError {
+	var ee *cmdutil.ExitError
 	if errors.As(err, &ee) {
 		return ee
 	}
-	ee = &exitError{code: exitFailed, err: err}
+	ee = &cmdutil.ExitError{Code: cmdutil.ExitFailed, Err: err}
 	var ce *committer.Error
 	if errors.As(err, &ce) {
 		// Print the hint on its own line, not glued to the message.
 		c := *ce
 		c.Hint = ""
 		// The library's hints name its API; say the flags instead.
-		ee.err, ee.hint = &c, flagHint(ce.Hint)
+		ee.Err, ee.Hint = &c, flagHint(ce.Hint)
 	}
 	var ed *editFailure
 	if errors.As(err, &ed) {
-		ee.detail = ed.stderr
-		ee.hint = "nothing was committed"
+		ee.Detail = ed.stderr
+		ee.Hint = "nothing was committed"
 		if strings.TrimSpace(ed.stderr) != "" {
-			ee.hint += "; the --edit command's stderr is shown above"
+			ee.Hint += "; the --edit command's stderr is shown above"
 		}
 	}
 	switch {
 	case errors.Is(err, committer.ErrInvalid):
-		ee.code = exitUsage
+		ee.Code = cmdutil.ExitUsage
 	case errors.Is(err, committer.ErrConflict):
-		ee.code = exitConflict
-		if ee.hint == "" {
-			ee.hint = "nothing was committed; re-read the branch and try again"
+		ee.Code = cmdutil.ExitConflict
+		if ee.Hint == "" {
+			ee.Hint = "nothing was committed; re-read the branch and try again"
 		}
 	case errors.Is(err, committer.ErrUnauthorized):
-		ee.hint = "the token is missing, expired or revoked: " + tokenHint + " with a valid token"
+		ee.Hint = "the token is missing, expired or revoked: " + tokenHint + " with a valid token"
 	case errors.Is(err, committer.ErrProtected):
 		// The library's hint names its API; say the flags instead.
-		ee.hint = protectedHint(err) // protected.go
+		ee.Hint = protectedHint(err) // protected.go
 	case errors.Is(err, context.Canceled):
-		ee.code = exitFailed
+		ee.Code = cmdutil.ExitFailed
 	}
 	return ee
 }
 
 // report prints err to w: one line "ghcommitter: <message>", any detail, then
 // a hint line when there is something to do.
-func report(w io.Writer, ee *exitError) {
-	fmt.Fprintf(w, "ghcommitter: %s\n", ee.err)
-	if d := strings.TrimRight(ee.detail, "\n"); d != "" {
+func report(w io.Writer, ee *cmdutil.ExitError) {
+	fmt.Fprintf(w, "ghcommitter: %s\n", ee.Err)
+	if d := strings.TrimRight(ee.Detail, "\n"); d != "" {
 		for _, line := range strings.Split(d, "\n") {
 			fmt.Fprintf(w, "  | %s\n", line)
 		}
 	}
-	if ee.hint != "" {
-		fmt.Fprintf(w, "hint: %s\n", ee.hint)
+	if ee.Hint != "" {
+		fmt.Fprintf(w, "hint: %s\n", ee.Hint)
 	}
 }
 
 // Run executes the command line args and returns the exit code.
-func Run(ctx context.Context, args []string, e *Env) int {
+func Run(ctx context.Context, args []string, e *cmdutil.Env) int {
 	if _, ok := e.Stderr.(*lockedWriter); !ok {
 		e.Stderr = &lockedWriter{w: e.Stderr}
 	}
@@ -126,47 +86,40 @@ func Run(ctx context.Context, args []string, e *Env) int {
 			args, err = actionArgs(e, newCommitCmdWith(e, nil).Flags())
 		}
 		if err != nil {
-			ee := &exitError{code: exitUsage, err: err, hint: "see docs/github-actions.md"}
+			ee := &cmdutil.ExitError{Code: cmdutil.ExitUsage, Err: err, Hint: "see docs/github-actions.md"}
 			report(e.Stderr, ee)
-			return ee.code
+			return ee.Code
 		}
 	}
 	root := newRootCmd(e)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
-		return exitOK
+		return cmdutil.ExitOK
 	}
-	var ee *exitError
-	var re *runError
+	var ee *cmdutil.ExitError
+	var re *cmdutil.RunError
 	switch {
 	case errors.As(err, &re):
-		ee = classify(re.err)
+		ee = classify(re.Err)
 	case errors.As(err, &ee):
 	default:
 		// Errors cobra returns itself: unknown flags or commands, bad
 		// flag values, wrong argument counts.
-		ee = &exitError{code: exitUsage, err: err, hint: "see '" + root.Name() + " --help'"}
+		ee = &cmdutil.ExitError{Code: cmdutil.ExitUsage, Err: err, Hint: "see '" + root.Name() + " --help'"}
 		if c, _, ferr := root.Find(args); ferr == nil && c != root {
-			ee.hint = "see '" + c.CommandPath() + " --help'"
+			ee.Hint = "see '" + c.CommandPath() + " --help'"
 		}
 		if tokenFlag(err) {
-			ee.hint = "a token is never a flag value (it would show in process listings): " + tokenHint
+			ee.Hint = "a token is never a flag value (it would show in process listings): " + tokenHint
 		}
 		if wantsJSON(args) {
 			writeFailureJSON(e, ee)
 		}
 	}
 	report(e.Stderr, ee)
-	return ee.code
+	return ee.Code
 }
-
-// runError marks an error returned by a command's RunE, as opposed to one
-// cobra found in the command line.
-type runError struct{ err error }
-
-func (r *runError) Error() string { return r.err.Error() }
-func (r *runError) Unwrap() error { return r.err }
 
 // The environment variables gh users already set (gh help environment):
 //
@@ -183,7 +136,7 @@ func (r *runError) Unwrap() error { return r.err }
 
 // envRepo is the repository to use when -R is not given: GH_REPO's
 // OWNER/REPO, else $GITHUB_REPOSITORY.
-func envRepo(e *Env) string {
+func envRepo(e *cmdutil.Env) string {
 	if r := strings.TrimSpace(e.Getenv("GH_REPO")); r != "" {
 		_, repo := splitHostRepo(r)
 		return repo
@@ -203,7 +156,7 @@ func splitHostRepo(s string) (host, repo string) {
 // apiURLFor is the REST API root: --api-url; else the host in GH_REPO when
 // -R (repoFlag) is not given; else GH_HOST; else $GITHUB_API_URL; else
 // api.github.com.
-func apiURLFor(flag, repoFlag string, e *Env) string {
+func apiURLFor(flag, repoFlag string, e *cmdutil.Env) string {
 	if flag != "" {
 		return flag
 	}
@@ -270,7 +223,7 @@ func isLoopback(host string) bool {
 
 // envToken is the token from the environment for apiURL, "" when none is
 // set.
-func envToken(e *Env, apiURL string) string {
+func envToken(e *cmdutil.Env, apiURL string) string {
 	names := []string{"GH_TOKEN", "GITHUB_TOKEN"}
 	switch {
 	case isEnterpriseAPI(apiURL):

@@ -1,6 +1,10 @@
 package cli
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
+)
 
 func TestGHEnvironment(t *testing.T) {
 	for _, tc := range []struct {
@@ -33,7 +37,7 @@ func TestGHEnvironment(t *testing.T) {
 			wantAPI: defaultAPIURL, wantToken: "t1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := &Env{Getenv: func(k string) string { return tc.vars[k] }}
+			e := &cmdutil.Env{Getenv: func(k string) string { return tc.vars[k] }}
 			if got := envRepo(e); got != tc.wantRepo {
 				t.Errorf("repo = %q, want %q", got, tc.wantRepo)
 			}

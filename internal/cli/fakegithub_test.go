@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"io"
 	"net/http"
 	"strings"
@@ -22,7 +23,7 @@ func startFake(t *testing.T, args ...string) (string, func() string) {
 	done := make(chan int, 1)
 	go func() {
 		done <- Run(ctx, append([]string{"fake-github", "--listen", "127.0.0.1:0"}, args...),
-			&Env{Stdout: pw, Stderr: &errb, Getenv: func(string) string { return "" }})
+			&cmdutil.Env{Stdout: pw, Stderr: &errb, Getenv: func(string) string { return "" }})
 		pw.Close()
 	}()
 	line, err := bufio.NewReader(pr).ReadString('\n')

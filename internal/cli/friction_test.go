@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"os"
 	"regexp"
 	"strings"
@@ -26,7 +27,7 @@ func TestRepoFlagForms(t *testing.T) {
 		{"git@ghe.example.com:acme/mono.git", "https://ghe.example.com/api/v3/"},
 		{"acme/mono", defaultAPIURL},
 	} {
-		e := &Env{Getenv: func(string) string { return "" }}
+		e := &cmdutil.Env{Getenv: func(string) string { return "" }}
 		if got := apiURLFor("", tc.repo, e); got != tc.api {
 			t.Errorf("-R %s: API %s, want %s", tc.repo, got, tc.api)
 		}
@@ -39,7 +40,7 @@ func TestErrorsHaveNoEmptyBrackets(t *testing.T) {
 	c := newCLI(t)
 	c.env["GH_TOKEN"] = "wrong"
 	res := c.run(commitArgs(srv, "-m", "x", "--delete", "README.md")...)
-	res.wantCode(t, exitFailed)
+	res.wantCode(t, cmdutil.ExitFailed)
 	if !strings.Contains(res.stderr, "401 Bad credentials") || strings.Contains(res.stderr, "[]") {
 		t.Errorf("stderr:\n%s", res.stderr)
 	}
@@ -55,7 +56,7 @@ func TestLoopbackTokenHint(t *testing.T) {
 	c := newCLI(t)
 	c.env = map[string]string{}
 	res := c.run(commitArgs(srv, "-m", "x", "--delete", "README.md")...)
-	res.wantCode(t, exitUsage)
+	res.wantCode(t, cmdutil.ExitUsage)
 	if strings.Contains(res.stderr, "ENTERPRISE") || !strings.Contains(res.stderr, "GH_TOKEN") {
 		t.Errorf("stderr:\n%s", res.stderr)
 	}
@@ -74,7 +75,7 @@ func TestTokenFlagHint(t *testing.T) {
 	srv := fake(t)
 	for _, flag := range []string{"--token", "--token=abc", "-t"} {
 		res := newCLI(t).run(commitArgs(srv, "-m", "x", flag, "abc", "--delete", "README.md")...)
-		res.wantCode(t, exitUsage)
+		res.wantCode(t, cmdutil.ExitUsage)
 		if !strings.Contains(res.stderr, "GH_TOKEN") || !strings.Contains(res.stderr, "--token-file") {
 			t.Errorf("%s: stderr:\n%s", flag, res.stderr)
 		}
@@ -85,12 +86,12 @@ func TestTokenFlagHint(t *testing.T) {
 func TestEditFailureHintOnlyWithStderr(t *testing.T) {
 	srv := fake(t)
 	res := newCLI(t).run(commitArgs(srv, "-m", "x", "--edit", "README.md=exit 3")...)
-	res.wantCode(t, exitFailed)
+	res.wantCode(t, cmdutil.ExitFailed)
 	if strings.Contains(res.stderr, "shown above") {
 		t.Errorf("stderr:\n%s", res.stderr)
 	}
 	res = newCLI(t).run(commitArgs(srv, "-m", "x", "--edit", "README.md=echo broken >&2; exit 3")...)
-	res.wantCode(t, exitFailed)
+	res.wantCode(t, cmdutil.ExitFailed)
 	if !strings.Contains(res.stderr, "shown above") || !strings.Contains(res.stderr, "| broken") {
 		t.Errorf("stderr:\n%s", res.stderr)
 	}

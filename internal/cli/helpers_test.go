@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"io"
 	"net/http"
 	"os"
@@ -64,7 +65,7 @@ func (c *cli) runCtx(ctx context.Context, args ...string) cliResult {
 // runStdin runs ghcommitter in-process with stdin read from in.
 func (c *cli) runStdin(ctx context.Context, in io.Reader, args ...string) cliResult {
 	var out, errb bytes.Buffer
-	e := &Env{
+	e := &cmdutil.Env{
 		Stdin:      in,
 		Stdout:     &out,
 		Stderr:     &errb,

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"net/http"
 	"strings"
 	"time"
@@ -50,12 +51,12 @@ var errorKinds = []struct {
 }
 
 // kindOf names the kind of a classified failure.
-func kindOf(ee *exitError) string {
+func kindOf(ee *cmdutil.ExitError) string {
 	var ed *editFailure
 	switch {
-	case ee.code > 128 && errors.Is(ee, committer.ErrUnknownOutcome):
+	case ee.Code > 128 && errors.Is(ee, committer.ErrUnknownOutcome):
 		return "unknown_outcome" // the signal came after the write was sent
-	case ee.code > 128:
+	case ee.Code > 128:
 		return "interrupted"
 	case errors.As(ee, &ed):
 		return "edit_failed"
@@ -67,7 +68,7 @@ func kindOf(ee *exitError) string {
 	}
 	var rl *ghclient.RateLimitError
 	switch {
-	case ee.code == exitUsage:
+	case ee.Code == cmdutil.ExitUsage:
 		return "invalid"
 	case errors.As(ee, &rl):
 		return "rate_limited" // a request of the CLI's own (the App's installation lookup)
@@ -76,8 +77,8 @@ func kindOf(ee *exitError) string {
 }
 
 // failureJSON describes a classified failure for --json.
-func failureJSON(ee *exitError) jsonFailure {
-	b := jsonErrorBody{Kind: kindOf(ee), Message: ee.err.Error(), Hint: ee.hint}
+func failureJSON(ee *cmdutil.ExitError) jsonFailure {
+	b := jsonErrorBody{Kind: kindOf(ee), Message: ee.Err.Error(), Hint: ee.Hint}
 	var ce *committer.Error
 	if errors.As(ee, &ce) {
 		b.Head, b.Attempts, b.Rule = ce.Head, ce.Attempts, ce.Rule
@@ -135,7 +136,7 @@ func replyOf(err error) (int, string) {
 }
 
 // writeFailureJSON prints ee as the --json failure object.
-func writeFailureJSON(e *Env, ee *exitError) {
+func writeFailureJSON(e *cmdutil.Env, ee *cmdutil.ExitError) {
 	_ = writeJSON(e, failureJSON(ee)) // stdout failed too: nowhere left to say so
 }
 

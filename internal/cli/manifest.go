@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"reflect"
 	"strconv"
 	"strings"
@@ -273,7 +274,7 @@ func parseManifest(data []byte) (*manifest, error) {
 	return m, nil
 }
 
-func newSchemaCmd(e *Env) *cobra.Command {
+func newSchemaCmd(e *cmdutil.Env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "schema manifest",
 		Short: "Print the JSON Schema of a --manifest file",
@@ -287,9 +288,9 @@ file is internal/cli/manifest.schema.json in the repository.`,
   ghcommitter commit -R acme/mono --manifest promotion.yaml`,
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: []string{"manifest"},
-		RunE: runE(func(_ *cobra.Command, args []string) error {
+		RunE: cmdutil.RunE(func(_ *cobra.Command, args []string) error {
 			if args[0] != "manifest" {
-				return usageErrorf("the one schema is: manifest", "no schema %q", args[0])
+				return cmdutil.UsageErrorf("the one schema is: manifest", "no schema %q", args[0])
 			}
 			_, err := e.Stdout.Write(manifestSchema)
 			return err

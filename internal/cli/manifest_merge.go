@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"path/filepath"
 	"strings"
 
@@ -19,7 +20,7 @@ import (
 func loadManifest(m *manifestFlags, in *stdinOnce, f *commitFlags) error {
 	if m.file == "" {
 		if m.allowCommands {
-			return usageErrorf("", "--allow-commands is for --manifest: give one, or drop it")
+			return cmdutil.UsageErrorf("", "--allow-commands is for --manifest: give one, or drop it")
 		}
 		return nil
 	}
@@ -30,7 +31,7 @@ func loadManifest(m *manifestFlags, in *stdinOnce, f *commitFlags) error {
 	}
 	data, err := readLocal(in, m.file)
 	if err != nil {
-		return usageErrorf("", "--manifest: %v", err)
+		return cmdutil.UsageErrorf("", "--manifest: %v", err)
 	}
 	man, err := parseManifest(data)
 	if err == nil {
@@ -39,9 +40,9 @@ func loadManifest(m *manifestFlags, in *stdinOnce, f *commitFlags) error {
 	if err != nil {
 		var me *manifestError
 		if errors.As(err, &me) {
-			return usageErrorf("see `ghcommitter schema manifest` for what a manifest holds", "%s:%d: %s", m.name, me.line, me.msg)
+			return cmdutil.UsageErrorf("see `ghcommitter schema manifest` for what a manifest holds", "%s:%d: %s", m.name, me.line, me.msg)
 		}
-		return usageErrorf("see `ghcommitter schema manifest` for what a manifest holds", "%s: %v", m.name, err)
+		return cmdutil.UsageErrorf("see `ghcommitter schema manifest` for what a manifest holds", "%s: %v", m.name, err)
 	}
 	return nil
 }
@@ -240,9 +241,9 @@ func (m *manifestFlags) structuredOps(man *manifest) error {
 	add := func(line int, op structuredOp) error {
 		op.where = fmt.Sprintf("%s:%d: %s", m.name, line, op.kind)
 		if err := op.check(); err != nil {
-			var ee *exitError
+			var ee *cmdutil.ExitError
 			if errors.As(err, &ee) {
-				return &manifestError{line: line, msg: strings.TrimPrefix(ee.err.Error(), op.where+": ")}
+				return &manifestError{line: line, msg: strings.TrimPrefix(ee.Err.Error(), op.where+": ")}
 			}
 			return err
 		}

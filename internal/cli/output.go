@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"net/url"
 	"os"
 	"strings"
@@ -15,13 +16,13 @@ import (
 // It formats what it is given and makes no request: what it reports from
 // GitHub beyond the library's result is read by the run (readBack).
 type output struct {
-	e    *Env
+	e    *cmdutil.Env
 	json bool
 	web  string // web root ending in "/", or ""
 }
 
 // newOutput is the output of a command talking to apiURL.
-func newOutput(e *Env, json bool, apiURL string) *output {
+func newOutput(e *cmdutil.Env, json bool, apiURL string) *output {
 	return &output{e: e, json: json, web: webURL(apiURL)}
 }
 
@@ -125,7 +126,7 @@ func (o *output) result(r *committer.Result, verified bool) error {
 	if o.json {
 		return writeJSON(o.e, o.jsonResult(r, u))
 	}
-	_, err := fmt.Fprintln(o.e.Stdout, summary(r, r.Repository+"@"+r.Branch, short(r.Commit), u))
+	_, err := fmt.Fprintln(o.e.Stdout, summary(r, r.Repository+"@"+r.Branch, cmdutil.Short(r.Commit), u))
 	return err
 }
 
@@ -164,9 +165,9 @@ func (o *output) actions(r *committer.Result, u string, pr *committer.PullReques
 		}
 	}
 	if p := o.e.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
-		link := short(r.Commit)
+		link := cmdutil.Short(r.Commit)
 		if u != "" {
-			link = fmt.Sprintf("[%s](%s)", short(r.Commit), u)
+			link = fmt.Sprintf("[%s](%s)", cmdutil.Short(r.Commit), u)
 		}
 		line := "ghcommitter: " + summary(r, "`"+r.Repository+"@"+r.Branch+"`", link, "")
 		if pr != nil && pr.Number != 0 {
@@ -229,7 +230,7 @@ func (o *output) planPullRequest(p *committer.Plan, base string) error {
 
 func (o *output) planText(p *committer.Plan) error {
 	w := o.e.Stdout
-	head := short(p.Head)
+	head := cmdutil.Short(p.Head)
 	if head == "" {
 		head = "an empty repository"
 	}
@@ -251,7 +252,7 @@ func (o *output) planText(p *committer.Plan) error {
 	return nil
 }
 
-func writeJSON(e *Env, v any) error {
+func writeJSON(e *cmdutil.Env, v any) error {
 	enc := json.NewEncoder(e.Stdout)
 	return enc.Encode(v)
 }
@@ -294,13 +295,6 @@ func webURL(api string) string {
 	return u.String()
 }
 
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
-}
-
 func plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
@@ -321,7 +315,7 @@ func (o *output) pullRequest(r *committer.PullRequestResult, base string, verifi
 		j.PullRequest = &jsonPR{r.Number, r.URL, r.Created, r.Operation, base, c.Branch}
 		return writeJSON(o.e, j)
 	}
-	fmt.Fprintln(o.e.Stdout, summary(c, c.Repository+"@"+c.Branch, short(c.Commit), u))
+	fmt.Fprintln(o.e.Stdout, summary(c, c.Repository+"@"+c.Branch, cmdutil.Short(c.Commit), u))
 	switch {
 	case r.Number == 0:
 		fmt.Fprintf(o.e.Stdout, "no pull request: %s has nothing that its base lacks\n", c.Branch)

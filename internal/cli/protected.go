@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 
 	"github.com/ghcommitter/ghcommitter/committer"
 	"github.com/spf13/cobra"
@@ -18,11 +19,11 @@ func registerOnProtected(cmd *cobra.Command, v *string) {
 func checkOnProtected(v string, pr, tag bool) error {
 	switch {
 	case v != "fail" && v != "pull-request":
-		return usageErrorf("", "--on-protected must be fail or pull-request, got %q", v)
+		return cmdutil.UsageErrorf("", "--on-protected must be fail or pull-request, got %q", v)
 	case v == "pull-request" && pr:
-		return usageErrorf("drop one of them", "--on-protected pull-request and --pull-request cannot be combined")
+		return cmdutil.UsageErrorf("drop one of them", "--on-protected pull-request and --pull-request cannot be combined")
 	case v == "pull-request" && tag:
-		return usageErrorf("tag the merge commit once the pull request is merged", "--on-protected pull-request and --tag cannot be combined")
+		return cmdutil.UsageErrorf("tag the merge commit once the pull request is merged", "--on-protected pull-request and --tag cannot be combined")
 	}
 	return nil
 }

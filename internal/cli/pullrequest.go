@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"io/fs"
 	"os"
 	"strings"
@@ -48,12 +49,12 @@ func (p *prFlags) check(cmd *cobra.Command) error {
 	if !p.enabled {
 		for _, name := range []string{"base", "pr-title", "pr-body", "pr-body-file", "draft", "label", "reviewer", "assignee"} {
 			if cmd.Flags().Changed(name) {
-				return usageErrorf("add --pull-request", "--%s needs --pull-request", name)
+				return cmdutil.UsageErrorf("add --pull-request", "--%s needs --pull-request", name)
 			}
 		}
 	}
 	if p.body != "" && p.bodyFile != "" {
-		return usageErrorf("", "--pr-body and --pr-body-file both given: choose one")
+		return cmdutil.UsageErrorf("", "--pr-body and --pr-body-file both given: choose one")
 	}
 	return nil
 }
@@ -65,7 +66,7 @@ func pullRequestOptions(p *prFlags, in *stdinOnce) (committer.PullRequestOptions
 	if p.bodyFile != "" {
 		data, err := readLocal(in, p.bodyFile)
 		if err != nil {
-			return o, usageErrorf("", "--pr-body-file: %v", err)
+			return o, cmdutil.UsageErrorf("", "--pr-body-file: %v", err)
 		}
 		o.Body = string(data)
 	}
@@ -83,7 +84,7 @@ func nonEmpty(list []string) []string {
 }
 
 // runPullRequest commits cs to the head branch and opens or reuses its pull request.
-func runPullRequest(p *prFlags, ctx context.Context, e *Env, c *committer.Committer, cs *committer.ChangeSet, f *commitFlags, out *output, rb *readBack, prog *progress, in *stdinOnce) error {
+func runPullRequest(p *prFlags, ctx context.Context, e *cmdutil.Env, c *committer.Committer, cs *committer.ChangeSet, f *commitFlags, out *output, rb *readBack, prog *progress, in *stdinOnce) error {
 	opts, err := pullRequestOptions(p, in)
 	if err != nil {
 		return err
@@ -101,11 +102,11 @@ func runPullRequest(p *prFlags, ctx context.Context, e *Env, c *committer.Commit
 	}
 	for _, b := range []string{base, head} {
 		if err := committer.ValidateBranch(b); err != nil {
-			return usageErrorf("", "%v", err)
+			return cmdutil.UsageErrorf("", "%v", err)
 		}
 	}
 	if head == base {
-		return usageErrorf("name the head branch with -b, different from --base", "--pull-request: head and base are both %q", base)
+		return cmdutil.UsageErrorf("name the head branch with -b, different from --base", "--pull-request: head and base are both %q", base)
 	}
 	// The same engine and branch options as a direct commit: --engine,
 	// and --create-branch-from as the ref head is created from (the
@@ -139,7 +140,7 @@ func runPullRequest(p *prFlags, ctx context.Context, e *Env, c *committer.Commit
 // repository, that branch (a push's branch, a pull request's head, as the
 // commit without --pull-request would go to); else the repository's
 // default branch.
-func baseBranch(p *prFlags, ctx context.Context, e *Env, c *committer.Committer) (string, error) {
+func baseBranch(p *prFlags, ctx context.Context, e *cmdutil.Env, c *committer.Committer) (string, error) {
 	if p.base != "" {
 		return p.base, nil
 	}
@@ -152,20 +153,20 @@ func baseBranch(p *prFlags, ctx context.Context, e *Env, c *committer.Committer)
 // loadSigner loads --sign-key, and with --remove-sign-key deletes the file
 // (before any --edit command runs: they run in the commit). Signing needs an
 // author.
-func loadSigner(f *commitFlags, e *Env, cs *committer.ChangeSet) (github.MessageSigner, error) {
+func loadSigner(f *commitFlags, e *cmdutil.Env, cs *committer.ChangeSet) (github.MessageSigner, error) {
 	if cs.Author == nil {
-		return nil, usageErrorf(`add --author "Name <email>" matching the key's identity`, "--sign-key needs --author")
+		return nil, cmdutil.UsageErrorf(`add --author "Name <email>" matching the key's identity`, "--sign-key needs --author")
 	}
 	key, err := os.ReadFile(f.signKey)
 	if err != nil {
-		return nil, usageErrorf("", "--sign-key: %v", err)
+		return nil, cmdutil.UsageErrorf("", "--sign-key: %v", err)
 	}
 	if err := dropSignKey(f); err != nil {
-		return nil, usageErrorf("", "--remove-sign-key: %v", err)
+		return nil, cmdutil.UsageErrorf("", "--remove-sign-key: %v", err)
 	}
 	s, err := pgpsign.NewSigner(bytes.NewReader(key), []byte(e.Getenv("GHCOMMITTER_SIGN_PASSPHRASE")))
 	if err != nil {
-		return nil, usageErrorf("export it with gpg --armor --export-secret-keys KEYID", "--sign-key %s: %v", f.signKey, err)
+		return nil, cmdutil.UsageErrorf("export it with gpg --armor --export-secret-keys KEYID", "--sign-key %s: %v", f.signKey, err)
 	}
 	return s, nil
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"os"
 	"path/filepath"
 	"slices"
@@ -85,13 +86,13 @@ func TestPullRequestFlagsNeedPullRequest(t *testing.T) {
 	srv := fake(t)
 	for _, flag := range [][]string{{"--label", "x"}, {"--reviewer", "x"}, {"--assignee", "x"}, {"--pr-body-file", "x"}, {"--pr-title", "x"}} {
 		res := newCLI(t).run(commitArgs(srv, append([]string{"-m", "m", "--delete", "README.md"}, flag...)...)...)
-		res.wantCode(t, exitUsage)
+		res.wantCode(t, cmdutil.ExitUsage)
 		if !strings.Contains(res.stderr, "needs --pull-request") {
 			t.Errorf("%v: %s", flag, res.stderr)
 		}
 	}
 	res := newCLI(t).run(commitArgs(srv, "-m", "m", "--pull-request", "-b", "x", "--pr-body", "a", "--pr-body-file", "b", "--delete", "README.md")...)
-	res.wantCode(t, exitUsage)
+	res.wantCode(t, cmdutil.ExitUsage)
 	if writes(srv) != 0 {
 		t.Errorf("%d writes", writes(srv))
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"net/http"
 	"net/url"
 	"strings"
@@ -13,12 +14,12 @@ import (
 // beyond the library's result; the output itself makes no request.
 type readBack struct {
 	ctx context.Context
-	e   *Env
+	e   *cmdutil.Env
 	gh  *github.Client
 }
 
 // newReadBack talks to apiURL through client.
-func newReadBack(ctx context.Context, e *Env, apiURL string, client *http.Client) *readBack {
+func newReadBack(ctx context.Context, e *cmdutil.Env, apiURL string, client *http.Client) *readBack {
 	gh := github.NewClient(client)
 	base := apiURL
 	if !strings.HasSuffix(base, "/") {

@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
+	"github.com/ghcommitter/ghcommitter/internal/cli/demo"
+	"github.com/ghcommitter/ghcommitter/internal/cli/fakegithub"
 	"github.com/spf13/cobra"
 )
 
-func newRootCmd(e *Env) *cobra.Command {
+func newRootCmd(e *cmdutil.Env) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "ghcommitter",
 		Short: "Commit files to a GitHub branch through the API, safely under concurrent writers",
@@ -31,21 +34,10 @@ lost and nothing is force-pushed.`,
 	root.CompletionOptions.HiddenDefaultCmd = false // "ghcommitter completion bash|zsh|fish|powershell"
 	root.AddCommand(
 		newCommitCmd(e),
-		newFakeGitHubCmd(e),
-		newDemoCmd(e),
+		fakegithub.NewCmd(e),
+		demo.NewCmd(e),
 		newSchemaCmd(e), // manifest.go
 		newVersionCmd(e),
 	)
 	return root
-}
-
-// runE wraps a command's body so that run can tell its errors from the
-// command-line errors cobra reports.
-func runE(fn func(cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
-	return func(cmd *cobra.Command, args []string) error {
-		if err := fn(cmd, args); err != nil {
-			return &runError{err: err}
-		}
-		return nil
-	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"strings"
 	"testing"
 )
@@ -27,7 +28,7 @@ func TestCompletion(t *testing.T) {
 
 func TestShortVIsNotVersion(t *testing.T) {
 	r := newCLI(t).run("-v")
-	if r.code != exitUsage || strings.Contains(r.stdout, "ghcommitter ") {
+	if r.code != cmdutil.ExitUsage || strings.Contains(r.stdout, "ghcommitter ") {
 		t.Errorf("ghcommitter -v: exit %d, stdout %q; want a usage error (-v is --verbose, a commit flag)", r.code, r.stdout)
 	}
 	r = newCLI(t).run("commit", "--help")

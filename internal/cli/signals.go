@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"os"
 	"os/signal"
 	"syscall"
@@ -64,7 +65,7 @@ func interrupted(ctx context.Context, err error) error {
 		hint = "stopped by " + sc.sig.String() + " after the commit landed on " + after.branch + " (" + after.commit +
 			"); the pull request was not opened: open it rather than running again, which would commit again"
 	}
-	return &exitError{code: 128 + int(sc.sig), err: err, hint: hint}
+	return &cmdutil.ExitError{Code: 128 + int(sc.sig), Err: err, Hint: hint}
 }
 
 // afterLanding is a failure after the commit landed (opening the pull

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"os"
 	"os/exec"
 	"strings"
@@ -163,12 +164,12 @@ func TestInterruptedHints(t *testing.T) {
 		{"pull-request", &afterLanding{err: context.Canceled, branch: "feature", commit: "abc"}, "landed on feature", "interrupted"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var ee *exitError
-			if !errors.As(interrupted(ctx, tc.err), &ee) || ee.code != 130 {
+			var ee *cmdutil.ExitError
+			if !errors.As(interrupted(ctx, tc.err), &ee) || ee.Code != 130 {
 				t.Fatalf("interrupted(%v) = %v, want exit 130", tc.err, ee)
 			}
-			if !strings.Contains(ee.hint, tc.want) || (tc.name != "not-landed" && strings.Contains(ee.hint, "nothing was committed")) {
-				t.Errorf("hint %q, want it to say %q", ee.hint, tc.want)
+			if !strings.Contains(ee.Hint, tc.want) || (tc.name != "not-landed" && strings.Contains(ee.Hint, "nothing was committed")) {
+				t.Errorf("hint %q, want it to say %q", ee.Hint, tc.want)
 			}
 			if k := kindOf(ee); k != tc.kind {
 				t.Errorf("kind %q, want %q", k, tc.kind)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"strings"
 	"unicode/utf8"
 
@@ -73,21 +74,21 @@ func (op *structuredOp) parseArg() error {
 	case "set", "set-string":
 		key, value, found := cutKey(rest)
 		if !ok || key == "" || !found {
-			return usageErrorf("write it as --"+op.kind+" 'deploy/values.yaml:image.tag=1.2.3'", "%s: want PATH:KEY=VALUE", op.where)
+			return cmdutil.UsageErrorf("write it as --"+op.kind+" 'deploy/values.yaml:image.tag=1.2.3'", "%s: want PATH:KEY=VALUE", op.where)
 		}
 		op.key, op.value = key, value
 	case "unset":
 		if !ok || rest == "" {
-			return usageErrorf("write it as --unset 'deploy/values.yaml:image.digest'", "%s: want PATH:KEY", op.where)
+			return cmdutil.UsageErrorf("write it as --unset 'deploy/values.yaml:image.digest'", "%s: want PATH:KEY", op.where)
 		}
 		op.key = rest
 	case "set-image":
 		if !ok {
-			return usageErrorf("write it as --set-image 'deploy/kustomization.yaml:api:1.2.3'", "%s: want PATH:IMAGE", op.where)
+			return cmdutil.UsageErrorf("write it as --set-image 'deploy/kustomization.yaml:api:1.2.3'", "%s: want PATH:IMAGE", op.where)
 		}
 		img, err := edits.ParseImage(rest)
 		if err != nil {
-			return usageErrorf("IMAGE is NAME:TAG, NAME@DIGEST, NAME=NEWNAME, NAME=NEWNAME:TAG or NAME=NEWNAME@DIGEST", "%s: %v", op.where, err)
+			return cmdutil.UsageErrorf("IMAGE is NAME:TAG, NAME@DIGEST, NAME=NEWNAME, NAME=NEWNAME:TAG or NAME=NEWNAME@DIGEST", "%s: %v", op.where, err)
 		}
 		op.image = img
 	}
@@ -98,16 +99,16 @@ func (op *structuredOp) parseArg() error {
 // check validates the path and the key before any request.
 func (op *structuredOp) check() error {
 	if err := committer.ValidatePath(op.path); err != nil {
-		return usageErrorf("the path is the repository file's, e.g. deploy/values.yaml", "%s: path %q: %v", op.where, op.path, err)
+		return cmdutil.UsageErrorf("the path is the repository file's, e.g. deploy/values.yaml", "%s: path %q: %v", op.where, op.path, err)
 	}
 	if op.kind == "set-image" {
 		return nil
 	}
 	if err := edits.ValidKey(edits.FormatOf(op.path), op.key); err != nil {
-		return usageErrorf(`keys are dot-separated (image.tag); write \. for a dot inside a key, \\ for a backslash`, "%s: %v", op.where, err)
+		return cmdutil.UsageErrorf(`keys are dot-separated (image.tag); write \. for a dot inside a key, \\ for a backslash`, "%s: %v", op.where, err)
 	}
 	if op.kind != "unset" && !utf8.ValidString(op.value) {
-		return usageErrorf("", "%s: the value is not valid UTF-8", op.where)
+		return cmdutil.UsageErrorf("", "%s: the value is not valid UTF-8", op.where)
 	}
 	return nil
 }

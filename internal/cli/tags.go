@@ -2,6 +2,7 @@ package cli
 
 import (
 	"github.com/ghcommitter/ghcommitter/committer"
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"github.com/spf13/cobra"
 )
 
@@ -23,9 +24,9 @@ func (f *tagFlags) register(cmd *cobra.Command) {
 func (f *tagFlags) check(pr bool) error {
 	switch {
 	case f.name == "" && (f.message != "" || f.force):
-		return usageErrorf("", "--tag-message and --tag-force need --tag NAME")
+		return cmdutil.UsageErrorf("", "--tag-message and --tag-force need --tag NAME")
 	case f.name != "" && pr:
-		return usageErrorf("tag the merge commit once the pull request is merged", "--tag cannot be combined with --pull-request")
+		return cmdutil.UsageErrorf("tag the merge commit once the pull request is merged", "--tag cannot be combined with --pull-request")
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"strings"
 
 	"github.com/ghcommitter/ghcommitter/committer"
@@ -24,13 +25,13 @@ func (t *trailerFlags) register(cmd *cobra.Command) {
 
 // apply adds the trailers to cs's message and sets its Edit-Id switch.
 // Called by the commit command once the change set is built.
-func (t *trailerFlags) apply(e *Env, cs *committer.ChangeSet) error {
+func (t *trailerFlags) apply(e *cmdutil.Env, cs *committer.ChangeSet) error {
 	cs.OmitEditID = t.noEditID
 	var lines []string
 	for _, tr := range t.trailers {
 		line, err := parseTrailer(tr)
 		if err != nil {
-			return usageErrorf(`write --trailer "Reviewed-by=Jane Doe <jane@example.com>"`, "--trailer %q: %v", tr, err)
+			return cmdutil.UsageErrorf(`write --trailer "Reviewed-by=Jane Doe <jane@example.com>"`, "--trailer %q: %v", tr, err)
 		}
 		lines = append(lines, line)
 	}
@@ -71,7 +72,7 @@ func parseTrailer(s string) (string, error) {
 
 // signoffIdentity is "Name <email>" for --signoff: the commit's author, else
 // the committer identity git would use from the environment.
-func signoffIdentity(e *Env, cs *committer.ChangeSet) (string, error) {
+func signoffIdentity(e *cmdutil.Env, cs *committer.ChangeSet) (string, error) {
 	if a := cs.Author; a != nil && a.Name != "" && a.Email != "" {
 		return a.Name + " <" + a.Email + ">", nil
 	}
@@ -81,7 +82,7 @@ func signoffIdentity(e *Env, cs *committer.ChangeSet) (string, error) {
 			return name + " <" + email + ">", nil
 		}
 	}
-	return "", usageErrorf(`pass --author "Name <email>", or set GIT_COMMITTER_NAME and GIT_COMMITTER_EMAIL`,
+	return "", cmdutil.UsageErrorf(`pass --author "Name <email>", or set GIT_COMMITTER_NAME and GIT_COMMITTER_EMAIL`,
 		"--signoff needs an identity to sign off as")
 }
 

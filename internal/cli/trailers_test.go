@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"net/http"
 	"strings"
 	"sync"
@@ -78,7 +79,7 @@ func TestCommitTrailers(t *testing.T) {
 	} {
 		c := newCLI(t)
 		r := c.run(commitArgs(srv, append([]string{"-b", "main", "-m", "m", "--edit", "a=echo c"}, args...)...)...)
-		r.wantCode(t, exitUsage)
+		r.wantCode(t, cmdutil.ExitUsage)
 	}
 	if n := srv.CountMethod("POST") + srv.CountMethod("PATCH"); n != 0 || head(t, srv, "main") != before {
 		t.Errorf("refused trailers sent %d writes or moved the branch", n)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"regexp"
 	"runtime/debug"
 	"strings"
@@ -111,13 +112,13 @@ func readVersion() buildVersion {
 	return currentVersion(bi)
 }
 
-func newVersionCmd(e *Env) *cobra.Command {
+func newVersionCmd(e *cmdutil.Env) *cobra.Command {
 	return &cobra.Command{
 		Use:     "version",
 		Short:   "Print the version, commit and build date of ghcommitter",
 		Example: "  ghcommitter version",
 		Args:    cobra.NoArgs,
-		RunE: runE(func(*cobra.Command, []string) error {
+		RunE: cmdutil.RunE(func(*cobra.Command, []string) error {
 			_, err := fmt.Fprintf(e.Stdout, "ghcommitter %s\n", cliVersionLong())
 			return err
 		}),

@@ -1,9 +1,12 @@
-package cli
+// Package fakegithub is the fake-github command: the stateful fake of
+// GitHub (committer/githubtest) served on a port.
+package fakegithub
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"math"
 	"net"
 	"net/http"
@@ -31,7 +34,8 @@ type fakeFlags struct {
 	treeBytes   int64
 }
 
-func newFakeGitHubCmd(e *Env) *cobra.Command {
+// NewCmd is the fake-github command.
+func NewCmd(e *cmdutil.Env) *cobra.Command {
 	f := &fakeFlags{}
 	cmd := &cobra.Command{
 		Use:   "fake-github",
@@ -77,7 +81,7 @@ as on github.com (0 turns a measure off).`,
   # An empty repository (no commits), as GitHub creates without auto_init:
   ghcommitter fake-github --empty-repo acme/new`,
 		Args: cobra.NoArgs,
-		RunE: runE(func(cmd *cobra.Command, _ []string) error {
+		RunE: cmdutil.RunE(func(cmd *cobra.Command, _ []string) error {
 			return f.run(cmd.Context(), e)
 		}),
 	}
@@ -98,12 +102,12 @@ as on github.com (0 turns a measure off).`,
 	return cmd
 }
 
-func (f *fakeFlags) run(ctx context.Context, e *Env) error {
+func (f *fakeFlags) run(ctx context.Context, e *cmdutil.Env) error {
 	if f.latency < 0 {
-		return usageErrorf("", "--latency must not be negative")
+		return cmdutil.UsageErrorf("", "--latency must not be negative")
 	}
 	if f.seed != "" && len(f.repos) == 0 {
-		return usageErrorf("add --repo OWNER/NAME to seed", "--seed given without --repo")
+		return cmdutil.UsageErrorf("add --repo OWNER/NAME to seed", "--seed given without --repo")
 	}
 	opts, err := f.options()
 	if err != nil {
@@ -115,7 +119,7 @@ func (f *fakeFlags) run(ctx context.Context, e *Env) error {
 	}
 	ln, err := net.Listen("tcp", f.listen)
 	if err != nil {
-		return usageErrorf("pick another address, or 127.0.0.1:0 for a free port", "--listen %s: %v", f.listen, err)
+		return cmdutil.UsageErrorf("pick another address, or 127.0.0.1:0 for a free port", "--listen %s: %v", f.listen, err)
 	}
 	base := "http://" + reachable(ln.Addr()) + "/"
 	fmt.Fprintln(e.Stdout, base)
@@ -135,11 +139,11 @@ func (f *fakeFlags) options() ([]githubtest.Option, error) {
 		opts = append(opts, githubtest.WithLatency(f.latency))
 	}
 	if f.treeEntries < 0 || f.treeBytes < 0 {
-		return nil, usageErrorf("", "--tree-timeout-entries and --tree-timeout-bytes must not be negative")
+		return nil, cmdutil.UsageErrorf("", "--tree-timeout-entries and --tree-timeout-bytes must not be negative")
 	}
 	opts = append(opts, githubtest.WithTreeTimeout(f.treeEntries, f.treeBytes))
 	if f.limitsScale <= 0 || math.IsInf(f.limitsScale, 0) || math.IsNaN(f.limitsScale) {
-		return nil, usageErrorf("", "--limits-scale must be a positive number, got %v", f.limitsScale)
+		return nil, cmdutil.UsageErrorf("", "--limits-scale must be a positive number, got %v", f.limitsScale)
 	}
 	switch f.limits {
 	case "none":
@@ -148,13 +152,13 @@ func (f *fakeFlags) options() ([]githubtest.Option, error) {
 		l.Scale, l.Seed = f.limitsScale, f.limitsSeed
 		opts = append(opts, githubtest.WithLimits(l))
 	default:
-		return nil, usageErrorf("use --limits github or --limits none", "--limits %q: unknown", f.limits)
+		return nil, cmdutil.UsageErrorf("use --limits github or --limits none", "--limits %q: unknown", f.limits)
 	}
 	return opts, nil
 }
 
 // printLimitStats writes the rate-limit counters of every token to stderr.
-func (f *fakeFlags) printLimitStats(e *Env, srv *githubtest.Server) {
+func (f *fakeFlags) printLimitStats(e *cmdutil.Env, srv *githubtest.Server) {
 	stats := srv.AllLimitStats()
 	ids := make([]string, 0, len(stats))
 	for id := range stats {
@@ -177,13 +181,13 @@ func (f *fakeFlags) createRepos(srv *githubtest.Server) error {
 	if f.seed != "" {
 		var err error
 		if seed, err = loadSeed(f.seed); err != nil {
-			return usageErrorf("", "--seed: %v", err)
+			return cmdutil.UsageErrorf("", "--seed: %v", err)
 		}
 	}
 	for _, r := range f.repos {
 		owner, name, err := committer.ParseRepo(r)
 		if err != nil {
-			return usageErrorf("", "--repo %q: %v", r, err)
+			return cmdutil.UsageErrorf("", "--repo %q: %v", r, err)
 		}
 		if len(seed) > 0 {
 			_, err = srv.Seed(owner, name, "main", "Initial commit", seed...)
@@ -197,10 +201,10 @@ func (f *fakeFlags) createRepos(srv *githubtest.Server) error {
 	for _, r := range f.emptyRepos {
 		owner, name, err := committer.ParseRepo(r)
 		if err != nil {
-			return usageErrorf("", "--empty-repo %q: %v", r, err)
+			return cmdutil.UsageErrorf("", "--empty-repo %q: %v", r, err)
 		}
 		if err := srv.CreateRepo(owner, name, false); err != nil {
-			return usageErrorf("", "--empty-repo %s: %v", r, err)
+			return cmdutil.UsageErrorf("", "--empty-repo %s: %v", r, err)
 		}
 	}
 	return nil

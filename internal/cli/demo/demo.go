@@ -1,9 +1,12 @@
-package cli
+// Package demo is the demo command: concurrent promotions into one branch
+// of an embedded fake GitHub.
+package demo
 
 import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"net/http/httptest"
 	"sort"
 	"strings"
@@ -25,7 +28,8 @@ const (
 	demoIndex = "deploy/promotions.yaml"
 )
 
-func newDemoCmd(e *Env) *cobra.Command {
+// NewCmd is the demo command.
+func NewCmd(e *cmdutil.Env) *cobra.Command {
 	var writers int
 	var latency time.Duration
 	cmd := &cobra.Command{
@@ -43,12 +47,12 @@ only moved by fast-forward. It exits 0 only if all of that holds.`,
 		Example: `  go run ./cmd/ghcommitter demo
   ghcommitter demo --writers 16 --latency 10ms`,
 		Args: cobra.NoArgs,
-		RunE: runE(func(cmd *cobra.Command, _ []string) error {
+		RunE: cmdutil.RunE(func(cmd *cobra.Command, _ []string) error {
 			if writers < 1 || writers > 64 {
-				return usageErrorf("", "--writers must be between 1 and 64, got %d", writers)
+				return cmdutil.UsageErrorf("", "--writers must be between 1 and 64, got %d", writers)
 			}
 			if latency < 0 {
-				return usageErrorf("", "--latency must not be negative")
+				return cmdutil.UsageErrorf("", "--latency must not be negative")
 			}
 			return runDemo(cmd.Context(), e, writers, latency)
 		}),
@@ -64,7 +68,7 @@ type demoOutcome struct {
 	err   error
 }
 
-func runDemo(ctx context.Context, e *Env, writers int, latency time.Duration) error {
+func runDemo(ctx context.Context, e *cmdutil.Env, writers int, latency time.Duration) error {
 	fake := githubtest.New(githubtest.WithToken(demoToken), githubtest.WithLatency(latency))
 	hs := httptest.NewServer(fake)
 	defer hs.Close()
@@ -109,7 +113,7 @@ func runDemo(ctx context.Context, e *Env, writers int, latency time.Duration) er
 		}
 		landed++
 		retries += o.res.Attempts - 1
-		fmt.Fprintf(tw, "stage-%d\t%d\t%s\t%s\n", o.stage, o.res.Attempts, short(o.res.Commit), strings.Join(o.res.Changed, ", "))
+		fmt.Fprintf(tw, "stage-%d\t%d\t%s\t%s\n", o.stage, o.res.Attempts, cmdutil.Short(o.res.Commit), strings.Join(o.res.Changed, ", "))
 	}
 	tw.Flush()
 	fmt.Fprintf(e.Stdout, "\n%d/%d promotions landed in %.2fs; %d lost races were rebuilt on the new head and retried\n",
@@ -209,7 +213,7 @@ func verifyDemo(fake *githubtest.Server, out []demoOutcome) []string {
 	for _, c := range hist {
 		onMain[c.SHA]++
 		if len(c.Parents) > 1 {
-			problems = append(problems, fmt.Sprintf("merge commit %s on main", short(c.SHA)))
+			problems = append(problems, fmt.Sprintf("merge commit %s on main", cmdutil.Short(c.SHA)))
 		}
 	}
 	for _, o := range out {
@@ -221,7 +225,7 @@ func verifyDemo(fake *githubtest.Server, out []demoOutcome) []string {
 			problems = append(problems, fmt.Sprintf("%s lost %s's edit (has %q)", demoIndex, key, idx.Promotions[key]))
 		}
 		if onMain[o.res.Commit] != 1 {
-			problems = append(problems, fmt.Sprintf("%s's commit %s is not on main", key, short(o.res.Commit)))
+			problems = append(problems, fmt.Sprintf("%s's commit %s is not on main", key, cmdutil.Short(o.res.Commit)))
 		}
 		got, _, err := fake.ReadFile(demoOwner, demoRepo, "main", stageFile(o.stage))
 		if err != nil || string(got) != string(stageValues(o.stage, tag)) {
@@ -230,7 +234,7 @@ func verifyDemo(fake *githubtest.Server, out []demoOutcome) []string {
 	}
 	for _, u := range fake.RefUpdates(demoOwner, demoRepo) {
 		if u.Forced || (u.Old != "" && !u.FastForward) {
-			problems = append(problems, fmt.Sprintf("%s moved %s→%s without a fast-forward", u.Ref, short(u.Old), short(u.New)))
+			problems = append(problems, fmt.Sprintf("%s moved %s→%s without a fast-forward", u.Ref, cmdutil.Short(u.Old), cmdutil.Short(u.New)))
 		}
 	}
 	if len(hist) != len(out)+1 {
