@@ -1,3 +1,6 @@
+// Package secure hardens the CLI's process: the credential variables kept
+// from edit commands and blanked in /proc/PID/environ, no core dumps or
+// ptrace by other processes of the user, edit commands in process groups.
 package secure
 
 import (
