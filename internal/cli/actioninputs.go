@@ -26,7 +26,7 @@ const actionInputsEnv = secure.ActionInputsEnv
 // actionInputsWithoutFlag are the action's inputs that are no flag of
 // commit, each with what becomes of it. Every other input is the flag of
 // the same name.
-var actionInputsWithoutFlag = map[string]string{
+var actionInputsWithoutFlag = map[string]string{ //nolint:gosec // G101: input names and what becomes of them, no credential
 	"token":               "passed by the step as GH_TOKEN and GH_ENTERPRISE_TOKEN, never a flag value",
 	"version":             "which release binary the step installs",
 	"working-directory":   "the directory the step runs in",
@@ -59,7 +59,10 @@ var actionFlagsWithoutInput = map[string]string{
 // GitHub's runner gives every input as a string under its own name; act
 // rebuilds the inputs context from the INPUT_* variables, so a key may come
 // with _ for - and in capitals: both are accepted, and JSON booleans and
-// numbers as their text.
+// numbers as their text. A name that is neither a flag nor an input without
+// one is refused, but under act ($ACT true), whose inputs context also holds
+// whatever other INPUT_* variables the step sees: there it is ignored, with
+// a warning.
 func actionArgs(e *cmdutil.Env, flags *pflag.FlagSet) ([]string, error) {
 	raw := e.Getenv(actionInputsEnv)
 	if strings.TrimSpace(raw) == "" {
@@ -81,6 +84,14 @@ func actionArgs(e *cmdutil.Env, flags *pflag.FlagSet) ([]string, error) {
 			continue
 		}
 		f := flags.Lookup(name)
+		if (f == nil || actionFlagsWithoutInput[name] != "") && e.Getenv("ACT") == "true" {
+			// act builds the inputs context from every INPUT_* variable
+			// the step sees, the workflow's own among them.
+			if e.Stderr != nil {
+				fmt.Fprintf(e.Stderr, "ghcommitter action: ignoring %q: not an input of the action (under act)\n", name)
+			}
+			continue
+		}
 		if f == nil || actionFlagsWithoutInput[name] != "" {
 			return nil, fmt.Errorf("action input %q is neither a flag of commit nor one of the inputs %s", name, strings.Join(sortedKeys(actionInputsWithoutFlag), ", "))
 		}

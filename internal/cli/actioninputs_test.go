@@ -207,3 +207,28 @@ func TestActionCommand(t *testing.T) {
 		t.Errorf("%d writes; stderr %q", writes(srv), r.stderr)
 	}
 }
+
+// TestActionArgsUnderAct: act's inputs context holds every INPUT_* variable
+// the step sees: under act (ACT=true) a name that is no input is ignored,
+// with a warning that does not show its value; the inputs still map.
+func TestActionArgsUnderAct(t *testing.T) {
+	inputs := actionJSON(t, "act", map[string]string{"repo": "acme/mono", "message": "m"})
+	inputs = strings.Replace(inputs, "{", `{"WORKFLOW_INPUT": "s3cret",`, 1)
+	if _, err := actionRun(t, inputs, nil); err == nil {
+		t.Fatal("an unknown input was accepted outside act")
+	}
+	dir := t.TempDir()
+	vars := map[string]string{"ACT": "true", "RUNNER_TEMP": dir, "GITHUB_OUTPUT": filepath.Join(dir, "output"), actionInputsEnv: inputs}
+	var stderr strings.Builder
+	e := &cmdutil.Env{Getenv: func(k string) string { return vars[k] }, Stderr: &stderr}
+	args, err := actionArgs(e, newCommitCmdWith(e, nil).Flags())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"commit", "--message", "m", "--repo", "acme/mono", "--"}; !slices.Equal(args, want) {
+		t.Errorf("arguments %q, want %q", args, want)
+	}
+	if !strings.Contains(stderr.String(), `"workflow-input"`) || strings.Contains(stderr.String(), "s3cret") {
+		t.Errorf("stderr %q", stderr.String())
+	}
+}

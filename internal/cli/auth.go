@@ -65,8 +65,8 @@ const fakeClientEnv = "GHCOMMITTER_FAKE_CLIENT"
 
 // authClient builds the API client. Missing or unusable credentials are usage
 // errors: they are found before any request is sent.
-func authClient(a *authFlags, ctx context.Context, e *cmdutil.Env, owner, name, apiURL string, logger *slog.Logger) (*http.Client, error) {
-	opts, err := authOptions(a, ctx, e, owner, name, apiURL, logger)
+func authClient(ctx context.Context, a *authFlags, e *cmdutil.Env, owner, name, apiURL string, logger *slog.Logger) (*http.Client, error) {
+	opts, err := authOptions(ctx, a, e, owner, name, apiURL, logger)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +91,7 @@ func (a *authFlags) isApp() bool { return a.appID != 0 || a.appKeyFile != "" || 
 
 // authOptions gathers the client options from flags and environment. Missing
 // or unusable credentials are usage errors, found before any request.
-func authOptions(a *authFlags, ctx context.Context, e *cmdutil.Env, owner, name, apiURL string, logger *slog.Logger) ([]ghclient.Option, error) {
+func authOptions(ctx context.Context, a *authFlags, e *cmdutil.Env, owner, name, apiURL string, logger *slog.Logger) ([]ghclient.Option, error) {
 	opts := []ghclient.Option{ghclient.WithBaseURL(apiURL), ghclient.WithRepository(owner, name)}
 	if logger != nil {
 		opts = append(opts, ghclient.WithLogger(logger))
@@ -107,7 +107,7 @@ func authOptions(a *authFlags, ctx context.Context, e *cmdutil.Env, owner, name,
 	if v := strings.TrimSpace(e.Getenv(fakeClientEnv)); v != "" {
 		opts = append(opts, ghclient.WithHeader("X-Githubtest-Client", v))
 	}
-	auth, err := authOption(a, ctx, e, apiURL, opts)
+	auth, err := authOption(ctx, a, e, apiURL, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +116,7 @@ func authOptions(a *authFlags, ctx context.Context, e *cmdutil.Env, owner, name,
 
 // authOption is the credential option: an App's key, a token file, or
 // the environment's token for apiURL (envToken).
-func authOption(a *authFlags, ctx context.Context, e *cmdutil.Env, apiURL string, opts []ghclient.Option) (ghclient.Option, error) {
+func authOption(ctx context.Context, a *authFlags, e *cmdutil.Env, apiURL string, opts []ghclient.Option) (ghclient.Option, error) {
 	switch {
 	case a.isApp():
 		if a.appID <= 0 || a.appKeyFile == "" {

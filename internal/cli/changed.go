@@ -274,14 +274,14 @@ func childEnv(e *cmdutil.Env) []string {
 // nothingChanged reports a --changed run that found nothing to commit as a
 // no-op at the branch's head, read with one request (GET git/ref, which
 // never redirects).
-func nothingChanged(f *commitFlags, ctx context.Context, e *cmdutil.Env, c *committer.Committer, out *output, rb *readBack) error {
+func nothingChanged(ctx context.Context, f *commitFlags, e *cmdutil.Env, c *committer.Committer, out *output, rb *readBack) error {
 	var branch string
 	var err error
 	switch {
 	case f.pr.enabled:
-		branch, err = baseBranch(&f.pr, ctx, e, c)
+		branch, err = baseBranch(ctx, &f.pr, e, c)
 	default:
-		branch, err = targetBranch(f, ctx, e, c)
+		branch, err = targetBranch(ctx, f, e, c)
 	}
 	if err != nil {
 		return err

@@ -162,7 +162,7 @@ func commitRun(ctx context.Context, e *cmdutil.Env, f *commitFlags) error {
 	if err != nil {
 		return err
 	}
-	cs, b, err := buildChangeSet(f, ctx, e)
+	cs, b, err := buildChangeSet(ctx, f, e)
 	if err != nil {
 		return err
 	}
@@ -170,7 +170,7 @@ func commitRun(ctx context.Context, e *cmdutil.Env, f *commitFlags) error {
 		return err
 	}
 	apiURL := apiURLFor(f.auth.apiURL, f.repo, e)
-	c, prog, client, err := newCommitter(f, ctx, e, owner, name, apiURL, cs, b)
+	c, prog, client, err := newCommitter(ctx, f, e, owner, name, apiURL, cs, b)
 	if err != nil {
 		return err
 	}
@@ -178,12 +178,12 @@ func commitRun(ctx context.Context, e *cmdutil.Env, f *commitFlags) error {
 	out, rb := newOutput(e, f.json, apiURL), newReadBack(ctx, e, apiURL, client)
 	if cs.Len() == 0 {
 		// --changed found nothing: no commit to make, no pull request.
-		return nothingChanged(f, ctx, e, c, out, rb)
+		return nothingChanged(ctx, f, e, c, out, rb)
 	}
 	if f.pr.enabled {
-		return runPullRequest(&f.pr, ctx, e, c, cs, f, out, rb, prog, b.in)
+		return runPullRequest(ctx, &f.pr, e, c, cs, f, out, rb, prog, b.in)
 	}
-	branch, err := targetBranch(f, ctx, e, c)
+	branch, err := targetBranch(ctx, f, e, c)
 	if err != nil {
 		return err
 	}
@@ -209,15 +209,15 @@ func commitRun(ctx context.Context, e *cmdutil.Env, f *commitFlags) error {
 
 // buildChangeSet reads the message and the local files into a change set.
 // Everything wrong with them is a usage error: nothing has been sent yet.
-func buildChangeSet(f *commitFlags, ctx context.Context, e *cmdutil.Env) (*committer.ChangeSet, *changeBuilder, error) {
-	in, err := stdinUse(f, ctx, e)
+func buildChangeSet(ctx context.Context, f *commitFlags, e *cmdutil.Env) (*committer.ChangeSet, *changeBuilder, error) {
+	in, err := stdinUse(ctx, f, e)
 	if err != nil {
 		return nil, nil, err
 	}
 	if err := loadManifest(&f.manifest, in, f); err != nil { // manifest.go
 		return nil, nil, err
 	}
-	if _, err := stdinUse(f, ctx, e); err != nil { // again, with the manifest's puts
+	if _, err := stdinUse(ctx, f, e); err != nil { // again, with the manifest's puts
 		return nil, nil, err
 	}
 	msg, err := readMessage(f, in)
@@ -234,7 +234,7 @@ func buildChangeSet(f *commitFlags, ctx context.Context, e *cmdutil.Env) (*commi
 
 // newCommitter builds the API client and the Committer, with a progress line
 // for large uploads to a terminal.
-func newCommitter(f *commitFlags, ctx context.Context, e *cmdutil.Env, owner, name, apiURL string, cs *committer.ChangeSet, b *changeBuilder) (*committer.Committer, *progress, *http.Client, error) {
+func newCommitter(ctx context.Context, f *commitFlags, e *cmdutil.Env, owner, name, apiURL string, cs *committer.ChangeSet, b *changeBuilder) (*committer.Committer, *progress, *http.Client, error) {
 	var logger *slog.Logger
 	var verbose slog.Handler
 	if f.verbose {
@@ -248,7 +248,7 @@ func newCommitter(f *commitFlags, ctx context.Context, e *cmdutil.Env, owner, na
 		prog = newProgress(e.Stderr, e.IsTerminal, b.files, b.bytes)
 		logger = slog.New(progressLog{p: prog, next: verbose})
 	}
-	client, err := authClient(&f.auth, ctx, e, owner, name, apiURL, logger)
+	client, err := authClient(ctx, &f.auth, e, owner, name, apiURL, logger)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -333,7 +333,7 @@ func parseRepoArg(s string) (host, repo string) {
 
 // stdinUse checks that at most one input reads stdin, and returns a reader
 // for it.
-func stdinUse(f *commitFlags, ctx context.Context, e *cmdutil.Env) (*stdinOnce, error) {
+func stdinUse(ctx context.Context, f *commitFlags, e *cmdutil.Env) (*stdinOnce, error) {
 	var users []string
 	if f.manifest.file == "-" {
 		users = append(users, "--manifest -")
@@ -377,7 +377,7 @@ func readMessage(f *commitFlags, in *stdinOnce) (string, error) {
 
 // targetBranch returns --branch; else, in an Actions run triggered on a
 // branch, that branch; else the repository's default branch.
-func targetBranch(f *commitFlags, ctx context.Context, e *cmdutil.Env, c *committer.Committer) (string, error) {
+func targetBranch(ctx context.Context, f *commitFlags, e *cmdutil.Env, c *committer.Committer) (string, error) {
 	if f.branch != "" {
 		if err := committer.ValidateBranch(f.branch); err != nil {
 			return "", cmdutil.UsageErrorf("", "%v", err)

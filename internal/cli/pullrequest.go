@@ -84,12 +84,12 @@ func nonEmpty(list []string) []string {
 }
 
 // runPullRequest commits cs to the head branch and opens or reuses its pull request.
-func runPullRequest(p *prFlags, ctx context.Context, e *cmdutil.Env, c *committer.Committer, cs *committer.ChangeSet, f *commitFlags, out *output, rb *readBack, prog *progress, in *stdinOnce) error {
+func runPullRequest(ctx context.Context, p *prFlags, e *cmdutil.Env, c *committer.Committer, cs *committer.ChangeSet, f *commitFlags, out *output, rb *readBack, prog *progress, in *stdinOnce) error {
 	opts, err := pullRequestOptions(p, in)
 	if err != nil {
 		return err
 	}
-	base, err := baseBranch(p, ctx, e, c)
+	base, err := baseBranch(ctx, p, e, c)
 	if err != nil {
 		return err
 	}
@@ -140,7 +140,7 @@ func runPullRequest(p *prFlags, ctx context.Context, e *cmdutil.Env, c *committe
 // repository, that branch (a push's branch, a pull request's head, as the
 // commit without --pull-request would go to); else the repository's
 // default branch.
-func baseBranch(p *prFlags, ctx context.Context, e *cmdutil.Env, c *committer.Committer) (string, error) {
+func baseBranch(ctx context.Context, p *prFlags, e *cmdutil.Env, c *committer.Committer) (string, error) {
 	if p.base != "" {
 		return p.base, nil
 	}

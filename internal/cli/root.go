@@ -1,3 +1,6 @@
+// Package cli is the ghcommitter command line: the root command, the
+// commit command (flags of values, its run, its output) and "ghcommitter
+// action", the GitHub Action's entry. cmd/ghcommitter's main calls Run.
 package cli
 
 import (

@@ -98,8 +98,8 @@ func stamped(s string) string {
 	return s
 }
 
-// CLIVersion is the version alone (for the User-Agent).
-func CLIVersion() string { return readVersion().version }
+// Version is the version alone (for the User-Agent).
+func Version() string { return readVersion().version }
 
 // cliVersionLong is the version with its commit and build date.
 func cliVersionLong() string { return readVersion().String() }

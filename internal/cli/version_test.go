@@ -19,7 +19,7 @@ func TestVersion(t *testing.T) {
 			t.Errorf("%v: stdout = %q, want %q", args, r.stdout, want)
 		}
 	}
-	if got := CLIVersion(); got != "v9.8.7" {
+	if got := Version(); got != "v9.8.7" {
 		t.Errorf("cliVersion() = %q, want the version alone (it goes into the User-Agent)", got)
 	}
 	// -v is --verbose only: it must not print the version.
