@@ -1,38 +1,31 @@
 package githubtest
 
 import (
-	"bytes"
-	"compress/gzip"
-	_ "embed"
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"strconv"
-	"sync"
 
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 	"github.com/vektah/gqlparser/v2/parser"
 	"github.com/vektah/gqlparser/v2/validator"
 	"github.com/vektah/gqlparser/v2/validator/rules"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql"
 )
 
 // GraphQL: the fake serves POST /graphql (github.com) and POST /api/graphql
 // (GitHub Enterprise Server). Requests are parsed and validated by gqlparser
-// against GitHub's whole published schema (graphql_schema.graphql.gz, a copy
-// of testdata/graphql/github-schema.graphql.gz from the npm package
-// @octokit/graphql-schema; `make graphql-schema` regenerates both), so every
-// document valid on github.com is valid here. A small executor
+// against GitHub's whole published schema (internal/graphql embeds it), so
+// every document valid on github.com is valid here. A small executor
 // (graphql_exec.go) answers the validated document from the same
 // repositories the REST routes serve. A field the fake does not model
 // answers null where the schema lets it be null, as GitHub does for data it
 // does not have; a non-null one fails with one error naming the field
 // ("githubtest: the fake does not model Type.field"), and the null
 // propagates to the nearest nullable parent as GraphQL requires.
-
-//go:embed graphql_schema.graphql.gz
-var graphqlSchemaGz []byte
 
 const (
 	docGraphQL        = "https://docs.github.com/graphql"
@@ -50,49 +43,6 @@ const (
 	// documents no limit); past it, 502 as for requests GitHub gives up on.
 	graphqlMaxBody = 128 << 20
 )
-
-var (
-	gqlSchemaOnce sync.Once
-	gqlSchema     *ast.Schema
-	gqlSchemaErr  error
-)
-
-// graphqlSchema loads the embedded schema once per process.
-func graphqlSchema() (*ast.Schema, error) {
-	gqlSchemaOnce.Do(func() { gqlSchema, gqlSchemaErr = loadGraphQLSchema(graphqlSchemaGz) })
-	return gqlSchema, gqlSchemaErr
-}
-
-// loadGraphQLSchema parses and validates a gzipped SDL schema.
-func loadGraphQLSchema(gz []byte) (*ast.Schema, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(gz))
-	if err != nil {
-		return nil, err
-	}
-	raw, err := io.ReadAll(zr)
-	if err != nil {
-		return nil, err
-	}
-	doc, err := parser.ParseSchemas(validator.Prelude, &ast.Source{Name: "github-schema.graphql", Input: string(raw)})
-	if err != nil {
-		return nil, err
-	}
-	// GitHub's published schema (15.26.1) defines
-	// EnterpriseOwnerInfo.repositoryDeployKeySetting twice, which gqlparser
-	// refuses; the two are the same field: keep the first of each name.
-	for _, d := range doc.Definitions {
-		seen := map[string]bool{}
-		fields := d.Fields[:0:0]
-		for _, f := range d.Fields {
-			if !seen[f.Name] {
-				seen[f.Name] = true
-				fields = append(fields, f)
-			}
-		}
-		d.Fields = fields
-	}
-	return validator.ValidateSchemaDocument(doc)
-}
 
 // graphqlRoutes mounts the GraphQL endpoint at both paths.
 func (s *Server) graphqlRoutes() {
@@ -161,7 +111,7 @@ func (s *Server) handleGraphQL(w http.ResponseWriter, r *http.Request) {
 
 // prepareGraphQL parses and validates a document and coerces its variables.
 func prepareGraphQL(query, opName string, rawVars json.RawMessage) (*ast.QueryDocument, *ast.OperationDefinition, map[string]any, []*gqlError) {
-	schema, err := graphqlSchema()
+	schema, err := graphql.Schema()
 	if err != nil {
 		return nil, nil, nil, []*gqlError{{Message: "schema: " + err.Error()}}
 	}

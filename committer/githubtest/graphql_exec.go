@@ -8,6 +8,8 @@ import (
 
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql"
 )
 
 // gqlObject is a value of a GraphQL object type. field answers one field of
@@ -119,7 +121,7 @@ func (x *gqlExec) applies(cond, typ string) bool {
 	if cond == "" || cond == typ {
 		return true
 	}
-	schema, _ := graphqlSchema()
+	schema, _ := graphql.Schema()
 	def := schema.Types[cond]
 	if def == nil {
 		return false

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql"
 )
 
 // Introspection (__schema, __type(name:)) over the served schema, as GitHub
@@ -20,7 +22,7 @@ type introspection struct {
 }
 
 func newIntrospection(x *gqlExec) *introspection {
-	schema, _ := graphqlSchema()
+	schema, _ := graphql.Schema()
 	return &introspection{schema: schema, preview: strings.Contains(x.r.Header.Get("Accept"), PreviewUpdateRefs)}
 }
 
