@@ -141,7 +141,7 @@ func (s *Server) createCommitOnBranch(x *gqlExec, in map[string]any) (gqlObject,
 // additions. Caller holds mu for writing.
 func (rp *repo) applyFileChanges(head plumbing.Hash, c *commitOnBranch) (plumbing.Hash, error) {
 	root := rp.commits[head].TreeHash
-	b := newTreeBuilder(rp, root)
+	b := newTreeBuilder(&rp.objStore, root)
 	for _, p := range c.deletions {
 		e, ok := rp.lookupPath(root, strings.Trim(p, "/"))
 		if !ok || e.Mode == filemode.Dir || b.del(strings.Trim(p, "/")) != nil {

@@ -23,10 +23,7 @@ type repo struct {
 	defaultBranch string
 	created       time.Time
 
-	objects map[plumbing.Hash]plumbing.EncodedObject
-	trees   map[plumbing.Hash][]object.TreeEntry // decoded, sorted
-	commits map[plumbing.Hash]*object.Commit
-	tags    map[plumbing.Hash]*object.Tag // annotated tag objects (routes_tags.go)
+	objStore
 	verif   map[plumbing.Hash]verification
 	refs    map[string]plumbing.Hash // "refs/heads/main" -> commit
 	renamed map[string]string        // branch renamed away -> its new name (routes_branches.go)
@@ -37,6 +34,15 @@ type repo struct {
 	rulesets    []*ruleset                          // rules.go
 	protections []*protection                       // classic branch protection
 	statuses    map[plumbing.Hash]map[string]string // commit statuses: context -> state
+}
+
+// objStore holds a repository's git objects, encoded with go-git so every
+// SHA is what git computes. Its methods' callers hold the repo's mu.
+type objStore struct {
+	objects map[plumbing.Hash]plumbing.EncodedObject
+	trees   map[plumbing.Hash][]object.TreeEntry // decoded, sorted
+	commits map[plumbing.Hash]*object.Commit
+	tags    map[plumbing.Hash]*object.Tag // annotated tag objects (routes_tags.go)
 }
 
 type verification struct {
@@ -50,10 +56,12 @@ type verification struct {
 func newRepo(owner, name string, id int64, now time.Time) *repo {
 	return &repo{
 		owner: owner, name: name, id: id, defaultBranch: "main", created: now,
-		objects:  map[plumbing.Hash]plumbing.EncodedObject{},
-		trees:    map[plumbing.Hash][]object.TreeEntry{},
-		commits:  map[plumbing.Hash]*object.Commit{},
-		tags:     map[plumbing.Hash]*object.Tag{},
+		objStore: objStore{
+			objects: map[plumbing.Hash]plumbing.EncodedObject{},
+			trees:   map[plumbing.Hash][]object.TreeEntry{},
+			commits: map[plumbing.Hash]*object.Commit{},
+			tags:    map[plumbing.Hash]*object.Tag{},
+		},
 		statuses: map[plumbing.Hash]map[string]string{},
 		verif:    map[plumbing.Hash]verification{},
 		refs:     map[string]plumbing.Hash{},
@@ -66,20 +74,20 @@ func (rp *repo) fullName() string { return rp.owner + "/" + rp.name }
 func (rp *repo) empty() bool { return len(rp.refs) == 0 }
 
 // putBlob stores content as a blob. Caller holds mu for writing.
-func (rp *repo) putBlob(content []byte) plumbing.Hash {
+func (st *objStore) putBlob(content []byte) plumbing.Hash {
 	h := plumbing.ComputeHash(plumbing.BlobObject, content)
-	if _, ok := rp.objects[h]; ok {
+	if _, ok := st.objects[h]; ok {
 		return h
 	}
 	o := &plumbing.MemoryObject{}
 	o.SetType(plumbing.BlobObject)
 	_, _ = o.Write(content)
-	rp.objects[h] = o
+	st.objects[h] = o
 	return h
 }
 
 // putTree stores a tree; entries are sorted in git order first. Caller holds mu.
-func (rp *repo) putTree(entries []object.TreeEntry) (plumbing.Hash, error) {
+func (st *objStore) putTree(entries []object.TreeEntry) (plumbing.Hash, error) {
 	sort.Sort(object.TreeEntrySorter(entries))
 	o := &plumbing.MemoryObject{}
 	t := &object.Tree{Entries: entries}
@@ -87,35 +95,35 @@ func (rp *repo) putTree(entries []object.TreeEntry) (plumbing.Hash, error) {
 		return plumbing.ZeroHash, err
 	}
 	h := o.Hash()
-	if _, ok := rp.objects[h]; !ok {
-		rp.objects[h] = o
-		rp.trees[h] = entries
+	if _, ok := st.objects[h]; !ok {
+		st.objects[h] = o
+		st.trees[h] = entries
 	}
 	return h, nil
 }
 
 // putCommit stores a commit. Caller holds mu.
-func (rp *repo) putCommit(c *object.Commit) plumbing.Hash {
+func (st *objStore) putCommit(c *object.Commit) plumbing.Hash {
 	o := &plumbing.MemoryObject{}
 	_ = c.Encode(o)
 	h := o.Hash()
 	c.Hash = h
-	if _, ok := rp.objects[h]; !ok {
-		rp.objects[h] = o
-		rp.commits[h] = c
+	if _, ok := st.objects[h]; !ok {
+		st.objects[h] = o
+		st.commits[h] = c
 	}
 	return h
 }
 
-func (rp *repo) objType(h plumbing.Hash) plumbing.ObjectType {
-	if o, ok := rp.objects[h]; ok {
+func (st *objStore) objType(h plumbing.Hash) plumbing.ObjectType {
+	if o, ok := st.objects[h]; ok {
 		return o.Type()
 	}
 	return plumbing.InvalidObject
 }
 
-func (rp *repo) blob(h plumbing.Hash) ([]byte, bool) {
-	o, ok := rp.objects[h]
+func (st *objStore) blob(h plumbing.Hash) ([]byte, bool) {
+	o, ok := st.objects[h]
 	if !ok || o.Type() != plumbing.BlobObject {
 		return nil, false
 	}
@@ -137,11 +145,11 @@ func (rp *repo) resolve(ref string) (plumbing.Hash, bool) {
 }
 
 // treeOf is the tree of a commit, or a tree itself. Caller holds mu.
-func (rp *repo) treeOf(h plumbing.Hash) (plumbing.Hash, bool) {
-	if c, ok := rp.commits[h]; ok {
+func (st *objStore) treeOf(h plumbing.Hash) (plumbing.Hash, bool) {
+	if c, ok := st.commits[h]; ok {
 		return c.TreeHash, true
 	}
-	_, ok := rp.trees[h]
+	_, ok := st.trees[h]
 	return h, ok
 }
 
@@ -189,7 +197,7 @@ func (rp *repo) resolveTree(ref string) (plumbing.Hash, bool) {
 }
 
 // isAncestor reports whether anc is reachable from desc (or equal). Caller holds mu.
-func (rp *repo) isAncestor(anc, desc plumbing.Hash) bool {
+func (st *objStore) isAncestor(anc, desc plumbing.Hash) bool {
 	seen := map[plumbing.Hash]bool{}
 	stack := []plumbing.Hash{desc}
 	for len(stack) > 0 {
@@ -202,7 +210,7 @@ func (rp *repo) isAncestor(anc, desc plumbing.Hash) bool {
 			continue
 		}
 		seen[h] = true
-		if c, ok := rp.commits[h]; ok {
+		if c, ok := st.commits[h]; ok {
 			stack = append(stack, c.ParentHashes...)
 		}
 	}
@@ -210,14 +218,14 @@ func (rp *repo) isAncestor(anc, desc plumbing.Hash) bool {
 }
 
 // lookupPath finds the entry at path inside tree root. Caller holds mu.
-func (rp *repo) lookupPath(root plumbing.Hash, path string) (object.TreeEntry, bool) {
+func (st *objStore) lookupPath(root plumbing.Hash, path string) (object.TreeEntry, bool) {
 	if path == "" {
 		return object.TreeEntry{Mode: filemode.Dir, Hash: root}, true
 	}
 	cur := root
 	parts := strings.Split(path, "/")
 	for i, p := range parts {
-		entries, ok := rp.trees[cur]
+		entries, ok := st.trees[cur]
 		if !ok {
 			return object.TreeEntry{}, false
 		}
@@ -247,8 +255,8 @@ func findEntry(entries []object.TreeEntry, name string) (object.TreeEntry, bool)
 
 // walkTree calls fn for every entry below root, depth first in tree order.
 // fn returns false to stop. Caller holds mu.
-func (rp *repo) walkTree(root plumbing.Hash, prefix string, fn func(path string, e object.TreeEntry) bool) bool {
-	for _, e := range rp.trees[root] {
+func (st *objStore) walkTree(root plumbing.Hash, prefix string, fn func(path string, e object.TreeEntry) bool) bool {
+	for _, e := range st.trees[root] {
 		p := e.Name
 		if prefix != "" {
 			p = prefix + "/" + e.Name
@@ -256,7 +264,7 @@ func (rp *repo) walkTree(root plumbing.Hash, prefix string, fn func(path string,
 		if !fn(p, e) {
 			return false
 		}
-		if e.Mode == filemode.Dir && !rp.walkTree(e.Hash, p, fn) {
+		if e.Mode == filemode.Dir && !st.walkTree(e.Hash, p, fn) {
 			return false
 		}
 	}

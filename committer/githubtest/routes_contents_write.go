@@ -163,7 +163,7 @@ func (s *Server) buildContents(r *http.Request, rp *repo, op contentsOp) (string
 	case exists:
 		res.status = http.StatusOK
 	}
-	b := newTreeBuilder(rp, root)
+	b := newTreeBuilder(&rp.objStore, root)
 	if op.del {
 		_ = b.del(op.path)
 	} else {

@@ -111,7 +111,7 @@ func isSHA(s string) bool { return isHex(s, 40) }
 // holds rp.mu.
 func (s *Server) buildTree(w http.ResponseWriter, r *http.Request, rp *repo, base plumbing.Hash, tree []treeEntryIn) {
 	fail := func(msg string) { writeError(w, r, http.StatusUnprocessableEntity, msg, docCreateTree) }
-	b := newTreeBuilder(rp, base)
+	b := newTreeBuilder(&rp.objStore, base)
 	for _, e := range tree {
 		if !validPath(e.Path) {
 			fail("tree.path contains a malformed path component")

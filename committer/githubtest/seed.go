@@ -109,7 +109,7 @@ func (s *Server) Seed(owner, name, branch, message string, files ...File) (strin
 	if hasOld {
 		base = rp.commits[old].TreeHash
 	}
-	b := newTreeBuilder(rp, base)
+	b := newTreeBuilder(&rp.objStore, base)
 	for _, f := range files {
 		if !validPath(f.Path) {
 			return "", fmt.Errorf("githubtest: seed %s/%s: invalid path %q", owner, name, f.Path)

@@ -11,10 +11,11 @@ import (
 
 var errPathNotFound = errors.New("path not found")
 
-// treeBuilder edits a tree of a repo in memory and writes only the changed
-// trees, bottom-up, once. Caller holds rp.mu for writing.
+// treeBuilder edits a tree of an object store in memory and writes only
+// the changed trees, bottom-up, once. Caller holds the repo's mu for
+// writing.
 type treeBuilder struct {
-	rp   *repo
+	st   *objStore
 	root *tnode
 }
 
@@ -30,20 +31,20 @@ type tentry struct {
 	child *tnode // directories, once descended into
 }
 
-func newTreeBuilder(rp *repo, base plumbing.Hash) *treeBuilder {
+func newTreeBuilder(st *objStore, base plumbing.Hash) *treeBuilder {
 	root := &tnode{base: base}
 	if base.IsZero() {
 		root.entries = map[string]*tentry{}
 		root.dirty = true
 	}
-	return &treeBuilder{rp: rp, root: root}
+	return &treeBuilder{st: st, root: root}
 }
 
 func (b *treeBuilder) load(n *tnode) {
 	if n.entries != nil {
 		return
 	}
-	src := b.rp.trees[n.base]
+	src := b.st.trees[n.base]
 	n.entries = make(map[string]*tentry, len(src))
 	for _, e := range src {
 		n.entries[e.Name] = &tentry{mode: e.Mode, hash: e.Hash}
@@ -130,7 +131,7 @@ func (b *treeBuilder) writeTree(n *tnode) (plumbing.Hash, bool, error) {
 		}
 		entries = append(entries, object.TreeEntry{Name: name, Mode: e.mode, Hash: e.hash})
 	}
-	h, err := b.rp.putTree(entries)
+	h, err := b.st.putTree(entries)
 	return h, len(entries) == 0, err
 }
 
