@@ -56,7 +56,7 @@ func (g gqlCommit) field(x *gqlExec, name string, args map[string]any) (any, err
 	case "parents":
 		var ps []gqlObject
 		for _, p := range c.ParentHashes {
-			if pc, ok := rp.commits[p]; ok {
+			if pc, ok := rp.Commits[p]; ok {
 				ps = append(ps, gqlCommit{rp: rp, c: pc})
 			}
 		}
@@ -75,7 +75,7 @@ func (rp *repo) logLocked(start plumbing.Hash, path string) []gqlObject {
 	var out []gqlObject
 	q := &commitQueue{}
 	seen := map[plumbing.Hash]bool{start: true}
-	if c, ok := rp.commits[start]; ok {
+	if c, ok := rp.Commits[start]; ok {
 		heap.Push(q, queued{c: c})
 	}
 	for seq := 1; q.Len() > 0; seq++ {
@@ -84,7 +84,7 @@ func (rp *repo) logLocked(start plumbing.Hash, path string) []gqlObject {
 			out = append(out, gqlCommit{rp: rp, c: c})
 		}
 		for _, p := range c.ParentHashes {
-			if pc, ok := rp.commits[p]; ok && !seen[p] {
+			if pc, ok := rp.Commits[p]; ok && !seen[p] {
 				seen[p] = true
 				heap.Push(q, queued{c: pc, seq: seq})
 			}
@@ -96,15 +96,15 @@ func (rp *repo) logLocked(start plumbing.Hash, path string) []gqlObject {
 // changesPath reports whether c's entry at path differs from its first
 // parent's. Caller holds mu.
 func (rp *repo) changesPath(c *object.Commit, path string) bool {
-	now, had := rp.lookupPath(c.TreeHash, path)
+	now, had := rp.LookupPath(c.TreeHash, path)
 	if len(c.ParentHashes) == 0 {
 		return had
 	}
-	pc, ok := rp.commits[c.ParentHashes[0]]
+	pc, ok := rp.Commits[c.ParentHashes[0]]
 	if !ok {
 		return had
 	}
-	before, hadBefore := rp.lookupPath(pc.TreeHash, path)
+	before, hadBefore := rp.LookupPath(pc.TreeHash, path)
 	return had != hadBefore || now.Hash != before.Hash || now.Mode != before.Mode
 }
 

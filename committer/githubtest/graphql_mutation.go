@@ -7,6 +7,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/gitobj"
 )
 
 // msgGraphQLGaveUp is what GitHub answers when a query fails inside it
@@ -140,25 +142,25 @@ func (s *Server) createCommitOnBranch(x *gqlExec, in map[string]any) (gqlObject,
 // applyFileChanges writes the tree of head with c's deletions, then its
 // additions. Caller holds mu for writing.
 func (rp *repo) applyFileChanges(head plumbing.Hash, c *commitOnBranch) (plumbing.Hash, error) {
-	root := rp.commits[head].TreeHash
-	b := newTreeBuilder(&rp.objStore, root)
+	root := rp.Commits[head].TreeHash
+	b := gitobj.NewTreeBuilder(&rp.Store, root)
 	for _, p := range c.deletions {
-		e, ok := rp.lookupPath(root, strings.Trim(p, "/"))
-		if !ok || e.Mode == filemode.Dir || b.del(strings.Trim(p, "/")) != nil {
+		e, ok := rp.LookupPath(root, strings.Trim(p, "/"))
+		if !ok || e.Mode == filemode.Dir || b.Del(strings.Trim(p, "/")) != nil {
 			// Message as GitHub users report it; the error type is a guess.
 			return plumbing.ZeroHash, gqlErrorf("UNPROCESSABLE",
 				"A path was requested for deletion which does not exist as of commit oid `"+head.String()+"`")
 		}
 	}
 	for _, p := range c.addOrder {
-		if !validPath(p) {
+		if !gitobj.ValidPath(p) {
 			return plumbing.ZeroHash, gqlErrorf("UNPROCESSABLE", "Invalid path: "+p) // wording a guess
 		}
 		// GraphQL cannot carry file modes: an added file is a regular file,
 		// even over an executable or a symlink (not confirmed against GitHub).
-		b.set(p, filemode.Regular, rp.putBlob(c.additions[p]))
+		b.Set(p, filemode.Regular, rp.PutBlob(c.additions[p]))
 	}
-	tree, err := b.write()
+	tree, err := b.Write()
 	if err != nil {
 		return plumbing.ZeroHash, gqlErrorf("", "Something went wrong while executing your query: "+err.Error())
 	}
@@ -181,7 +183,7 @@ func (g gqlCommitPayload) field(_ *gqlExec, name string, _ map[string]any) (any,
 	case "clientMutationId":
 		return g.clientMutationID, nil
 	case "commit":
-		return gqlCommit{rp: g.rp, c: g.rp.commits[g.oid]}, nil
+		return gqlCommit{rp: g.rp, c: g.rp.Commits[g.oid]}, nil
 	case "ref":
 		return gqlRef{rp: g.rp, ref: g.ref, oid: g.oid}, nil
 	}

@@ -192,7 +192,7 @@ func (rp *repo) gqlRefsLocked(args map[string]any) (any, error) {
 	if order, ok := args["orderBy"].(map[string]any); ok {
 		if order["field"] == "TAG_COMMIT_DATE" {
 			when := func(n string) time.Time {
-				if c, ok := rp.commits[rp.peel(rp.refs[n])]; ok {
+				if c, ok := rp.Commits[rp.peel(rp.refs[n])]; ok {
 					return c.Committer.When
 				}
 				return time.Time{}
@@ -245,11 +245,11 @@ func (rp *repo) gqlObjectLocked(args map[string]any) gqlObject {
 		}
 		h = c
 		if hasPath {
-			root, ok := rp.treeOf(rp.peel(c))
+			root, ok := rp.TreeOf(rp.peel(c))
 			if !ok {
 				return nil
 			}
-			e, ok := rp.lookupPath(root, strings.Trim(p, "/"))
+			e, ok := rp.LookupPath(root, strings.Trim(p, "/"))
 			if !ok {
 				return nil
 			}
@@ -264,15 +264,15 @@ func (rp *repo) gqlObjectLocked(args map[string]any) gqlObject {
 
 // gqlGitObjectLocked wraps a stored object. Caller holds mu.
 func (rp *repo) gqlGitObjectLocked(h plumbing.Hash) gqlObject {
-	switch rp.objType(h) {
+	switch rp.ObjType(h) {
 	case plumbing.CommitObject:
-		return gqlCommit{rp: rp, c: rp.commits[h]}
+		return gqlCommit{rp: rp, c: rp.Commits[h]}
 	case plumbing.TreeObject:
 		return gqlTree{rp: rp, oid: h}
 	case plumbing.BlobObject:
 		return gqlBlob{rp: rp, oid: h}
 	case plumbing.TagObject:
-		return gqlTag{rp: rp, t: rp.tags[h]}
+		return gqlTag{rp: rp, t: rp.Tags[h]}
 	}
 	return nil
 }
@@ -413,7 +413,7 @@ func (g gqlBlob) field(x *gqlExec, name string, _ map[string]any) (any, error) {
 	if v, ok := gitObjectField(x, g.rp, g.oid, "B", name); ok {
 		return v, nil
 	}
-	data, _ := g.rp.blob(g.oid)
+	data, _ := g.rp.Blob(g.oid)
 	binary := isBinary(data)
 	switch name {
 	case "byteSize":

@@ -165,7 +165,7 @@ func (s *Server) updateRefs(x *gqlExec, in map[string]any) (gqlObject, error) {
 		if had && old == h {
 			continue
 		}
-		rp.setRef(u.name, h, u.force && had && !h.IsZero() && !rp.isAncestor(old, h), now)
+		rp.setRef(u.name, h, u.force && had && !h.IsZero() && !rp.IsAncestor(old, h), now)
 	}
 	return gqlUpdateRefsPayload{clientMutationID: in["clientMutationId"]}, nil
 }
@@ -199,7 +199,7 @@ func (rp *repo) checkRefUpdateLocked(u refUpdate, batch map[string]bool) error {
 		return nil
 	}
 	h := plumbing.NewHash(u.after)
-	typ := rp.objType(h)
+	typ := rp.ObjType(h)
 	if typ == plumbing.InvalidObject {
 		return refuse("UNPROCESSABLE", "Reference "+u.name+": object "+u.after+" does not exist.")
 	}
@@ -219,7 +219,7 @@ func (rp *repo) checkRefUpdateLocked(u refUpdate, batch map[string]bool) error {
 		// git refuses to move an existing tag without force.
 		return refuse("UNPROCESSABLE", "Reference "+u.name+" already exists; moving a tag needs force.")
 	}
-	if rp.objType(old) != plumbing.CommitObject || typ != plumbing.CommitObject || !rp.isAncestor(old, h) {
+	if rp.ObjType(old) != plumbing.CommitObject || typ != plumbing.CommitObject || !rp.IsAncestor(old, h) {
 		return refuse("UNPROCESSABLE", "Reference "+u.name+": update is not a fast forward.")
 	}
 	return nil
@@ -288,7 +288,7 @@ func (s *Server) refMutation(x *gqlExec, name string, in map[string]any) (gqlObj
 		h = plumbing.NewHash(u.after)
 	}
 	if !had || old != h {
-		rp.setRef(u.name, h, u.force && had && !h.IsZero() && !rp.isAncestor(old, h), s.now())
+		rp.setRef(u.name, h, u.force && had && !h.IsZero() && !rp.IsAncestor(old, h), s.now())
 	}
 	return gqlRefPayload{typ: strings.ToUpper(name[:1]) + name[1:] + "Payload", rp: rp, ref: u.name, oid: h, clientMutationID: in["clientMutationId"]}, nil
 }

@@ -61,7 +61,7 @@ func (rp *repo) putSignedCommit(c *object.Commit, now time.Time) (plumbing.Hash,
 	if !strings.HasSuffix(c.PGPSignature, "\n") {
 		c.PGPSignature += "\n"
 	}
-	h := rp.putCommit(c)
+	h := rp.PutCommit(c)
 	signature := c.PGPSignature
 	at := now.UTC().Format(time.RFC3339)
 	rp.verif[h] = verification{Verified: true, Reason: "valid", Signature: &signature, Payload: &payload, VerifiedAt: &at}

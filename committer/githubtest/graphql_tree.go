@@ -25,7 +25,7 @@ func (rp *repo) gqlFileLocked(c *object.Commit, p string) gqlObject {
 	if p == "" {
 		return nil
 	}
-	e, ok := rp.lookupPath(c.TreeHash, p)
+	e, ok := rp.LookupPath(c.TreeHash, p)
 	if !ok {
 		return nil
 	}
@@ -66,7 +66,7 @@ func (g gqlTreeEntry) field(_ *gqlExec, name string, _ map[string]any) (any, err
 		}
 		return "blob", nil
 	case "size":
-		data, _ := g.rp.blob(g.e.Hash)
+		data, _ := g.rp.Blob(g.e.Hash)
 		return len(data), nil // 0 for a tree or a submodule
 	case "object":
 		if g.e.Mode == filemode.Dir {
@@ -83,7 +83,7 @@ func (g gqlTreeEntry) field(_ *gqlExec, name string, _ map[string]any) (any, err
 		}
 		return nil, nil
 	case "lineCount":
-		data, ok := g.rp.blob(g.e.Hash)
+		data, ok := g.rp.Blob(g.e.Hash)
 		if !ok || g.e.Mode == filemode.Symlink || isBinary(data) {
 			return nil, nil
 		}
@@ -99,7 +99,7 @@ func (g gqlTreeEntry) field(_ *gqlExec, name string, _ map[string]any) (any, err
 // gqlEntriesLocked is Tree.entries: the tree's entries in git order, with
 // paths under prefix. Caller holds mu.
 func (rp *repo) gqlEntriesLocked(tree plumbing.Hash, prefix string) []gqlObject {
-	entries, ok := rp.trees[tree]
+	entries, ok := rp.Trees[tree]
 	if !ok {
 		return nil
 	}

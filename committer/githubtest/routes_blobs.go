@@ -42,7 +42,7 @@ func (s *Server) handleCreateBlob(w http.ResponseWriter, r *http.Request, rp *re
 		writeError(w, r, http.StatusConflict, msgEmptyRepo, docCreateBlob)
 		return
 	}
-	h := rp.putBlob(data)
+	h := rp.PutBlob(data)
 	u := rp.url(r) + "/git/blobs/" + h.String()
 	w.Header().Set("Location", u)
 	writeJSON(w, r, http.StatusCreated, obj{"sha": h.String(), "url": u})
@@ -56,7 +56,7 @@ func (s *Server) handleGetBlob(w http.ResponseWriter, r *http.Request, rp *repo)
 		writeError(w, r, http.StatusConflict, msgEmptyRepo, docGetBlob)
 		return
 	}
-	data, ok := rp.blob(plumbing.NewHash(sha))
+	data, ok := rp.Blob(plumbing.NewHash(sha))
 	if len(sha) != 40 || !ok {
 		writeError(w, r, http.StatusNotFound, "Not Found", docRoot)
 		return

@@ -55,7 +55,7 @@ func (rp *repo) branchRedirect(name string) string {
 }
 
 func branchJSON(r *http.Request, rp *repo, name string, h plumbing.Hash) obj {
-	c := rp.commits[h]
+	c := rp.Commits[h]
 	u := rp.url(r) + "/branches/" + escapeSegments(name)
 	return obj{
 		"name":           name,
@@ -135,7 +135,7 @@ func (s *Server) handleRepoCommit(w http.ResponseWriter, r *http.Request, rp *re
 	}
 	ref := r.PathValue("ref")
 	h, ok := rp.resolve(ref)
-	c, isCommit := rp.commits[h]
+	c, isCommit := rp.Commits[h]
 	if !ok || !isCommit {
 		writeValidation(w, r, docRepoCommit, validationError{Resource: "Commit", Field: "ref", Code: "invalid",
 			Message: "No commit found for SHA: " + ref})

@@ -65,7 +65,7 @@ func (s *Server) handleCreateCommit(w http.ResponseWriter, r *http.Request, rp *
 		return
 	}
 	tree := plumbing.NewHash(body.Tree)
-	if _, ok := rp.trees[tree]; !ok || len(body.Tree) != 40 {
+	if _, ok := rp.Trees[tree]; !ok || len(body.Tree) != 40 {
 		fail("Tree SHA does not exist")
 		return
 	}
@@ -87,11 +87,11 @@ func (s *Server) handleCreateCommit(w http.ResponseWriter, r *http.Request, rp *
 			return
 		}
 	}
-	h := rp.putCommit(c)
+	h := rp.PutCommit(c)
 	if _, ok := rp.verif[h]; !ok {
 		rp.verif[h] = v
 	}
-	out := gitCommitJSON(r, rp, rp.commits[h])
+	out := gitCommitJSON(r, rp, rp.Commits[h])
 	w.Header().Set("Location", out["url"].(string))
 	writeJSON(w, r, http.StatusCreated, out)
 }
@@ -127,7 +127,7 @@ func (rp *repo) parents(shas []string) ([]plumbing.Hash, string) {
 			return nil, msgParentsMalformed
 		}
 		ph := plumbing.NewHash(p)
-		if _, ok := rp.commits[ph]; !ok {
+		if _, ok := rp.Commits[ph]; !ok {
 			return nil, "Parent SHA does not exist or is not a commit object"
 		}
 		out = append(out, ph)
@@ -173,7 +173,7 @@ func (s *Server) handleGetCommit(w http.ResponseWriter, r *http.Request, rp *rep
 		return
 	}
 	sha := r.PathValue("sha")
-	c, ok := rp.commits[plumbing.NewHash(sha)]
+	c, ok := rp.Commits[plumbing.NewHash(sha)]
 	if !ok || len(sha) != 40 {
 		writeError(w, r, http.StatusNotFound, "Not Found", docRoot)
 		return

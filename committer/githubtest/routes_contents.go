@@ -30,7 +30,7 @@ func contentEntry(r *http.Request, rp *repo, ref, p string, e object.TreeEntry) 
 	case filemode.Symlink:
 		typ = "symlink"
 	}
-	if o, ok := rp.objects[e.Hash]; ok && e.Mode != filemode.Dir {
+	if o, ok := rp.Objects[e.Hash]; ok && e.Mode != filemode.Dir {
 		size = o.Size()
 	}
 	self := rp.url(r) + "/contents/" + escapeSegments(p) + "?ref=" + url.QueryEscape(ref)
@@ -62,20 +62,20 @@ func (s *Server) handleGetContent(w http.ResponseWriter, r *http.Request, rp *re
 		writeError(w, r, http.StatusNotFound, "No commit found for the ref "+ref, docGetContent)
 		return
 	}
-	e, ok := rp.lookupPath(root, p)
+	e, ok := rp.LookupPath(root, p)
 	if !ok {
 		writeError(w, r, http.StatusNotFound, "Not Found", docGetContent)
 		return
 	}
 	if e.Mode == filemode.Dir {
 		out := []obj{}
-		for _, c := range rp.trees[e.Hash] {
+		for _, c := range rp.Trees[e.Hash] {
 			out = append(out, contentEntry(r, rp, ref, path.Join(p, c.Name), c))
 		}
 		writeJSON(w, r, http.StatusOK, out)
 		return
 	}
-	data, _ := rp.blob(e.Hash)
+	data, _ := rp.Blob(e.Hash)
 	if strings.Contains(r.Header.Get("Accept"), ".raw") {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("Content-Length", strconv.Itoa(len(data)))
@@ -108,7 +108,7 @@ func (rp *repo) contentsBranch(branch string) (ref string, head plumbing.Hash, r
 	ref = "refs/heads/" + branch
 	head, ok = rp.refs[ref]
 	if ok {
-		root = rp.commits[head].TreeHash
+		root = rp.Commits[head].TreeHash
 	}
 	return ref, head, root, ok || rp.empty()
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/gitobj"
 )
 
 // Contents API writes (PUT and DELETE /repos/{o}/{r}/contents/{path}).
@@ -62,7 +64,7 @@ func (s *Server) handlePutContent(w http.ResponseWriter, r *http.Request, rp *re
 	case body.Content == nil:
 		fail(422, "Invalid request.\n\n\"content\" wasn't supplied.")
 		return
-	case !validPath(op.path):
+	case !gitobj.ValidPath(op.path):
 		fail(422, "path contains a malformed path component")
 		return
 	}
@@ -149,7 +151,7 @@ func (s *Server) buildContents(r *http.Request, rp *repo, op contentsOp) (string
 		return ref, head, contentsResult{status: 404, msg: "Branch " + branch + " not found"}
 	}
 	res := contentsResult{status: http.StatusCreated, branch: branch}
-	e, exists := rp.lookupPath(root, op.path)
+	e, exists := rp.LookupPath(root, op.path)
 	exists = exists && !head.IsZero()
 	switch {
 	case op.del && (!exists || e.Mode == filemode.Dir):
@@ -163,18 +165,18 @@ func (s *Server) buildContents(r *http.Request, rp *repo, op contentsOp) (string
 	case exists:
 		res.status = http.StatusOK
 	}
-	b := newTreeBuilder(&rp.objStore, root)
+	b := gitobj.NewTreeBuilder(&rp.Store, root)
 	if op.del {
-		_ = b.del(op.path)
+		_ = b.Del(op.path)
 	} else {
 		mode := filemode.Regular
 		if exists && e.Mode == filemode.Executable {
 			mode = filemode.Executable
 		}
-		res.entry = object.TreeEntry{Name: op.path, Mode: mode, Hash: rp.putBlob(op.data)}
-		b.set(op.path, mode, res.entry.Hash)
+		res.entry = object.TreeEntry{Name: op.path, Mode: mode, Hash: rp.PutBlob(op.data)}
+		b.Set(op.path, mode, res.entry.Hash)
 	}
-	tree, err := b.write()
+	tree, err := b.Write()
 	if err != nil {
 		return ref, head, contentsResult{status: 500, msg: err.Error()}
 	}
@@ -203,17 +205,17 @@ func (s *Server) contentsCommit(r *http.Request, rp *repo, head, tree plumbing.H
 	}
 	if body.Committer != nil {
 		c.Committer, _ = body.Committer.toSig(now)
-		h := rp.putCommit(c)
+		h := rp.PutCommit(c)
 		if _, ok := rp.verif[h]; !ok {
 			rp.verif[h] = unsignedVerification()
 		}
-		return rp.commits[h], nil
+		return rp.Commits[h], nil
 	}
 	h, err := rp.putSignedCommit(c, now)
 	if err != nil {
 		return nil, err
 	}
-	return rp.commits[h], nil
+	return rp.Commits[h], nil
 }
 
 // contentsRaces holds what runs inside the next contents writes' window

@@ -134,11 +134,11 @@ func (s *Server) handleCreateRef(w http.ResponseWriter, r *http.Request, rp *rep
 		return
 	}
 	h := plumbing.NewHash(body.SHA)
-	if len(body.SHA) != 40 || rp.objType(h) == plumbing.InvalidObject {
+	if len(body.SHA) != 40 || rp.ObjType(h) == plumbing.InvalidObject {
 		writeError(w, r, http.StatusUnprocessableEntity, "Object does not exist", docCreateRef)
 		return
 	}
-	if strings.HasPrefix(body.Ref, "refs/heads/") && rp.objType(h) != plumbing.CommitObject {
+	if strings.HasPrefix(body.Ref, "refs/heads/") && rp.ObjType(h) != plumbing.CommitObject {
 		// A branch names a commit; the wording is PATCH's (a guess for POST).
 		writeError(w, r, http.StatusUnprocessableEntity, "Object is not a commit", docCreateRef)
 		return
@@ -179,15 +179,15 @@ func (s *Server) handleUpdateRef(w http.ResponseWriter, r *http.Request, rp *rep
 		return
 	}
 	h := plumbing.NewHash(body.SHA)
-	if len(body.SHA) != 40 || rp.objType(h) == plumbing.InvalidObject {
+	if len(body.SHA) != 40 || rp.ObjType(h) == plumbing.InvalidObject {
 		writeError(w, r, http.StatusUnprocessableEntity, "Object does not exist", docUpdateRef)
 		return
 	}
-	if strings.HasPrefix(ref, "refs/heads/") && rp.objType(h) != plumbing.CommitObject {
+	if strings.HasPrefix(ref, "refs/heads/") && rp.ObjType(h) != plumbing.CommitObject {
 		writeError(w, r, http.StatusUnprocessableEntity, "Object is not a commit", docUpdateRef)
 		return
 	}
-	if !body.Force && !rp.isAncestor(old, h) {
+	if !body.Force && !rp.IsAncestor(old, h) {
 		writeError(w, r, http.StatusUnprocessableEntity, "Update is not a fast forward", docUpdateRef)
 		return
 	}

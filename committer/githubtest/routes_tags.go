@@ -23,9 +23,9 @@ func (rp *repo) putTag(t *object.Tag) plumbing.Hash {
 	_ = t.Encode(o)
 	h := o.Hash()
 	t.Hash = h
-	if _, ok := rp.objects[h]; !ok {
-		rp.objects[h] = o
-		rp.tags[h] = t
+	if _, ok := rp.Objects[h]; !ok {
+		rp.Objects[h] = o
+		rp.Tags[h] = t
 	}
 	return h
 }
@@ -33,7 +33,7 @@ func (rp *repo) putTag(t *object.Tag) plumbing.Hash {
 // peel follows annotated tags to the object they finally name. Caller holds mu.
 func (rp *repo) peel(h plumbing.Hash) plumbing.Hash {
 	for range 16 { // git peels nested tags; bound a (impossible) cycle
-		t, ok := rp.tags[h]
+		t, ok := rp.Tags[h]
 		if !ok {
 			return h
 		}
@@ -89,18 +89,18 @@ func (s *Server) handleCreateTag(w http.ResponseWriter, r *http.Request, rp *rep
 		return
 	}
 	target := plumbing.NewHash(*body.Object)
-	if len(*body.Object) != 40 || rp.objType(target) == plumbing.InvalidObject {
+	if len(*body.Object) != 40 || rp.ObjType(target) == plumbing.InvalidObject {
 		fail("Object does not exist")
 		return
 	}
-	if got := rp.objType(target); got != want {
+	if got := rp.ObjType(target); got != want {
 		// Wording a guess: GitHub's reply to a type that does not match the
 		// object is not recorded.
 		fail("Object type " + got.String() + " does not match the given type " + want.String())
 		return
 	}
 	h := rp.putTag(&object.Tag{Name: *body.Tag, Tagger: tagger, Message: *body.Message, TargetType: want, Target: target})
-	out := gitTagJSON(r, rp, rp.tags[h])
+	out := gitTagJSON(r, rp, rp.Tags[h])
 	w.Header().Set("Location", out["url"].(string))
 	writeJSON(w, r, http.StatusCreated, out)
 }
@@ -113,7 +113,7 @@ func (s *Server) handleGetTag(w http.ResponseWriter, r *http.Request, rp *repo) 
 		return
 	}
 	sha := r.PathValue("sha")
-	t, ok := rp.tags[plumbing.NewHash(sha)]
+	t, ok := rp.Tags[plumbing.NewHash(sha)]
 	if len(sha) != 40 || !ok {
 		writeError(w, r, http.StatusNotFound, "Not Found", docGetTag)
 		return

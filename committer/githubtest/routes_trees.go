@@ -6,6 +6,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/gitobj"
 )
 
 // maxTreeEntries is where GitHub truncates recursive tree listings.
@@ -95,10 +97,10 @@ func (rp *repo) baseTree(sha string) (plumbing.Hash, bool) {
 		return plumbing.ZeroHash, false
 	}
 	h := plumbing.NewHash(sha)
-	if _, ok := rp.trees[h]; ok {
+	if _, ok := rp.Trees[h]; ok {
 		return h, true
 	}
-	if c, ok := rp.commits[h]; ok {
+	if c, ok := rp.Commits[h]; ok {
 		return c.TreeHash, true
 	}
 	return plumbing.ZeroHash, false
@@ -111,9 +113,9 @@ func isSHA(s string) bool { return isHex(s, 40) }
 // holds rp.mu.
 func (s *Server) buildTree(w http.ResponseWriter, r *http.Request, rp *repo, base plumbing.Hash, tree []treeEntryIn) {
 	fail := func(msg string) { writeError(w, r, http.StatusUnprocessableEntity, msg, docCreateTree) }
-	b := newTreeBuilder(&rp.objStore, base)
+	b := gitobj.NewTreeBuilder(&rp.Store, base)
 	for _, e := range tree {
-		if !validPath(e.Path) {
+		if !gitobj.ValidPath(e.Path) {
 			fail("tree.path contains a malformed path component")
 			return
 		}
@@ -123,7 +125,7 @@ func (s *Server) buildTree(w http.ResponseWriter, r *http.Request, rp *repo, bas
 			return
 		}
 		if e.SHA.Null {
-			if err := b.del(e.Path); err != nil {
+			if err := b.Del(e.Path); err != nil {
 				fail("GitRPC::BadObjectState")
 				return
 			}
@@ -139,7 +141,7 @@ func (s *Server) buildTree(w http.ResponseWriter, r *http.Request, rp *repo, bas
 				fail("tree.content is only valid for blobs")
 				return
 			}
-			b.set(e.Path, mode, rp.putBlob([]byte(*e.Content)))
+			b.Set(e.Path, mode, rp.PutBlob([]byte(*e.Content)))
 			continue
 		}
 		h := plumbing.NewHash(e.SHA.Val)
@@ -150,19 +152,19 @@ func (s *Server) buildTree(w http.ResponseWriter, r *http.Request, rp *repo, bas
 				return
 			}
 		case mode == filemode.Dir:
-			if _, ok := rp.trees[h]; !ok || len(e.SHA.Val) != 40 {
+			if _, ok := rp.Trees[h]; !ok || len(e.SHA.Val) != 40 {
 				fail("tree.sha " + e.SHA.Val + " is not a valid tree")
 				return
 			}
 		default:
-			if rp.objType(h) != plumbing.BlobObject || len(e.SHA.Val) != 40 {
+			if rp.ObjType(h) != plumbing.BlobObject || len(e.SHA.Val) != 40 {
 				fail("tree.sha " + e.SHA.Val + " is not a valid blob")
 				return
 			}
 		}
-		b.set(e.Path, mode, h)
+		b.Set(e.Path, mode, h)
 	}
-	h, err := b.write()
+	h, err := b.Write()
 	if err != nil {
 		writeError(w, r, http.StatusInternalServerError, err.Error(), docCreateTree)
 		return
@@ -175,7 +177,7 @@ func (s *Server) buildTree(w http.ResponseWriter, r *http.Request, rp *repo, bas
 // treeJSON is the git-tree shape. Caller holds rp.mu.
 func (rp *repo) treeJSON(r *http.Request, h plumbing.Hash, recursive bool) obj {
 	base := rp.url(r)
-	entries := make([]treeEntryOut, 0, len(rp.trees[h]))
+	entries := make([]treeEntryOut, 0, len(rp.Trees[h]))
 	truncated := false
 	size := 0
 	add := func(p string, e object.TreeEntry) bool {
@@ -183,13 +185,13 @@ func (rp *repo) treeJSON(r *http.Request, h plumbing.Hash, recursive bool) obj {
 			truncated = true
 			return false
 		}
-		out := treeEntryOut{Path: p, Mode: modeString(e.Mode), Type: typeOfMode(e.Mode), SHA: e.Hash.String()}
+		out := treeEntryOut{Path: p, Mode: gitobj.ModeString(e.Mode), Type: gitobj.TypeOfMode(e.Mode), SHA: e.Hash.String()}
 		switch e.Mode {
 		case filemode.Dir:
 			out.URL = base + "/git/trees/" + out.SHA
 		case filemode.Submodule:
 		default:
-			if o, ok := rp.objects[e.Hash]; ok {
+			if o, ok := rp.Objects[e.Hash]; ok {
 				sz := o.Size()
 				out.Size = &sz
 			}
@@ -203,9 +205,9 @@ func (rp *repo) treeJSON(r *http.Request, h plumbing.Hash, recursive bool) obj {
 		return true
 	}
 	if recursive {
-		rp.walkTree(h, "", add)
+		rp.WalkTree(h, "", add)
 	} else {
-		for _, e := range rp.trees[h] {
+		for _, e := range rp.Trees[h] {
 			add(e.Name, e)
 		}
 	}

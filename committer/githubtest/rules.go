@@ -186,7 +186,7 @@ func (s *Server) SetCommitStatus(owner, name, sha, context, state string) error 
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
 	h := plumbing.NewHash(sha)
-	if _, ok := rp.commits[h]; !ok {
+	if _, ok := rp.Commits[h]; !ok {
 		return fmt.Errorf("githubtest: %s/%s: commit %s: %w", owner, name, sha, fs.ErrNotExist)
 	}
 	if rp.statuses[h] == nil {
@@ -306,7 +306,7 @@ func (rp *repo) ruleMessages(r Rule, ch refChange) []string {
 			return []string{"Cannot delete this protected ref."}
 		}
 	case "non_fast_forward":
-		if update && !rp.isAncestor(ch.old, ch.new) {
+		if update && !rp.IsAncestor(ch.old, ch.new) {
 			return []string{"Cannot force-push to this branch"}
 		}
 	case "pull_request":
@@ -368,7 +368,7 @@ func (rp *repo) ruleMessages(r Rule, ch refChange) []string {
 		var out []string
 		for _, c := range rp.newCommits(ch) {
 			for p, e := range rp.changedFiles(c) {
-				if data, ok := rp.blob(e.Hash); ok && int64(len(data)) > mb<<20 {
+				if data, ok := rp.Blob(e.Hash); ok && int64(len(data)) > mb<<20 {
 					// Wording a guess.
 					out = append(out, "File "+p+" is "+strconv.Itoa(len(data))+" bytes, over the file size limit of "+strconv.FormatInt(mb, 10)+" MB.")
 				}
@@ -390,7 +390,7 @@ func (rp *repo) protectionMessages(p *protection, ch refChange) []string {
 			out = append(out, "Cannot delete this protected branch")
 		}
 		return out
-	case !create && !p.AllowForcePushes && !rp.isAncestor(ch.old, ch.new):
+	case !create && !p.AllowForcePushes && !rp.IsAncestor(ch.old, ch.new):
 		out = append(out, "Cannot force-push to this protected branch")
 	}
 	if p.RequiredApprovingReviews > 0 && !create {
@@ -438,7 +438,7 @@ func (rp *repo) newCommits(ch refChange) []*object.Commit {
 	}
 	var out []*object.Commit
 	for h := range rp.reachable(rp.peel(ch.new)) {
-		if c, ok := rp.commits[h]; ok && !known[h] {
+		if c, ok := rp.Commits[h]; ok && !known[h] {
 			out = append(out, c)
 		}
 	}
@@ -451,7 +451,7 @@ func (rp *repo) newCommits(ch refChange) []*object.Commit {
 func (rp *repo) changedFiles(c *object.Commit) map[string]object.TreeEntry {
 	files := func(root plumbing.Hash) map[string]object.TreeEntry {
 		m := map[string]object.TreeEntry{}
-		rp.walkTree(root, "", func(p string, e object.TreeEntry) bool {
+		rp.WalkTree(root, "", func(p string, e object.TreeEntry) bool {
 			if e.Mode != filemode.Dir {
 				m[p] = e
 			}
@@ -462,7 +462,7 @@ func (rp *repo) changedFiles(c *object.Commit) map[string]object.TreeEntry {
 	now := files(c.TreeHash)
 	var before map[string]object.TreeEntry
 	if len(c.ParentHashes) > 0 {
-		if pc, ok := rp.commits[c.ParentHashes[0]]; ok {
+		if pc, ok := rp.Commits[c.ParentHashes[0]]; ok {
 			before = files(pc.TreeHash)
 		}
 	}

@@ -84,7 +84,7 @@ func repoJSON(r *http.Request, rp *repo) obj {
 
 func gitRefJSON(r *http.Request, rp *repo, ref string, h plumbing.Hash) obj {
 	typ := "commit"
-	if t := rp.objType(h); t == plumbing.TagObject {
+	if t := rp.ObjType(h); t == plumbing.TagObject {
 		typ = "tag"
 	}
 	return obj{
