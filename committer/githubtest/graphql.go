@@ -14,6 +14,7 @@ import (
 	"github.com/vektah/gqlparser/v2/validator/rules"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 // GraphQL: the fake serves POST /graphql (github.com) and POST /api/graphql
@@ -74,16 +75,16 @@ type graphqlRequest struct {
 func (s *Server) handleGraphQL(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, graphqlMaxBody+1))
 	if err != nil {
-		writeError(w, r, http.StatusBadRequest, "Problems parsing JSON", docGraphQL)
+		wire.WriteError(w, r, http.StatusBadRequest, "Problems parsing JSON", docGraphQL)
 		return
 	}
 	if len(body) > graphqlMaxBody {
-		writeError(w, r, http.StatusBadGateway, "Server Error", docGraphQL)
+		wire.WriteError(w, r, http.StatusBadGateway, "Server Error", docGraphQL)
 		return
 	}
 	var req graphqlRequest
 	if err := json.Unmarshal(body, &req); err != nil {
-		writeError(w, r, http.StatusBadRequest, "Problems parsing JSON", docGraphQL)
+		wire.WriteError(w, r, http.StatusBadRequest, "Problems parsing JSON", docGraphQL)
 		return
 	}
 	if req.Query == nil {

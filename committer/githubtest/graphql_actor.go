@@ -3,6 +3,8 @@ package githubtest
 import (
 	"strconv"
 	"strings"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 // Accounts in GraphQL: Query.viewer (the token's user), Repository.owner
@@ -28,11 +30,11 @@ func (g gqlAccount) field(x *gqlExec, name string, args map[string]any) (any, er
 		if g.typ == "Organization" {
 			kind = "O"
 		}
-		return nodeID(kind, g.login), nil
+		return wire.NodeID(kind, g.login), nil
 	case "databaseId":
 		return g.id, nil
 	case "url":
-		return webBase(x.r) + "/" + g.login, nil
+		return wire.WebBase(x.r) + "/" + g.login, nil
 	case "resourcePath":
 		return "/" + g.login, nil
 	case "avatarUrl":

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 // Pull requests in GraphQL: Repository.pullRequest(number:),
@@ -66,7 +68,7 @@ func (g gqlPull) field(x *gqlExec, name string, _ map[string]any) (any, error) {
 	num := strconv.Itoa(p.number)
 	switch name {
 	case "id":
-		return nodeID("PR", rp.fullName()+"#"+num), nil
+		return wire.NodeID("PR", rp.fullName()+"#"+num), nil
 	case "number":
 		return p.number, nil
 	case "databaseId", "fullDatabaseId":

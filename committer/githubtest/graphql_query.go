@@ -12,6 +12,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 // Resolvers for the query side: repository, ref, commit, tree, blob.
@@ -71,7 +73,7 @@ func (gqlQuery) field(x *gqlExec, name string, args map[string]any) (any, error)
 	return nil, errUnserved("Query", name)
 }
 
-// gqlNode resolves a node ID the fake issued (nodeID): a repository, a ref
+// gqlNode resolves a node ID the fake issued (wire.NodeID): a repository, a ref
 // or a git object; nil for any other.
 func (s *Server) gqlNode(id string) gqlObject {
 	kind, enc, ok := strings.Cut(id, "_")
@@ -127,7 +129,7 @@ func (g gqlRepo) field(x *gqlExec, name string, args map[string]any) (any, error
 	defer rp.mu.RUnlock()
 	switch name {
 	case "id":
-		return nodeID("R", rp.fullName()), nil
+		return wire.NodeID("R", rp.fullName()), nil
 	case "name":
 		return rp.name, nil
 	case "nameWithOwner":
@@ -350,11 +352,11 @@ func splitRef(ref string) (prefix, name string) {
 // objNodeID is the node ID of a git object (kind C, T, B or TAG), the same
 // in REST replies and GraphQL, so node(id:) resolves either.
 func objNodeID(rp *repo, kind string, h plumbing.Hash) string {
-	return nodeID(kind, rp.fullName()+":"+h.String())
+	return wire.NodeID(kind, rp.fullName()+":"+h.String())
 }
 
 // refNodeID is the node ID (REST node_id, GraphQL id)  of a ref; CommittableBranch.id takes it.
-func refNodeID(rp *repo, ref string) string { return nodeID("REF", rp.fullName()+":"+ref) }
+func refNodeID(rp *repo, ref string) string { return wire.NodeID("REF", rp.fullName()+":"+ref) }
 
 // gitObjectField answers the GitObject interface's fields. Caller holds mu.
 func gitObjectField(x *gqlExec, rp *repo, oid plumbing.Hash, kind, name string) (any, bool) {
@@ -370,7 +372,7 @@ func gitObjectField(x *gqlExec, rp *repo, oid plumbing.Hash, kind, name string) 
 	case "commitResourcePath":
 		return path, true
 	case "commitUrl":
-		return webBase(x.r) + path, true
+		return wire.WebBase(x.r) + path, true
 	case "repository":
 		return gqlRepo{rp: rp}, true
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 // Limits are the per-token rate limits a Server enforces when they are
@@ -375,7 +377,7 @@ func (s *Server) writeSecondary(w http.ResponseWriter, r *http.Request, id ident
 	}
 	l.noteLimited(l.state(id.token), now, clientOf(r), write, false, withRA, secs)
 	l.mu.Unlock()
-	writeError(w, r, status, msgSecondary, docSecondary)
+	wire.WriteError(w, r, status, msgSecondary, docSecondary)
 }
 
 // noteLimited records a rate-limited reply. Caller holds l.mu.

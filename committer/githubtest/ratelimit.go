@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 const rateLimitPerHour = 5000
@@ -105,7 +107,7 @@ func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, route string,
 	}
 	l.noteLimited(l.state(id.token), now, clientOf(r), countsAsWrite(r, route), true, false, 0)
 	l.mu.Unlock()
-	writeError(w, r, status, msg, docPrimary)
+	wire.WriteError(w, r, status, msg, docPrimary)
 	return false
 }
 
@@ -177,7 +179,7 @@ func (s *Server) handleRateLimit(w http.ResponseWriter, r *http.Request) {
 	other := func(limit int, name string) obj {
 		return obj{"limit": limit, "used": 0, "remaining": limit, "reset": now.Add(time.Hour).Unix(), "resource": name}
 	}
-	writeJSON(w, r, http.StatusOK, obj{
+	wire.WriteJSON(w, r, http.StatusOK, obj{
 		"resources": obj{"core": core, "search": other(30, "search"),
 			"graphql": obj{"limit": limit, "used": gUsed, "remaining": max(limit-gUsed, 0),
 				"reset": gReset.Unix(), "resource": "graphql"},

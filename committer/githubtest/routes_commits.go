@@ -8,6 +8,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 type sigIn struct {
@@ -38,10 +40,10 @@ func (s *Server) handleCreateCommit(w http.ResponseWriter, r *http.Request, rp *
 		Committer *sigIn   `json:"committer"`
 		Signature *string  `json:"signature"`
 	}
-	if !decodeBody(w, r, &body, docCreateCmt) {
+	if !wire.DecodeBody(w, r, &body, docCreateCmt) {
 		return
 	}
-	fail := func(msg string) { writeError(w, r, http.StatusUnprocessableEntity, msg, docCreateCmt) }
+	fail := func(msg string) { wire.WriteError(w, r, http.StatusUnprocessableEntity, msg, docCreateCmt) }
 	if body.Message == nil {
 		fail("Invalid request.\n\n\"message\" wasn't supplied.")
 		return
@@ -61,7 +63,7 @@ func (s *Server) handleCreateCommit(w http.ResponseWriter, r *http.Request, rp *
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
 	if rp.empty() {
-		writeError(w, r, http.StatusConflict, msgEmptyRepo, docCreateCmt)
+		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docCreateCmt)
 		return
 	}
 	tree := plumbing.NewHash(body.Tree)
@@ -83,7 +85,7 @@ func (s *Server) handleCreateCommit(w http.ResponseWriter, r *http.Request, rp *
 		// GitHub signs what an App commits without author or committer.
 		c.Committer = webFlowCommitter(now)
 		if _, err := rp.putSignedCommit(c, now); err != nil {
-			writeError(w, r, http.StatusInternalServerError, "Server Error", docCreateCmt)
+			wire.WriteError(w, r, http.StatusInternalServerError, "Server Error", docCreateCmt)
 			return
 		}
 	}
@@ -93,7 +95,7 @@ func (s *Server) handleCreateCommit(w http.ResponseWriter, r *http.Request, rp *
 	}
 	out := gitCommitJSON(r, rp, rp.Commits[h])
 	w.Header().Set("Location", out["url"].(string))
-	writeJSON(w, r, http.StatusCreated, out)
+	wire.WriteJSON(w, r, http.StatusCreated, out)
 }
 
 // commitSigs resolves create-commit's author and committer (the token's
@@ -169,14 +171,14 @@ func (s *Server) handleGetCommit(w http.ResponseWriter, r *http.Request, rp *rep
 	rp.mu.RLock()
 	defer rp.mu.RUnlock()
 	if rp.empty() {
-		writeError(w, r, http.StatusConflict, msgEmptyRepo, docGetCmt)
+		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docGetCmt)
 		return
 	}
 	sha := r.PathValue("sha")
 	c, ok := rp.Commits[plumbing.NewHash(sha)]
 	if !ok || len(sha) != 40 {
-		writeError(w, r, http.StatusNotFound, "Not Found", docRoot)
+		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docRoot)
 		return
 	}
-	writeJSON(w, r, http.StatusOK, gitCommitJSON(r, rp, c))
+	wire.WriteJSON(w, r, http.StatusOK, gitCommitJSON(r, rp, c))
 }

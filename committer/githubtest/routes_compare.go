@@ -8,6 +8,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 const docCompare = "https://docs.github.com/rest/commits/commits#compare-two-commits"
@@ -20,7 +22,7 @@ const docCompare = "https://docs.github.com/rest/commits/commits#compare-two-com
 func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request, rp *repo) {
 	baseRef, headRef, ok := strings.Cut(r.PathValue("basehead"), "...")
 	if !ok {
-		writeError(w, r, http.StatusNotFound, "Not Found", docCompare)
+		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docCompare)
 		return
 	}
 	baseRef, headRef = stripOwner(baseRef, rp.owner), stripOwner(headRef, rp.owner)
@@ -29,7 +31,7 @@ func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request, rp *repo)
 	base, okB := rp.resolve(baseRef)
 	head, okH := rp.resolve(headRef)
 	if !okB || !okH || rp.Commits[base] == nil || rp.Commits[head] == nil {
-		writeError(w, r, http.StatusNotFound, "Not Found", docCompare)
+		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docCompare)
 		return
 	}
 	fromBase, fromHead := rp.reachable(base), rp.reachable(head)
@@ -46,7 +48,7 @@ func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request, rp *repo)
 	}
 	mergeBase, found := rp.mergeBase(head, fromBase)
 	if !found {
-		writeError(w, r, http.StatusNotFound, "No common ancestor between "+baseRef+" and "+headRef+".", docCompare)
+		wire.WriteError(w, r, http.StatusNotFound, "No common ancestor between "+baseRef+" and "+headRef+".", docCompare)
 		return
 	}
 	status := "diverged"
@@ -71,7 +73,7 @@ func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request, rp *repo)
 	}
 	basehead := baseRef + "..." + headRef
 	web := rp.htmlURL(r) + "/compare/"
-	writeJSON(w, r, http.StatusOK, obj{
+	wire.WriteJSON(w, r, http.StatusOK, obj{
 		"url": rp.url(r) + "/compare/" + basehead, "html_url": web + basehead,
 		"permalink_url": web + rp.owner + ":" + base.String() + "..." + rp.owner + ":" + head.String(),
 		"diff_url":      web + basehead + ".diff", "patch_url": web + basehead + ".patch",

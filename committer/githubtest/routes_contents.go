@@ -10,6 +10,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 const maxContentsBlob = 1 << 20
@@ -21,7 +23,7 @@ func contentEntry(r *http.Request, rp *repo, ref, p string, e object.TreeEntry) 
 	typ := "file"
 	gitURL := rp.url(r) + "/git/blobs/" + sha
 	var size int64
-	var download any = webBase(r) + "/raw/" + rp.fullName() + "/" + escapeSegments(ref) + "/" + escapeSegments(p)
+	var download any = wire.WebBase(r) + "/raw/" + rp.fullName() + "/" + wire.EscapeSegments(ref) + "/" + wire.EscapeSegments(p)
 	switch e.Mode {
 	case filemode.Dir:
 		typ, gitURL, download = "dir", rp.url(r)+"/git/trees/"+sha, nil
@@ -33,10 +35,10 @@ func contentEntry(r *http.Request, rp *repo, ref, p string, e object.TreeEntry) 
 	if o, ok := rp.Objects[e.Hash]; ok && e.Mode != filemode.Dir {
 		size = o.Size()
 	}
-	self := rp.url(r) + "/contents/" + escapeSegments(p) + "?ref=" + url.QueryEscape(ref)
-	html := rp.htmlURL(r) + "/blob/" + escapeSegments(ref) + "/" + escapeSegments(p)
+	self := rp.url(r) + "/contents/" + wire.EscapeSegments(p) + "?ref=" + url.QueryEscape(ref)
+	html := rp.htmlURL(r) + "/blob/" + wire.EscapeSegments(ref) + "/" + wire.EscapeSegments(p)
 	if typ == "dir" {
-		html = rp.htmlURL(r) + "/tree/" + escapeSegments(ref) + "/" + escapeSegments(p)
+		html = rp.htmlURL(r) + "/tree/" + wire.EscapeSegments(ref) + "/" + wire.EscapeSegments(p)
 	}
 	return obj{
 		"type": typ, "size": size, "name": path.Base(p), "path": p, "sha": sha, "url": self,
@@ -50,7 +52,7 @@ func (s *Server) handleGetContent(w http.ResponseWriter, r *http.Request, rp *re
 	rp.mu.RLock()
 	defer rp.mu.RUnlock()
 	if rp.empty() {
-		writeError(w, r, http.StatusNotFound, "This repository is empty.", docGetContent)
+		wire.WriteError(w, r, http.StatusNotFound, "This repository is empty.", docGetContent)
 		return
 	}
 	ref := r.URL.Query().Get("ref")
@@ -59,12 +61,12 @@ func (s *Server) handleGetContent(w http.ResponseWriter, r *http.Request, rp *re
 	}
 	root, ok := rp.resolveTree(ref)
 	if !ok {
-		writeError(w, r, http.StatusNotFound, "No commit found for the ref "+ref, docGetContent)
+		wire.WriteError(w, r, http.StatusNotFound, "No commit found for the ref "+ref, docGetContent)
 		return
 	}
 	e, ok := rp.LookupPath(root, p)
 	if !ok {
-		writeError(w, r, http.StatusNotFound, "Not Found", docGetContent)
+		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docGetContent)
 		return
 	}
 	if e.Mode == filemode.Dir {
@@ -72,7 +74,7 @@ func (s *Server) handleGetContent(w http.ResponseWriter, r *http.Request, rp *re
 		for _, c := range rp.Trees[e.Hash] {
 			out = append(out, contentEntry(r, rp, ref, path.Join(p, c.Name), c))
 		}
-		writeJSON(w, r, http.StatusOK, out)
+		wire.WriteJSON(w, r, http.StatusOK, out)
 		return
 	}
 	data, _ := rp.Blob(e.Hash)
@@ -84,20 +86,20 @@ func (s *Server) handleGetContent(w http.ResponseWriter, r *http.Request, rp *re
 		return
 	}
 	if len(data) > maxContentsBlob {
-		writeJSON(w, r, http.StatusForbidden, obj{
+		wire.WriteJSON(w, r, http.StatusForbidden, obj{
 			"message":           "This API returns blobs up to 1 MB in size. The requested blob is too large to fetch via the API, but you can use the Git Data API to request blobs up to 100 MB in size.",
-			"errors":            []validationError{{Resource: "Blob", Field: "data", Code: "too_large"}},
+			"errors":            []wire.ValidationError{{Resource: "Blob", Field: "data", Code: "too_large"}},
 			"documentation_url": docGetContent, "status": "403",
 		})
 		return
 	}
 	out := contentEntry(r, rp, ref, p, e)
-	out["content"] = base64Lines(data)
+	out["content"] = wire.Base64Lines(data)
 	out["encoding"] = "base64"
 	if e.Mode == filemode.Symlink {
 		out["target"] = string(data)
 	}
-	writeJSON(w, r, http.StatusOK, out)
+	wire.WriteJSON(w, r, http.StatusOK, out)
 }
 
 // fileCommitTarget resolves the branch for a contents write. Caller holds mu.

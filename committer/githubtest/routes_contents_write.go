@@ -11,6 +11,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/gitobj"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 // Contents API writes (PUT and DELETE /repos/{o}/{r}/contents/{path}).
@@ -52,11 +53,11 @@ type contentsResult struct {
 
 func (s *Server) handlePutContent(w http.ResponseWriter, r *http.Request, rp *repo) {
 	var body contentsWrite
-	if !decodeBody(w, r, &body, docContents) {
+	if !wire.DecodeBody(w, r, &body, docContents) {
 		return
 	}
 	op := contentsOp{path: strings.Trim(r.PathValue("path"), "/"), doc: docContents, body: body}
-	fail := func(st int, msg string) { writeError(w, r, st, msg, docContents) }
+	fail := func(st int, msg string) { wire.WriteError(w, r, st, msg, docContents) }
 	switch {
 	case body.Message == nil:
 		fail(422, "Invalid request.\n\n\"message\" wasn't supplied.")
@@ -81,7 +82,7 @@ func (s *Server) handlePutContent(w http.ResponseWriter, r *http.Request, rp *re
 	}
 	rp.mu.RLock()
 	defer rp.mu.RUnlock()
-	writeJSON(w, r, res.status, obj{
+	wire.WriteJSON(w, r, res.status, obj{
 		"content": contentEntry(r, rp, res.branch, op.path, res.entry),
 		"commit":  gitCommitJSON(r, rp, res.commit),
 	})
@@ -89,10 +90,10 @@ func (s *Server) handlePutContent(w http.ResponseWriter, r *http.Request, rp *re
 
 func (s *Server) handleDeleteContent(w http.ResponseWriter, r *http.Request, rp *repo) {
 	var body contentsWrite
-	if !decodeBody(w, r, &body, docDelContent) {
+	if !wire.DecodeBody(w, r, &body, docDelContent) {
 		return
 	}
-	fail := func(st int, msg string) { writeError(w, r, st, msg, docDelContent) }
+	fail := func(st int, msg string) { wire.WriteError(w, r, st, msg, docDelContent) }
 	if body.Message == nil {
 		fail(422, "Invalid request.\n\n\"message\" wasn't supplied.")
 		return
@@ -109,7 +110,7 @@ func (s *Server) handleDeleteContent(w http.ResponseWriter, r *http.Request, rp 
 	}
 	rp.mu.RLock()
 	defer rp.mu.RUnlock()
-	writeJSON(w, r, http.StatusOK, obj{"content": nil, "commit": gitCommitJSON(r, rp, res.commit)})
+	wire.WriteJSON(w, r, http.StatusOK, obj{"content": nil, "commit": gitCommitJSON(r, rp, res.commit)})
 }
 
 // writeContents builds the commit on the head it reads, then moves the

@@ -3,6 +3,8 @@ package githubtest
 import (
 	"net/http"
 	"strings"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 const (
@@ -33,7 +35,7 @@ func (s *Server) handleBranchRules(w http.ResponseWriter, r *http.Request, rp *r
 			out = append(out, o)
 		}
 	}
-	writeJSON(w, r, http.StatusOK, out)
+	wire.WriteJSON(w, r, http.StatusOK, out)
 }
 
 // classicProtection is the classic protection of branch, or nil. Caller
@@ -100,12 +102,12 @@ func (s *Server) handleBranchProtection(w http.ResponseWriter, r *http.Request, 
 	rp.mu.RLock()
 	defer rp.mu.RUnlock()
 	if _, ok := rp.refs["refs/heads/"+branch]; !ok {
-		writeError(w, r, http.StatusNotFound, "Branch not found", docBranchProtection)
+		wire.WriteError(w, r, http.StatusNotFound, "Branch not found", docBranchProtection)
 		return
 	}
 	p := rp.classicProtection(branch)
 	if p == nil {
-		writeError(w, r, http.StatusNotFound, "Branch not protected", docBranchProtection)
+		wire.WriteError(w, r, http.StatusNotFound, "Branch not protected", docBranchProtection)
 		return
 	}
 	u := rp.url(r) + "/branches/" + branch + "/protection"
@@ -131,7 +133,7 @@ func (s *Server) handleBranchProtection(w http.ResponseWriter, r *http.Request, 
 			"dismiss_stale_reviews": false, "require_code_owner_reviews": false,
 			"required_approving_review_count": p.RequiredApprovingReviews, "require_last_push_approval": false}
 	}
-	writeJSON(w, r, http.StatusOK, out)
+	wire.WriteJSON(w, r, http.StatusOK, out)
 }
 
 // splitProtection tells GET branches/{b}/protection from a branch whose

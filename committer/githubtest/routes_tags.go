@@ -5,6 +5,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 // Annotated tags over REST, as GitHub serves them: POST git/tags creates the
@@ -50,10 +52,10 @@ func (s *Server) handleCreateTag(w http.ResponseWriter, r *http.Request, rp *rep
 		Type    *string `json:"type"`
 		Tagger  *sigIn  `json:"tagger"`
 	}
-	if !decodeBody(w, r, &body, docCreateTag) {
+	if !wire.DecodeBody(w, r, &body, docCreateTag) {
 		return
 	}
-	fail := func(msg string) { writeError(w, r, http.StatusUnprocessableEntity, msg, docCreateTag) }
+	fail := func(msg string) { wire.WriteError(w, r, http.StatusUnprocessableEntity, msg, docCreateTag) }
 	for _, f := range []struct {
 		name string
 		v    *string
@@ -85,7 +87,7 @@ func (s *Server) handleCreateTag(w http.ResponseWriter, r *http.Request, rp *rep
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
 	if rp.empty() {
-		writeError(w, r, http.StatusConflict, msgEmptyRepo, docCreateTag)
+		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docCreateTag)
 		return
 	}
 	target := plumbing.NewHash(*body.Object)
@@ -102,23 +104,23 @@ func (s *Server) handleCreateTag(w http.ResponseWriter, r *http.Request, rp *rep
 	h := rp.putTag(&object.Tag{Name: *body.Tag, Tagger: tagger, Message: *body.Message, TargetType: want, Target: target})
 	out := gitTagJSON(r, rp, rp.Tags[h])
 	w.Header().Set("Location", out["url"].(string))
-	writeJSON(w, r, http.StatusCreated, out)
+	wire.WriteJSON(w, r, http.StatusCreated, out)
 }
 
 func (s *Server) handleGetTag(w http.ResponseWriter, r *http.Request, rp *repo) {
 	rp.mu.RLock()
 	defer rp.mu.RUnlock()
 	if rp.empty() {
-		writeError(w, r, http.StatusConflict, msgEmptyRepo, docGetTag)
+		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docGetTag)
 		return
 	}
 	sha := r.PathValue("sha")
 	t, ok := rp.Tags[plumbing.NewHash(sha)]
 	if len(sha) != 40 || !ok {
-		writeError(w, r, http.StatusNotFound, "Not Found", docGetTag)
+		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docGetTag)
 		return
 	}
-	writeJSON(w, r, http.StatusOK, gitTagJSON(r, rp, t))
+	wire.WriteJSON(w, r, http.StatusOK, gitTagJSON(r, rp, t))
 }
 
 // gitTagJSON is the git-tag shape. Caller holds mu.

@@ -8,17 +8,18 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/gitobj"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 // maxTreeEntries is where GitHub truncates recursive tree listings.
 const maxTreeEntries = 100000
 
 type treeEntryIn struct {
-	Path    string    `json:"path"`
-	Mode    string    `json:"mode"`
-	Type    string    `json:"type"`
-	SHA     optString `json:"sha"`
-	Content *string   `json:"content"`
+	Path    string         `json:"path"`
+	Mode    string         `json:"mode"`
+	Type    string         `json:"type"`
+	SHA     wire.OptString `json:"sha"`
+	Content *string        `json:"content"`
 }
 
 type treeEntryOut struct {
@@ -58,20 +59,20 @@ func modeFor(mode, typ string) (filemode.FileMode, bool) {
 func (s *Server) handleCreateTree(w http.ResponseWriter, r *http.Request, rp *repo) {
 	var body struct {
 		Tree     *[]treeEntryIn `json:"tree"`
-		BaseTree optString      `json:"base_tree"`
+		BaseTree wire.OptString `json:"base_tree"`
 	}
-	if !decodeBody(w, r, &body, docCreateTree) {
+	if !wire.DecodeBody(w, r, &body, docCreateTree) {
 		return
 	}
 	if body.Tree == nil {
-		writeError(w, r, http.StatusUnprocessableEntity, "Invalid request.\n\n\"tree\" wasn't supplied.", docCreateTree)
+		wire.WriteError(w, r, http.StatusUnprocessableEntity, "Invalid request.\n\n\"tree\" wasn't supplied.", docCreateTree)
 		return
 	}
-	fail := func(msg string) { writeError(w, r, http.StatusUnprocessableEntity, msg, docCreateTree) }
+	fail := func(msg string) { wire.WriteError(w, r, http.StatusUnprocessableEntity, msg, docCreateTree) }
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
 	if rp.empty() {
-		writeError(w, r, http.StatusConflict, msgEmptyRepo, docCreateTree)
+		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docCreateTree)
 		return
 	}
 	if s.treeMax.timesOut(*body.Tree) {
@@ -112,7 +113,7 @@ func isSHA(s string) bool { return isHex(s, 40) }
 // buildTree applies the entries on base and writes the new tree. Caller
 // holds rp.mu.
 func (s *Server) buildTree(w http.ResponseWriter, r *http.Request, rp *repo, base plumbing.Hash, tree []treeEntryIn) {
-	fail := func(msg string) { writeError(w, r, http.StatusUnprocessableEntity, msg, docCreateTree) }
+	fail := func(msg string) { wire.WriteError(w, r, http.StatusUnprocessableEntity, msg, docCreateTree) }
 	b := gitobj.NewTreeBuilder(&rp.Store, base)
 	for _, e := range tree {
 		if !gitobj.ValidPath(e.Path) {
@@ -166,12 +167,12 @@ func (s *Server) buildTree(w http.ResponseWriter, r *http.Request, rp *repo, bas
 	}
 	h, err := b.Write()
 	if err != nil {
-		writeError(w, r, http.StatusInternalServerError, err.Error(), docCreateTree)
+		wire.WriteError(w, r, http.StatusInternalServerError, err.Error(), docCreateTree)
 		return
 	}
 	out := rp.treeJSON(r, h, false)
 	w.Header().Set("Location", out["url"].(string))
-	writeJSON(w, r, http.StatusCreated, out)
+	wire.WriteJSON(w, r, http.StatusCreated, out)
 }
 
 // treeJSON is the git-tree shape. Caller holds rp.mu.
@@ -218,13 +219,13 @@ func (s *Server) handleGetTree(w http.ResponseWriter, r *http.Request, rp *repo)
 	rp.mu.RLock()
 	defer rp.mu.RUnlock()
 	if rp.empty() {
-		writeError(w, r, http.StatusConflict, msgEmptyRepo, docGetTree)
+		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docGetTree)
 		return
 	}
 	h, ok := rp.resolveTree(r.PathValue("sha"))
 	if !ok {
-		writeError(w, r, http.StatusNotFound, "Not Found", docRoot)
+		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docRoot)
 		return
 	}
-	writeJSON(w, r, http.StatusOK, rp.treeJSON(r, h, r.URL.Query().Has("recursive")))
+	wire.WriteJSON(w, r, http.StatusOK, rp.treeJSON(r, h, r.URL.Query().Has("recursive")))
 }

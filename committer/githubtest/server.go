@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/google/go-github/v66/github"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 // Server is a stateful, in-memory fake of the parts of GitHub's REST API that
@@ -140,7 +142,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if p, ok := s.repositoryPath(r.URL.EscapedPath()); ok {
 		r = withEscapedPath(r, p)
 	}
-	r = r.WithContext(withPrefix(r.Context(), prefix))
+	r = r.WithContext(wire.WithPrefix(r.Context(), prefix))
 	s.serve(w, r)
 }
 

@@ -8,12 +8,14 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 func userJSON(r *http.Request, login string, id int64, typ string) obj {
-	api, web := apiBase(r)+"/users/"+login, webBase(r)+"/"+login
+	api, web := wire.APIBase(r)+"/users/"+login, wire.WebBase(r)+"/"+login
 	return obj{
-		"login": login, "id": id, "node_id": nodeID("U", login), "type": typ, "site_admin": false,
+		"login": login, "id": id, "node_id": wire.NodeID("U", login), "type": typ, "site_admin": false,
 		"avatar_url":  "https://avatars.githubusercontent.com/u/" + strconv.FormatInt(id, 10) + "?v=4",
 		"gravatar_id": "", "url": api, "html_url": web,
 		"followers_url": api + "/followers", "following_url": api + "/following{/other_user}",
@@ -24,9 +26,9 @@ func userJSON(r *http.Request, login string, id int64, typ string) obj {
 	}
 }
 
-func (rp *repo) url(r *http.Request) string { return apiBase(r) + "/repos/" + rp.fullName() }
+func (rp *repo) url(r *http.Request) string { return wire.APIBase(r) + "/repos/" + rp.fullName() }
 func (rp *repo) htmlURL(r *http.Request) string {
-	return webBase(r) + "/" + rp.fullName()
+	return wire.WebBase(r) + "/" + rp.fullName()
 }
 
 // repoJSON is the full repository shape. Caller holds rp.mu (read).
@@ -34,7 +36,7 @@ func repoJSON(r *http.Request, rp *repo) obj {
 	u, html := rp.url(r), rp.htmlURL(r)
 	created := rp.created.UTC().Format(time.RFC3339)
 	o := obj{
-		"id": rp.id, "node_id": nodeID("R", rp.fullName()), "name": rp.name, "full_name": rp.fullName(),
+		"id": rp.id, "node_id": wire.NodeID("R", rp.fullName()), "name": rp.name, "full_name": rp.fullName(),
 		"private": rp.private, "owner": userJSON(r, rp.owner, rp.id*7, "User"), "html_url": html,
 		"description": nil, "fork": false, "url": u, "homepage": nil, "language": nil,
 		"clone_url": html + ".git", "git_url": strings.Replace(html, "http", "git", 1) + ".git",
@@ -88,7 +90,7 @@ func gitRefJSON(r *http.Request, rp *repo, ref string, h plumbing.Hash) obj {
 		typ = "tag"
 	}
 	return obj{
-		"ref": ref, "node_id": refNodeID(rp, ref), "url": rp.url(r) + "/git/" + escapeSegments(ref),
+		"ref": ref, "node_id": refNodeID(rp, ref), "url": rp.url(r) + "/git/" + wire.EscapeSegments(ref),
 		"object": obj{"type": typ, "sha": h.String(), "url": rp.url(r) + "/git/" + typ + "s/" + h.String()},
 	}
 }
