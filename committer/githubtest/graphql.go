@@ -105,10 +105,13 @@ func (s *Server) handleGraphQL(w http.ResponseWriter, r *http.Request) {
 	if op.Operation == ast.Mutation && !s.chargeMutation(w, r) {
 		return // over a rate limit: chargeMutation wrote the reply
 	}
-	x := &gqlExec{s: s, r: r, doc: doc, vars: vars}
-	data := x.run(op)
+	x := &gqlExec{env: s, r: r, doc: doc, vars: vars}
+	data := x.run(op, gqlQuery{}, gqlMutation{})
 	writeGraphQL(w, data, x.errs)
 }
+
+// srvOf is the Server an operation runs against.
+func srvOf(x *gqlExec) *Server { return x.env.(*Server) }
 
 // prepareGraphQL parses and validates a document and coerces its variables.
 func prepareGraphQL(query, opName string, rawVars json.RawMessage) (*ast.QueryDocument, *ast.OperationDefinition, map[string]any, []*gqlError) {

@@ -23,7 +23,7 @@ type gqlObject interface {
 
 // gqlExec executes one validated operation.
 type gqlExec struct {
-	s    *Server
+	env  any // the resolvers' state (the *Server: srvOf)
 	r    *http.Request
 	doc  *ast.QueryDocument
 	vars map[string]any
@@ -60,10 +60,11 @@ func (o orderedObj) MarshalJSON() ([]byte, error) {
 }
 
 // run executes op; the result is nil when a non-null root field failed.
-func (x *gqlExec) run(op *ast.OperationDefinition) any {
-	var root gqlObject = gqlQuery{}
+// query and mutation are the root objects.
+func (x *gqlExec) run(op *ast.OperationDefinition, query, mutation gqlObject) any {
+	root := query
 	if op.Operation == ast.Mutation {
-		root = gqlMutation{}
+		root = mutation
 	}
 	out, ok := x.selectSet(root, op.SelectionSet, nil)
 	if !ok {

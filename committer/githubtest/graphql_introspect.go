@@ -17,13 +17,23 @@ import (
 
 // introspection is the state one introspection answer shares.
 type introspection struct {
-	schema  *ast.Schema
-	preview bool // the request sent PreviewUpdateRefs
+	schema       *ast.Schema
+	preview      bool            // the request sent PreviewUpdateRefs
+	previewTypes map[string]bool // the types of the previews, hidden without them
 }
 
-func newIntrospection(x *gqlExec) *introspection {
+func newIntrospection(preview bool, previewTypes map[string]bool) *introspection {
 	schema, _ := graphql.Schema()
-	return &introspection{schema: schema, preview: strings.Contains(x.r.Header.Get("Accept"), PreviewUpdateRefs)}
+	return &introspection{schema: schema, preview: preview, previewTypes: previewTypes}
+}
+
+// introspectType answers __type(name:) for the type called n.
+func introspectType(in *introspection, n string) (any, error) {
+	d := in.schema.Types[n]
+	if d == nil || in.previewType(n) {
+		return nil, nil
+	}
+	return gqlTypeObj{in: in, def: d}, nil
 }
 
 // hidden reports whether a field is left out: the root's __schema and
@@ -83,7 +93,7 @@ func (g gqlSchemaObj) field(_ *gqlExec, name string, _ map[string]any) (any, err
 
 // previewType reports whether a type is a preview member the request did
 // not enable.
-func (in *introspection) previewType(name string) bool { return !in.preview && previewTypes[name] }
+func (in *introspection) previewType(name string) bool { return !in.preview && in.previewTypes[name] }
 
 // gqlTypeObj is a __Type: a named definition, or a LIST / NON_NULL wrapper.
 type gqlTypeObj struct {

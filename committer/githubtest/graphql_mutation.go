@@ -23,11 +23,11 @@ func (gqlMutation) field(x *gqlExec, name string, args map[string]any) (any, err
 	in, _ := args["input"].(map[string]any)
 	switch name {
 	case "createCommitOnBranch":
-		return x.s.createCommitOnBranch(x, in)
+		return srvOf(x).createCommitOnBranch(x, in)
 	case "updateRefs":
-		return x.s.updateRefs(x, in)
+		return srvOf(x).updateRefs(x, in)
 	case "createRef", "updateRef", "deleteRef":
-		return x.s.refMutation(x, name, in)
+		return srvOf(x).refMutation(x, name, in)
 	}
 	return nil, errUnserved("Mutation", name)
 }

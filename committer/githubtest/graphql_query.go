@@ -29,30 +29,25 @@ func (gqlQuery) field(x *gqlExec, name string, args map[string]any) (any, error)
 	case "id":
 		return "MDU6UXVlcnk=", nil
 	case "rateLimit":
-		return gqlRateLimit{reset: x.s.now().Add(time.Hour)}, nil
+		return gqlRateLimit{reset: srvOf(x).now().Add(time.Hour)}, nil
 	case "viewer":
 		return viewer(x), nil
 	case "__schema":
-		return gqlSchemaObj{in: newIntrospection(x)}, nil
+		return gqlSchemaObj{in: newIntrospection(wantsPreview(x.r), previewTypes)}, nil
 	case "__type":
-		in := newIntrospection(x)
 		n, _ := args["name"].(string)
-		d := in.schema.Types[n]
-		if d == nil || in.previewType(n) {
-			return nil, nil
-		}
-		return gqlTypeObj{in: in, def: d}, nil
+		return introspectType(newIntrospection(wantsPreview(x.r), previewTypes), n)
 	case "repository":
 		owner, _ := args["owner"].(string)
 		repoName, _ := args["name"].(string)
-		rp := x.s.getRepo(owner, repoName)
+		rp := srvOf(x).getRepo(owner, repoName)
 		if rp == nil {
 			return nil, gqlErrorf("NOT_FOUND", "Could not resolve to a Repository with the name '"+owner+"/"+repoName+"'.")
 		}
 		return gqlRepo{rp: rp}, nil
 	case "node":
 		id, _ := args["id"].(string)
-		n := x.s.gqlNode(id)
+		n := srvOf(x).gqlNode(id)
 		if n == nil {
 			return nil, gqlErrorf("NOT_FOUND", "Could not resolve to a node with the global id of '"+id+"'")
 		}
@@ -62,7 +57,7 @@ func (gqlQuery) field(x *gqlExec, name string, args map[string]any) (any, error)
 		var out []gqlObject
 		for _, v := range ids {
 			id, _ := v.(string)
-			n := x.s.gqlNode(id)
+			n := srvOf(x).gqlNode(id)
 			if n == nil {
 				return nil, gqlErrorf("NOT_FOUND", "Could not resolve to a node with the global id of '"+id+"'")
 			}

@@ -32,6 +32,11 @@ const zeroOid = "0000000000000000000000000000000000000000"
 // The preview's members: the mutation field and the types only it uses.
 var previewTypes = map[string]bool{"UpdateRefsInput": true, "RefUpdate": true, "GitRefname": true, "UpdateRefsPayload": true}
 
+// wantsPreview reports whether r sent PreviewUpdateRefs.
+func wantsPreview(r *http.Request) bool {
+	return strings.Contains(r.Header.Get("Accept"), PreviewUpdateRefs)
+}
+
 // previewErrors refuses a document that uses the update-refs preview
 // without its media type. The messages and extensions follow graphql-ruby,
 // which GitHub's validation errors come from; the exact entries GitHub
