@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -19,9 +20,9 @@ type gqlAccount struct {
 	email string
 }
 
-func (g gqlAccount) typeName() string { return g.typ }
+func (g gqlAccount) TypeName() string { return g.typ }
 
-func (g gqlAccount) field(x *gqlExec, name string, args map[string]any) (any, error) {
+func (g gqlAccount) Field(x *graphql.Exec, name string, args map[string]any) (any, error) {
 	switch name {
 	case "login":
 		return g.login, nil
@@ -34,7 +35,7 @@ func (g gqlAccount) field(x *gqlExec, name string, args map[string]any) (any, er
 	case "databaseId":
 		return g.id, nil
 	case "url":
-		return wire.WebBase(x.r) + "/" + g.login, nil
+		return wire.WebBase(x.R) + "/" + g.login, nil
 	case "resourcePath":
 		return "/" + g.login, nil
 	case "avatarUrl":
@@ -54,12 +55,12 @@ func (g gqlAccount) field(x *gqlExec, name string, args map[string]any) (any, er
 		}
 		return nil, nil
 	}
-	return nil, errUnserved(g.typ, name)
+	return nil, graphql.Unserved(g.typ, name)
 }
 
 // viewer is the account of the request's token.
-func viewer(x *gqlExec) gqlAccount {
-	id := identOf(x.r)
+func viewer(x *graphql.Exec) gqlAccount {
+	id := identOf(x.R)
 	email := id.email
 	if strings.HasSuffix(email, "@users.noreply.github.com") {
 		email = "" // GitHub shows only a public email

@@ -10,6 +10,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql"
 )
 
 type gqlCommit struct {
@@ -17,9 +19,9 @@ type gqlCommit struct {
 	c  *object.Commit
 }
 
-func (gqlCommit) typeName() string { return "Commit" }
+func (gqlCommit) TypeName() string { return "Commit" }
 
-func (g gqlCommit) field(x *gqlExec, name string, args map[string]any) (any, error) {
+func (g gqlCommit) Field(x *graphql.Exec, name string, args map[string]any) (any, error) {
 	rp, c := g.rp, g.c
 	rp.mu.RLock()
 	defer rp.mu.RUnlock()
@@ -35,7 +37,7 @@ func (g gqlCommit) field(x *gqlExec, name string, args map[string]any) (any, err
 	case "messageBody":
 		return strings.TrimLeft(body, "\n"), nil
 	case "url":
-		return rp.htmlURL(x.r) + "/commit/" + c.Hash.String(), nil
+		return rp.htmlURL(x.R) + "/commit/" + c.Hash.String(), nil
 	case "resourcePath":
 		return "/" + rp.fullName() + "/commit/" + c.Hash.String(), nil
 	case "tree":
@@ -54,7 +56,7 @@ func (g gqlCommit) field(x *gqlExec, name string, args map[string]any) (any, err
 		p, _ := args["path"].(string)
 		return rp.gqlFileLocked(c, p), nil
 	case "parents":
-		var ps []gqlObject
+		var ps []graphql.Object
 		for _, p := range c.ParentHashes {
 			if pc, ok := rp.Commits[p]; ok {
 				ps = append(ps, gqlCommit{rp: rp, c: pc})
@@ -65,14 +67,14 @@ func (g gqlCommit) field(x *gqlExec, name string, args map[string]any) (any, err
 		p, _ := args["path"].(string)
 		return newConnection("CommitHistoryConnection", "history", c.Hash, rp.logLocked(c.Hash, strings.Trim(p, "/")), args)
 	}
-	return nil, errUnserved("Commit", name)
+	return nil, graphql.Unserved("Commit", name)
 }
 
 // logLocked lists the commits reachable from start in git log's default
 // order (newest committer date first, ties in the order found), keeping
 // only commits that change path when path is set. Caller holds mu.
-func (rp *repo) logLocked(start plumbing.Hash, path string) []gqlObject {
-	var out []gqlObject
+func (rp *repo) logLocked(start plumbing.Hash, path string) []graphql.Object {
+	var out []graphql.Object
 	q := &commitQueue{}
 	seen := map[plumbing.Hash]bool{start: true}
 	if c, ok := rp.Commits[start]; ok {
@@ -134,7 +136,7 @@ func (q *commitQueue) Pop() any {
 // gqlConn is a page of a connection (CommitConnection, CommitHistoryConnection).
 type gqlConn struct {
 	typ      string
-	nodes    []gqlObject
+	nodes    []graphql.Object
 	cursors  []string
 	total    int
 	next     bool
@@ -143,11 +145,11 @@ type gqlConn struct {
 
 // newConnection pages all by first/after or last/before, as GitHub does,
 // with at most 100 records and one of first or last required.
-func newConnection(typ, field string, anchor plumbing.Hash, all []gqlObject, args map[string]any) (gqlObject, error) {
+func newConnection(typ, field string, anchor plumbing.Hash, all []graphql.Object, args map[string]any) (graphql.Object, error) {
 	first, hasFirst := argInt(args, "first")
 	last, hasLast := argInt(args, "last")
 	if !hasFirst && !hasLast {
-		return nil, gqlErrorf("MISSING_PAGINATION_BOUNDARIES", "You must provide a `first` or `last` value to properly paginate the `"+field+"` connection.")
+		return nil, graphql.Errorf("MISSING_PAGINATION_BOUNDARIES", "You must provide a `first` or `last` value to properly paginate the `"+field+"` connection.")
 	}
 	for _, b := range []struct {
 		n    int64
@@ -155,7 +157,7 @@ func newConnection(typ, field string, anchor plumbing.Hash, all []gqlObject, arg
 		name string
 	}{{first, hasFirst, "first"}, {last, hasLast, "last"}} {
 		if b.set && (b.n < 0 || b.n > graphqlMaxRecords) {
-			return nil, gqlErrorf("EXCESSIVE_PAGINATION", "Requesting "+strconv.FormatInt(b.n, 10)+" records on the `"+field+"` connection exceeds the `"+b.name+"` limit of 100 records.")
+			return nil, graphql.Errorf("EXCESSIVE_PAGINATION", "Requesting "+strconv.FormatInt(b.n, 10)+" records on the `"+field+"` connection exceeds the `"+b.name+"` limit of 100 records.")
 		}
 	}
 	lo, hi := 0, len(all)
@@ -215,14 +217,14 @@ func cursorIndex(anchor plumbing.Hash, cur string) int {
 	return i
 }
 
-func (c *gqlConn) typeName() string { return c.typ }
+func (c *gqlConn) TypeName() string { return c.typ }
 
-func (c *gqlConn) field(_ *gqlExec, name string, _ map[string]any) (any, error) {
+func (c *gqlConn) Field(_ *graphql.Exec, name string, _ map[string]any) (any, error) {
 	switch name {
 	case "nodes":
 		return c.nodes, nil
 	case "edges":
-		edges := make([]gqlObject, len(c.nodes))
+		edges := make([]graphql.Object, len(c.nodes))
 		for i, n := range c.nodes {
 			edges[i] = gqlEdge{typ: strings.TrimSuffix(c.typ, "Connection") + "Edge", node: n, cursor: c.cursors[i]}
 		}
@@ -236,30 +238,30 @@ func (c *gqlConn) field(_ *gqlExec, name string, _ map[string]any) (any, error) 
 		}
 		return p, nil
 	}
-	return nil, errUnserved(c.typ, name)
+	return nil, graphql.Unserved(c.typ, name)
 }
 
 type gqlEdge struct {
 	typ    string // CommitEdge, RefEdge, ...
-	node   gqlObject
+	node   graphql.Object
 	cursor string
 }
 
-func (e gqlEdge) typeName() string {
+func (e gqlEdge) TypeName() string {
 	if e.typ == "CommitHistoryEdge" || e.typ == "" {
 		return "CommitEdge" // CommitHistoryConnection's edges are CommitEdges
 	}
 	return e.typ
 }
 
-func (e gqlEdge) field(_ *gqlExec, name string, _ map[string]any) (any, error) {
+func (e gqlEdge) Field(_ *graphql.Exec, name string, _ map[string]any) (any, error) {
 	switch name {
 	case "node":
 		return e.node, nil
 	case "cursor":
 		return e.cursor, nil
 	}
-	return nil, errUnserved(e.typeName(), name)
+	return nil, graphql.Unserved(e.TypeName(), name)
 }
 
 type gqlPageInfo struct {
@@ -267,9 +269,9 @@ type gqlPageInfo struct {
 	next, previous bool
 }
 
-func (gqlPageInfo) typeName() string { return "PageInfo" }
+func (gqlPageInfo) TypeName() string { return "PageInfo" }
 
-func (p gqlPageInfo) field(_ *gqlExec, name string, _ map[string]any) (any, error) {
+func (p gqlPageInfo) Field(_ *graphql.Exec, name string, _ map[string]any) (any, error) {
 	orNil := func(s string) any {
 		if s == "" {
 			return nil
@@ -286,12 +288,12 @@ func (p gqlPageInfo) field(_ *gqlExec, name string, _ map[string]any) (any, erro
 	case "hasPreviousPage":
 		return p.previous, nil
 	}
-	return nil, errUnserved("PageInfo", name)
+	return nil, graphql.Unserved("PageInfo", name)
 }
 
 // gqlSignatureLocked is Commit.signature: nil for an unsigned commit.
 // Caller holds mu.
-func (rp *repo) gqlSignatureLocked(c *object.Commit) gqlObject {
+func (rp *repo) gqlSignatureLocked(c *object.Commit) graphql.Object {
 	if c.PGPSignature == "" {
 		return nil
 	}
@@ -303,9 +305,9 @@ type gqlSignature struct {
 	v verification
 }
 
-func (gqlSignature) typeName() string { return "GpgSignature" }
+func (gqlSignature) TypeName() string { return "GpgSignature" }
 
-func (g gqlSignature) field(_ *gqlExec, name string, _ map[string]any) (any, error) {
+func (g gqlSignature) Field(_ *graphql.Exec, name string, _ map[string]any) (any, error) {
 	switch name {
 	case "email":
 		return g.c.Committer.Email, nil
@@ -330,5 +332,5 @@ func (g gqlSignature) field(_ *gqlExec, name string, _ map[string]any) (any, err
 	case "wasSignedByGitHub":
 		return g.v.Verified && g.c.Committer.Email == webFlowEmail, nil
 	}
-	return nil, errUnserved("GpgSignature", name)
+	return nil, graphql.Unserved("GpgSignature", name)
 }

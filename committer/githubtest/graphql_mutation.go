@@ -9,6 +9,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/gitobj"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql"
 )
 
 // msgGraphQLGaveUp is what GitHub answers when a query fails inside it
@@ -17,9 +18,9 @@ const msgGraphQLGaveUp = "Something went wrong while executing your query. This 
 
 type gqlMutation struct{}
 
-func (gqlMutation) typeName() string { return "Mutation" }
+func (gqlMutation) TypeName() string { return "Mutation" }
 
-func (gqlMutation) field(x *gqlExec, name string, args map[string]any) (any, error) {
+func (gqlMutation) Field(x *graphql.Exec, name string, args map[string]any) (any, error) {
 	in, _ := args["input"].(map[string]any)
 	switch name {
 	case "createCommitOnBranch":
@@ -29,7 +30,7 @@ func (gqlMutation) field(x *gqlExec, name string, args map[string]any) (any, err
 	case "createRef", "updateRef", "deleteRef":
 		return srvOf(x).refMutation(x, name, in)
 	}
-	return nil, errUnserved("Mutation", name)
+	return nil, graphql.Unserved("Mutation", name)
 }
 
 // commitOnBranch is a decoded CreateCommitOnBranchInput.
@@ -53,14 +54,14 @@ func decodeCommitOnBranch(in map[string]any) (*commitOnBranch, error) {
 		raw, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(id, "REF_"))
 		repoName, ref, ok := strings.Cut(string(raw), ":")
 		if err != nil || !ok || !strings.HasPrefix(id, "REF_") {
-			return nil, gqlErrorf("NOT_FOUND", "Could not resolve to a node with the global id of '"+id+"'")
+			return nil, graphql.Errorf("NOT_FOUND", "Could not resolve to a node with the global id of '"+id+"'")
 		}
 		c.repo, c.ref = repoName, ref
 	case str(branch, "repositoryNameWithOwner") != "" && str(branch, "branchName") != "":
 		c.repo, c.ref = str(branch, "repositoryNameWithOwner"), "refs/heads/"+str(branch, "branchName")
 	default:
 		// Wording not seen from GitHub (a guess).
-		return nil, gqlErrorf("UNPROCESSABLE", "A branch must be given by id or by repositoryNameWithOwner and branchName.")
+		return nil, graphql.Errorf("UNPROCESSABLE", "A branch must be given by id or by repositoryNameWithOwner and branchName.")
 	}
 	c.message = str(msg, "headline")
 	if body := str(msg, "body"); body != "" {
@@ -79,10 +80,10 @@ func decodeCommitOnBranch(in map[string]any) (*commitOnBranch, error) {
 		p := str(am, "path")
 		data, err := base64.StdEncoding.DecodeString(str(am, "contents"))
 		if err != nil {
-			return nil, gqlErrorf("UNPROCESSABLE", "The contents of "+p+" are not valid Base64.") // wording a guess
+			return nil, graphql.Errorf("UNPROCESSABLE", "The contents of "+p+" are not valid Base64.") // wording a guess
 		}
 		if total += len(data); total >= graphqlMaxCommitBytes {
-			return nil, gqlErrorf("", msgGraphQLGaveUp)
+			return nil, graphql.Errorf("", msgGraphQLGaveUp)
 		}
 		if _, dup := c.additions[p]; !dup {
 			c.addOrder = append(c.addOrder, p)
@@ -96,7 +97,7 @@ func decodeCommitOnBranch(in map[string]any) (*commitOnBranch, error) {
 // GitHub does: the branch must exist and point at expectedHeadOid (else
 // STALE_DATA), every deletion must name an existing file, and the commit is
 // authored by the token's user and committed and signed by GitHub.
-func (s *Server) createCommitOnBranch(x *gqlExec, in map[string]any) (gqlObject, error) {
+func (s *Server) createCommitOnBranch(x *graphql.Exec, in map[string]any) (graphql.Object, error) {
 	c, err := decodeCommitOnBranch(in)
 	if err != nil {
 		return nil, err
@@ -104,7 +105,7 @@ func (s *Server) createCommitOnBranch(x *gqlExec, in map[string]any) (gqlObject,
 	owner, name, _ := strings.Cut(c.repo, "/")
 	rp := s.getRepo(owner, name)
 	if rp == nil {
-		return nil, gqlErrorf("NOT_FOUND", "Could not resolve to a Repository with the name '"+c.repo+"'.")
+		return nil, graphql.Errorf("NOT_FOUND", "Could not resolve to a Repository with the name '"+c.repo+"'.")
 	}
 	s.mutationRaces.run(rp.fullName(), c.ref)
 	rp.mu.Lock()
@@ -112,17 +113,17 @@ func (s *Server) createCommitOnBranch(x *gqlExec, in map[string]any) (gqlObject,
 	head, ok := rp.refs[c.ref]
 	if !ok {
 		// GitHub requires an existing branch; the wording is a guess.
-		return nil, gqlErrorf("NOT_FOUND", "Could not resolve to a Ref with the name '"+c.ref+"'.")
+		return nil, graphql.Errorf("NOT_FOUND", "Could not resolve to a Ref with the name '"+c.ref+"'.")
 	}
 	if head.String() != c.expected {
-		return nil, gqlErrorf("STALE_DATA", "Expected branch to point to \""+c.expected+"\" but it did not.  Pull and try again.")
+		return nil, graphql.Errorf("STALE_DATA", "Expected branch to point to \""+c.expected+"\" but it did not.  Pull and try again.")
 	}
 	tree, err := rp.applyFileChanges(head, c)
 	if err != nil {
 		return nil, err
 	}
 	now := s.now()
-	id := identOf(x.r)
+	id := identOf(x.R)
 	cm := &object.Commit{
 		Author:    object.Signature{Name: id.name, Email: id.email, When: now},
 		Committer: webFlowCommitter(now), Message: c.message, TreeHash: tree,
@@ -130,7 +131,7 @@ func (s *Server) createCommitOnBranch(x *gqlExec, in map[string]any) (gqlObject,
 	}
 	h, err := rp.putSignedCommit(cm, now)
 	if err != nil {
-		return nil, gqlErrorf("", "Something went wrong while executing your query: "+err.Error())
+		return nil, graphql.Errorf("", "Something went wrong while executing your query: "+err.Error())
 	}
 	if e := rp.refusal(id, refChange{ref: c.ref, old: head, new: h}); e != nil {
 		return nil, e.gqlError()
@@ -148,13 +149,13 @@ func (rp *repo) applyFileChanges(head plumbing.Hash, c *commitOnBranch) (plumbin
 		e, ok := rp.LookupPath(root, strings.Trim(p, "/"))
 		if !ok || e.Mode == filemode.Dir || b.Del(strings.Trim(p, "/")) != nil {
 			// Message as GitHub users report it; the error type is a guess.
-			return plumbing.ZeroHash, gqlErrorf("UNPROCESSABLE",
+			return plumbing.ZeroHash, graphql.Errorf("UNPROCESSABLE",
 				"A path was requested for deletion which does not exist as of commit oid `"+head.String()+"`")
 		}
 	}
 	for _, p := range c.addOrder {
 		if !gitobj.ValidPath(p) {
-			return plumbing.ZeroHash, gqlErrorf("UNPROCESSABLE", "Invalid path: "+p) // wording a guess
+			return plumbing.ZeroHash, graphql.Errorf("UNPROCESSABLE", "Invalid path: "+p) // wording a guess
 		}
 		// GraphQL cannot carry file modes: an added file is a regular file,
 		// even over an executable or a symlink (not confirmed against GitHub).
@@ -162,7 +163,7 @@ func (rp *repo) applyFileChanges(head plumbing.Hash, c *commitOnBranch) (plumbin
 	}
 	tree, err := b.Write()
 	if err != nil {
-		return plumbing.ZeroHash, gqlErrorf("", "Something went wrong while executing your query: "+err.Error())
+		return plumbing.ZeroHash, graphql.Errorf("", "Something went wrong while executing your query: "+err.Error())
 	}
 	return tree, nil
 }
@@ -174,9 +175,9 @@ type gqlCommitPayload struct {
 	clientMutationID any
 }
 
-func (gqlCommitPayload) typeName() string { return "CreateCommitOnBranchPayload" }
+func (gqlCommitPayload) TypeName() string { return "CreateCommitOnBranchPayload" }
 
-func (g gqlCommitPayload) field(_ *gqlExec, name string, _ map[string]any) (any, error) {
+func (g gqlCommitPayload) Field(_ *graphql.Exec, name string, _ map[string]any) (any, error) {
 	g.rp.mu.RLock()
 	defer g.rp.mu.RUnlock()
 	switch name {
@@ -187,5 +188,5 @@ func (g gqlCommitPayload) field(_ *gqlExec, name string, _ map[string]any) (any,
 	case "ref":
 		return gqlRef{rp: g.rp, ref: g.ref, oid: g.oid}, nil
 	}
-	return nil, errUnserved("CreateCommitOnBranchPayload", name)
+	return nil, graphql.Unserved("CreateCommitOnBranchPayload", name)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -37,7 +38,7 @@ func (rp *repo) gqlPullsLocked(args map[string]any, headRef string) (any, error)
 			labels = append(labels, l.(string))
 		}
 	}
-	var nodes []gqlObject
+	var nodes []graphql.Object
 	for _, p := range rp.pulls {
 		if len(states) > 0 && !states[p.state] || head != "" && p.head != head || base != "" && p.base != base {
 			continue
@@ -59,9 +60,9 @@ type gqlPull struct {
 	p  *pull
 }
 
-func (gqlPull) typeName() string { return "PullRequest" }
+func (gqlPull) TypeName() string { return "PullRequest" }
 
-func (g gqlPull) field(x *gqlExec, name string, _ map[string]any) (any, error) {
+func (g gqlPull) Field(x *graphql.Exec, name string, _ map[string]any) (any, error) {
 	rp, p := g.rp, g.p
 	rp.mu.RLock()
 	defer rp.mu.RUnlock()
@@ -91,7 +92,7 @@ func (g gqlPull) field(x *gqlExec, name string, _ map[string]any) (any, error) {
 	case "locked":
 		return false, nil
 	case "url", "permalink":
-		return rp.htmlURL(x.r) + "/pull/" + num, nil
+		return rp.htmlURL(x.R) + "/pull/" + num, nil
 	case "resourcePath":
 		return "/" + rp.fullName() + "/pull/" + num, nil
 	case "headRefName":
@@ -122,5 +123,5 @@ func (g gqlPull) field(x *gqlExec, name string, _ map[string]any) (any, error) {
 	case "mergeable":
 		return "UNKNOWN", nil
 	}
-	return nil, errUnserved("PullRequest", name)
+	return nil, graphql.Unserved("PullRequest", name)
 }

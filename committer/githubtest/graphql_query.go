@@ -13,6 +13,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -22,9 +23,9 @@ import (
 
 type gqlQuery struct{}
 
-func (gqlQuery) typeName() string { return "Query" }
+func (gqlQuery) TypeName() string { return "Query" }
 
-func (gqlQuery) field(x *gqlExec, name string, args map[string]any) (any, error) {
+func (gqlQuery) Field(x *graphql.Exec, name string, args map[string]any) (any, error) {
 	switch name {
 	case "id":
 		return "MDU6UXVlcnk=", nil
@@ -33,44 +34,44 @@ func (gqlQuery) field(x *gqlExec, name string, args map[string]any) (any, error)
 	case "viewer":
 		return viewer(x), nil
 	case "__schema":
-		return gqlSchemaObj{in: newIntrospection(wantsPreview(x.r), previewTypes)}, nil
+		return graphql.SchemaObj{In: graphql.NewIntrospection(wantsPreview(x.R), previewTypes)}, nil
 	case "__type":
 		n, _ := args["name"].(string)
-		return introspectType(newIntrospection(wantsPreview(x.r), previewTypes), n)
+		return graphql.IntrospectType(graphql.NewIntrospection(wantsPreview(x.R), previewTypes), n)
 	case "repository":
 		owner, _ := args["owner"].(string)
 		repoName, _ := args["name"].(string)
 		rp := srvOf(x).getRepo(owner, repoName)
 		if rp == nil {
-			return nil, gqlErrorf("NOT_FOUND", "Could not resolve to a Repository with the name '"+owner+"/"+repoName+"'.")
+			return nil, graphql.Errorf("NOT_FOUND", "Could not resolve to a Repository with the name '"+owner+"/"+repoName+"'.")
 		}
 		return gqlRepo{rp: rp}, nil
 	case "node":
 		id, _ := args["id"].(string)
 		n := srvOf(x).gqlNode(id)
 		if n == nil {
-			return nil, gqlErrorf("NOT_FOUND", "Could not resolve to a node with the global id of '"+id+"'")
+			return nil, graphql.Errorf("NOT_FOUND", "Could not resolve to a node with the global id of '"+id+"'")
 		}
 		return n, nil
 	case "nodes":
 		ids, _ := args["ids"].([]any)
-		var out []gqlObject
+		var out []graphql.Object
 		for _, v := range ids {
 			id, _ := v.(string)
 			n := srvOf(x).gqlNode(id)
 			if n == nil {
-				return nil, gqlErrorf("NOT_FOUND", "Could not resolve to a node with the global id of '"+id+"'")
+				return nil, graphql.Errorf("NOT_FOUND", "Could not resolve to a node with the global id of '"+id+"'")
 			}
 			out = append(out, n)
 		}
 		return out, nil
 	}
-	return nil, errUnserved("Query", name)
+	return nil, graphql.Unserved("Query", name)
 }
 
 // gqlNode resolves a node ID the fake issued (wire.NodeID): a repository, a ref
 // or a git object; nil for any other.
-func (s *Server) gqlNode(id string) gqlObject {
+func (s *Server) gqlNode(id string) graphql.Object {
 	kind, enc, ok := strings.Cut(id, "_")
 	raw, err := base64.RawURLEncoding.DecodeString(enc)
 	if !ok || err != nil {
@@ -102,23 +103,11 @@ func (s *Server) gqlNode(id string) gqlObject {
 	return nil
 }
 
-// errUnserved answers a field the schema has but the fake does not model.
-// The executor turns it into null where the field's type is nullable (as
-// GitHub answers for data it does not have) and into one error naming the
-// field where it is not.
-func errUnserved(typ, field string) error { return &unmodelled{typ: typ, field: field} }
-
-type unmodelled struct{ typ, field string }
-
-func (e *unmodelled) Error() string {
-	return "githubtest: the fake does not model " + e.typ + "." + e.field
-}
-
 type gqlRepo struct{ rp *repo }
 
-func (gqlRepo) typeName() string { return "Repository" }
+func (gqlRepo) TypeName() string { return "Repository" }
 
-func (g gqlRepo) field(x *gqlExec, name string, args map[string]any) (any, error) {
+func (g gqlRepo) Field(x *graphql.Exec, name string, args map[string]any) (any, error) {
 	rp := g.rp
 	rp.mu.RLock()
 	defer rp.mu.RUnlock()
@@ -130,7 +119,7 @@ func (g gqlRepo) field(x *gqlExec, name string, args map[string]any) (any, error
 	case "nameWithOwner":
 		return rp.fullName(), nil
 	case "url":
-		return rp.htmlURL(x.r), nil
+		return rp.htmlURL(x.R), nil
 	case "isEmpty":
 		return rp.empty(), nil
 	case "owner":
@@ -172,11 +161,11 @@ func (g gqlRepo) field(x *gqlExec, name string, args map[string]any) (any, error
 	case "pullRequest":
 		n, _ := argInt(args, "number")
 		if n < 1 || int(n) > len(rp.pulls) {
-			return nil, gqlErrorf("NOT_FOUND", "Could not resolve to a PullRequest with the number of "+strconv.FormatInt(n, 10)+".")
+			return nil, graphql.Errorf("NOT_FOUND", "Could not resolve to a PullRequest with the number of "+strconv.FormatInt(n, 10)+".")
 		}
 		return gqlPull{rp: rp, p: rp.pulls[n-1]}, nil
 	}
-	return nil, errUnserved("Repository", name)
+	return nil, graphql.Unserved("Repository", name)
 }
 
 // gqlRefsLocked is Repository.refs(refPrefix:, query:, orderBy:): the refs
@@ -200,7 +189,7 @@ func (rp *repo) gqlRefsLocked(args map[string]any) (any, error) {
 			slices.Reverse(names)
 		}
 	}
-	var nodes []gqlObject
+	var nodes []graphql.Object
 	for _, n := range names {
 		if query == "" || strings.Contains(n[len(prefix):], query) {
 			nodes = append(nodes, gqlRef{rp: rp, ref: n, oid: rp.refs[n]})
@@ -221,7 +210,7 @@ func qualifyRef(q string) string {
 }
 
 // gqlRefLocked is the Ref for a qualified name, or nil. Caller holds mu.
-func (rp *repo) gqlRefLocked(ref string) gqlObject {
+func (rp *repo) gqlRefLocked(ref string) graphql.Object {
 	h, ok := rp.refs[ref]
 	if !ok {
 		return nil
@@ -230,7 +219,7 @@ func (rp *repo) gqlRefLocked(ref string) gqlObject {
 }
 
 // gqlObjectLocked answers Repository.object(oid:|expression:). Caller holds mu.
-func (rp *repo) gqlObjectLocked(args map[string]any) gqlObject {
+func (rp *repo) gqlObjectLocked(args map[string]any) graphql.Object {
 	var h plumbing.Hash
 	if oid, ok := args["oid"].(string); ok {
 		h = plumbing.NewHash(oid)
@@ -260,7 +249,7 @@ func (rp *repo) gqlObjectLocked(args map[string]any) gqlObject {
 }
 
 // gqlGitObjectLocked wraps a stored object. Caller holds mu.
-func (rp *repo) gqlGitObjectLocked(h plumbing.Hash) gqlObject {
+func (rp *repo) gqlGitObjectLocked(h plumbing.Hash) graphql.Object {
 	switch rp.ObjType(h) {
 	case plumbing.CommitObject:
 		return gqlCommit{rp: rp, c: rp.Commits[h]}
@@ -279,9 +268,9 @@ type gqlTag struct {
 	t  *object.Tag
 }
 
-func (gqlTag) typeName() string { return "Tag" }
+func (gqlTag) TypeName() string { return "Tag" }
 
-func (g gqlTag) field(x *gqlExec, name string, _ map[string]any) (any, error) {
+func (g gqlTag) Field(x *graphql.Exec, name string, _ map[string]any) (any, error) {
 	g.rp.mu.RLock()
 	defer g.rp.mu.RUnlock()
 	if v, ok := gitObjectField(x, g.rp, g.t.Hash, "TAG", name); ok {
@@ -297,7 +286,7 @@ func (g gqlTag) field(x *gqlExec, name string, _ map[string]any) (any, error) {
 	case "target":
 		return g.rp.gqlGitObjectLocked(g.t.Target), nil
 	}
-	return nil, errUnserved("Tag", name)
+	return nil, graphql.Unserved("Tag", name)
 }
 
 type gqlRef struct {
@@ -306,9 +295,9 @@ type gqlRef struct {
 	oid plumbing.Hash
 }
 
-func (gqlRef) typeName() string { return "Ref" }
+func (gqlRef) TypeName() string { return "Ref" }
 
-func (g gqlRef) field(_ *gqlExec, name string, args map[string]any) (any, error) {
+func (g gqlRef) Field(_ *graphql.Exec, name string, args map[string]any) (any, error) {
 	g.rp.mu.RLock()
 	defer g.rp.mu.RUnlock()
 	switch name {
@@ -330,7 +319,7 @@ func (g gqlRef) field(_ *gqlExec, name string, args map[string]any) (any, error)
 		}
 		return g.rp.gqlPullsLocked(args, strings.TrimPrefix(g.ref, "refs/heads/"))
 	}
-	return nil, errUnserved("Ref", name)
+	return nil, graphql.Unserved("Ref", name)
 }
 
 // splitRef splits "refs/heads/a/b" into "refs/heads/" and "a/b".
@@ -354,7 +343,7 @@ func objNodeID(rp *repo, kind string, h plumbing.Hash) string {
 func refNodeID(rp *repo, ref string) string { return wire.NodeID("REF", rp.fullName()+":"+ref) }
 
 // gitObjectField answers the GitObject interface's fields. Caller holds mu.
-func gitObjectField(x *gqlExec, rp *repo, oid plumbing.Hash, kind, name string) (any, bool) {
+func gitObjectField(x *graphql.Exec, rp *repo, oid plumbing.Hash, kind, name string) (any, bool) {
 	sha := oid.String()
 	path := "/" + rp.fullName() + "/commit/" + sha
 	switch name {
@@ -367,7 +356,7 @@ func gitObjectField(x *gqlExec, rp *repo, oid plumbing.Hash, kind, name string) 
 	case "commitResourcePath":
 		return path, true
 	case "commitUrl":
-		return wire.WebBase(x.r) + path, true
+		return wire.WebBase(x.R) + path, true
 	case "repository":
 		return gqlRepo{rp: rp}, true
 	}
@@ -383,9 +372,9 @@ type gqlTree struct {
 // isBinary is GitHub's Blob.isBinary: not UTF-8, or has a NUL.
 func isBinary(data []byte) bool { return !utf8.Valid(data) || strings.IndexByte(string(data), 0) >= 0 }
 
-func (gqlTree) typeName() string { return "Tree" }
+func (gqlTree) TypeName() string { return "Tree" }
 
-func (g gqlTree) field(x *gqlExec, name string, _ map[string]any) (any, error) {
+func (g gqlTree) Field(x *graphql.Exec, name string, _ map[string]any) (any, error) {
 	g.rp.mu.RLock()
 	defer g.rp.mu.RUnlock()
 	if v, ok := gitObjectField(x, g.rp, g.oid, "T", name); ok {
@@ -394,7 +383,7 @@ func (g gqlTree) field(x *gqlExec, name string, _ map[string]any) (any, error) {
 	if name == "entries" {
 		return g.rp.gqlEntriesLocked(g.oid, g.path), nil
 	}
-	return nil, errUnserved("Tree", name)
+	return nil, graphql.Unserved("Tree", name)
 }
 
 type gqlBlob struct {
@@ -402,9 +391,9 @@ type gqlBlob struct {
 	oid plumbing.Hash
 }
 
-func (gqlBlob) typeName() string { return "Blob" }
+func (gqlBlob) TypeName() string { return "Blob" }
 
-func (g gqlBlob) field(x *gqlExec, name string, _ map[string]any) (any, error) {
+func (g gqlBlob) Field(x *graphql.Exec, name string, _ map[string]any) (any, error) {
 	g.rp.mu.RLock()
 	defer g.rp.mu.RUnlock()
 	if v, ok := gitObjectField(x, g.rp, g.oid, "B", name); ok {
@@ -425,14 +414,14 @@ func (g gqlBlob) field(x *gqlExec, name string, _ map[string]any) (any, error) {
 		}
 		return string(data), nil
 	}
-	return nil, errUnserved("Blob", name)
+	return nil, graphql.Unserved("Blob", name)
 }
 
 type gqlActor struct{ sig object.Signature }
 
-func (gqlActor) typeName() string { return "GitActor" }
+func (gqlActor) TypeName() string { return "GitActor" }
 
-func (g gqlActor) field(_ *gqlExec, name string, _ map[string]any) (any, error) {
+func (g gqlActor) Field(_ *graphql.Exec, name string, _ map[string]any) (any, error) {
 	switch name {
 	case "name":
 		return g.sig.Name, nil
@@ -441,14 +430,14 @@ func (g gqlActor) field(_ *gqlExec, name string, _ map[string]any) (any, error) 
 	case "date":
 		return g.sig.When.Format(time.RFC3339), nil
 	}
-	return nil, errUnserved("GitActor", name)
+	return nil, graphql.Unserved("GitActor", name)
 }
 
 type gqlRateLimit struct{ reset time.Time }
 
-func (gqlRateLimit) typeName() string { return "RateLimit" }
+func (gqlRateLimit) TypeName() string { return "RateLimit" }
 
-func (g gqlRateLimit) field(_ *gqlExec, name string, _ map[string]any) (any, error) {
+func (g gqlRateLimit) Field(_ *graphql.Exec, name string, _ map[string]any) (any, error) {
 	switch name {
 	case "cost", "nodeCount":
 		return 1, nil
@@ -459,5 +448,5 @@ func (g gqlRateLimit) field(_ *gqlExec, name string, _ map[string]any) (any, err
 	case "resetAt":
 		return g.reset.UTC().Format(time.RFC3339), nil
 	}
-	return nil, errUnserved("RateLimit", name)
+	return nil, graphql.Unserved("RateLimit", name)
 }

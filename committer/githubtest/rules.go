@@ -11,6 +11,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql"
 )
 
 // Rules: repository rulesets and classic branch protection, enforced in one
@@ -231,7 +233,9 @@ func (e *ruleRefusal) graphqlMessage() string {
 	return "Protected branch update failed for " + e.ref + ".\n\n" + strings.Join(e.classic, "\n\n")
 }
 
-func (e *ruleRefusal) gqlError() *gqlError { return gqlErrorf("UNPROCESSABLE", e.graphqlMessage()) }
+func (e *ruleRefusal) gqlError() *graphql.Error {
+	return graphql.Errorf("UNPROCESSABLE", e.graphqlMessage())
+}
 
 // refusal checks changes against the repository's rules for the request's
 // identity; nil when every change may go ahead. Caller holds rp.mu.

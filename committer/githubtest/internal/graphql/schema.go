@@ -1,10 +1,9 @@
-// Package graphql holds the fake's GraphQL schema: GitHub's whole published
-// schema (graphql_schema.graphql.gz, a copy of
-// testdata/graphql/github-schema.graphql.gz from the npm package
-// @octokit/graphql-schema; `make graphql-schema` regenerates both), embedded
-// and loaded once per process. Package githubtest validates every request
-// against it and answers from its executor and resolvers.
 package graphql
+
+// GitHub's whole published schema (graphql_schema.graphql.gz, a copy of
+// testdata/graphql/github-schema.graphql.gz from the npm package
+// @octokit/graphql-schema; `make graphql-schema` regenerates both),
+// embedded and loaded once per process.
 
 import (
 	"bytes"
