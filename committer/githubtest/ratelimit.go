@@ -9,13 +9,6 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
-const rateLimitPerHour = 5000
-
-type rateState struct {
-	used  int
-	reset time.Time
-}
-
 const (
 	routeRateLimit   = "GET /rate_limit"
 	routeAccessToken = "POST /app/installations/{installation_id}/access_tokens"
@@ -57,14 +50,6 @@ func (s *Server) authenticate(r *http.Request, route string) (identity, bool) {
 	return defaultIdentity(tok), true
 }
 
-// primaryLimit is the requests allowed per primary window.
-func (s *Server) primaryLimit() int {
-	if s.lim.on && s.lim.cfg.Primary > 0 {
-		return s.lim.cfg.Primary
-	}
-	return rateLimitPerHour
-}
-
 // rateResource is the X-RateLimit-Resource a route draws on.
 func rateResource(route string) string {
 	if isGraphQLRoute(route) {
@@ -79,18 +64,8 @@ func rateResource(route string) string {
 func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, route string, id identity) bool {
 	now := s.now()
 	res := rateResource(route)
-	limit := s.primaryLimit()
-	s.mu.Lock()
-	st := s.rateFor(id.token+"\x00"+res, now)
-	exhausted := now.Before(s.exhaust)
-	if route != routeRateLimit && !exhausted {
-		st.used++
-	}
-	used, reset := st.used, st.reset
-	if exhausted {
-		used, reset = limit, s.exhaust
-	}
-	s.mu.Unlock()
+	limit := s.lim.primaryLimit()
+	used, reset, exhausted := s.lim.countPrimary(id.token+"\x00"+res, now, route != routeRateLimit)
 	setRateHeaders(w.Header(), limit, used, reset, res)
 	if route == routeRateLimit || (!exhausted && used <= limit) {
 		return true
@@ -99,14 +74,7 @@ func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, route string,
 	if id.installation != 0 {
 		msg = "API rate limit exceeded for installation ID " + strconv.FormatInt(id.installation, 10) + "."
 	}
-	status := http.StatusForbidden
-	l := &s.lim
-	l.mu.Lock()
-	if l.on {
-		status, _ = l.draw()
-	}
-	l.noteLimited(l.state(id.token), now, clientOf(r), countsAsWrite(r, route), true, false, 0)
-	l.mu.Unlock()
+	status := s.lim.notePrimary(id.token, clientOf(r), now, countsAsWrite(r, route))
 	wire.WriteError(w, r, status, msg, docPrimary)
 	return false
 }
@@ -125,55 +93,22 @@ func setRateHeaders(h http.Header, limit, used int, reset time.Time, res string)
 func (s *Server) uncount(h http.Header, route string, id identity) {
 	now := s.now()
 	res := rateResource(route)
-	s.mu.Lock()
-	st := s.rateFor(id.token+"\x00"+res, now)
-	if st.used > 0 && !now.Before(s.exhaust) {
-		st.used--
-	}
-	used, reset := st.used, st.reset
-	s.mu.Unlock()
-	setRateHeaders(h, s.primaryLimit(), used, reset, res)
-}
-
-// rateFor returns the counter of a token and resource. Caller holds s.mu.
-func (s *Server) rateFor(key string, now time.Time) *rateState {
-	st, ok := s.rate[key]
-	if !ok || !now.Before(st.reset) {
-		st = &rateState{reset: now.Add(s.primaryWindow()).Truncate(time.Second)}
-		s.rate[key] = st
-	}
-	return st
-}
-
-// primaryWindow is an hour, divided by the Limits' Scale.
-func (s *Server) primaryWindow() time.Duration {
-	if s.lim.on {
-		return s.lim.window(time.Hour)
-	}
-	return time.Hour
+	used, reset := s.lim.uncount(id.token+"\x00"+res, now)
+	setRateHeaders(h, s.lim.primaryLimit(), used, reset, res)
 }
 
 // ExhaustRateLimit makes every request (except GET /rate_limit) fail with
 // the primary rate-limit 403 until Now() >= reset.
 func (s *Server) ExhaustRateLimit(reset time.Time) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.exhaust = reset
+	s.lim.exhaustUntil(reset)
 }
 
 func (s *Server) handleRateLimit(w http.ResponseWriter, r *http.Request) {
 	now := s.now()
 	id := identOf(r)
-	limit := s.primaryLimit()
-	s.mu.Lock()
-	st := s.rateFor(id.token+"\x00core", now)
-	used, reset := st.used, st.reset
-	if now.Before(s.exhaust) {
-		used, reset = limit, s.exhaust
-	}
-	gq := s.rateFor(id.token+"\x00graphql", now)
-	gUsed, gReset := gq.used, gq.reset
-	s.mu.Unlock()
+	limit := s.lim.primaryLimit()
+	used, reset, _ := s.lim.countPrimary(id.token+"\x00core", now, false)
+	gUsed, gReset := s.lim.peek(id.token+"\x00graphql", now)
 	core := obj{"limit": limit, "used": used, "remaining": max(limit-used, 0),
 		"reset": reset.Unix(), "resource": "core"}
 	other := func(limit int, name string) obj {

@@ -35,8 +35,6 @@ type Server struct {
 	repos    map[string]*repo
 	nextID   int64
 	faults   []*faultEntry
-	rate     map[string]*rateState
-	exhaust  time.Time
 	apps     map[int64]*rsa.PublicKey
 	installs map[int64]*installation
 	tokens   map[string]*instToken
@@ -79,7 +77,6 @@ func New(opts ...Option) *Server {
 		now:      time.Now,
 		tokenTTL: time.Hour,
 		repos:    map[string]*repo{},
-		rate:     map[string]*rateState{},
 		apps:     map[int64]*rsa.PublicKey{},
 		installs: map[int64]*installation{},
 		tokens:   map[string]*instToken{},
