@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/limits"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -52,7 +53,7 @@ func (s *Server) authenticate(r *http.Request, route string) (identity, bool) {
 
 // rateResource is the X-RateLimit-Resource a route draws on.
 func rateResource(route string) string {
-	if isGraphQLRoute(route) {
+	if limits.IsGraphQLRoute(route) {
 		return "graphql"
 	}
 	return "core"
@@ -64,8 +65,8 @@ func rateResource(route string) string {
 func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, route string, id identity) bool {
 	now := s.now()
 	res := rateResource(route)
-	limit := s.lim.primaryLimit()
-	used, reset, exhausted := s.lim.countPrimary(id.token+"\x00"+res, now, route != routeRateLimit)
+	limit := s.lim.PrimaryLimit()
+	used, reset, exhausted := s.lim.CountPrimary(id.token+"\x00"+res, now, route != routeRateLimit)
 	setRateHeaders(w.Header(), limit, used, reset, res)
 	if route == routeRateLimit || (!exhausted && used <= limit) {
 		return true
@@ -74,7 +75,7 @@ func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, route string,
 	if id.installation != 0 {
 		msg = "API rate limit exceeded for installation ID " + strconv.FormatInt(id.installation, 10) + "."
 	}
-	status := s.lim.notePrimary(id.token, clientOf(r), now, countsAsWrite(r, route))
+	status := s.lim.NotePrimary(id.token, clientOf(r), now, countsAsWrite(r, route))
 	wire.WriteError(w, r, status, msg, docPrimary)
 	return false
 }
@@ -93,22 +94,22 @@ func setRateHeaders(h http.Header, limit, used int, reset time.Time, res string)
 func (s *Server) uncount(h http.Header, route string, id identity) {
 	now := s.now()
 	res := rateResource(route)
-	used, reset := s.lim.uncount(id.token+"\x00"+res, now)
-	setRateHeaders(h, s.lim.primaryLimit(), used, reset, res)
+	used, reset := s.lim.Uncount(id.token+"\x00"+res, now)
+	setRateHeaders(h, s.lim.PrimaryLimit(), used, reset, res)
 }
 
 // ExhaustRateLimit makes every request (except GET /rate_limit) fail with
 // the primary rate-limit 403 until Now() >= reset.
 func (s *Server) ExhaustRateLimit(reset time.Time) {
-	s.lim.exhaustUntil(reset)
+	s.lim.ExhaustUntil(reset)
 }
 
 func (s *Server) handleRateLimit(w http.ResponseWriter, r *http.Request) {
 	now := s.now()
 	id := identOf(r)
-	limit := s.lim.primaryLimit()
-	used, reset, _ := s.lim.countPrimary(id.token+"\x00core", now, false)
-	gUsed, gReset := s.lim.peek(id.token+"\x00graphql", now)
+	limit := s.lim.PrimaryLimit()
+	used, reset, _ := s.lim.CountPrimary(id.token+"\x00core", now, false)
+	gUsed, gReset := s.lim.Peek(id.token+"\x00graphql", now)
 	core := obj{"limit": limit, "used": used, "remaining": max(limit-used, 0),
 		"reset": reset.Unix(), "resource": "core"}
 	other := func(limit int, name string) obj {

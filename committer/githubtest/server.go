@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-github/v66/github"
 
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/limits"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -28,7 +29,7 @@ type Server struct {
 	mux        *routeMux
 	reqSeq     atomic.Int64
 	rulesetSeq atomic.Int64 // AddRuleset's ids
-	lim        limiter
+	lim        limits.Limiter
 	treeMax    treeLimits
 
 	mu       sync.Mutex // guards the fields below

@@ -1,4 +1,7 @@
-package githubtest
+// Package limits is the fake GitHub's rate-limit accounting: the primary
+// limit per token and resource, and the emergent secondary limits of
+// githubtest.WithLimits.
+package limits
 
 import (
 	"fmt"
@@ -112,8 +115,8 @@ type pointMark struct {
 	points int
 }
 
-type limiter struct {
-	on  bool
+type Limiter struct {
+	On  bool
 	cfg Limits
 	mu  sync.Mutex
 	rnd *rand.Rand
@@ -131,17 +134,17 @@ type rateState struct {
 	reset time.Time
 }
 
-// configure turns the limits on (WithLimits).
-func (l *limiter) configure(c Limits) {
+// Configure turns the limits on (WithLimits).
+func (l *Limiter) Configure(c Limits) {
 	if c.Scale <= 0 {
 		c.Scale = 1
 	}
 	l.cfg = c
-	l.on = true
+	l.On = true
 	l.rnd = rand.New(rand.NewPCG(c.Seed, c.Seed^0x9e3779b97f4a7c15))
 }
 
-func (l *limiter) state(token string) *tokenLimits {
+func (l *Limiter) state(token string) *tokenLimits {
 	if l.tok == nil {
 		l.tok = map[string]*tokenLimits{}
 	}
@@ -153,18 +156,18 @@ func (l *limiter) state(token string) *tokenLimits {
 	return t
 }
 
-func (l *limiter) scale() float64 {
+func (l *Limiter) scale() float64 {
 	if l.cfg.Scale <= 0 {
 		return 1
 	}
 	return l.cfg.Scale
 }
 
-func (l *limiter) window(d time.Duration) time.Duration {
+func (l *Limiter) window(d time.Duration) time.Duration {
 	return time.Duration(float64(d) / l.scale())
 }
 
-func isWrite(method string) bool {
+func IsWrite(method string) bool {
 	switch method {
 	case http.MethodGet, http.MethodHead, http.MethodOptions:
 		return false
@@ -172,15 +175,15 @@ func isWrite(method string) bool {
 	return true
 }
 
-// isGraphQLRoute reports whether a route is GitHub's GraphQL endpoint, whose
+// IsGraphQLRoute reports whether a route is GitHub's GraphQL endpoint, whose
 // requests draw on the GraphQL budgets instead of the REST ones.
-func isGraphQLRoute(route string) bool {
+func IsGraphQLRoute(route string) bool {
 	return strings.HasSuffix(route, "/graphql")
 }
 
-// enter counts a request in flight for token and returns how many are in
+// Enter counts a request in flight for token and returns how many are in
 // flight including it, and a func that ends it.
-func (l *limiter) enter(token, client string, write bool, now time.Time) (int, func()) {
+func (l *Limiter) Enter(token, client string, write bool, now time.Time) (int, func()) {
 	l.mu.Lock()
 	t := l.state(token)
 	t.inflight++
@@ -199,7 +202,7 @@ func (l *limiter) enter(token, client string, write bool, now time.Time) (int, f
 
 // noteWrite counts a write and whether it came inside a told window. Caller
 // holds l.mu.
-func (l *limiter) noteWrite(t *tokenLimits, now time.Time, client string) {
+func (l *Limiter) noteWrite(t *tokenLimits, now time.Time, client string) {
 	t.stats.Writes++
 	if now.Before(t.toldUntil) {
 		t.stats.WritesInRetryAfter++
@@ -212,10 +215,10 @@ func (l *limiter) noteWrite(t *tokenLimits, now time.Time, client string) {
 	}
 }
 
-// secondary checks the secondary limits for a request: over says it is
+// Secondary checks the secondary limits for a request: over says it is
 // over one, wait how long until it would fit.
-func (l *limiter) secondary(token, method, route string, write bool, now time.Time, inflight int) (wait time.Duration, over bool) {
-	if !l.on {
+func (l *Limiter) Secondary(token, method, route string, write bool, now time.Time, inflight int) (wait time.Duration, over bool) {
+	if !l.On {
 		return 0, false
 	}
 	l.mu.Lock()
@@ -227,17 +230,17 @@ func (l *limiter) secondary(token, method, route string, write bool, now time.Ti
 
 // check admits a request (write: content-creating), charging its budgets, or says how long until it
 // would fit. Caller holds l.mu.
-func (l *limiter) check(t *tokenLimits, method, route string, write bool, now time.Time, inflight int, mutation bool) (time.Duration, bool) {
+func (l *Limiter) check(t *tokenLimits, method, route string, write bool, now time.Time, inflight int, mutation bool) (time.Duration, bool) {
 	c := l.cfg
 	if c.Concurrent > 0 && inflight > c.Concurrent {
 		return l.window(time.Second), true
 	}
 	write = mutation || write
 	cost, budget := 1, c.PointsPerMinute
-	if isWrite(method) && !isGraphQLRoute(route) {
+	if IsWrite(method) && !IsGraphQLRoute(route) {
 		cost = 5
 	}
-	if isGraphQLRoute(route) {
+	if IsGraphQLRoute(route) {
 		budget = c.GraphQLPointsPerMinute
 		if mutation {
 			cost = 4 // the request itself was charged 1 already
@@ -250,7 +253,7 @@ func (l *limiter) check(t *tokenLimits, method, route string, write bool, now ti
 			windowWait(t.content, now, c.ContentPerHour, l.window(time.Hour)))
 	}
 	key := route
-	if isGraphQLRoute(route) {
+	if IsGraphQLRoute(route) {
 		key = "graphql"
 	}
 	marks := prunePoints(t.points[key], now.Add(-l.window(time.Minute)))
@@ -325,7 +328,7 @@ func prunePoints(marks []pointMark, before time.Time) []pointMark {
 }
 
 // draw picks the status and whether to send retry-after. Caller holds l.mu.
-func (l *limiter) draw() (status int, sendRetryAfter bool) {
+func (l *Limiter) draw() (status int, sendRetryAfter bool) {
 	status = http.StatusForbidden
 	if l.rnd == nil {
 		return status, l.cfg.RetryAfter != RetryAfterNever
@@ -342,9 +345,9 @@ func (l *limiter) draw() (status int, sendRetryAfter bool) {
 	return status, l.rnd.IntN(2) == 1
 }
 
-// limited draws a secondary-limit reply's status and, when it sends one,
+// Limited draws a secondary-limit reply's status and, when it sends one,
 // its retry-after in seconds (0 for none), and records it.
-func (l *limiter) limited(token, client string, now time.Time, wait time.Duration, write bool) (status, retryAfter int) {
+func (l *Limiter) Limited(token, client string, now time.Time, wait time.Duration, write bool) (status, retryAfter int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	status, withRA := l.draw()
@@ -357,7 +360,7 @@ func (l *limiter) limited(token, client string, now time.Time, wait time.Duratio
 }
 
 // noteLimited records a rate-limited reply. Caller holds l.mu.
-func (l *limiter) noteLimited(t *tokenLimits, now time.Time, client string, write, primary, withRA bool, secs int) {
+func (l *Limiter) noteLimited(t *tokenLimits, now time.Time, client string, write, primary, withRA bool, secs int) {
 	t.stats.Limited++
 	if write {
 		t.stats.WritesLimited++
@@ -382,8 +385,8 @@ func (l *limiter) noteLimited(t *tokenLimits, now time.Time, client string, writ
 	}
 }
 
-// noteInjected records a rate-limit reply that an injected fault sent.
-func (l *limiter) noteInjected(token, client string, now func() time.Time, write bool, status int, body, retryAfter string) {
+// NoteInjected records a rate-limit reply that an injected fault sent.
+func (l *Limiter) NoteInjected(token, client string, now func() time.Time, write bool, status int, body, retryAfter string) {
 	if status != http.StatusForbidden && status != http.StatusTooManyRequests {
 		return
 	}
@@ -398,26 +401,26 @@ func (l *limiter) noteInjected(token, client string, now func() time.Time, write
 	l.noteLimited(l.state(token), now(), client, write, primary, retryAfter != "", secs)
 }
 
-// chargeMutation counts a GraphQL request known to be a mutation as a
+// ChargeMutation counts a GraphQL request known to be a mutation as a
 // content-creating write and charges the mutation's extra points; over
 // says the token is over a limit, wait how long until it would fit.
-func (l *limiter) chargeMutation(token, client, method string, now time.Time) (wait time.Duration, over bool) {
+func (l *Limiter) ChargeMutation(token, client, method string, now time.Time) (wait time.Duration, over bool) {
 	route := "POST /graphql"
 	l.mu.Lock()
 	t := l.state(token)
 	l.noteWrite(t, now, client)
-	if l.on {
+	if l.On {
 		wait, over = l.check(t, method, route, false, now, 0, true)
 	}
 	l.mu.Unlock()
 	return wait, over
 }
 
-// notePrimary records a primary-limit refusal and returns its status.
-func (l *limiter) notePrimary(token, client string, now time.Time, write bool) int {
+// NotePrimary records a primary-limit refusal and returns its status.
+func (l *Limiter) NotePrimary(token, client string, now time.Time, write bool) int {
 	status := http.StatusForbidden
 	l.mu.Lock()
-	if l.on {
+	if l.On {
 		status, _ = l.draw()
 	}
 	l.noteLimited(l.state(token), now, client, write, true, false, 0)
@@ -425,8 +428,8 @@ func (l *limiter) notePrimary(token, client string, now time.Time, write bool) i
 	return status
 }
 
-// stats returns the counters of one token.
-func (l *limiter) stats(token string) LimitStats {
+// Stats returns the counters of one token.
+func (l *Limiter) Stats(token string) LimitStats {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if t := l.tok[token]; t != nil {
@@ -435,20 +438,20 @@ func (l *limiter) stats(token string) LimitStats {
 	return LimitStats{}
 }
 
-// allStats returns the counters of every token, keyed by tokenID.
-func (l *limiter) allStats() map[string]LimitStats {
+// AllStats returns the counters of every token, keyed by tokenID.
+func (l *Limiter) AllStats() map[string]LimitStats {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	out := map[string]LimitStats{}
 	for tok, t := range l.tok {
-		out[tokenID(tok)] = t.stats
+		out[TokenID(tok)] = t.stats
 	}
 	return out
 }
 
-// tokenID names a token without revealing it: "none" for no token, else
+// TokenID names a token without revealing it: "none" for no token, else
 // "tok-" and 8 hex digits of its FNV-1a hash.
-func tokenID(token string) string {
+func TokenID(token string) string {
 	if token == "" {
 		return "none"
 	}
@@ -459,17 +462,17 @@ func tokenID(token string) string {
 	return fmt.Sprintf("tok-%08x", h)
 }
 
-// primaryLimit is the requests allowed per primary window.
-func (l *limiter) primaryLimit() int {
-	if l.on && l.cfg.Primary > 0 {
+// PrimaryLimit is the requests allowed per primary window.
+func (l *Limiter) PrimaryLimit() int {
+	if l.On && l.cfg.Primary > 0 {
 		return l.cfg.Primary
 	}
 	return rateLimitPerHour
 }
 
 // primaryWindow is an hour, divided by the Limits' Scale.
-func (l *limiter) primaryWindow() time.Duration {
-	if l.on {
+func (l *Limiter) primaryWindow() time.Duration {
+	if l.On {
 		return l.window(time.Hour)
 	}
 	return time.Hour
@@ -477,7 +480,7 @@ func (l *limiter) primaryWindow() time.Duration {
 
 // rateFor returns the primary counter of key (token NUL resource). Caller
 // holds l.mu.
-func (l *limiter) rateFor(key string, now time.Time) *rateState {
+func (l *Limiter) rateFor(key string, now time.Time) *rateState {
 	if l.rate == nil {
 		l.rate = map[string]*rateState{}
 	}
@@ -489,11 +492,11 @@ func (l *limiter) rateFor(key string, now time.Time) *rateState {
 	return st
 }
 
-// countPrimary counts a request against the primary counter of key (when
+// CountPrimary counts a request against the primary counter of key (when
 // count) and returns the counter's use and reset, those of an exhausted
 // limit while ExhaustRateLimit's window runs.
-func (l *limiter) countPrimary(key string, now time.Time, count bool) (used int, reset time.Time, exhausted bool) {
-	limit := l.primaryLimit()
+func (l *Limiter) CountPrimary(key string, now time.Time, count bool) (used int, reset time.Time, exhausted bool) {
+	limit := l.PrimaryLimit()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	st := l.rateFor(key, now)
@@ -508,9 +511,9 @@ func (l *limiter) countPrimary(key string, now time.Time, count bool) (used int,
 	return used, reset, exhausted
 }
 
-// uncount gives back a request counted against key, unless the limit is
+// Uncount gives back a request counted against key, unless the limit is
 // exhausted, and returns the counter's use and reset.
-func (l *limiter) uncount(key string, now time.Time) (used int, reset time.Time) {
+func (l *Limiter) Uncount(key string, now time.Time) (used int, reset time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	st := l.rateFor(key, now)
@@ -520,17 +523,17 @@ func (l *limiter) uncount(key string, now time.Time) (used int, reset time.Time)
 	return st.used, st.reset
 }
 
-// peek returns the use and reset of the primary counter of key, as
+// Peek returns the use and reset of the primary counter of key, as
 // counted (ExhaustRateLimit aside).
-func (l *limiter) peek(key string, now time.Time) (used int, reset time.Time) {
+func (l *Limiter) Peek(key string, now time.Time) (used int, reset time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	st := l.rateFor(key, now)
 	return st.used, st.reset
 }
 
-// exhaustUntil makes the primary limit exhausted until reset.
-func (l *limiter) exhaustUntil(reset time.Time) {
+// ExhaustUntil makes the primary limit exhausted until reset.
+func (l *Limiter) ExhaustUntil(reset time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.exhaust = reset
