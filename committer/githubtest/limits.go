@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/limits"
@@ -145,4 +146,211 @@ func (s *Server) handleLimitStats(w http.ResponseWriter, _ *http.Request) {
 	b, _ := json.Marshal(s.AllLimitStats())
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	_, _ = w.Write(b)
+}
+
+const (
+	routeRateLimit   = "GET /rate_limit"
+	routeAccessToken = "POST /app/installations/{installation_id}/access_tokens"
+	routeInstall     = "GET /repos/{owner}/{repo}/installation"
+)
+
+// bearer returns the credential of the Authorization header.
+func bearer(r *http.Request) string {
+	a := r.Header.Get("Authorization")
+	for _, p := range []string{"token ", "Token ", "Bearer ", "bearer "} {
+		if strings.HasPrefix(a, p) {
+			return strings.TrimSpace(a[len(p):])
+		}
+	}
+	return ""
+}
+
+// authenticate checks the credentials of a request.
+func (s *Server) authenticate(r *http.Request, route string) (identity, bool) {
+	if route == routeAccessToken || route == routeInstall {
+		return defaultIdentity(""), true // JWT, checked by the handler
+	}
+	tok := bearer(r)
+	s.mu.Lock()
+	it, isInst := s.tokens[tok]
+	s.mu.Unlock()
+	if isInst && tok != "" {
+		if !s.now().Before(it.expires) {
+			return identity{}, false
+		}
+		login := "fake-app-" + strconv.FormatInt(it.appID, 10) + "[bot]"
+		return identity{token: tok, installation: it.installationID, login: login, name: login,
+			email:  strconv.FormatInt(it.appID, 10) + "+" + login + "@users.noreply.github.com",
+			userID: it.appID}, true
+	}
+	if s.token != "" && tok != s.token {
+		return identity{}, false
+	}
+	return defaultIdentity(tok), true
+}
+
+// rateResource is the X-RateLimit-Resource a route draws on.
+func rateResource(route string) string {
+	if limits.IsGraphQLRoute(route) {
+		return "graphql"
+	}
+	return "core"
+}
+
+// rateLimit counts the request and sets the X-RateLimit headers. It writes
+// a 403 (or, with WithLimits, 403 or 429) and returns false when the primary
+// limit is exhausted.
+func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, route string, id identity) bool {
+	now := s.now()
+	res := rateResource(route)
+	limit := s.lim.PrimaryLimit()
+	used, reset, exhausted := s.lim.CountPrimary(id.token+"\x00"+res, now, route != routeRateLimit)
+	setRateHeaders(w.Header(), limit, used, reset, res)
+	if route == routeRateLimit || (!exhausted && used <= limit) {
+		return true
+	}
+	msg := "API rate limit exceeded for user ID " + strconv.FormatInt(id.userID, 10) + "."
+	if id.installation != 0 {
+		msg = "API rate limit exceeded for installation ID " + strconv.FormatInt(id.installation, 10) + "."
+	}
+	status := s.lim.NotePrimary(id.token, clientOf(r), now, countsAsWrite(r, route))
+	wire.WriteError(w, r, status, msg, docPrimary)
+	return false
+}
+
+func setRateHeaders(h http.Header, limit, used int, reset time.Time, res string) {
+	h.Set("X-RateLimit-Limit", strconv.Itoa(limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(max(limit-used, 0)))
+	h.Set("X-RateLimit-Used", strconv.Itoa(used))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(reset.Unix(), 10))
+	h.Set("X-RateLimit-Resource", res)
+}
+
+// uncount gives back the primary-limit request a 304 reply took ("Making a
+// conditional request does not count against your primary rate limit if a
+// 304 response is returned") and rewrites the headers.
+func (s *Server) uncount(h http.Header, route string, id identity) {
+	now := s.now()
+	res := rateResource(route)
+	used, reset := s.lim.Uncount(id.token+"\x00"+res, now)
+	setRateHeaders(h, s.lim.PrimaryLimit(), used, reset, res)
+}
+
+// ExhaustRateLimit makes every request (except GET /rate_limit) fail with
+// the primary rate-limit 403 until Now() >= reset.
+func (s *Server) ExhaustRateLimit(reset time.Time) {
+	s.lim.ExhaustUntil(reset)
+}
+
+func (s *Server) handleRateLimit(w http.ResponseWriter, r *http.Request) {
+	now := s.now()
+	id := identOf(r)
+	limit := s.lim.PrimaryLimit()
+	used, reset, _ := s.lim.CountPrimary(id.token+"\x00core", now, false)
+	gUsed, gReset := s.lim.Peek(id.token+"\x00graphql", now)
+	core := obj{"limit": limit, "used": used, "remaining": max(limit-used, 0),
+		"reset": reset.Unix(), "resource": "core"}
+	other := func(limit int, name string) obj {
+		return obj{"limit": limit, "used": 0, "remaining": limit, "reset": now.Add(time.Hour).Unix(), "resource": name}
+	}
+	wire.WriteJSON(w, r, http.StatusOK, obj{
+		"resources": obj{"core": core, "search": other(30, "search"),
+			"graphql": obj{"limit": limit, "used": gUsed, "remaining": max(limit-gUsed, 0),
+				"reset": gReset.Unix(), "resource": "graphql"},
+			"integration_manifest": other(5000, "integration_manifest"), "code_search": other(10, "code_search")},
+		"rate": core,
+	})
+}
+
+// treeLimits are the create-tree timeout thresholds.
+type treeLimits struct {
+	inlineEntries int   // more entries carrying content time out; 0 = never
+	inlineBytes   int64 // more bytes of inline content time out; 0 = never
+	entries       int   // more entries of any kind time out; 0 = never
+}
+
+// Defaults of WithTreeTimeout and WithTreeEntryTimeout.
+//
+// GitHub's create-tree timeout grows with the content sent inline: users
+// measured payloads above about 2.5 MB (200-250 files with inline content)
+// answered with this 422 or a 502, and chunks under 2.5 MB all going
+// through (codesandbox/codesandbox-client#8614, 2024); other reports by file
+// count (ir-engine PR #647: "~200 or more files";
+// qoomon/actions--create-commit#90, which then chunked at 100) all sent
+// content inline. So the fake counts inline content and inline entries:
+// DefaultTreeTimeoutBytes bytes of content (decoded, as GitHub stores it)
+// and DefaultTreeTimeoutEntries entries with a content field.
+//
+// A cap on every entry, those carrying only a SHA (or a null SHA, a delete)
+// included, stays as a modelled guess: no report measures a tree request of
+// SHA-only entries timing out, but GitHub still has to write every path
+// into the trees above it. DefaultTreeTimeoutAllEntries is about 0.6 MB of
+// such entries.
+const (
+	DefaultTreeTimeoutEntries    = 250
+	DefaultTreeTimeoutBytes      = 2_500_000
+	DefaultTreeTimeoutAllEntries = 5000
+)
+
+var defaultTreeLimits = treeLimits{inlineEntries: DefaultTreeTimeoutEntries, inlineBytes: DefaultTreeTimeoutBytes, entries: DefaultTreeTimeoutAllEntries}
+
+// msgTreeTimeout is GitHub's reply to a create-tree request too large to
+// process in time (qoomon/actions--create-commit#90; two spaces after each
+// sentence, as GitHub sends it).
+const msgTreeTimeout = "Sorry, your request timed out.  It's likely that your input was too large to process.  " +
+	"Consider building the tree incrementally, or building the commits you need in a local clone of the " +
+	"repository and then pushing them to GitHub."
+
+// WithTreeTimeout sets when POST git/trees answers GitHub's timeout 422 for
+// its inline content: when more than entries tree entries carry a content
+// field, or their contents add up to more than bytes bytes. 0 turns that
+// measure off. The defaults are DefaultTreeTimeoutEntries and
+// DefaultTreeTimeoutBytes. Entries that carry only a SHA are capped by
+// WithTreeEntryTimeout.
+func WithTreeTimeout(entries int, bytes int64) Option {
+	return func(s *Server) {
+		s.treeMax.inlineEntries = max(entries, 0)
+		s.treeMax.inlineBytes = max(bytes, 0)
+	}
+}
+
+// WithTreeEntryTimeout sets how many entries of any kind (inline content,
+// a SHA, or a null SHA) a POST git/trees may carry before it answers
+// GitHub's timeout 422; 0 never. The default is
+// DefaultTreeTimeoutAllEntries.
+func WithTreeEntryTimeout(entries int) Option {
+	return func(s *Server) { s.treeMax.entries = max(entries, 0) }
+}
+
+// timesOut reports whether a create-tree request with these entries is too
+// large to process in time.
+func (t treeLimits) timesOut(entries []treeEntryIn) bool {
+	var inline int
+	var bytes int64
+	for _, e := range entries {
+		if e.Content != nil {
+			inline++
+			bytes += int64(len(*e.Content))
+		}
+	}
+	return (t.entries > 0 && len(entries) > t.entries) ||
+		(t.inlineEntries > 0 && inline > t.inlineEntries) ||
+		(t.inlineBytes > 0 && bytes > t.inlineBytes)
+}
+
+// maxTreeBytes is where GitHub truncates recursive tree listings by size
+// ("The limit for the tree array is 100,000 entries with a maximum size of 7
+// MB when using the recursive parameter": spec get-tree). The fake counts
+// the JSON bytes of the entries, taking 7 MB as 7,000,000 bytes.
+const maxTreeBytes = 7_000_000
+
+// entryJSONSize is the size of one entry of the tree array as JSON (path
+// escaping aside).
+func entryJSONSize(e treeEntryOut) int {
+	n := len(`{"path":"","mode":"","type":"","sha":"","url":""},`) +
+		len(e.Path) + len(e.Mode) + len(e.Type) + len(e.SHA) + len(e.URL)
+	if e.Size != nil {
+		n += len(`,"size":`) + len(strconv.FormatInt(*e.Size, 10))
+	}
+	return n
 }
