@@ -1,6 +1,7 @@
 package githubtest
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -45,7 +46,7 @@ func (rp *repo) gqlPullsLocked(args map[string]any, headRef string) (any, error)
 		}
 		ok := true
 		for _, l := range labels {
-			ok = ok && contains(p.labels, l)
+			ok = ok && slices.Contains(p.labels, l)
 		}
 		if ok {
 			nodes = append(nodes, gqlPull{rp: rp, p: p})

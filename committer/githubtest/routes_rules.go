@@ -21,7 +21,7 @@ func (s *Server) handleBranchRules(w http.ResponseWriter, r *http.Request, rp *r
 	ref := "refs/heads/" + r.PathValue("branch")
 	out := []obj{}
 	for _, rs := range rp.rulesets {
-		if !rs.applies(rp, ref) {
+		if !rs.applies(rp.defaultBranch, ref) {
 			continue
 		}
 		for _, rule := range rs.Rules {
@@ -57,7 +57,7 @@ func (rp *repo) branchProtected(branch string) bool {
 		return true
 	}
 	for _, rs := range rp.rulesets {
-		if rs.applies(rp, "refs/heads/"+branch) && len(rs.Rules) > 0 {
+		if rs.applies(rp.defaultBranch, "refs/heads/"+branch) && len(rs.Rules) > 0 {
 			return true
 		}
 	}
