@@ -40,7 +40,7 @@ func (g gqlAccount) Field(x *graphql.Exec, name string, args map[string]any) (an
 		return "/" + g.login, nil
 	case "avatarUrl":
 		u := "https://avatars.githubusercontent.com/u/" + strconv.FormatInt(g.id, 10) + "?v=4"
-		if size, ok := argInt(args, "size"); ok {
+		if size, ok := graphql.ArgInt(args, "size"); ok {
 			u += "&s=" + strconv.FormatInt(size, 10)
 		}
 		return u, nil

@@ -3,7 +3,6 @@ package githubtest
 import (
 	"container/heap"
 	"encoding/base64"
-	"encoding/json"
 	"strconv"
 	"strings"
 	"time"
@@ -146,8 +145,8 @@ type gqlConn struct {
 // newConnection pages all by first/after or last/before, as GitHub does,
 // with at most 100 records and one of first or last required.
 func newConnection(typ, field string, anchor plumbing.Hash, all []graphql.Object, args map[string]any) (graphql.Object, error) {
-	first, hasFirst := argInt(args, "first")
-	last, hasLast := argInt(args, "last")
+	first, hasFirst := graphql.ArgInt(args, "first")
+	last, hasLast := graphql.ArgInt(args, "last")
 	if !hasFirst && !hasLast {
 		return nil, graphql.Errorf("MISSING_PAGINATION_BOUNDARIES", "You must provide a `first` or `last` value to properly paginate the `"+field+"` connection.")
 	}
@@ -181,22 +180,6 @@ func newConnection(typ, field string, anchor plumbing.Hash, all []graphql.Object
 		c.cursors = append(c.cursors, makeCursor(anchor, i))
 	}
 	return c, nil
-}
-
-// argInt reads an Int argument, given inline (int64) or as a variable.
-func argInt(args map[string]any, name string) (int64, bool) {
-	switch v := args[name].(type) {
-	case int64:
-		return v, true
-	case int:
-		return int64(v), true
-	case float64:
-		return int64(v), true
-	case json.Number:
-		n, err := v.Int64()
-		return n, err == nil
-	}
-	return 0, false
 }
 
 func makeCursor(anchor plumbing.Hash, i int) string {

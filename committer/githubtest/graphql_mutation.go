@@ -10,6 +10,7 @@ import (
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/gitobj"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rules"
 )
 
 // msgGraphQLGaveUp is what GitHub answers when a query fails inside it
@@ -133,8 +134,8 @@ func (s *Server) createCommitOnBranch(x *graphql.Exec, in map[string]any) (graph
 	if err != nil {
 		return nil, graphql.Errorf("", "Something went wrong while executing your query: "+err.Error())
 	}
-	if e := rp.refusal(id, refChange{ref: c.ref, old: head, new: h}); e != nil {
-		return nil, e.gqlError()
+	if e := rp.refusal(id, rules.Change{Ref: c.ref, Old: head, New: h}); e != nil {
+		return nil, e.GQLError()
 	}
 	rp.setRef(c.ref, h, false, now)
 	return gqlCommitPayload{rp: rp, ref: c.ref, oid: h, clientMutationID: c.clientMutationID}, nil

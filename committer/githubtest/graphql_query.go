@@ -159,7 +159,7 @@ func (g gqlRepo) Field(x *graphql.Exec, name string, args map[string]any) (any, 
 	case "pullRequests":
 		return rp.gqlPullsLocked(args, "")
 	case "pullRequest":
-		n, _ := argInt(args, "number")
+		n, _ := graphql.ArgInt(args, "number")
 		if n < 1 || int(n) > len(rp.pulls) {
 			return nil, graphql.Errorf("NOT_FOUND", "Could not resolve to a PullRequest with the number of "+strconv.FormatInt(n, 10)+".")
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/gitobj"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rules"
 )
 
 // repo holds one repository: its git objects (encoded with go-git so every
@@ -30,8 +31,8 @@ type repo struct {
 	pulls   []*pull
 	labels  []*label // routes_pulls_update.go
 
-	rulesets    []*ruleset                          // rules.go
-	protections []*protection                       // classic branch protection
+	rulesets    []*rules.Set                        // rules.go
+	protections []*rules.Protection                 // classic branch protection
 	statuses    map[plumbing.Hash]map[string]string // commit statuses: context -> state
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/gitobj"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rules"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -120,9 +121,9 @@ func (s *Server) writeContents(r *http.Request, rp *repo, op contentsOp) content
 	ref, head, res := s.buildContents(r, rp, op)
 	if res.commit == nil || head.IsZero() {
 		if res.commit != nil { // the first commit of an empty repository
-			if e := rp.refusal(identOf(r), refChange{ref: ref, new: res.commit.Hash}); e != nil {
+			if e := rp.refusal(identOf(r), rules.Change{Ref: ref, New: res.commit.Hash}); e != nil {
 				rp.mu.Unlock()
-				return contentsResult{status: http.StatusConflict, msg: e.restMessage(true)}
+				return contentsResult{status: http.StatusConflict, msg: e.RestMessage(true)}
 			}
 			rp.setRef(ref, res.commit.Hash, false, s.now())
 		}
@@ -136,8 +137,8 @@ func (s *Server) writeContents(r *http.Request, rp *repo, op contentsOp) content
 	if now := rp.refs[ref]; now != head {
 		return contentsResult{status: http.StatusConflict, msg: "is at " + now.String() + " but expected " + head.String()}
 	}
-	if e := rp.refusal(identOf(r), refChange{ref: ref, old: head, new: res.commit.Hash}); e != nil {
-		return contentsResult{status: http.StatusConflict, msg: e.restMessage(true)}
+	if e := rp.refusal(identOf(r), rules.Change{Ref: ref, Old: head, New: res.commit.Hash}); e != nil {
+		return contentsResult{status: http.StatusConflict, msg: e.RestMessage(true)}
 	}
 	rp.setRef(ref, res.commit.Hash, false, s.now())
 	return res

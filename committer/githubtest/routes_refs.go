@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rules"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -154,8 +155,8 @@ func (s *Server) handleCreateRef(w http.ResponseWriter, r *http.Request, rp *rep
 		wire.WriteError(w, r, http.StatusUnprocessableEntity, "Reference update failed", docCreateRef)
 		return
 	}
-	if e := rp.refusal(identOf(r), refChange{ref: body.Ref, new: h}); e != nil {
-		wire.WriteError(w, r, http.StatusUnprocessableEntity, e.restMessage(false), docCreateRef)
+	if e := rp.refusal(identOf(r), rules.Change{Ref: body.Ref, New: h}); e != nil {
+		wire.WriteError(w, r, http.StatusUnprocessableEntity, e.RestMessage(false), docCreateRef)
 		return
 	}
 	rp.setRef(body.Ref, h, false, s.now())
@@ -194,8 +195,8 @@ func (s *Server) handleUpdateRef(w http.ResponseWriter, r *http.Request, rp *rep
 		return
 	}
 	if old != h {
-		if e := rp.refusal(identOf(r), refChange{ref: ref, old: old, new: h}); e != nil {
-			wire.WriteError(w, r, http.StatusUnprocessableEntity, e.restMessage(false), docUpdateRef)
+		if e := rp.refusal(identOf(r), rules.Change{Ref: ref, Old: old, New: h}); e != nil {
+			wire.WriteError(w, r, http.StatusUnprocessableEntity, e.RestMessage(false), docUpdateRef)
 			return
 		}
 		rp.setRef(ref, h, body.Force, s.now())
@@ -216,8 +217,8 @@ func (s *Server) handleDeleteRef(w http.ResponseWriter, r *http.Request, rp *rep
 		wire.WriteError(w, r, http.StatusUnprocessableEntity, "Cannot delete the default branch", docDeleteRef)
 		return
 	}
-	if e := rp.refusal(identOf(r), refChange{ref: ref, old: old}); e != nil {
-		wire.WriteError(w, r, http.StatusUnprocessableEntity, e.restMessage(false), docDeleteRef)
+	if e := rp.refusal(identOf(r), rules.Change{Ref: ref, Old: old}); e != nil {
+		wire.WriteError(w, r, http.StatusUnprocessableEntity, e.RestMessage(false), docDeleteRef)
 		return
 	}
 	rp.setRef(ref, plumbing.ZeroHash, false, s.now())

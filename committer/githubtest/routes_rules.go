@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rules"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -21,7 +22,7 @@ func (s *Server) handleBranchRules(w http.ResponseWriter, r *http.Request, rp *r
 	ref := "refs/heads/" + r.PathValue("branch")
 	out := []obj{}
 	for _, rs := range rp.rulesets {
-		if !rs.applies(rp.defaultBranch, ref) {
+		if !rs.Applies(rp.defaultBranch, ref) {
 			continue
 		}
 		for _, rule := range rs.Rules {
@@ -31,7 +32,7 @@ func (s *Server) handleBranchRules(w http.ResponseWriter, r *http.Request, rp *r
 			}
 			o["ruleset_source_type"] = "Repository"
 			o["ruleset_source"] = rp.fullName()
-			o["ruleset_id"] = rs.id
+			o["ruleset_id"] = rs.ID
 			out = append(out, o)
 		}
 	}
@@ -40,9 +41,9 @@ func (s *Server) handleBranchRules(w http.ResponseWriter, r *http.Request, rp *r
 
 // classicProtection is the classic protection of branch, or nil. Caller
 // holds mu.
-func (rp *repo) classicProtection(branch string) *protection {
+func (rp *repo) classicProtection(branch string) *rules.Protection {
 	for _, p := range rp.protections {
-		if globMatch(p.pattern, branch) {
+		if rules.GlobMatch(p.Pattern, branch) {
 			return p
 		}
 	}
@@ -57,7 +58,7 @@ func (rp *repo) branchProtected(branch string) bool {
 		return true
 	}
 	for _, rs := range rp.rulesets {
-		if rs.applies(rp.defaultBranch, "refs/heads/"+branch) && len(rs.Rules) > 0 {
+		if rs.Applies(rp.defaultBranch, "refs/heads/"+branch) && len(rs.Rules) > 0 {
 			return true
 		}
 	}

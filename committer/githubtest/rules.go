@@ -6,7 +6,30 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rules"
 )
+
+// Rule is one rule of a ruleset, as GitHub's rules API lists it: a type
+// ("pull_request", "required_signatures", ...) and its parameters.
+//
+// See the fields in committer/githubtest/internal/rules.
+type Rule = rules.Rule
+
+// Ruleset is a repository ruleset. Include and Exclude are ref name
+// patterns as GitHub's ref_name condition takes them: "refs/heads/main",
+// "refs/heads/release/*", "refs/tags/v*", "~DEFAULT_BRANCH", "~ALL"; a
+// pattern without "refs/" or "~" is a branch name. BypassLogins lists the
+// users (the login of the request's token) whose writes skip the ruleset.
+//
+// See the fields in committer/githubtest/internal/rules.
+type Ruleset = rules.Ruleset
+
+// BranchProtection is classic branch protection of one branch (or a
+// pattern such as "release/*").
+//
+// See the fields in committer/githubtest/internal/rules.
+type BranchProtection = rules.BranchProtection
 
 // RequirePullRequest is the pull_request rule: changes to the branch must
 // be made through a pull request.
@@ -87,7 +110,7 @@ func (s *Server) AddRuleset(owner, name string, rs Ruleset) (int64, error) {
 	id := s.rulesetSeq.Add(1) // not nextID: repository IDs stay as they were
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
-	rp.rulesets = append(rp.rulesets, &ruleset{Ruleset: rs, id: id})
+	rp.rulesets = append(rp.rulesets, &rules.Set{Ruleset: rs, ID: id})
 	return id, nil
 }
 
@@ -101,12 +124,12 @@ func (s *Server) ProtectBranch(owner, name, branch string, p BranchProtection) e
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
 	for _, pr := range rp.protections {
-		if pr.pattern == branch {
+		if pr.Pattern == branch {
 			pr.BranchProtection = p
 			return nil
 		}
 	}
-	rp.protections = append(rp.protections, &protection{pattern: branch, BranchProtection: p})
+	rp.protections = append(rp.protections, &rules.Protection{Pattern: branch, BranchProtection: p})
 	return nil
 }
 
@@ -133,12 +156,12 @@ func (s *Server) SetCommitStatus(owner, name, sha, context, state string) error 
 
 // refusal checks changes against the repository's rules for the request's
 // identity; nil when every change may go ahead. Caller holds rp.mu.
-func (rp *repo) refusal(id identity, changes ...refChange) *ruleRefusal {
-	return refuse(rp, rp.rulesets, rp.protections, id.login, changes...)
+func (rp *repo) refusal(id identity, changes ...rules.Change) *rules.Refusal {
+	return rules.Refuse(rp, rp.rulesets, rp.protections, id.login, changes...)
 }
 
 // DefaultBranchName, CommitAt, RefHashes, ReachablePeeled, Verified and
-// Status are what rule evaluation (ruleRepo) reads. Caller holds rp.mu.
+// Status are what rule evaluation (rules.Repo) reads. Caller holds rp.mu.
 func (rp *repo) DefaultBranchName() string { return rp.defaultBranch }
 
 func (rp *repo) CommitAt(h plumbing.Hash) (*object.Commit, bool) {
@@ -164,16 +187,16 @@ func (rp *repo) Status(h plumbing.Hash, context string) string { return rp.statu
 
 // rulesRefuseRefUpdates checks updateRefs' changes. Caller holds rp.mu.
 func (s *Server) rulesRefuseRefUpdates(rp *repo, ups []refUpdate, id identity) error {
-	changes := make([]refChange, 0, len(ups))
+	changes := make([]rules.Change, 0, len(ups))
 	for _, u := range ups {
-		ch := refChange{ref: u.name, old: rp.refs[u.name]}
+		ch := rules.Change{Ref: u.name, Old: rp.refs[u.name]}
 		if u.after != zeroOid {
-			ch.new = plumbing.NewHash(u.after)
+			ch.New = plumbing.NewHash(u.after)
 		}
 		changes = append(changes, ch)
 	}
 	if e := rp.refusal(id, changes...); e != nil {
-		return e.gqlError()
+		return e.GQLError()
 	}
 	return nil
 }

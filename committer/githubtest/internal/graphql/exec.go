@@ -213,3 +213,19 @@ func (x *Exec) fail(err error, f *ast.Field, path []any) {
 	}
 	x.Errs = append(x.Errs, &e)
 }
+
+// ArgInt reads an Int argument, given inline (int64) or as a variable.
+func ArgInt(args map[string]any, name string) (int64, bool) {
+	switch v := args[name].(type) {
+	case int64:
+		return v, true
+	case int:
+		return int64(v), true
+	case float64:
+		return int64(v), true
+	case json.Number:
+		n, err := v.Int64()
+		return n, err == nil
+	}
+	return 0, false
+}

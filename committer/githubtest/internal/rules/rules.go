@@ -1,21 +1,4 @@
-package githubtest
-
-import (
-	"fmt"
-	"regexp"
-	"slices"
-	"sort"
-	"strconv"
-	"strings"
-
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
-
-	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql"
-)
-
-// Rules: repository rulesets and classic branch protection, enforced in one
+// Package rules is the fake GitHub's rules: repository rulesets and classic branch protection, enforced in one
 // place (refusal) that every write moving a ref goes through: REST
 // POST/PATCH/DELETE git/refs, contents PUT/DELETE, GraphQL
 // createCommitOnBranch and updateRefs. Seed and the other Go helpers are an
@@ -35,6 +18,22 @@ import (
 //     <ref>.\n\n<m1>…" or "Protected branch update failed for <ref>.\n\n<m1>…"
 //     (a guess in GitHub's general error format; the -tags github probe
 //     records the real one where a ruled branch is given).
+package rules
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql"
+)
 
 // Rule is one rule of a ruleset, as GitHub's rules API lists it: a type
 // ("pull_request", "required_signatures", ...) and its parameters.
@@ -65,34 +64,36 @@ type BranchProtection struct {
 	AllowDeletions           bool
 }
 
-type ruleset struct {
+// Set is a ruleset added to a repository, with its id.
+type Set struct {
 	Ruleset
-	id int64
+	ID int64
 }
 
-type protection struct {
-	pattern string
+// Protection is classic branch protection of the branches Pattern matches.
+type Protection struct {
+	Pattern string
 	BranchProtection
 }
 
-// refChange is one ref update a write is about to make: old zero for a
+// Change is one ref update a write is about to make: old zero for a
 // create, new zero for a delete.
-type refChange struct {
-	ref      string
-	old, new plumbing.Hash
+type Change struct {
+	Ref      string
+	Old, New plumbing.Hash
 }
 
-// ruleRefusal lists the messages of the rules that refuse a change.
-type ruleRefusal struct {
+// Refusal lists the messages of the rules that refuse a change.
+type Refusal struct {
 	ref      string
 	rulesets []string // messages of ruleset rules
 	classic  []string // messages of classic branch protection
 }
 
-func (e *ruleRefusal) Error() string { return e.graphqlMessage() }
+func (e *Refusal) Error() string { return e.GraphQLMessage() }
 
-// restMessage is the message of a REST reply (refs or contents).
-func (e *ruleRefusal) restMessage(contents bool) string {
+// RestMessage is the message of a REST reply (refs or contents).
+func (e *Refusal) RestMessage(contents bool) string {
 	if len(e.rulesets) > 0 {
 		return "Repository rule violations found\n\n" + strings.Join(e.rulesets, "\n\n") + "\n\n"
 	}
@@ -102,21 +103,21 @@ func (e *ruleRefusal) restMessage(contents bool) string {
 	return e.classic[0]
 }
 
-// graphqlMessage names the ref, as GitHub's push refusals do (GH013, GH006).
-func (e *ruleRefusal) graphqlMessage() string {
+// GraphQLMessage names the ref, as GitHub's push refusals do (GH013, GH006).
+func (e *Refusal) GraphQLMessage() string {
 	if len(e.rulesets) > 0 {
 		return "Repository rule violations found for " + e.ref + ".\n\n" + strings.Join(e.rulesets, "\n\n")
 	}
 	return "Protected branch update failed for " + e.ref + ".\n\n" + strings.Join(e.classic, "\n\n")
 }
 
-func (e *ruleRefusal) gqlError() *graphql.Error {
-	return graphql.Errorf("UNPROCESSABLE", e.graphqlMessage())
+func (e *Refusal) GQLError() *graphql.Error {
+	return graphql.Errorf("UNPROCESSABLE", e.GraphQLMessage())
 }
 
-// ruleRepo is what rule evaluation reads of a repository. Caller holds its
+// Repo is what rule evaluation reads of a repository. Caller holds its
 // lock.
-type ruleRepo interface {
+type Repo interface {
 	DefaultBranchName() string
 	IsAncestor(anc, desc plumbing.Hash) bool
 	Blob(h plumbing.Hash) ([]byte, bool)
@@ -128,25 +129,25 @@ type ruleRepo interface {
 	Status(h plumbing.Hash, context string) string
 }
 
-// refuse checks changes against a repository's rulesets and classic
+// Refuse checks changes against a repository's rulesets and classic
 // protections for the login of the request's token; nil when every change
 // may go ahead. Caller holds the repository's lock.
-func refuse(rp ruleRepo, sets []*ruleset, prots []*protection, login string, changes ...refChange) *ruleRefusal {
+func Refuse(rp Repo, sets []*Set, prots []*Protection, login string, changes ...Change) *Refusal {
 	if len(sets) == 0 && len(prots) == 0 {
 		return nil
 	}
 	for _, ch := range changes {
-		e := &ruleRefusal{ref: ch.ref}
+		e := &Refusal{ref: ch.Ref}
 		for _, rs := range sets {
-			if rs.applies(rp.DefaultBranchName(), ch.ref) && !slices.Contains(rs.BypassLogins, login) {
+			if rs.Applies(rp.DefaultBranchName(), ch.Ref) && !slices.Contains(rs.BypassLogins, login) {
 				for _, r := range rs.Rules {
 					e.rulesets = append(e.rulesets, ruleMessages(rp, r, ch)...)
 				}
 			}
 		}
-		if branch, ok := strings.CutPrefix(ch.ref, "refs/heads/"); ok {
+		if branch, ok := strings.CutPrefix(ch.Ref, "refs/heads/"); ok {
 			for _, p := range prots {
-				if globMatch(p.pattern, branch) {
+				if GlobMatch(p.Pattern, branch) {
 					e.classic = append(e.classic, protectionMessages(rp, p, ch)...)
 				}
 			}
@@ -159,7 +160,7 @@ func refuse(rp ruleRepo, sets []*ruleset, prots []*protection, login string, cha
 	return nil
 }
 
-func (rs *ruleset) applies(defaultBranch, ref string) bool {
+func (rs *Set) Applies(defaultBranch, ref string) bool {
 	match := func(pats []string) bool {
 		for _, p := range pats {
 			switch {
@@ -170,11 +171,11 @@ func (rs *ruleset) applies(defaultBranch, ref string) bool {
 					return true
 				}
 			case strings.HasPrefix(p, "refs/"):
-				if globMatch(p, ref) {
+				if GlobMatch(p, ref) {
 					return true
 				}
 			default:
-				if b, ok := strings.CutPrefix(ref, "refs/heads/"); ok && globMatch(p, b) {
+				if b, ok := strings.CutPrefix(ref, "refs/heads/"); ok && GlobMatch(p, b) {
 					return true
 				}
 			}
@@ -185,8 +186,8 @@ func (rs *ruleset) applies(defaultBranch, ref string) bool {
 }
 
 // ruleMessages is what one ruleset rule says about a change. Caller holds mu.
-func ruleMessages(rp ruleRepo, r Rule, ch refChange) []string {
-	create, del := ch.old.IsZero(), ch.new.IsZero()
+func ruleMessages(rp Repo, r Rule, ch Change) []string {
+	create, del := ch.Old.IsZero(), ch.New.IsZero()
 	update := !create && !del
 	switch r.Type {
 	case "creation":
@@ -202,7 +203,7 @@ func ruleMessages(rp ruleRepo, r Rule, ch refChange) []string {
 			return []string{"Cannot delete this protected ref."}
 		}
 	case "non_fast_forward":
-		if update && !rp.IsAncestor(ch.old, ch.new) {
+		if update && !rp.IsAncestor(ch.Old, ch.New) {
 			return []string{"Cannot force-push to this branch"}
 		}
 	case "pull_request":
@@ -236,7 +237,7 @@ func ruleMessages(rp ruleRepo, r Rule, ch refChange) []string {
 				}
 			}
 		}
-		return missingChecks(rp, ch.new, contexts)
+		return missingChecks(rp, ch.New, contexts)
 	case "required_signatures":
 		for _, c := range newCommits(rp, ch) {
 			if !rp.Verified(c.Hash) {
@@ -249,7 +250,7 @@ func ruleMessages(rp ruleRepo, r Rule, ch refChange) []string {
 		for _, c := range newCommits(rp, ch) {
 			for p := range changedFiles(rp, c) {
 				for _, pat := range pats {
-					if globMatch(pat, p) {
+					if GlobMatch(pat, p) {
 						hit = append(hit, p)
 					}
 				}
@@ -260,7 +261,7 @@ func ruleMessages(rp ruleRepo, r Rule, ch refChange) []string {
 			return []string{"Cannot change restricted file paths: " + strings.Join(dedupe(hit), ", ")}
 		}
 	case "max_file_size":
-		mb, _ := argInt(r.Parameters, "max_file_size")
+		mb, _ := graphql.ArgInt(r.Parameters, "max_file_size")
 		var out []string
 		for _, c := range newCommits(rp, ch) {
 			for p, e := range changedFiles(rp, c) {
@@ -277,8 +278,8 @@ func ruleMessages(rp ruleRepo, r Rule, ch refChange) []string {
 
 // protectionMessages is what classic protection says about a change.
 // Caller holds mu.
-func protectionMessages(rp ruleRepo, p *protection, ch refChange) []string {
-	create, del := ch.old.IsZero(), ch.new.IsZero()
+func protectionMessages(rp Repo, p *Protection, ch Change) []string {
+	create, del := ch.Old.IsZero(), ch.New.IsZero()
 	var out []string
 	switch {
 	case del:
@@ -286,14 +287,14 @@ func protectionMessages(rp ruleRepo, p *protection, ch refChange) []string {
 			out = append(out, "Cannot delete this protected branch")
 		}
 		return out
-	case !create && !p.AllowForcePushes && !rp.IsAncestor(ch.old, ch.new):
+	case !create && !p.AllowForcePushes && !rp.IsAncestor(ch.Old, ch.New):
 		out = append(out, "Cannot force-push to this protected branch")
 	}
 	if p.RequiredApprovingReviews > 0 && !create {
 		n := p.RequiredApprovingReviews
 		out = append(out, fmt.Sprintf("At least %d approving review%s required by reviewers with write access.", n, map[bool]string{true: " is", false: "s are"}[n == 1]))
 	}
-	out = append(out, missingChecks(rp, ch.new, p.RequiredStatusChecks)...)
+	out = append(out, missingChecks(rp, ch.New, p.RequiredStatusChecks)...)
 	if p.RequireSignatures {
 		for _, c := range newCommits(rp, ch) {
 			if !rp.Verified(c.Hash) {
@@ -305,7 +306,7 @@ func protectionMessages(rp ruleRepo, p *protection, ch refChange) []string {
 	return out
 }
 
-func missingChecks(rp ruleRepo, h plumbing.Hash, contexts []string) []string {
+func missingChecks(rp Repo, h plumbing.Hash, contexts []string) []string {
 	var out []string
 	for _, c := range contexts {
 		if rp.Status(h, c) != "success" {
@@ -318,22 +319,22 @@ func missingChecks(rp ruleRepo, h plumbing.Hash, contexts []string) []string {
 // newCommits are the commits a change brings: reachable from the new
 // value and not from the old one (for a create: from no existing ref).
 // Caller holds mu.
-func newCommits(rp ruleRepo, ch refChange) []*object.Commit {
-	if ch.new.IsZero() {
+func newCommits(rp Repo, ch Change) []*object.Commit {
+	if ch.New.IsZero() {
 		return nil
 	}
 	known := map[plumbing.Hash]bool{}
-	if ch.old.IsZero() {
+	if ch.Old.IsZero() {
 		for _, h := range rp.RefHashes() {
 			for k := range rp.ReachablePeeled(h) {
 				known[k] = true
 			}
 		}
 	} else {
-		known = rp.ReachablePeeled(ch.old)
+		known = rp.ReachablePeeled(ch.Old)
 	}
 	var out []*object.Commit
-	for h := range rp.ReachablePeeled(ch.new) {
+	for h := range rp.ReachablePeeled(ch.New) {
 		if c, ok := rp.CommitAt(h); ok && !known[h] {
 			out = append(out, c)
 		}
@@ -344,7 +345,7 @@ func newCommits(rp ruleRepo, ch refChange) []*object.Commit {
 
 // changedFiles maps each file path c adds or changes against its first
 // parent to its entry. Caller holds mu.
-func changedFiles(rp ruleRepo, c *object.Commit) map[string]object.TreeEntry {
+func changedFiles(rp Repo, c *object.Commit) map[string]object.TreeEntry {
 	files := func(root plumbing.Hash) map[string]object.TreeEntry {
 		m := map[string]object.TreeEntry{}
 		rp.WalkTree(root, "", func(p string, e object.TreeEntry) bool {
@@ -376,9 +377,9 @@ func changedFiles(rp ruleRepo, c *object.Commit) map[string]object.TreeEntry {
 	return changed
 }
 
-// globMatch matches name against an fnmatch pattern: "*" within a path
+// GlobMatch matches name against an fnmatch pattern: "*" within a path
 // segment, "**" across segments, "?" one character.
-func globMatch(pattern, name string) bool {
+func GlobMatch(pattern, name string) bool {
 	var b strings.Builder
 	b.WriteString("^")
 	for i := 0; i < len(pattern); i++ {
