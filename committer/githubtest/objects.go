@@ -36,14 +36,6 @@ type repo struct {
 	statuses    map[plumbing.Hash]map[string]string // commit statuses: context -> state
 }
 
-type verification struct {
-	Verified   bool    `json:"verified"`
-	Reason     string  `json:"reason"`
-	Signature  *string `json:"signature"`
-	Payload    *string `json:"payload"`
-	VerifiedAt *string `json:"verified_at"`
-}
-
 func newRepo(owner, name string, id int64, now time.Time) *repo {
 	return &repo{
 		owner: owner, name: name, id: id, defaultBranch: "main", created: now,

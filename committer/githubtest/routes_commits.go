@@ -1,8 +1,6 @@
 package githubtest
 
 import (
-	"bytes"
-	"io"
 	"net/http"
 	"time"
 
@@ -151,20 +149,6 @@ func isLowerSHA(s string) bool {
 		}
 	}
 	return true
-}
-
-// commitPayload is the commit as git writes it, without the signature: what
-// a signature signs.
-func commitPayload(c *object.Commit) string {
-	o := &plumbing.MemoryObject{}
-	if err := c.EncodeWithoutSignature(o); err != nil {
-		return ""
-	}
-	rd, _ := o.Reader()
-	defer rd.Close()
-	var buf bytes.Buffer
-	_, _ = io.Copy(&buf, rd)
-	return buf.String()
 }
 
 func (s *Server) handleGetCommit(w http.ResponseWriter, r *http.Request, rp *repo) {
