@@ -11,6 +11,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/sign"
 )
 
 type gqlCommit struct {
@@ -285,7 +286,7 @@ func (rp *repo) gqlSignatureLocked(c *object.Commit) graphql.Object {
 
 type gqlSignature struct {
 	c *object.Commit
-	v verification
+	v sign.Verification
 }
 
 func (gqlSignature) TypeName() string { return "GpgSignature" }
@@ -299,7 +300,7 @@ func (g gqlSignature) Field(_ *graphql.Exec, name string, _ map[string]any) (any
 	case "keyId":
 		return nil, nil
 	case "payload":
-		return commitPayload(g.c), nil
+		return sign.CommitPayload(g.c), nil
 	case "signature":
 		return g.c.PGPSignature, nil
 	case "state":
@@ -313,7 +314,7 @@ func (g gqlSignature) Field(_ *graphql.Exec, name string, _ map[string]any) (any
 		}
 		return *g.v.VerifiedAt, nil
 	case "wasSignedByGitHub":
-		return g.v.Verified && g.c.Committer.Email == webFlowEmail, nil
+		return g.v.Verified && g.c.Committer.Email == sign.WebFlowEmail, nil
 	}
 	return nil, graphql.Unserved("GpgSignature", name)
 }

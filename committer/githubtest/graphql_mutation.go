@@ -11,6 +11,7 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/gitobj"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rules"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/sign"
 )
 
 // msgGraphQLGaveUp is what GitHub answers when a query fails inside it
@@ -127,7 +128,7 @@ func (s *Server) createCommitOnBranch(x *graphql.Exec, in map[string]any) (graph
 	id := identOf(x.R)
 	cm := &object.Commit{
 		Author:    object.Signature{Name: id.name, Email: id.email, When: now},
-		Committer: webFlowCommitter(now), Message: c.message, TreeHash: tree,
+		Committer: sign.WebFlowCommitter(now), Message: c.message, TreeHash: tree,
 		ParentHashes: []plumbing.Hash{head},
 	}
 	h, err := rp.putSignedCommit(cm, now)

@@ -6,6 +6,10 @@ import (
 	"time"
 
 	"github.com/ProtonMail/go-crypto/openpgp"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/sign"
 )
 
 // AddGPGKey registers an armored OpenPGP public key (or key ring).
@@ -21,9 +25,25 @@ func (s *Server) AddGPGKey(armoredPublicKey string) error {
 }
 
 // verifyClientSignature is the verification of a commit a client signed.
-func (s *Server) verifyClientSignature(payload, signature, committerEmail string, now time.Time) verification {
+func (s *Server) verifyClientSignature(payload, signature, committerEmail string, now time.Time) sign.Verification {
 	s.mu.Lock()
 	keys := append(openpgp.EntityList(nil), s.gpgKeys...)
 	s.mu.Unlock()
-	return verifyClient(keys, payload, signature, committerEmail, now)
+	return sign.VerifyClient(keys, payload, signature, committerEmail, now)
 }
+
+// putSignedCommit signs c as GitHub's web flow, stores it with a Verified
+// verification and returns its hash. Caller holds rp.mu for writing.
+func (rp *repo) putSignedCommit(c *object.Commit, now time.Time) (plumbing.Hash, error) {
+	v, err := sign.WebFlowSign(c, now)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	h := rp.PutCommit(c)
+	rp.verif[h] = v
+	return h, nil
+}
+
+// WebFlowPublicKey returns the armored public key the fake signs GitHub-made
+// commits with (GitHub publishes its own at https://github.com/web-flow.gpg).
+func WebFlowPublicKey() (string, error) { return sign.WebFlowPublicKey() }

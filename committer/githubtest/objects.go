@@ -10,6 +10,7 @@ import (
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/gitobj"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rules"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/sign"
 )
 
 // repo holds one repository: its git objects (encoded with go-git so every
@@ -24,7 +25,7 @@ type repo struct {
 	created       time.Time
 
 	gitobj.Store
-	verif   map[plumbing.Hash]verification
+	verif   map[plumbing.Hash]sign.Verification
 	refs    map[string]plumbing.Hash // "refs/heads/main" -> commit
 	renamed map[string]string        // branch renamed away -> its new name (routes_branches.go)
 	updates []RefUpdate
@@ -46,7 +47,7 @@ func newRepo(owner, name string, id int64, now time.Time) *repo {
 			Tags:    map[plumbing.Hash]*object.Tag{},
 		},
 		statuses: map[plumbing.Hash]map[string]string{},
-		verif:    map[plumbing.Hash]verification{},
+		verif:    map[plumbing.Hash]sign.Verification{},
 		refs:     map[string]plumbing.Hash{},
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/sign"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -78,10 +79,10 @@ func (s *Server) handleCreateCommit(w http.ResponseWriter, r *http.Request, rp *
 	switch {
 	case body.Signature != nil && *body.Signature != "":
 		c.PGPSignature = *body.Signature
-		v = s.verifyClientSignature(commitPayload(c), *body.Signature, c.Committer.Email, now)
+		v = s.verifyClientSignature(sign.CommitPayload(c), *body.Signature, c.Committer.Email, now)
 	case id.installation != 0 && body.Author == nil && body.Committer == nil:
 		// GitHub signs what an App commits without author or committer.
-		c.Committer = webFlowCommitter(now)
+		c.Committer = sign.WebFlowCommitter(now)
 		if _, err := rp.putSignedCommit(c, now); err != nil {
 			wire.WriteError(w, r, http.StatusInternalServerError, "Server Error", docCreateCmt)
 			return

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/gitobj"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rules"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/sign"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -201,7 +202,7 @@ func (s *Server) contentsCommit(r *http.Request, rp *repo, head, tree plumbing.H
 	if body.Author != nil {
 		author, _ = body.Author.toSig(now)
 	}
-	c := &object.Commit{Author: author, Committer: webFlowCommitter(now), Message: *body.Message, TreeHash: tree}
+	c := &object.Commit{Author: author, Committer: sign.WebFlowCommitter(now), Message: *body.Message, TreeHash: tree}
 	if !head.IsZero() {
 		c.ParentHashes = []plumbing.Hash{head}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/sign"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -99,8 +100,8 @@ func sigJSON(s object.Signature) obj {
 	return obj{"name": s.Name, "email": s.Email, "date": s.When.Format(time.RFC3339)}
 }
 
-func unsignedVerification() verification {
-	return verification{Verified: false, Reason: "unsigned"}
+func unsignedVerification() sign.Verification {
+	return sign.Verification{Verified: false, Reason: "unsigned"}
 }
 
 // gitCommitJSON is the git-commit shape. Caller holds rp.mu.

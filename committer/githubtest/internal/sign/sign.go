@@ -1,4 +1,8 @@
-package githubtest
+// Package sign is the fake GitHub's commit signing and signature checks:
+// the web-flow key it signs GitHub-made commits with, the verification
+// GitHub shows, and the check of a commit a client signed against the
+// registered GPG keys.
+package sign
 
 import (
 	"bytes"
@@ -25,7 +29,7 @@ import (
 
 const (
 	webFlowName  = "GitHub"
-	webFlowEmail = "noreply@github.com"
+	WebFlowEmail = "noreply@github.com"
 )
 
 var (
@@ -37,18 +41,18 @@ var (
 func webFlowEntity() (*openpgp.Entity, error) {
 	webFlowOnce.Do(func() {
 		cfg := &packet.Config{Algorithm: packet.PubKeyAlgoEdDSA}
-		webFlowKey, webFlowErr = openpgp.NewEntity(webFlowName, "web-flow commit signing, githubtest", webFlowEmail, cfg)
+		webFlowKey, webFlowErr = openpgp.NewEntity(webFlowName, "web-flow commit signing, githubtest", WebFlowEmail, cfg)
 	})
 	return webFlowKey, webFlowErr
 }
 
-// webFlowCommitter is the committer GitHub writes on commits it signs.
-func webFlowCommitter(when time.Time) object.Signature {
-	return object.Signature{Name: webFlowName, Email: webFlowEmail, When: when}
+// WebFlowCommitter is the committer GitHub writes on commits it signs.
+func WebFlowCommitter(when time.Time) object.Signature {
+	return object.Signature{Name: webFlowName, Email: WebFlowEmail, When: when}
 }
 
-// verification is a commit's "verification" as GitHub shows it.
-type verification struct {
+// Verification is a commit's "Verification" as GitHub shows it.
+type Verification struct {
 	Verified   bool    `json:"verified"`
 	Reason     string  `json:"reason"`
 	Signature  *string `json:"signature"`
@@ -56,18 +60,18 @@ type verification struct {
 	VerifiedAt *string `json:"verified_at"`
 }
 
-// webFlowSign signs c as GitHub's web flow (setting its PGPSignature) and
+// WebFlowSign signs c as GitHub's web flow (setting its PGPSignature) and
 // returns its Verified verification.
-func webFlowSign(c *object.Commit, now time.Time) (verification, error) {
+func WebFlowSign(c *object.Commit, now time.Time) (Verification, error) {
 	key, err := webFlowEntity()
 	if err != nil {
-		return verification{}, err
+		return Verification{}, err
 	}
 	c.PGPSignature = ""
-	payload := commitPayload(c)
+	payload := CommitPayload(c)
 	var sig bytes.Buffer
 	if err := openpgp.ArmoredDetachSign(&sig, key, strings.NewReader(payload), nil); err != nil {
-		return verification{}, err
+		return Verification{}, err
 	}
 	c.PGPSignature = sig.String()
 	if !strings.HasSuffix(c.PGPSignature, "\n") {
@@ -75,12 +79,12 @@ func webFlowSign(c *object.Commit, now time.Time) (verification, error) {
 	}
 	signature := c.PGPSignature
 	at := now.UTC().Format(time.RFC3339)
-	return verification{Verified: true, Reason: "valid", Signature: &signature, Payload: &payload, VerifiedAt: &at}, nil
+	return Verification{Verified: true, Reason: "valid", Signature: &signature, Payload: &payload, VerifiedAt: &at}, nil
 }
 
-// webFlowPublicKey returns the armored public key the fake signs GitHub-made
+// WebFlowPublicKey returns the armored public key the fake signs GitHub-made
 // commits with (GitHub publishes its own at https://github.com/web-flow.gpg).
-func webFlowPublicKey() (string, error) {
+func WebFlowPublicKey() (string, error) {
 	key, err := webFlowEntity()
 	if err != nil {
 		return "", err
@@ -99,9 +103,9 @@ func webFlowPublicKey() (string, error) {
 	return buf.String(), nil
 }
 
-// commitPayload is the commit as git writes it, without the signature: what
+// CommitPayload is the commit as git writes it, without the signature: what
 // a signature signs.
-func commitPayload(c *object.Commit) string {
+func CommitPayload(c *object.Commit) string {
 	o := &plumbing.MemoryObject{}
 	if err := c.EncodeWithoutSignature(o); err != nil {
 		return ""
@@ -121,11 +125,11 @@ func commitPayload(c *object.Commit) string {
 // (no registered key made it), "bad_email" (the key does not carry the
 // committer's email), "invalid" (it does not check).
 
-// verifyClient is the verification of a commit a client signed, checked
+// VerifyClient is the verification of a commit a client signed, checked
 // against keys.
-func verifyClient(keys openpgp.EntityList, payload, signature, committerEmail string, now time.Time) verification {
+func VerifyClient(keys openpgp.EntityList, payload, signature, committerEmail string, now time.Time) Verification {
 	sig, pl := signature, payload
-	v := verification{Reason: "unknown_key", Signature: &sig, Payload: &pl}
+	v := Verification{Reason: "unknown_key", Signature: &sig, Payload: &pl}
 	if len(keys) == 0 || !strings.Contains(signature, "BEGIN PGP SIGNATURE") {
 		return v
 	}
