@@ -115,6 +115,9 @@ type pointMark struct {
 	points int
 }
 
+// Limiter is the rate-limit accounting of one Server: the secondary
+// budgets per token (when On) and the primary counters. The zero value
+// counts the default primary limit only.
 type Limiter struct {
 	On  bool
 	cfg Limits
@@ -167,6 +170,7 @@ func (l *Limiter) window(d time.Duration) time.Duration {
 	return time.Duration(float64(d) / l.scale())
 }
 
+// IsWrite reports whether method writes (not GET, HEAD or OPTIONS).
 func IsWrite(method string) bool {
 	switch method {
 	case http.MethodGet, http.MethodHead, http.MethodOptions:

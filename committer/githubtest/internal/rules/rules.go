@@ -111,6 +111,7 @@ func (e *Refusal) GraphQLMessage() string {
 	return "Protected branch update failed for " + e.ref + ".\n\n" + strings.Join(e.classic, "\n\n")
 }
 
+// GQLError is the refusal as a GraphQL UNPROCESSABLE error.
 func (e *Refusal) GQLError() *graphql.Error {
 	return graphql.Errorf("UNPROCESSABLE", e.GraphQLMessage())
 }
@@ -160,6 +161,8 @@ func Refuse(rp Repo, sets []*Set, prots []*Protection, login string, changes ...
 	return nil
 }
 
+// Applies reports whether the ruleset applies to ref, given the
+// repository's default branch.
 func (rs *Set) Applies(defaultBranch, ref string) bool {
 	match := func(pats []string) bool {
 		for _, p := range pats {

@@ -27,6 +27,7 @@ import (
 // own, made once per process: the signature is real OpenPGP over the commit
 // as git stores it, so a client that checks it can.
 
+// The web-flow committer GitHub writes on commits it signs.
 const (
 	webFlowName  = "GitHub"
 	WebFlowEmail = "noreply@github.com"
