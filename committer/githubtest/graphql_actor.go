@@ -69,7 +69,7 @@ func viewer(x *graphql.Exec) gqlAccount {
 }
 
 // ownerAccount is Repository.owner. Caller holds rp.mu.
-func (rp *repo) ownerAccount() gqlAccount {
+func ownerAccount(rp *repo) gqlAccount {
 	typ := "User"
 	if rp.org {
 		typ = "Organization"

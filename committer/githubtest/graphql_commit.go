@@ -37,7 +37,7 @@ func (g gqlCommit) Field(x *graphql.Exec, name string, args map[string]any) (any
 	case "messageBody":
 		return strings.TrimLeft(body, "\n"), nil
 	case "url":
-		return rp.htmlURL(x.R) + "/commit/" + c.Hash.String(), nil
+		return repoHTMLURL(rp, x.R) + "/commit/" + c.Hash.String(), nil
 	case "resourcePath":
 		return "/" + rp.fullName() + "/commit/" + c.Hash.String(), nil
 	case "tree":
@@ -51,10 +51,10 @@ func (g gqlCommit) Field(x *graphql.Exec, name string, args map[string]any) (any
 	case "committer":
 		return gqlActor{sig: c.Committer}, nil
 	case "signature":
-		return rp.gqlSignatureLocked(c), nil
+		return gqlSignatureLocked(rp, c), nil
 	case "file":
 		p, _ := args["path"].(string)
-		return rp.gqlFileLocked(c, p), nil
+		return gqlFileLocked(rp, c, p), nil
 	case "parents":
 		var ps []graphql.Object
 		for _, p := range c.ParentHashes {
@@ -65,7 +65,7 @@ func (g gqlCommit) Field(x *graphql.Exec, name string, args map[string]any) (any
 		return newConnection("CommitConnection", "parents", c.Hash, ps, args)
 	case "history":
 		p, _ := args["path"].(string)
-		return newConnection("CommitHistoryConnection", "history", c.Hash, rp.logLocked(c.Hash, strings.Trim(p, "/")), args)
+		return newConnection("CommitHistoryConnection", "history", c.Hash, logLocked(rp, c.Hash, strings.Trim(p, "/")), args)
 	}
 	return nil, graphql.Unserved("Commit", name)
 }
@@ -73,7 +73,7 @@ func (g gqlCommit) Field(x *graphql.Exec, name string, args map[string]any) (any
 // logLocked lists the commits reachable from start in git log's default
 // order (newest committer date first, ties in the order found), keeping
 // only commits that change path when path is set. Caller holds mu.
-func (rp *repo) logLocked(start plumbing.Hash, path string) []graphql.Object {
+func logLocked(rp *repo, start plumbing.Hash, path string) []graphql.Object {
 	var out []graphql.Object
 	q := &commitQueue{}
 	seen := map[plumbing.Hash]bool{start: true}
@@ -277,7 +277,7 @@ func (p gqlPageInfo) Field(_ *graphql.Exec, name string, _ map[string]any) (any,
 
 // gqlSignatureLocked is Commit.signature: nil for an unsigned commit.
 // Caller holds mu.
-func (rp *repo) gqlSignatureLocked(c *object.Commit) graphql.Object {
+func gqlSignatureLocked(rp *repo, c *object.Commit) graphql.Object {
 	if c.PGPSignature == "" {
 		return nil
 	}

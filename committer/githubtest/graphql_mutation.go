@@ -120,7 +120,7 @@ func (s *Server) createCommitOnBranch(x *graphql.Exec, in map[string]any) (graph
 	if head.String() != c.expected {
 		return nil, graphql.Errorf("STALE_DATA", "Expected branch to point to \""+c.expected+"\" but it did not.  Pull and try again.")
 	}
-	tree, err := rp.applyFileChanges(head, c)
+	tree, err := applyFileChanges(rp, head, c)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +135,7 @@ func (s *Server) createCommitOnBranch(x *graphql.Exec, in map[string]any) (graph
 	if err != nil {
 		return nil, graphql.Errorf("", "Something went wrong while executing your query: "+err.Error())
 	}
-	if e := rp.refusal(id, rules.Change{Ref: c.ref, Old: head, New: h}); e != nil {
+	if e := refusal(rp, id, rules.Change{Ref: c.ref, Old: head, New: h}); e != nil {
 		return nil, e.GQLError()
 	}
 	rp.setRef(c.ref, h, false, now)
@@ -144,7 +144,7 @@ func (s *Server) createCommitOnBranch(x *graphql.Exec, in map[string]any) (graph
 
 // applyFileChanges writes the tree of head with c's deletions, then its
 // additions. Caller holds mu for writing.
-func (rp *repo) applyFileChanges(head plumbing.Hash, c *commitOnBranch) (plumbing.Hash, error) {
+func applyFileChanges(rp *repo, head plumbing.Hash, c *commitOnBranch) (plumbing.Hash, error) {
 	root := rp.Commits[head].TreeHash
 	b := gitobj.NewTreeBuilder(&rp.Store, root)
 	for _, p := range c.deletions {

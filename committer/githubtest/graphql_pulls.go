@@ -21,7 +21,7 @@ import (
 // gqlPullsLocked filters the repository's pull requests. ref, when set,
 // keeps those whose head is that branch (associatedPullRequests). Caller
 // holds mu.
-func (rp *repo) gqlPullsLocked(args map[string]any, headRef string) (any, error) {
+func gqlPullsLocked(rp *repo, args map[string]any, headRef string) (any, error) {
 	states := map[string]bool{}
 	if list, ok := args["states"].([]any); ok {
 		for _, s := range list {
@@ -93,7 +93,7 @@ func (g gqlPull) Field(x *graphql.Exec, name string, _ map[string]any) (any, err
 	case "locked":
 		return false, nil
 	case "url", "permalink":
-		return rp.htmlURL(x.R) + "/pull/" + num, nil
+		return repoHTMLURL(rp, x.R) + "/pull/" + num, nil
 	case "resourcePath":
 		return "/" + rp.fullName() + "/pull/" + num, nil
 	case "headRefName":
@@ -105,9 +105,9 @@ func (g gqlPull) Field(x *graphql.Exec, name string, _ map[string]any) (any, err
 	case "baseRefOid":
 		return p.baseSHA, nil
 	case "headRef":
-		return rp.gqlRefLocked("refs/heads/" + p.head), nil
+		return gqlRefLocked(rp, "refs/heads/"+p.head), nil
 	case "baseRef":
-		return rp.gqlRefLocked("refs/heads/" + p.base), nil
+		return gqlRefLocked(rp, "refs/heads/"+p.base), nil
 	case "repository", "baseRepository", "headRepository":
 		return gqlRepo{rp: rp}, nil
 	case "createdAt":

@@ -94,10 +94,10 @@ func (s *Server) gqlNode(id string) graphql.Object {
 			return gqlRepo{rp: rp}
 		}
 	case "REF":
-		return rp.gqlRefLocked(rest)
+		return gqlRefLocked(rp, rest)
 	case "C", "T", "B", "TAG":
 		if len(rest) == 40 {
-			return rp.gqlGitObjectLocked(plumbing.NewHash(rest))
+			return gqlGitObjectLocked(rp, plumbing.NewHash(rest))
 		}
 	}
 	return nil
@@ -119,11 +119,11 @@ func (g gqlRepo) Field(x *graphql.Exec, name string, args map[string]any) (any, 
 	case "nameWithOwner":
 		return rp.fullName(), nil
 	case "url":
-		return rp.htmlURL(x.R), nil
+		return repoHTMLURL(rp, x.R), nil
 	case "isEmpty":
 		return rp.empty(), nil
 	case "owner":
-		return rp.ownerAccount(), nil
+		return ownerAccount(rp), nil
 	case "databaseId":
 		return rp.id, nil
 	case "resourcePath":
@@ -148,16 +148,16 @@ func (g gqlRepo) Field(x *graphql.Exec, name string, args map[string]any) (any, 
 	case "hasIssuesEnabled", "hasWikiEnabled", "hasProjectsEnabled", "mergeCommitAllowed", "squashMergeAllowed", "rebaseMergeAllowed":
 		return true, nil
 	case "defaultBranchRef":
-		return rp.gqlRefLocked("refs/heads/" + rp.defaultBranch), nil
+		return gqlRefLocked(rp, "refs/heads/"+rp.defaultBranch), nil
 	case "ref":
 		q, _ := args["qualifiedName"].(string)
-		return rp.gqlRefLocked(qualifyRef(q)), nil
+		return gqlRefLocked(rp, qualifyRef(q)), nil
 	case "object":
-		return rp.gqlObjectLocked(args), nil
+		return gqlObjectLocked(rp, args), nil
 	case "refs":
-		return rp.gqlRefsLocked(args)
+		return gqlRefsLocked(rp, args)
 	case "pullRequests":
-		return rp.gqlPullsLocked(args, "")
+		return gqlPullsLocked(rp, args, "")
 	case "pullRequest":
 		n, _ := graphql.ArgInt(args, "number")
 		if n < 1 || int(n) > len(rp.pulls) {
@@ -171,7 +171,7 @@ func (g gqlRepo) Field(x *graphql.Exec, name string, args map[string]any) (any, 
 // gqlRefsLocked is Repository.refs(refPrefix:, query:, orderBy:): the refs
 // under refPrefix (which ends in "/"), by name unless orderBy asks for
 // TAG_COMMIT_DATE, paged as every connection. Caller holds mu.
-func (rp *repo) gqlRefsLocked(args map[string]any) (any, error) {
+func gqlRefsLocked(rp *repo, args map[string]any) (any, error) {
 	prefix, _ := args["refPrefix"].(string)
 	query, _ := args["query"].(string)
 	names := rp.sortedRefs(prefix)
@@ -210,7 +210,7 @@ func qualifyRef(q string) string {
 }
 
 // gqlRefLocked is the Ref for a qualified name, or nil. Caller holds mu.
-func (rp *repo) gqlRefLocked(ref string) graphql.Object {
+func gqlRefLocked(rp *repo, ref string) graphql.Object {
 	h, ok := rp.refs[ref]
 	if !ok {
 		return nil
@@ -219,7 +219,7 @@ func (rp *repo) gqlRefLocked(ref string) graphql.Object {
 }
 
 // gqlObjectLocked answers Repository.object(oid:|expression:). Caller holds mu.
-func (rp *repo) gqlObjectLocked(args map[string]any) graphql.Object {
+func gqlObjectLocked(rp *repo, args map[string]any) graphql.Object {
 	var h plumbing.Hash
 	if oid, ok := args["oid"].(string); ok {
 		h = plumbing.NewHash(oid)
@@ -245,11 +245,11 @@ func (rp *repo) gqlObjectLocked(args map[string]any) graphql.Object {
 			h = e.Hash
 		}
 	}
-	return rp.gqlGitObjectLocked(h)
+	return gqlGitObjectLocked(rp, h)
 }
 
 // gqlGitObjectLocked wraps a stored object. Caller holds mu.
-func (rp *repo) gqlGitObjectLocked(h plumbing.Hash) graphql.Object {
+func gqlGitObjectLocked(rp *repo, h plumbing.Hash) graphql.Object {
 	switch rp.ObjType(h) {
 	case plumbing.CommitObject:
 		return gqlCommit{rp: rp, c: rp.Commits[h]}
@@ -284,7 +284,7 @@ func (g gqlTag) Field(x *graphql.Exec, name string, _ map[string]any) (any, erro
 	case "tagger":
 		return gqlActor{sig: g.t.Tagger}, nil
 	case "target":
-		return g.rp.gqlGitObjectLocked(g.t.Target), nil
+		return gqlGitObjectLocked(g.rp, g.t.Target), nil
 	}
 	return nil, graphql.Unserved("Tag", name)
 }
@@ -312,12 +312,12 @@ func (g gqlRef) Field(_ *graphql.Exec, name string, args map[string]any) (any, e
 	case "repository":
 		return gqlRepo{rp: g.rp}, nil
 	case "target":
-		return g.rp.gqlGitObjectLocked(g.oid), nil
+		return gqlGitObjectLocked(g.rp, g.oid), nil
 	case "associatedPullRequests":
 		if !strings.HasPrefix(g.ref, "refs/heads/") {
 			return newConnection("PullRequestConnection", "associatedPullRequests", g.oid, nil, args)
 		}
-		return g.rp.gqlPullsLocked(args, strings.TrimPrefix(g.ref, "refs/heads/"))
+		return gqlPullsLocked(g.rp, args, strings.TrimPrefix(g.ref, "refs/heads/"))
 	}
 	return nil, graphql.Unserved("Ref", name)
 }
@@ -381,7 +381,7 @@ func (g gqlTree) Field(x *graphql.Exec, name string, _ map[string]any) (any, err
 		return v, nil
 	}
 	if name == "entries" {
-		return g.rp.gqlEntriesLocked(g.oid, g.path), nil
+		return gqlEntriesLocked(g.rp, g.oid, g.path), nil
 	}
 	return nil, graphql.Unserved("Tree", name)
 }

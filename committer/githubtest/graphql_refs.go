@@ -155,7 +155,7 @@ func (s *Server) updateRefs(x *graphql.Exec, in map[string]any) (graphql.Object,
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
 	for _, u := range ups {
-		if err := rp.checkRefUpdateLocked(u, seen); err != nil {
+		if err := checkRefUpdateLocked(rp, u, seen); err != nil {
 			return nil, err
 		}
 	}
@@ -180,7 +180,7 @@ func (s *Server) updateRefs(x *graphql.Exec, in map[string]any) (graphql.Object,
 // checkRefUpdateLocked checks one update against the repository as it is.
 // batch names every ref of the call (a created ref may not clash with a
 // ref the same call keeps). Caller holds mu.
-func (rp *repo) checkRefUpdateLocked(u refUpdate, batch map[string]bool) error {
+func checkRefUpdateLocked(rp *repo, u refUpdate, batch map[string]bool) error {
 	refuse := func(typ, msg string) error { return graphql.Errorf(typ, msg) }
 	if !validRefName(u.name) {
 		return refuse("UNPROCESSABLE", "Reference name "+strconv.Quote(u.name)+" is invalid.")
@@ -283,7 +283,7 @@ func (s *Server) refMutation(x *graphql.Exec, name string, in map[string]any) (g
 			return nil, graphql.Errorf("NOT_FOUND", "Could not resolve to a node with the global id of '"+str("refId")+"'")
 		}
 	}
-	if err := rp.checkRefUpdateLocked(u, map[string]bool{u.name: true}); err != nil {
+	if err := checkRefUpdateLocked(rp, u, map[string]bool{u.name: true}); err != nil {
 		return nil, err
 	}
 	if err := s.rulesRefuseRefUpdates(rp, []refUpdate{u}, identOf(x.R)); err != nil {

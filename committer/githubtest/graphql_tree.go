@@ -22,7 +22,7 @@ import (
 
 // gqlFileLocked is Commit.file(path:): the entry at p in the commit's
 // tree, or nil. Caller holds mu.
-func (rp *repo) gqlFileLocked(c *object.Commit, p string) graphql.Object {
+func gqlFileLocked(rp *repo, c *object.Commit, p string) graphql.Object {
 	p = strings.Trim(p, "/")
 	if p == "" {
 		return nil
@@ -74,7 +74,7 @@ func (g gqlTreeEntry) Field(_ *graphql.Exec, name string, _ map[string]any) (any
 		if g.e.Mode == filemode.Dir {
 			return gqlTree{rp: g.rp, oid: g.e.Hash, path: g.path}, nil
 		}
-		return g.rp.gqlGitObjectLocked(g.e.Hash), nil // nil for a submodule's commit
+		return gqlGitObjectLocked(g.rp, g.e.Hash), nil // nil for a submodule's commit
 	case "repository":
 		return gqlRepo{rp: g.rp}, nil
 	case "isGenerated":
@@ -100,7 +100,7 @@ func (g gqlTreeEntry) Field(_ *graphql.Exec, name string, _ map[string]any) (any
 
 // gqlEntriesLocked is Tree.entries: the tree's entries in git order, with
 // paths under prefix. Caller holds mu.
-func (rp *repo) gqlEntriesLocked(tree plumbing.Hash, prefix string) []graphql.Object {
+func gqlEntriesLocked(rp *repo, tree plumbing.Hash, prefix string) []graphql.Object {
 	entries, ok := rp.Trees[tree]
 	if !ok {
 		return nil

@@ -45,7 +45,7 @@ func (s *Server) handleCreateBlob(w http.ResponseWriter, r *http.Request, rp *re
 		return
 	}
 	h := rp.PutBlob(data)
-	u := rp.url(r) + "/git/blobs/" + h.String()
+	u := repoURL(rp, r) + "/git/blobs/" + h.String()
 	w.Header().Set("Location", u)
 	wire.WriteJSON(w, r, http.StatusCreated, obj{"sha": h.String(), "url": u})
 }
@@ -64,7 +64,7 @@ func (s *Server) handleGetBlob(w http.ResponseWriter, r *http.Request, rp *repo)
 		return
 	}
 	wire.WriteJSON(w, r, http.StatusOK, obj{
-		"sha": sha, "node_id": objNodeID(rp, "B", plumbing.NewHash(sha)), "size": len(data), "url": rp.url(r) + "/git/blobs/" + sha,
+		"sha": sha, "node_id": objNodeID(rp, "B", plumbing.NewHash(sha)), "size": len(data), "url": repoURL(rp, r) + "/git/blobs/" + sha,
 		"content": wire.Base64Lines(data), "encoding": "base64",
 	})
 }

@@ -27,7 +27,7 @@ func (s *Server) handleGetBranch(w http.ResponseWriter, r *http.Request, rp *rep
 	h, ok := rp.refs["refs/heads/"+name]
 	if !ok {
 		if to := rp.branchRedirect(name); to != "" {
-			u := rp.url(r) + "/branches/" + wire.EscapeSegments(to)
+			u := repoURL(rp, r) + "/branches/" + wire.EscapeSegments(to)
 			w.Header().Set("Location", u)
 			wire.WriteJSON(w, r, http.StatusMovedPermanently, obj{
 				"message": "Moved Permanently", "url": u, "documentation_url": "https://docs.github.com/v3/#http-redirects",
@@ -58,13 +58,13 @@ func (rp *repo) branchRedirect(name string) string {
 
 func branchJSON(r *http.Request, rp *repo, name string, h plumbing.Hash) obj {
 	c := rp.Commits[h]
-	u := rp.url(r) + "/branches/" + wire.EscapeSegments(name)
+	u := repoURL(rp, r) + "/branches/" + wire.EscapeSegments(name)
 	return obj{
 		"name":           name,
 		"commit":         commitJSON(r, rp, c),
-		"_links":         obj{"self": u, "html": rp.htmlURL(r) + "/tree/" + wire.EscapeSegments(name)},
+		"_links":         obj{"self": u, "html": repoHTMLURL(rp, r) + "/tree/" + wire.EscapeSegments(name)},
 		"protected":      rp.branchProtected(name),
-		"protection":     rp.protectionSummary(name),
+		"protection":     protectionSummary(rp, name),
 		"protection_url": u + "/protection",
 	}
 }

@@ -68,13 +68,13 @@ func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request, rp *repo)
 		commits = append(commits, commitJSON(r, rp, rp.Commits[h]))
 	}
 	if last := (len(ahead) + perPage - 1) / perPage; page < last {
-		u := rp.url(r) + "/compare/" + r.PathValue("basehead") + "?per_page=" + strconv.Itoa(perPage)
+		u := repoURL(rp, r) + "/compare/" + r.PathValue("basehead") + "?per_page=" + strconv.Itoa(perPage)
 		w.Header().Set("Link", `<`+u+`&page=`+strconv.Itoa(page+1)+`>; rel="next", <`+u+`&page=`+strconv.Itoa(last)+`>; rel="last"`)
 	}
 	basehead := baseRef + "..." + headRef
-	web := rp.htmlURL(r) + "/compare/"
+	web := repoHTMLURL(rp, r) + "/compare/"
 	wire.WriteJSON(w, r, http.StatusOK, obj{
-		"url": rp.url(r) + "/compare/" + basehead, "html_url": web + basehead,
+		"url": repoURL(rp, r) + "/compare/" + basehead, "html_url": web + basehead,
 		"permalink_url": web + rp.owner + ":" + base.String() + "..." + rp.owner + ":" + head.String(),
 		"diff_url":      web + basehead + ".diff", "patch_url": web + basehead + ".patch",
 		"base_commit":       commitJSON(r, rp, rp.Commits[base]),

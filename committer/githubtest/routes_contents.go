@@ -21,24 +21,24 @@ const maxContentsBlob = 1 << 20
 func contentEntry(r *http.Request, rp *repo, ref, p string, e object.TreeEntry) obj {
 	sha := e.Hash.String()
 	typ := "file"
-	gitURL := rp.url(r) + "/git/blobs/" + sha
+	gitURL := repoURL(rp, r) + "/git/blobs/" + sha
 	var size int64
 	var download any = wire.WebBase(r) + "/raw/" + rp.fullName() + "/" + wire.EscapeSegments(ref) + "/" + wire.EscapeSegments(p)
 	switch e.Mode {
 	case filemode.Dir:
-		typ, gitURL, download = "dir", rp.url(r)+"/git/trees/"+sha, nil
+		typ, gitURL, download = "dir", repoURL(rp, r)+"/git/trees/"+sha, nil
 	case filemode.Submodule:
-		typ, gitURL, download = "submodule", rp.url(r)+"/git/trees/"+sha, nil
+		typ, gitURL, download = "submodule", repoURL(rp, r)+"/git/trees/"+sha, nil
 	case filemode.Symlink:
 		typ = "symlink"
 	}
 	if o, ok := rp.Objects[e.Hash]; ok && e.Mode != filemode.Dir {
 		size = o.Size()
 	}
-	self := rp.url(r) + "/contents/" + wire.EscapeSegments(p) + "?ref=" + url.QueryEscape(ref)
-	html := rp.htmlURL(r) + "/blob/" + wire.EscapeSegments(ref) + "/" + wire.EscapeSegments(p)
+	self := repoURL(rp, r) + "/contents/" + wire.EscapeSegments(p) + "?ref=" + url.QueryEscape(ref)
+	html := repoHTMLURL(rp, r) + "/blob/" + wire.EscapeSegments(ref) + "/" + wire.EscapeSegments(p)
 	if typ == "dir" {
-		html = rp.htmlURL(r) + "/tree/" + wire.EscapeSegments(ref) + "/" + wire.EscapeSegments(p)
+		html = repoHTMLURL(rp, r) + "/tree/" + wire.EscapeSegments(ref) + "/" + wire.EscapeSegments(p)
 	}
 	return obj{
 		"type": typ, "size": size, "name": path.Base(p), "path": p, "sha": sha, "url": self,

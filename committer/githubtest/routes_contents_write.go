@@ -122,7 +122,7 @@ func (s *Server) writeContents(r *http.Request, rp *repo, op contentsOp) content
 	ref, head, res := s.buildContents(r, rp, op)
 	if res.commit == nil || head.IsZero() {
 		if res.commit != nil { // the first commit of an empty repository
-			if e := rp.refusal(identOf(r), rules.Change{Ref: ref, New: res.commit.Hash}); e != nil {
+			if e := refusal(rp, identOf(r), rules.Change{Ref: ref, New: res.commit.Hash}); e != nil {
 				rp.mu.Unlock()
 				return contentsResult{status: http.StatusConflict, msg: e.RestMessage(true)}
 			}
@@ -138,7 +138,7 @@ func (s *Server) writeContents(r *http.Request, rp *repo, op contentsOp) content
 	if now := rp.refs[ref]; now != head {
 		return contentsResult{status: http.StatusConflict, msg: "is at " + now.String() + " but expected " + head.String()}
 	}
-	if e := rp.refusal(identOf(r), rules.Change{Ref: ref, Old: head, New: res.commit.Hash}); e != nil {
+	if e := refusal(rp, identOf(r), rules.Change{Ref: ref, Old: head, New: res.commit.Hash}); e != nil {
 		return contentsResult{status: http.StatusConflict, msg: e.RestMessage(true)}
 	}
 	rp.setRef(ref, res.commit.Hash, false, s.now())

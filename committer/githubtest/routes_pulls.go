@@ -126,9 +126,9 @@ func (s *Server) handleGetPull(w http.ResponseWriter, r *http.Request, rp *repo)
 // pullJSON is the pull-request shape. Caller holds rp.mu.
 func pullJSON(r *http.Request, rp *repo, p *pull) obj {
 	num := strconv.Itoa(p.number)
-	u := rp.url(r) + "/pulls/" + num
-	html := rp.htmlURL(r) + "/pull/" + num
-	issue := rp.url(r) + "/issues/" + num
+	u := repoURL(rp, r) + "/pulls/" + num
+	html := repoHTMLURL(rp, r) + "/pull/" + num
+	issue := repoURL(rp, r) + "/issues/" + num
 	user := userJSON(r, p.user.login, p.user.userID, "User")
 	ts := p.created.UTC().Format(time.RFC3339)
 	var closed, assignee any
@@ -147,17 +147,17 @@ func pullJSON(r *http.Request, rp *repo, p *pull) obj {
 		"url": u, "id": rp.id*100000 + int64(p.number), "node_id": wire.NodeID("PR", rp.fullName()+"#"+num),
 		"html_url": html, "diff_url": html + ".diff", "patch_url": html + ".patch", "issue_url": issue,
 		"commits_url": u + "/commits", "review_comments_url": u + "/comments",
-		"review_comment_url": rp.url(r) + "/pulls/comments{/number}", "comments_url": issue + "/comments",
-		"statuses_url": rp.url(r) + "/statuses/" + p.headSHA, "number": p.number, "state": p.state,
-		"locked": false, "title": p.title, "user": user, "body": p.body, "labels": rp.labelsJSON(r, p.labels, true),
+		"review_comment_url": repoURL(rp, r) + "/pulls/comments{/number}", "comments_url": issue + "/comments",
+		"statuses_url": repoURL(rp, r) + "/statuses/" + p.headSHA, "number": p.number, "state": p.state,
+		"locked": false, "title": p.title, "user": user, "body": p.body, "labels": labelsJSON(rp, r, p.labels, true),
 		"milestone": nil, "active_lock_reason": nil, "created_at": ts, "updated_at": p.updatedAt().UTC().Format(time.RFC3339),
 		"closed_at": closed, "merged_at": nil, "merge_commit_sha": nil, "assignee": assignee,
 		"assignees": usersJSON(r, p.assignees), "requested_reviewers": usersJSON(r, p.reviewers), "requested_teams": []obj{},
 		"head": side(p.head, p.headSHA), "base": side(p.base, p.baseSHA),
 		"_links": obj{"self": link(u), "html": link(html), "issue": link(issue),
 			"comments": link(issue + "/comments"), "review_comments": link(u + "/comments"),
-			"review_comment": link(rp.url(r) + "/pulls/comments{/number}"), "commits": link(u + "/commits"),
-			"statuses": link(rp.url(r) + "/statuses/" + p.headSHA)},
+			"review_comment": link(repoURL(rp, r) + "/pulls/comments{/number}"), "commits": link(u + "/commits"),
+			"statuses": link(repoURL(rp, r) + "/statuses/" + p.headSHA)},
 		"author_association": "OWNER", "auto_merge": nil, "draft": p.draft, "merged": false,
 		"mergeable": nil, "rebaseable": nil, "mergeable_state": "unknown", "merged_by": nil,
 		"comments": 0, "review_comments": 0, "maintainer_can_modify": false, "commits": 1,

@@ -179,7 +179,7 @@ func (s *Server) handleIssueLabels(w http.ResponseWriter, r *http.Request, rp *r
 		}
 	}
 	p.updated = s.now()
-	wire.WriteJSON(w, r, http.StatusOK, rp.labelsJSON(r, p.labels, false))
+	wire.WriteJSON(w, r, http.StatusOK, labelsJSON(rp, r, p.labels, false))
 }
 
 func (s *Server) handleRemoveIssueLabel(w http.ResponseWriter, r *http.Request, rp *repo) {
@@ -198,7 +198,7 @@ func (s *Server) handleRemoveIssueLabel(w http.ResponseWriter, r *http.Request, 
 	}
 	p.labels = slices.Delete(p.labels, i, i+1)
 	p.updated = s.now()
-	wire.WriteJSON(w, r, http.StatusOK, rp.labelsJSON(r, p.labels, false))
+	wire.WriteJSON(w, r, http.StatusOK, labelsJSON(rp, r, p.labels, false))
 }
 
 // ensureLabel creates a label GitHub's way when an issue gets one that
@@ -215,7 +215,7 @@ func (rp *repo) ensureLabel(name string) {
 // labelsJSON is the labels of names. inPull: as a pull request shows them,
 // with "" for no description (GitHub's description of pull requests has a
 // string there; its label and issue replies have null).
-func (rp *repo) labelsJSON(r *http.Request, names []string, inPull bool) []obj {
+func labelsJSON(rp *repo, r *http.Request, names []string, inPull bool) []obj {
 	out := []obj{}
 	for _, n := range names {
 		for _, l := range rp.labels {
@@ -237,7 +237,7 @@ func labelJSON(r *http.Request, rp *repo, l *label) obj {
 		desc = l.description
 	}
 	return obj{"id": loginID(rp.fullName() + "#label:" + l.name), "node_id": wire.NodeID("LA", rp.fullName()+":"+l.name),
-		"url": rp.url(r) + "/labels/" + l.name, "name": l.name, "color": l.color, "default": false, "description": desc}
+		"url": repoURL(rp, r) + "/labels/" + l.name, "name": l.name, "color": l.color, "default": false, "description": desc}
 }
 
 // loginID is a stable numeric ID for a name the fake has no record of.
@@ -342,7 +342,7 @@ func usersJSON(r *http.Request, logins []string) []obj {
 // issueJSON is the issue shape of a pull request. Caller holds mu.
 func issueJSON(r *http.Request, rp *repo, p *pull) obj {
 	num := strconv.Itoa(p.number)
-	u := rp.url(r) + "/issues/" + num
+	u := repoURL(rp, r) + "/issues/" + num
 	var assignee any
 	if len(p.assignees) > 0 {
 		assignee = userJSON(r, p.assignees[0], loginID(p.assignees[0]), "User")
@@ -351,16 +351,16 @@ func issueJSON(r *http.Request, rp *repo, p *pull) obj {
 	if p.closed != nil {
 		closed = p.closed.UTC().Format(time.RFC3339)
 	}
-	html := rp.htmlURL(r) + "/pull/" + num
+	html := repoHTMLURL(rp, r) + "/pull/" + num
 	return obj{
 		"id": rp.id*100000 + int64(p.number), "node_id": wire.NodeID("PR", rp.fullName()+"#"+num), "url": u,
-		"repository_url": rp.url(r), "labels_url": u + "/labels{/name}", "comments_url": u + "/comments",
+		"repository_url": repoURL(rp, r), "labels_url": u + "/labels{/name}", "comments_url": u + "/comments",
 		"events_url": u + "/events", "html_url": html, "number": p.number, "state": p.state, "title": p.title,
-		"body": p.body, "user": userJSON(r, p.user.login, p.user.userID, "User"), "labels": rp.labelsJSON(r, p.labels, false),
+		"body": p.body, "user": userJSON(r, p.user.login, p.user.userID, "User"), "labels": labelsJSON(rp, r, p.labels, false),
 		"assignee": assignee, "assignees": usersJSON(r, p.assignees), "milestone": nil, "locked": false,
 		"active_lock_reason": nil, "comments": 0, "closed_at": closed, "created_at": p.created.UTC().Format(time.RFC3339),
 		"updated_at": p.updatedAt().UTC().Format(time.RFC3339), "author_association": "OWNER",
-		"pull_request": obj{"url": rp.url(r) + "/pulls/" + num, "html_url": html, "diff_url": html + ".diff",
+		"pull_request": obj{"url": repoURL(rp, r) + "/pulls/" + num, "html_url": html, "diff_url": html + ".diff",
 			"patch_url": html + ".patch", "merged_at": nil},
 	}
 }

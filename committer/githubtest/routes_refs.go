@@ -155,7 +155,7 @@ func (s *Server) handleCreateRef(w http.ResponseWriter, r *http.Request, rp *rep
 		wire.WriteError(w, r, http.StatusUnprocessableEntity, "Reference update failed", docCreateRef)
 		return
 	}
-	if e := rp.refusal(identOf(r), rules.Change{Ref: body.Ref, New: h}); e != nil {
+	if e := refusal(rp, identOf(r), rules.Change{Ref: body.Ref, New: h}); e != nil {
 		wire.WriteError(w, r, http.StatusUnprocessableEntity, e.RestMessage(false), docCreateRef)
 		return
 	}
@@ -195,7 +195,7 @@ func (s *Server) handleUpdateRef(w http.ResponseWriter, r *http.Request, rp *rep
 		return
 	}
 	if old != h {
-		if e := rp.refusal(identOf(r), rules.Change{Ref: ref, Old: old, New: h}); e != nil {
+		if e := refusal(rp, identOf(r), rules.Change{Ref: ref, Old: old, New: h}); e != nil {
 			wire.WriteError(w, r, http.StatusUnprocessableEntity, e.RestMessage(false), docUpdateRef)
 			return
 		}
@@ -217,7 +217,7 @@ func (s *Server) handleDeleteRef(w http.ResponseWriter, r *http.Request, rp *rep
 		wire.WriteError(w, r, http.StatusUnprocessableEntity, "Cannot delete the default branch", docDeleteRef)
 		return
 	}
-	if e := rp.refusal(identOf(r), rules.Change{Ref: ref, Old: old}); e != nil {
+	if e := refusal(rp, identOf(r), rules.Change{Ref: ref, Old: old}); e != nil {
 		wire.WriteError(w, r, http.StatusUnprocessableEntity, e.RestMessage(false), docDeleteRef)
 		return
 	}

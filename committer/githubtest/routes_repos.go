@@ -44,7 +44,7 @@ func (s *Server) handleCreateRepo(w http.ResponseWriter, r *http.Request) {
 	}
 	rp.mu.RLock()
 	defer rp.mu.RUnlock()
-	w.Header().Set("Location", rp.url(r))
+	w.Header().Set("Location", repoURL(rp, r))
 	wire.WriteJSON(w, r, http.StatusCreated, repoJSON(r, rp))
 }
 

@@ -66,7 +66,7 @@ func (rp *repo) branchProtected(branch string) bool {
 }
 
 // protectionSummary is branch.protection in GET branches/{b}. Caller holds mu.
-func (rp *repo) protectionSummary(branch string) obj {
+func protectionSummary(rp *repo, branch string) obj {
 	p := rp.classicProtection(branch)
 	if p == nil {
 		return obj{"enabled": rp.branchProtected(branch), "required_status_checks": obj{
@@ -111,7 +111,7 @@ func (s *Server) handleBranchProtection(w http.ResponseWriter, r *http.Request, 
 		wire.WriteError(w, r, http.StatusNotFound, "Branch not protected", docBranchProtection)
 		return
 	}
-	u := rp.url(r) + "/branches/" + branch + "/protection"
+	u := repoURL(rp, r) + "/branches/" + branch + "/protection"
 	out := obj{
 		"url":                              u,
 		"required_signatures":              obj{"url": u + "/required_signatures", "enabled": p.RequireSignatures},

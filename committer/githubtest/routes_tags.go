@@ -129,8 +129,8 @@ func gitTagJSON(r *http.Request, rp *repo, t *object.Tag) obj {
 	typ := t.TargetType.String()
 	return obj{
 		"node_id": objNodeID(rp, "TAG", t.Hash), "tag": t.Name, "sha": sha,
-		"url": rp.url(r) + "/git/tags/" + sha, "message": t.Message, "tagger": sigJSON(t.Tagger),
-		"object":       obj{"sha": t.Target.String(), "type": typ, "url": rp.url(r) + "/git/" + typ + "s/" + t.Target.String()},
+		"url": repoURL(rp, r) + "/git/tags/" + sha, "message": t.Message, "tagger": sigJSON(t.Tagger),
+		"object":       obj{"sha": t.Target.String(), "type": typ, "url": repoURL(rp, r) + "/git/" + typ + "s/" + t.Target.String()},
 		"verification": unsignedVerification(),
 	}
 }

@@ -170,14 +170,14 @@ func (s *Server) buildTree(w http.ResponseWriter, r *http.Request, rp *repo, bas
 		wire.WriteError(w, r, http.StatusInternalServerError, err.Error(), docCreateTree)
 		return
 	}
-	out := rp.treeJSON(r, h, false)
+	out := treeJSON(rp, r, h, false)
 	w.Header().Set("Location", out["url"].(string))
 	wire.WriteJSON(w, r, http.StatusCreated, out)
 }
 
 // treeJSON is the git-tree shape. Caller holds rp.mu.
-func (rp *repo) treeJSON(r *http.Request, h plumbing.Hash, recursive bool) obj {
-	base := rp.url(r)
+func treeJSON(rp *repo, r *http.Request, h plumbing.Hash, recursive bool) obj {
+	base := repoURL(rp, r)
 	entries := make([]treeEntryOut, 0, len(rp.Trees[h]))
 	truncated := false
 	size := 0
@@ -227,5 +227,5 @@ func (s *Server) handleGetTree(w http.ResponseWriter, r *http.Request, rp *repo)
 		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docRoot)
 		return
 	}
-	wire.WriteJSON(w, r, http.StatusOK, rp.treeJSON(r, h, r.URL.Query().Has("recursive")))
+	wire.WriteJSON(w, r, http.StatusOK, treeJSON(rp, r, h, r.URL.Query().Has("recursive")))
 }

@@ -156,7 +156,7 @@ func (s *Server) SetCommitStatus(owner, name, sha, context, state string) error 
 
 // refusal checks changes against the repository's rules for the request's
 // identity; nil when every change may go ahead. Caller holds rp.mu.
-func (rp *repo) refusal(id identity, changes ...rules.Change) *rules.Refusal {
+func refusal(rp *repo, id identity, changes ...rules.Change) *rules.Refusal {
 	return rules.Refuse(rp, rp.rulesets, rp.protections, id.login, changes...)
 }
 
@@ -195,7 +195,7 @@ func (s *Server) rulesRefuseRefUpdates(rp *repo, ups []refUpdate, id identity) e
 		}
 		changes = append(changes, ch)
 	}
-	if e := rp.refusal(id, changes...); e != nil {
+	if e := refusal(rp, id, changes...); e != nil {
 		return e.GQLError()
 	}
 	return nil

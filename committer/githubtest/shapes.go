@@ -27,14 +27,14 @@ func userJSON(r *http.Request, login string, id int64, typ string) obj {
 	}
 }
 
-func (rp *repo) url(r *http.Request) string { return wire.APIBase(r) + "/repos/" + rp.fullName() }
-func (rp *repo) htmlURL(r *http.Request) string {
+func repoURL(rp *repo, r *http.Request) string { return wire.APIBase(r) + "/repos/" + rp.fullName() }
+func repoHTMLURL(rp *repo, r *http.Request) string {
 	return wire.WebBase(r) + "/" + rp.fullName()
 }
 
 // repoJSON is the full repository shape. Caller holds rp.mu (read).
 func repoJSON(r *http.Request, rp *repo) obj {
-	u, html := rp.url(r), rp.htmlURL(r)
+	u, html := repoURL(rp, r), repoHTMLURL(rp, r)
 	created := rp.created.UTC().Format(time.RFC3339)
 	o := obj{
 		"id": rp.id, "node_id": wire.NodeID("R", rp.fullName()), "name": rp.name, "full_name": rp.fullName(),
@@ -91,8 +91,8 @@ func gitRefJSON(r *http.Request, rp *repo, ref string, h plumbing.Hash) obj {
 		typ = "tag"
 	}
 	return obj{
-		"ref": ref, "node_id": refNodeID(rp, ref), "url": rp.url(r) + "/git/" + wire.EscapeSegments(ref),
-		"object": obj{"type": typ, "sha": h.String(), "url": rp.url(r) + "/git/" + typ + "s/" + h.String()},
+		"ref": ref, "node_id": refNodeID(rp, ref), "url": repoURL(rp, r) + "/git/" + wire.EscapeSegments(ref),
+		"object": obj{"type": typ, "sha": h.String(), "url": repoURL(rp, r) + "/git/" + typ + "s/" + h.String()},
 	}
 }
 
@@ -108,8 +108,8 @@ func unsignedVerification() sign.Verification {
 func gitCommitJSON(r *http.Request, rp *repo, c *object.Commit) obj {
 	parents := []obj{}
 	for _, p := range c.ParentHashes {
-		parents = append(parents, obj{"sha": p.String(), "url": rp.url(r) + "/git/commits/" + p.String(),
-			"html_url": rp.htmlURL(r) + "/commit/" + p.String()})
+		parents = append(parents, obj{"sha": p.String(), "url": repoURL(rp, r) + "/git/commits/" + p.String(),
+			"html_url": repoHTMLURL(rp, r) + "/commit/" + p.String()})
 	}
 	v, ok := rp.verif[c.Hash]
 	if !ok {
@@ -117,9 +117,9 @@ func gitCommitJSON(r *http.Request, rp *repo, c *object.Commit) obj {
 	}
 	return obj{
 		"sha": c.Hash.String(), "node_id": objNodeID(rp, "C", c.Hash),
-		"url": rp.url(r) + "/git/commits/" + c.Hash.String(), "html_url": rp.htmlURL(r) + "/commit/" + c.Hash.String(),
+		"url": repoURL(rp, r) + "/git/commits/" + c.Hash.String(), "html_url": repoHTMLURL(rp, r) + "/commit/" + c.Hash.String(),
 		"author": sigJSON(c.Author), "committer": sigJSON(c.Committer), "message": c.Message,
-		"tree":    obj{"sha": c.TreeHash.String(), "url": rp.url(r) + "/git/trees/" + c.TreeHash.String()},
+		"tree":    obj{"sha": c.TreeHash.String(), "url": repoURL(rp, r) + "/git/trees/" + c.TreeHash.String()},
 		"parents": parents, "verification": v,
 	}
 }
@@ -136,12 +136,12 @@ func commitJSON(r *http.Request, rp *repo, c *object.Commit) obj {
 	gc["comment_count"] = 0
 	parents := []obj{}
 	for _, p := range c.ParentHashes {
-		parents = append(parents, obj{"sha": p.String(), "url": rp.url(r) + "/commits/" + p.String(),
-			"html_url": rp.htmlURL(r) + "/commit/" + p.String()})
+		parents = append(parents, obj{"sha": p.String(), "url": repoURL(rp, r) + "/commits/" + p.String(),
+			"html_url": repoHTMLURL(rp, r) + "/commit/" + p.String()})
 	}
 	return obj{
-		"sha": sha, "node_id": objNodeID(rp, "C", c.Hash), "url": rp.url(r) + "/commits/" + sha,
-		"html_url": rp.htmlURL(r) + "/commit/" + sha, "comments_url": rp.url(r) + "/commits/" + sha + "/comments",
+		"sha": sha, "node_id": objNodeID(rp, "C", c.Hash), "url": repoURL(rp, r) + "/commits/" + sha,
+		"html_url": repoHTMLURL(rp, r) + "/commit/" + sha, "comments_url": repoURL(rp, r) + "/commits/" + sha + "/comments",
 		"commit": gc, "author": nil, "committer": nil, "parents": parents,
 	}
 }
