@@ -19,10 +19,20 @@ import (
 // cliPackage is the CLI the cli mode builds once and runs as N processes.
 const cliPackage = "github.com/ghcommitter/ghcommitter/cmd/ghcommitter"
 
-// buildCLI builds the ghcommitter binary into dir with "go build -o".
+// buildCLI builds the ghcommitter binary into dir with "go build -o", in
+// the repository's own module (found through this module's replace), so
+// the CLI is built with the repository's go.sum exactly as "make build"
+// builds it, not with the bench module's.
 func buildCLI(ctx context.Context, dir string) (string, error) {
-	bin := filepath.Join(dir, "ghcommitter")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, cliPackage)
+	bin, err := filepath.Abs(filepath.Join(dir, "ghcommitter"))
+	if err != nil {
+		return "", err
+	}
+	root, err := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}", "github.com/ghcommitter/ghcommitter").Output()
+	if err != nil {
+		return "", fmt.Errorf("go list -m github.com/ghcommitter/ghcommitter: %w", err)
+	}
+	cmd := exec.CommandContext(ctx, "go", "build", "-C", strings.TrimSpace(string(root)), "-o", bin, cliPackage)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build %s: %w\n%s", cliPackage, err, bytes.TrimSpace(out))
 	}

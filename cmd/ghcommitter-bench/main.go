@@ -26,12 +26,17 @@
 // or single CLI rows, queue, process, scale), to iterate on one row;
 // -limit-trace keeps each CLI process's --verbose log.
 //
-//	go run ./cmd/ghcommitter-bench -out BENCHMARKS.md
-//	go run ./cmd/ghcommitter-bench -only limits -out BENCHMARKS.md
-//	go run ./cmd/ghcommitter-bench -only manifest -limit-writers 16 -out BENCHMARKS.md
-//	go run ./cmd/ghcommitter-bench -only limits -limit-rows index -limit-writers 16 -limit-engines git-data,auto -out /tmp/b.md
-//	go run ./cmd/ghcommitter-bench -only matrix -files 20000 -writers 16 -modes cli,git -out /tmp/clone.md
-//	go run ./cmd/ghcommitter-bench -quick
+// It is a module of its own (cmd/ghcommitter-bench/go.mod), so from the
+// repository's root it runs with "go run -C cmd/ghcommitter-bench ." (the
+// program's working directory is then cmd/ghcommitter-bench, hence
+// ../../BENCHMARKS.md), or with "make bench BENCHFLAGS=...":
+//
+//	go run -C cmd/ghcommitter-bench . -out ../../BENCHMARKS.md
+//	go run -C cmd/ghcommitter-bench . -only limits -out ../../BENCHMARKS.md
+//	go run -C cmd/ghcommitter-bench . -only manifest -limit-writers 16 -out ../../BENCHMARKS.md
+//	go run -C cmd/ghcommitter-bench . -only limits -limit-rows index -limit-writers 16 -limit-engines git-data,auto -out /tmp/b.md
+//	go run -C cmd/ghcommitter-bench . -only matrix -files 20000 -writers 16 -modes cli,git -out /tmp/clone.md
+//	go run -C cmd/ghcommitter-bench . -quick
 package main
 
 import (
@@ -145,7 +150,7 @@ func runLimitsSection(ctx context.Context, cfg config, log io.Writer) (*limitsRe
 
 // commandLine is the command that reproduces this run, for the report.
 func commandLine(args []string) string {
-	parts := []string{"go", "run", "./cmd/ghcommitter-bench"}
+	parts := []string{"go", "run", "-C", "cmd/ghcommitter-bench", "."}
 	for _, a := range args {
 		if a == "" || strings.ContainsAny(a, " \t\"'$\\*?;&|<>()") {
 			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 type installation struct {
@@ -97,7 +99,7 @@ func (s *Server) verifyJWT(token string) (int64, error) {
 func (s *Server) handleAccessToken(w http.ResponseWriter, r *http.Request) {
 	appID, err := s.verifyJWT(bearer(r))
 	if err != nil {
-		writeError(w, r, http.StatusUnauthorized, err.Error(), docApps)
+		wire.WriteError(w, r, http.StatusUnauthorized, err.Error(), docApps)
 		return
 	}
 	id, _ := strconv.ParseInt(r.PathValue("installation_id"), 10, 64)
@@ -113,10 +115,10 @@ func (s *Server) handleAccessToken(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Unlock()
 	if !ok || inst.appID != appID {
-		writeError(w, r, http.StatusNotFound, "Not Found", docApps)
+		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docApps)
 		return
 	}
-	writeJSON(w, r, http.StatusCreated, obj{
+	wire.WriteJSON(w, r, http.StatusCreated, obj{
 		"token": tok, "expires_at": expires.UTC().Format(time.RFC3339),
 		"permissions":          obj{"contents": "write", "pull_requests": "write", "metadata": "read"},
 		"repository_selection": "selected",
@@ -126,7 +128,7 @@ func (s *Server) handleAccessToken(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleRepoInstallation(w http.ResponseWriter, r *http.Request, rp *repo) {
 	appID, err := s.verifyJWT(bearer(r))
 	if err != nil {
-		writeError(w, r, http.StatusUnauthorized, err.Error(), docApps)
+		wire.WriteError(w, r, http.StatusUnauthorized, err.Error(), docApps)
 		return
 	}
 	s.mu.Lock()
@@ -140,17 +142,17 @@ func (s *Server) handleRepoInstallation(w http.ResponseWriter, r *http.Request, 
 	}
 	s.mu.Unlock()
 	if found == nil {
-		writeError(w, r, http.StatusNotFound, "Not Found", docRoot)
+		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docRoot)
 		return
 	}
-	api := apiBase(r)
-	writeJSON(w, r, http.StatusOK, obj{
+	api := wire.APIBase(r)
+	wire.WriteJSON(w, r, http.StatusOK, obj{
 		"id": found.id, "app_id": found.appID, "app_slug": "fake-app-" + strconv.FormatInt(found.appID, 10),
 		"target_type": "User", "target_id": rp.id * 7, "single_file_name": nil, "suspended_by": nil, "suspended_at": nil,
 		"account":              userJSON(r, rp.owner, rp.id*7, "User"),
 		"access_tokens_url":    api + "/app/installations/" + strconv.FormatInt(found.id, 10) + "/access_tokens",
 		"repositories_url":     api + "/installation/repositories",
-		"html_url":             webBase(r) + "/settings/installations/" + strconv.FormatInt(found.id, 10),
+		"html_url":             wire.WebBase(r) + "/settings/installations/" + strconv.FormatInt(found.id, 10),
 		"repository_selection": "selected",
 		"permissions":          obj{"contents": "write", "pull_requests": "write", "metadata": "read"},
 		"events":               []string{}, "created_at": rp.created.UTC().Format(time.RFC3339),

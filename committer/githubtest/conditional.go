@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 var redirectHandlerType = reflect.TypeOf(http.RedirectHandler("/", http.StatusTemporaryRedirect))
@@ -22,7 +24,7 @@ func (s *Server) routeOf(r *http.Request) string {
 // dispatch runs the route's handler, or the 404 reply for unserved paths.
 func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, route string) {
 	if route == "" {
-		writeError(w, r, http.StatusNotFound, "Not Found", docRoot)
+		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docRoot)
 		return
 	}
 	s.mux.ServeHTTP(w, r)

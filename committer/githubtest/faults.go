@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/limits"
 )
 
 // Fault describes a failure to inject. Zero-valued match fields match any
@@ -165,7 +167,7 @@ func (s *Server) HoldNextWrite(route string) (received <-chan struct{}, release 
 	var once, arrived sync.Once
 	s.Inject(Fault{
 		Route: route, Times: 1, Hold: hold,
-		match:  func(r *http.Request) bool { return !isGraphQLRoute(route) || isMutation(r) },
+		match:  func(r *http.Request) bool { return !limits.IsGraphQLRoute(route) || isMutation(r) },
 		Before: func(*http.Request) { arrived.Do(func() { close(got) }) },
 	})
 	return got, func() { once.Do(func() { close(hold) }) }

@@ -3,6 +3,9 @@ package githubtest
 import (
 	"strconv"
 	"strings"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 // Accounts in GraphQL: Query.viewer (the token's user), Repository.owner
@@ -17,9 +20,9 @@ type gqlAccount struct {
 	email string
 }
 
-func (g gqlAccount) typeName() string { return g.typ }
+func (g gqlAccount) TypeName() string { return g.typ }
 
-func (g gqlAccount) field(x *gqlExec, name string, args map[string]any) (any, error) {
+func (g gqlAccount) Field(x *graphql.Exec, name string, args map[string]any) (any, error) {
 	switch name {
 	case "login":
 		return g.login, nil
@@ -28,16 +31,16 @@ func (g gqlAccount) field(x *gqlExec, name string, args map[string]any) (any, er
 		if g.typ == "Organization" {
 			kind = "O"
 		}
-		return nodeID(kind, g.login), nil
+		return wire.NodeID(kind, g.login), nil
 	case "databaseId":
 		return g.id, nil
 	case "url":
-		return webBase(x.r) + "/" + g.login, nil
+		return wire.WebBase(x.R) + "/" + g.login, nil
 	case "resourcePath":
 		return "/" + g.login, nil
 	case "avatarUrl":
 		u := "https://avatars.githubusercontent.com/u/" + strconv.FormatInt(g.id, 10) + "?v=4"
-		if size, ok := argInt(args, "size"); ok {
+		if size, ok := graphql.ArgInt(args, "size"); ok {
 			u += "&s=" + strconv.FormatInt(size, 10)
 		}
 		return u, nil
@@ -52,12 +55,12 @@ func (g gqlAccount) field(x *gqlExec, name string, args map[string]any) (any, er
 		}
 		return nil, nil
 	}
-	return nil, errUnserved(g.typ, name)
+	return nil, graphql.Unserved(g.typ, name)
 }
 
 // viewer is the account of the request's token.
-func viewer(x *gqlExec) gqlAccount {
-	id := identOf(x.r)
+func viewer(x *graphql.Exec) gqlAccount {
+	id := identOf(x.R)
 	email := id.email
 	if strings.HasSuffix(email, "@users.noreply.github.com") {
 		email = "" // GitHub shows only a public email
@@ -66,7 +69,7 @@ func viewer(x *gqlExec) gqlAccount {
 }
 
 // ownerAccount is Repository.owner. Caller holds rp.mu.
-func (rp *repo) ownerAccount() gqlAccount {
+func ownerAccount(rp *repo) gqlAccount {
 	typ := "User"
 	if rp.org {
 		typ = "Organization"

@@ -3,13 +3,15 @@ package githubtest
 import (
 	"container/heap"
 	"encoding/base64"
-	"encoding/json"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/sign"
 )
 
 type gqlCommit struct {
@@ -17,9 +19,9 @@ type gqlCommit struct {
 	c  *object.Commit
 }
 
-func (gqlCommit) typeName() string { return "Commit" }
+func (gqlCommit) TypeName() string { return "Commit" }
 
-func (g gqlCommit) field(x *gqlExec, name string, args map[string]any) (any, error) {
+func (g gqlCommit) Field(x *graphql.Exec, name string, args map[string]any) (any, error) {
 	rp, c := g.rp, g.c
 	rp.mu.RLock()
 	defer rp.mu.RUnlock()
@@ -35,7 +37,7 @@ func (g gqlCommit) field(x *gqlExec, name string, args map[string]any) (any, err
 	case "messageBody":
 		return strings.TrimLeft(body, "\n"), nil
 	case "url":
-		return rp.htmlURL(x.r) + "/commit/" + c.Hash.String(), nil
+		return repoHTMLURL(rp, x.R) + "/commit/" + c.Hash.String(), nil
 	case "resourcePath":
 		return "/" + rp.fullName() + "/commit/" + c.Hash.String(), nil
 	case "tree":
@@ -49,33 +51,33 @@ func (g gqlCommit) field(x *gqlExec, name string, args map[string]any) (any, err
 	case "committer":
 		return gqlActor{sig: c.Committer}, nil
 	case "signature":
-		return rp.gqlSignatureLocked(c), nil
+		return gqlSignatureLocked(rp, c), nil
 	case "file":
 		p, _ := args["path"].(string)
-		return rp.gqlFileLocked(c, p), nil
+		return gqlFileLocked(rp, c, p), nil
 	case "parents":
-		var ps []gqlObject
+		var ps []graphql.Object
 		for _, p := range c.ParentHashes {
-			if pc, ok := rp.commits[p]; ok {
+			if pc, ok := rp.Commits[p]; ok {
 				ps = append(ps, gqlCommit{rp: rp, c: pc})
 			}
 		}
 		return newConnection("CommitConnection", "parents", c.Hash, ps, args)
 	case "history":
 		p, _ := args["path"].(string)
-		return newConnection("CommitHistoryConnection", "history", c.Hash, rp.logLocked(c.Hash, strings.Trim(p, "/")), args)
+		return newConnection("CommitHistoryConnection", "history", c.Hash, logLocked(rp, c.Hash, strings.Trim(p, "/")), args)
 	}
-	return nil, errUnserved("Commit", name)
+	return nil, graphql.Unserved("Commit", name)
 }
 
 // logLocked lists the commits reachable from start in git log's default
 // order (newest committer date first, ties in the order found), keeping
 // only commits that change path when path is set. Caller holds mu.
-func (rp *repo) logLocked(start plumbing.Hash, path string) []gqlObject {
-	var out []gqlObject
+func logLocked(rp *repo, start plumbing.Hash, path string) []graphql.Object {
+	var out []graphql.Object
 	q := &commitQueue{}
 	seen := map[plumbing.Hash]bool{start: true}
-	if c, ok := rp.commits[start]; ok {
+	if c, ok := rp.Commits[start]; ok {
 		heap.Push(q, queued{c: c})
 	}
 	for seq := 1; q.Len() > 0; seq++ {
@@ -84,7 +86,7 @@ func (rp *repo) logLocked(start plumbing.Hash, path string) []gqlObject {
 			out = append(out, gqlCommit{rp: rp, c: c})
 		}
 		for _, p := range c.ParentHashes {
-			if pc, ok := rp.commits[p]; ok && !seen[p] {
+			if pc, ok := rp.Commits[p]; ok && !seen[p] {
 				seen[p] = true
 				heap.Push(q, queued{c: pc, seq: seq})
 			}
@@ -96,15 +98,15 @@ func (rp *repo) logLocked(start plumbing.Hash, path string) []gqlObject {
 // changesPath reports whether c's entry at path differs from its first
 // parent's. Caller holds mu.
 func (rp *repo) changesPath(c *object.Commit, path string) bool {
-	now, had := rp.lookupPath(c.TreeHash, path)
+	now, had := rp.LookupPath(c.TreeHash, path)
 	if len(c.ParentHashes) == 0 {
 		return had
 	}
-	pc, ok := rp.commits[c.ParentHashes[0]]
+	pc, ok := rp.Commits[c.ParentHashes[0]]
 	if !ok {
 		return had
 	}
-	before, hadBefore := rp.lookupPath(pc.TreeHash, path)
+	before, hadBefore := rp.LookupPath(pc.TreeHash, path)
 	return had != hadBefore || now.Hash != before.Hash || now.Mode != before.Mode
 }
 
@@ -134,7 +136,7 @@ func (q *commitQueue) Pop() any {
 // gqlConn is a page of a connection (CommitConnection, CommitHistoryConnection).
 type gqlConn struct {
 	typ      string
-	nodes    []gqlObject
+	nodes    []graphql.Object
 	cursors  []string
 	total    int
 	next     bool
@@ -143,11 +145,11 @@ type gqlConn struct {
 
 // newConnection pages all by first/after or last/before, as GitHub does,
 // with at most 100 records and one of first or last required.
-func newConnection(typ, field string, anchor plumbing.Hash, all []gqlObject, args map[string]any) (gqlObject, error) {
-	first, hasFirst := argInt(args, "first")
-	last, hasLast := argInt(args, "last")
+func newConnection(typ, field string, anchor plumbing.Hash, all []graphql.Object, args map[string]any) (graphql.Object, error) {
+	first, hasFirst := graphql.ArgInt(args, "first")
+	last, hasLast := graphql.ArgInt(args, "last")
 	if !hasFirst && !hasLast {
-		return nil, gqlErrorf("MISSING_PAGINATION_BOUNDARIES", "You must provide a `first` or `last` value to properly paginate the `"+field+"` connection.")
+		return nil, graphql.Errorf("MISSING_PAGINATION_BOUNDARIES", "You must provide a `first` or `last` value to properly paginate the `"+field+"` connection.")
 	}
 	for _, b := range []struct {
 		n    int64
@@ -155,7 +157,7 @@ func newConnection(typ, field string, anchor plumbing.Hash, all []gqlObject, arg
 		name string
 	}{{first, hasFirst, "first"}, {last, hasLast, "last"}} {
 		if b.set && (b.n < 0 || b.n > graphqlMaxRecords) {
-			return nil, gqlErrorf("EXCESSIVE_PAGINATION", "Requesting "+strconv.FormatInt(b.n, 10)+" records on the `"+field+"` connection exceeds the `"+b.name+"` limit of 100 records.")
+			return nil, graphql.Errorf("EXCESSIVE_PAGINATION", "Requesting "+strconv.FormatInt(b.n, 10)+" records on the `"+field+"` connection exceeds the `"+b.name+"` limit of 100 records.")
 		}
 	}
 	lo, hi := 0, len(all)
@@ -181,22 +183,6 @@ func newConnection(typ, field string, anchor plumbing.Hash, all []gqlObject, arg
 	return c, nil
 }
 
-// argInt reads an Int argument, given inline (int64) or as a variable.
-func argInt(args map[string]any, name string) (int64, bool) {
-	switch v := args[name].(type) {
-	case int64:
-		return v, true
-	case int:
-		return int64(v), true
-	case float64:
-		return int64(v), true
-	case json.Number:
-		n, err := v.Int64()
-		return n, err == nil
-	}
-	return 0, false
-}
-
 func makeCursor(anchor plumbing.Hash, i int) string {
 	return base64.StdEncoding.EncodeToString([]byte(anchor.String() + " " + strconv.Itoa(i)))
 }
@@ -215,14 +201,14 @@ func cursorIndex(anchor plumbing.Hash, cur string) int {
 	return i
 }
 
-func (c *gqlConn) typeName() string { return c.typ }
+func (c *gqlConn) TypeName() string { return c.typ }
 
-func (c *gqlConn) field(_ *gqlExec, name string, _ map[string]any) (any, error) {
+func (c *gqlConn) Field(_ *graphql.Exec, name string, _ map[string]any) (any, error) {
 	switch name {
 	case "nodes":
 		return c.nodes, nil
 	case "edges":
-		edges := make([]gqlObject, len(c.nodes))
+		edges := make([]graphql.Object, len(c.nodes))
 		for i, n := range c.nodes {
 			edges[i] = gqlEdge{typ: strings.TrimSuffix(c.typ, "Connection") + "Edge", node: n, cursor: c.cursors[i]}
 		}
@@ -236,30 +222,30 @@ func (c *gqlConn) field(_ *gqlExec, name string, _ map[string]any) (any, error) 
 		}
 		return p, nil
 	}
-	return nil, errUnserved(c.typ, name)
+	return nil, graphql.Unserved(c.typ, name)
 }
 
 type gqlEdge struct {
 	typ    string // CommitEdge, RefEdge, ...
-	node   gqlObject
+	node   graphql.Object
 	cursor string
 }
 
-func (e gqlEdge) typeName() string {
+func (e gqlEdge) TypeName() string {
 	if e.typ == "CommitHistoryEdge" || e.typ == "" {
 		return "CommitEdge" // CommitHistoryConnection's edges are CommitEdges
 	}
 	return e.typ
 }
 
-func (e gqlEdge) field(_ *gqlExec, name string, _ map[string]any) (any, error) {
+func (e gqlEdge) Field(_ *graphql.Exec, name string, _ map[string]any) (any, error) {
 	switch name {
 	case "node":
 		return e.node, nil
 	case "cursor":
 		return e.cursor, nil
 	}
-	return nil, errUnserved(e.typeName(), name)
+	return nil, graphql.Unserved(e.TypeName(), name)
 }
 
 type gqlPageInfo struct {
@@ -267,9 +253,9 @@ type gqlPageInfo struct {
 	next, previous bool
 }
 
-func (gqlPageInfo) typeName() string { return "PageInfo" }
+func (gqlPageInfo) TypeName() string { return "PageInfo" }
 
-func (p gqlPageInfo) field(_ *gqlExec, name string, _ map[string]any) (any, error) {
+func (p gqlPageInfo) Field(_ *graphql.Exec, name string, _ map[string]any) (any, error) {
 	orNil := func(s string) any {
 		if s == "" {
 			return nil
@@ -286,12 +272,12 @@ func (p gqlPageInfo) field(_ *gqlExec, name string, _ map[string]any) (any, erro
 	case "hasPreviousPage":
 		return p.previous, nil
 	}
-	return nil, errUnserved("PageInfo", name)
+	return nil, graphql.Unserved("PageInfo", name)
 }
 
 // gqlSignatureLocked is Commit.signature: nil for an unsigned commit.
 // Caller holds mu.
-func (rp *repo) gqlSignatureLocked(c *object.Commit) gqlObject {
+func gqlSignatureLocked(rp *repo, c *object.Commit) graphql.Object {
 	if c.PGPSignature == "" {
 		return nil
 	}
@@ -300,12 +286,12 @@ func (rp *repo) gqlSignatureLocked(c *object.Commit) gqlObject {
 
 type gqlSignature struct {
 	c *object.Commit
-	v verification
+	v sign.Verification
 }
 
-func (gqlSignature) typeName() string { return "GpgSignature" }
+func (gqlSignature) TypeName() string { return "GpgSignature" }
 
-func (g gqlSignature) field(_ *gqlExec, name string, _ map[string]any) (any, error) {
+func (g gqlSignature) Field(_ *graphql.Exec, name string, _ map[string]any) (any, error) {
 	switch name {
 	case "email":
 		return g.c.Committer.Email, nil
@@ -314,7 +300,7 @@ func (g gqlSignature) field(_ *gqlExec, name string, _ map[string]any) (any, err
 	case "keyId":
 		return nil, nil
 	case "payload":
-		return commitPayload(g.c), nil
+		return sign.CommitPayload(g.c), nil
 	case "signature":
 		return g.c.PGPSignature, nil
 	case "state":
@@ -328,7 +314,7 @@ func (g gqlSignature) field(_ *gqlExec, name string, _ map[string]any) (any, err
 		}
 		return *g.v.VerifiedAt, nil
 	case "wasSignedByGitHub":
-		return g.v.Verified && g.c.Committer.Email == webFlowEmail, nil
+		return g.v.Verified && g.c.Committer.Email == sign.WebFlowEmail, nil
 	}
-	return nil, errUnserved("GpgSignature", name)
+	return nil, graphql.Unserved("GpgSignature", name)
 }

@@ -7,6 +7,11 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/gitobj"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rules"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/sign"
 )
 
 // msgGraphQLGaveUp is what GitHub answers when a query fails inside it
@@ -15,19 +20,19 @@ const msgGraphQLGaveUp = "Something went wrong while executing your query. This 
 
 type gqlMutation struct{}
 
-func (gqlMutation) typeName() string { return "Mutation" }
+func (gqlMutation) TypeName() string { return "Mutation" }
 
-func (gqlMutation) field(x *gqlExec, name string, args map[string]any) (any, error) {
+func (gqlMutation) Field(x *graphql.Exec, name string, args map[string]any) (any, error) {
 	in, _ := args["input"].(map[string]any)
 	switch name {
 	case "createCommitOnBranch":
-		return x.s.createCommitOnBranch(x, in)
+		return srvOf(x).createCommitOnBranch(x, in)
 	case "updateRefs":
-		return x.s.updateRefs(x, in)
+		return srvOf(x).updateRefs(x, in)
 	case "createRef", "updateRef", "deleteRef":
-		return x.s.refMutation(x, name, in)
+		return srvOf(x).refMutation(x, name, in)
 	}
-	return nil, errUnserved("Mutation", name)
+	return nil, graphql.Unserved("Mutation", name)
 }
 
 // commitOnBranch is a decoded CreateCommitOnBranchInput.
@@ -51,14 +56,14 @@ func decodeCommitOnBranch(in map[string]any) (*commitOnBranch, error) {
 		raw, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(id, "REF_"))
 		repoName, ref, ok := strings.Cut(string(raw), ":")
 		if err != nil || !ok || !strings.HasPrefix(id, "REF_") {
-			return nil, gqlErrorf("NOT_FOUND", "Could not resolve to a node with the global id of '"+id+"'")
+			return nil, graphql.Errorf("NOT_FOUND", "Could not resolve to a node with the global id of '"+id+"'")
 		}
 		c.repo, c.ref = repoName, ref
 	case str(branch, "repositoryNameWithOwner") != "" && str(branch, "branchName") != "":
 		c.repo, c.ref = str(branch, "repositoryNameWithOwner"), "refs/heads/"+str(branch, "branchName")
 	default:
 		// Wording not seen from GitHub (a guess).
-		return nil, gqlErrorf("UNPROCESSABLE", "A branch must be given by id or by repositoryNameWithOwner and branchName.")
+		return nil, graphql.Errorf("UNPROCESSABLE", "A branch must be given by id or by repositoryNameWithOwner and branchName.")
 	}
 	c.message = str(msg, "headline")
 	if body := str(msg, "body"); body != "" {
@@ -77,10 +82,10 @@ func decodeCommitOnBranch(in map[string]any) (*commitOnBranch, error) {
 		p := str(am, "path")
 		data, err := base64.StdEncoding.DecodeString(str(am, "contents"))
 		if err != nil {
-			return nil, gqlErrorf("UNPROCESSABLE", "The contents of "+p+" are not valid Base64.") // wording a guess
+			return nil, graphql.Errorf("UNPROCESSABLE", "The contents of "+p+" are not valid Base64.") // wording a guess
 		}
 		if total += len(data); total >= graphqlMaxCommitBytes {
-			return nil, gqlErrorf("", msgGraphQLGaveUp)
+			return nil, graphql.Errorf("", msgGraphQLGaveUp)
 		}
 		if _, dup := c.additions[p]; !dup {
 			c.addOrder = append(c.addOrder, p)
@@ -94,7 +99,7 @@ func decodeCommitOnBranch(in map[string]any) (*commitOnBranch, error) {
 // GitHub does: the branch must exist and point at expectedHeadOid (else
 // STALE_DATA), every deletion must name an existing file, and the commit is
 // authored by the token's user and committed and signed by GitHub.
-func (s *Server) createCommitOnBranch(x *gqlExec, in map[string]any) (gqlObject, error) {
+func (s *Server) createCommitOnBranch(x *graphql.Exec, in map[string]any) (graphql.Object, error) {
 	c, err := decodeCommitOnBranch(in)
 	if err != nil {
 		return nil, err
@@ -102,7 +107,7 @@ func (s *Server) createCommitOnBranch(x *gqlExec, in map[string]any) (gqlObject,
 	owner, name, _ := strings.Cut(c.repo, "/")
 	rp := s.getRepo(owner, name)
 	if rp == nil {
-		return nil, gqlErrorf("NOT_FOUND", "Could not resolve to a Repository with the name '"+c.repo+"'.")
+		return nil, graphql.Errorf("NOT_FOUND", "Could not resolve to a Repository with the name '"+c.repo+"'.")
 	}
 	s.mutationRaces.run(rp.fullName(), c.ref)
 	rp.mu.Lock()
@@ -110,28 +115,28 @@ func (s *Server) createCommitOnBranch(x *gqlExec, in map[string]any) (gqlObject,
 	head, ok := rp.refs[c.ref]
 	if !ok {
 		// GitHub requires an existing branch; the wording is a guess.
-		return nil, gqlErrorf("NOT_FOUND", "Could not resolve to a Ref with the name '"+c.ref+"'.")
+		return nil, graphql.Errorf("NOT_FOUND", "Could not resolve to a Ref with the name '"+c.ref+"'.")
 	}
 	if head.String() != c.expected {
-		return nil, gqlErrorf("STALE_DATA", "Expected branch to point to \""+c.expected+"\" but it did not.  Pull and try again.")
+		return nil, graphql.Errorf("STALE_DATA", "Expected branch to point to \""+c.expected+"\" but it did not.  Pull and try again.")
 	}
-	tree, err := rp.applyFileChanges(head, c)
+	tree, err := applyFileChanges(rp, head, c)
 	if err != nil {
 		return nil, err
 	}
 	now := s.now()
-	id := identOf(x.r)
+	id := identOf(x.R)
 	cm := &object.Commit{
 		Author:    object.Signature{Name: id.name, Email: id.email, When: now},
-		Committer: webFlowCommitter(now), Message: c.message, TreeHash: tree,
+		Committer: sign.WebFlowCommitter(now), Message: c.message, TreeHash: tree,
 		ParentHashes: []plumbing.Hash{head},
 	}
 	h, err := rp.putSignedCommit(cm, now)
 	if err != nil {
-		return nil, gqlErrorf("", "Something went wrong while executing your query: "+err.Error())
+		return nil, graphql.Errorf("", "Something went wrong while executing your query: "+err.Error())
 	}
-	if e := rp.refusal(id, refChange{ref: c.ref, old: head, new: h}); e != nil {
-		return nil, e.gqlError()
+	if e := refusal(rp, id, rules.Change{Ref: c.ref, Old: head, New: h}); e != nil {
+		return nil, e.GQLError()
 	}
 	rp.setRef(c.ref, h, false, now)
 	return gqlCommitPayload{rp: rp, ref: c.ref, oid: h, clientMutationID: c.clientMutationID}, nil
@@ -139,28 +144,28 @@ func (s *Server) createCommitOnBranch(x *gqlExec, in map[string]any) (gqlObject,
 
 // applyFileChanges writes the tree of head with c's deletions, then its
 // additions. Caller holds mu for writing.
-func (rp *repo) applyFileChanges(head plumbing.Hash, c *commitOnBranch) (plumbing.Hash, error) {
-	root := rp.commits[head].TreeHash
-	b := newTreeBuilder(rp, root)
+func applyFileChanges(rp *repo, head plumbing.Hash, c *commitOnBranch) (plumbing.Hash, error) {
+	root := rp.Commits[head].TreeHash
+	b := gitobj.NewTreeBuilder(&rp.Store, root)
 	for _, p := range c.deletions {
-		e, ok := rp.lookupPath(root, strings.Trim(p, "/"))
-		if !ok || e.Mode == filemode.Dir || b.del(strings.Trim(p, "/")) != nil {
+		e, ok := rp.LookupPath(root, strings.Trim(p, "/"))
+		if !ok || e.Mode == filemode.Dir || b.Del(strings.Trim(p, "/")) != nil {
 			// Message as GitHub users report it; the error type is a guess.
-			return plumbing.ZeroHash, gqlErrorf("UNPROCESSABLE",
+			return plumbing.ZeroHash, graphql.Errorf("UNPROCESSABLE",
 				"A path was requested for deletion which does not exist as of commit oid `"+head.String()+"`")
 		}
 	}
 	for _, p := range c.addOrder {
-		if !validPath(p) {
-			return plumbing.ZeroHash, gqlErrorf("UNPROCESSABLE", "Invalid path: "+p) // wording a guess
+		if !gitobj.ValidPath(p) {
+			return plumbing.ZeroHash, graphql.Errorf("UNPROCESSABLE", "Invalid path: "+p) // wording a guess
 		}
 		// GraphQL cannot carry file modes: an added file is a regular file,
 		// even over an executable or a symlink (not confirmed against GitHub).
-		b.set(p, filemode.Regular, rp.putBlob(c.additions[p]))
+		b.Set(p, filemode.Regular, rp.PutBlob(c.additions[p]))
 	}
-	tree, err := b.write()
+	tree, err := b.Write()
 	if err != nil {
-		return plumbing.ZeroHash, gqlErrorf("", "Something went wrong while executing your query: "+err.Error())
+		return plumbing.ZeroHash, graphql.Errorf("", "Something went wrong while executing your query: "+err.Error())
 	}
 	return tree, nil
 }
@@ -172,18 +177,18 @@ type gqlCommitPayload struct {
 	clientMutationID any
 }
 
-func (gqlCommitPayload) typeName() string { return "CreateCommitOnBranchPayload" }
+func (gqlCommitPayload) TypeName() string { return "CreateCommitOnBranchPayload" }
 
-func (g gqlCommitPayload) field(_ *gqlExec, name string, _ map[string]any) (any, error) {
+func (g gqlCommitPayload) Field(_ *graphql.Exec, name string, _ map[string]any) (any, error) {
 	g.rp.mu.RLock()
 	defer g.rp.mu.RUnlock()
 	switch name {
 	case "clientMutationId":
 		return g.clientMutationID, nil
 	case "commit":
-		return gqlCommit{rp: g.rp, c: g.rp.commits[g.oid]}, nil
+		return gqlCommit{rp: g.rp, c: g.rp.Commits[g.oid]}, nil
 	case "ref":
 		return gqlRef{rp: g.rp, ref: g.ref, oid: g.oid}, nil
 	}
-	return nil, errUnserved("CreateCommitOnBranchPayload", name)
+	return nil, graphql.Unserved("CreateCommitOnBranchPayload", name)
 }

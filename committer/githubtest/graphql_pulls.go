@@ -1,11 +1,15 @@
 package githubtest
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 // Pull requests in GraphQL: Repository.pullRequest(number:),
@@ -17,7 +21,7 @@ import (
 // gqlPullsLocked filters the repository's pull requests. ref, when set,
 // keeps those whose head is that branch (associatedPullRequests). Caller
 // holds mu.
-func (rp *repo) gqlPullsLocked(args map[string]any, headRef string) (any, error) {
+func gqlPullsLocked(rp *repo, args map[string]any, headRef string) (any, error) {
 	states := map[string]bool{}
 	if list, ok := args["states"].([]any); ok {
 		for _, s := range list {
@@ -35,14 +39,14 @@ func (rp *repo) gqlPullsLocked(args map[string]any, headRef string) (any, error)
 			labels = append(labels, l.(string))
 		}
 	}
-	var nodes []gqlObject
+	var nodes []graphql.Object
 	for _, p := range rp.pulls {
 		if len(states) > 0 && !states[p.state] || head != "" && p.head != head || base != "" && p.base != base {
 			continue
 		}
 		ok := true
 		for _, l := range labels {
-			ok = ok && contains(p.labels, l)
+			ok = ok && slices.Contains(p.labels, l)
 		}
 		if ok {
 			nodes = append(nodes, gqlPull{rp: rp, p: p})
@@ -57,16 +61,16 @@ type gqlPull struct {
 	p  *pull
 }
 
-func (gqlPull) typeName() string { return "PullRequest" }
+func (gqlPull) TypeName() string { return "PullRequest" }
 
-func (g gqlPull) field(x *gqlExec, name string, _ map[string]any) (any, error) {
+func (g gqlPull) Field(x *graphql.Exec, name string, _ map[string]any) (any, error) {
 	rp, p := g.rp, g.p
 	rp.mu.RLock()
 	defer rp.mu.RUnlock()
 	num := strconv.Itoa(p.number)
 	switch name {
 	case "id":
-		return nodeID("PR", rp.fullName()+"#"+num), nil
+		return wire.NodeID("PR", rp.fullName()+"#"+num), nil
 	case "number":
 		return p.number, nil
 	case "databaseId", "fullDatabaseId":
@@ -89,7 +93,7 @@ func (g gqlPull) field(x *gqlExec, name string, _ map[string]any) (any, error) {
 	case "locked":
 		return false, nil
 	case "url", "permalink":
-		return rp.htmlURL(x.r) + "/pull/" + num, nil
+		return repoHTMLURL(rp, x.R) + "/pull/" + num, nil
 	case "resourcePath":
 		return "/" + rp.fullName() + "/pull/" + num, nil
 	case "headRefName":
@@ -101,9 +105,9 @@ func (g gqlPull) field(x *gqlExec, name string, _ map[string]any) (any, error) {
 	case "baseRefOid":
 		return p.baseSHA, nil
 	case "headRef":
-		return rp.gqlRefLocked("refs/heads/" + p.head), nil
+		return gqlRefLocked(rp, "refs/heads/"+p.head), nil
 	case "baseRef":
-		return rp.gqlRefLocked("refs/heads/" + p.base), nil
+		return gqlRefLocked(rp, "refs/heads/"+p.base), nil
 	case "repository", "baseRepository", "headRepository":
 		return gqlRepo{rp: rp}, nil
 	case "createdAt":
@@ -120,5 +124,5 @@ func (g gqlPull) field(x *gqlExec, name string, _ map[string]any) (any, error) {
 	case "mergeable":
 		return "UNKNOWN", nil
 	}
-	return nil, errUnserved("PullRequest", name)
+	return nil, graphql.Unserved("PullRequest", name)
 }

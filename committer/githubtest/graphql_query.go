@@ -12,6 +12,9 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 // Resolvers for the query side: repository, ref, commit, tree, blob.
@@ -20,60 +23,55 @@ import (
 
 type gqlQuery struct{}
 
-func (gqlQuery) typeName() string { return "Query" }
+func (gqlQuery) TypeName() string { return "Query" }
 
-func (gqlQuery) field(x *gqlExec, name string, args map[string]any) (any, error) {
+func (gqlQuery) Field(x *graphql.Exec, name string, args map[string]any) (any, error) {
 	switch name {
 	case "id":
 		return "MDU6UXVlcnk=", nil
 	case "rateLimit":
-		return gqlRateLimit{reset: x.s.now().Add(time.Hour)}, nil
+		return gqlRateLimit{reset: srvOf(x).now().Add(time.Hour)}, nil
 	case "viewer":
 		return viewer(x), nil
 	case "__schema":
-		return gqlSchemaObj{in: newIntrospection(x)}, nil
+		return graphql.SchemaObj{In: graphql.NewIntrospection(wantsPreview(x.R), previewTypes)}, nil
 	case "__type":
-		in := newIntrospection(x)
 		n, _ := args["name"].(string)
-		d := in.schema.Types[n]
-		if d == nil || in.previewType(n) {
-			return nil, nil
-		}
-		return gqlTypeObj{in: in, def: d}, nil
+		return graphql.IntrospectType(graphql.NewIntrospection(wantsPreview(x.R), previewTypes), n)
 	case "repository":
 		owner, _ := args["owner"].(string)
 		repoName, _ := args["name"].(string)
-		rp := x.s.getRepo(owner, repoName)
+		rp := srvOf(x).getRepo(owner, repoName)
 		if rp == nil {
-			return nil, gqlErrorf("NOT_FOUND", "Could not resolve to a Repository with the name '"+owner+"/"+repoName+"'.")
+			return nil, graphql.Errorf("NOT_FOUND", "Could not resolve to a Repository with the name '"+owner+"/"+repoName+"'.")
 		}
 		return gqlRepo{rp: rp}, nil
 	case "node":
 		id, _ := args["id"].(string)
-		n := x.s.gqlNode(id)
+		n := srvOf(x).gqlNode(id)
 		if n == nil {
-			return nil, gqlErrorf("NOT_FOUND", "Could not resolve to a node with the global id of '"+id+"'")
+			return nil, graphql.Errorf("NOT_FOUND", "Could not resolve to a node with the global id of '"+id+"'")
 		}
 		return n, nil
 	case "nodes":
 		ids, _ := args["ids"].([]any)
-		var out []gqlObject
+		var out []graphql.Object
 		for _, v := range ids {
 			id, _ := v.(string)
-			n := x.s.gqlNode(id)
+			n := srvOf(x).gqlNode(id)
 			if n == nil {
-				return nil, gqlErrorf("NOT_FOUND", "Could not resolve to a node with the global id of '"+id+"'")
+				return nil, graphql.Errorf("NOT_FOUND", "Could not resolve to a node with the global id of '"+id+"'")
 			}
 			out = append(out, n)
 		}
 		return out, nil
 	}
-	return nil, errUnserved("Query", name)
+	return nil, graphql.Unserved("Query", name)
 }
 
-// gqlNode resolves a node ID the fake issued (nodeID): a repository, a ref
+// gqlNode resolves a node ID the fake issued (wire.NodeID): a repository, a ref
 // or a git object; nil for any other.
-func (s *Server) gqlNode(id string) gqlObject {
+func (s *Server) gqlNode(id string) graphql.Object {
 	kind, enc, ok := strings.Cut(id, "_")
 	raw, err := base64.RawURLEncoding.DecodeString(enc)
 	if !ok || err != nil {
@@ -96,48 +94,36 @@ func (s *Server) gqlNode(id string) gqlObject {
 			return gqlRepo{rp: rp}
 		}
 	case "REF":
-		return rp.gqlRefLocked(rest)
+		return gqlRefLocked(rp, rest)
 	case "C", "T", "B", "TAG":
 		if len(rest) == 40 {
-			return rp.gqlGitObjectLocked(plumbing.NewHash(rest))
+			return gqlGitObjectLocked(rp, plumbing.NewHash(rest))
 		}
 	}
 	return nil
 }
 
-// errUnserved answers a field the schema has but the fake does not model.
-// The executor turns it into null where the field's type is nullable (as
-// GitHub answers for data it does not have) and into one error naming the
-// field where it is not.
-func errUnserved(typ, field string) error { return &unmodelled{typ: typ, field: field} }
-
-type unmodelled struct{ typ, field string }
-
-func (e *unmodelled) Error() string {
-	return "githubtest: the fake does not model " + e.typ + "." + e.field
-}
-
 type gqlRepo struct{ rp *repo }
 
-func (gqlRepo) typeName() string { return "Repository" }
+func (gqlRepo) TypeName() string { return "Repository" }
 
-func (g gqlRepo) field(x *gqlExec, name string, args map[string]any) (any, error) {
+func (g gqlRepo) Field(x *graphql.Exec, name string, args map[string]any) (any, error) {
 	rp := g.rp
 	rp.mu.RLock()
 	defer rp.mu.RUnlock()
 	switch name {
 	case "id":
-		return nodeID("R", rp.fullName()), nil
+		return wire.NodeID("R", rp.fullName()), nil
 	case "name":
 		return rp.name, nil
 	case "nameWithOwner":
 		return rp.fullName(), nil
 	case "url":
-		return rp.htmlURL(x.r), nil
+		return repoHTMLURL(rp, x.R), nil
 	case "isEmpty":
 		return rp.empty(), nil
 	case "owner":
-		return rp.ownerAccount(), nil
+		return ownerAccount(rp), nil
 	case "databaseId":
 		return rp.id, nil
 	case "resourcePath":
@@ -162,37 +148,37 @@ func (g gqlRepo) field(x *gqlExec, name string, args map[string]any) (any, error
 	case "hasIssuesEnabled", "hasWikiEnabled", "hasProjectsEnabled", "mergeCommitAllowed", "squashMergeAllowed", "rebaseMergeAllowed":
 		return true, nil
 	case "defaultBranchRef":
-		return rp.gqlRefLocked("refs/heads/" + rp.defaultBranch), nil
+		return gqlRefLocked(rp, "refs/heads/"+rp.defaultBranch), nil
 	case "ref":
 		q, _ := args["qualifiedName"].(string)
-		return rp.gqlRefLocked(qualifyRef(q)), nil
+		return gqlRefLocked(rp, qualifyRef(q)), nil
 	case "object":
-		return rp.gqlObjectLocked(args), nil
+		return gqlObjectLocked(rp, args), nil
 	case "refs":
-		return rp.gqlRefsLocked(args)
+		return gqlRefsLocked(rp, args)
 	case "pullRequests":
-		return rp.gqlPullsLocked(args, "")
+		return gqlPullsLocked(rp, args, "")
 	case "pullRequest":
-		n, _ := argInt(args, "number")
+		n, _ := graphql.ArgInt(args, "number")
 		if n < 1 || int(n) > len(rp.pulls) {
-			return nil, gqlErrorf("NOT_FOUND", "Could not resolve to a PullRequest with the number of "+strconv.FormatInt(n, 10)+".")
+			return nil, graphql.Errorf("NOT_FOUND", "Could not resolve to a PullRequest with the number of "+strconv.FormatInt(n, 10)+".")
 		}
 		return gqlPull{rp: rp, p: rp.pulls[n-1]}, nil
 	}
-	return nil, errUnserved("Repository", name)
+	return nil, graphql.Unserved("Repository", name)
 }
 
 // gqlRefsLocked is Repository.refs(refPrefix:, query:, orderBy:): the refs
 // under refPrefix (which ends in "/"), by name unless orderBy asks for
 // TAG_COMMIT_DATE, paged as every connection. Caller holds mu.
-func (rp *repo) gqlRefsLocked(args map[string]any) (any, error) {
+func gqlRefsLocked(rp *repo, args map[string]any) (any, error) {
 	prefix, _ := args["refPrefix"].(string)
 	query, _ := args["query"].(string)
 	names := rp.sortedRefs(prefix)
 	if order, ok := args["orderBy"].(map[string]any); ok {
 		if order["field"] == "TAG_COMMIT_DATE" {
 			when := func(n string) time.Time {
-				if c, ok := rp.commits[rp.peel(rp.refs[n])]; ok {
+				if c, ok := rp.Commits[rp.peel(rp.refs[n])]; ok {
 					return c.Committer.When
 				}
 				return time.Time{}
@@ -203,7 +189,7 @@ func (rp *repo) gqlRefsLocked(args map[string]any) (any, error) {
 			slices.Reverse(names)
 		}
 	}
-	var nodes []gqlObject
+	var nodes []graphql.Object
 	for _, n := range names {
 		if query == "" || strings.Contains(n[len(prefix):], query) {
 			nodes = append(nodes, gqlRef{rp: rp, ref: n, oid: rp.refs[n]})
@@ -224,7 +210,7 @@ func qualifyRef(q string) string {
 }
 
 // gqlRefLocked is the Ref for a qualified name, or nil. Caller holds mu.
-func (rp *repo) gqlRefLocked(ref string) gqlObject {
+func gqlRefLocked(rp *repo, ref string) graphql.Object {
 	h, ok := rp.refs[ref]
 	if !ok {
 		return nil
@@ -233,7 +219,7 @@ func (rp *repo) gqlRefLocked(ref string) gqlObject {
 }
 
 // gqlObjectLocked answers Repository.object(oid:|expression:). Caller holds mu.
-func (rp *repo) gqlObjectLocked(args map[string]any) gqlObject {
+func gqlObjectLocked(rp *repo, args map[string]any) graphql.Object {
 	var h plumbing.Hash
 	if oid, ok := args["oid"].(string); ok {
 		h = plumbing.NewHash(oid)
@@ -245,11 +231,11 @@ func (rp *repo) gqlObjectLocked(args map[string]any) gqlObject {
 		}
 		h = c
 		if hasPath {
-			root, ok := rp.treeOf(rp.peel(c))
+			root, ok := rp.TreeOf(rp.peel(c))
 			if !ok {
 				return nil
 			}
-			e, ok := rp.lookupPath(root, strings.Trim(p, "/"))
+			e, ok := rp.LookupPath(root, strings.Trim(p, "/"))
 			if !ok {
 				return nil
 			}
@@ -259,20 +245,20 @@ func (rp *repo) gqlObjectLocked(args map[string]any) gqlObject {
 			h = e.Hash
 		}
 	}
-	return rp.gqlGitObjectLocked(h)
+	return gqlGitObjectLocked(rp, h)
 }
 
 // gqlGitObjectLocked wraps a stored object. Caller holds mu.
-func (rp *repo) gqlGitObjectLocked(h plumbing.Hash) gqlObject {
-	switch rp.objType(h) {
+func gqlGitObjectLocked(rp *repo, h plumbing.Hash) graphql.Object {
+	switch rp.ObjType(h) {
 	case plumbing.CommitObject:
-		return gqlCommit{rp: rp, c: rp.commits[h]}
+		return gqlCommit{rp: rp, c: rp.Commits[h]}
 	case plumbing.TreeObject:
 		return gqlTree{rp: rp, oid: h}
 	case plumbing.BlobObject:
 		return gqlBlob{rp: rp, oid: h}
 	case plumbing.TagObject:
-		return gqlTag{rp: rp, t: rp.tags[h]}
+		return gqlTag{rp: rp, t: rp.Tags[h]}
 	}
 	return nil
 }
@@ -282,9 +268,9 @@ type gqlTag struct {
 	t  *object.Tag
 }
 
-func (gqlTag) typeName() string { return "Tag" }
+func (gqlTag) TypeName() string { return "Tag" }
 
-func (g gqlTag) field(x *gqlExec, name string, _ map[string]any) (any, error) {
+func (g gqlTag) Field(x *graphql.Exec, name string, _ map[string]any) (any, error) {
 	g.rp.mu.RLock()
 	defer g.rp.mu.RUnlock()
 	if v, ok := gitObjectField(x, g.rp, g.t.Hash, "TAG", name); ok {
@@ -298,9 +284,9 @@ func (g gqlTag) field(x *gqlExec, name string, _ map[string]any) (any, error) {
 	case "tagger":
 		return gqlActor{sig: g.t.Tagger}, nil
 	case "target":
-		return g.rp.gqlGitObjectLocked(g.t.Target), nil
+		return gqlGitObjectLocked(g.rp, g.t.Target), nil
 	}
-	return nil, errUnserved("Tag", name)
+	return nil, graphql.Unserved("Tag", name)
 }
 
 type gqlRef struct {
@@ -309,9 +295,9 @@ type gqlRef struct {
 	oid plumbing.Hash
 }
 
-func (gqlRef) typeName() string { return "Ref" }
+func (gqlRef) TypeName() string { return "Ref" }
 
-func (g gqlRef) field(_ *gqlExec, name string, args map[string]any) (any, error) {
+func (g gqlRef) Field(_ *graphql.Exec, name string, args map[string]any) (any, error) {
 	g.rp.mu.RLock()
 	defer g.rp.mu.RUnlock()
 	switch name {
@@ -326,14 +312,14 @@ func (g gqlRef) field(_ *gqlExec, name string, args map[string]any) (any, error)
 	case "repository":
 		return gqlRepo{rp: g.rp}, nil
 	case "target":
-		return g.rp.gqlGitObjectLocked(g.oid), nil
+		return gqlGitObjectLocked(g.rp, g.oid), nil
 	case "associatedPullRequests":
 		if !strings.HasPrefix(g.ref, "refs/heads/") {
 			return newConnection("PullRequestConnection", "associatedPullRequests", g.oid, nil, args)
 		}
-		return g.rp.gqlPullsLocked(args, strings.TrimPrefix(g.ref, "refs/heads/"))
+		return gqlPullsLocked(g.rp, args, strings.TrimPrefix(g.ref, "refs/heads/"))
 	}
-	return nil, errUnserved("Ref", name)
+	return nil, graphql.Unserved("Ref", name)
 }
 
 // splitRef splits "refs/heads/a/b" into "refs/heads/" and "a/b".
@@ -350,14 +336,14 @@ func splitRef(ref string) (prefix, name string) {
 // objNodeID is the node ID of a git object (kind C, T, B or TAG), the same
 // in REST replies and GraphQL, so node(id:) resolves either.
 func objNodeID(rp *repo, kind string, h plumbing.Hash) string {
-	return nodeID(kind, rp.fullName()+":"+h.String())
+	return wire.NodeID(kind, rp.fullName()+":"+h.String())
 }
 
 // refNodeID is the node ID (REST node_id, GraphQL id)  of a ref; CommittableBranch.id takes it.
-func refNodeID(rp *repo, ref string) string { return nodeID("REF", rp.fullName()+":"+ref) }
+func refNodeID(rp *repo, ref string) string { return wire.NodeID("REF", rp.fullName()+":"+ref) }
 
 // gitObjectField answers the GitObject interface's fields. Caller holds mu.
-func gitObjectField(x *gqlExec, rp *repo, oid plumbing.Hash, kind, name string) (any, bool) {
+func gitObjectField(x *graphql.Exec, rp *repo, oid plumbing.Hash, kind, name string) (any, bool) {
 	sha := oid.String()
 	path := "/" + rp.fullName() + "/commit/" + sha
 	switch name {
@@ -370,7 +356,7 @@ func gitObjectField(x *gqlExec, rp *repo, oid plumbing.Hash, kind, name string) 
 	case "commitResourcePath":
 		return path, true
 	case "commitUrl":
-		return webBase(x.r) + path, true
+		return wire.WebBase(x.R) + path, true
 	case "repository":
 		return gqlRepo{rp: rp}, true
 	}
@@ -386,18 +372,18 @@ type gqlTree struct {
 // isBinary is GitHub's Blob.isBinary: not UTF-8, or has a NUL.
 func isBinary(data []byte) bool { return !utf8.Valid(data) || strings.IndexByte(string(data), 0) >= 0 }
 
-func (gqlTree) typeName() string { return "Tree" }
+func (gqlTree) TypeName() string { return "Tree" }
 
-func (g gqlTree) field(x *gqlExec, name string, _ map[string]any) (any, error) {
+func (g gqlTree) Field(x *graphql.Exec, name string, _ map[string]any) (any, error) {
 	g.rp.mu.RLock()
 	defer g.rp.mu.RUnlock()
 	if v, ok := gitObjectField(x, g.rp, g.oid, "T", name); ok {
 		return v, nil
 	}
 	if name == "entries" {
-		return g.rp.gqlEntriesLocked(g.oid, g.path), nil
+		return gqlEntriesLocked(g.rp, g.oid, g.path), nil
 	}
-	return nil, errUnserved("Tree", name)
+	return nil, graphql.Unserved("Tree", name)
 }
 
 type gqlBlob struct {
@@ -405,15 +391,15 @@ type gqlBlob struct {
 	oid plumbing.Hash
 }
 
-func (gqlBlob) typeName() string { return "Blob" }
+func (gqlBlob) TypeName() string { return "Blob" }
 
-func (g gqlBlob) field(x *gqlExec, name string, _ map[string]any) (any, error) {
+func (g gqlBlob) Field(x *graphql.Exec, name string, _ map[string]any) (any, error) {
 	g.rp.mu.RLock()
 	defer g.rp.mu.RUnlock()
 	if v, ok := gitObjectField(x, g.rp, g.oid, "B", name); ok {
 		return v, nil
 	}
-	data, _ := g.rp.blob(g.oid)
+	data, _ := g.rp.Blob(g.oid)
 	binary := isBinary(data)
 	switch name {
 	case "byteSize":
@@ -428,14 +414,14 @@ func (g gqlBlob) field(x *gqlExec, name string, _ map[string]any) (any, error) {
 		}
 		return string(data), nil
 	}
-	return nil, errUnserved("Blob", name)
+	return nil, graphql.Unserved("Blob", name)
 }
 
 type gqlActor struct{ sig object.Signature }
 
-func (gqlActor) typeName() string { return "GitActor" }
+func (gqlActor) TypeName() string { return "GitActor" }
 
-func (g gqlActor) field(_ *gqlExec, name string, _ map[string]any) (any, error) {
+func (g gqlActor) Field(_ *graphql.Exec, name string, _ map[string]any) (any, error) {
 	switch name {
 	case "name":
 		return g.sig.Name, nil
@@ -444,14 +430,14 @@ func (g gqlActor) field(_ *gqlExec, name string, _ map[string]any) (any, error) 
 	case "date":
 		return g.sig.When.Format(time.RFC3339), nil
 	}
-	return nil, errUnserved("GitActor", name)
+	return nil, graphql.Unserved("GitActor", name)
 }
 
 type gqlRateLimit struct{ reset time.Time }
 
-func (gqlRateLimit) typeName() string { return "RateLimit" }
+func (gqlRateLimit) TypeName() string { return "RateLimit" }
 
-func (g gqlRateLimit) field(_ *gqlExec, name string, _ map[string]any) (any, error) {
+func (g gqlRateLimit) Field(_ *graphql.Exec, name string, _ map[string]any) (any, error) {
 	switch name {
 	case "cost", "nodeCount":
 		return 1, nil
@@ -462,5 +448,5 @@ func (g gqlRateLimit) field(_ *gqlExec, name string, _ map[string]any) (any, err
 	case "resetAt":
 		return g.reset.UTC().Format(time.RFC3339), nil
 	}
-	return nil, errUnserved("RateLimit", name)
+	return nil, graphql.Unserved("RateLimit", name)
 }

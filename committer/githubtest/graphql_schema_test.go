@@ -11,6 +11,8 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/parser"
 	"github.com/vektah/gqlparser/v2/validator"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql"
 )
 
 // The fake serves GitHub's whole published schema: the embedded copy is the
@@ -21,10 +23,10 @@ func TestGraphQLSchemaVendored(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(vendored, graphqlSchemaGz) {
-		t.Fatal("committer/githubtest/graphql_schema.graphql.gz differs from testdata/graphql/github-schema.graphql.gz: run make graphql-schema")
+	if !bytes.Equal(vendored, graphql.SchemaGz) {
+		t.Fatal("committer/githubtest/internal/graphql/graphql_schema.graphql.gz differs from testdata/graphql/github-schema.graphql.gz: run make graphql-schema")
 	}
-	schema, err := graphqlSchema()
+	schema, err := graphql.Schema()
 	if err != nil {
 		t.Fatalf("GitHub's schema does not load: %v", err)
 	}
@@ -50,7 +52,7 @@ func TestGraphQLSchemaVendored(t *testing.T) {
 // only checked to be JSON.
 func checkGraphQLReply(t testing.TB, query string, vars map[string]any, raw []byte) {
 	t.Helper()
-	schema, err := graphqlSchema()
+	schema, err := graphql.Schema()
 	if err != nil {
 		t.Fatal(err)
 	}

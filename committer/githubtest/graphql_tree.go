@@ -8,6 +8,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql"
 )
 
 // Path lookups: Commit.file(path:) and Tree.entries answer TreeEntry
@@ -20,12 +22,12 @@ import (
 
 // gqlFileLocked is Commit.file(path:): the entry at p in the commit's
 // tree, or nil. Caller holds mu.
-func (rp *repo) gqlFileLocked(c *object.Commit, p string) gqlObject {
+func gqlFileLocked(rp *repo, c *object.Commit, p string) graphql.Object {
 	p = strings.Trim(p, "/")
 	if p == "" {
 		return nil
 	}
-	e, ok := rp.lookupPath(c.TreeHash, p)
+	e, ok := rp.LookupPath(c.TreeHash, p)
 	if !ok {
 		return nil
 	}
@@ -38,9 +40,9 @@ type gqlTreeEntry struct {
 	e    object.TreeEntry
 }
 
-func (gqlTreeEntry) typeName() string { return "TreeEntry" }
+func (gqlTreeEntry) TypeName() string { return "TreeEntry" }
 
-func (g gqlTreeEntry) field(_ *gqlExec, name string, _ map[string]any) (any, error) {
+func (g gqlTreeEntry) Field(_ *graphql.Exec, name string, _ map[string]any) (any, error) {
 	g.rp.mu.RLock()
 	defer g.rp.mu.RUnlock()
 	base := path.Base(g.path)
@@ -66,13 +68,13 @@ func (g gqlTreeEntry) field(_ *gqlExec, name string, _ map[string]any) (any, err
 		}
 		return "blob", nil
 	case "size":
-		data, _ := g.rp.blob(g.e.Hash)
+		data, _ := g.rp.Blob(g.e.Hash)
 		return len(data), nil // 0 for a tree or a submodule
 	case "object":
 		if g.e.Mode == filemode.Dir {
 			return gqlTree{rp: g.rp, oid: g.e.Hash, path: g.path}, nil
 		}
-		return g.rp.gqlGitObjectLocked(g.e.Hash), nil // nil for a submodule's commit
+		return gqlGitObjectLocked(g.rp, g.e.Hash), nil // nil for a submodule's commit
 	case "repository":
 		return gqlRepo{rp: g.rp}, nil
 	case "isGenerated":
@@ -83,7 +85,7 @@ func (g gqlTreeEntry) field(_ *gqlExec, name string, _ map[string]any) (any, err
 		}
 		return nil, nil
 	case "lineCount":
-		data, ok := g.rp.blob(g.e.Hash)
+		data, ok := g.rp.Blob(g.e.Hash)
 		if !ok || g.e.Mode == filemode.Symlink || isBinary(data) {
 			return nil, nil
 		}
@@ -93,17 +95,17 @@ func (g gqlTreeEntry) field(_ *gqlExec, name string, _ map[string]any) (any, err
 		}
 		return n, nil
 	}
-	return nil, errUnserved("TreeEntry", name)
+	return nil, graphql.Unserved("TreeEntry", name)
 }
 
 // gqlEntriesLocked is Tree.entries: the tree's entries in git order, with
 // paths under prefix. Caller holds mu.
-func (rp *repo) gqlEntriesLocked(tree plumbing.Hash, prefix string) []gqlObject {
-	entries, ok := rp.trees[tree]
+func gqlEntriesLocked(rp *repo, tree plumbing.Hash, prefix string) []graphql.Object {
+	entries, ok := rp.Trees[tree]
 	if !ok {
 		return nil
 	}
-	out := make([]gqlObject, 0, len(entries))
+	out := make([]graphql.Object, 0, len(entries))
 	for _, e := range entries {
 		out = append(out, gqlTreeEntry{rp: rp, path: path.Join(prefix, e.Name), e: e})
 	}

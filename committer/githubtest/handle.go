@@ -9,14 +9,13 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 type ctxKey int
 
-const (
-	prefixKey ctxKey = iota
-	identKey
-)
+const identKey ctxKey = iota
 
 // identity is who a request is authenticated as.
 type identity struct {
@@ -25,15 +24,6 @@ type identity struct {
 	login        string
 	name, email  string
 	userID       int64
-}
-
-func withPrefix(ctx context.Context, p string) context.Context {
-	return context.WithValue(ctx, prefixKey, p)
-}
-
-func prefixOf(r *http.Request) string {
-	p, _ := r.Context().Value(prefixKey).(string)
-	return p
 }
 
 func identOf(r *http.Request) identity {
@@ -138,7 +128,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 
 	id, ok := s.authenticate(r, route)
 	if !ok {
-		writeError(rec, r, http.StatusUnauthorized, "Bad credentials", docRoot)
+		wire.WriteError(rec, r, http.StatusUnauthorized, "Bad credentials", docRoot)
 		return
 	}
 	r = r.WithContext(context.WithValue(r.Context(), identKey, id))
@@ -229,7 +219,7 @@ func writeFault(w http.ResponseWriter, r *http.Request, f *Fault) {
 		_, _ = w.Write([]byte(f.Body))
 		return
 	}
-	writeError(w, r, f.Status, defaultMessage(f.Status), docRoot)
+	wire.WriteError(w, r, f.Status, defaultMessage(f.Status), docRoot)
 }
 
 // reqMeta is what a handler learns about a request for its log entry.

@@ -30,7 +30,7 @@ func (s *Server) Commit(owner, name, sha string) (Commit, error) {
 	}
 	rp.mu.RLock()
 	defer rp.mu.RUnlock()
-	c, ok := rp.commits[plumbing.NewHash(sha)]
+	c, ok := rp.Commits[plumbing.NewHash(sha)]
 	if !ok {
 		return Commit{}, fmt.Errorf("githubtest: %s/%s: commit %s: %w", owner, name, sha, fs.ErrNotExist)
 	}
@@ -51,7 +51,7 @@ func (s *Server) History(owner, name, ref string) ([]Commit, error) {
 	}
 	var out []Commit
 	for {
-		c, ok := rp.commits[h]
+		c, ok := rp.Commits[h]
 		if !ok {
 			break
 		}
@@ -72,7 +72,7 @@ func (s *Server) HasObject(owner, name, sha string) bool {
 	}
 	rp.mu.RLock()
 	defer rp.mu.RUnlock()
-	_, ok := rp.objects[plumbing.NewHash(sha)]
+	_, ok := rp.Objects[plumbing.NewHash(sha)]
 	return ok
 }
 

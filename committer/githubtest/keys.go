@@ -1,22 +1,16 @@
 package githubtest
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/ProtonMail/go-crypto/openpgp"
-	pgperrors "github.com/ProtonMail/go-crypto/openpgp/errors"
-)
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
 
-// GPG keys registered with the fake, as a user adds them to their GitHub
-// account: a commit sent with a signature (POST git/commits "signature") is
-// Verified when the signature checks against a registered key and the
-// committer's email is one of that key's identities, as GitHub requires.
-// Otherwise its verification says why, with GitHub's reasons: "unknown_key"
-// (no registered key made it), "bad_email" (the key does not carry the
-// committer's email), "invalid" (it does not check).
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/sign"
+)
 
 // AddGPGKey registers an armored OpenPGP public key (or key ring).
 func (s *Server) AddGPGKey(armoredPublicKey string) error {
@@ -31,30 +25,25 @@ func (s *Server) AddGPGKey(armoredPublicKey string) error {
 }
 
 // verifyClientSignature is the verification of a commit a client signed.
-func (s *Server) verifyClientSignature(payload, signature, committerEmail string, now time.Time) verification {
-	sig, pl := signature, payload
-	v := verification{Reason: "unknown_key", Signature: &sig, Payload: &pl}
+func (s *Server) verifyClientSignature(payload, signature, committerEmail string, now time.Time) sign.Verification {
 	s.mu.Lock()
 	keys := append(openpgp.EntityList(nil), s.gpgKeys...)
 	s.mu.Unlock()
-	if len(keys) == 0 || !strings.Contains(signature, "BEGIN PGP SIGNATURE") {
-		return v
-	}
-	signer, err := openpgp.CheckArmoredDetachedSignature(keys, strings.NewReader(payload), strings.NewReader(signature), nil)
-	switch {
-	case errors.Is(err, pgperrors.ErrUnknownIssuer):
-		return v
-	case err != nil || signer == nil:
-		v.Reason = "invalid"
-		return v
-	}
-	for _, id := range signer.Identities {
-		if id.UserId != nil && strings.EqualFold(id.UserId.Email, committerEmail) {
-			at := now.UTC().Format(time.RFC3339)
-			v.Verified, v.Reason, v.VerifiedAt = true, "valid", &at
-			return v
-		}
-	}
-	v.Reason = "bad_email"
-	return v
+	return sign.VerifyClient(keys, payload, signature, committerEmail, now)
 }
+
+// putSignedCommit signs c as GitHub's web flow, stores it with a Verified
+// verification and returns its hash. Caller holds rp.mu for writing.
+func (rp *repo) putSignedCommit(c *object.Commit, now time.Time) (plumbing.Hash, error) {
+	v, err := sign.WebFlowSign(c, now)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	h := rp.PutCommit(c)
+	rp.verif[h] = v
+	return h, nil
+}
+
+// WebFlowPublicKey returns the armored public key the fake signs GitHub-made
+// commits with (GitHub publishes its own at https://github.com/web-flow.gpg).
+func WebFlowPublicKey() (string, error) { return sign.WebFlowPublicKey() }

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 // fakeClock is a settable clock for WithNow.
@@ -208,7 +210,7 @@ func TestChargeMutation(t *testing.T) {
 		if !ts.chargeMutation(w, r) {
 			return
 		}
-		writeJSON(w, r, 200, obj{"data": obj{}})
+		wire.WriteJSON(w, r, 200, obj{"data": obj{}})
 	})
 	r := call(t, ts, "POST", "/_test/graphql", `{"query":"mutation{}"}`)
 	expect(t, r, 200, "")

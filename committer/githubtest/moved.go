@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 // docRedirect is the documentation_url of GitHub's redirect replies.
@@ -66,11 +68,11 @@ func (s *Server) movedRepo(owner, name string) *repo {
 func (s *Server) repoGone(w http.ResponseWriter, r *http.Request) {
 	rp := s.movedRepo(r.PathValue("owner"), r.PathValue("repo"))
 	if rp == nil {
-		writeError(w, r, http.StatusNotFound, "Not Found", docRoot)
+		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docRoot)
 		return
 	}
 	rest := strings.SplitN(strings.TrimPrefix(r.URL.EscapedPath(), "/repos/"), "/", 3)
-	loc := apiBase(r) + "/repositories/" + strconv.FormatInt(rp.id, 10)
+	loc := wire.APIBase(r) + "/repositories/" + strconv.FormatInt(rp.id, 10)
 	if len(rest) == 3 {
 		loc += "/" + rest[2]
 	}
@@ -82,7 +84,7 @@ func (s *Server) repoGone(w http.ResponseWriter, r *http.Request) {
 		status, msg = http.StatusTemporaryRedirect, "Temporary Redirect"
 	}
 	w.Header().Set("Location", loc)
-	writeJSON(w, r, status, obj{"message": msg, "url": loc, "documentation_url": docRedirect})
+	wire.WriteJSON(w, r, status, obj{"message": msg, "url": loc, "documentation_url": docRedirect})
 }
 
 // repositoryPath rewrites /repositories/{id}/rest to /repos/{owner}/{name}/rest

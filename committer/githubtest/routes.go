@@ -2,6 +2,8 @@ package githubtest
 
 import (
 	"net/http"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 // routeMux is a ServeMux that remembers its patterns (for the schema
@@ -27,7 +29,7 @@ type repoHandler func(w http.ResponseWriter, r *http.Request, rp *repo)
 func (s *Server) routes() {
 	m := s.mux
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, r, http.StatusNotFound, "Not Found", docRoot)
+		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docRoot)
 	})
 	m.HandleFunc("POST /user/repos", s.handleCreateRepo)
 	m.HandleFunc("POST /orgs/{org}/repos", s.handleCreateRepo)
@@ -93,3 +95,33 @@ func (s *Server) handleRepo(pattern string, h repoHandler) {
 		h(w, r, rp)
 	})
 }
+
+// Documentation URLs used in error bodies.
+const (
+	docRoot       = "https://docs.github.com/rest"
+	docCreateBlob = "https://docs.github.com/rest/git/blobs#create-a-blob"
+	docGetBlob    = "https://docs.github.com/rest/git/blobs#get-a-blob"
+	docCreateTree = "https://docs.github.com/rest/git/trees#create-a-tree"
+	docGetTree    = "https://docs.github.com/rest/git/trees#get-a-tree"
+	docCreateCmt  = "https://docs.github.com/rest/git/commits#create-a-commit"
+	docGetCmt     = "https://docs.github.com/rest/git/commits#get-a-commit-object"
+	docGetRef     = "https://docs.github.com/rest/git/refs#get-a-reference"
+	docMatchRefs  = "https://docs.github.com/rest/git/refs#list-matching-references"
+	docCreateRef  = "https://docs.github.com/rest/git/refs#create-a-reference"
+	docUpdateRef  = "https://docs.github.com/rest/git/refs#update-a-reference"
+	docDeleteRef  = "https://docs.github.com/rest/git/refs#delete-a-reference"
+	docBranch     = "https://docs.github.com/rest/branches/branches#get-a-branch"
+	docRepoCommit = "https://docs.github.com/rest/commits/commits#get-a-commit"
+	docContents   = "https://docs.github.com/rest/repos/contents#create-or-update-file-contents"
+	docGetContent = "https://docs.github.com/rest/repos/contents#get-repository-content"
+	docDelContent = "https://docs.github.com/rest/repos/contents#delete-a-file"
+	docPulls      = "https://docs.github.com/rest/pulls/pulls#create-a-pull-request"
+	docCreateRepo = "https://docs.github.com/rest/repos/repos#create-a-repository-for-the-authenticated-user"
+	docSecondary  = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"
+	docPrimary    = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-rate-limits"
+	docApps       = "https://docs.github.com/rest/apps/apps#create-an-installation-access-token-for-an-app"
+)
+
+const msgEmptyRepo = "Git Repository is empty."
+
+type obj = map[string]any

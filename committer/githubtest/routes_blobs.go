@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 func (s *Server) handleCreateBlob(w http.ResponseWriter, r *http.Request, rp *repo) {
@@ -13,11 +15,11 @@ func (s *Server) handleCreateBlob(w http.ResponseWriter, r *http.Request, rp *re
 		Content  *string `json:"content"`
 		Encoding string  `json:"encoding"`
 	}
-	if !decodeBody(w, r, &body, docCreateBlob) {
+	if !wire.DecodeBody(w, r, &body, docCreateBlob) {
 		return
 	}
 	if body.Content == nil {
-		writeError(w, r, http.StatusUnprocessableEntity, "Invalid request.\n\n\"content\" wasn't supplied.", docCreateBlob)
+		wire.WriteError(w, r, http.StatusUnprocessableEntity, "Invalid request.\n\n\"content\" wasn't supplied.", docCreateBlob)
 		return
 	}
 	var data []byte
@@ -27,25 +29,25 @@ func (s *Server) handleCreateBlob(w http.ResponseWriter, r *http.Request, rp *re
 	case "base64":
 		b, err := base64.StdEncoding.DecodeString(*body.Content)
 		if err != nil {
-			writeError(w, r, http.StatusUnprocessableEntity, "Invalid request.\n\nThe content is not valid Base64.", docCreateBlob)
+			wire.WriteError(w, r, http.StatusUnprocessableEntity, "Invalid request.\n\nThe content is not valid Base64.", docCreateBlob)
 			return
 		}
 		data = b
 	default:
-		writeError(w, r, http.StatusUnprocessableEntity,
+		wire.WriteError(w, r, http.StatusUnprocessableEntity,
 			"Invalid request.\n\nencoding must be one of \"utf-8\" or \"base64\".", docCreateBlob)
 		return
 	}
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
 	if rp.empty() {
-		writeError(w, r, http.StatusConflict, msgEmptyRepo, docCreateBlob)
+		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docCreateBlob)
 		return
 	}
-	h := rp.putBlob(data)
-	u := rp.url(r) + "/git/blobs/" + h.String()
+	h := rp.PutBlob(data)
+	u := repoURL(rp, r) + "/git/blobs/" + h.String()
 	w.Header().Set("Location", u)
-	writeJSON(w, r, http.StatusCreated, obj{"sha": h.String(), "url": u})
+	wire.WriteJSON(w, r, http.StatusCreated, obj{"sha": h.String(), "url": u})
 }
 
 func (s *Server) handleGetBlob(w http.ResponseWriter, r *http.Request, rp *repo) {
@@ -53,16 +55,16 @@ func (s *Server) handleGetBlob(w http.ResponseWriter, r *http.Request, rp *repo)
 	rp.mu.RLock()
 	defer rp.mu.RUnlock()
 	if rp.empty() {
-		writeError(w, r, http.StatusConflict, msgEmptyRepo, docGetBlob)
+		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docGetBlob)
 		return
 	}
-	data, ok := rp.blob(plumbing.NewHash(sha))
+	data, ok := rp.Blob(plumbing.NewHash(sha))
 	if len(sha) != 40 || !ok {
-		writeError(w, r, http.StatusNotFound, "Not Found", docRoot)
+		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docRoot)
 		return
 	}
-	writeJSON(w, r, http.StatusOK, obj{
-		"sha": sha, "node_id": objNodeID(rp, "B", plumbing.NewHash(sha)), "size": len(data), "url": rp.url(r) + "/git/blobs/" + sha,
-		"content": base64Lines(data), "encoding": "base64",
+	wire.WriteJSON(w, r, http.StatusOK, obj{
+		"sha": sha, "node_id": objNodeID(rp, "B", plumbing.NewHash(sha)), "size": len(data), "url": repoURL(rp, r) + "/git/blobs/" + sha,
+		"content": wire.Base64Lines(data), "encoding": "base64",
 	})
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 const docRenameBranch = "https://docs.github.com/rest/branches/branches#rename-a-branch"
@@ -25,17 +27,17 @@ func (s *Server) handleGetBranch(w http.ResponseWriter, r *http.Request, rp *rep
 	h, ok := rp.refs["refs/heads/"+name]
 	if !ok {
 		if to := rp.branchRedirect(name); to != "" {
-			u := rp.url(r) + "/branches/" + escapeSegments(to)
+			u := repoURL(rp, r) + "/branches/" + wire.EscapeSegments(to)
 			w.Header().Set("Location", u)
-			writeJSON(w, r, http.StatusMovedPermanently, obj{
+			wire.WriteJSON(w, r, http.StatusMovedPermanently, obj{
 				"message": "Moved Permanently", "url": u, "documentation_url": "https://docs.github.com/v3/#http-redirects",
 			})
 			return
 		}
-		writeError(w, r, http.StatusNotFound, "Branch not found", docBranch)
+		wire.WriteError(w, r, http.StatusNotFound, "Branch not found", docBranch)
 		return
 	}
-	writeJSON(w, r, http.StatusOK, branchJSON(r, rp, name, h))
+	wire.WriteJSON(w, r, http.StatusOK, branchJSON(r, rp, name, h))
 }
 
 // branchRedirect returns the branch that a GET of the missing branch name
@@ -55,14 +57,14 @@ func (rp *repo) branchRedirect(name string) string {
 }
 
 func branchJSON(r *http.Request, rp *repo, name string, h plumbing.Hash) obj {
-	c := rp.commits[h]
-	u := rp.url(r) + "/branches/" + escapeSegments(name)
+	c := rp.Commits[h]
+	u := repoURL(rp, r) + "/branches/" + wire.EscapeSegments(name)
 	return obj{
 		"name":           name,
 		"commit":         commitJSON(r, rp, c),
-		"_links":         obj{"self": u, "html": rp.htmlURL(r) + "/tree/" + escapeSegments(name)},
+		"_links":         obj{"self": u, "html": repoHTMLURL(rp, r) + "/tree/" + wire.EscapeSegments(name)},
 		"protected":      rp.branchProtected(name),
-		"protection":     rp.protectionSummary(name),
+		"protection":     protectionSummary(rp, name),
 		"protection_url": u + "/protection",
 	}
 }
@@ -73,17 +75,17 @@ func branchJSON(r *http.Request, rp *repo, name string, h plumbing.Hash) obj {
 func (s *Server) handleBranchPost(w http.ResponseWriter, r *http.Request, rp *repo) {
 	old, ok := strings.CutSuffix(r.PathValue("branch"), "/rename")
 	if !ok || old == "" {
-		writeError(w, r, http.StatusNotFound, "Not Found", docRoot)
+		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docRoot)
 		return
 	}
 	var body struct {
 		NewName *string `json:"new_name"`
 	}
-	if !decodeBody(w, r, &body, docRenameBranch) {
+	if !wire.DecodeBody(w, r, &body, docRenameBranch) {
 		return
 	}
 	if body.NewName == nil {
-		writeValidation(w, r, docRenameBranch, validationError{Resource: "Branch", Field: "new_name", Code: "missing_field"})
+		wire.WriteValidation(w, r, docRenameBranch, wire.ValidationError{Resource: "Branch", Field: "new_name", Code: "missing_field"})
 		return
 	}
 	newName := strings.TrimPrefix(*body.NewName, "refs/heads/")
@@ -91,17 +93,17 @@ func (s *Server) handleBranchPost(w http.ResponseWriter, r *http.Request, rp *re
 	defer rp.mu.Unlock()
 	h, ok := rp.refs["refs/heads/"+old]
 	if !ok {
-		writeError(w, r, http.StatusNotFound, "Branch not found", docRenameBranch)
+		wire.WriteError(w, r, http.StatusNotFound, "Branch not found", docRenameBranch)
 		return
 	}
 	ref := "refs/heads/" + newName
 	if !validRefName(ref) || rp.refNameClash(ref) != "" && rp.refNameClash(ref) != "refs/heads/"+old {
-		writeValidation(w, r, docRenameBranch, validationError{Resource: "Branch", Field: "new_name", Code: "invalid",
+		wire.WriteValidation(w, r, docRenameBranch, wire.ValidationError{Resource: "Branch", Field: "new_name", Code: "invalid",
 			Message: "New branch name is invalid or already exists"})
 		return
 	}
 	if _, exists := rp.refs[ref]; exists && newName != old {
-		writeValidation(w, r, docRenameBranch, validationError{Resource: "Branch", Field: "new_name", Code: "already_exists",
+		wire.WriteValidation(w, r, docRenameBranch, wire.ValidationError{Resource: "Branch", Field: "new_name", Code: "already_exists",
 			Message: "New branch name already exists"})
 		return
 	}
@@ -123,26 +125,26 @@ func (s *Server) handleBranchPost(w http.ResponseWriter, r *http.Request, rp *re
 			rp.defaultBranch = newName
 		}
 	}
-	writeJSON(w, r, http.StatusCreated, branchJSON(r, rp, newName, h))
+	wire.WriteJSON(w, r, http.StatusCreated, branchJSON(r, rp, newName, h))
 }
 
 func (s *Server) handleRepoCommit(w http.ResponseWriter, r *http.Request, rp *repo) {
 	rp.mu.RLock()
 	defer rp.mu.RUnlock()
 	if rp.empty() {
-		writeError(w, r, http.StatusConflict, msgEmptyRepo, docRepoCommit)
+		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docRepoCommit)
 		return
 	}
 	ref := r.PathValue("ref")
 	h, ok := rp.resolve(ref)
-	c, isCommit := rp.commits[h]
+	c, isCommit := rp.Commits[h]
 	if !ok || !isCommit {
-		writeValidation(w, r, docRepoCommit, validationError{Resource: "Commit", Field: "ref", Code: "invalid",
+		wire.WriteValidation(w, r, docRepoCommit, wire.ValidationError{Resource: "Commit", Field: "ref", Code: "invalid",
 			Message: "No commit found for SHA: " + ref})
 		return
 	}
 	out := commitJSON(r, rp, c)
 	out["files"] = []obj{}
 	out["stats"] = obj{"total": 0, "additions": 0, "deletions": 0}
-	writeJSON(w, r, http.StatusOK, out)
+	wire.WriteJSON(w, r, http.StatusOK, out)
 }

@@ -1,13 +1,14 @@
 package githubtest
 
 import (
-	"bytes"
-	"io"
 	"net/http"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/sign"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 type sigIn struct {
@@ -38,10 +39,10 @@ func (s *Server) handleCreateCommit(w http.ResponseWriter, r *http.Request, rp *
 		Committer *sigIn   `json:"committer"`
 		Signature *string  `json:"signature"`
 	}
-	if !decodeBody(w, r, &body, docCreateCmt) {
+	if !wire.DecodeBody(w, r, &body, docCreateCmt) {
 		return
 	}
-	fail := func(msg string) { writeError(w, r, http.StatusUnprocessableEntity, msg, docCreateCmt) }
+	fail := func(msg string) { wire.WriteError(w, r, http.StatusUnprocessableEntity, msg, docCreateCmt) }
 	if body.Message == nil {
 		fail("Invalid request.\n\n\"message\" wasn't supplied.")
 		return
@@ -61,11 +62,11 @@ func (s *Server) handleCreateCommit(w http.ResponseWriter, r *http.Request, rp *
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
 	if rp.empty() {
-		writeError(w, r, http.StatusConflict, msgEmptyRepo, docCreateCmt)
+		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docCreateCmt)
 		return
 	}
 	tree := plumbing.NewHash(body.Tree)
-	if _, ok := rp.trees[tree]; !ok || len(body.Tree) != 40 {
+	if _, ok := rp.Trees[tree]; !ok || len(body.Tree) != 40 {
 		fail("Tree SHA does not exist")
 		return
 	}
@@ -78,22 +79,22 @@ func (s *Server) handleCreateCommit(w http.ResponseWriter, r *http.Request, rp *
 	switch {
 	case body.Signature != nil && *body.Signature != "":
 		c.PGPSignature = *body.Signature
-		v = s.verifyClientSignature(commitPayload(c), *body.Signature, c.Committer.Email, now)
+		v = s.verifyClientSignature(sign.CommitPayload(c), *body.Signature, c.Committer.Email, now)
 	case id.installation != 0 && body.Author == nil && body.Committer == nil:
 		// GitHub signs what an App commits without author or committer.
-		c.Committer = webFlowCommitter(now)
+		c.Committer = sign.WebFlowCommitter(now)
 		if _, err := rp.putSignedCommit(c, now); err != nil {
-			writeError(w, r, http.StatusInternalServerError, "Server Error", docCreateCmt)
+			wire.WriteError(w, r, http.StatusInternalServerError, "Server Error", docCreateCmt)
 			return
 		}
 	}
-	h := rp.putCommit(c)
+	h := rp.PutCommit(c)
 	if _, ok := rp.verif[h]; !ok {
 		rp.verif[h] = v
 	}
-	out := gitCommitJSON(r, rp, rp.commits[h])
+	out := gitCommitJSON(r, rp, rp.Commits[h])
 	w.Header().Set("Location", out["url"].(string))
-	writeJSON(w, r, http.StatusCreated, out)
+	wire.WriteJSON(w, r, http.StatusCreated, out)
 }
 
 // commitSigs resolves create-commit's author and committer (the token's
@@ -127,7 +128,7 @@ func (rp *repo) parents(shas []string) ([]plumbing.Hash, string) {
 			return nil, msgParentsMalformed
 		}
 		ph := plumbing.NewHash(p)
-		if _, ok := rp.commits[ph]; !ok {
+		if _, ok := rp.Commits[ph]; !ok {
 			return nil, "Parent SHA does not exist or is not a commit object"
 		}
 		out = append(out, ph)
@@ -151,32 +152,18 @@ func isLowerSHA(s string) bool {
 	return true
 }
 
-// commitPayload is the commit as git writes it, without the signature: what
-// a signature signs.
-func commitPayload(c *object.Commit) string {
-	o := &plumbing.MemoryObject{}
-	if err := c.EncodeWithoutSignature(o); err != nil {
-		return ""
-	}
-	rd, _ := o.Reader()
-	defer rd.Close()
-	var buf bytes.Buffer
-	_, _ = io.Copy(&buf, rd)
-	return buf.String()
-}
-
 func (s *Server) handleGetCommit(w http.ResponseWriter, r *http.Request, rp *repo) {
 	rp.mu.RLock()
 	defer rp.mu.RUnlock()
 	if rp.empty() {
-		writeError(w, r, http.StatusConflict, msgEmptyRepo, docGetCmt)
+		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docGetCmt)
 		return
 	}
 	sha := r.PathValue("sha")
-	c, ok := rp.commits[plumbing.NewHash(sha)]
+	c, ok := rp.Commits[plumbing.NewHash(sha)]
 	if !ok || len(sha) != 40 {
-		writeError(w, r, http.StatusNotFound, "Not Found", docRoot)
+		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docRoot)
 		return
 	}
-	writeJSON(w, r, http.StatusOK, gitCommitJSON(r, rp, c))
+	wire.WriteJSON(w, r, http.StatusOK, gitCommitJSON(r, rp, c))
 }

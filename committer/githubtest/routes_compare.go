@@ -8,6 +8,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 const docCompare = "https://docs.github.com/rest/commits/commits#compare-two-commits"
@@ -20,7 +22,7 @@ const docCompare = "https://docs.github.com/rest/commits/commits#compare-two-com
 func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request, rp *repo) {
 	baseRef, headRef, ok := strings.Cut(r.PathValue("basehead"), "...")
 	if !ok {
-		writeError(w, r, http.StatusNotFound, "Not Found", docCompare)
+		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docCompare)
 		return
 	}
 	baseRef, headRef = stripOwner(baseRef, rp.owner), stripOwner(headRef, rp.owner)
@@ -28,8 +30,8 @@ func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request, rp *repo)
 	defer rp.mu.RUnlock()
 	base, okB := rp.resolve(baseRef)
 	head, okH := rp.resolve(headRef)
-	if !okB || !okH || rp.commits[base] == nil || rp.commits[head] == nil {
-		writeError(w, r, http.StatusNotFound, "Not Found", docCompare)
+	if !okB || !okH || rp.Commits[base] == nil || rp.Commits[head] == nil {
+		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docCompare)
 		return
 	}
 	fromBase, fromHead := rp.reachable(base), rp.reachable(head)
@@ -46,7 +48,7 @@ func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request, rp *repo)
 	}
 	mergeBase, found := rp.mergeBase(head, fromBase)
 	if !found {
-		writeError(w, r, http.StatusNotFound, "No common ancestor between "+baseRef+" and "+headRef+".", docCompare)
+		wire.WriteError(w, r, http.StatusNotFound, "No common ancestor between "+baseRef+" and "+headRef+".", docCompare)
 		return
 	}
 	status := "diverged"
@@ -63,20 +65,20 @@ func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request, rp *repo)
 	lo, hi := min((page-1)*perPage, len(ahead)), min(page*perPage, len(ahead))
 	commits := []obj{}
 	for _, h := range ahead[lo:hi] {
-		commits = append(commits, commitJSON(r, rp, rp.commits[h]))
+		commits = append(commits, commitJSON(r, rp, rp.Commits[h]))
 	}
 	if last := (len(ahead) + perPage - 1) / perPage; page < last {
-		u := rp.url(r) + "/compare/" + r.PathValue("basehead") + "?per_page=" + strconv.Itoa(perPage)
+		u := repoURL(rp, r) + "/compare/" + r.PathValue("basehead") + "?per_page=" + strconv.Itoa(perPage)
 		w.Header().Set("Link", `<`+u+`&page=`+strconv.Itoa(page+1)+`>; rel="next", <`+u+`&page=`+strconv.Itoa(last)+`>; rel="last"`)
 	}
 	basehead := baseRef + "..." + headRef
-	web := rp.htmlURL(r) + "/compare/"
-	writeJSON(w, r, http.StatusOK, obj{
-		"url": rp.url(r) + "/compare/" + basehead, "html_url": web + basehead,
+	web := repoHTMLURL(rp, r) + "/compare/"
+	wire.WriteJSON(w, r, http.StatusOK, obj{
+		"url": repoURL(rp, r) + "/compare/" + basehead, "html_url": web + basehead,
 		"permalink_url": web + rp.owner + ":" + base.String() + "..." + rp.owner + ":" + head.String(),
 		"diff_url":      web + basehead + ".diff", "patch_url": web + basehead + ".patch",
-		"base_commit":       commitJSON(r, rp, rp.commits[base]),
-		"merge_base_commit": commitJSON(r, rp, rp.commits[mergeBase]),
+		"base_commit":       commitJSON(r, rp, rp.Commits[base]),
+		"merge_base_commit": commitJSON(r, rp, rp.Commits[mergeBase]),
 		"status":            status, "ahead_by": len(ahead), "behind_by": len(behind),
 		"total_commits": len(ahead), "commits": commits,
 	})
@@ -112,7 +114,7 @@ func (rp *repo) reachable(h plumbing.Hash) map[plumbing.Hash]bool {
 			continue
 		}
 		seen[x] = true
-		if c, ok := rp.commits[x]; ok {
+		if c, ok := rp.Commits[x]; ok {
 			stack = append(stack, c.ParentHashes...)
 		}
 	}
@@ -134,7 +136,7 @@ func (rp *repo) mergeBase(head plumbing.Hash, fromBase map[plumbing.Hash]bool) (
 			continue
 		}
 		seen[x] = true
-		if c, ok := rp.commits[x]; ok {
+		if c, ok := rp.Commits[x]; ok {
 			queue = append(queue, c.ParentHashes...)
 		}
 	}
@@ -151,7 +153,7 @@ func (rp *repo) sortOldestFirst(hs []plumbing.Hash) {
 			return g
 		}
 		gen[h] = 0
-		c, ok := rp.commits[h]
+		c, ok := rp.Commits[h]
 		if !ok {
 			return 0
 		}
@@ -168,7 +170,7 @@ func (rp *repo) sortOldestFirst(hs []plumbing.Hash) {
 		if gi != gj {
 			return gi < gj
 		}
-		if ti, tj := when(rp.commits[hs[i]]), when(rp.commits[hs[j]]); ti != tj {
+		if ti, tj := when(rp.Commits[hs[i]]), when(rp.Commits[hs[j]]); ti != tj {
 			return ti < tj
 		}
 		return hs[i].String() < hs[j].String()

@@ -10,6 +10,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 const maxContentsBlob = 1 << 20
@@ -19,24 +21,24 @@ const maxContentsBlob = 1 << 20
 func contentEntry(r *http.Request, rp *repo, ref, p string, e object.TreeEntry) obj {
 	sha := e.Hash.String()
 	typ := "file"
-	gitURL := rp.url(r) + "/git/blobs/" + sha
+	gitURL := repoURL(rp, r) + "/git/blobs/" + sha
 	var size int64
-	var download any = webBase(r) + "/raw/" + rp.fullName() + "/" + escapeSegments(ref) + "/" + escapeSegments(p)
+	var download any = wire.WebBase(r) + "/raw/" + rp.fullName() + "/" + wire.EscapeSegments(ref) + "/" + wire.EscapeSegments(p)
 	switch e.Mode {
 	case filemode.Dir:
-		typ, gitURL, download = "dir", rp.url(r)+"/git/trees/"+sha, nil
+		typ, gitURL, download = "dir", repoURL(rp, r)+"/git/trees/"+sha, nil
 	case filemode.Submodule:
-		typ, gitURL, download = "submodule", rp.url(r)+"/git/trees/"+sha, nil
+		typ, gitURL, download = "submodule", repoURL(rp, r)+"/git/trees/"+sha, nil
 	case filemode.Symlink:
 		typ = "symlink"
 	}
-	if o, ok := rp.objects[e.Hash]; ok && e.Mode != filemode.Dir {
+	if o, ok := rp.Objects[e.Hash]; ok && e.Mode != filemode.Dir {
 		size = o.Size()
 	}
-	self := rp.url(r) + "/contents/" + escapeSegments(p) + "?ref=" + url.QueryEscape(ref)
-	html := rp.htmlURL(r) + "/blob/" + escapeSegments(ref) + "/" + escapeSegments(p)
+	self := repoURL(rp, r) + "/contents/" + wire.EscapeSegments(p) + "?ref=" + url.QueryEscape(ref)
+	html := repoHTMLURL(rp, r) + "/blob/" + wire.EscapeSegments(ref) + "/" + wire.EscapeSegments(p)
 	if typ == "dir" {
-		html = rp.htmlURL(r) + "/tree/" + escapeSegments(ref) + "/" + escapeSegments(p)
+		html = repoHTMLURL(rp, r) + "/tree/" + wire.EscapeSegments(ref) + "/" + wire.EscapeSegments(p)
 	}
 	return obj{
 		"type": typ, "size": size, "name": path.Base(p), "path": p, "sha": sha, "url": self,
@@ -50,7 +52,7 @@ func (s *Server) handleGetContent(w http.ResponseWriter, r *http.Request, rp *re
 	rp.mu.RLock()
 	defer rp.mu.RUnlock()
 	if rp.empty() {
-		writeError(w, r, http.StatusNotFound, "This repository is empty.", docGetContent)
+		wire.WriteError(w, r, http.StatusNotFound, "This repository is empty.", docGetContent)
 		return
 	}
 	ref := r.URL.Query().Get("ref")
@@ -59,23 +61,23 @@ func (s *Server) handleGetContent(w http.ResponseWriter, r *http.Request, rp *re
 	}
 	root, ok := rp.resolveTree(ref)
 	if !ok {
-		writeError(w, r, http.StatusNotFound, "No commit found for the ref "+ref, docGetContent)
+		wire.WriteError(w, r, http.StatusNotFound, "No commit found for the ref "+ref, docGetContent)
 		return
 	}
-	e, ok := rp.lookupPath(root, p)
+	e, ok := rp.LookupPath(root, p)
 	if !ok {
-		writeError(w, r, http.StatusNotFound, "Not Found", docGetContent)
+		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docGetContent)
 		return
 	}
 	if e.Mode == filemode.Dir {
 		out := []obj{}
-		for _, c := range rp.trees[e.Hash] {
+		for _, c := range rp.Trees[e.Hash] {
 			out = append(out, contentEntry(r, rp, ref, path.Join(p, c.Name), c))
 		}
-		writeJSON(w, r, http.StatusOK, out)
+		wire.WriteJSON(w, r, http.StatusOK, out)
 		return
 	}
-	data, _ := rp.blob(e.Hash)
+	data, _ := rp.Blob(e.Hash)
 	if strings.Contains(r.Header.Get("Accept"), ".raw") {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("Content-Length", strconv.Itoa(len(data)))
@@ -84,20 +86,20 @@ func (s *Server) handleGetContent(w http.ResponseWriter, r *http.Request, rp *re
 		return
 	}
 	if len(data) > maxContentsBlob {
-		writeJSON(w, r, http.StatusForbidden, obj{
+		wire.WriteJSON(w, r, http.StatusForbidden, obj{
 			"message":           "This API returns blobs up to 1 MB in size. The requested blob is too large to fetch via the API, but you can use the Git Data API to request blobs up to 100 MB in size.",
-			"errors":            []validationError{{Resource: "Blob", Field: "data", Code: "too_large"}},
+			"errors":            []wire.ValidationError{{Resource: "Blob", Field: "data", Code: "too_large"}},
 			"documentation_url": docGetContent, "status": "403",
 		})
 		return
 	}
 	out := contentEntry(r, rp, ref, p, e)
-	out["content"] = base64Lines(data)
+	out["content"] = wire.Base64Lines(data)
 	out["encoding"] = "base64"
 	if e.Mode == filemode.Symlink {
 		out["target"] = string(data)
 	}
-	writeJSON(w, r, http.StatusOK, out)
+	wire.WriteJSON(w, r, http.StatusOK, out)
 }
 
 // fileCommitTarget resolves the branch for a contents write. Caller holds mu.
@@ -108,7 +110,7 @@ func (rp *repo) contentsBranch(branch string) (ref string, head plumbing.Hash, r
 	ref = "refs/heads/" + branch
 	head, ok = rp.refs[ref]
 	if ok {
-		root = rp.commits[head].TreeHash
+		root = rp.Commits[head].TreeHash
 	}
 	return ref, head, root, ok || rp.empty()
 }

@@ -9,6 +9,11 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/gitobj"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rules"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/sign"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 // Contents API writes (PUT and DELETE /repos/{o}/{r}/contents/{path}).
@@ -50,11 +55,11 @@ type contentsResult struct {
 
 func (s *Server) handlePutContent(w http.ResponseWriter, r *http.Request, rp *repo) {
 	var body contentsWrite
-	if !decodeBody(w, r, &body, docContents) {
+	if !wire.DecodeBody(w, r, &body, docContents) {
 		return
 	}
 	op := contentsOp{path: strings.Trim(r.PathValue("path"), "/"), doc: docContents, body: body}
-	fail := func(st int, msg string) { writeError(w, r, st, msg, docContents) }
+	fail := func(st int, msg string) { wire.WriteError(w, r, st, msg, docContents) }
 	switch {
 	case body.Message == nil:
 		fail(422, "Invalid request.\n\n\"message\" wasn't supplied.")
@@ -62,7 +67,7 @@ func (s *Server) handlePutContent(w http.ResponseWriter, r *http.Request, rp *re
 	case body.Content == nil:
 		fail(422, "Invalid request.\n\n\"content\" wasn't supplied.")
 		return
-	case !validPath(op.path):
+	case !gitobj.ValidPath(op.path):
 		fail(422, "path contains a malformed path component")
 		return
 	}
@@ -79,7 +84,7 @@ func (s *Server) handlePutContent(w http.ResponseWriter, r *http.Request, rp *re
 	}
 	rp.mu.RLock()
 	defer rp.mu.RUnlock()
-	writeJSON(w, r, res.status, obj{
+	wire.WriteJSON(w, r, res.status, obj{
 		"content": contentEntry(r, rp, res.branch, op.path, res.entry),
 		"commit":  gitCommitJSON(r, rp, res.commit),
 	})
@@ -87,10 +92,10 @@ func (s *Server) handlePutContent(w http.ResponseWriter, r *http.Request, rp *re
 
 func (s *Server) handleDeleteContent(w http.ResponseWriter, r *http.Request, rp *repo) {
 	var body contentsWrite
-	if !decodeBody(w, r, &body, docDelContent) {
+	if !wire.DecodeBody(w, r, &body, docDelContent) {
 		return
 	}
-	fail := func(st int, msg string) { writeError(w, r, st, msg, docDelContent) }
+	fail := func(st int, msg string) { wire.WriteError(w, r, st, msg, docDelContent) }
 	if body.Message == nil {
 		fail(422, "Invalid request.\n\n\"message\" wasn't supplied.")
 		return
@@ -107,7 +112,7 @@ func (s *Server) handleDeleteContent(w http.ResponseWriter, r *http.Request, rp 
 	}
 	rp.mu.RLock()
 	defer rp.mu.RUnlock()
-	writeJSON(w, r, http.StatusOK, obj{"content": nil, "commit": gitCommitJSON(r, rp, res.commit)})
+	wire.WriteJSON(w, r, http.StatusOK, obj{"content": nil, "commit": gitCommitJSON(r, rp, res.commit)})
 }
 
 // writeContents builds the commit on the head it reads, then moves the
@@ -117,9 +122,9 @@ func (s *Server) writeContents(r *http.Request, rp *repo, op contentsOp) content
 	ref, head, res := s.buildContents(r, rp, op)
 	if res.commit == nil || head.IsZero() {
 		if res.commit != nil { // the first commit of an empty repository
-			if e := rp.refusal(identOf(r), refChange{ref: ref, new: res.commit.Hash}); e != nil {
+			if e := refusal(rp, identOf(r), rules.Change{Ref: ref, New: res.commit.Hash}); e != nil {
 				rp.mu.Unlock()
-				return contentsResult{status: http.StatusConflict, msg: e.restMessage(true)}
+				return contentsResult{status: http.StatusConflict, msg: e.RestMessage(true)}
 			}
 			rp.setRef(ref, res.commit.Hash, false, s.now())
 		}
@@ -133,8 +138,8 @@ func (s *Server) writeContents(r *http.Request, rp *repo, op contentsOp) content
 	if now := rp.refs[ref]; now != head {
 		return contentsResult{status: http.StatusConflict, msg: "is at " + now.String() + " but expected " + head.String()}
 	}
-	if e := rp.refusal(identOf(r), refChange{ref: ref, old: head, new: res.commit.Hash}); e != nil {
-		return contentsResult{status: http.StatusConflict, msg: e.restMessage(true)}
+	if e := refusal(rp, identOf(r), rules.Change{Ref: ref, Old: head, New: res.commit.Hash}); e != nil {
+		return contentsResult{status: http.StatusConflict, msg: e.RestMessage(true)}
 	}
 	rp.setRef(ref, res.commit.Hash, false, s.now())
 	return res
@@ -149,7 +154,7 @@ func (s *Server) buildContents(r *http.Request, rp *repo, op contentsOp) (string
 		return ref, head, contentsResult{status: 404, msg: "Branch " + branch + " not found"}
 	}
 	res := contentsResult{status: http.StatusCreated, branch: branch}
-	e, exists := rp.lookupPath(root, op.path)
+	e, exists := rp.LookupPath(root, op.path)
 	exists = exists && !head.IsZero()
 	switch {
 	case op.del && (!exists || e.Mode == filemode.Dir):
@@ -163,18 +168,18 @@ func (s *Server) buildContents(r *http.Request, rp *repo, op contentsOp) (string
 	case exists:
 		res.status = http.StatusOK
 	}
-	b := newTreeBuilder(rp, root)
+	b := gitobj.NewTreeBuilder(&rp.Store, root)
 	if op.del {
-		_ = b.del(op.path)
+		_ = b.Del(op.path)
 	} else {
 		mode := filemode.Regular
 		if exists && e.Mode == filemode.Executable {
 			mode = filemode.Executable
 		}
-		res.entry = object.TreeEntry{Name: op.path, Mode: mode, Hash: rp.putBlob(op.data)}
-		b.set(op.path, mode, res.entry.Hash)
+		res.entry = object.TreeEntry{Name: op.path, Mode: mode, Hash: rp.PutBlob(op.data)}
+		b.Set(op.path, mode, res.entry.Hash)
 	}
-	tree, err := b.write()
+	tree, err := b.Write()
 	if err != nil {
 		return ref, head, contentsResult{status: 500, msg: err.Error()}
 	}
@@ -197,23 +202,23 @@ func (s *Server) contentsCommit(r *http.Request, rp *repo, head, tree plumbing.H
 	if body.Author != nil {
 		author, _ = body.Author.toSig(now)
 	}
-	c := &object.Commit{Author: author, Committer: webFlowCommitter(now), Message: *body.Message, TreeHash: tree}
+	c := &object.Commit{Author: author, Committer: sign.WebFlowCommitter(now), Message: *body.Message, TreeHash: tree}
 	if !head.IsZero() {
 		c.ParentHashes = []plumbing.Hash{head}
 	}
 	if body.Committer != nil {
 		c.Committer, _ = body.Committer.toSig(now)
-		h := rp.putCommit(c)
+		h := rp.PutCommit(c)
 		if _, ok := rp.verif[h]; !ok {
 			rp.verif[h] = unsignedVerification()
 		}
-		return rp.commits[h], nil
+		return rp.Commits[h], nil
 	}
 	h, err := rp.putSignedCommit(c, now)
 	if err != nil {
 		return nil, err
 	}
-	return rp.commits[h], nil
+	return rp.Commits[h], nil
 }
 
 // contentsRaces holds what runs inside the next contents writes' window

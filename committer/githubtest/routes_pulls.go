@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 type pull struct {
@@ -41,7 +43,7 @@ func (s *Server) handleCreatePull(w http.ResponseWriter, r *http.Request, rp *re
 		Base  string `json:"base"`
 		Draft bool   `json:"draft"`
 	}
-	if !decodeBody(w, r, &body, docPulls) {
+	if !wire.DecodeBody(w, r, &body, docPulls) {
 		return
 	}
 	rp.mu.Lock()
@@ -49,27 +51,27 @@ func (s *Server) handleCreatePull(w http.ResponseWriter, r *http.Request, rp *re
 	headOwner, head := headBranch(body.Head, rp.owner)
 	hsha, okHead := rp.refs["refs/heads/"+head]
 	if body.Head == "" || !okHead || !strings.EqualFold(headOwner, rp.owner) {
-		writeValidation(w, r, docPulls, validationError{Resource: "PullRequest", Field: "head", Code: "invalid"})
+		wire.WriteValidation(w, r, docPulls, wire.ValidationError{Resource: "PullRequest", Field: "head", Code: "invalid"})
 		return
 	}
 	bsha, okBase := rp.refs["refs/heads/"+body.Base]
 	if !okBase {
-		writeValidation(w, r, docPulls, validationError{Resource: "PullRequest", Field: "base", Code: "invalid"})
+		wire.WriteValidation(w, r, docPulls, wire.ValidationError{Resource: "PullRequest", Field: "base", Code: "invalid"})
 		return
 	}
 	if body.Title == "" {
-		writeValidation(w, r, docPulls, validationError{Resource: "PullRequest", Field: "title", Code: "missing_field"})
+		wire.WriteValidation(w, r, docPulls, wire.ValidationError{Resource: "PullRequest", Field: "title", Code: "missing_field"})
 		return
 	}
 	for _, p := range rp.pulls {
 		if p.state == "open" && p.head == head && p.base == body.Base {
-			writeValidation(w, r, docPulls, validationError{Resource: "PullRequest", Code: "custom",
+			wire.WriteValidation(w, r, docPulls, wire.ValidationError{Resource: "PullRequest", Code: "custom",
 				Message: "A pull request already exists for " + headOwner + ":" + head + "."})
 			return
 		}
 	}
 	if hsha == bsha {
-		writeValidation(w, r, docPulls, validationError{Resource: "PullRequest", Code: "custom",
+		wire.WriteValidation(w, r, docPulls, wire.ValidationError{Resource: "PullRequest", Code: "custom",
 			Message: "No commits between " + body.Base + " and " + head})
 		return
 	}
@@ -79,7 +81,7 @@ func (s *Server) handleCreatePull(w http.ResponseWriter, r *http.Request, rp *re
 	rp.pulls = append(rp.pulls, p)
 	out := pullJSON(r, rp, p)
 	w.Header().Set("Location", out["url"].(string))
-	writeJSON(w, r, http.StatusCreated, out)
+	wire.WriteJSON(w, r, http.StatusCreated, out)
 }
 
 func (s *Server) handleListPulls(w http.ResponseWriter, r *http.Request, rp *repo) {
@@ -107,7 +109,7 @@ func (s *Server) handleListPulls(w http.ResponseWriter, r *http.Request, rp *rep
 		}
 		out = append(out, pullJSON(r, rp, p))
 	}
-	writeJSON(w, r, http.StatusOK, out)
+	wire.WriteJSON(w, r, http.StatusOK, out)
 }
 
 func (s *Server) handleGetPull(w http.ResponseWriter, r *http.Request, rp *repo) {
@@ -115,18 +117,18 @@ func (s *Server) handleGetPull(w http.ResponseWriter, r *http.Request, rp *repo)
 	rp.mu.RLock()
 	defer rp.mu.RUnlock()
 	if n < 1 || n > len(rp.pulls) {
-		writeError(w, r, http.StatusNotFound, "Not Found", docRoot)
+		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docRoot)
 		return
 	}
-	writeJSON(w, r, http.StatusOK, pullJSON(r, rp, rp.pulls[n-1]))
+	wire.WriteJSON(w, r, http.StatusOK, pullJSON(r, rp, rp.pulls[n-1]))
 }
 
 // pullJSON is the pull-request shape. Caller holds rp.mu.
 func pullJSON(r *http.Request, rp *repo, p *pull) obj {
 	num := strconv.Itoa(p.number)
-	u := rp.url(r) + "/pulls/" + num
-	html := rp.htmlURL(r) + "/pull/" + num
-	issue := rp.url(r) + "/issues/" + num
+	u := repoURL(rp, r) + "/pulls/" + num
+	html := repoHTMLURL(rp, r) + "/pull/" + num
+	issue := repoURL(rp, r) + "/issues/" + num
 	user := userJSON(r, p.user.login, p.user.userID, "User")
 	ts := p.created.UTC().Format(time.RFC3339)
 	var closed, assignee any
@@ -142,20 +144,20 @@ func pullJSON(r *http.Request, rp *repo, p *pull) obj {
 	}
 	link := func(h string) obj { return obj{"href": h} }
 	return obj{
-		"url": u, "id": rp.id*100000 + int64(p.number), "node_id": nodeID("PR", rp.fullName()+"#"+num),
+		"url": u, "id": rp.id*100000 + int64(p.number), "node_id": wire.NodeID("PR", rp.fullName()+"#"+num),
 		"html_url": html, "diff_url": html + ".diff", "patch_url": html + ".patch", "issue_url": issue,
 		"commits_url": u + "/commits", "review_comments_url": u + "/comments",
-		"review_comment_url": rp.url(r) + "/pulls/comments{/number}", "comments_url": issue + "/comments",
-		"statuses_url": rp.url(r) + "/statuses/" + p.headSHA, "number": p.number, "state": p.state,
-		"locked": false, "title": p.title, "user": user, "body": p.body, "labels": rp.labelsJSON(r, p.labels, true),
+		"review_comment_url": repoURL(rp, r) + "/pulls/comments{/number}", "comments_url": issue + "/comments",
+		"statuses_url": repoURL(rp, r) + "/statuses/" + p.headSHA, "number": p.number, "state": p.state,
+		"locked": false, "title": p.title, "user": user, "body": p.body, "labels": labelsJSON(rp, r, p.labels, true),
 		"milestone": nil, "active_lock_reason": nil, "created_at": ts, "updated_at": p.updatedAt().UTC().Format(time.RFC3339),
 		"closed_at": closed, "merged_at": nil, "merge_commit_sha": nil, "assignee": assignee,
 		"assignees": usersJSON(r, p.assignees), "requested_reviewers": usersJSON(r, p.reviewers), "requested_teams": []obj{},
 		"head": side(p.head, p.headSHA), "base": side(p.base, p.baseSHA),
 		"_links": obj{"self": link(u), "html": link(html), "issue": link(issue),
 			"comments": link(issue + "/comments"), "review_comments": link(u + "/comments"),
-			"review_comment": link(rp.url(r) + "/pulls/comments{/number}"), "commits": link(u + "/commits"),
-			"statuses": link(rp.url(r) + "/statuses/" + p.headSHA)},
+			"review_comment": link(repoURL(rp, r) + "/pulls/comments{/number}"), "commits": link(u + "/commits"),
+			"statuses": link(repoURL(rp, r) + "/statuses/" + p.headSHA)},
 		"author_association": "OWNER", "auto_merge": nil, "draft": p.draft, "merged": false,
 		"mergeable": nil, "rebaseable": nil, "mergeable_state": "unknown", "merged_by": nil,
 		"comments": 0, "review_comments": 0, "maintainer_can_modify": false, "commits": 1,

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 // Updating pull requests: PATCH pulls/{n} (title, body, state, base),
@@ -43,20 +45,20 @@ func (s *Server) handleUpdatePull(w http.ResponseWriter, r *http.Request, rp *re
 		State *string `json:"state"`
 		Base  *string `json:"base"`
 	}
-	if !decodeBody(w, r, &body, docUpdatePull) {
+	if !wire.DecodeBody(w, r, &body, docUpdatePull) {
 		return
 	}
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
 	p := rp.pullAt(r, "number")
 	if p == nil {
-		writeError(w, r, http.StatusNotFound, "Not Found", docUpdatePull)
+		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docUpdatePull)
 		return
 	}
 	state := p.state
 	if body.State != nil {
 		if *body.State != "open" && *body.State != "closed" {
-			writeValidation(w, r, docUpdatePull, validationError{Resource: "PullRequest", Field: "state", Code: "invalid"})
+			wire.WriteValidation(w, r, docUpdatePull, wire.ValidationError{Resource: "PullRequest", Field: "state", Code: "invalid"})
 			return
 		}
 		state = *body.State
@@ -64,25 +66,25 @@ func (s *Server) handleUpdatePull(w http.ResponseWriter, r *http.Request, rp *re
 	base := p.base
 	if body.Base != nil {
 		if _, ok := rp.refs["refs/heads/"+*body.Base]; !ok {
-			writeValidation(w, r, docUpdatePull, validationError{Resource: "PullRequest", Field: "base", Code: "invalid"})
+			wire.WriteValidation(w, r, docUpdatePull, wire.ValidationError{Resource: "PullRequest", Field: "base", Code: "invalid"})
 			return
 		}
 		base = *body.Base
 	}
 	if body.Title != nil && *body.Title == "" {
-		writeValidation(w, r, docUpdatePull, validationError{Resource: "PullRequest", Field: "title", Code: "missing_field"})
+		wire.WriteValidation(w, r, docUpdatePull, wire.ValidationError{Resource: "PullRequest", Field: "title", Code: "missing_field"})
 		return
 	}
 	if state == "open" && (p.state != "open" || base != p.base) {
 		if _, ok := rp.refs["refs/heads/"+p.head]; !ok {
 			// Reopening needs the head branch (wording a guess).
-			writeValidation(w, r, docUpdatePull, validationError{Resource: "PullRequest", Code: "custom",
+			wire.WriteValidation(w, r, docUpdatePull, wire.ValidationError{Resource: "PullRequest", Code: "custom",
 				Message: "The head branch " + p.head + " does not exist."})
 			return
 		}
 		for _, o := range rp.pulls {
 			if o != p && o.state == "open" && o.head == p.head && o.base == base {
-				writeValidation(w, r, docUpdatePull, validationError{Resource: "PullRequest", Code: "custom",
+				wire.WriteValidation(w, r, docUpdatePull, wire.ValidationError{Resource: "PullRequest", Code: "custom",
 					Message: "A pull request already exists for " + p.headOwner + ":" + p.head + "."})
 				return
 			}
@@ -106,7 +108,7 @@ func (s *Server) handleUpdatePull(w http.ResponseWriter, r *http.Request, rp *re
 		p.base, p.baseSHA = base, rp.refs["refs/heads/"+base].String()
 	}
 	p.updated = now
-	writeJSON(w, r, http.StatusOK, pullJSON(r, rp, p))
+	wire.WriteJSON(w, r, http.StatusOK, pullJSON(r, rp, p))
 }
 
 // labelNames reads a labels body: {"labels": ["a", {"name": "b"}]}, a bare
@@ -146,24 +148,24 @@ func labelNames(raw []byte) (names []string, ok bool) {
 func (s *Server) handleIssueLabels(w http.ResponseWriter, r *http.Request, rp *repo) {
 	raw, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	if err != nil || !json.Valid(raw) {
-		writeError(w, r, http.StatusBadRequest, "Problems parsing JSON", docLabels)
+		wire.WriteError(w, r, http.StatusBadRequest, "Problems parsing JSON", docLabels)
 		return
 	}
 	names, ok := labelNames(raw)
 	if !ok || (r.Method == http.MethodPost && len(names) == 0) {
-		writeValidation(w, r, docLabels, validationError{Resource: "Label", Field: "labels", Code: "invalid"})
+		wire.WriteValidation(w, r, docLabels, wire.ValidationError{Resource: "Label", Field: "labels", Code: "invalid"})
 		return
 	}
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
 	p := rp.pullAt(r, "number")
 	if p == nil {
-		writeError(w, r, http.StatusNotFound, "Not Found", docLabels)
+		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docLabels)
 		return
 	}
 	for _, n := range names {
 		if n == "" || len(n) > 50 {
-			writeValidation(w, r, docLabels, validationError{Resource: "Label", Field: "name", Code: "invalid"})
+			wire.WriteValidation(w, r, docLabels, wire.ValidationError{Resource: "Label", Field: "name", Code: "invalid"})
 			return
 		}
 	}
@@ -177,7 +179,7 @@ func (s *Server) handleIssueLabels(w http.ResponseWriter, r *http.Request, rp *r
 		}
 	}
 	p.updated = s.now()
-	writeJSON(w, r, http.StatusOK, rp.labelsJSON(r, p.labels, false))
+	wire.WriteJSON(w, r, http.StatusOK, labelsJSON(rp, r, p.labels, false))
 }
 
 func (s *Server) handleRemoveIssueLabel(w http.ResponseWriter, r *http.Request, rp *repo) {
@@ -185,18 +187,18 @@ func (s *Server) handleRemoveIssueLabel(w http.ResponseWriter, r *http.Request, 
 	defer rp.mu.Unlock()
 	p := rp.pullAt(r, "number")
 	if p == nil {
-		writeError(w, r, http.StatusNotFound, "Not Found", docLabels)
+		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docLabels)
 		return
 	}
 	name := r.PathValue("name")
 	i := slices.Index(p.labels, name)
 	if i < 0 {
-		writeError(w, r, http.StatusNotFound, "Label does not exist", docLabels)
+		wire.WriteError(w, r, http.StatusNotFound, "Label does not exist", docLabels)
 		return
 	}
 	p.labels = slices.Delete(p.labels, i, i+1)
 	p.updated = s.now()
-	writeJSON(w, r, http.StatusOK, rp.labelsJSON(r, p.labels, false))
+	wire.WriteJSON(w, r, http.StatusOK, labelsJSON(rp, r, p.labels, false))
 }
 
 // ensureLabel creates a label GitHub's way when an issue gets one that
@@ -213,7 +215,7 @@ func (rp *repo) ensureLabel(name string) {
 // labelsJSON is the labels of names. inPull: as a pull request shows them,
 // with "" for no description (GitHub's description of pull requests has a
 // string there; its label and issue replies have null).
-func (rp *repo) labelsJSON(r *http.Request, names []string, inPull bool) []obj {
+func labelsJSON(rp *repo, r *http.Request, names []string, inPull bool) []obj {
 	out := []obj{}
 	for _, n := range names {
 		for _, l := range rp.labels {
@@ -234,8 +236,8 @@ func labelJSON(r *http.Request, rp *repo, l *label) obj {
 	if l.description != "" {
 		desc = l.description
 	}
-	return obj{"id": loginID(rp.fullName() + "#label:" + l.name), "node_id": nodeID("LA", rp.fullName()+":"+l.name),
-		"url": rp.url(r) + "/labels/" + l.name, "name": l.name, "color": l.color, "default": false, "description": desc}
+	return obj{"id": loginID(rp.fullName() + "#label:" + l.name), "node_id": wire.NodeID("LA", rp.fullName()+":"+l.name),
+		"url": repoURL(rp, r) + "/labels/" + l.name, "name": l.name, "color": l.color, "default": false, "description": desc}
 }
 
 // loginID is a stable numeric ID for a name the fake has no record of.
@@ -252,31 +254,31 @@ func (s *Server) handleRequestedReviewers(w http.ResponseWriter, r *http.Request
 		Reviewers     *[]string `json:"reviewers"`
 		TeamReviewers []string  `json:"team_reviewers"`
 	}
-	if !decodeBody(w, r, &body, docReviewers) {
+	if !wire.DecodeBody(w, r, &body, docReviewers) {
 		return
 	}
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
 	p := rp.pullAt(r, "number")
 	if p == nil {
-		writeError(w, r, http.StatusNotFound, "Not Found", docReviewers)
+		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docReviewers)
 		return
 	}
 	if len(body.TeamReviewers) > 0 {
 		// The fake has no teams; GitHub's answer to an unknown team.
-		writeValidation(w, r, docReviewers, validationError{Resource: "PullRequest", Code: "custom",
+		wire.WriteValidation(w, r, docReviewers, wire.ValidationError{Resource: "PullRequest", Code: "custom",
 			Message: "Reviews may only be requested from collaborators. One or more of the teams you specified is not a collaborator of the " + rp.fullName() + " repository."})
 		return
 	}
 	if body.Reviewers == nil {
-		writeError(w, r, http.StatusUnprocessableEntity, "Invalid request.\n\n\"reviewers\" wasn't supplied.", docReviewers)
+		wire.WriteError(w, r, http.StatusUnprocessableEntity, "Invalid request.\n\n\"reviewers\" wasn't supplied.", docReviewers)
 		return
 	}
 	status := http.StatusOK
 	if r.Method == http.MethodPost {
 		for _, l := range *body.Reviewers {
 			if l == p.user.login {
-				writeValidation(w, r, docReviewers, validationError{Resource: "PullRequest", Code: "custom",
+				wire.WriteValidation(w, r, docReviewers, wire.ValidationError{Resource: "PullRequest", Code: "custom",
 					Message: "Review cannot be requested from pull request author."})
 				return
 			}
@@ -291,7 +293,7 @@ func (s *Server) handleRequestedReviewers(w http.ResponseWriter, r *http.Request
 		p.reviewers = slices.DeleteFunc(p.reviewers, func(l string) bool { return slices.Contains(*body.Reviewers, l) })
 	}
 	p.updated = s.now()
-	writeJSON(w, r, status, pullJSON(r, rp, p))
+	wire.WriteJSON(w, r, status, pullJSON(r, rp, p))
 }
 
 // handleAssignees serves POST (add) and DELETE (remove) issues/{n}/assignees.
@@ -299,18 +301,18 @@ func (s *Server) handleAssignees(w http.ResponseWriter, r *http.Request, rp *rep
 	var body struct {
 		Assignees *[]string `json:"assignees"`
 	}
-	if !decodeBody(w, r, &body, docAssignees) {
+	if !wire.DecodeBody(w, r, &body, docAssignees) {
 		return
 	}
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
 	p := rp.pullAt(r, "number")
 	if p == nil {
-		writeError(w, r, http.StatusNotFound, "Not Found", docAssignees)
+		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docAssignees)
 		return
 	}
 	if body.Assignees == nil {
-		writeError(w, r, http.StatusUnprocessableEntity, "Invalid request.\n\n\"assignees\" wasn't supplied.", docAssignees)
+		wire.WriteError(w, r, http.StatusUnprocessableEntity, "Invalid request.\n\n\"assignees\" wasn't supplied.", docAssignees)
 		return
 	}
 	status := http.StatusOK
@@ -325,7 +327,7 @@ func (s *Server) handleAssignees(w http.ResponseWriter, r *http.Request, rp *rep
 		p.assignees = slices.DeleteFunc(p.assignees, func(l string) bool { return slices.Contains(*body.Assignees, l) })
 	}
 	p.updated = s.now()
-	writeJSON(w, r, status, issueJSON(r, rp, p))
+	wire.WriteJSON(w, r, status, issueJSON(r, rp, p))
 }
 
 // usersJSON is the user objects of logins.
@@ -340,7 +342,7 @@ func usersJSON(r *http.Request, logins []string) []obj {
 // issueJSON is the issue shape of a pull request. Caller holds mu.
 func issueJSON(r *http.Request, rp *repo, p *pull) obj {
 	num := strconv.Itoa(p.number)
-	u := rp.url(r) + "/issues/" + num
+	u := repoURL(rp, r) + "/issues/" + num
 	var assignee any
 	if len(p.assignees) > 0 {
 		assignee = userJSON(r, p.assignees[0], loginID(p.assignees[0]), "User")
@@ -349,16 +351,16 @@ func issueJSON(r *http.Request, rp *repo, p *pull) obj {
 	if p.closed != nil {
 		closed = p.closed.UTC().Format(time.RFC3339)
 	}
-	html := rp.htmlURL(r) + "/pull/" + num
+	html := repoHTMLURL(rp, r) + "/pull/" + num
 	return obj{
-		"id": rp.id*100000 + int64(p.number), "node_id": nodeID("PR", rp.fullName()+"#"+num), "url": u,
-		"repository_url": rp.url(r), "labels_url": u + "/labels{/name}", "comments_url": u + "/comments",
+		"id": rp.id*100000 + int64(p.number), "node_id": wire.NodeID("PR", rp.fullName()+"#"+num), "url": u,
+		"repository_url": repoURL(rp, r), "labels_url": u + "/labels{/name}", "comments_url": u + "/comments",
 		"events_url": u + "/events", "html_url": html, "number": p.number, "state": p.state, "title": p.title,
-		"body": p.body, "user": userJSON(r, p.user.login, p.user.userID, "User"), "labels": rp.labelsJSON(r, p.labels, false),
+		"body": p.body, "user": userJSON(r, p.user.login, p.user.userID, "User"), "labels": labelsJSON(rp, r, p.labels, false),
 		"assignee": assignee, "assignees": usersJSON(r, p.assignees), "milestone": nil, "locked": false,
 		"active_lock_reason": nil, "comments": 0, "closed_at": closed, "created_at": p.created.UTC().Format(time.RFC3339),
 		"updated_at": p.updatedAt().UTC().Format(time.RFC3339), "author_association": "OWNER",
-		"pull_request": obj{"url": rp.url(r) + "/pulls/" + num, "html_url": html, "diff_url": html + ".diff",
+		"pull_request": obj{"url": repoURL(rp, r) + "/pulls/" + num, "html_url": html, "diff_url": html + ".diff",
 			"patch_url": html + ".patch", "merged_at": nil},
 	}
 }

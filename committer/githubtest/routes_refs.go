@@ -6,6 +6,9 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rules"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 func (rp *repo) sortedRefs(prefix string) []string {
@@ -26,16 +29,16 @@ func (s *Server) handleGetRef(w http.ResponseWriter, r *http.Request, rp *repo) 
 	rp.mu.RLock()
 	defer rp.mu.RUnlock()
 	if rp.empty() {
-		writeError(w, r, http.StatusConflict, msgEmptyRepo, docGetRef)
+		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docGetRef)
 		return
 	}
 	ref := "refs/" + r.PathValue("ref")
 	h, ok := rp.refs[ref]
 	if !ok {
-		writeError(w, r, http.StatusNotFound, "Not Found", docRoot)
+		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docRoot)
 		return
 	}
-	writeJSON(w, r, http.StatusOK, gitRefJSON(r, rp, ref, h))
+	wire.WriteJSON(w, r, http.StatusOK, gitRefJSON(r, rp, ref, h))
 }
 
 // handleListRefs serves the undocumented GET git/refs/{prefix}: an array of
@@ -45,13 +48,13 @@ func (s *Server) handleListRefs(w http.ResponseWriter, r *http.Request, rp *repo
 	rp.mu.RLock()
 	defer rp.mu.RUnlock()
 	if rp.empty() {
-		writeError(w, r, http.StatusConflict, msgEmptyRepo, docMatchRefs)
+		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docMatchRefs)
 		return
 	}
 	p := strings.TrimSuffix(r.PathValue("ref"), "/")
 	full := "refs/" + p
 	if h, ok := rp.refs[full]; ok && p != "" {
-		writeJSON(w, r, http.StatusOK, gitRefJSON(r, rp, full, h))
+		wire.WriteJSON(w, r, http.StatusOK, gitRefJSON(r, rp, full, h))
 		return
 	}
 	prefix := "refs/"
@@ -63,24 +66,24 @@ func (s *Server) handleListRefs(w http.ResponseWriter, r *http.Request, rp *repo
 		out = append(out, gitRefJSON(r, rp, name, rp.refs[name]))
 	}
 	if len(out) == 0 {
-		writeError(w, r, http.StatusNotFound, "Not Found", docRoot)
+		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docRoot)
 		return
 	}
-	writeJSON(w, r, http.StatusOK, out)
+	wire.WriteJSON(w, r, http.StatusOK, out)
 }
 
 func (s *Server) handleMatchingRefs(w http.ResponseWriter, r *http.Request, rp *repo) {
 	rp.mu.RLock()
 	defer rp.mu.RUnlock()
 	if rp.empty() {
-		writeError(w, r, http.StatusConflict, msgEmptyRepo, docMatchRefs)
+		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docMatchRefs)
 		return
 	}
 	out := []obj{}
 	for _, name := range rp.sortedRefs("refs/" + r.PathValue("ref")) {
 		out = append(out, gitRefJSON(r, rp, name, rp.refs[name]))
 	}
-	writeJSON(w, r, http.StatusOK, out)
+	wire.WriteJSON(w, r, http.StatusOK, out)
 }
 
 // refNameClash returns an existing ref that ref cannot exist beside, as
@@ -120,46 +123,46 @@ func (s *Server) handleCreateRef(w http.ResponseWriter, r *http.Request, rp *rep
 		Ref string `json:"ref"`
 		SHA string `json:"sha"`
 	}
-	if !decodeBody(w, r, &body, docCreateRef) {
+	if !wire.DecodeBody(w, r, &body, docCreateRef) {
 		return
 	}
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
 	if rp.empty() {
-		writeError(w, r, http.StatusConflict, msgEmptyRepo, docCreateRef)
+		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docCreateRef)
 		return
 	}
 	if !validRefName(body.Ref) {
-		writeError(w, r, http.StatusUnprocessableEntity, "Reference name is invalid", docCreateRef)
+		wire.WriteError(w, r, http.StatusUnprocessableEntity, "Reference name is invalid", docCreateRef)
 		return
 	}
 	h := plumbing.NewHash(body.SHA)
-	if len(body.SHA) != 40 || rp.objType(h) == plumbing.InvalidObject {
-		writeError(w, r, http.StatusUnprocessableEntity, "Object does not exist", docCreateRef)
+	if len(body.SHA) != 40 || rp.ObjType(h) == plumbing.InvalidObject {
+		wire.WriteError(w, r, http.StatusUnprocessableEntity, "Object does not exist", docCreateRef)
 		return
 	}
-	if strings.HasPrefix(body.Ref, "refs/heads/") && rp.objType(h) != plumbing.CommitObject {
+	if strings.HasPrefix(body.Ref, "refs/heads/") && rp.ObjType(h) != plumbing.CommitObject {
 		// A branch names a commit; the wording is PATCH's (a guess for POST).
-		writeError(w, r, http.StatusUnprocessableEntity, "Object is not a commit", docCreateRef)
+		wire.WriteError(w, r, http.StatusUnprocessableEntity, "Object is not a commit", docCreateRef)
 		return
 	}
 	if _, ok := rp.refs[body.Ref]; ok {
-		writeError(w, r, http.StatusUnprocessableEntity, "Reference already exists", docCreateRef)
+		wire.WriteError(w, r, http.StatusUnprocessableEntity, "Reference already exists", docCreateRef)
 		return
 	}
 	if rp.refNameClash(body.Ref) != "" {
 		// git: 'refs/heads/main' exists; cannot create 'refs/heads/main/sub'.
-		writeError(w, r, http.StatusUnprocessableEntity, "Reference update failed", docCreateRef)
+		wire.WriteError(w, r, http.StatusUnprocessableEntity, "Reference update failed", docCreateRef)
 		return
 	}
-	if e := rp.refusal(identOf(r), refChange{ref: body.Ref, new: h}); e != nil {
-		writeError(w, r, http.StatusUnprocessableEntity, e.restMessage(false), docCreateRef)
+	if e := refusal(rp, identOf(r), rules.Change{Ref: body.Ref, New: h}); e != nil {
+		wire.WriteError(w, r, http.StatusUnprocessableEntity, e.RestMessage(false), docCreateRef)
 		return
 	}
 	rp.setRef(body.Ref, h, false, s.now())
 	out := gitRefJSON(r, rp, body.Ref, h)
 	w.Header().Set("Location", out["url"].(string))
-	writeJSON(w, r, http.StatusCreated, out)
+	wire.WriteJSON(w, r, http.StatusCreated, out)
 }
 
 func (s *Server) handleUpdateRef(w http.ResponseWriter, r *http.Request, rp *repo) {
@@ -167,7 +170,7 @@ func (s *Server) handleUpdateRef(w http.ResponseWriter, r *http.Request, rp *rep
 		SHA   string `json:"sha"`
 		Force bool   `json:"force"`
 	}
-	if !decodeBody(w, r, &body, docUpdateRef) {
+	if !wire.DecodeBody(w, r, &body, docUpdateRef) {
 		return
 	}
 	ref := "refs/" + r.PathValue("ref")
@@ -175,30 +178,30 @@ func (s *Server) handleUpdateRef(w http.ResponseWriter, r *http.Request, rp *rep
 	defer rp.mu.Unlock()
 	old, ok := rp.refs[ref]
 	if !ok {
-		writeError(w, r, http.StatusUnprocessableEntity, "Reference does not exist", docUpdateRef)
+		wire.WriteError(w, r, http.StatusUnprocessableEntity, "Reference does not exist", docUpdateRef)
 		return
 	}
 	h := plumbing.NewHash(body.SHA)
-	if len(body.SHA) != 40 || rp.objType(h) == plumbing.InvalidObject {
-		writeError(w, r, http.StatusUnprocessableEntity, "Object does not exist", docUpdateRef)
+	if len(body.SHA) != 40 || rp.ObjType(h) == plumbing.InvalidObject {
+		wire.WriteError(w, r, http.StatusUnprocessableEntity, "Object does not exist", docUpdateRef)
 		return
 	}
-	if strings.HasPrefix(ref, "refs/heads/") && rp.objType(h) != plumbing.CommitObject {
-		writeError(w, r, http.StatusUnprocessableEntity, "Object is not a commit", docUpdateRef)
+	if strings.HasPrefix(ref, "refs/heads/") && rp.ObjType(h) != plumbing.CommitObject {
+		wire.WriteError(w, r, http.StatusUnprocessableEntity, "Object is not a commit", docUpdateRef)
 		return
 	}
-	if !body.Force && !rp.isAncestor(old, h) {
-		writeError(w, r, http.StatusUnprocessableEntity, "Update is not a fast forward", docUpdateRef)
+	if !body.Force && !rp.IsAncestor(old, h) {
+		wire.WriteError(w, r, http.StatusUnprocessableEntity, "Update is not a fast forward", docUpdateRef)
 		return
 	}
 	if old != h {
-		if e := rp.refusal(identOf(r), refChange{ref: ref, old: old, new: h}); e != nil {
-			writeError(w, r, http.StatusUnprocessableEntity, e.restMessage(false), docUpdateRef)
+		if e := refusal(rp, identOf(r), rules.Change{Ref: ref, Old: old, New: h}); e != nil {
+			wire.WriteError(w, r, http.StatusUnprocessableEntity, e.RestMessage(false), docUpdateRef)
 			return
 		}
 		rp.setRef(ref, h, body.Force, s.now())
 	}
-	writeJSON(w, r, http.StatusOK, gitRefJSON(r, rp, ref, h))
+	wire.WriteJSON(w, r, http.StatusOK, gitRefJSON(r, rp, ref, h))
 }
 
 func (s *Server) handleDeleteRef(w http.ResponseWriter, r *http.Request, rp *repo) {
@@ -207,15 +210,15 @@ func (s *Server) handleDeleteRef(w http.ResponseWriter, r *http.Request, rp *rep
 	defer rp.mu.Unlock()
 	old, ok := rp.refs[ref]
 	if !ok {
-		writeError(w, r, http.StatusUnprocessableEntity, "Reference does not exist", docDeleteRef)
+		wire.WriteError(w, r, http.StatusUnprocessableEntity, "Reference does not exist", docDeleteRef)
 		return
 	}
 	if ref == "refs/heads/"+rp.defaultBranch {
-		writeError(w, r, http.StatusUnprocessableEntity, "Cannot delete the default branch", docDeleteRef)
+		wire.WriteError(w, r, http.StatusUnprocessableEntity, "Cannot delete the default branch", docDeleteRef)
 		return
 	}
-	if e := rp.refusal(identOf(r), refChange{ref: ref, old: old}); e != nil {
-		writeError(w, r, http.StatusUnprocessableEntity, e.restMessage(false), docDeleteRef)
+	if e := refusal(rp, identOf(r), rules.Change{Ref: ref, Old: old}); e != nil {
+		wire.WriteError(w, r, http.StatusUnprocessableEntity, e.RestMessage(false), docDeleteRef)
 		return
 	}
 	rp.setRef(ref, plumbing.ZeroHash, false, s.now())

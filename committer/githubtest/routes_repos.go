@@ -3,6 +3,8 @@ package githubtest
 import (
 	"net/http"
 	"strings"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 func (s *Server) handleCreateRepo(w http.ResponseWriter, r *http.Request) {
@@ -11,11 +13,11 @@ func (s *Server) handleCreateRepo(w http.ResponseWriter, r *http.Request) {
 		AutoInit bool   `json:"auto_init"`
 		Private  bool   `json:"private"`
 	}
-	if !decodeBody(w, r, &body, docCreateRepo) {
+	if !wire.DecodeBody(w, r, &body, docCreateRepo) {
 		return
 	}
 	if body.Name == "" || strings.ContainsAny(body.Name, "/ ") {
-		writeValidation(w, r, docCreateRepo, validationError{Resource: "Repository", Field: "name", Code: "missing_field"})
+		wire.WriteValidation(w, r, docCreateRepo, wire.ValidationError{Resource: "Repository", Field: "name", Code: "missing_field"})
 		return
 	}
 	owner := r.PathValue("org")
@@ -24,7 +26,7 @@ func (s *Server) handleCreateRepo(w http.ResponseWriter, r *http.Request) {
 	}
 	rp, created := s.addRepo(owner, body.Name, body.Private)
 	if !created {
-		writeValidation(w, r, docCreateRepo, validationError{Resource: "Repository", Field: "name", Code: "custom",
+		wire.WriteValidation(w, r, docCreateRepo, wire.ValidationError{Resource: "Repository", Field: "name", Code: "custom",
 			Message: "name already exists on this account"})
 		return
 	}
@@ -36,20 +38,20 @@ func (s *Server) handleCreateRepo(w http.ResponseWriter, r *http.Request) {
 	if body.AutoInit {
 		if _, err := s.Seed(owner, body.Name, "main", "Initial commit",
 			File{Path: "README.md", Content: []byte("# " + body.Name + "\n")}); err != nil {
-			writeError(w, r, http.StatusInternalServerError, err.Error(), docCreateRepo)
+			wire.WriteError(w, r, http.StatusInternalServerError, err.Error(), docCreateRepo)
 			return
 		}
 	}
 	rp.mu.RLock()
 	defer rp.mu.RUnlock()
-	w.Header().Set("Location", rp.url(r))
-	writeJSON(w, r, http.StatusCreated, repoJSON(r, rp))
+	w.Header().Set("Location", repoURL(rp, r))
+	wire.WriteJSON(w, r, http.StatusCreated, repoJSON(r, rp))
 }
 
 func (s *Server) handleGetRepo(w http.ResponseWriter, r *http.Request, rp *repo) {
 	rp.mu.RLock()
 	defer rp.mu.RUnlock()
-	writeJSON(w, r, http.StatusOK, repoJSON(r, rp))
+	wire.WriteJSON(w, r, http.StatusOK, repoJSON(r, rp))
 }
 
 func (s *Server) handleDeleteRepo(w http.ResponseWriter, _ *http.Request, rp *repo) {
@@ -66,28 +68,28 @@ func (s *Server) handleCreateLabel(w http.ResponseWriter, r *http.Request, rp *r
 		Description string `json:"description"`
 	}
 	const doc = "https://docs.github.com/rest/issues/labels#create-a-label"
-	if !decodeBody(w, r, &body, doc) {
+	if !wire.DecodeBody(w, r, &body, doc) {
 		return
 	}
 	if body.Name == "" {
-		writeValidation(w, r, doc, validationError{Resource: "Label", Field: "name", Code: "missing_field"})
+		wire.WriteValidation(w, r, doc, wire.ValidationError{Resource: "Label", Field: "name", Code: "missing_field"})
 		return
 	}
 	if !isHex(body.Color, 6) {
-		writeValidation(w, r, doc, validationError{Resource: "Label", Field: "color", Code: "invalid"})
+		wire.WriteValidation(w, r, doc, wire.ValidationError{Resource: "Label", Field: "color", Code: "invalid"})
 		return
 	}
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
 	for _, l := range rp.labels {
 		if strings.EqualFold(l.name, body.Name) {
-			writeValidation(w, r, doc, validationError{Resource: "Label", Field: "name", Code: "already_exists"})
+			wire.WriteValidation(w, r, doc, wire.ValidationError{Resource: "Label", Field: "name", Code: "already_exists"})
 			return
 		}
 	}
 	l := &label{name: body.Name, color: strings.ToLower(body.Color), description: body.Description}
 	rp.labels = append(rp.labels, l)
-	writeJSON(w, r, http.StatusCreated, labelJSON(r, rp, l))
+	wire.WriteJSON(w, r, http.StatusCreated, labelJSON(r, rp, l))
 }
 
 func isHex(s string, n int) bool {

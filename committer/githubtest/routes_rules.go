@@ -3,6 +3,9 @@ package githubtest
 import (
 	"net/http"
 	"strings"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rules"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 const (
@@ -19,7 +22,7 @@ func (s *Server) handleBranchRules(w http.ResponseWriter, r *http.Request, rp *r
 	ref := "refs/heads/" + r.PathValue("branch")
 	out := []obj{}
 	for _, rs := range rp.rulesets {
-		if !rs.applies(rp, ref) {
+		if !rs.Applies(rp.defaultBranch, ref) {
 			continue
 		}
 		for _, rule := range rs.Rules {
@@ -29,18 +32,18 @@ func (s *Server) handleBranchRules(w http.ResponseWriter, r *http.Request, rp *r
 			}
 			o["ruleset_source_type"] = "Repository"
 			o["ruleset_source"] = rp.fullName()
-			o["ruleset_id"] = rs.id
+			o["ruleset_id"] = rs.ID
 			out = append(out, o)
 		}
 	}
-	writeJSON(w, r, http.StatusOK, out)
+	wire.WriteJSON(w, r, http.StatusOK, out)
 }
 
 // classicProtection is the classic protection of branch, or nil. Caller
 // holds mu.
-func (rp *repo) classicProtection(branch string) *protection {
+func (rp *repo) classicProtection(branch string) *rules.Protection {
 	for _, p := range rp.protections {
-		if globMatch(p.pattern, branch) {
+		if rules.GlobMatch(p.Pattern, branch) {
 			return p
 		}
 	}
@@ -55,7 +58,7 @@ func (rp *repo) branchProtected(branch string) bool {
 		return true
 	}
 	for _, rs := range rp.rulesets {
-		if rs.applies(rp, "refs/heads/"+branch) && len(rs.Rules) > 0 {
+		if rs.Applies(rp.defaultBranch, "refs/heads/"+branch) && len(rs.Rules) > 0 {
 			return true
 		}
 	}
@@ -63,7 +66,7 @@ func (rp *repo) branchProtected(branch string) bool {
 }
 
 // protectionSummary is branch.protection in GET branches/{b}. Caller holds mu.
-func (rp *repo) protectionSummary(branch string) obj {
+func protectionSummary(rp *repo, branch string) obj {
 	p := rp.classicProtection(branch)
 	if p == nil {
 		return obj{"enabled": rp.branchProtected(branch), "required_status_checks": obj{
@@ -100,15 +103,15 @@ func (s *Server) handleBranchProtection(w http.ResponseWriter, r *http.Request, 
 	rp.mu.RLock()
 	defer rp.mu.RUnlock()
 	if _, ok := rp.refs["refs/heads/"+branch]; !ok {
-		writeError(w, r, http.StatusNotFound, "Branch not found", docBranchProtection)
+		wire.WriteError(w, r, http.StatusNotFound, "Branch not found", docBranchProtection)
 		return
 	}
 	p := rp.classicProtection(branch)
 	if p == nil {
-		writeError(w, r, http.StatusNotFound, "Branch not protected", docBranchProtection)
+		wire.WriteError(w, r, http.StatusNotFound, "Branch not protected", docBranchProtection)
 		return
 	}
-	u := rp.url(r) + "/branches/" + branch + "/protection"
+	u := repoURL(rp, r) + "/branches/" + branch + "/protection"
 	out := obj{
 		"url":                              u,
 		"required_signatures":              obj{"url": u + "/required_signatures", "enabled": p.RequireSignatures},
@@ -131,7 +134,7 @@ func (s *Server) handleBranchProtection(w http.ResponseWriter, r *http.Request, 
 			"dismiss_stale_reviews": false, "require_code_owner_reviews": false,
 			"required_approving_review_count": p.RequiredApprovingReviews, "require_last_push_approval": false}
 	}
-	writeJSON(w, r, http.StatusOK, out)
+	wire.WriteJSON(w, r, http.StatusOK, out)
 }
 
 // splitProtection tells GET branches/{b}/protection from a branch whose

@@ -5,6 +5,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 // Annotated tags over REST, as GitHub serves them: POST git/tags creates the
@@ -23,9 +25,9 @@ func (rp *repo) putTag(t *object.Tag) plumbing.Hash {
 	_ = t.Encode(o)
 	h := o.Hash()
 	t.Hash = h
-	if _, ok := rp.objects[h]; !ok {
-		rp.objects[h] = o
-		rp.tags[h] = t
+	if _, ok := rp.Objects[h]; !ok {
+		rp.Objects[h] = o
+		rp.Tags[h] = t
 	}
 	return h
 }
@@ -33,7 +35,7 @@ func (rp *repo) putTag(t *object.Tag) plumbing.Hash {
 // peel follows annotated tags to the object they finally name. Caller holds mu.
 func (rp *repo) peel(h plumbing.Hash) plumbing.Hash {
 	for range 16 { // git peels nested tags; bound a (impossible) cycle
-		t, ok := rp.tags[h]
+		t, ok := rp.Tags[h]
 		if !ok {
 			return h
 		}
@@ -50,10 +52,10 @@ func (s *Server) handleCreateTag(w http.ResponseWriter, r *http.Request, rp *rep
 		Type    *string `json:"type"`
 		Tagger  *sigIn  `json:"tagger"`
 	}
-	if !decodeBody(w, r, &body, docCreateTag) {
+	if !wire.DecodeBody(w, r, &body, docCreateTag) {
 		return
 	}
-	fail := func(msg string) { writeError(w, r, http.StatusUnprocessableEntity, msg, docCreateTag) }
+	fail := func(msg string) { wire.WriteError(w, r, http.StatusUnprocessableEntity, msg, docCreateTag) }
 	for _, f := range []struct {
 		name string
 		v    *string
@@ -85,40 +87,40 @@ func (s *Server) handleCreateTag(w http.ResponseWriter, r *http.Request, rp *rep
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
 	if rp.empty() {
-		writeError(w, r, http.StatusConflict, msgEmptyRepo, docCreateTag)
+		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docCreateTag)
 		return
 	}
 	target := plumbing.NewHash(*body.Object)
-	if len(*body.Object) != 40 || rp.objType(target) == plumbing.InvalidObject {
+	if len(*body.Object) != 40 || rp.ObjType(target) == plumbing.InvalidObject {
 		fail("Object does not exist")
 		return
 	}
-	if got := rp.objType(target); got != want {
+	if got := rp.ObjType(target); got != want {
 		// Wording a guess: GitHub's reply to a type that does not match the
 		// object is not recorded.
 		fail("Object type " + got.String() + " does not match the given type " + want.String())
 		return
 	}
 	h := rp.putTag(&object.Tag{Name: *body.Tag, Tagger: tagger, Message: *body.Message, TargetType: want, Target: target})
-	out := gitTagJSON(r, rp, rp.tags[h])
+	out := gitTagJSON(r, rp, rp.Tags[h])
 	w.Header().Set("Location", out["url"].(string))
-	writeJSON(w, r, http.StatusCreated, out)
+	wire.WriteJSON(w, r, http.StatusCreated, out)
 }
 
 func (s *Server) handleGetTag(w http.ResponseWriter, r *http.Request, rp *repo) {
 	rp.mu.RLock()
 	defer rp.mu.RUnlock()
 	if rp.empty() {
-		writeError(w, r, http.StatusConflict, msgEmptyRepo, docGetTag)
+		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docGetTag)
 		return
 	}
 	sha := r.PathValue("sha")
-	t, ok := rp.tags[plumbing.NewHash(sha)]
+	t, ok := rp.Tags[plumbing.NewHash(sha)]
 	if len(sha) != 40 || !ok {
-		writeError(w, r, http.StatusNotFound, "Not Found", docGetTag)
+		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docGetTag)
 		return
 	}
-	writeJSON(w, r, http.StatusOK, gitTagJSON(r, rp, t))
+	wire.WriteJSON(w, r, http.StatusOK, gitTagJSON(r, rp, t))
 }
 
 // gitTagJSON is the git-tag shape. Caller holds mu.
@@ -127,8 +129,8 @@ func gitTagJSON(r *http.Request, rp *repo, t *object.Tag) obj {
 	typ := t.TargetType.String()
 	return obj{
 		"node_id": objNodeID(rp, "TAG", t.Hash), "tag": t.Name, "sha": sha,
-		"url": rp.url(r) + "/git/tags/" + sha, "message": t.Message, "tagger": sigJSON(t.Tagger),
-		"object":       obj{"sha": t.Target.String(), "type": typ, "url": rp.url(r) + "/git/" + typ + "s/" + t.Target.String()},
+		"url": repoURL(rp, r) + "/git/tags/" + sha, "message": t.Message, "tagger": sigJSON(t.Tagger),
+		"object":       obj{"sha": t.Target.String(), "type": typ, "url": repoURL(rp, r) + "/git/" + typ + "s/" + t.Target.String()},
 		"verification": unsignedVerification(),
 	}
 }

@@ -6,17 +6,20 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/gitobj"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 // maxTreeEntries is where GitHub truncates recursive tree listings.
 const maxTreeEntries = 100000
 
 type treeEntryIn struct {
-	Path    string    `json:"path"`
-	Mode    string    `json:"mode"`
-	Type    string    `json:"type"`
-	SHA     optString `json:"sha"`
-	Content *string   `json:"content"`
+	Path    string         `json:"path"`
+	Mode    string         `json:"mode"`
+	Type    string         `json:"type"`
+	SHA     wire.OptString `json:"sha"`
+	Content *string        `json:"content"`
 }
 
 type treeEntryOut struct {
@@ -56,20 +59,20 @@ func modeFor(mode, typ string) (filemode.FileMode, bool) {
 func (s *Server) handleCreateTree(w http.ResponseWriter, r *http.Request, rp *repo) {
 	var body struct {
 		Tree     *[]treeEntryIn `json:"tree"`
-		BaseTree optString      `json:"base_tree"`
+		BaseTree wire.OptString `json:"base_tree"`
 	}
-	if !decodeBody(w, r, &body, docCreateTree) {
+	if !wire.DecodeBody(w, r, &body, docCreateTree) {
 		return
 	}
 	if body.Tree == nil {
-		writeError(w, r, http.StatusUnprocessableEntity, "Invalid request.\n\n\"tree\" wasn't supplied.", docCreateTree)
+		wire.WriteError(w, r, http.StatusUnprocessableEntity, "Invalid request.\n\n\"tree\" wasn't supplied.", docCreateTree)
 		return
 	}
-	fail := func(msg string) { writeError(w, r, http.StatusUnprocessableEntity, msg, docCreateTree) }
+	fail := func(msg string) { wire.WriteError(w, r, http.StatusUnprocessableEntity, msg, docCreateTree) }
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
 	if rp.empty() {
-		writeError(w, r, http.StatusConflict, msgEmptyRepo, docCreateTree)
+		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docCreateTree)
 		return
 	}
 	if s.treeMax.timesOut(*body.Tree) {
@@ -95,10 +98,10 @@ func (rp *repo) baseTree(sha string) (plumbing.Hash, bool) {
 		return plumbing.ZeroHash, false
 	}
 	h := plumbing.NewHash(sha)
-	if _, ok := rp.trees[h]; ok {
+	if _, ok := rp.Trees[h]; ok {
 		return h, true
 	}
-	if c, ok := rp.commits[h]; ok {
+	if c, ok := rp.Commits[h]; ok {
 		return c.TreeHash, true
 	}
 	return plumbing.ZeroHash, false
@@ -110,10 +113,10 @@ func isSHA(s string) bool { return isHex(s, 40) }
 // buildTree applies the entries on base and writes the new tree. Caller
 // holds rp.mu.
 func (s *Server) buildTree(w http.ResponseWriter, r *http.Request, rp *repo, base plumbing.Hash, tree []treeEntryIn) {
-	fail := func(msg string) { writeError(w, r, http.StatusUnprocessableEntity, msg, docCreateTree) }
-	b := newTreeBuilder(rp, base)
+	fail := func(msg string) { wire.WriteError(w, r, http.StatusUnprocessableEntity, msg, docCreateTree) }
+	b := gitobj.NewTreeBuilder(&rp.Store, base)
 	for _, e := range tree {
-		if !validPath(e.Path) {
+		if !gitobj.ValidPath(e.Path) {
 			fail("tree.path contains a malformed path component")
 			return
 		}
@@ -123,7 +126,7 @@ func (s *Server) buildTree(w http.ResponseWriter, r *http.Request, rp *repo, bas
 			return
 		}
 		if e.SHA.Null {
-			if err := b.del(e.Path); err != nil {
+			if err := b.Del(e.Path); err != nil {
 				fail("GitRPC::BadObjectState")
 				return
 			}
@@ -139,7 +142,7 @@ func (s *Server) buildTree(w http.ResponseWriter, r *http.Request, rp *repo, bas
 				fail("tree.content is only valid for blobs")
 				return
 			}
-			b.set(e.Path, mode, rp.putBlob([]byte(*e.Content)))
+			b.Set(e.Path, mode, rp.PutBlob([]byte(*e.Content)))
 			continue
 		}
 		h := plumbing.NewHash(e.SHA.Val)
@@ -150,32 +153,32 @@ func (s *Server) buildTree(w http.ResponseWriter, r *http.Request, rp *repo, bas
 				return
 			}
 		case mode == filemode.Dir:
-			if _, ok := rp.trees[h]; !ok || len(e.SHA.Val) != 40 {
+			if _, ok := rp.Trees[h]; !ok || len(e.SHA.Val) != 40 {
 				fail("tree.sha " + e.SHA.Val + " is not a valid tree")
 				return
 			}
 		default:
-			if rp.objType(h) != plumbing.BlobObject || len(e.SHA.Val) != 40 {
+			if rp.ObjType(h) != plumbing.BlobObject || len(e.SHA.Val) != 40 {
 				fail("tree.sha " + e.SHA.Val + " is not a valid blob")
 				return
 			}
 		}
-		b.set(e.Path, mode, h)
+		b.Set(e.Path, mode, h)
 	}
-	h, err := b.write()
+	h, err := b.Write()
 	if err != nil {
-		writeError(w, r, http.StatusInternalServerError, err.Error(), docCreateTree)
+		wire.WriteError(w, r, http.StatusInternalServerError, err.Error(), docCreateTree)
 		return
 	}
-	out := rp.treeJSON(r, h, false)
+	out := treeJSON(rp, r, h, false)
 	w.Header().Set("Location", out["url"].(string))
-	writeJSON(w, r, http.StatusCreated, out)
+	wire.WriteJSON(w, r, http.StatusCreated, out)
 }
 
 // treeJSON is the git-tree shape. Caller holds rp.mu.
-func (rp *repo) treeJSON(r *http.Request, h plumbing.Hash, recursive bool) obj {
-	base := rp.url(r)
-	entries := make([]treeEntryOut, 0, len(rp.trees[h]))
+func treeJSON(rp *repo, r *http.Request, h plumbing.Hash, recursive bool) obj {
+	base := repoURL(rp, r)
+	entries := make([]treeEntryOut, 0, len(rp.Trees[h]))
 	truncated := false
 	size := 0
 	add := func(p string, e object.TreeEntry) bool {
@@ -183,13 +186,13 @@ func (rp *repo) treeJSON(r *http.Request, h plumbing.Hash, recursive bool) obj {
 			truncated = true
 			return false
 		}
-		out := treeEntryOut{Path: p, Mode: modeString(e.Mode), Type: typeOfMode(e.Mode), SHA: e.Hash.String()}
+		out := treeEntryOut{Path: p, Mode: gitobj.ModeString(e.Mode), Type: gitobj.TypeOfMode(e.Mode), SHA: e.Hash.String()}
 		switch e.Mode {
 		case filemode.Dir:
 			out.URL = base + "/git/trees/" + out.SHA
 		case filemode.Submodule:
 		default:
-			if o, ok := rp.objects[e.Hash]; ok {
+			if o, ok := rp.Objects[e.Hash]; ok {
 				sz := o.Size()
 				out.Size = &sz
 			}
@@ -203,9 +206,9 @@ func (rp *repo) treeJSON(r *http.Request, h plumbing.Hash, recursive bool) obj {
 		return true
 	}
 	if recursive {
-		rp.walkTree(h, "", add)
+		rp.WalkTree(h, "", add)
 	} else {
-		for _, e := range rp.trees[h] {
+		for _, e := range rp.Trees[h] {
 			add(e.Name, e)
 		}
 	}
@@ -216,13 +219,13 @@ func (s *Server) handleGetTree(w http.ResponseWriter, r *http.Request, rp *repo)
 	rp.mu.RLock()
 	defer rp.mu.RUnlock()
 	if rp.empty() {
-		writeError(w, r, http.StatusConflict, msgEmptyRepo, docGetTree)
+		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docGetTree)
 		return
 	}
 	h, ok := rp.resolveTree(r.PathValue("sha"))
 	if !ok {
-		writeError(w, r, http.StatusNotFound, "Not Found", docRoot)
+		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docRoot)
 		return
 	}
-	writeJSON(w, r, http.StatusOK, rp.treeJSON(r, h, r.URL.Query().Has("recursive")))
+	wire.WriteJSON(w, r, http.StatusOK, treeJSON(rp, r, h, r.URL.Query().Has("recursive")))
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/gitobj"
 )
 
 // File is one file for Seed and the result of Files.
@@ -107,20 +109,20 @@ func (s *Server) Seed(owner, name, branch, message string, files ...File) (strin
 	old, hasOld := rp.refs[ref]
 	var base plumbing.Hash
 	if hasOld {
-		base = rp.commits[old].TreeHash
+		base = rp.Commits[old].TreeHash
 	}
-	b := newTreeBuilder(rp, base)
+	b := gitobj.NewTreeBuilder(&rp.Store, base)
 	for _, f := range files {
-		if !validPath(f.Path) {
+		if !gitobj.ValidPath(f.Path) {
 			return "", fmt.Errorf("githubtest: seed %s/%s: invalid path %q", owner, name, f.Path)
 		}
 		m, err := parseMode(f.Mode)
 		if err != nil {
 			return "", err
 		}
-		b.set(f.Path, m, rp.putBlob(f.Content))
+		b.Set(f.Path, m, rp.PutBlob(f.Content))
 	}
-	tree, err := b.write()
+	tree, err := b.Write()
 	if err != nil {
 		return "", err
 	}
@@ -130,7 +132,7 @@ func (s *Server) Seed(owner, name, branch, message string, files ...File) (strin
 	if hasOld {
 		c.ParentHashes = []plumbing.Hash{old}
 	}
-	h := rp.putCommit(c)
+	h := rp.PutCommit(c)
 	rp.verif[h] = unsignedVerification()
 	rp.setRef(ref, h, false, now)
 	return h.String(), nil
@@ -148,7 +150,7 @@ func (rp *repo) setRef(ref string, h plumbing.Hash, forced bool, at time.Time) {
 	} else {
 		rp.refs[ref] = h
 		u.New = h.String()
-		u.FastForward = had && rp.isAncestor(old, h)
+		u.FastForward = had && rp.IsAncestor(old, h)
 	}
 	rp.updates = append(rp.updates, u)
 }
@@ -190,12 +192,12 @@ func (s *Server) ReadFile(owner, name, ref, path string) ([]byte, string, error)
 	}
 	rp.mu.RLock()
 	defer rp.mu.RUnlock()
-	e, ok := rp.lookupPath(root, path)
+	e, ok := rp.LookupPath(root, path)
 	if !ok || e.Mode == filemode.Dir || e.Mode == filemode.Submodule {
 		return nil, "", fmt.Errorf("githubtest: %s/%s@%s: %s: %w", owner, name, ref, path, fs.ErrNotExist)
 	}
-	b, _ := rp.blob(e.Hash)
-	return b, modeString(e.Mode), nil
+	b, _ := rp.Blob(e.Hash)
+	return b, gitobj.ModeString(e.Mode), nil
 }
 
 // Files returns every file (recursively) at ref.
@@ -207,10 +209,10 @@ func (s *Server) Files(owner, name, ref string) (map[string]File, error) {
 	rp.mu.RLock()
 	defer rp.mu.RUnlock()
 	out := map[string]File{}
-	rp.walkTree(root, "", func(p string, e object.TreeEntry) bool {
+	rp.WalkTree(root, "", func(p string, e object.TreeEntry) bool {
 		if e.Mode != filemode.Dir && e.Mode != filemode.Submodule {
-			b, _ := rp.blob(e.Hash)
-			out[p] = File{Path: p, Content: b, Mode: modeString(e.Mode)}
+			b, _ := rp.Blob(e.Hash)
+			out[p] = File{Path: p, Content: b, Mode: gitobj.ModeString(e.Mode)}
 		}
 		return true
 	})

@@ -13,6 +13,9 @@ import (
 	"time"
 
 	"github.com/google/go-github/v66/github"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/limits"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 // Server is a stateful, in-memory fake of the parts of GitHub's REST API that
@@ -26,15 +29,13 @@ type Server struct {
 	mux        *routeMux
 	reqSeq     atomic.Int64
 	rulesetSeq atomic.Int64 // AddRuleset's ids
-	lim        limiter
+	lim        limits.Limiter
 	treeMax    treeLimits
 
 	mu       sync.Mutex // guards the fields below
 	repos    map[string]*repo
 	nextID   int64
 	faults   []*faultEntry
-	rate     map[string]*rateState
-	exhaust  time.Time
 	apps     map[int64]*rsa.PublicKey
 	installs map[int64]*installation
 	tokens   map[string]*instToken
@@ -77,7 +78,6 @@ func New(opts ...Option) *Server {
 		now:      time.Now,
 		tokenTTL: time.Hour,
 		repos:    map[string]*repo{},
-		rate:     map[string]*rateState{},
 		apps:     map[int64]*rsa.PublicKey{},
 		installs: map[int64]*installation{},
 		tokens:   map[string]*instToken{},
@@ -140,7 +140,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if p, ok := s.repositoryPath(r.URL.EscapedPath()); ok {
 		r = withEscapedPath(r, p)
 	}
-	r = r.WithContext(withPrefix(r.Context(), prefix))
+	r = r.WithContext(wire.WithPrefix(r.Context(), prefix))
 	s.serve(w, r)
 }
 

@@ -8,12 +8,15 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/sign"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 func userJSON(r *http.Request, login string, id int64, typ string) obj {
-	api, web := apiBase(r)+"/users/"+login, webBase(r)+"/"+login
+	api, web := wire.APIBase(r)+"/users/"+login, wire.WebBase(r)+"/"+login
 	return obj{
-		"login": login, "id": id, "node_id": nodeID("U", login), "type": typ, "site_admin": false,
+		"login": login, "id": id, "node_id": wire.NodeID("U", login), "type": typ, "site_admin": false,
 		"avatar_url":  "https://avatars.githubusercontent.com/u/" + strconv.FormatInt(id, 10) + "?v=4",
 		"gravatar_id": "", "url": api, "html_url": web,
 		"followers_url": api + "/followers", "following_url": api + "/following{/other_user}",
@@ -24,17 +27,17 @@ func userJSON(r *http.Request, login string, id int64, typ string) obj {
 	}
 }
 
-func (rp *repo) url(r *http.Request) string { return apiBase(r) + "/repos/" + rp.fullName() }
-func (rp *repo) htmlURL(r *http.Request) string {
-	return webBase(r) + "/" + rp.fullName()
+func repoURL(rp *repo, r *http.Request) string { return wire.APIBase(r) + "/repos/" + rp.fullName() }
+func repoHTMLURL(rp *repo, r *http.Request) string {
+	return wire.WebBase(r) + "/" + rp.fullName()
 }
 
 // repoJSON is the full repository shape. Caller holds rp.mu (read).
 func repoJSON(r *http.Request, rp *repo) obj {
-	u, html := rp.url(r), rp.htmlURL(r)
+	u, html := repoURL(rp, r), repoHTMLURL(rp, r)
 	created := rp.created.UTC().Format(time.RFC3339)
 	o := obj{
-		"id": rp.id, "node_id": nodeID("R", rp.fullName()), "name": rp.name, "full_name": rp.fullName(),
+		"id": rp.id, "node_id": wire.NodeID("R", rp.fullName()), "name": rp.name, "full_name": rp.fullName(),
 		"private": rp.private, "owner": userJSON(r, rp.owner, rp.id*7, "User"), "html_url": html,
 		"description": nil, "fork": false, "url": u, "homepage": nil, "language": nil,
 		"clone_url": html + ".git", "git_url": strings.Replace(html, "http", "git", 1) + ".git",
@@ -84,12 +87,12 @@ func repoJSON(r *http.Request, rp *repo) obj {
 
 func gitRefJSON(r *http.Request, rp *repo, ref string, h plumbing.Hash) obj {
 	typ := "commit"
-	if t := rp.objType(h); t == plumbing.TagObject {
+	if t := rp.ObjType(h); t == plumbing.TagObject {
 		typ = "tag"
 	}
 	return obj{
-		"ref": ref, "node_id": refNodeID(rp, ref), "url": rp.url(r) + "/git/" + escapeSegments(ref),
-		"object": obj{"type": typ, "sha": h.String(), "url": rp.url(r) + "/git/" + typ + "s/" + h.String()},
+		"ref": ref, "node_id": refNodeID(rp, ref), "url": repoURL(rp, r) + "/git/" + wire.EscapeSegments(ref),
+		"object": obj{"type": typ, "sha": h.String(), "url": repoURL(rp, r) + "/git/" + typ + "s/" + h.String()},
 	}
 }
 
@@ -97,16 +100,16 @@ func sigJSON(s object.Signature) obj {
 	return obj{"name": s.Name, "email": s.Email, "date": s.When.Format(time.RFC3339)}
 }
 
-func unsignedVerification() verification {
-	return verification{Verified: false, Reason: "unsigned"}
+func unsignedVerification() sign.Verification {
+	return sign.Verification{Verified: false, Reason: "unsigned"}
 }
 
 // gitCommitJSON is the git-commit shape. Caller holds rp.mu.
 func gitCommitJSON(r *http.Request, rp *repo, c *object.Commit) obj {
 	parents := []obj{}
 	for _, p := range c.ParentHashes {
-		parents = append(parents, obj{"sha": p.String(), "url": rp.url(r) + "/git/commits/" + p.String(),
-			"html_url": rp.htmlURL(r) + "/commit/" + p.String()})
+		parents = append(parents, obj{"sha": p.String(), "url": repoURL(rp, r) + "/git/commits/" + p.String(),
+			"html_url": repoHTMLURL(rp, r) + "/commit/" + p.String()})
 	}
 	v, ok := rp.verif[c.Hash]
 	if !ok {
@@ -114,9 +117,9 @@ func gitCommitJSON(r *http.Request, rp *repo, c *object.Commit) obj {
 	}
 	return obj{
 		"sha": c.Hash.String(), "node_id": objNodeID(rp, "C", c.Hash),
-		"url": rp.url(r) + "/git/commits/" + c.Hash.String(), "html_url": rp.htmlURL(r) + "/commit/" + c.Hash.String(),
+		"url": repoURL(rp, r) + "/git/commits/" + c.Hash.String(), "html_url": repoHTMLURL(rp, r) + "/commit/" + c.Hash.String(),
 		"author": sigJSON(c.Author), "committer": sigJSON(c.Committer), "message": c.Message,
-		"tree":    obj{"sha": c.TreeHash.String(), "url": rp.url(r) + "/git/trees/" + c.TreeHash.String()},
+		"tree":    obj{"sha": c.TreeHash.String(), "url": repoURL(rp, r) + "/git/trees/" + c.TreeHash.String()},
 		"parents": parents, "verification": v,
 	}
 }
@@ -133,12 +136,12 @@ func commitJSON(r *http.Request, rp *repo, c *object.Commit) obj {
 	gc["comment_count"] = 0
 	parents := []obj{}
 	for _, p := range c.ParentHashes {
-		parents = append(parents, obj{"sha": p.String(), "url": rp.url(r) + "/commits/" + p.String(),
-			"html_url": rp.htmlURL(r) + "/commit/" + p.String()})
+		parents = append(parents, obj{"sha": p.String(), "url": repoURL(rp, r) + "/commits/" + p.String(),
+			"html_url": repoHTMLURL(rp, r) + "/commit/" + p.String()})
 	}
 	return obj{
-		"sha": sha, "node_id": objNodeID(rp, "C", c.Hash), "url": rp.url(r) + "/commits/" + sha,
-		"html_url": rp.htmlURL(r) + "/commit/" + sha, "comments_url": rp.url(r) + "/commits/" + sha + "/comments",
+		"sha": sha, "node_id": objNodeID(rp, "C", c.Hash), "url": repoURL(rp, r) + "/commits/" + sha,
+		"html_url": repoHTMLURL(rp, r) + "/commit/" + sha, "comments_url": repoURL(rp, r) + "/commits/" + sha + "/comments",
 		"commit": gc, "author": nil, "committer": nil, "parents": parents,
 	}
 }

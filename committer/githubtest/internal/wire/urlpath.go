@@ -1,4 +1,4 @@
-package githubtest
+package wire
 
 import (
 	"net/url"
@@ -18,10 +18,10 @@ import (
 // and the tree shows the wrong file. TestRouteNamesDecoded holds the
 // routes to this.
 
-// escapeSegments escapes each "/"-separated segment of name for a URL
+// EscapeSegments escapes each "/"-separated segment of name for a URL
 // path, keeping the slashes, as GitHub writes names into the URLs of its
 // replies (Location, url, html_url, _links).
-func escapeSegments(name string) string {
+func EscapeSegments(name string) string {
 	segs := strings.Split(name, "/")
 	for i, s := range segs {
 		segs[i] = url.PathEscape(s)

@@ -1,4 +1,4 @@
-package githubtest
+package graphql
 
 import (
 	"bytes"
@@ -10,22 +10,22 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 )
 
-// gqlObject is a value of a GraphQL object type. field answers one field of
+// Object is a value of a GraphQL object type. Field answers one field of
 // it; the executor handles __typename, aliases, fragments and directives.
-// A field's value is nil, a string, bool, int, an orderedObj-able gqlObject,
-// or a []gqlObject.
-type gqlObject interface {
-	typeName() string
-	field(x *gqlExec, name string, args map[string]any) (any, error)
+// A field's value is nil, a string, bool, int, an orderedObj-able Object,
+// or a []Object.
+type Object interface {
+	TypeName() string
+	Field(x *Exec, name string, args map[string]any) (any, error)
 }
 
-// gqlExec executes one validated operation.
-type gqlExec struct {
-	s    *Server
-	r    *http.Request
-	doc  *ast.QueryDocument
-	vars map[string]any
-	errs []*gqlError
+// Exec executes one validated operation.
+type Exec struct {
+	Env  any // the resolvers' state (the *Server: srvOf)
+	R    *http.Request
+	Doc  *ast.QueryDocument
+	Vars map[string]any
+	Errs []*Error
 }
 
 // kv and orderedObj keep the reply's keys in selection order, as GraphQL
@@ -57,11 +57,12 @@ func (o orderedObj) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// run executes op; the result is nil when a non-null root field failed.
-func (x *gqlExec) run(op *ast.OperationDefinition) any {
-	var root gqlObject = gqlQuery{}
+// Run executes op; the result is nil when a non-null root field failed.
+// query and mutation are the root objects.
+func (x *Exec) Run(op *ast.OperationDefinition, query, mutation Object) any {
+	root := query
 	if op.Operation == ast.Mutation {
-		root = gqlMutation{}
+		root = mutation
 	}
 	out, ok := x.selectSet(root, op.SelectionSet, nil)
 	if !ok {
@@ -72,7 +73,7 @@ func (x *gqlExec) run(op *ast.OperationDefinition) any {
 
 // collect flattens fragments into the fields that apply to typ, grouped by
 // response key in first-seen order.
-func (x *gqlExec) collect(typ string, set ast.SelectionSet, keys *[]string, groups map[string][]*ast.Field) {
+func (x *Exec) collect(typ string, set ast.SelectionSet, keys *[]string, groups map[string][]*ast.Field) {
 	for _, sel := range set {
 		switch s := sel.(type) {
 		case *ast.Field:
@@ -92,7 +93,7 @@ func (x *gqlExec) collect(typ string, set ast.SelectionSet, keys *[]string, grou
 				x.collect(typ, s.SelectionSet, keys, groups)
 			}
 		case *ast.FragmentSpread:
-			f := x.doc.Fragments.ForName(s.Name)
+			f := x.Doc.Fragments.ForName(s.Name)
 			if f != nil && x.included(s.Directives) && x.applies(f.TypeCondition, typ) {
 				x.collect(typ, f.SelectionSet, keys, groups)
 			}
@@ -100,14 +101,14 @@ func (x *gqlExec) collect(typ string, set ast.SelectionSet, keys *[]string, grou
 	}
 }
 
-func (x *gqlExec) included(ds ast.DirectiveList) bool {
+func (x *Exec) included(ds ast.DirectiveList) bool {
 	if d := ds.ForName("skip"); d != nil {
-		if v, _ := d.ArgumentMap(x.vars)["if"].(bool); v {
+		if v, _ := d.ArgumentMap(x.Vars)["if"].(bool); v {
 			return false
 		}
 	}
 	if d := ds.ForName("include"); d != nil {
-		if v, _ := d.ArgumentMap(x.vars)["if"].(bool); !v {
+		if v, _ := d.ArgumentMap(x.Vars)["if"].(bool); !v {
 			return false
 		}
 	}
@@ -115,11 +116,11 @@ func (x *gqlExec) included(ds ast.DirectiveList) bool {
 }
 
 // applies reports whether a fragment on cond applies to an object of typ.
-func (x *gqlExec) applies(cond, typ string) bool {
+func (x *Exec) applies(cond, typ string) bool {
 	if cond == "" || cond == typ {
 		return true
 	}
-	schema, _ := graphqlSchema()
+	schema, _ := Schema()
 	def := schema.Types[cond]
 	if def == nil {
 		return false
@@ -134,24 +135,24 @@ func (x *gqlExec) applies(cond, typ string) bool {
 
 // selectSet answers a selection set on obj. ok is false when a non-null
 // field came out null: the null then propagates to the parent.
-func (x *gqlExec) selectSet(obj gqlObject, set ast.SelectionSet, path []any) (orderedObj, bool) {
+func (x *Exec) selectSet(obj Object, set ast.SelectionSet, path []any) (orderedObj, bool) {
 	var keys []string
 	groups := map[string][]*ast.Field{}
-	x.collect(obj.typeName(), set, &keys, groups)
+	x.collect(obj.TypeName(), set, &keys, groups)
 	out := make(orderedObj, 0, len(keys))
 	for _, k := range keys {
 		fs := groups[k]
 		f := fs[0]
 		p := append(append([]any{}, path...), k)
 		if f.Name == "__typename" {
-			out = append(out, kv{k, obj.typeName()})
+			out = append(out, kv{k, obj.TypeName()})
 			continue
 		}
 		var sub ast.SelectionSet
 		for _, g := range fs {
 			sub = append(sub, g.SelectionSet...)
 		}
-		v, err := obj.field(x, f.Name, f.ArgumentMap(x.vars))
+		v, err := obj.Field(x, f.Name, f.ArgumentMap(x.Vars))
 		var um *unmodelled
 		if errors.As(err, &um) && !f.Definition.Type.NonNull {
 			err = nil // null, as GitHub answers for data it does not have
@@ -170,17 +171,17 @@ func (x *gqlExec) selectSet(obj gqlObject, set ast.SelectionSet, path []any) (or
 }
 
 // complete turns a resolver's value into JSON for type t.
-func (x *gqlExec) complete(v any, t *ast.Type, sub ast.SelectionSet, path []any) (any, bool) {
+func (x *Exec) complete(v any, t *ast.Type, sub ast.SelectionSet, path []any) (any, bool) {
 	switch val := v.(type) {
 	case nil:
 		return nil, !t.NonNull
-	case gqlObject:
+	case Object:
 		o, ok := x.selectSet(val, sub, path)
 		if !ok {
 			return nil, !t.NonNull
 		}
 		return o, true
-	case []gqlObject:
+	case []Object:
 		list := make([]any, 0, len(val))
 		for i, e := range val {
 			o, ok := x.complete(e, t.Elem, sub, append(append([]any{}, path...), i))
@@ -194,21 +195,37 @@ func (x *gqlExec) complete(v any, t *ast.Type, sub ast.SelectionSet, path []any)
 	return v, true
 }
 
-func (x *gqlExec) fail(err error, f *ast.Field, path []any) {
-	var ge *gqlError
+func (x *Exec) fail(err error, f *ast.Field, path []any) {
+	var ge *Error
 	var um *unmodelled
 	switch {
 	case errors.As(err, &ge):
 	case errors.As(err, &um):
 		// Not GitHub's: a documented error of the fake (package doc).
-		ge = &gqlError{Type: "NOT_MODELLED", Message: um.Error()}
+		ge = &Error{Type: "NOT_MODELLED", Message: um.Error()}
 	default:
-		ge = &gqlError{Message: err.Error()}
+		ge = &Error{Message: err.Error()}
 	}
 	e := *ge
 	e.Path = path
 	if f.Position != nil {
 		e.Locations = []gqlerror.Location{{Line: f.Position.Line, Column: f.Position.Column}}
 	}
-	x.errs = append(x.errs, &e)
+	x.Errs = append(x.Errs, &e)
+}
+
+// ArgInt reads an Int argument, given inline (int64) or as a variable.
+func ArgInt(args map[string]any, name string) (int64, bool) {
+	switch v := args[name].(type) {
+	case int64:
+		return v, true
+	case int:
+		return int64(v), true
+	case float64:
+		return int64(v), true
+	case json.Number:
+		n, err := v.Int64()
+		return n, err == nil
+	}
+	return 0, false
 }

@@ -1,4 +1,4 @@
-package githubtest
+package graphql
 
 import (
 	"sort"
@@ -13,93 +13,108 @@ import (
 // without PreviewUpdateRefs), so a client that introspects sees what it may
 // send.
 
-// introspection is the state one introspection answer shares.
-type introspection struct {
-	schema  *ast.Schema
-	preview bool // the request sent PreviewUpdateRefs
+// Introspection is the state one Introspection answer shares.
+type Introspection struct {
+	schema       *ast.Schema
+	preview      bool            // the request sent PreviewUpdateRefs
+	previewTypes map[string]bool // the types of the previews, hidden without them
 }
 
-func newIntrospection(x *gqlExec) *introspection {
-	schema, _ := graphqlSchema()
-	return &introspection{schema: schema, preview: strings.Contains(x.r.Header.Get("Accept"), PreviewUpdateRefs)}
+// NewIntrospection answers introspection for a request that sent the
+// preview (preview) or not; previewTypes are the types hidden without it.
+func NewIntrospection(preview bool, previewTypes map[string]bool) *Introspection {
+	schema, _ := Schema()
+	return &Introspection{schema: schema, preview: preview, previewTypes: previewTypes}
+}
+
+// IntrospectType answers __type(name:) for the type called n.
+func IntrospectType(in *Introspection, n string) (any, error) {
+	d := in.schema.Types[n]
+	if d == nil || in.previewType(n) {
+		return nil, nil
+	}
+	return gqlTypeObj{in: in, def: d}, nil
 }
 
 // hidden reports whether a field is left out: the root's __schema and
 // __type, and updateRefs without its preview.
-func (in *introspection) hidden(field string) bool {
+func (in *Introspection) hidden(field string) bool {
 	return strings.HasPrefix(field, "__") || !in.preview && field == "updateRefs"
 }
 
-type gqlSchemaObj struct{ in *introspection }
+// SchemaObj is __schema.
+type SchemaObj struct{ In *Introspection }
 
-func (gqlSchemaObj) typeName() string { return "__Schema" }
+// TypeName is "__Schema".
+func (SchemaObj) TypeName() string { return "__Schema" }
 
-func (g gqlSchemaObj) field(_ *gqlExec, name string, _ map[string]any) (any, error) {
-	s := g.in.schema
+// Field answers one field of __schema.
+func (g SchemaObj) Field(_ *Exec, name string, _ map[string]any) (any, error) {
+	s := g.In.schema
 	switch name {
 	case "description":
 		return nil, nil
 	case "types":
 		names := make([]string, 0, len(s.Types))
 		for n := range s.Types {
-			if !(g.in.previewType(n)) {
+			if !(g.In.previewType(n)) {
 				names = append(names, n)
 			}
 		}
 		sortStrings(names)
-		out := make([]gqlObject, 0, len(names))
+		out := make([]Object, 0, len(names))
 		for _, n := range names {
-			out = append(out, gqlTypeObj{in: g.in, def: s.Types[n]})
+			out = append(out, gqlTypeObj{in: g.In, def: s.Types[n]})
 		}
 		return out, nil
 	case "queryType":
-		return gqlTypeObj{in: g.in, def: s.Query}, nil
+		return gqlTypeObj{in: g.In, def: s.Query}, nil
 	case "mutationType":
 		if s.Mutation == nil {
 			return nil, nil
 		}
-		return gqlTypeObj{in: g.in, def: s.Mutation}, nil
+		return gqlTypeObj{in: g.In, def: s.Mutation}, nil
 	case "subscriptionType":
 		if s.Subscription == nil {
 			return nil, nil
 		}
-		return gqlTypeObj{in: g.in, def: s.Subscription}, nil
+		return gqlTypeObj{in: g.In, def: s.Subscription}, nil
 	case "directives":
 		names := make([]string, 0, len(s.Directives))
 		for n := range s.Directives {
 			names = append(names, n)
 		}
 		sortStrings(names)
-		out := make([]gqlObject, 0, len(names))
+		out := make([]Object, 0, len(names))
 		for _, n := range names {
-			out = append(out, gqlDirectiveObj{in: g.in, d: s.Directives[n]})
+			out = append(out, gqlDirectiveObj{in: g.In, d: s.Directives[n]})
 		}
 		return out, nil
 	}
-	return nil, errUnserved("__Schema", name)
+	return nil, Unserved("__Schema", name)
 }
 
 // previewType reports whether a type is a preview member the request did
 // not enable.
-func (in *introspection) previewType(name string) bool { return !in.preview && previewTypes[name] }
+func (in *Introspection) previewType(name string) bool { return !in.preview && in.previewTypes[name] }
 
 // gqlTypeObj is a __Type: a named definition, or a LIST / NON_NULL wrapper.
 type gqlTypeObj struct {
-	in  *introspection
+	in  *Introspection
 	def *ast.Definition // named type
 	t   *ast.Type       // wrapper (def nil)
 }
 
-func (in *introspection) typeOf(t *ast.Type) gqlObject {
+func (in *Introspection) typeOf(t *ast.Type) Object {
 	if t.NonNull || t.Elem != nil {
 		return gqlTypeObj{in: in, t: t}
 	}
 	return gqlTypeObj{in: in, def: in.schema.Types[t.NamedType]}
 }
 
-func (gqlTypeObj) typeName() string { return "__Type" }
+func (gqlTypeObj) TypeName() string { return "__Type" }
 
-func (g gqlTypeObj) field(_ *gqlExec, name string, args map[string]any) (any, error) {
+func (g gqlTypeObj) Field(_ *Exec, name string, args map[string]any) (any, error) {
 	if g.def == nil { // a wrapper
 		switch name {
 		case "kind":
@@ -142,7 +157,7 @@ func (g gqlTypeObj) field(_ *gqlExec, name string, args map[string]any) (any, er
 		if d.Kind != ast.Object && d.Kind != ast.Interface {
 			return nil, nil
 		}
-		var out []gqlObject
+		var out []Object
 		for _, f := range d.Fields {
 			if g.in.hidden(f.Name) || (!withDeprecated && deprecated(f.Directives)) {
 				continue
@@ -154,7 +169,7 @@ func (g gqlTypeObj) field(_ *gqlExec, name string, args map[string]any) (any, er
 		if d.Kind != ast.Object && d.Kind != ast.Interface {
 			return nil, nil
 		}
-		out := []gqlObject{}
+		out := []Object{}
 		for _, i := range d.Interfaces {
 			out = append(out, gqlTypeObj{in: g.in, def: g.in.schema.Types[i]})
 		}
@@ -163,7 +178,7 @@ func (g gqlTypeObj) field(_ *gqlExec, name string, args map[string]any) (any, er
 		if d.Kind != ast.Interface && d.Kind != ast.Union {
 			return nil, nil
 		}
-		out := []gqlObject{}
+		out := []Object{}
 		for _, p := range g.in.schema.GetPossibleTypes(d) {
 			out = append(out, gqlTypeObj{in: g.in, def: p})
 		}
@@ -172,7 +187,7 @@ func (g gqlTypeObj) field(_ *gqlExec, name string, args map[string]any) (any, er
 		if d.Kind != ast.Enum {
 			return nil, nil
 		}
-		out := []gqlObject{}
+		out := []Object{}
 		for _, v := range d.EnumValues {
 			if withDeprecated || !deprecated(v.Directives) {
 				out = append(out, gqlEnumValueObj{v: v})
@@ -183,7 +198,7 @@ func (g gqlTypeObj) field(_ *gqlExec, name string, args map[string]any) (any, er
 		if d.Kind != ast.InputObject {
 			return nil, nil
 		}
-		out := []gqlObject{}
+		out := []Object{}
 		for _, f := range d.Fields {
 			if withDeprecated || !deprecated(f.Directives) {
 				out = append(out, gqlInputValueObj{in: g.in, name: f.Name, desc: f.Description, t: f.Type, def: f.DefaultValue, dirs: f.Directives})
@@ -193,17 +208,17 @@ func (g gqlTypeObj) field(_ *gqlExec, name string, args map[string]any) (any, er
 	case "ofType":
 		return nil, nil
 	}
-	return nil, errUnserved("__Type", name)
+	return nil, Unserved("__Type", name)
 }
 
 type gqlFieldObj struct {
-	in *introspection
+	in *Introspection
 	f  *ast.FieldDefinition
 }
 
-func (gqlFieldObj) typeName() string { return "__Field" }
+func (gqlFieldObj) TypeName() string { return "__Field" }
 
-func (g gqlFieldObj) field(_ *gqlExec, name string, args map[string]any) (any, error) {
+func (g gqlFieldObj) Field(_ *Exec, name string, args map[string]any) (any, error) {
 	switch name {
 	case "name":
 		return g.f.Name, nil
@@ -218,12 +233,12 @@ func (g gqlFieldObj) field(_ *gqlExec, name string, args map[string]any) (any, e
 	case "deprecationReason":
 		return deprecationReason(g.f.Directives), nil
 	}
-	return nil, errUnserved("__Field", name)
+	return nil, Unserved("__Field", name)
 }
 
-func argsObjs(in *introspection, list ast.ArgumentDefinitionList, args map[string]any) []gqlObject {
+func argsObjs(in *Introspection, list ast.ArgumentDefinitionList, args map[string]any) []Object {
 	withDeprecated, _ := args["includeDeprecated"].(bool)
-	out := []gqlObject{}
+	out := []Object{}
 	for _, a := range list {
 		if withDeprecated || !deprecated(a.Directives) {
 			out = append(out, gqlInputValueObj{in: in, name: a.Name, desc: a.Description, t: a.Type, def: a.DefaultValue, dirs: a.Directives})
@@ -233,16 +248,16 @@ func argsObjs(in *introspection, list ast.ArgumentDefinitionList, args map[strin
 }
 
 type gqlInputValueObj struct {
-	in         *introspection
+	in         *Introspection
 	name, desc string
 	t          *ast.Type
 	def        *ast.Value
 	dirs       ast.DirectiveList
 }
 
-func (gqlInputValueObj) typeName() string { return "__InputValue" }
+func (gqlInputValueObj) TypeName() string { return "__InputValue" }
 
-func (g gqlInputValueObj) field(_ *gqlExec, name string, _ map[string]any) (any, error) {
+func (g gqlInputValueObj) Field(_ *Exec, name string, _ map[string]any) (any, error) {
 	switch name {
 	case "name":
 		return g.name, nil
@@ -260,14 +275,14 @@ func (g gqlInputValueObj) field(_ *gqlExec, name string, _ map[string]any) (any,
 	case "deprecationReason":
 		return deprecationReason(g.dirs), nil
 	}
-	return nil, errUnserved("__InputValue", name)
+	return nil, Unserved("__InputValue", name)
 }
 
 type gqlEnumValueObj struct{ v *ast.EnumValueDefinition }
 
-func (gqlEnumValueObj) typeName() string { return "__EnumValue" }
+func (gqlEnumValueObj) TypeName() string { return "__EnumValue" }
 
-func (g gqlEnumValueObj) field(_ *gqlExec, name string, _ map[string]any) (any, error) {
+func (g gqlEnumValueObj) Field(_ *Exec, name string, _ map[string]any) (any, error) {
 	switch name {
 	case "name":
 		return g.v.Name, nil
@@ -278,17 +293,17 @@ func (g gqlEnumValueObj) field(_ *gqlExec, name string, _ map[string]any) (any, 
 	case "deprecationReason":
 		return deprecationReason(g.v.Directives), nil
 	}
-	return nil, errUnserved("__EnumValue", name)
+	return nil, Unserved("__EnumValue", name)
 }
 
 type gqlDirectiveObj struct {
-	in *introspection
+	in *Introspection
 	d  *ast.DirectiveDefinition
 }
 
-func (gqlDirectiveObj) typeName() string { return "__Directive" }
+func (gqlDirectiveObj) TypeName() string { return "__Directive" }
 
-func (g gqlDirectiveObj) field(_ *gqlExec, name string, args map[string]any) (any, error) {
+func (g gqlDirectiveObj) Field(_ *Exec, name string, args map[string]any) (any, error) {
 	switch name {
 	case "name":
 		return g.d.Name, nil
@@ -305,7 +320,7 @@ func (g gqlDirectiveObj) field(_ *gqlExec, name string, args map[string]any) (an
 	case "args":
 		return argsObjs(g.in, g.d.Arguments, args), nil
 	}
-	return nil, errUnserved("__Directive", name)
+	return nil, Unserved("__Directive", name)
 }
 
 func deprecated(ds ast.DirectiveList) bool { return ds.ForName("deprecated") != nil }
@@ -328,9 +343,9 @@ func orNull(s string) any {
 	return s
 }
 
-func nonNilList(l []gqlObject) []gqlObject {
+func nonNilList(l []Object) []Object {
 	if l == nil {
-		return []gqlObject{}
+		return []Object{}
 	}
 	return l
 }

@@ -1,4 +1,4 @@
-package githubtest
+package gitobj
 
 import (
 	"errors"
@@ -9,12 +9,14 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
-var errPathNotFound = errors.New("path not found")
+// ErrPathNotFound is TreeBuilder.Del's error for a path the tree does not hold.
+var ErrPathNotFound = errors.New("path not found")
 
-// treeBuilder edits a tree of a repo in memory and writes only the changed
-// trees, bottom-up, once. Caller holds rp.mu for writing.
-type treeBuilder struct {
-	rp   *repo
+// TreeBuilder edits a tree of an object store in memory and writes only
+// the changed trees, bottom-up, once. Caller holds the repo's mu for
+// writing.
+type TreeBuilder struct {
+	st   *Store
 	root *tnode
 }
 
@@ -30,35 +32,36 @@ type tentry struct {
 	child *tnode // directories, once descended into
 }
 
-func newTreeBuilder(rp *repo, base plumbing.Hash) *treeBuilder {
+// NewTreeBuilder edits the tree base of st (a zero base: an empty tree).
+func NewTreeBuilder(st *Store, base plumbing.Hash) *TreeBuilder {
 	root := &tnode{base: base}
 	if base.IsZero() {
 		root.entries = map[string]*tentry{}
 		root.dirty = true
 	}
-	return &treeBuilder{rp: rp, root: root}
+	return &TreeBuilder{st: st, root: root}
 }
 
-func (b *treeBuilder) load(n *tnode) {
+func (b *TreeBuilder) load(n *tnode) {
 	if n.entries != nil {
 		return
 	}
-	src := b.rp.trees[n.base]
+	src := b.st.Trees[n.base]
 	n.entries = make(map[string]*tentry, len(src))
 	for _, e := range src {
 		n.entries[e.Name] = &tentry{mode: e.Mode, hash: e.Hash}
 	}
 }
 
-func (b *treeBuilder) childOf(e *tentry) *tnode {
+func (b *TreeBuilder) childOf(e *tentry) *tnode {
 	if e.child == nil {
 		e.child = &tnode{base: e.hash}
 	}
 	return e.child
 }
 
-// set puts an entry at path, creating intermediate trees.
-func (b *treeBuilder) set(path string, mode filemode.FileMode, h plumbing.Hash) {
+// Set puts an entry at path, creating intermediate trees.
+func (b *TreeBuilder) Set(path string, mode filemode.FileMode, h plumbing.Hash) {
 	parts := strings.Split(path, "/")
 	n := b.root
 	for _, p := range parts[:len(parts)-1] {
@@ -76,15 +79,15 @@ func (b *treeBuilder) set(path string, mode filemode.FileMode, h plumbing.Hash) 
 	n.entries[parts[len(parts)-1]] = &tentry{mode: mode, hash: h}
 }
 
-// del removes the file or directory at path.
-func (b *treeBuilder) del(path string) error {
+// Del removes the file or directory at path.
+func (b *TreeBuilder) Del(path string) error {
 	parts := strings.Split(path, "/")
 	n := b.root
 	for _, p := range parts[:len(parts)-1] {
 		b.load(n)
 		e, ok := n.entries[p]
 		if !ok || e.mode != filemode.Dir {
-			return errPathNotFound
+			return ErrPathNotFound
 		}
 		n.dirty = true
 		n = b.childOf(e)
@@ -92,19 +95,19 @@ func (b *treeBuilder) del(path string) error {
 	b.load(n)
 	last := parts[len(parts)-1]
 	if _, ok := n.entries[last]; !ok {
-		return errPathNotFound
+		return ErrPathNotFound
 	}
 	delete(n.entries, last)
 	n.dirty = true
 	return nil
 }
 
-// write stores every changed tree and returns the root tree's hash.
-func (b *treeBuilder) write() (plumbing.Hash, error) {
+// Write stores every changed tree and returns the root tree's hash.
+func (b *TreeBuilder) Write() (plumbing.Hash, error) {
 	return b.writeNode(b.root)
 }
 
-func (b *treeBuilder) writeNode(n *tnode) (plumbing.Hash, error) {
+func (b *TreeBuilder) writeNode(n *tnode) (plumbing.Hash, error) {
 	h, _, err := b.writeTree(n)
 	return h, err
 }
@@ -112,7 +115,7 @@ func (b *treeBuilder) writeNode(n *tnode) (plumbing.Hash, error) {
 // writeTree writes n and its dirty subtrees, and reports whether n came out
 // empty: git has no empty directories, so an emptied directory is dropped
 // from its parent, which may in turn come out empty.
-func (b *treeBuilder) writeTree(n *tnode) (plumbing.Hash, bool, error) {
+func (b *TreeBuilder) writeTree(n *tnode) (plumbing.Hash, bool, error) {
 	if !n.dirty {
 		return n.base, false, nil
 	}
@@ -130,12 +133,12 @@ func (b *treeBuilder) writeTree(n *tnode) (plumbing.Hash, bool, error) {
 		}
 		entries = append(entries, object.TreeEntry{Name: name, Mode: e.mode, Hash: e.hash})
 	}
-	h, err := b.rp.putTree(entries)
+	h, err := b.st.PutTree(entries)
 	return h, len(entries) == 0, err
 }
 
-// validPath reports whether p is a clean relative path.
-func validPath(p string) bool {
+// ValidPath reports whether p is a clean relative path.
+func ValidPath(p string) bool {
 	if p == "" || strings.HasPrefix(p, "/") || strings.HasSuffix(p, "/") || strings.IndexByte(p, 0) >= 0 {
 		return false
 	}
