@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ghcommitter/ghcommitter/internal/cli/actions"
 	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"log/slog"
 	"net/http"
@@ -91,7 +92,7 @@ func (f *commitFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.SortFlags = false
 	fl.StringVarP(&f.repo, "repo", "R", "", "the repository, `OWNER/REPO` (default $GH_REPO, else $GITHUB_REPOSITORY)")
-	fl.StringVarP(&f.branch, "branch", "b", "", "the branch `NAME` ("+branchDefaultHelp+")")
+	fl.StringVarP(&f.branch, "branch", "b", "", "the branch `NAME` ("+actions.BranchDefaultHelp+")")
 	fl.StringVarP(&f.message, "message", "m", "", "the commit message `TEXT`")
 	fl.StringVarP(&f.messageFile, "message-file", "F", "", "read the commit message from `FILE` (- for stdin)")
 	f.manifest.register(cmd)
@@ -384,7 +385,7 @@ func targetBranch(ctx context.Context, f *commitFlags, e *cmdutil.Env, c *commit
 		}
 		return f.branch, nil
 	}
-	if name, ok, err := actionsBranch(e, c.Repository()); ok || err != nil {
+	if name, ok, err := actions.Branch(e, c.Repository()); ok || err != nil {
 		return name, err
 	}
 	b, err := c.DefaultBranch(ctx)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ghcommitter/ghcommitter/internal/cli/actions"
 	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"io"
 	"net"
@@ -76,14 +77,14 @@ func Run(ctx context.Context, args []string, e *cmdutil.Env) int {
 	if _, ok := e.Stderr.(*lockedWriter); !ok {
 		e.Stderr = &lockedWriter{w: e.Stderr}
 	}
-	if len(args) > 0 && args[0] == actionCommand {
+	if len(args) > 0 && args[0] == actions.Command {
 		// The GitHub Action's Commit step: its inputs stand for a commit
 		// command line.
 		var err error
 		if len(args) > 1 {
-			err = fmt.Errorf("'ghcommitter %s' takes no arguments: it reads $%s", actionCommand, actionInputsEnv)
+			err = fmt.Errorf("'ghcommitter %s' takes no arguments: it reads $%s", actions.Command, actions.InputsEnv)
 		} else {
-			args, err = actionArgs(e, newCommitCmdWith(e, nil).Flags())
+			args, err = actions.Args(e, newCommitCmdWith(e, nil).Flags())
 		}
 		if err != nil {
 			ee := &cmdutil.ExitError{Code: cmdutil.ExitUsage, Err: err, Hint: "see docs/github-actions.md"}
