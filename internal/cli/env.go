@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/ghcommitter/ghcommitter/internal/cli/actions"
 	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
+	"github.com/ghcommitter/ghcommitter/internal/cli/input"
 	"io"
 	"net"
 	"net/url"
@@ -31,11 +32,11 @@ func classify(err error) *cmdutil.ExitError {
 		// The library's hints name its API; say the flags instead.
 		ee.Err, ee.Hint = &c, flagHint(ce.Hint)
 	}
-	var ed *editFailure
+	var ed *input.EditFailure
 	if errors.As(err, &ed) {
-		ee.Detail = ed.stderr
+		ee.Detail = ed.Stderr
 		ee.Hint = "nothing was committed"
-		if strings.TrimSpace(ed.stderr) != "" {
+		if strings.TrimSpace(ed.Stderr) != "" {
 			ee.Hint += "; the --edit command's stderr is shown above"
 		}
 	}
