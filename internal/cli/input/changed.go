@@ -43,6 +43,8 @@ type GitCheckout struct {
 	gogit *goGitCheckout
 }
 
+// ErrNoGit is git's absence: what a test's LookGit returns to play it.
+// OpenCheckout then reads the checkout with go-git.
 var ErrNoGit = errors.New("git is not on PATH")
 
 // LookGit finds git (tests play its absence).
