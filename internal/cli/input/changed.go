@@ -1,6 +1,8 @@
 // Package input reads what a commit is made of from the local side: the git
 // checkout --changed commits from (OpenCheckout), the --edit commands
-// (ShellEdit) and the blob SHA of a local file (LocalBlobSHA).
+// (ShellEdit), a manifest document (ParseManifest), the structured edits
+// (StructuredOp, AddStructured) and the blob SHA of a local file
+// (LocalBlobSHA).
 package input
 
 import (
