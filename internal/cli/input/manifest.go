@@ -33,6 +33,7 @@ type Manifest struct {
 	Lines map[string]int // the line of each top-level key
 }
 
+// ManifestPut is an entry of the manifest's put list.
 type ManifestPut struct {
 	Line       int
 	Path       string  `yaml:"path"`
@@ -42,12 +43,14 @@ type ManifestPut struct {
 	Executable bool    `yaml:"executable"`
 }
 
+// ManifestSync is an entry of the manifest's sync list.
 type ManifestSync struct {
 	Line   int
 	Local  string `yaml:"local"`
 	Remote string `yaml:"remote"`
 }
 
+// ManifestSet is an entry of the manifest's set list.
 type ManifestSet struct {
 	Line      int
 	Path      string    `yaml:"path"`
@@ -57,6 +60,7 @@ type ManifestSet struct {
 	MustExist bool      `yaml:"must-exist"`
 }
 
+// ManifestUnset is an entry of the manifest's unset list.
 type ManifestUnset struct {
 	Line      int
 	Path      string `yaml:"path"`
@@ -64,6 +68,7 @@ type ManifestUnset struct {
 	MustExist bool   `yaml:"must-exist"`
 }
 
+// ManifestImage is an entry of the manifest's set-image list.
 type ManifestImage struct {
 	Line    int
 	Path    string `yaml:"path"`
@@ -74,18 +79,21 @@ type ManifestImage struct {
 	Digest  string `yaml:"digest"`
 }
 
+// ManifestEdit is an entry of the manifest's edit list.
 type ManifestEdit struct {
 	Line    int
 	Path    string `yaml:"path"`
 	Command string `yaml:"command"`
 }
 
+// ManifestExpectSHA is an entry of the manifest's expect-sha list.
 type ManifestExpectSHA struct {
 	Line int
 	Path string `yaml:"path"`
 	SHA  string `yaml:"sha"`
 }
 
+// ManifestPR is the manifest's pull-request.
 type ManifestPR struct {
 	Line  int
 	Base  string `yaml:"base"`
@@ -100,6 +108,7 @@ type ManifestString struct {
 	Value string
 }
 
+// UnmarshalYAML takes a scalar and its line.
 func (s *ManifestString) UnmarshalYAML(n *yaml.Node) error {
 	s.Line = n.Line
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" && n.ShortTag() != "!!int" && n.ShortTag() != "!!float" {
@@ -181,35 +190,50 @@ func yamlLineError(n *yaml.Node, err error) error {
 	return &ManifestError{Line: n.Line, Msg: err.Error()}
 }
 
-// The list entries record their lines and refuse unknown keys.
+// UnmarshalYAML decodes a list entry: each records its line and refuses
+// unknown keys.
 func (p *ManifestPut) UnmarshalYAML(n *yaml.Node) error {
 	type t ManifestPut
 	return decodeStrict(n, (*t)(p))
 }
+
+// UnmarshalYAML is ManifestPut's.
 func (p *ManifestSync) UnmarshalYAML(n *yaml.Node) error {
 	type t ManifestSync
 	return decodeStrict(n, (*t)(p))
 }
+
+// UnmarshalYAML is ManifestPut's.
 func (p *ManifestSet) UnmarshalYAML(n *yaml.Node) error {
 	type t ManifestSet
 	return decodeStrict(n, (*t)(p))
 }
+
+// UnmarshalYAML is ManifestPut's.
 func (p *ManifestUnset) UnmarshalYAML(n *yaml.Node) error {
 	type t ManifestUnset
 	return decodeStrict(n, (*t)(p))
 }
+
+// UnmarshalYAML is ManifestPut's.
 func (p *ManifestImage) UnmarshalYAML(n *yaml.Node) error {
 	type t ManifestImage
 	return decodeStrict(n, (*t)(p))
 }
+
+// UnmarshalYAML is ManifestPut's.
 func (p *ManifestEdit) UnmarshalYAML(n *yaml.Node) error {
 	type t ManifestEdit
 	return decodeStrict(n, (*t)(p))
 }
+
+// UnmarshalYAML is ManifestPut's.
 func (p *ManifestExpectSHA) UnmarshalYAML(n *yaml.Node) error {
 	type t ManifestExpectSHA
 	return decodeStrict(n, (*t)(p))
 }
+
+// UnmarshalYAML is ManifestPut's.
 func (p *ManifestPR) UnmarshalYAML(n *yaml.Node) error {
 	type t ManifestPR
 	return decodeStrict(n, (*t)(p))

@@ -21,6 +21,8 @@ type StructuredOp struct {
 	MustExist bool
 }
 
+// ParseArg reads a flag's argument (Arg) into Path, and Key and Value or
+// Image.
 func (op *StructuredOp) ParseArg() error {
 	p, rest, ok := strings.Cut(op.Arg, ":")
 	switch op.Kind {
@@ -80,6 +82,7 @@ func cutKey(s string) (key, value string, ok bool) {
 	return s, "", false
 }
 
+// EditFunc is the edit function applying the op to a file's content.
 func (op *StructuredOp) EditFunc() committer.EditFunc {
 	var opts []edits.Option
 	if op.MustExist {
