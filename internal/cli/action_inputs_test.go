@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/ghcommitter/ghcommitter/internal/cli/actions"
 	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"os"
 	"path/filepath"
@@ -55,30 +56,30 @@ func TestActionInputsAreFlags(t *testing.T) {
 	_, flags := commitFlagSet(t)
 	var missing, stray []string
 	for name := range flags {
-		if _, ok := inputs[name]; !ok && actionFlagsWithoutInput[name] == "" {
+		if _, ok := inputs[name]; !ok && actions.FlagsWithoutInput[name] == "" {
 			missing = append(missing, name)
 		}
 	}
 	for name := range inputs {
-		if _, ok := flags[name]; !ok && actionInputsWithoutFlag[name] == "" {
+		if _, ok := flags[name]; !ok && actions.InputsWithoutFlag[name] == "" {
 			stray = append(stray, name)
 		}
 	}
 	sort.Strings(missing)
 	sort.Strings(stray)
 	if len(missing) > 0 {
-		t.Errorf("flags with no action input (add an input named as the flag to action.yml and docs/github-actions.md, or list it in actionFlagsWithoutInput with the reason): %v", missing)
+		t.Errorf("flags with no action input (add an input named as the flag to action.yml and docs/github-actions.md, or list it in actions.FlagsWithoutInput with the reason): %v", missing)
 	}
 	if len(stray) > 0 {
 		t.Errorf("action inputs that are no flag of commit: %v", stray)
 	}
-	for name := range actionFlagsWithoutInput {
+	for name := range actions.FlagsWithoutInput {
 		if _, ok := inputs[name]; ok {
 			t.Errorf("%s is listed as having no input, but action.yml has one", name)
 		}
 	}
 
-	for name := range actionInputsWithoutFlag {
+	for name := range actions.InputsWithoutFlag {
 		if _, ok := inputs[name]; !ok {
 			t.Errorf("%s is listed as an input without a flag, but action.yml has no such input", name)
 		}
@@ -87,12 +88,12 @@ func TestActionInputsAreFlags(t *testing.T) {
 	// The Commit step passes every input as one JSON object and runs
 	// "ghcommitter action", nothing else.
 	step := actionSteps(t)["commit"]
-	if v := step.Env[actionInputsEnv]; v != "${{ toJSON(inputs) }}" {
-		t.Errorf("the Commit step's %s is %q, want ${{ toJSON(inputs) }}", actionInputsEnv, v)
+	if v := step.Env[actions.InputsEnv]; v != "${{ toJSON(inputs) }}" {
+		t.Errorf("the Commit step's %s is %q, want ${{ toJSON(inputs) }}", actions.InputsEnv, v)
 	}
 	for k := range step.Env {
 		if strings.HasPrefix(k, "INPUT_") {
-			t.Errorf("the Commit step passes %s: every input reaches the CLI in %s", k, actionInputsEnv)
+			t.Errorf("the Commit step passes %s: every input reaches the CLI in %s", k, actions.InputsEnv)
 		}
 	}
 	if !strings.Contains(step.Run, `exec "$GHCOMMITTER" action`+"\n") {

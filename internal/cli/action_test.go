@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"github.com/ghcommitter/ghcommitter/internal/cli/actions"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -173,14 +174,14 @@ func TestActionCommitStep(t *testing.T) {
 	script := actionSteps(t)["commit"].Run
 	dir := t.TempDir()
 	stub := filepath.Join(dir, "ghcommitter")
-	if err := os.WriteFile(stub, []byte("#!/bin/sh\nfor a in \"$@\"; do printf '<%s>\\n' \"$a\"; done\nprintf '%s' \"$"+actionInputsEnv+"\" > inputs.json\n"), 0o755); err != nil {
+	if err := os.WriteFile(stub, []byte("#!/bin/sh\nfor a in \"$@\"; do printf '<%s>\\n' \"$a\"; done\nprintf '%s' \"$"+actions.InputsEnv+"\" > inputs.json\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	marker := filepath.Join(dir, "pwned")
 	inputs := actionJSON(t, "runner", map[string]string{"message": "Promote $(touch " + marker + ")\n\nbody", "paths": "`touch " + marker + "`"})
 	cmd := exec.Command("bash", "-c", script)
 	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "GHCOMMITTER=" + stub, "RUNNER_TEMP=" + dir, actionInputsEnv + "=" + inputs}
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "GHCOMMITTER=" + stub, "RUNNER_TEMP=" + dir, actions.InputsEnv + "=" + inputs}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("commit step: %v\n%s", err, out)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"github.com/ghcommitter/ghcommitter/internal/cli/actions"
 	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"os"
 	"path/filepath"
@@ -52,12 +53,12 @@ func actionJSON(t *testing.T, shape string, set map[string]string) string {
 func actionRun(t *testing.T, inputs string, env map[string]string) ([]string, error) {
 	t.Helper()
 	dir := t.TempDir()
-	vars := map[string]string{"RUNNER_TEMP": dir, "GITHUB_OUTPUT": filepath.Join(dir, "output"), actionInputsEnv: inputs}
+	vars := map[string]string{"RUNNER_TEMP": dir, "GITHUB_OUTPUT": filepath.Join(dir, "output"), actions.InputsEnv: inputs}
 	for k, v := range env {
 		vars[k] = v
 	}
 	e := &cmdutil.Env{Getenv: func(k string) string { return vars[k] }}
-	return actionArgs(e, newCommitCmdWith(e, nil).Flags())
+	return actions.Args(e, newCommitCmdWith(e, nil).Flags())
 }
 
 // TestActionArgs: inputs become arguments, one per non-blank line of a
@@ -183,11 +184,11 @@ func TestActionCommand(t *testing.T) {
 			writeFile(t, local, "from the action\n", 0o644)
 			c := newCLI(t)
 			c.env["RUNNER_TEMP"], c.env["GITHUB_OUTPUT"] = dir, filepath.Join(dir, "output")
-			c.env[actionInputsEnv] = actionJSON(t, shape, map[string]string{
+			c.env[actions.InputsEnv] = actionJSON(t, shape, map[string]string{
 				"repo": "acme/mono", "branch": "main", "message": "from inputs",
 				"add": "x/a.txt=" + local, "api-url": srv.URL, "token": testToken,
 			})
-			r := c.run(actionCommand)
+			r := c.run(actions.Command)
 			r.wantCode(t, 0)
 			if got, _ := readFile(t, srv, "main", "x/a.txt"); got != "from the action\n" {
 				t.Errorf("x/a.txt = %q", got)
@@ -199,9 +200,9 @@ func TestActionCommand(t *testing.T) {
 	}
 	srv := fake(t)
 	c := newCLI(t)
-	c.run(actionCommand).wantCode(t, cmdutil.ExitUsage)
-	c.env[actionInputsEnv] = actionJSON(t, "runner", map[string]string{"repo": "acme/mono", "api-url": srv.URL, "message": "m"})
-	r := c.run(actionCommand, "--message", "m")
+	c.run(actions.Command).wantCode(t, cmdutil.ExitUsage)
+	c.env[actions.InputsEnv] = actionJSON(t, "runner", map[string]string{"repo": "acme/mono", "api-url": srv.URL, "message": "m"})
+	r := c.run(actions.Command, "--message", "m")
 	r.wantCode(t, cmdutil.ExitUsage)
 	if writes(srv) != 0 || !strings.Contains(r.stderr, "takes no arguments") {
 		t.Errorf("%d writes; stderr %q", writes(srv), r.stderr)
@@ -218,10 +219,10 @@ func TestActionArgsUnderAct(t *testing.T) {
 		t.Fatal("an unknown input was accepted outside act")
 	}
 	dir := t.TempDir()
-	vars := map[string]string{"ACT": "true", "RUNNER_TEMP": dir, "GITHUB_OUTPUT": filepath.Join(dir, "output"), actionInputsEnv: inputs}
+	vars := map[string]string{"ACT": "true", "RUNNER_TEMP": dir, "GITHUB_OUTPUT": filepath.Join(dir, "output"), actions.InputsEnv: inputs}
 	var stderr strings.Builder
 	e := &cmdutil.Env{Getenv: func(k string) string { return vars[k] }, Stderr: &stderr}
-	args, err := actionArgs(e, newCommitCmdWith(e, nil).Flags())
+	args, err := actions.Args(e, newCommitCmdWith(e, nil).Flags())
 	if err != nil {
 		t.Fatal(err)
 	}

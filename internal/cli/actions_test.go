@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"github.com/ghcommitter/ghcommitter/internal/cli/actions"
 	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"os"
 	"path/filepath"
@@ -105,7 +106,7 @@ func TestActionsBranch(t *testing.T) {
 				repo = "acme/mono"
 			}
 			e := &cmdutil.Env{Getenv: func(k string) string { return vars[k] }}
-			got, ok, err := actionsBranch(e, repo)
+			got, ok, err := actions.Branch(e, repo)
 			if tc.wantRefusal {
 				var ee *cmdutil.ExitError
 				if !errors.As(err, &ee) || ee.Code != cmdutil.ExitUsage {

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
+	"github.com/ghcommitter/ghcommitter/internal/cli/input"
 	"os"
 	"path/filepath"
 	"slices"
@@ -23,9 +24,9 @@ func (g *gitRepo) xdgExcludes(patterns string) {
 // withoutGit makes the CLI find no git on PATH for the rest of the test:
 // it reads the checkout with go-git.
 func withoutGit(t *testing.T) {
-	saved := lookGit
-	lookGit = func() error { return errNoGit }
-	t.Cleanup(func() { lookGit = saved })
+	saved := input.LookGit
+	input.LookGit = func() error { return input.ErrNoGit }
+	t.Cleanup(func() { input.LookGit = saved })
 }
 
 // wantLikeGit runs --changed in g, with git on PATH or without it, and

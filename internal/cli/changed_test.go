@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
+	"github.com/ghcommitter/ghcommitter/internal/cli/input"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -499,9 +500,9 @@ func TestChangedWithoutGit(t *testing.T) {
 			}
 			writeFile(t, filepath.Join(home, ".gitconfig"), string(cfg), 0o644)
 			t.Setenv("HOME", home)
-			saved := lookGit
-			lookGit = func() error { return errNoGit }
-			t.Cleanup(func() { lookGit = saved })
+			saved := input.LookGit
+			input.LookGit = func() error { return input.ErrNoGit }
+			t.Cleanup(func() { input.LookGit = saved })
 			t.Chdir(g.dir)
 			c := g.cli()
 

@@ -2,11 +2,10 @@ package cli
 
 import (
 	"context"
-	"crypto/sha1"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
+	"github.com/ghcommitter/ghcommitter/internal/cli/input"
 	"io"
 	"os"
 	"path"
@@ -33,7 +32,7 @@ type changeBuilder struct {
 
 	// checkout is the git work tree LOCAL_PATH directories are walked in
 	// with its ignore rules; nil outside one and with --no-ignore.
-	checkout *gitCheckout
+	checkout *input.GitCheckout
 	// changed lists the paths --changed found, relative to the top level.
 	changed []string
 }
@@ -117,7 +116,7 @@ func (b *changeBuilder) editsAndChecks(f *commitFlags) error {
 		if err != nil {
 			return err
 		}
-		b.cs.Edit(rp, shellEdit(b.ctx, b.e, b.editTimeout, rp, command))
+		b.cs.Edit(rp, input.ShellEdit(b.ctx, b.e, b.editTimeout, rp, command))
 	}
 	for _, s := range f.expectSHAs {
 		// A SHA holds no "=": split at the last one, so PATH may hold "=".
@@ -157,7 +156,7 @@ func (b *changeBuilder) localPath(prefix, arg string) error {
 		remote = "." // the current directory at the root
 	}
 	if b.checkout != nil && rel != "" {
-		ignored, err := b.checkout.ignored(arg)
+		ignored, err := b.checkout.Ignored(arg)
 		if err != nil {
 			return &cmdutil.ExitError{Code: cmdutil.ExitFailed, Err: err}
 		}
@@ -172,24 +171,6 @@ func (b *changeBuilder) localPath(prefix, arg string) error {
 	return b.add(remote, arg)
 }
 
-// localBlobSHA is the git blob SHA of a loaded local file.
-func localBlobSHA(lf committer.LocalFile) (string, error) {
-	if lf.Data != nil || lf.LocalPath == "" {
-		return committer.BlobSHA(lf.Data), nil
-	}
-	f, err := os.Open(lf.LocalPath)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha1.New()
-	fmt.Fprintf(h, "blob %d\x00", lf.Size)
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
 // openIgnores finds the checkout whose ignore rules LOCAL_PATH arguments
 // are taken with: none with --no-ignore, without arguments, outside a
 // checkout, or without git on PATH.
@@ -197,8 +178,8 @@ func (b *changeBuilder) openIgnores(f *commitFlags) error {
 	if f.noIgnore || len(f.paths) == 0 {
 		return nil
 	}
-	g, ok, err := openCheckout(b.ctx, b.e)
-	if errors.Is(err, errNoGit) || !ok {
+	g, ok, err := input.OpenCheckout(b.ctx, b.e)
+	if errors.Is(err, input.ErrNoGit) || !ok {
 		return nil
 	}
 	if err != nil {
@@ -215,7 +196,7 @@ func (b *changeBuilder) addIgnoring(remote, local string) error {
 	if err != nil {
 		return err
 	}
-	files, err := b.checkout.files(local)
+	files, err := b.checkout.Files(local)
 	if err != nil {
 		return &cmdutil.ExitError{Code: cmdutil.ExitFailed, Err: err}
 	}
@@ -260,10 +241,10 @@ func (b *changeBuilder) changedPaths(f *commitFlags, prefix string) error {
 			return cmdutil.UsageErrorf("cd to the directory, or name paths inside the current one", "%s: LOCAL_PATH must be relative and inside the current directory", a)
 		}
 	}
-	g, ok, err := openCheckout(b.ctx, b.e)
+	g, ok, err := input.OpenCheckout(b.ctx, b.e)
 	var ee *cmdutil.ExitError
 	switch {
-	case errors.Is(err, errNoGit):
+	case errors.Is(err, input.ErrNoGit):
 		return cmdutil.UsageErrorf("install git, or name the files to commit", "--changed needs git on PATH")
 	case errors.As(err, &ee):
 		return err
@@ -272,7 +253,7 @@ func (b *changeBuilder) changedPaths(f *commitFlags, prefix string) error {
 	case !ok:
 		return cmdutil.UsageErrorf("run it in the checkout (actions/checkout), or name the files to commit", "--changed: the current directory is not in a git checkout")
 	}
-	changes, err := g.changes(specs)
+	changes, err := g.Changes(specs)
 	if err != nil {
 		if errors.As(err, &ee) {
 			return err
@@ -280,7 +261,7 @@ func (b *changeBuilder) changedPaths(f *commitFlags, prefix string) error {
 		return &cmdutil.ExitError{Code: cmdutil.ExitFailed, Err: err}
 	}
 	for _, c := range changes {
-		rp, err := repoPath("changed path", c.path)
+		rp, err := repoPath("changed path", c.Path)
 		if err != nil {
 			return err
 		}
@@ -288,23 +269,23 @@ func (b *changeBuilder) changedPaths(f *commitFlags, prefix string) error {
 		// The branch may hold what the checkout's HEAD has (the change
 		// applies) or what the checkout has now (it is there already: a
 		// re-run); anything else is another writer's, a conflict.
-		if !c.keep {
+		if !c.Keep {
 			b.cs.Delete(rp)
-			b.cs.ExpectOneOf(rp, c.headSHA, "")
+			b.cs.ExpectOneOf(rp, c.HeadSHA, "")
 			continue
 		}
-		lf, err := committer.LoadFile(c.local, rp, b.opts)
+		lf, err := committer.LoadFile(c.Local, rp, b.opts)
 		if err != nil {
 			return cmdutil.UsageErrorf("", "%v", err)
 		}
-		if c.mode != "" && (lf.Mode == committer.ModeFile || lf.Mode == committer.ModeExecutable) {
-			lf.Mode = committer.Mode(c.mode) // core.fileMode=false: the index's
+		if c.Mode != "" && (lf.Mode == committer.ModeFile || lf.Mode == committer.ModeExecutable) {
+			lf.Mode = committer.Mode(c.Mode) // core.fileMode=false: the index's
 		}
-		sha, err := localBlobSHA(lf)
+		sha, err := input.LocalBlobSHA(lf)
 		if err != nil {
-			return cmdutil.UsageErrorf("", "%s: %v", c.local, err)
+			return cmdutil.UsageErrorf("", "%s: %v", c.Local, err)
 		}
-		b.cs.ExpectOneOf(rp, c.headSHA, sha)
+		b.cs.ExpectOneOf(rp, c.HeadSHA, sha)
 		if err := b.put(rp, lf); err != nil {
 			return err
 		}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ghcommitter/ghcommitter/internal/cli/actions"
 	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
+	"github.com/ghcommitter/ghcommitter/internal/cli/input"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -91,7 +93,7 @@ func (f *commitFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.SortFlags = false
 	fl.StringVarP(&f.repo, "repo", "R", "", "the repository, `OWNER/REPO` (default $GH_REPO, else $GITHUB_REPOSITORY)")
-	fl.StringVarP(&f.branch, "branch", "b", "", "the branch `NAME` ("+branchDefaultHelp+")")
+	fl.StringVarP(&f.branch, "branch", "b", "", "the branch `NAME` ("+actions.BranchDefaultHelp+")")
 	fl.StringVarP(&f.message, "message", "m", "", "the commit message `TEXT`")
 	fl.StringVarP(&f.messageFile, "message-file", "F", "", "read the commit message from `FILE` (- for stdin)")
 	f.manifest.register(cmd)
@@ -102,7 +104,7 @@ func (f *commitFlags) register(cmd *cobra.Command) {
 	fl.StringArrayVar(&f.deletes, "delete", nil, "delete `PATH`, or everything under it if a directory (repeatable)")
 	fl.StringArrayVar(&f.syncs, "sync", nil, "`LOCAL_DIR=REMOTE_DIR`: make REMOTE_DIR mirror LOCAL_DIR, adding, updating and deleting, split at the last = (REMOTE_DIR . is the root; repeatable)")
 	fl.StringArrayVar(&f.edits, "edit", nil, "`PATH=COMMAND`: on every attempt, replace PATH with the stdout of sh -c COMMAND fed PATH's current content, split at the first =; a failing COMMAND aborts (repeatable)")
-	fl.DurationVar(&f.editTimeout, "edit-timeout", defaultEditTimeout, "kill an --edit command, and commit nothing, after `DURATION`")
+	fl.DurationVar(&f.editTimeout, "edit-timeout", input.DefaultEditTimeout, "kill an --edit command, and commit nothing, after `DURATION`")
 	f.structured.register(cmd)
 	fl.StringArrayVar(&f.expectSHAs, "expect-sha", nil, "`PATH=SHA`: commit only if PATH still has blob SHA, else exit 3; split at the last = (repeatable)")
 	fl.StringArrayVar(&f.absent, "expect-absent", nil, "commit only if `PATH` does not exist, else exit 3 (repeatable)")
@@ -384,7 +386,7 @@ func targetBranch(ctx context.Context, f *commitFlags, e *cmdutil.Env, c *commit
 		}
 		return f.branch, nil
 	}
-	if name, ok, err := actionsBranch(e, c.Repository()); ok || err != nil {
+	if name, ok, err := actions.Branch(e, c.Repository()); ok || err != nil {
 		return name, err
 	}
 	b, err := c.DefaultBranch(ctx)
@@ -393,4 +395,31 @@ func targetBranch(ctx context.Context, f *commitFlags, e *cmdutil.Env, c *commit
 		return "", errors.New("the repository reports no default branch: pass -b BRANCH")
 	}
 	return b, err
+}
+
+// nothingChanged reports a --changed run that found nothing to commit as a
+// no-op at the branch's head, read with one request (GET git/ref, which
+// never redirects).
+func nothingChanged(ctx context.Context, f *commitFlags, e *cmdutil.Env, c *committer.Committer, out *output, rb *readBack) error {
+	var branch string
+	var err error
+	switch {
+	case f.pr.enabled:
+		branch, err = baseBranch(ctx, &f.pr, e, c)
+	default:
+		branch, err = targetBranch(ctx, f, e, c)
+	}
+	if err != nil {
+		return err
+	}
+	owner, name, _ := strings.Cut(c.Repository(), "/")
+	ref, _, err := rb.gh.Git.GetRef(ctx, owner, name, "heads/"+branch)
+	if err != nil {
+		return apiError("read the branch of", c.Repository(), err)
+	}
+	res := &committer.Result{Repository: c.Repository(), Branch: branch, Commit: ref.GetObject().GetSHA(), Parent: ref.GetObject().GetSHA(), NoOp: true}
+	if !f.json {
+		fmt.Fprintln(e.Stderr, "ghcommitter: --changed: git status shows nothing changed")
+	}
+	return out.result(res, rb.verified(res.Repository, res.Commit))
 }

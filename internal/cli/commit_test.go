@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
+	"github.com/ghcommitter/ghcommitter/internal/cli/input"
 	"io"
 	"os"
 	"path/filepath"
@@ -521,7 +522,7 @@ func TestCommitFlagsParse(t *testing.T) {
 		f.adds[0] != "a=b=c" || f.syncs[0] != "x=y" || f.expectSHAs[0] != "p=q" {
 		t.Errorf("parsed %+v", f)
 	}
-	if f.editTimeout != defaultEditTimeout || f.maxAttempts != 10 || f.json || f.dryRun {
+	if f.editTimeout != input.DefaultEditTimeout || f.maxAttempts != 10 || f.json || f.dryRun {
 		t.Errorf("defaults: edit-timeout %s, max-attempts %d, json %t, dry-run %t", f.editTimeout, f.maxAttempts, f.json, f.dryRun)
 	}
 	if f, _ := parseCommit(t, "-m", "m", "--edit-timeout", "90s", "--json", "x"); f.editTimeout != 90*time.Second || !f.json {

@@ -4,6 +4,7 @@ package cli
 
 import (
 	"bytes"
+	"github.com/ghcommitter/ghcommitter/internal/cli/actions"
 	"github.com/ghcommitter/ghcommitter/internal/cli/secure"
 	"os"
 	"os/exec"
@@ -157,7 +158,7 @@ func TestProcShowsNoCredentials(t *testing.T) {
 		"GHCOMMITTER_APP_KEY": "s-appkey-env", "GHCOMMITTER_APP_PRIVATE_KEY": "s-appprivkey-env",
 		"INPUT_TOKEN": "s-input-token", "INPUT_SIGN_KEY": "s-input-signkey", "INPUT_SIGN_KEY_PASSPHRASE": "s-input-pass",
 		"INPUT_APP_KEY": "s-input-appkey", "INPUT_APP_PRIVATE_KEY": "s-input-appprivkey",
-		actionInputsEnv: `{"token": "s-inputs-json-token"}`,
+		actions.InputsEnv: `{"token": "s-inputs-json-token"}`,
 	}
 	for _, tc := range []struct {
 		name    string
@@ -285,12 +286,12 @@ func TestActionStepHidesCredentials(t *testing.T) {
 			secrets := map[string]string{
 				"GH_TOKEN": hiddenToken, "GH_ENTERPRISE_TOKEN": hiddenToken,
 				"INPUT_SIGN_KEY": keyLine, "GHCOMMITTER_SIGN_PASSPHRASE": passphrase,
-				actionInputsEnv: hiddenToken,
+				actions.InputsEnv: hiddenToken,
 			}
 			env := []string{
 				"PATH=" + os.Getenv("PATH"), "GHCOMMITTER=" + exe, "RUNNER_TEMP=" + temp,
 				"GITHUB_OUTPUT=" + output, "GITHUB_API_URL=" + srv.URL, "KEEP_ME=kept",
-				actionInputsEnv + "=" + actionJSON(t, "runner", map[string]string{
+				actions.InputsEnv + "=" + actionJSON(t, "runner", map[string]string{
 					"repo": "acme/mono", "branch": "main", "message": "m",
 					"edit": "leak.txt=" + procDumpEdit(dump), "author": tc.author,
 					"sign-key": key, "token": hiddenToken, "sign-key-passphrase": passphrase,

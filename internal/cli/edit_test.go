@@ -5,6 +5,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/ghcommitter/ghcommitter/internal/cli/input"
 	"io"
 	"path/filepath"
 	"strings"
@@ -89,9 +90,9 @@ func TestEditTimeout(t *testing.T) {
 // TestEditOutputIsBounded: "yes" never ends; its output is cut at the cap
 // (lowered here) and the commit fails at once with nothing written.
 func TestEditOutputIsBounded(t *testing.T) {
-	old := editOutputLimit
-	editOutputLimit = 1 << 20
-	defer func() { editOutputLimit = old }()
+	old := input.EditOutputLimit
+	input.EditOutputLimit = 1 << 20
+	defer func() { input.EditOutputLimit = old }()
 	srv := fake(t)
 	before := head(t, srv, "main")
 	pidFile := filepath.Join(t.TempDir(), "pid")
@@ -154,10 +155,10 @@ func TestEditStderrIsBounded(t *testing.T) {
 	srv := fake(t)
 	r := newCLI(t).run(commitArgs(srv, "-m", "m", "--edit", "a.txt=head -c 200000 /dev/zero | tr '\\0' x >&2; echo a")...)
 	r.wantCode(t, 0)
-	if n := strings.Count(r.stderr, "x"); n != editStderrLimit {
-		t.Errorf("%d bytes of stderr shown, want the cap %d", n, editStderrLimit)
+	if n := strings.Count(r.stderr, "x"); n != input.EditStderrLimit {
+		t.Errorf("%d bytes of stderr shown, want the cap %d", n, input.EditStderrLimit)
 	}
-	if !strings.Contains(r.stderr, fmt.Sprintf("%d more bytes dropped", 200000-editStderrLimit)) {
+	if !strings.Contains(r.stderr, fmt.Sprintf("%d more bytes dropped", 200000-input.EditStderrLimit)) {
 		t.Errorf("no note of the dropped stderr: %q", r.stderr[len(r.stderr)-100:])
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ghcommitter/ghcommitter/internal/cli/actions"
 	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
+	"github.com/ghcommitter/ghcommitter/internal/cli/input"
 	"io"
 	"net"
 	"net/url"
@@ -30,11 +32,11 @@ func classify(err error) *cmdutil.ExitError {
 		// The library's hints name its API; say the flags instead.
 		ee.Err, ee.Hint = &c, flagHint(ce.Hint)
 	}
-	var ed *editFailure
+	var ed *input.EditFailure
 	if errors.As(err, &ed) {
-		ee.Detail = ed.stderr
+		ee.Detail = ed.Stderr
 		ee.Hint = "nothing was committed"
-		if strings.TrimSpace(ed.stderr) != "" {
+		if strings.TrimSpace(ed.Stderr) != "" {
 			ee.Hint += "; the --edit command's stderr is shown above"
 		}
 	}
@@ -76,14 +78,14 @@ func Run(ctx context.Context, args []string, e *cmdutil.Env) int {
 	if _, ok := e.Stderr.(*lockedWriter); !ok {
 		e.Stderr = &lockedWriter{w: e.Stderr}
 	}
-	if len(args) > 0 && args[0] == actionCommand {
+	if len(args) > 0 && args[0] == actions.Command {
 		// The GitHub Action's Commit step: its inputs stand for a commit
 		// command line.
 		var err error
 		if len(args) > 1 {
-			err = fmt.Errorf("'ghcommitter %s' takes no arguments: it reads $%s", actionCommand, actionInputsEnv)
+			err = fmt.Errorf("'ghcommitter %s' takes no arguments: it reads $%s", actions.Command, actions.InputsEnv)
 		} else {
-			args, err = actionArgs(e, newCommitCmdWith(e, nil).Flags())
+			args, err = actions.Args(e, newCommitCmdWith(e, nil).Flags())
 		}
 		if err != nil {
 			ee := &cmdutil.ExitError{Code: cmdutil.ExitUsage, Err: err, Hint: "see docs/github-actions.md"}

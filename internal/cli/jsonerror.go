@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
+	"github.com/ghcommitter/ghcommitter/internal/cli/input"
 	"net/http"
 	"strings"
 	"time"
@@ -52,7 +53,7 @@ var errorKinds = []struct {
 
 // kindOf names the kind of a classified failure.
 func kindOf(ee *cmdutil.ExitError) string {
-	var ed *editFailure
+	var ed *input.EditFailure
 	switch {
 	case ee.Code > 128 && errors.Is(ee, committer.ErrUnknownOutcome):
 		return "unknown_outcome" // the signal came after the write was sent

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/ghcommitter/ghcommitter/internal/cli/input"
 	"os"
 	"path/filepath"
 	"strings"
@@ -269,7 +270,7 @@ func TestManifestSchemaAgreesWithTheParser(t *testing.T) {
 	}
 	good = append(good, block)
 	for _, doc := range good {
-		if _, err := parseManifest([]byte(doc)); err != nil {
+		if _, err := input.ParseManifest([]byte(doc)); err != nil {
 			t.Errorf("parser refuses a good manifest: %v\n%s", err, doc)
 		}
 		if err := s.Validate(asJSONValue(t, doc)); err != nil {

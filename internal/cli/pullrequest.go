@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/ghcommitter/ghcommitter/internal/cli/actions"
 	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"io/fs"
 	"os"
@@ -144,7 +145,7 @@ func baseBranch(ctx context.Context, p *prFlags, e *cmdutil.Env, c *committer.Co
 	if p.base != "" {
 		return p.base, nil
 	}
-	if name, ok, err := actionsBranch(e, c.Repository()); ok || err != nil {
+	if name, ok, err := actions.Branch(e, c.Repository()); ok || err != nil {
 		return name, err
 	}
 	return c.DefaultBranch(ctx)

@@ -86,18 +86,8 @@ func TestSetUsageErrors(t *testing.T) {
 	}
 }
 
-func TestCutKey(t *testing.T) {
-	for _, c := range []struct{ in, key, value string }{
-		{"a.b=c", "a.b", "c"},
-		{`a\=b=c=d`, `a\=b`, "c=d"},
-		{`a\\=b`, `a\\`, "b"},
-		{"a=", "a", ""},
-	} {
-		k, v, ok := cutKey(c.in)
-		if !ok || k != c.key || v != c.value {
-			t.Errorf("cutKey(%q) = %q, %q, %v", c.in, k, v, ok)
-		}
-	}
+// TestCutKeyThroughTheCLI: --set's key may hold an escaped "=".
+func TestCutKeyThroughTheCLI(t *testing.T) {
 	srv := fake(t, githubtest.File{Path: "v.yaml", Content: []byte("a=b: 1\n")})
 	newCLI(t).run(commitArgs(srv, "-m", "m", "--set", `v.yaml:a\=b=x=y`)...).wantCode(t, 0)
 	if got, _ := readFile(t, srv, "main", "v.yaml"); got != "a=b: x=y\n" {

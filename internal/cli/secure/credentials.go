@@ -9,7 +9,7 @@ import (
 )
 
 // ActionInputsEnv holds the GitHub Action's inputs as one JSON object
-// (internal/cli's actioninputs.go), the token and keys among them.
+// (internal/cli/actions' Args), the token and keys among them.
 const ActionInputsEnv = "GHCOMMITTER_ACTION_INPUTS"
 
 // SecretEnv are the variables holding credentials the CLI consumes. It is

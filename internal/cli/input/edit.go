@@ -1,4 +1,4 @@
-package cli
+package input
 
 import (
 	"bytes"
@@ -15,14 +15,14 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer"
 )
 
-// editOutputLimit caps what an --edit command may write to stdout: GitHub's
+// EditOutputLimit caps what an --edit command may write to stdout: GitHub's
 // file limit. Reading stops, and the command is killed, as soon as it is
 // passed. Tests lower it.
-var editOutputLimit int64 = committer.MaxFileSize
+var EditOutputLimit int64 = committer.MaxFileSize
 
-// editStderrLimit caps how much of a command's stderr is kept to show; the
+// EditStderrLimit caps how much of a command's stderr is kept to show; the
 // rest is read and dropped.
-const editStderrLimit = 64 << 10
+const EditStderrLimit = 64 << 10
 
 // editGrace bounds how long, after an --edit command exited and its process
 // group was killed, its output pipes may stay open (held by a process that
@@ -30,8 +30,8 @@ const editStderrLimit = 64 << 10
 // WaitDelay after a cancel.
 const editGrace = 2 * time.Second
 
-// defaultEditTimeout is --edit-timeout's default.
-const defaultEditTimeout = 5 * time.Minute
+// DefaultEditTimeout is --edit-timeout's default.
+const DefaultEditTimeout = 5 * time.Minute
 
 var (
 	errEditTimeout   = errors.New("timed out")
@@ -39,25 +39,25 @@ var (
 	errEditCancelled = errors.New("cancelled")
 )
 
-// editFailure is an --edit command that failed: the commit is aborted.
-type editFailure struct {
+// EditFailure is an --edit command that failed: the commit is aborted.
+type EditFailure struct {
 	path, command string
 	err           error
-	stderr        string
+	Stderr        string
 }
 
-func (e *editFailure) Error() string {
+func (e *EditFailure) Error() string {
 	return fmt.Sprintf("--edit command %q %v", e.command, e.err)
 }
 
-func (e *editFailure) Unwrap() error { return e.err }
+func (e *EditFailure) Unwrap() error { return e.err }
 
-// shellEdit returns an edit function that runs sh -c command with the file's
+// ShellEdit returns an edit function that runs sh -c command with the file's
 // current content on stdin and takes its stdout as the new content.
 // GHCOMMITTER_EXISTS is 1 or 0, GHCOMMITTER_PATH the repository path. The
 // command runs in its own process group, which is killed when it exits,
 // when ctx is cancelled and after timeout.
-func shellEdit(ctx context.Context, e *cmdutil.Env, timeout time.Duration, path, command string) committer.EditFunc {
+func ShellEdit(ctx context.Context, e *cmdutil.Env, timeout time.Duration, path, command string) committer.EditFunc {
 	environ := e.Environ
 	if environ == nil {
 		environ = os.Environ
@@ -75,9 +75,9 @@ func shellEdit(ctx context.Context, e *cmdutil.Env, timeout time.Duration, path,
 			case errors.Is(err, errEditTimeout):
 				err = fmt.Errorf("%w after %s (raise --edit-timeout if it needs longer)", err, timeout)
 			case errors.Is(err, errEditTooLarge):
-				err = fmt.Errorf("%w: stopped reading at %d bytes (GitHub's file limit is %d MB)", err, editOutputLimit, committer.MaxFileSize>>20)
+				err = fmt.Errorf("%w: stopped reading at %d bytes (GitHub's file limit is %d MB)", err, EditOutputLimit, committer.MaxFileSize>>20)
 			}
-			return nil, &editFailure{path: path, command: command, err: err, stderr: string(stderr)}
+			return nil, &EditFailure{path: path, command: command, err: err, Stderr: string(stderr)}
 		}
 		if len(stderr) > 0 {
 			_, _ = e.Stderr.Write(stderr) // the terminal's: nowhere to report a failure
@@ -109,8 +109,8 @@ func runEdit(ctx context.Context, command string, env []string, stdin []byte, ti
 	}
 	p.started()
 	go p.feed(stdin)
-	outDone := p.read(p.outR, &p.out, editOutputLimit, func() { abort(errEditTooLarge) })
-	errDone := p.read(p.errR, &p.err, editStderrLimit, nil)
+	outDone := p.read(p.outR, &p.out, EditOutputLimit, func() { abort(errEditTooLarge) })
+	errDone := p.read(p.errR, &p.err, EditStderrLimit, nil)
 	waitErr := cmd.Wait()
 	_ = secure.KillGroup(cmd.Process.Pid) // whatever the command left running; best effort
 	p.inW.Close()

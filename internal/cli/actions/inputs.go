@@ -1,4 +1,4 @@
-package cli
+package actions
 
 import (
 	"encoding/json"
@@ -13,20 +13,20 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// actionCommand is how action.yml's Commit step runs the CLI:
+// Command is how action.yml's Commit step runs the CLI:
 // "ghcommitter action" commits as "ghcommitter commit" would with the flags
 // and paths the action's inputs give.
-const actionCommand = "action"
+const Command = "action"
 
-// actionInputsEnv holds the action's inputs as one JSON object: the Commit
+// InputsEnv holds the action's inputs as one JSON object: the Commit
 // step sets it to ${{ toJSON(inputs) }}. It carries the token and the key
 // inputs, so it is one of secretEnv.
-const actionInputsEnv = secure.ActionInputsEnv
+const InputsEnv = secure.ActionInputsEnv
 
-// actionInputsWithoutFlag are the action's inputs that are no flag of
+// InputsWithoutFlag are the action's inputs that are no flag of
 // commit, each with what becomes of it. Every other input is the flag of
 // the same name.
-var actionInputsWithoutFlag = map[string]string{ //nolint:gosec // G101: input names and what becomes of them, no credential
+var InputsWithoutFlag = map[string]string{ //nolint:gosec // G101: input names and what becomes of them, no credential
 	"token":               "passed by the step as GH_TOKEN and GH_ENTERPRISE_TOKEN, never a flag value",
 	"version":             "which release binary the step installs",
 	"working-directory":   "the directory the step runs in",
@@ -36,11 +36,11 @@ var actionInputsWithoutFlag = map[string]string{ //nolint:gosec // G101: input n
 	"app-private-key":     "key contents: written to a file passed as --app-key-file",
 }
 
-// actionFlagsWithoutInput are the commit command's flags the action has no
+// FlagsWithoutInput are the commit command's flags the action has no
 // input for, each with its reason: an input of one of these names is
 // refused. Every other flag is an input of the same name (a flag added
 // later fails TestActionInputsAreFlags until it is one).
-var actionFlagsWithoutInput = map[string]string{
+var FlagsWithoutInput = map[string]string{
 	"help":            "cobra's own",
 	"json":            "the step's outputs carry the result; a JSON object on stdout would only reach the log",
 	"token-file":      "the token input reaches the CLI in the environment, never as a file or a flag value",
@@ -50,7 +50,7 @@ var actionFlagsWithoutInput = map[string]string{
 	"no-turns":        "turns only ever shorten a step: it waits for another writer of the machine instead of losing a race to it",
 }
 
-// actionArgs is the command line "ghcommitter commit ..." that the action's
+// Args is the command line "ghcommitter commit ..." that the action's
 // inputs (the JSON object in $GHCOMMITTER_ACTION_INPUTS) stand for. flags
 // is the commit command's flag set. Key inputs are written to files only
 // the user can read, in $RUNNER_TEMP, named in $GITHUB_OUTPUT as
@@ -63,10 +63,10 @@ var actionFlagsWithoutInput = map[string]string{
 // one is refused, but under act ($ACT true), whose inputs context also holds
 // whatever other INPUT_* variables the step sees: there it is ignored, with
 // a warning.
-func actionArgs(e *cmdutil.Env, flags *pflag.FlagSet) ([]string, error) {
-	raw := e.Getenv(actionInputsEnv)
+func Args(e *cmdutil.Env, flags *pflag.FlagSet) ([]string, error) {
+	raw := e.Getenv(InputsEnv)
 	if strings.TrimSpace(raw) == "" {
-		return nil, fmt.Errorf("$%s is not set: '%s %s' is run by the GitHub Action (action.yml)", actionInputsEnv, "ghcommitter", actionCommand)
+		return nil, fmt.Errorf("$%s is not set: '%s %s' is run by the GitHub Action (action.yml)", InputsEnv, "ghcommitter", Command)
 	}
 	inputs, err := decodeActionInputs(raw)
 	if err != nil {
@@ -80,11 +80,11 @@ func actionArgs(e *cmdutil.Env, flags *pflag.FlagSet) ([]string, error) {
 	args := []string{"commit"}
 	for _, name := range names {
 		value := inputs[name]
-		if _, ok := actionInputsWithoutFlag[name]; ok {
+		if _, ok := InputsWithoutFlag[name]; ok {
 			continue
 		}
 		f := flags.Lookup(name)
-		if (f == nil || actionFlagsWithoutInput[name] != "") && e.Getenv("ACT") == "true" {
+		if (f == nil || FlagsWithoutInput[name] != "") && e.Getenv("ACT") == "true" {
 			// act builds the inputs context from every INPUT_* variable
 			// the step sees, the workflow's own among them.
 			if e.Stderr != nil {
@@ -92,8 +92,8 @@ func actionArgs(e *cmdutil.Env, flags *pflag.FlagSet) ([]string, error) {
 			}
 			continue
 		}
-		if f == nil || actionFlagsWithoutInput[name] != "" {
-			return nil, fmt.Errorf("action input %q is neither a flag of commit nor one of the inputs %s", name, strings.Join(sortedKeys(actionInputsWithoutFlag), ", "))
+		if f == nil || FlagsWithoutInput[name] != "" {
+			return nil, fmt.Errorf("action input %q is neither a flag of commit nor one of the inputs %s", name, strings.Join(sortedKeys(InputsWithoutFlag), ", "))
 		}
 		switch f.Value.Type() {
 		case "bool":
@@ -148,7 +148,7 @@ func decodeActionInputs(raw string) (map[string]string, error) {
 	dec.UseNumber()
 	if err := dec.Decode(&obj); err != nil || obj == nil {
 		// Never the value itself: it holds the token.
-		return nil, fmt.Errorf("$%s is not a JSON object of the action's inputs", actionInputsEnv)
+		return nil, fmt.Errorf("$%s is not a JSON object of the action's inputs", InputsEnv)
 	}
 	inputs := make(map[string]string, len(obj))
 	for k, v := range obj {

@@ -1,4 +1,9 @@
-package cli
+// Package input reads what a commit is made of from the local side: the git
+// checkout --changed commits from (OpenCheckout), the --edit commands
+// (ShellEdit), a manifest document (ParseManifest), the structured edits
+// (StructuredOp, AddStructured) and the blob SHA of a local file
+// (LocalBlobSHA).
+package input
 
 import (
 	"bytes"
@@ -13,8 +18,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-
-	"github.com/ghcommitter/ghcommitter/committer"
 )
 
 // A checkout's changes, as git sees them: --changed, and the .gitignore
@@ -23,17 +26,17 @@ import (
 // level, their negations, .git/info/exclude, core.excludesFile and the
 // global excludes mean exactly what they mean to git status and git add.
 
-// gitChange is one path git status reports under the LOCAL_PATH arguments.
-type gitChange struct {
-	path    string // relative to the checkout's top level, / separated
-	local   string // the file on disk, relative to the current directory
-	headSHA string // its blob SHA at the checkout's HEAD, "" when absent there
-	mode    string // the mode git add takes for a regular file, "" for the one on disk
-	keep    bool   // the checkout has it (tracked or not ignored): put it; else delete it
+// GitChange is one path git status reports under the LOCAL_PATH arguments.
+type GitChange struct {
+	Path    string // relative to the checkout's top level, / separated
+	Local   string // the file on disk, relative to the current directory
+	HeadSHA string // its blob SHA at the checkout's HEAD, "" when absent there
+	Mode    string // the mode git add takes for a regular file, "" for the one on disk
+	Keep    bool   // the checkout has it (tracked or not ignored): put it; else delete it
 }
 
-// gitCheckout is the git work tree the current directory is in.
-type gitCheckout struct {
+// GitCheckout is the git work tree the current directory is in.
+type GitCheckout struct {
 	ctx context.Context
 	e   *cmdutil.Env
 	top string // absolute, symlinks resolved
@@ -42,14 +45,16 @@ type gitCheckout struct {
 	gogit *goGitCheckout
 }
 
-var errNoGit = errors.New("git is not on PATH")
+// ErrNoGit is git's absence: what a test's LookGit returns to play it.
+// OpenCheckout then reads the checkout with go-git.
+var ErrNoGit = errors.New("git is not on PATH")
 
-// lookGit finds git (tests play its absence).
-var lookGit = func() error { _, err := exec.LookPath("git"); return err }
+// LookGit finds git (tests play its absence).
+var LookGit = func() error { _, err := exec.LookPath("git"); return err }
 
-// openCheckout finds the work tree around the current directory. ok is
+// OpenCheckout finds the work tree around the current directory. ok is
 // false, with no error, when the directory is in none.
-func openCheckout(ctx context.Context, e *cmdutil.Env) (*gitCheckout, bool, error) {
+func OpenCheckout(ctx context.Context, e *cmdutil.Env) (*GitCheckout, bool, error) {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return nil, false, err
@@ -57,8 +62,8 @@ func openCheckout(ctx context.Context, e *cmdutil.Env) (*gitCheckout, bool, erro
 	if cwd, err = filepath.EvalSymlinks(cwd); err != nil {
 		return nil, false, err
 	}
-	g := &gitCheckout{ctx: ctx, e: e, cwd: cwd}
-	if lookGit() != nil {
+	g := &GitCheckout{ctx: ctx, e: e, cwd: cwd}
+	if LookGit() != nil {
 		gg, top, ok, err := openGoGit(cwd, e.Getenv)
 		if !ok || err != nil {
 			return nil, ok, err
@@ -85,7 +90,7 @@ func openCheckout(ctx context.Context, e *cmdutil.Env) (*gitCheckout, bool, erro
 // pathspecs taken literally, and returns its stdout. The commands it runs
 // only read (status may refresh the index's stat cache, as git status
 // does). The environment is the one --edit commands get: no credentials.
-func (g *gitCheckout) git(dir string, args ...string) ([]byte, error) {
+func (g *GitCheckout) git(dir string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(g.ctx, "git", append([]string{"--literal-pathspecs", "-c", "core.quotePath=false"}, args...)...) //nolint:gosec // G204: git, with the subcommands above; paths are literal pathspecs
 	cmd.Dir = dir
 	cmd.Env = append(childEnv(g.e), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0")
@@ -102,12 +107,12 @@ func (g *gitCheckout) git(dir string, args ...string) ([]byte, error) {
 	return out, nil
 }
 
-// changes returns what git status reports changed under the pathspecs
+// Changes returns what git status reports changed under the pathspecs
 // (relative to the current directory): added, modified, deleted, type and
-// mode changes, relative to the checkout's HEAD, untracked files that no
+// mode Changes, relative to the checkout's HEAD, untracked files that no
 // ignore rule matches included, ignored ones not, tracked files whatever
 // the rules say. Submodules are left out. Sorted by path.
-func (g *gitCheckout) changes(pathspecs []string) ([]gitChange, error) {
+func (g *GitCheckout) Changes(pathspecs []string) ([]GitChange, error) {
 	if g.gogit != nil {
 		return g.gogit.changes(g.top, g.cwd, pathspecs)
 	}
@@ -150,7 +155,7 @@ func (g *gitCheckout) changes(pathspecs []string) ([]gitChange, error) {
 	if err != nil {
 		return nil, err
 	}
-	var changes []gitChange
+	var changes []GitChange
 	for _, p := range paths {
 		st := seen[p]
 		abs := filepath.Join(g.top, filepath.FromSlash(p))
@@ -162,19 +167,19 @@ func (g *gitCheckout) changes(pathspecs []string) ([]gitChange, error) {
 		// as git sees it: the link is not followed.
 		_, lerr := os.Lstat(abs)
 		keep := lerr == nil && !beyondSymlink(g.top, p) && (st.inIndex || st.untracked)
-		c := gitChange{path: p, local: local, headSHA: heads[p], mode: modes[p], keep: keep}
-		if !c.keep && c.headSHA == "" {
+		c := GitChange{Path: p, Local: local, HeadSHA: heads[p], Mode: modes[p], Keep: keep}
+		if !c.Keep && c.HeadSHA == "" {
 			continue // added to the index, then removed: nothing at HEAD nor on disk
 		}
 		changes = append(changes, c)
 	}
-	sort.Slice(changes, func(i, j int) bool { return changes[i].path < changes[j].path })
+	sort.Slice(changes, func(i, j int) bool { return changes[i].Path < changes[j].Path })
 	return changes, nil
 }
 
 // headBlobs returns the blob SHAs at HEAD of those of paths (relative to the
 // top level) that HEAD has as a file or symlink. An unborn HEAD has none.
-func (g *gitCheckout) headBlobs(paths []string) (map[string]string, error) {
+func (g *GitCheckout) headBlobs(paths []string) (map[string]string, error) {
 	heads := map[string]string{}
 	if len(paths) == 0 {
 		return heads, nil
@@ -209,10 +214,10 @@ func (g *gitCheckout) headBlobs(paths []string) (map[string]string, error) {
 	return heads, nil
 }
 
-// files returns the files git add would take under dir (relative to the
+// Files returns the Files git add would take under dir (relative to the
 // current directory): tracked ones still on disk and untracked ones no
 // ignore rule matches, as paths relative to the current directory, sorted.
-func (g *gitCheckout) files(dir string) ([]string, error) {
+func (g *GitCheckout) Files(dir string) ([]string, error) {
 	if g.gogit != nil {
 		return g.goGitFiles(dir)
 	}
@@ -237,9 +242,9 @@ func (g *gitCheckout) files(dir string) ([]string, error) {
 	return files, nil
 }
 
-// ignored reports whether git would refuse to add p (relative to the current
+// Ignored reports whether git would refuse to add p (relative to the current
 // directory) because an ignore rule matches it and it is not tracked.
-func (g *gitCheckout) ignored(p string) (bool, error) {
+func (g *GitCheckout) Ignored(p string) (bool, error) {
 	if g.gogit != nil {
 		rel, err := g.topRel(p)
 		if err != nil {
@@ -271,36 +276,9 @@ func childEnv(e *cmdutil.Env) []string {
 	return secure.EditEnv(environ())
 }
 
-// nothingChanged reports a --changed run that found nothing to commit as a
-// no-op at the branch's head, read with one request (GET git/ref, which
-// never redirects).
-func nothingChanged(ctx context.Context, f *commitFlags, e *cmdutil.Env, c *committer.Committer, out *output, rb *readBack) error {
-	var branch string
-	var err error
-	switch {
-	case f.pr.enabled:
-		branch, err = baseBranch(ctx, &f.pr, e, c)
-	default:
-		branch, err = targetBranch(ctx, f, e, c)
-	}
-	if err != nil {
-		return err
-	}
-	owner, name, _ := strings.Cut(c.Repository(), "/")
-	ref, _, err := rb.gh.Git.GetRef(ctx, owner, name, "heads/"+branch)
-	if err != nil {
-		return apiError("read the branch of", c.Repository(), err)
-	}
-	res := &committer.Result{Repository: c.Repository(), Branch: branch, Commit: ref.GetObject().GetSHA(), Parent: ref.GetObject().GetSHA(), NoOp: true}
-	if !f.json {
-		fmt.Fprintln(e.Stderr, "ghcommitter: --changed: git status shows nothing changed")
-	}
-	return out.result(res, rb.verified(res.Repository, res.Commit))
-}
-
 // topRel is p (relative to the current directory) relative to the top
 // level, / separated.
-func (g *gitCheckout) topRel(p string) (string, error) {
+func (g *GitCheckout) topRel(p string) (string, error) {
 	rel, err := filepath.Rel(g.top, filepath.Join(g.cwd, p))
 	if err != nil {
 		return "", err
@@ -310,7 +288,7 @@ func (g *gitCheckout) topRel(p string) (string, error) {
 
 // goGitFiles is files with go-git's matcher: every file under dir that is
 // tracked or that no ignore rule matches (nor one of its directories).
-func (g *gitCheckout) goGitFiles(dir string) ([]string, error) {
+func (g *GitCheckout) goGitFiles(dir string) ([]string, error) {
 	var files []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {

@@ -1,4 +1,8 @@
-package cli
+// Package actions is the CLI's side of the GitHub Action: the branch a run
+// commits to (Branch) and the Action's inputs mapped onto the commit
+// command's flags (Args). What a commit writes to $GITHUB_OUTPUT and the step
+// summary is the commit command's output.
+package actions
 
 import (
 	"encoding/json"
@@ -7,7 +11,7 @@ import (
 	"strings"
 )
 
-// actionsBranch is the branch a GitHub Actions run commits to when no -b is
+// Branch is the branch a GitHub Actions run commits to when no -b is
 // given, for a commit to repo ("owner/name"). ok is false when the run names
 // no branch to use, and the caller falls back to the repository's default
 // branch: outside Actions, for another repository than the run's, and in runs
@@ -24,7 +28,7 @@ import (
 //     to the base repository whatever the head is; merge_group: GITHUB_REF is
 //     a temporary gh-readonly-queue/ branch. Neither names a branch that is
 //     safe to guess: -b is required.
-func actionsBranch(e *cmdutil.Env, repo string) (branch string, ok bool, err error) {
+func Branch(e *cmdutil.Env, repo string) (branch string, ok bool, err error) {
 	if e.Getenv("GITHUB_ACTIONS") != "true" {
 		return "", false, nil
 	}
@@ -101,6 +105,6 @@ func pullRequestHead(e *cmdutil.Env, repo, event string) (string, bool, error) {
 	return branch, true, nil
 }
 
-// branchDefaultHelp describes the --branch flag's default.
-const branchDefaultHelp = "default: in an Actions run, the branch that triggered it (a pull request's head branch; " +
+// BranchDefaultHelp describes the --branch flag's default.
+const BranchDefaultHelp = "default: in an Actions run, the branch that triggered it (a pull request's head branch; " +
 	"pull_request_target and merge_group runs need -b), else the repository's default branch"

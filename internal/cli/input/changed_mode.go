@@ -1,4 +1,4 @@
-package cli
+package input
 
 import (
 	"io/fs"
@@ -11,7 +11,7 @@ import (
 // for each of paths (relative to the top level) that is a regular file on
 // disk: its index entry's mode, or 100644 when it has none. The map is
 // empty when core.fileMode is true (the default): the mode on disk holds.
-func (g *gitCheckout) indexModes(paths []string) (map[string]string, error) {
+func (g *GitCheckout) indexModes(paths []string) (map[string]string, error) {
 	modes := map[string]string{}
 	if len(paths) == 0 {
 		return modes, nil

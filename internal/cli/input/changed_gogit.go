@@ -1,4 +1,4 @@
-package cli
+package input
 
 import (
 	"errors"
@@ -189,7 +189,7 @@ func (g *goGitCheckout) ignoredRel(p string, isDir bool) bool {
 
 // changes is gitCheckout.changes with go-git: the paths under the
 // pathspecs where what git add -A would commit differs from HEAD.
-func (g *goGitCheckout) changes(top, cwd string, specs []string) ([]gitChange, error) {
+func (g *goGitCheckout) changes(top, cwd string, specs []string) ([]GitChange, error) {
 	var pre []string
 	for _, s := range specs {
 		rel, err := filepath.Rel(top, filepath.Join(cwd, s))
@@ -220,13 +220,13 @@ func (g *goGitCheckout) changes(top, cwd string, specs []string) ([]gitChange, e
 		}
 	}
 	want := map[string]bool{}
-	var changes []gitChange
+	var changes []GitChange
 	add := func(p, headSHA, mode string, keep bool) error {
 		local, err := filepath.Rel(cwd, filepath.Join(top, filepath.FromSlash(p)))
 		if err != nil {
 			return err
 		}
-		changes = append(changes, gitChange{path: p, local: local, headSHA: headSHA, mode: mode, keep: keep})
+		changes = append(changes, GitChange{Path: p, Local: local, HeadSHA: headSHA, Mode: mode, Keep: keep})
 		return nil
 	}
 	err = filepath.WalkDir(top, func(abs string, d fs.DirEntry, err error) error {
@@ -276,7 +276,7 @@ func (g *goGitCheckout) changes(top, cwd string, specs []string) ([]gitChange, e
 			}
 		}
 	}
-	sort.Slice(changes, func(i, j int) bool { return changes[i].path < changes[j].path })
+	sort.Slice(changes, func(i, j int) bool { return changes[i].Path < changes[j].Path })
 	return changes, nil
 }
 
@@ -331,6 +331,6 @@ func worktreeBlob(abs string, d fs.DirEntry) (sha, mode string, err error) {
 	if info.Mode()&0o111 != 0 {
 		mode = "100755"
 	}
-	sha, err = localBlobSHA(committer.LocalFile{LocalPath: abs, Size: info.Size()})
+	sha, err = LocalBlobSHA(committer.LocalFile{LocalPath: abs, Size: info.Size()})
 	return sha, mode, err
 }
