@@ -31,8 +31,8 @@ func withoutGit(t *testing.T) {
 
 // wantLikeGit runs --changed in g, with git on PATH or without it, and
 // wants what git add -A && git write-tree makes: the same paths changed,
-// the same tree committed.
-func wantLikeGit(t *testing.T, g *gitRepo, noGit bool) {
+// the same tree committed. It returns that tree.
+func wantLikeGit(t *testing.T, g *gitRepo, noGit bool) (wantTree string) {
 	t.Helper()
 	srv := fake(t, g.headFiles()...)
 	wantTree, wantChanged := g.addAll()
@@ -68,6 +68,7 @@ func wantLikeGit(t *testing.T, g *gitRepo, noGit bool) {
 	if out.Tree != wantTree {
 		t.Errorf("committed tree %s, git add -A && git write-tree gives %s\n%s", out.Tree, wantTree, g.git("ls-tree", "-r", wantTree))
 	}
+	return wantTree
 }
 
 // bothWays runs f as a subtest with git on PATH and without it.
