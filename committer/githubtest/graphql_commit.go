@@ -23,8 +23,8 @@ func (gqlCommit) TypeName() string { return "Commit" }
 
 func (g gqlCommit) Field(x *graphql.Exec, name string, args map[string]any) (any, error) {
 	rp, c := g.rp, g.c
-	rp.mu.RLock()
-	defer rp.mu.RUnlock()
+	rp.Mu.RLock()
+	defer rp.Mu.RUnlock()
 	if v, ok := gitObjectField(x, rp, c.Hash, "C", name); ok {
 		return v, nil
 	}
@@ -39,7 +39,7 @@ func (g gqlCommit) Field(x *graphql.Exec, name string, args map[string]any) (any
 	case "url":
 		return repoHTMLURL(rp, x.R) + "/commit/" + c.Hash.String(), nil
 	case "resourcePath":
-		return "/" + rp.fullName() + "/commit/" + c.Hash.String(), nil
+		return "/" + rp.FullName() + "/commit/" + c.Hash.String(), nil
 	case "tree":
 		return gqlTree{rp: rp, oid: c.TreeHash}, nil
 	case "committedDate":
@@ -82,7 +82,7 @@ func logLocked(rp *repo, start plumbing.Hash, path string) []graphql.Object {
 	}
 	for seq := 1; q.Len() > 0; seq++ {
 		c := heap.Pop(q).(queued).c
-		if path == "" || rp.changesPath(c, path) {
+		if path == "" || rp.ChangesPath(c, path) {
 			out = append(out, gqlCommit{rp: rp, c: c})
 		}
 		for _, p := range c.ParentHashes {
@@ -97,7 +97,7 @@ func logLocked(rp *repo, start plumbing.Hash, path string) []graphql.Object {
 
 // changesPath reports whether c's entry at path differs from its first
 // parent's. Caller holds mu.
-func (rp *repo) changesPath(c *object.Commit, path string) bool {
+func (rp *repo) ChangesPath(c *object.Commit, path string) bool {
 	now, had := rp.LookupPath(c.TreeHash, path)
 	if len(c.ParentHashes) == 0 {
 		return had
@@ -281,7 +281,7 @@ func gqlSignatureLocked(rp *repo, c *object.Commit) graphql.Object {
 	if c.PGPSignature == "" {
 		return nil
 	}
-	return gqlSignature{c: c, v: rp.verif[c.Hash]}
+	return gqlSignature{c: c, v: rp.Verif[c.Hash]}
 }
 
 type gqlSignature struct {

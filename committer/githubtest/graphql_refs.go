@@ -150,10 +150,10 @@ func (s *Server) updateRefs(x *graphql.Exec, in map[string]any) (graphql.Object,
 	}
 	rp := repoNode.rp
 	for _, u := range ups {
-		s.mutationRaces.run(rp.fullName(), u.name)
+		s.mutationRaces.run(rp.FullName(), u.name)
 	}
-	rp.mu.Lock()
-	defer rp.mu.Unlock()
+	rp.Mu.Lock()
+	defer rp.Mu.Unlock()
 	for _, u := range ups {
 		if err := checkRefUpdateLocked(rp, u, seen); err != nil {
 			return nil, err
@@ -164,7 +164,7 @@ func (s *Server) updateRefs(x *graphql.Exec, in map[string]any) (graphql.Object,
 	}
 	now := s.now()
 	for _, u := range ups {
-		old, had := rp.refs[u.name]
+		old, had := rp.Refs[u.name]
 		h := plumbing.NewHash(u.after)
 		if u.after == zeroOid {
 			h = plumbing.ZeroHash
@@ -172,7 +172,7 @@ func (s *Server) updateRefs(x *graphql.Exec, in map[string]any) (graphql.Object,
 		if had && old == h {
 			continue
 		}
-		rp.setRef(u.name, h, u.force && had && !h.IsZero() && !rp.IsAncestor(old, h), now)
+		rp.SetRef(u.name, h, u.force && had && !h.IsZero() && !rp.IsAncestor(old, h), now)
 	}
 	return gqlUpdateRefsPayload{clientMutationID: in["clientMutationId"]}, nil
 }
@@ -185,7 +185,7 @@ func checkRefUpdateLocked(rp *repo, u refUpdate, batch map[string]bool) error {
 	if !validRefName(u.name) {
 		return refuse("UNPROCESSABLE", "Reference name "+strconv.Quote(u.name)+" is invalid.")
 	}
-	old, had := rp.refs[u.name]
+	old, had := rp.Refs[u.name]
 	if u.hasBefore {
 		switch {
 		case u.before == zeroOid && had:
@@ -200,7 +200,7 @@ func checkRefUpdateLocked(rp *repo, u refUpdate, batch map[string]bool) error {
 		if !had {
 			return refuse("UNPROCESSABLE", "Reference "+u.name+" does not exist.")
 		}
-		if u.name == "refs/heads/"+rp.defaultBranch {
+		if u.name == "refs/heads/"+rp.DefaultBranch {
 			return refuse("UNPROCESSABLE", "Reference "+u.name+" is the default branch and cannot be deleted.")
 		}
 		return nil
@@ -214,7 +214,7 @@ func checkRefUpdateLocked(rp *repo, u refUpdate, batch map[string]bool) error {
 		return refuse("UNPROCESSABLE", "Reference "+u.name+": object "+u.after+" is not a commit.")
 	}
 	if !had {
-		if c := rp.refNameClash(u.name); c != "" && !batch[c] {
+		if c := rp.RefNameClash(u.name); c != "" && !batch[c] {
 			return refuse("UNPROCESSABLE", "Reference "+u.name+" cannot be created beside "+c+".")
 		}
 		return nil
@@ -271,15 +271,15 @@ func (s *Server) refMutation(x *graphql.Exec, name string, in map[string]any) (g
 			u.force, _ = in["force"].(bool)
 		}
 	}
-	s.mutationRaces.run(rp.fullName(), u.name)
-	rp.mu.Lock()
-	defer rp.mu.Unlock()
-	if _, exists := rp.refs[u.name]; name == "createRef" && exists {
+	s.mutationRaces.run(rp.FullName(), u.name)
+	rp.Mu.Lock()
+	defer rp.Mu.Unlock()
+	if _, exists := rp.Refs[u.name]; name == "createRef" && exists {
 		// Wording a guess.
 		return nil, graphql.Errorf("UNPROCESSABLE", "A ref named \""+u.name+"\" already exists in the repository.")
 	}
 	if name != "createRef" {
-		if _, exists := rp.refs[u.name]; !exists {
+		if _, exists := rp.Refs[u.name]; !exists {
 			return nil, graphql.Errorf("NOT_FOUND", "Could not resolve to a node with the global id of '"+str("refId")+"'")
 		}
 	}
@@ -289,13 +289,13 @@ func (s *Server) refMutation(x *graphql.Exec, name string, in map[string]any) (g
 	if err := s.rulesRefuseRefUpdates(rp, []refUpdate{u}, identOf(x.R)); err != nil {
 		return nil, err
 	}
-	old, had := rp.refs[u.name]
+	old, had := rp.Refs[u.name]
 	h := plumbing.ZeroHash
 	if u.after != zeroOid {
 		h = plumbing.NewHash(u.after)
 	}
 	if !had || old != h {
-		rp.setRef(u.name, h, u.force && had && !h.IsZero() && !rp.IsAncestor(old, h), s.now())
+		rp.SetRef(u.name, h, u.force && had && !h.IsZero() && !rp.IsAncestor(old, h), s.now())
 	}
 	return gqlRefPayload{typ: strings.ToUpper(name[:1]) + name[1:] + "Payload", rp: rp, ref: u.name, oid: h, clientMutationID: in["clientMutationId"]}, nil
 }

@@ -43,8 +43,8 @@ type gqlTreeEntry struct {
 func (gqlTreeEntry) TypeName() string { return "TreeEntry" }
 
 func (g gqlTreeEntry) Field(_ *graphql.Exec, name string, _ map[string]any) (any, error) {
-	g.rp.mu.RLock()
-	defer g.rp.mu.RUnlock()
+	g.rp.Mu.RLock()
+	defer g.rp.Mu.RUnlock()
 	base := path.Base(g.path)
 	switch name {
 	case "mode":

@@ -19,11 +19,11 @@ const identKey ctxKey = iota
 
 // identity is who a request is authenticated as.
 type identity struct {
-	token        string
-	installation int64 // non-zero for installation tokens
-	login        string
-	name, email  string
-	userID       int64
+	Token        string
+	Installation int64 // non-zero for installation tokens
+	Login        string
+	Name, Email  string
+	UserID       int64
 }
 
 func identOf(r *http.Request) identity {
@@ -35,7 +35,7 @@ func identOf(r *http.Request) identity {
 }
 
 func defaultIdentity(token string) identity {
-	return identity{token: token, login: "octocat", name: "The Octocat", email: "octocat@users.noreply.github.com", userID: 1}
+	return identity{Token: token, Login: "octocat", Name: "The Octocat", Email: "octocat@users.noreply.github.com", UserID: 1}
 }
 
 // recorder buffers nothing; it counts what the handler writes. onBody runs

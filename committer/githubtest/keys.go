@@ -34,13 +34,13 @@ func (s *Server) verifyClientSignature(payload, signature, committerEmail string
 
 // putSignedCommit signs c as GitHub's web flow, stores it with a Verified
 // verification and returns its hash. Caller holds rp.mu for writing.
-func (rp *repo) putSignedCommit(c *object.Commit, now time.Time) (plumbing.Hash, error) {
+func (rp *repo) PutSignedCommit(c *object.Commit, now time.Time) (plumbing.Hash, error) {
 	v, err := sign.WebFlowSign(c, now)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
 	h := rp.PutCommit(c)
-	rp.verif[h] = v
+	rp.Verif[h] = v
 	return h, nil
 }
 

@@ -82,7 +82,7 @@ func countsAsWrite(r *http.Request, route string) bool {
 // enter counts a request in flight for token and returns how many are in
 // flight including it, and a func that ends it.
 func (s *Server) enter(r *http.Request, route string, id identity) (int, func()) {
-	return s.lim.Enter(id.token, clientOf(r), countsAsWrite(r, route), s.now())
+	return s.lim.Enter(id.Token, clientOf(r), countsAsWrite(r, route), s.now())
 }
 
 // secondaryLimit enforces the secondary limits; it writes the limited reply
@@ -91,7 +91,7 @@ func (s *Server) secondaryLimit(w http.ResponseWriter, r *http.Request, route st
 	if !s.lim.On {
 		return true
 	}
-	wait, over := s.lim.Secondary(id.token, r.Method, route, countsAsWrite(r, route), s.now(), inflight)
+	wait, over := s.lim.Secondary(id.Token, r.Method, route, countsAsWrite(r, route), s.now(), inflight)
 	if !over {
 		return true
 	}
@@ -101,7 +101,7 @@ func (s *Server) secondaryLimit(w http.ResponseWriter, r *http.Request, route st
 
 // writeSecondary answers with GitHub's secondary-rate-limit reply.
 func (s *Server) writeSecondary(w http.ResponseWriter, r *http.Request, id identity, wait time.Duration, write bool) {
-	status, secs := s.lim.Limited(id.token, clientOf(r), s.now(), wait, write)
+	status, secs := s.lim.Limited(id.Token, clientOf(r), s.now(), wait, write)
 	if secs > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
 	}
@@ -110,7 +110,7 @@ func (s *Server) writeSecondary(w http.ResponseWriter, r *http.Request, id ident
 
 // noteInjected records a rate-limit reply that an injected fault sent.
 func (s *Server) noteInjected(r *http.Request, route string, id identity, f *Fault) {
-	s.lim.NoteInjected(id.token, clientOf(r), s.now, countsAsWrite(r, route), f.Status, f.Body, f.Header.Get("Retry-After"))
+	s.lim.NoteInjected(id.Token, clientOf(r), s.now, countsAsWrite(r, route), f.Status, f.Body, f.Header.Get("Retry-After"))
 }
 
 // chargeMutation is the hook for the GraphQL handler: call it once the
@@ -120,7 +120,7 @@ func (s *Server) noteInjected(r *http.Request, route string, id identity, f *Fau
 // false, and the handler must stop.
 func (s *Server) chargeMutation(w http.ResponseWriter, r *http.Request) bool {
 	id := identOf(r)
-	wait, over := s.lim.ChargeMutation(id.token, clientOf(r), r.Method, s.now())
+	wait, over := s.lim.ChargeMutation(id.Token, clientOf(r), r.Method, s.now())
 	if over {
 		s.writeSecondary(w, r, id, wait, true)
 	}
@@ -179,9 +179,9 @@ func (s *Server) authenticate(r *http.Request, route string) (identity, bool) {
 			return identity{}, false
 		}
 		login := "fake-app-" + strconv.FormatInt(it.appID, 10) + "[bot]"
-		return identity{token: tok, installation: it.installationID, login: login, name: login,
-			email:  strconv.FormatInt(it.appID, 10) + "+" + login + "@users.noreply.github.com",
-			userID: it.appID}, true
+		return identity{Token: tok, Installation: it.installationID, Login: login, Name: login,
+			Email:  strconv.FormatInt(it.appID, 10) + "+" + login + "@users.noreply.github.com",
+			UserID: it.appID}, true
 	}
 	if s.token != "" && tok != s.token {
 		return identity{}, false
@@ -204,16 +204,16 @@ func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, route string,
 	now := s.now()
 	res := rateResource(route)
 	limit := s.lim.PrimaryLimit()
-	used, reset, exhausted := s.lim.CountPrimary(id.token+"\x00"+res, now, route != routeRateLimit)
+	used, reset, exhausted := s.lim.CountPrimary(id.Token+"\x00"+res, now, route != routeRateLimit)
 	setRateHeaders(w.Header(), limit, used, reset, res)
 	if route == routeRateLimit || (!exhausted && used <= limit) {
 		return true
 	}
-	msg := "API rate limit exceeded for user ID " + strconv.FormatInt(id.userID, 10) + "."
-	if id.installation != 0 {
-		msg = "API rate limit exceeded for installation ID " + strconv.FormatInt(id.installation, 10) + "."
+	msg := "API rate limit exceeded for user ID " + strconv.FormatInt(id.UserID, 10) + "."
+	if id.Installation != 0 {
+		msg = "API rate limit exceeded for installation ID " + strconv.FormatInt(id.Installation, 10) + "."
 	}
-	status := s.lim.NotePrimary(id.token, clientOf(r), now, countsAsWrite(r, route))
+	status := s.lim.NotePrimary(id.Token, clientOf(r), now, countsAsWrite(r, route))
 	wire.WriteError(w, r, status, msg, docPrimary)
 	return false
 }
@@ -232,7 +232,7 @@ func setRateHeaders(h http.Header, limit, used int, reset time.Time, res string)
 func (s *Server) uncount(h http.Header, route string, id identity) {
 	now := s.now()
 	res := rateResource(route)
-	used, reset := s.lim.Uncount(id.token+"\x00"+res, now)
+	used, reset := s.lim.Uncount(id.Token+"\x00"+res, now)
 	setRateHeaders(h, s.lim.PrimaryLimit(), used, reset, res)
 }
 
@@ -246,8 +246,8 @@ func (s *Server) handleRateLimit(w http.ResponseWriter, r *http.Request) {
 	now := s.now()
 	id := identOf(r)
 	limit := s.lim.PrimaryLimit()
-	used, reset, _ := s.lim.CountPrimary(id.token+"\x00core", now, false)
-	gUsed, gReset := s.lim.Peek(id.token+"\x00graphql", now)
+	used, reset, _ := s.lim.CountPrimary(id.Token+"\x00core", now, false)
+	gUsed, gReset := s.lim.Peek(id.Token+"\x00graphql", now)
 	core := obj{"limit": limit, "used": used, "remaining": max(limit-used, 0),
 		"reset": reset.Unix(), "resource": "core"}
 	other := func(limit int, name string) obj {

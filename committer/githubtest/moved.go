@@ -33,9 +33,9 @@ func (s *Server) MoveRepo(owner, name, newOwner, newName string) error {
 	s.repos[newKey] = rp
 	delete(s.moved, newKey)
 	s.moved[oldKey] = newKey
-	rp.mu.Lock()
-	rp.owner, rp.name = newOwner, newName
-	rp.mu.Unlock()
+	rp.Mu.Lock()
+	rp.Owner, rp.Name = newOwner, newName
+	rp.Mu.Unlock()
 	return nil
 }
 
@@ -72,7 +72,7 @@ func (s *Server) repoGone(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rest := strings.SplitN(strings.TrimPrefix(r.URL.EscapedPath(), "/repos/"), "/", 3)
-	loc := wire.APIBase(r) + "/repositories/" + strconv.FormatInt(rp.id, 10)
+	loc := wire.APIBase(r) + "/repositories/" + strconv.FormatInt(rp.ID, 10)
 	if len(rest) == 3 {
 		loc += "/" + rest[2]
 	}
@@ -103,8 +103,8 @@ func (s *Server) repositoryPath(path string) (string, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, rp := range s.repos {
-		if rp.id == id {
-			p := "/repos/" + rp.owner + "/" + rp.name
+		if rp.ID == id {
+			p := "/repos/" + rp.Owner + "/" + rp.Name
 			if tail != "" || strings.HasSuffix(rest, "/") {
 				p += "/" + tail
 			}

@@ -16,63 +16,63 @@ import (
 // repo holds one repository: its git objects (encoded with go-git so every
 // SHA is what git computes), its refs and its pull requests.
 type repo struct {
-	mu            sync.RWMutex
-	owner, name   string
-	id            int64
-	private       bool
-	org           bool // created through POST /orgs/{org}/repos
-	defaultBranch string
-	created       time.Time
+	Mu            sync.RWMutex
+	Owner, Name   string
+	ID            int64
+	Private       bool
+	Org           bool // created through POST /orgs/{org}/repos
+	DefaultBranch string
+	Created       time.Time
 
 	gitobj.Store
-	verif   map[plumbing.Hash]sign.Verification
-	refs    map[string]plumbing.Hash // "refs/heads/main" -> commit
-	renamed map[string]string        // branch renamed away -> its new name (routes_branches.go)
-	updates []RefUpdate
-	pulls   []*pull
-	labels  []*label // routes_pulls_update.go
+	Verif   map[plumbing.Hash]sign.Verification
+	Refs    map[string]plumbing.Hash // "refs/heads/main" -> commit
+	Renamed map[string]string        // branch renamed away -> its new name (routes_branches.go)
+	Updates []RefUpdate
+	Pulls   []*pull
+	Labels  []*label // routes_pulls_update.go
 
-	rulesets    []*rules.Set                        // rules.go
-	protections []*rules.Protection                 // classic branch protection
-	statuses    map[plumbing.Hash]map[string]string // commit statuses: context -> state
+	Rulesets    []*rules.Set                        // rules.go
+	Protections []*rules.Protection                 // classic branch protection
+	Statuses    map[plumbing.Hash]map[string]string // commit statuses: context -> state
 }
 
 func newRepo(owner, name string, id int64, now time.Time) *repo {
 	return &repo{
-		owner: owner, name: name, id: id, defaultBranch: "main", created: now,
+		Owner: owner, Name: name, ID: id, DefaultBranch: "main", Created: now,
 		Store: gitobj.Store{
 			Objects: map[plumbing.Hash]plumbing.EncodedObject{},
 			Trees:   map[plumbing.Hash][]object.TreeEntry{},
 			Commits: map[plumbing.Hash]*object.Commit{},
 			Tags:    map[plumbing.Hash]*object.Tag{},
 		},
-		statuses: map[plumbing.Hash]map[string]string{},
-		verif:    map[plumbing.Hash]sign.Verification{},
-		refs:     map[string]plumbing.Hash{},
+		Statuses: map[plumbing.Hash]map[string]string{},
+		Verif:    map[plumbing.Hash]sign.Verification{},
+		Refs:     map[string]plumbing.Hash{},
 	}
 }
 
-func (rp *repo) fullName() string { return rp.owner + "/" + rp.name }
+func (rp *repo) FullName() string { return rp.Owner + "/" + rp.Name }
 
 // empty reports whether the repository has no refs (no commits). Caller holds mu.
-func (rp *repo) empty() bool { return len(rp.refs) == 0 }
+func (rp *repo) Empty() bool { return len(rp.Refs) == 0 }
 
 // resolve turns a branch name, "heads/x", "refs/heads/x", tag name or a
 // full SHA into a commit hash, peeling annotated tags as git does. Caller
 // holds mu.
-func (rp *repo) resolve(ref string) (plumbing.Hash, bool) {
-	h, ok := rp.resolveRaw(ref)
-	return rp.peel(h), ok
+func (rp *repo) Resolve(ref string) (plumbing.Hash, bool) {
+	h, ok := rp.ResolveRaw(ref)
+	return rp.Peel(h), ok
 }
 
 // resolveRaw is resolve without peeling tags; "HEAD" is the default
 // branch. Caller holds mu.
-func (rp *repo) resolveRaw(ref string) (plumbing.Hash, bool) {
+func (rp *repo) ResolveRaw(ref string) (plumbing.Hash, bool) {
 	if ref == "HEAD" {
-		ref = "refs/heads/" + rp.defaultBranch
+		ref = "refs/heads/" + rp.DefaultBranch
 	}
 	for _, cand := range []string{ref, "refs/" + ref, "refs/heads/" + ref, "refs/tags/" + ref} {
-		if h, ok := rp.refs[cand]; ok {
+		if h, ok := rp.Refs[cand]; ok {
 			return h, true
 		}
 	}
@@ -88,14 +88,14 @@ func (rp *repo) resolveRaw(ref string) (plumbing.Hash, bool) {
 }
 
 // resolveTree resolves a tree SHA, or a ref/commit to its tree. Caller holds mu.
-func (rp *repo) resolveTree(ref string) (plumbing.Hash, bool) {
+func (rp *repo) ResolveTree(ref string) (plumbing.Hash, bool) {
 	if len(ref) == 40 {
 		h := plumbing.NewHash(ref)
 		if _, ok := rp.Trees[h]; ok {
 			return h, true
 		}
 	}
-	h, ok := rp.resolve(ref)
+	h, ok := rp.Resolve(ref)
 	if !ok {
 		return plumbing.ZeroHash, false
 	}

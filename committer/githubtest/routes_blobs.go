@@ -38,9 +38,9 @@ func (s *Server) handleCreateBlob(w http.ResponseWriter, r *http.Request, rp *re
 			"Invalid request.\n\nencoding must be one of \"utf-8\" or \"base64\".", docCreateBlob)
 		return
 	}
-	rp.mu.Lock()
-	defer rp.mu.Unlock()
-	if rp.empty() {
+	rp.Mu.Lock()
+	defer rp.Mu.Unlock()
+	if rp.Empty() {
 		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docCreateBlob)
 		return
 	}
@@ -52,9 +52,9 @@ func (s *Server) handleCreateBlob(w http.ResponseWriter, r *http.Request, rp *re
 
 func (s *Server) handleGetBlob(w http.ResponseWriter, r *http.Request, rp *repo) {
 	sha := r.PathValue("sha")
-	rp.mu.RLock()
-	defer rp.mu.RUnlock()
-	if rp.empty() {
+	rp.Mu.RLock()
+	defer rp.Mu.RUnlock()
+	if rp.Empty() {
 		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docGetBlob)
 		return
 	}

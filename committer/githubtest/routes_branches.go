@@ -16,17 +16,17 @@ const docRenameBranch = "https://docs.github.com/rest/branches/branches#rename-a
 // Location) for a branch renamed away (POST branches/{b}/rename) and for
 // master in a repository that has none.
 func (s *Server) handleGetBranch(w http.ResponseWriter, r *http.Request, rp *repo) {
-	rp.mu.RLock()
+	rp.Mu.RLock()
 	name := r.PathValue("branch")
-	if b, ok := rp.splitProtection(name); ok {
-		rp.mu.RUnlock()
+	if b, ok := rp.SplitProtection(name); ok {
+		rp.Mu.RUnlock()
 		s.handleBranchProtection(w, r, rp, b)
 		return
 	}
-	defer rp.mu.RUnlock()
-	h, ok := rp.refs["refs/heads/"+name]
+	defer rp.Mu.RUnlock()
+	h, ok := rp.Refs["refs/heads/"+name]
 	if !ok {
-		if to := rp.branchRedirect(name); to != "" {
+		if to := rp.BranchRedirect(name); to != "" {
 			u := repoURL(rp, r) + "/branches/" + wire.EscapeSegments(to)
 			w.Header().Set("Location", u)
 			wire.WriteJSON(w, r, http.StatusMovedPermanently, obj{
@@ -42,15 +42,15 @@ func (s *Server) handleGetBranch(w http.ResponseWriter, r *http.Request, rp *rep
 
 // branchRedirect returns the branch that a GET of the missing branch name
 // redirects to, or "". Caller holds mu.
-func (rp *repo) branchRedirect(name string) string {
-	if to, ok := rp.renamed[name]; ok {
-		if _, exists := rp.refs["refs/heads/"+to]; exists {
+func (rp *repo) BranchRedirect(name string) string {
+	if to, ok := rp.Renamed[name]; ok {
+		if _, exists := rp.Refs["refs/heads/"+to]; exists {
 			return to
 		}
 	}
-	if name == "master" && !rp.empty() {
-		if _, ok := rp.refs["refs/heads/"+rp.defaultBranch]; ok && rp.defaultBranch != "master" {
-			return rp.defaultBranch
+	if name == "master" && !rp.Empty() {
+		if _, ok := rp.Refs["refs/heads/"+rp.DefaultBranch]; ok && rp.DefaultBranch != "master" {
+			return rp.DefaultBranch
 		}
 	}
 	return ""
@@ -63,7 +63,7 @@ func branchJSON(r *http.Request, rp *repo, name string, h plumbing.Hash) obj {
 		"name":           name,
 		"commit":         commitJSON(r, rp, c),
 		"_links":         obj{"self": u, "html": repoHTMLURL(rp, r) + "/tree/" + wire.EscapeSegments(name)},
-		"protected":      rp.branchProtected(name),
+		"protected":      rp.BranchProtected(name),
 		"protection":     protectionSummary(rp, name),
 		"protection_url": u + "/protection",
 	}
@@ -89,54 +89,54 @@ func (s *Server) handleBranchPost(w http.ResponseWriter, r *http.Request, rp *re
 		return
 	}
 	newName := strings.TrimPrefix(*body.NewName, "refs/heads/")
-	rp.mu.Lock()
-	defer rp.mu.Unlock()
-	h, ok := rp.refs["refs/heads/"+old]
+	rp.Mu.Lock()
+	defer rp.Mu.Unlock()
+	h, ok := rp.Refs["refs/heads/"+old]
 	if !ok {
 		wire.WriteError(w, r, http.StatusNotFound, "Branch not found", docRenameBranch)
 		return
 	}
 	ref := "refs/heads/" + newName
-	if !validRefName(ref) || rp.refNameClash(ref) != "" && rp.refNameClash(ref) != "refs/heads/"+old {
+	if !validRefName(ref) || rp.RefNameClash(ref) != "" && rp.RefNameClash(ref) != "refs/heads/"+old {
 		wire.WriteValidation(w, r, docRenameBranch, wire.ValidationError{Resource: "Branch", Field: "new_name", Code: "invalid",
 			Message: "New branch name is invalid or already exists"})
 		return
 	}
-	if _, exists := rp.refs[ref]; exists && newName != old {
+	if _, exists := rp.Refs[ref]; exists && newName != old {
 		wire.WriteValidation(w, r, docRenameBranch, wire.ValidationError{Resource: "Branch", Field: "new_name", Code: "already_exists",
 			Message: "New branch name already exists"})
 		return
 	}
 	if newName != old {
 		now := s.now()
-		rp.setRef("refs/heads/"+old, plumbing.ZeroHash, false, now)
-		rp.setRef(ref, h, false, now)
-		if rp.renamed == nil {
-			rp.renamed = map[string]string{}
+		rp.SetRef("refs/heads/"+old, plumbing.ZeroHash, false, now)
+		rp.SetRef(ref, h, false, now)
+		if rp.Renamed == nil {
+			rp.Renamed = map[string]string{}
 		}
-		for from, to := range rp.renamed {
+		for from, to := range rp.Renamed {
 			if to == old {
-				rp.renamed[from] = newName
+				rp.Renamed[from] = newName
 			}
 		}
-		delete(rp.renamed, newName)
-		rp.renamed[old] = newName
-		if rp.defaultBranch == old {
-			rp.defaultBranch = newName
+		delete(rp.Renamed, newName)
+		rp.Renamed[old] = newName
+		if rp.DefaultBranch == old {
+			rp.DefaultBranch = newName
 		}
 	}
 	wire.WriteJSON(w, r, http.StatusCreated, branchJSON(r, rp, newName, h))
 }
 
 func (s *Server) handleRepoCommit(w http.ResponseWriter, r *http.Request, rp *repo) {
-	rp.mu.RLock()
-	defer rp.mu.RUnlock()
-	if rp.empty() {
+	rp.Mu.RLock()
+	defer rp.Mu.RUnlock()
+	if rp.Empty() {
 		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docRepoCommit)
 		return
 	}
 	ref := r.PathValue("ref")
-	h, ok := rp.resolve(ref)
+	h, ok := rp.Resolve(ref)
 	c, isCommit := rp.Commits[h]
 	if !ok || !isCommit {
 		wire.WriteValidation(w, r, docRepoCommit, wire.ValidationError{Resource: "Commit", Field: "ref", Code: "invalid",

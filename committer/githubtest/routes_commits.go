@@ -59,9 +59,9 @@ func (s *Server) handleCreateCommit(w http.ResponseWriter, r *http.Request, rp *
 		return
 	}
 
-	rp.mu.Lock()
-	defer rp.mu.Unlock()
-	if rp.empty() {
+	rp.Mu.Lock()
+	defer rp.Mu.Unlock()
+	if rp.Empty() {
 		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docCreateCmt)
 		return
 	}
@@ -71,7 +71,7 @@ func (s *Server) handleCreateCommit(w http.ResponseWriter, r *http.Request, rp *
 		return
 	}
 	c := &object.Commit{Author: author, Committer: committer, Message: *body.Message, TreeHash: tree}
-	if c.ParentHashes, msg = rp.parents(body.Parents); msg != "" {
+	if c.ParentHashes, msg = rp.Parents(body.Parents); msg != "" {
 		fail(msg)
 		return
 	}
@@ -80,17 +80,17 @@ func (s *Server) handleCreateCommit(w http.ResponseWriter, r *http.Request, rp *
 	case body.Signature != nil && *body.Signature != "":
 		c.PGPSignature = *body.Signature
 		v = s.verifyClientSignature(sign.CommitPayload(c), *body.Signature, c.Committer.Email, now)
-	case id.installation != 0 && body.Author == nil && body.Committer == nil:
+	case id.Installation != 0 && body.Author == nil && body.Committer == nil:
 		// GitHub signs what an App commits without author or committer.
 		c.Committer = sign.WebFlowCommitter(now)
-		if _, err := rp.putSignedCommit(c, now); err != nil {
+		if _, err := rp.PutSignedCommit(c, now); err != nil {
 			wire.WriteError(w, r, http.StatusInternalServerError, "Server Error", docCreateCmt)
 			return
 		}
 	}
 	h := rp.PutCommit(c)
-	if _, ok := rp.verif[h]; !ok {
-		rp.verif[h] = v
+	if _, ok := rp.Verif[h]; !ok {
+		rp.Verif[h] = v
 	}
 	out := gitCommitJSON(r, rp, rp.Commits[h])
 	w.Header().Set("Location", out["url"].(string))
@@ -100,7 +100,7 @@ func (s *Server) handleCreateCommit(w http.ResponseWriter, r *http.Request, rp *
 // commitSigs resolves create-commit's author and committer (the token's
 // user by default), or returns GitHub's message for a bad date.
 func commitSigs(id identity, a, c *sigIn, now time.Time) (author, committer object.Signature, msg string) {
-	author = object.Signature{Name: id.name, Email: id.email, When: now}
+	author = object.Signature{Name: id.Name, Email: id.Email, When: now}
 	if a != nil {
 		var ok bool
 		if author, ok = a.toSig(now); !ok {
@@ -121,7 +121,7 @@ func commitSigs(id identity, a, c *sigIn, now time.Time) (author, committer obje
 
 // parents resolves create-commit's parents, or returns GitHub's message for
 // the first bad one. Caller holds rp.mu.
-func (rp *repo) parents(shas []string) ([]plumbing.Hash, string) {
+func (rp *repo) Parents(shas []string) ([]plumbing.Hash, string) {
 	var out []plumbing.Hash
 	for _, p := range shas {
 		if !isLowerSHA(p) {
@@ -153,9 +153,9 @@ func isLowerSHA(s string) bool {
 }
 
 func (s *Server) handleGetCommit(w http.ResponseWriter, r *http.Request, rp *repo) {
-	rp.mu.RLock()
-	defer rp.mu.RUnlock()
-	if rp.empty() {
+	rp.Mu.RLock()
+	defer rp.Mu.RUnlock()
+	if rp.Empty() {
 		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docGetCmt)
 		return
 	}

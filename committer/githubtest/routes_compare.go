@@ -25,16 +25,16 @@ func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request, rp *repo)
 		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docCompare)
 		return
 	}
-	baseRef, headRef = stripOwner(baseRef, rp.owner), stripOwner(headRef, rp.owner)
-	rp.mu.RLock()
-	defer rp.mu.RUnlock()
-	base, okB := rp.resolve(baseRef)
-	head, okH := rp.resolve(headRef)
+	baseRef, headRef = stripOwner(baseRef, rp.Owner), stripOwner(headRef, rp.Owner)
+	rp.Mu.RLock()
+	defer rp.Mu.RUnlock()
+	base, okB := rp.Resolve(baseRef)
+	head, okH := rp.Resolve(headRef)
 	if !okB || !okH || rp.Commits[base] == nil || rp.Commits[head] == nil {
 		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docCompare)
 		return
 	}
-	fromBase, fromHead := rp.reachable(base), rp.reachable(head)
+	fromBase, fromHead := rp.Reachable(base), rp.Reachable(head)
 	var ahead, behind []plumbing.Hash
 	for h := range fromHead {
 		if !fromBase[h] {
@@ -46,7 +46,7 @@ func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request, rp *repo)
 			behind = append(behind, h)
 		}
 	}
-	mergeBase, found := rp.mergeBase(head, fromBase)
+	mergeBase, found := rp.MergeBase(head, fromBase)
 	if !found {
 		wire.WriteError(w, r, http.StatusNotFound, "No common ancestor between "+baseRef+" and "+headRef+".", docCompare)
 		return
@@ -60,7 +60,7 @@ func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request, rp *repo)
 	case len(ahead) == 0:
 		status = "behind"
 	}
-	rp.sortOldestFirst(ahead)
+	rp.SortOldestFirst(ahead)
 	page, perPage := pageParams(r, 250, 250)
 	lo, hi := min((page-1)*perPage, len(ahead)), min(page*perPage, len(ahead))
 	commits := []obj{}
@@ -75,7 +75,7 @@ func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request, rp *repo)
 	web := repoHTMLURL(rp, r) + "/compare/"
 	wire.WriteJSON(w, r, http.StatusOK, obj{
 		"url": repoURL(rp, r) + "/compare/" + basehead, "html_url": web + basehead,
-		"permalink_url": web + rp.owner + ":" + base.String() + "..." + rp.owner + ":" + head.String(),
+		"permalink_url": web + rp.Owner + ":" + base.String() + "..." + rp.Owner + ":" + head.String(),
 		"diff_url":      web + basehead + ".diff", "patch_url": web + basehead + ".patch",
 		"base_commit":       commitJSON(r, rp, rp.Commits[base]),
 		"merge_base_commit": commitJSON(r, rp, rp.Commits[mergeBase]),
@@ -104,7 +104,7 @@ func pageParams(r *http.Request, def, limit int) (page, perPage int) {
 }
 
 // reachable returns the commits reachable from h (h included). Caller holds mu.
-func (rp *repo) reachable(h plumbing.Hash) map[plumbing.Hash]bool {
+func (rp *repo) Reachable(h plumbing.Hash) map[plumbing.Hash]bool {
 	seen := map[plumbing.Hash]bool{}
 	stack := []plumbing.Hash{h}
 	for len(stack) > 0 {
@@ -123,7 +123,7 @@ func (rp *repo) reachable(h plumbing.Hash) map[plumbing.Hash]bool {
 
 // mergeBase returns the first commit reachable from head, breadth first,
 // that base reaches too. Caller holds mu.
-func (rp *repo) mergeBase(head plumbing.Hash, fromBase map[plumbing.Hash]bool) (plumbing.Hash, bool) {
+func (rp *repo) MergeBase(head plumbing.Hash, fromBase map[plumbing.Hash]bool) (plumbing.Hash, bool) {
 	seen := map[plumbing.Hash]bool{}
 	queue := []plumbing.Hash{head}
 	for len(queue) > 0 {
@@ -145,7 +145,7 @@ func (rp *repo) mergeBase(head plumbing.Hash, fromBase map[plumbing.Hash]bool) (
 
 // sortOldestFirst orders commits so that each comes after its parents
 // among them (by generation, then committer date, then SHA). Caller holds mu.
-func (rp *repo) sortOldestFirst(hs []plumbing.Hash) {
+func (rp *repo) SortOldestFirst(hs []plumbing.Hash) {
 	gen := map[plumbing.Hash]int{}
 	var depth func(h plumbing.Hash) int
 	depth = func(h plumbing.Hash) int {

@@ -23,7 +23,7 @@ func contentEntry(r *http.Request, rp *repo, ref, p string, e object.TreeEntry) 
 	typ := "file"
 	gitURL := repoURL(rp, r) + "/git/blobs/" + sha
 	var size int64
-	var download any = wire.WebBase(r) + "/raw/" + rp.fullName() + "/" + wire.EscapeSegments(ref) + "/" + wire.EscapeSegments(p)
+	var download any = wire.WebBase(r) + "/raw/" + rp.FullName() + "/" + wire.EscapeSegments(ref) + "/" + wire.EscapeSegments(p)
 	switch e.Mode {
 	case filemode.Dir:
 		typ, gitURL, download = "dir", repoURL(rp, r)+"/git/trees/"+sha, nil
@@ -49,17 +49,17 @@ func contentEntry(r *http.Request, rp *repo, ref, p string, e object.TreeEntry) 
 
 func (s *Server) handleGetContent(w http.ResponseWriter, r *http.Request, rp *repo) {
 	p := strings.Trim(r.PathValue("path"), "/")
-	rp.mu.RLock()
-	defer rp.mu.RUnlock()
-	if rp.empty() {
+	rp.Mu.RLock()
+	defer rp.Mu.RUnlock()
+	if rp.Empty() {
 		wire.WriteError(w, r, http.StatusNotFound, "This repository is empty.", docGetContent)
 		return
 	}
 	ref := r.URL.Query().Get("ref")
 	if ref == "" {
-		ref = rp.defaultBranch
+		ref = rp.DefaultBranch
 	}
-	root, ok := rp.resolveTree(ref)
+	root, ok := rp.ResolveTree(ref)
 	if !ok {
 		wire.WriteError(w, r, http.StatusNotFound, "No commit found for the ref "+ref, docGetContent)
 		return
@@ -103,14 +103,14 @@ func (s *Server) handleGetContent(w http.ResponseWriter, r *http.Request, rp *re
 }
 
 // fileCommitTarget resolves the branch for a contents write. Caller holds mu.
-func (rp *repo) contentsBranch(branch string) (ref string, head plumbing.Hash, root plumbing.Hash, ok bool) {
+func (rp *repo) ContentsBranch(branch string) (ref string, head plumbing.Hash, root plumbing.Hash, ok bool) {
 	if branch == "" {
-		branch = rp.defaultBranch
+		branch = rp.DefaultBranch
 	}
 	ref = "refs/heads/" + branch
-	head, ok = rp.refs[ref]
+	head, ok = rp.Refs[ref]
 	if ok {
 		root = rp.Commits[head].TreeHash
 	}
-	return ref, head, root, ok || rp.empty()
+	return ref, head, root, ok || rp.Empty()
 }

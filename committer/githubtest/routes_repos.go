@@ -22,7 +22,7 @@ func (s *Server) handleCreateRepo(w http.ResponseWriter, r *http.Request) {
 	}
 	owner := r.PathValue("org")
 	if owner == "" {
-		owner = identOf(r).login
+		owner = identOf(r).Login
 	}
 	rp, created := s.addRepo(owner, body.Name, body.Private)
 	if !created {
@@ -31,9 +31,9 @@ func (s *Server) handleCreateRepo(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.PathValue("org") != "" {
-		rp.mu.Lock()
-		rp.org = true
-		rp.mu.Unlock()
+		rp.Mu.Lock()
+		rp.Org = true
+		rp.Mu.Unlock()
 	}
 	if body.AutoInit {
 		if _, err := s.Seed(owner, body.Name, "main", "Initial commit",
@@ -42,21 +42,21 @@ func (s *Server) handleCreateRepo(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	rp.mu.RLock()
-	defer rp.mu.RUnlock()
+	rp.Mu.RLock()
+	defer rp.Mu.RUnlock()
 	w.Header().Set("Location", repoURL(rp, r))
 	wire.WriteJSON(w, r, http.StatusCreated, repoJSON(r, rp))
 }
 
 func (s *Server) handleGetRepo(w http.ResponseWriter, r *http.Request, rp *repo) {
-	rp.mu.RLock()
-	defer rp.mu.RUnlock()
+	rp.Mu.RLock()
+	defer rp.Mu.RUnlock()
 	wire.WriteJSON(w, r, http.StatusOK, repoJSON(r, rp))
 }
 
 func (s *Server) handleDeleteRepo(w http.ResponseWriter, _ *http.Request, rp *repo) {
 	s.mu.Lock()
-	delete(s.repos, repoKey(rp.owner, rp.name))
+	delete(s.repos, repoKey(rp.Owner, rp.Name))
 	s.mu.Unlock()
 	w.WriteHeader(http.StatusNoContent)
 }
@@ -79,16 +79,16 @@ func (s *Server) handleCreateLabel(w http.ResponseWriter, r *http.Request, rp *r
 		wire.WriteValidation(w, r, doc, wire.ValidationError{Resource: "Label", Field: "color", Code: "invalid"})
 		return
 	}
-	rp.mu.Lock()
-	defer rp.mu.Unlock()
-	for _, l := range rp.labels {
-		if strings.EqualFold(l.name, body.Name) {
+	rp.Mu.Lock()
+	defer rp.Mu.Unlock()
+	for _, l := range rp.Labels {
+		if strings.EqualFold(l.Name, body.Name) {
 			wire.WriteValidation(w, r, doc, wire.ValidationError{Resource: "Label", Field: "name", Code: "already_exists"})
 			return
 		}
 	}
-	l := &label{name: body.Name, color: strings.ToLower(body.Color), description: body.Description}
-	rp.labels = append(rp.labels, l)
+	l := &label{Name: body.Name, Color: strings.ToLower(body.Color), Description: body.Description}
+	rp.Labels = append(rp.Labels, l)
 	wire.WriteJSON(w, r, http.StatusCreated, labelJSON(r, rp, l))
 }
 

@@ -17,12 +17,12 @@ const (
 // every ruleset that applies to the branch (whether or not it exists), with
 // the ruleset each comes from, in the order the rulesets were added.
 func (s *Server) handleBranchRules(w http.ResponseWriter, r *http.Request, rp *repo) {
-	rp.mu.RLock()
-	defer rp.mu.RUnlock()
+	rp.Mu.RLock()
+	defer rp.Mu.RUnlock()
 	ref := "refs/heads/" + r.PathValue("branch")
 	out := []obj{}
-	for _, rs := range rp.rulesets {
-		if !rs.Applies(rp.defaultBranch, ref) {
+	for _, rs := range rp.Rulesets {
+		if !rs.Applies(rp.DefaultBranch, ref) {
 			continue
 		}
 		for _, rule := range rs.Rules {
@@ -31,7 +31,7 @@ func (s *Server) handleBranchRules(w http.ResponseWriter, r *http.Request, rp *r
 				o["parameters"] = rule.Parameters
 			}
 			o["ruleset_source_type"] = "Repository"
-			o["ruleset_source"] = rp.fullName()
+			o["ruleset_source"] = rp.FullName()
 			o["ruleset_id"] = rs.ID
 			out = append(out, o)
 		}
@@ -41,8 +41,8 @@ func (s *Server) handleBranchRules(w http.ResponseWriter, r *http.Request, rp *r
 
 // classicProtection is the classic protection of branch, or nil. Caller
 // holds mu.
-func (rp *repo) classicProtection(branch string) *rules.Protection {
-	for _, p := range rp.protections {
+func (rp *repo) ClassicProtection(branch string) *rules.Protection {
+	for _, p := range rp.Protections {
 		if rules.GlobMatch(p.Pattern, branch) {
 			return p
 		}
@@ -53,12 +53,12 @@ func (rp *repo) classicProtection(branch string) *rules.Protection {
 // branchProtected is GET branches/{b}'s "protected": classic protection
 // or an applying ruleset (GitHub shows rulesets there too; a guess for
 // rulesets that only restrict creations). Caller holds mu.
-func (rp *repo) branchProtected(branch string) bool {
-	if rp.classicProtection(branch) != nil {
+func (rp *repo) BranchProtected(branch string) bool {
+	if rp.ClassicProtection(branch) != nil {
 		return true
 	}
-	for _, rs := range rp.rulesets {
-		if rs.Applies(rp.defaultBranch, "refs/heads/"+branch) && len(rs.Rules) > 0 {
+	for _, rs := range rp.Rulesets {
+		if rs.Applies(rp.DefaultBranch, "refs/heads/"+branch) && len(rs.Rules) > 0 {
 			return true
 		}
 	}
@@ -67,9 +67,9 @@ func (rp *repo) branchProtected(branch string) bool {
 
 // protectionSummary is branch.protection in GET branches/{b}. Caller holds mu.
 func protectionSummary(rp *repo, branch string) obj {
-	p := rp.classicProtection(branch)
+	p := rp.ClassicProtection(branch)
 	if p == nil {
-		return obj{"enabled": rp.branchProtected(branch), "required_status_checks": obj{
+		return obj{"enabled": rp.BranchProtected(branch), "required_status_checks": obj{
 			"enforcement_level": "off", "contexts": []string{}, "checks": []obj{},
 		}}
 	}
@@ -100,13 +100,13 @@ func checksJSON(contexts []string) []obj {
 // handleBranchProtection serves GET branches/{b}/protection (classic
 // protection only, as on GitHub): 404 "Branch not protected" without it.
 func (s *Server) handleBranchProtection(w http.ResponseWriter, r *http.Request, rp *repo, branch string) {
-	rp.mu.RLock()
-	defer rp.mu.RUnlock()
-	if _, ok := rp.refs["refs/heads/"+branch]; !ok {
+	rp.Mu.RLock()
+	defer rp.Mu.RUnlock()
+	if _, ok := rp.Refs["refs/heads/"+branch]; !ok {
 		wire.WriteError(w, r, http.StatusNotFound, "Branch not found", docBranchProtection)
 		return
 	}
-	p := rp.classicProtection(branch)
+	p := rp.ClassicProtection(branch)
 	if p == nil {
 		wire.WriteError(w, r, http.StatusNotFound, "Branch not protected", docBranchProtection)
 		return
@@ -139,12 +139,12 @@ func (s *Server) handleBranchProtection(w http.ResponseWriter, r *http.Request, 
 
 // splitProtection tells GET branches/{b}/protection from a branch whose
 // name ends in "/protection". Caller holds mu.
-func (rp *repo) splitProtection(name string) (string, bool) {
+func (rp *repo) SplitProtection(name string) (string, bool) {
 	b, ok := strings.CutSuffix(name, "/protection")
 	if !ok {
 		return "", false
 	}
-	if _, exists := rp.refs["refs/heads/"+name]; exists {
+	if _, exists := rp.Refs["refs/heads/"+name]; exists {
 		return "", false
 	}
 	return b, true

@@ -20,7 +20,7 @@ const (
 )
 
 // putTag stores an annotated tag object. Caller holds mu for writing.
-func (rp *repo) putTag(t *object.Tag) plumbing.Hash {
+func (rp *repo) PutTag(t *object.Tag) plumbing.Hash {
 	o := &plumbing.MemoryObject{}
 	_ = t.Encode(o)
 	h := o.Hash()
@@ -33,7 +33,7 @@ func (rp *repo) putTag(t *object.Tag) plumbing.Hash {
 }
 
 // peel follows annotated tags to the object they finally name. Caller holds mu.
-func (rp *repo) peel(h plumbing.Hash) plumbing.Hash {
+func (rp *repo) Peel(h plumbing.Hash) plumbing.Hash {
 	for range 16 { // git peels nested tags; bound a (impossible) cycle
 		t, ok := rp.Tags[h]
 		if !ok {
@@ -72,7 +72,7 @@ func (s *Server) handleCreateTag(w http.ResponseWriter, r *http.Request, rp *rep
 	}
 	now := s.now()
 	id := identOf(r)
-	tagger := object.Signature{Name: id.name, Email: id.email, When: now}
+	tagger := object.Signature{Name: id.Name, Email: id.Email, When: now}
 	if body.Tagger != nil {
 		if body.Tagger.Name == "" || body.Tagger.Email == "" {
 			fail("Invalid request.\n\n\"name\" and \"email\" are required in tagger.") // wording a guess
@@ -84,9 +84,9 @@ func (s *Server) handleCreateTag(w http.ResponseWriter, r *http.Request, rp *rep
 			return
 		}
 	}
-	rp.mu.Lock()
-	defer rp.mu.Unlock()
-	if rp.empty() {
+	rp.Mu.Lock()
+	defer rp.Mu.Unlock()
+	if rp.Empty() {
 		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docCreateTag)
 		return
 	}
@@ -101,16 +101,16 @@ func (s *Server) handleCreateTag(w http.ResponseWriter, r *http.Request, rp *rep
 		fail("Object type " + got.String() + " does not match the given type " + want.String())
 		return
 	}
-	h := rp.putTag(&object.Tag{Name: *body.Tag, Tagger: tagger, Message: *body.Message, TargetType: want, Target: target})
+	h := rp.PutTag(&object.Tag{Name: *body.Tag, Tagger: tagger, Message: *body.Message, TargetType: want, Target: target})
 	out := gitTagJSON(r, rp, rp.Tags[h])
 	w.Header().Set("Location", out["url"].(string))
 	wire.WriteJSON(w, r, http.StatusCreated, out)
 }
 
 func (s *Server) handleGetTag(w http.ResponseWriter, r *http.Request, rp *repo) {
-	rp.mu.RLock()
-	defer rp.mu.RUnlock()
-	if rp.empty() {
+	rp.Mu.RLock()
+	defer rp.Mu.RUnlock()
+	if rp.Empty() {
 		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docGetTag)
 		return
 	}

@@ -69,9 +69,9 @@ func (s *Server) handleCreateTree(w http.ResponseWriter, r *http.Request, rp *re
 		return
 	}
 	fail := func(msg string) { wire.WriteError(w, r, http.StatusUnprocessableEntity, msg, docCreateTree) }
-	rp.mu.Lock()
-	defer rp.mu.Unlock()
-	if rp.empty() {
+	rp.Mu.Lock()
+	defer rp.Mu.Unlock()
+	if rp.Empty() {
 		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docCreateTree)
 		return
 	}
@@ -82,7 +82,7 @@ func (s *Server) handleCreateTree(w http.ResponseWriter, r *http.Request, rp *re
 	var base plumbing.Hash
 	if body.BaseTree.Set && !body.BaseTree.Null {
 		var ok bool
-		if base, ok = rp.baseTree(body.BaseTree.Val); !ok {
+		if base, ok = rp.BaseTree(body.BaseTree.Val); !ok {
 			fail("base_tree is not a valid tree oid")
 			return
 		}
@@ -93,7 +93,7 @@ func (s *Server) handleCreateTree(w http.ResponseWriter, r *http.Request, rp *re
 // baseTree resolves a base_tree: a tree SHA, or a commit SHA peeled to its
 // tree (octokit-commit-multiple-files sends the head commit's SHA, and
 // github.com accepts it). Caller holds rp.mu.
-func (rp *repo) baseTree(sha string) (plumbing.Hash, bool) {
+func (rp *repo) BaseTree(sha string) (plumbing.Hash, bool) {
 	if !isSHA(sha) {
 		return plumbing.ZeroHash, false
 	}
@@ -216,13 +216,13 @@ func treeJSON(rp *repo, r *http.Request, h plumbing.Hash, recursive bool) obj {
 }
 
 func (s *Server) handleGetTree(w http.ResponseWriter, r *http.Request, rp *repo) {
-	rp.mu.RLock()
-	defer rp.mu.RUnlock()
-	if rp.empty() {
+	rp.Mu.RLock()
+	defer rp.Mu.RUnlock()
+	if rp.Empty() {
 		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docGetTree)
 		return
 	}
-	h, ok := rp.resolveTree(r.PathValue("sha"))
+	h, ok := rp.ResolveTree(r.PathValue("sha"))
 	if !ok {
 		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docRoot)
 		return

@@ -60,7 +60,7 @@ func (s *Server) addRepo(owner, name string, private bool) (*repo, bool) {
 	}
 	s.nextID++
 	rp := newRepo(owner, name, s.nextID, s.now())
-	rp.private = private
+	rp.Private = private
 	s.repos[k] = rp
 	return rp, true
 }
@@ -100,13 +100,13 @@ func parseMode(m string) (filemode.FileMode, error) {
 // a repository created by Seed has branch as its default branch.
 func (s *Server) Seed(owner, name, branch, message string, files ...File) (string, error) {
 	rp, created := s.addRepo(owner, name, false)
-	rp.mu.Lock()
-	defer rp.mu.Unlock()
+	rp.Mu.Lock()
+	defer rp.Mu.Unlock()
 	if created {
-		rp.defaultBranch = branch
+		rp.DefaultBranch = branch
 	}
 	ref := "refs/heads/" + branch
-	old, hasOld := rp.refs[ref]
+	old, hasOld := rp.Refs[ref]
 	var base plumbing.Hash
 	if hasOld {
 		base = rp.Commits[old].TreeHash
@@ -133,26 +133,26 @@ func (s *Server) Seed(owner, name, branch, message string, files ...File) (strin
 		c.ParentHashes = []plumbing.Hash{old}
 	}
 	h := rp.PutCommit(c)
-	rp.verif[h] = unsignedVerification()
-	rp.setRef(ref, h, false, now)
+	rp.Verif[h] = unsignedVerification()
+	rp.SetRef(ref, h, false, now)
 	return h.String(), nil
 }
 
 // setRef moves ref to h (zero hash deletes) and records the update. Caller holds mu.
-func (rp *repo) setRef(ref string, h plumbing.Hash, forced bool, at time.Time) {
-	old, had := rp.refs[ref]
+func (rp *repo) SetRef(ref string, h plumbing.Hash, forced bool, at time.Time) {
+	old, had := rp.Refs[ref]
 	u := RefUpdate{Ref: ref, Forced: forced, At: at}
 	if had {
 		u.Old = old.String()
 	}
 	if h.IsZero() {
-		delete(rp.refs, ref)
+		delete(rp.Refs, ref)
 	} else {
-		rp.refs[ref] = h
+		rp.Refs[ref] = h
 		u.New = h.String()
 		u.FastForward = had && rp.IsAncestor(old, h)
 	}
-	rp.updates = append(rp.updates, u)
+	rp.Updates = append(rp.Updates, u)
 }
 
 // Head returns the commit a branch points at.
@@ -161,9 +161,9 @@ func (s *Server) Head(owner, name, branch string) (string, bool) {
 	if rp == nil {
 		return "", false
 	}
-	rp.mu.RLock()
-	defer rp.mu.RUnlock()
-	h, ok := rp.refs["refs/heads/"+branch]
+	rp.Mu.RLock()
+	defer rp.Mu.RUnlock()
+	h, ok := rp.Refs["refs/heads/"+branch]
 	if !ok {
 		return "", false
 	}
@@ -175,9 +175,9 @@ func (s *Server) rootAt(owner, name, ref string) (*repo, plumbing.Hash, error) {
 	if rp == nil {
 		return nil, plumbing.ZeroHash, fmt.Errorf("githubtest: repository %s/%s: %w", owner, name, fs.ErrNotExist)
 	}
-	rp.mu.RLock()
-	t, ok := rp.resolveTree(ref)
-	rp.mu.RUnlock()
+	rp.Mu.RLock()
+	t, ok := rp.ResolveTree(ref)
+	rp.Mu.RUnlock()
 	if !ok {
 		return nil, plumbing.ZeroHash, fmt.Errorf("githubtest: %s/%s@%s: %w", owner, name, ref, fs.ErrNotExist)
 	}
@@ -190,8 +190,8 @@ func (s *Server) ReadFile(owner, name, ref, path string) ([]byte, string, error)
 	if err != nil {
 		return nil, "", err
 	}
-	rp.mu.RLock()
-	defer rp.mu.RUnlock()
+	rp.Mu.RLock()
+	defer rp.Mu.RUnlock()
 	e, ok := rp.LookupPath(root, path)
 	if !ok || e.Mode == filemode.Dir || e.Mode == filemode.Submodule {
 		return nil, "", fmt.Errorf("githubtest: %s/%s@%s: %s: %w", owner, name, ref, path, fs.ErrNotExist)
@@ -206,8 +206,8 @@ func (s *Server) Files(owner, name, ref string) (map[string]File, error) {
 	if err != nil {
 		return nil, err
 	}
-	rp.mu.RLock()
-	defer rp.mu.RUnlock()
+	rp.Mu.RLock()
+	defer rp.Mu.RUnlock()
 	out := map[string]File{}
 	rp.WalkTree(root, "", func(p string, e object.TreeEntry) bool {
 		if e.Mode != filemode.Dir && e.Mode != filemode.Submodule {

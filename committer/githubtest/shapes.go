@@ -27,29 +27,29 @@ func userJSON(r *http.Request, login string, id int64, typ string) obj {
 	}
 }
 
-func repoURL(rp *repo, r *http.Request) string { return wire.APIBase(r) + "/repos/" + rp.fullName() }
+func repoURL(rp *repo, r *http.Request) string { return wire.APIBase(r) + "/repos/" + rp.FullName() }
 func repoHTMLURL(rp *repo, r *http.Request) string {
-	return wire.WebBase(r) + "/" + rp.fullName()
+	return wire.WebBase(r) + "/" + rp.FullName()
 }
 
 // repoJSON is the full repository shape. Caller holds rp.mu (read).
 func repoJSON(r *http.Request, rp *repo) obj {
 	u, html := repoURL(rp, r), repoHTMLURL(rp, r)
-	created := rp.created.UTC().Format(time.RFC3339)
+	created := rp.Created.UTC().Format(time.RFC3339)
 	o := obj{
-		"id": rp.id, "node_id": wire.NodeID("R", rp.fullName()), "name": rp.name, "full_name": rp.fullName(),
-		"private": rp.private, "owner": userJSON(r, rp.owner, rp.id*7, "User"), "html_url": html,
+		"id": rp.ID, "node_id": wire.NodeID("R", rp.FullName()), "name": rp.Name, "full_name": rp.FullName(),
+		"private": rp.Private, "owner": userJSON(r, rp.Owner, rp.ID*7, "User"), "html_url": html,
 		"description": nil, "fork": false, "url": u, "homepage": nil, "language": nil,
 		"clone_url": html + ".git", "git_url": strings.Replace(html, "http", "git", 1) + ".git",
-		"ssh_url": "git@" + r.Host + ":" + rp.fullName() + ".git", "svn_url": html, "mirror_url": nil,
-		"default_branch": rp.defaultBranch, "forks": 0, "forks_count": 0, "stargazers_count": 0,
+		"ssh_url": "git@" + r.Host + ":" + rp.FullName() + ".git", "svn_url": html, "mirror_url": nil,
+		"default_branch": rp.DefaultBranch, "forks": 0, "forks_count": 0, "stargazers_count": 0,
 		"watchers": 0, "watchers_count": 0, "open_issues": 0, "open_issues_count": 0, "size": 0,
 		"has_downloads": true, "has_issues": true, "has_projects": true, "has_wiki": true, "has_discussions": false,
 		"has_pages": false, "archived": false, "disabled": false, "license": nil, "visibility": "public",
 		"pushed_at": created, "created_at": created, "updated_at": created,
 		"permissions": obj{"admin": true, "maintain": true, "push": true, "triage": true, "pull": true},
 	}
-	if rp.private {
+	if rp.Private {
 		o["visibility"] = "private"
 	}
 	for _, k := range []string{"allow_auto_merge", "allow_update_branch", "delete_branch_on_merge",
@@ -60,8 +60,8 @@ func repoJSON(r *http.Request, rp *repo) obj {
 		o[k] = true
 	}
 	o["network_count"], o["subscribers_count"], o["topics"] = 0, 0, []string{}
-	if rp.org {
-		org := userJSON(r, rp.owner, rp.id*7, "Organization")
+	if rp.Org {
+		org := userJSON(r, rp.Owner, rp.ID*7, "Organization")
 		o["owner"], o["organization"] = org, org
 	}
 	for k, v := range map[string]string{
@@ -111,7 +111,7 @@ func gitCommitJSON(r *http.Request, rp *repo, c *object.Commit) obj {
 		parents = append(parents, obj{"sha": p.String(), "url": repoURL(rp, r) + "/git/commits/" + p.String(),
 			"html_url": repoHTMLURL(rp, r) + "/commit/" + p.String()})
 	}
-	v, ok := rp.verif[c.Hash]
+	v, ok := rp.Verif[c.Hash]
 	if !ok {
 		v = unsignedVerification()
 	}
