@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -125,7 +126,7 @@ func (s *Server) handleAccessToken(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (s *Server) handleRepoInstallation(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleRepoInstallation(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	appID, err := s.verifyJWT(bearer(r))
 	if err != nil {
 		wire.WriteError(w, r, http.StatusUnauthorized, err.Error(), docApps)

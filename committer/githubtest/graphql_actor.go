@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -69,7 +70,7 @@ func viewer(x *graphql.Exec) gqlAccount {
 }
 
 // ownerAccount is Repository.owner. Caller holds rp.mu.
-func ownerAccount(rp *repo) gqlAccount {
+func ownerAccount(rp *state.Repo) gqlAccount {
 	typ := "User"
 	if rp.Org {
 		typ = "Organization"

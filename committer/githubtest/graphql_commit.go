@@ -12,10 +12,11 @@ import (
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/sign"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 )
 
 type gqlCommit struct {
-	rp *repo
+	rp *state.Repo
 	c  *object.Commit
 }
 
@@ -73,7 +74,7 @@ func (g gqlCommit) Field(x *graphql.Exec, name string, args map[string]any) (any
 // logLocked lists the commits reachable from start in git log's default
 // order (newest committer date first, ties in the order found), keeping
 // only commits that change path when path is set. Caller holds mu.
-func logLocked(rp *repo, start plumbing.Hash, path string) []graphql.Object {
+func logLocked(rp *state.Repo, start plumbing.Hash, path string) []graphql.Object {
 	var out []graphql.Object
 	q := &commitQueue{}
 	seen := map[plumbing.Hash]bool{start: true}
@@ -93,21 +94,6 @@ func logLocked(rp *repo, start plumbing.Hash, path string) []graphql.Object {
 		}
 	}
 	return out
-}
-
-// changesPath reports whether c's entry at path differs from its first
-// parent's. Caller holds mu.
-func (rp *repo) ChangesPath(c *object.Commit, path string) bool {
-	now, had := rp.LookupPath(c.TreeHash, path)
-	if len(c.ParentHashes) == 0 {
-		return had
-	}
-	pc, ok := rp.Commits[c.ParentHashes[0]]
-	if !ok {
-		return had
-	}
-	before, hadBefore := rp.LookupPath(pc.TreeHash, path)
-	return had != hadBefore || now.Hash != before.Hash || now.Mode != before.Mode
 }
 
 type queued struct {
@@ -277,7 +263,7 @@ func (p gqlPageInfo) Field(_ *graphql.Exec, name string, _ map[string]any) (any,
 
 // gqlSignatureLocked is Commit.signature: nil for an unsigned commit.
 // Caller holds mu.
-func gqlSignatureLocked(rp *repo, c *object.Commit) graphql.Object {
+func gqlSignatureLocked(rp *state.Repo, c *object.Commit) graphql.Object {
 	if c.PGPSignature == "" {
 		return nil
 	}

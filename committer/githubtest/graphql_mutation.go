@@ -12,6 +12,7 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rules"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/sign"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 )
 
 // msgGraphQLGaveUp is what GitHub answers when a query fails inside it
@@ -144,7 +145,7 @@ func (s *Server) createCommitOnBranch(x *graphql.Exec, in map[string]any) (graph
 
 // applyFileChanges writes the tree of head with c's deletions, then its
 // additions. Caller holds mu for writing.
-func applyFileChanges(rp *repo, head plumbing.Hash, c *commitOnBranch) (plumbing.Hash, error) {
+func applyFileChanges(rp *state.Repo, head plumbing.Hash, c *commitOnBranch) (plumbing.Hash, error) {
 	root := rp.Commits[head].TreeHash
 	b := gitobj.NewTreeBuilder(&rp.Store, root)
 	for _, p := range c.deletions {
@@ -171,7 +172,7 @@ func applyFileChanges(rp *repo, head plumbing.Hash, c *commitOnBranch) (plumbing
 }
 
 type gqlCommitPayload struct {
-	rp               *repo
+	rp               *state.Repo
 	ref              string
 	oid              plumbing.Hash
 	clientMutationID any

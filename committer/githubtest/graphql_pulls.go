@@ -9,6 +9,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -21,7 +22,7 @@ import (
 // gqlPullsLocked filters the repository's pull requests. ref, when set,
 // keeps those whose head is that branch (associatedPullRequests). Caller
 // holds mu.
-func gqlPullsLocked(rp *repo, args map[string]any, headRef string) (any, error) {
+func gqlPullsLocked(rp *state.Repo, args map[string]any, headRef string) (any, error) {
 	states := map[string]bool{}
 	if list, ok := args["states"].([]any); ok {
 		for _, s := range list {
@@ -57,8 +58,8 @@ func gqlPullsLocked(rp *repo, args map[string]any, headRef string) (any, error) 
 }
 
 type gqlPull struct {
-	rp *repo
-	p  *pull
+	rp *state.Repo
+	p  *state.Pull
 }
 
 func (gqlPull) TypeName() string { return "PullRequest" }

@@ -14,6 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -103,7 +104,7 @@ func (s *Server) gqlNode(id string) graphql.Object {
 	return nil
 }
 
-type gqlRepo struct{ rp *repo }
+type gqlRepo struct{ rp *state.Repo }
 
 func (gqlRepo) TypeName() string { return "Repository" }
 
@@ -171,7 +172,7 @@ func (g gqlRepo) Field(x *graphql.Exec, name string, args map[string]any) (any, 
 // gqlRefsLocked is Repository.refs(refPrefix:, query:, orderBy:): the refs
 // under refPrefix (which ends in "/"), by name unless orderBy asks for
 // TAG_COMMIT_DATE, paged as every connection. Caller holds mu.
-func gqlRefsLocked(rp *repo, args map[string]any) (any, error) {
+func gqlRefsLocked(rp *state.Repo, args map[string]any) (any, error) {
 	prefix, _ := args["refPrefix"].(string)
 	query, _ := args["query"].(string)
 	names := rp.SortedRefs(prefix)
@@ -210,7 +211,7 @@ func qualifyRef(q string) string {
 }
 
 // gqlRefLocked is the Ref for a qualified name, or nil. Caller holds mu.
-func gqlRefLocked(rp *repo, ref string) graphql.Object {
+func gqlRefLocked(rp *state.Repo, ref string) graphql.Object {
 	h, ok := rp.Refs[ref]
 	if !ok {
 		return nil
@@ -219,7 +220,7 @@ func gqlRefLocked(rp *repo, ref string) graphql.Object {
 }
 
 // gqlObjectLocked answers Repository.object(oid:|expression:). Caller holds mu.
-func gqlObjectLocked(rp *repo, args map[string]any) graphql.Object {
+func gqlObjectLocked(rp *state.Repo, args map[string]any) graphql.Object {
 	var h plumbing.Hash
 	if oid, ok := args["oid"].(string); ok {
 		h = plumbing.NewHash(oid)
@@ -249,7 +250,7 @@ func gqlObjectLocked(rp *repo, args map[string]any) graphql.Object {
 }
 
 // gqlGitObjectLocked wraps a stored object. Caller holds mu.
-func gqlGitObjectLocked(rp *repo, h plumbing.Hash) graphql.Object {
+func gqlGitObjectLocked(rp *state.Repo, h plumbing.Hash) graphql.Object {
 	switch rp.ObjType(h) {
 	case plumbing.CommitObject:
 		return gqlCommit{rp: rp, c: rp.Commits[h]}
@@ -264,7 +265,7 @@ func gqlGitObjectLocked(rp *repo, h plumbing.Hash) graphql.Object {
 }
 
 type gqlTag struct {
-	rp *repo
+	rp *state.Repo
 	t  *object.Tag
 }
 
@@ -290,7 +291,7 @@ func (g gqlTag) Field(x *graphql.Exec, name string, _ map[string]any) (any, erro
 }
 
 type gqlRef struct {
-	rp  *repo
+	rp  *state.Repo
 	ref string
 	oid plumbing.Hash
 }
@@ -335,15 +336,15 @@ func splitRef(ref string) (prefix, name string) {
 
 // objNodeID is the node ID of a git object (kind C, T, B or TAG), the same
 // in REST replies and GraphQL, so node(id:) resolves either.
-func objNodeID(rp *repo, kind string, h plumbing.Hash) string {
+func objNodeID(rp *state.Repo, kind string, h plumbing.Hash) string {
 	return wire.NodeID(kind, rp.FullName()+":"+h.String())
 }
 
 // refNodeID is the node ID (REST node_id, GraphQL id)  of a ref; CommittableBranch.id takes it.
-func refNodeID(rp *repo, ref string) string { return wire.NodeID("REF", rp.FullName()+":"+ref) }
+func refNodeID(rp *state.Repo, ref string) string { return wire.NodeID("REF", rp.FullName()+":"+ref) }
 
 // gitObjectField answers the GitObject interface's fields. Caller holds mu.
-func gitObjectField(x *graphql.Exec, rp *repo, oid plumbing.Hash, kind, name string) (any, bool) {
+func gitObjectField(x *graphql.Exec, rp *state.Repo, oid plumbing.Hash, kind, name string) (any, bool) {
 	sha := oid.String()
 	path := "/" + rp.FullName() + "/commit/" + sha
 	switch name {
@@ -364,7 +365,7 @@ func gitObjectField(x *graphql.Exec, rp *repo, oid plumbing.Hash, kind, name str
 }
 
 type gqlTree struct {
-	rp   *repo
+	rp   *state.Repo
 	oid  plumbing.Hash
 	path string // where the tree was reached, for its entries' paths
 }
@@ -387,7 +388,7 @@ func (g gqlTree) Field(x *graphql.Exec, name string, _ map[string]any) (any, err
 }
 
 type gqlBlob struct {
-	rp  *repo
+	rp  *state.Repo
 	oid plumbing.Hash
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 )
 
 // updateRefs: GitHub's atomic multi-ref compare-and-swap (Mutation.updateRefs,
@@ -180,7 +181,7 @@ func (s *Server) updateRefs(x *graphql.Exec, in map[string]any) (graphql.Object,
 // checkRefUpdateLocked checks one update against the repository as it is.
 // batch names every ref of the call (a created ref may not clash with a
 // ref the same call keeps). Caller holds mu.
-func checkRefUpdateLocked(rp *repo, u refUpdate, batch map[string]bool) error {
+func checkRefUpdateLocked(rp *state.Repo, u refUpdate, batch map[string]bool) error {
 	refuse := func(typ, msg string) error { return graphql.Errorf(typ, msg) }
 	if !validRefName(u.name) {
 		return refuse("UNPROCESSABLE", "Reference name "+strconv.Quote(u.name)+" is invalid.")
@@ -248,7 +249,7 @@ func (g gqlUpdateRefsPayload) Field(_ *graphql.Exec, name string, _ map[string]a
 // check unless force, not a compare-and-swap. They share updateRefs'
 // checks and rules; their error entries are the same guesses.
 func (s *Server) refMutation(x *graphql.Exec, name string, in map[string]any) (graphql.Object, error) {
-	var rp *repo
+	var rp *state.Repo
 	u := refUpdate{}
 	str := func(k string) string { v, _ := in[k].(string); return v }
 	switch name {
@@ -302,7 +303,7 @@ func (s *Server) refMutation(x *graphql.Exec, name string, in map[string]any) (g
 
 type gqlRefPayload struct {
 	typ              string
-	rp               *repo
+	rp               *state.Repo
 	ref              string
 	oid              plumbing.Hash
 	clientMutationID any

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/limits"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -81,13 +82,13 @@ func countsAsWrite(r *http.Request, route string) bool {
 
 // enter counts a request in flight for token and returns how many are in
 // flight including it, and a func that ends it.
-func (s *Server) enter(r *http.Request, route string, id identity) (int, func()) {
+func (s *Server) enter(r *http.Request, route string, id state.Identity) (int, func()) {
 	return s.lim.Enter(id.Token, clientOf(r), countsAsWrite(r, route), s.now())
 }
 
 // secondaryLimit enforces the secondary limits; it writes the limited reply
 // and returns false when the request is over one.
-func (s *Server) secondaryLimit(w http.ResponseWriter, r *http.Request, route string, id identity, inflight int) bool {
+func (s *Server) secondaryLimit(w http.ResponseWriter, r *http.Request, route string, id state.Identity, inflight int) bool {
 	if !s.lim.On {
 		return true
 	}
@@ -100,7 +101,7 @@ func (s *Server) secondaryLimit(w http.ResponseWriter, r *http.Request, route st
 }
 
 // writeSecondary answers with GitHub's secondary-rate-limit reply.
-func (s *Server) writeSecondary(w http.ResponseWriter, r *http.Request, id identity, wait time.Duration, write bool) {
+func (s *Server) writeSecondary(w http.ResponseWriter, r *http.Request, id state.Identity, wait time.Duration, write bool) {
 	status, secs := s.lim.Limited(id.Token, clientOf(r), s.now(), wait, write)
 	if secs > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
@@ -109,7 +110,7 @@ func (s *Server) writeSecondary(w http.ResponseWriter, r *http.Request, id ident
 }
 
 // noteInjected records a rate-limit reply that an injected fault sent.
-func (s *Server) noteInjected(r *http.Request, route string, id identity, f *Fault) {
+func (s *Server) noteInjected(r *http.Request, route string, id state.Identity, f *Fault) {
 	s.lim.NoteInjected(id.Token, clientOf(r), s.now, countsAsWrite(r, route), f.Status, f.Body, f.Header.Get("Retry-After"))
 }
 
@@ -166,7 +167,7 @@ func bearer(r *http.Request) string {
 }
 
 // authenticate checks the credentials of a request.
-func (s *Server) authenticate(r *http.Request, route string) (identity, bool) {
+func (s *Server) authenticate(r *http.Request, route string) (state.Identity, bool) {
 	if route == routeAccessToken || route == routeInstall {
 		return defaultIdentity(""), true // JWT, checked by the handler
 	}
@@ -176,15 +177,15 @@ func (s *Server) authenticate(r *http.Request, route string) (identity, bool) {
 	s.mu.Unlock()
 	if isInst && tok != "" {
 		if !s.now().Before(it.expires) {
-			return identity{}, false
+			return state.Identity{}, false
 		}
 		login := "fake-app-" + strconv.FormatInt(it.appID, 10) + "[bot]"
-		return identity{Token: tok, Installation: it.installationID, Login: login, Name: login,
+		return state.Identity{Token: tok, Installation: it.installationID, Login: login, Name: login,
 			Email:  strconv.FormatInt(it.appID, 10) + "+" + login + "@users.noreply.github.com",
 			UserID: it.appID}, true
 	}
 	if s.token != "" && tok != s.token {
-		return identity{}, false
+		return state.Identity{}, false
 	}
 	return defaultIdentity(tok), true
 }
@@ -200,7 +201,7 @@ func rateResource(route string) string {
 // rateLimit counts the request and sets the X-RateLimit headers. It writes
 // a 403 (or, with WithLimits, 403 or 429) and returns false when the primary
 // limit is exhausted.
-func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, route string, id identity) bool {
+func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, route string, id state.Identity) bool {
 	now := s.now()
 	res := rateResource(route)
 	limit := s.lim.PrimaryLimit()
@@ -229,7 +230,7 @@ func setRateHeaders(h http.Header, limit, used int, reset time.Time, res string)
 // uncount gives back the primary-limit request a 304 reply took ("Making a
 // conditional request does not count against your primary rate limit if a
 // 304 response is returned") and rewrites the headers.
-func (s *Server) uncount(h http.Header, route string, id identity) {
+func (s *Server) uncount(h http.Header, route string, id state.Identity) {
 	now := s.now()
 	res := rateResource(route)
 	used, reset := s.lim.Uncount(id.Token+"\x00"+res, now)

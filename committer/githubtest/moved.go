@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -46,7 +47,7 @@ func (s *Server) RenameRepo(owner, name, newName string) error {
 
 // movedRepo follows renames from an old name to the repository now holding
 // it, or nil.
-func (s *Server) movedRepo(owner, name string) *repo {
+func (s *Server) movedRepo(owner, name string) *state.Repo {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	k := repoKey(owner, name)

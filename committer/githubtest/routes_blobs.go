@@ -7,10 +7,11 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
-func (s *Server) handleCreateBlob(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleCreateBlob(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Content  *string `json:"content"`
 		Encoding string  `json:"encoding"`
@@ -50,7 +51,7 @@ func (s *Server) handleCreateBlob(w http.ResponseWriter, r *http.Request, rp *re
 	wire.WriteJSON(w, r, http.StatusCreated, obj{"sha": h.String(), "url": u})
 }
 
-func (s *Server) handleGetBlob(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleGetBlob(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	sha := r.PathValue("sha")
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()

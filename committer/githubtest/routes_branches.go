@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -15,7 +16,7 @@ const docRenameBranch = "https://docs.github.com/rest/branches/branches#rename-a
 // "Branch not found" for any branch of an empty repository, and 301 (with
 // Location) for a branch renamed away (POST branches/{b}/rename) and for
 // master in a repository that has none.
-func (s *Server) handleGetBranch(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleGetBranch(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	rp.Mu.RLock()
 	name := r.PathValue("branch")
 	if b, ok := rp.SplitProtection(name); ok {
@@ -40,23 +41,7 @@ func (s *Server) handleGetBranch(w http.ResponseWriter, r *http.Request, rp *rep
 	wire.WriteJSON(w, r, http.StatusOK, branchJSON(r, rp, name, h))
 }
 
-// branchRedirect returns the branch that a GET of the missing branch name
-// redirects to, or "". Caller holds mu.
-func (rp *repo) BranchRedirect(name string) string {
-	if to, ok := rp.Renamed[name]; ok {
-		if _, exists := rp.Refs["refs/heads/"+to]; exists {
-			return to
-		}
-	}
-	if name == "master" && !rp.Empty() {
-		if _, ok := rp.Refs["refs/heads/"+rp.DefaultBranch]; ok && rp.DefaultBranch != "master" {
-			return rp.DefaultBranch
-		}
-	}
-	return ""
-}
-
-func branchJSON(r *http.Request, rp *repo, name string, h plumbing.Hash) obj {
+func branchJSON(r *http.Request, rp *state.Repo, name string, h plumbing.Hash) obj {
 	c := rp.Commits[h]
 	u := repoURL(rp, r) + "/branches/" + wire.EscapeSegments(name)
 	return obj{
@@ -72,7 +57,7 @@ func branchJSON(r *http.Request, rp *repo, name string, h plumbing.Hash) obj {
 // handleBranchPost serves POST branches/{b}/rename (the only POST under
 // branches/): it renames the branch, keeps its history, moves the default
 // branch along, and leaves the old name redirecting to the new one.
-func (s *Server) handleBranchPost(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleBranchPost(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	old, ok := strings.CutSuffix(r.PathValue("branch"), "/rename")
 	if !ok || old == "" {
 		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docRoot)
@@ -128,7 +113,7 @@ func (s *Server) handleBranchPost(w http.ResponseWriter, r *http.Request, rp *re
 	wire.WriteJSON(w, r, http.StatusCreated, branchJSON(r, rp, newName, h))
 }
 
-func (s *Server) handleRepoCommit(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleRepoCommit(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
 	if rp.Empty() {

@@ -8,6 +8,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/sign"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -30,7 +31,7 @@ func (in *sigIn) toSig(now time.Time) (object.Signature, bool) {
 	return sig, true
 }
 
-func (s *Server) handleCreateCommit(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleCreateCommit(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Message   *string  `json:"message"`
 		Tree      string   `json:"tree"`
@@ -99,7 +100,7 @@ func (s *Server) handleCreateCommit(w http.ResponseWriter, r *http.Request, rp *
 
 // commitSigs resolves create-commit's author and committer (the token's
 // user by default), or returns GitHub's message for a bad date.
-func commitSigs(id identity, a, c *sigIn, now time.Time) (author, committer object.Signature, msg string) {
+func commitSigs(id state.Identity, a, c *sigIn, now time.Time) (author, committer object.Signature, msg string) {
 	author = object.Signature{Name: id.Name, Email: id.Email, When: now}
 	if a != nil {
 		var ok bool
@@ -119,40 +120,7 @@ func commitSigs(id identity, a, c *sigIn, now time.Time) (author, committer obje
 	return author, committer, ""
 }
 
-// parents resolves create-commit's parents, or returns GitHub's message for
-// the first bad one. Caller holds rp.mu.
-func (rp *repo) Parents(shas []string) ([]plumbing.Hash, string) {
-	var out []plumbing.Hash
-	for _, p := range shas {
-		if !isLowerSHA(p) {
-			return nil, msgParentsMalformed
-		}
-		ph := plumbing.NewHash(p)
-		if _, ok := rp.Commits[ph]; !ok {
-			return nil, "Parent SHA does not exist or is not a commit object"
-		}
-		out = append(out, ph)
-	}
-	return out, ""
-}
-
-// msgParentsMalformed is GitHub's reply to a parent that is not 40
-// lowercase hex digits (Simply-Static#335).
-const msgParentsMalformed = "Each SHA in the 'parents' parameter must be exactly 40 characters and contain only [0-9a-f]."
-
-func isLowerSHA(s string) bool {
-	if len(s) != 40 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
-}
-
-func (s *Server) handleGetCommit(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleGetCommit(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
 	if rp.Empty() {

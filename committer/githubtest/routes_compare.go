@@ -2,13 +2,12 @@ package githubtest
 
 import (
 	"net/http"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -19,7 +18,7 @@ const docCompare = "https://docs.github.com/rest/commits/commits#compare-two-com
 // behind_by, the merge base) and a page of the commits head has that base
 // lacks, oldest first (per_page default 250, at most 250; a Link header
 // names the next and last pages), as GitHub's commit-comparison schema.
-func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	baseRef, headRef, ok := strings.Cut(r.PathValue("basehead"), "...")
 	if !ok {
 		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docCompare)
@@ -101,78 +100,4 @@ func pageParams(r *http.Request, def, limit int) (page, perPage int) {
 		perPage = min(n, limit)
 	}
 	return page, perPage
-}
-
-// reachable returns the commits reachable from h (h included). Caller holds mu.
-func (rp *repo) Reachable(h plumbing.Hash) map[plumbing.Hash]bool {
-	seen := map[plumbing.Hash]bool{}
-	stack := []plumbing.Hash{h}
-	for len(stack) > 0 {
-		x := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if seen[x] {
-			continue
-		}
-		seen[x] = true
-		if c, ok := rp.Commits[x]; ok {
-			stack = append(stack, c.ParentHashes...)
-		}
-	}
-	return seen
-}
-
-// mergeBase returns the first commit reachable from head, breadth first,
-// that base reaches too. Caller holds mu.
-func (rp *repo) MergeBase(head plumbing.Hash, fromBase map[plumbing.Hash]bool) (plumbing.Hash, bool) {
-	seen := map[plumbing.Hash]bool{}
-	queue := []plumbing.Hash{head}
-	for len(queue) > 0 {
-		x := queue[0]
-		queue = queue[1:]
-		if fromBase[x] {
-			return x, true
-		}
-		if seen[x] {
-			continue
-		}
-		seen[x] = true
-		if c, ok := rp.Commits[x]; ok {
-			queue = append(queue, c.ParentHashes...)
-		}
-	}
-	return plumbing.ZeroHash, false
-}
-
-// sortOldestFirst orders commits so that each comes after its parents
-// among them (by generation, then committer date, then SHA). Caller holds mu.
-func (rp *repo) SortOldestFirst(hs []plumbing.Hash) {
-	gen := map[plumbing.Hash]int{}
-	var depth func(h plumbing.Hash) int
-	depth = func(h plumbing.Hash) int {
-		if g, ok := gen[h]; ok {
-			return g
-		}
-		gen[h] = 0
-		c, ok := rp.Commits[h]
-		if !ok {
-			return 0
-		}
-		g := 0
-		for _, p := range c.ParentHashes {
-			g = max(g, depth(p)+1)
-		}
-		gen[h] = g
-		return g
-	}
-	when := func(c *object.Commit) int64 { return c.Committer.When.Unix() }
-	sort.Slice(hs, func(i, j int) bool {
-		gi, gj := depth(hs[i]), depth(hs[j])
-		if gi != gj {
-			return gi < gj
-		}
-		if ti, tj := when(rp.Commits[hs[i]]), when(rp.Commits[hs[j]]); ti != tj {
-			return ti < tj
-		}
-		return hs[i].String() < hs[j].String()
-	})
 }

@@ -7,10 +7,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -18,7 +18,7 @@ const maxContentsBlob = 1 << 20
 
 // contentEntry is the content-file/content-tree entry shape without content.
 // Caller holds rp.mu.
-func contentEntry(r *http.Request, rp *repo, ref, p string, e object.TreeEntry) obj {
+func contentEntry(r *http.Request, rp *state.Repo, ref, p string, e object.TreeEntry) obj {
 	sha := e.Hash.String()
 	typ := "file"
 	gitURL := repoURL(rp, r) + "/git/blobs/" + sha
@@ -47,7 +47,7 @@ func contentEntry(r *http.Request, rp *repo, ref, p string, e object.TreeEntry) 
 	}
 }
 
-func (s *Server) handleGetContent(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleGetContent(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	p := strings.Trim(r.PathValue("path"), "/")
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
@@ -100,17 +100,4 @@ func (s *Server) handleGetContent(w http.ResponseWriter, r *http.Request, rp *re
 		out["target"] = string(data)
 	}
 	wire.WriteJSON(w, r, http.StatusOK, out)
-}
-
-// fileCommitTarget resolves the branch for a contents write. Caller holds mu.
-func (rp *repo) ContentsBranch(branch string) (ref string, head plumbing.Hash, root plumbing.Hash, ok bool) {
-	if branch == "" {
-		branch = rp.DefaultBranch
-	}
-	ref = "refs/heads/" + branch
-	head, ok = rp.Refs[ref]
-	if ok {
-		root = rp.Commits[head].TreeHash
-	}
-	return ref, head, root, ok || rp.Empty()
 }

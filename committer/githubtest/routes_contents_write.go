@@ -13,6 +13,7 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/gitobj"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rules"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/sign"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -53,7 +54,7 @@ type contentsResult struct {
 	commit *object.Commit
 }
 
-func (s *Server) handlePutContent(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handlePutContent(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body contentsWrite
 	if !wire.DecodeBody(w, r, &body, docContents) {
 		return
@@ -90,7 +91,7 @@ func (s *Server) handlePutContent(w http.ResponseWriter, r *http.Request, rp *re
 	})
 }
 
-func (s *Server) handleDeleteContent(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleDeleteContent(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body contentsWrite
 	if !wire.DecodeBody(w, r, &body, docDelContent) {
 		return
@@ -117,7 +118,7 @@ func (s *Server) handleDeleteContent(w http.ResponseWriter, r *http.Request, rp 
 
 // writeContents builds the commit on the head it reads, then moves the
 // branch only if it still points there.
-func (s *Server) writeContents(r *http.Request, rp *repo, op contentsOp) contentsResult {
+func (s *Server) writeContents(r *http.Request, rp *state.Repo, op contentsOp) contentsResult {
 	rp.Mu.Lock()
 	ref, head, res := s.buildContents(r, rp, op)
 	if res.commit == nil || head.IsZero() {
@@ -147,7 +148,7 @@ func (s *Server) writeContents(r *http.Request, rp *repo, op contentsOp) content
 
 // buildContents checks the write against the head and stores its commit.
 // Caller holds rp.mu for writing.
-func (s *Server) buildContents(r *http.Request, rp *repo, op contentsOp) (string, plumbing.Hash, contentsResult) {
+func (s *Server) buildContents(r *http.Request, rp *state.Repo, op contentsOp) (string, plumbing.Hash, contentsResult) {
 	ref, head, root, ok := rp.ContentsBranch(op.body.Branch)
 	branch := strings.TrimPrefix(ref, "refs/heads/")
 	if !ok || (op.del && head.IsZero()) {
@@ -195,7 +196,7 @@ func (s *Server) buildContents(r *http.Request, rp *repo, op contentsOp) (string
 // branch: GitHub's own, signed and Verified, unless a committer is named
 // (then it is unsigned, as GitHub cannot sign for someone else). Caller
 // holds rp.mu for writing.
-func (s *Server) contentsCommit(r *http.Request, rp *repo, head, tree plumbing.Hash, body contentsWrite) (*object.Commit, error) {
+func (s *Server) contentsCommit(r *http.Request, rp *state.Repo, head, tree plumbing.Hash, body contentsWrite) (*object.Commit, error) {
 	now := s.now()
 	id := identOf(r)
 	author := object.Signature{Name: id.Name, Email: id.Email, When: now}

@@ -6,26 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
-
-type pull struct {
-	Number           int
-	Title, Body      string
-	Head, Base       string // branch names
-	HeadOwner        string
-	State            string
-	Draft            bool
-	Created          time.Time
-	User             identity
-	HeadSHA, BaseSHA string
-
-	Updated   time.Time  // zero: never updated
-	Closed    *time.Time // closed_at
-	Labels    []string   // label names, in the order added
-	Assignees []string   // logins
-	Reviewers []string   // requested reviewers' logins
-}
 
 // headBranch splits "owner:branch" or "branch".
 func headBranch(head, owner string) (string, string) {
@@ -35,7 +18,7 @@ func headBranch(head, owner string) (string, string) {
 	return owner, head
 }
 
-func (s *Server) handleCreatePull(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleCreatePull(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Title string `json:"title"`
 		Body  string `json:"body"`
@@ -75,7 +58,7 @@ func (s *Server) handleCreatePull(w http.ResponseWriter, r *http.Request, rp *re
 			Message: "No commits between " + body.Base + " and " + head})
 		return
 	}
-	p := &pull{Number: len(rp.Pulls) + 1, Title: body.Title, Body: body.Body, Head: head, Base: body.Base,
+	p := &state.Pull{Number: len(rp.Pulls) + 1, Title: body.Title, Body: body.Body, Head: head, Base: body.Base,
 		HeadOwner: headOwner, State: "open", Draft: body.Draft, Created: s.now(), User: identOf(r),
 		HeadSHA: hsha.String(), BaseSHA: bsha.String()}
 	rp.Pulls = append(rp.Pulls, p)
@@ -84,7 +67,7 @@ func (s *Server) handleCreatePull(w http.ResponseWriter, r *http.Request, rp *re
 	wire.WriteJSON(w, r, http.StatusCreated, out)
 }
 
-func (s *Server) handleListPulls(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleListPulls(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	q := r.URL.Query()
 	state := q.Get("state")
 	if state == "" {
@@ -112,7 +95,7 @@ func (s *Server) handleListPulls(w http.ResponseWriter, r *http.Request, rp *rep
 	wire.WriteJSON(w, r, http.StatusOK, out)
 }
 
-func (s *Server) handleGetPull(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleGetPull(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	n, _ := strconv.Atoi(r.PathValue("number"))
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
@@ -124,7 +107,7 @@ func (s *Server) handleGetPull(w http.ResponseWriter, r *http.Request, rp *repo)
 }
 
 // pullJSON is the pull-request shape. Caller holds rp.mu.
-func pullJSON(r *http.Request, rp *repo, p *pull) obj {
+func pullJSON(r *http.Request, rp *state.Repo, p *state.Pull) obj {
 	num := strconv.Itoa(p.Number)
 	u := repoURL(rp, r) + "/pulls/" + num
 	html := repoHTMLURL(rp, r) + "/pull/" + num

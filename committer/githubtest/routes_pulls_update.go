@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -26,19 +27,7 @@ const (
 	docAssignees  = "https://docs.github.com/rest/issues/assignees#add-assignees-to-an-issue"
 )
 
-// label is a repository label.
-type label struct{ Name, Color, Description string }
-
-// pullAt returns pull number n (of the path), or nil. Caller holds mu.
-func (rp *repo) PullAt(r *http.Request, key string) *pull {
-	n, err := strconv.Atoi(r.PathValue(key))
-	if err != nil || n < 1 || n > len(rp.Pulls) {
-		return nil
-	}
-	return rp.Pulls[n-1]
-}
-
-func (s *Server) handleUpdatePull(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleUpdatePull(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Title *string `json:"title"`
 		Body  *string `json:"body"`
@@ -145,7 +134,7 @@ func labelNames(raw []byte) (names []string, ok bool) {
 }
 
 // handleIssueLabels serves POST (add) and PUT (replace) issues/{n}/labels.
-func (s *Server) handleIssueLabels(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleIssueLabels(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	raw, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	if err != nil || !json.Valid(raw) {
 		wire.WriteError(w, r, http.StatusBadRequest, "Problems parsing JSON", docLabels)
@@ -182,7 +171,7 @@ func (s *Server) handleIssueLabels(w http.ResponseWriter, r *http.Request, rp *r
 	wire.WriteJSON(w, r, http.StatusOK, labelsJSON(rp, r, p.Labels, false))
 }
 
-func (s *Server) handleRemoveIssueLabel(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleRemoveIssueLabel(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	rp.Mu.Lock()
 	defer rp.Mu.Unlock()
 	p := rp.PullAt(r, "number")
@@ -201,21 +190,10 @@ func (s *Server) handleRemoveIssueLabel(w http.ResponseWriter, r *http.Request, 
 	wire.WriteJSON(w, r, http.StatusOK, labelsJSON(rp, r, p.Labels, false))
 }
 
-// ensureLabel creates a label GitHub's way when an issue gets one that
-// does not exist (color ededed). Caller holds mu for writing.
-func (rp *repo) EnsureLabel(name string) {
-	for _, l := range rp.Labels {
-		if l.Name == name {
-			return
-		}
-	}
-	rp.Labels = append(rp.Labels, &label{Name: name, Color: "ededed"})
-}
-
 // labelsJSON is the labels of names. inPull: as a pull request shows them,
 // with "" for no description (GitHub's description of pull requests has a
 // string there; its label and issue replies have null).
-func labelsJSON(rp *repo, r *http.Request, names []string, inPull bool) []obj {
+func labelsJSON(rp *state.Repo, r *http.Request, names []string, inPull bool) []obj {
 	out := []obj{}
 	for _, n := range names {
 		for _, l := range rp.Labels {
@@ -231,7 +209,7 @@ func labelsJSON(rp *repo, r *http.Request, names []string, inPull bool) []obj {
 	return out
 }
 
-func labelJSON(r *http.Request, rp *repo, l *label) obj {
+func labelJSON(r *http.Request, rp *state.Repo, l *state.Label) obj {
 	var desc any
 	if l.Description != "" {
 		desc = l.Description
@@ -249,7 +227,7 @@ func loginID(s string) int64 {
 
 // handleRequestedReviewers serves POST (request) and DELETE (remove)
 // pulls/{n}/requested_reviewers.
-func (s *Server) handleRequestedReviewers(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleRequestedReviewers(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Reviewers     *[]string `json:"reviewers"`
 		TeamReviewers []string  `json:"team_reviewers"`
@@ -297,7 +275,7 @@ func (s *Server) handleRequestedReviewers(w http.ResponseWriter, r *http.Request
 }
 
 // handleAssignees serves POST (add) and DELETE (remove) issues/{n}/assignees.
-func (s *Server) handleAssignees(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleAssignees(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Assignees *[]string `json:"assignees"`
 	}
@@ -340,7 +318,7 @@ func usersJSON(r *http.Request, logins []string) []obj {
 }
 
 // issueJSON is the issue shape of a pull request. Caller holds mu.
-func issueJSON(r *http.Request, rp *repo, p *pull) obj {
+func issueJSON(r *http.Request, rp *state.Repo, p *state.Pull) obj {
 	num := strconv.Itoa(p.Number)
 	u := repoURL(rp, r) + "/issues/" + num
 	var assignee any
@@ -363,11 +341,4 @@ func issueJSON(r *http.Request, rp *repo, p *pull) obj {
 		"pull_request": obj{"url": repoURL(rp, r) + "/pulls/" + num, "html_url": html, "diff_url": html + ".diff",
 			"patch_url": html + ".patch", "merged_at": nil},
 	}
-}
-
-func (p *pull) UpdatedAt() time.Time {
-	if p.Updated.IsZero() {
-		return p.Created
-	}
-	return p.Updated
 }

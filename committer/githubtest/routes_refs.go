@@ -2,30 +2,19 @@ package githubtest
 
 import (
 	"net/http"
-	"sort"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rules"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
-
-func (rp *repo) SortedRefs(prefix string) []string {
-	var names []string
-	for name := range rp.Refs {
-		if strings.HasPrefix(name, prefix) {
-			names = append(names, name)
-		}
-	}
-	sort.Strings(names)
-	return names
-}
 
 // A ref's "/" may come literal or escaped as %2F (@octokit/rest sends
 // heads%2Fmain; github.com answers it): PathValue unescapes both alike.
 
-func (s *Server) handleGetRef(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleGetRef(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
 	if rp.Empty() {
@@ -44,7 +33,7 @@ func (s *Server) handleGetRef(w http.ResponseWriter, r *http.Request, rp *repo) 
 // handleListRefs serves the undocumented GET git/refs/{prefix}: an array of
 // the refs under that prefix (or the single ref, as an object, on an exact
 // match, like GitHub).
-func (s *Server) handleListRefs(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleListRefs(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
 	if rp.Empty() {
@@ -72,7 +61,7 @@ func (s *Server) handleListRefs(w http.ResponseWriter, r *http.Request, rp *repo
 	wire.WriteJSON(w, r, http.StatusOK, out)
 }
 
-func (s *Server) handleMatchingRefs(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleMatchingRefs(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
 	if rp.Empty() {
@@ -84,18 +73,6 @@ func (s *Server) handleMatchingRefs(w http.ResponseWriter, r *http.Request, rp *
 		out = append(out, gitRefJSON(r, rp, name, rp.Refs[name]))
 	}
 	wire.WriteJSON(w, r, http.StatusOK, out)
-}
-
-// refNameClash returns an existing ref that ref cannot exist beside, as
-// one's name is a directory of the other's (refs/heads/main and
-// refs/heads/main/sub), or "". Caller holds mu.
-func (rp *repo) RefNameClash(ref string) string {
-	for name := range rp.Refs {
-		if strings.HasPrefix(name, ref+"/") || strings.HasPrefix(ref, name+"/") {
-			return name
-		}
-	}
-	return ""
 }
 
 // validRefName checks "refs/x/y": starts with refs/ and has two slashes.
@@ -118,7 +95,7 @@ func validRefName(ref string) bool {
 		!strings.Contains(ref, "..") && !strings.HasSuffix(ref, ".")
 }
 
-func (s *Server) handleCreateRef(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleCreateRef(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Ref string `json:"ref"`
 		SHA string `json:"sha"`
@@ -165,7 +142,7 @@ func (s *Server) handleCreateRef(w http.ResponseWriter, r *http.Request, rp *rep
 	wire.WriteJSON(w, r, http.StatusCreated, out)
 }
 
-func (s *Server) handleUpdateRef(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleUpdateRef(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		SHA   string `json:"sha"`
 		Force bool   `json:"force"`
@@ -204,7 +181,7 @@ func (s *Server) handleUpdateRef(w http.ResponseWriter, r *http.Request, rp *rep
 	wire.WriteJSON(w, r, http.StatusOK, gitRefJSON(r, rp, ref, h))
 }
 
-func (s *Server) handleDeleteRef(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleDeleteRef(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	ref := "refs/" + r.PathValue("ref")
 	rp.Mu.Lock()
 	defer rp.Mu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -48,20 +49,20 @@ func (s *Server) handleCreateRepo(w http.ResponseWriter, r *http.Request) {
 	wire.WriteJSON(w, r, http.StatusCreated, repoJSON(r, rp))
 }
 
-func (s *Server) handleGetRepo(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleGetRepo(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
 	wire.WriteJSON(w, r, http.StatusOK, repoJSON(r, rp))
 }
 
-func (s *Server) handleDeleteRepo(w http.ResponseWriter, _ *http.Request, rp *repo) {
+func (s *Server) handleDeleteRepo(w http.ResponseWriter, _ *http.Request, rp *state.Repo) {
 	s.mu.Lock()
 	delete(s.repos, repoKey(rp.Owner, rp.Name))
 	s.mu.Unlock()
 	w.WriteHeader(http.StatusNoContent)
 }
 
-func (s *Server) handleCreateLabel(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleCreateLabel(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Name        string `json:"name"`
 		Color       string `json:"color"`
@@ -75,7 +76,7 @@ func (s *Server) handleCreateLabel(w http.ResponseWriter, r *http.Request, rp *r
 		wire.WriteValidation(w, r, doc, wire.ValidationError{Resource: "Label", Field: "name", Code: "missing_field"})
 		return
 	}
-	if !isHex(body.Color, 6) {
+	if !state.IsHex(body.Color, 6) {
 		wire.WriteValidation(w, r, doc, wire.ValidationError{Resource: "Label", Field: "color", Code: "invalid"})
 		return
 	}
@@ -87,19 +88,7 @@ func (s *Server) handleCreateLabel(w http.ResponseWriter, r *http.Request, rp *r
 			return
 		}
 	}
-	l := &label{Name: body.Name, Color: strings.ToLower(body.Color), Description: body.Description}
+	l := &state.Label{Name: body.Name, Color: strings.ToLower(body.Color), Description: body.Description}
 	rp.Labels = append(rp.Labels, l)
 	wire.WriteJSON(w, r, http.StatusCreated, labelJSON(r, rp, l))
-}
-
-func isHex(s string, n int) bool {
-	if len(s) != n {
-		return false
-	}
-	for _, c := range s {
-		if !strings.ContainsRune("0123456789abcdefABCDEF", c) {
-			return false
-		}
-	}
-	return true
 }

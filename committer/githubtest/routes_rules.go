@@ -2,9 +2,8 @@ package githubtest
 
 import (
 	"net/http"
-	"strings"
 
-	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rules"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -16,7 +15,7 @@ const (
 // handleBranchRules serves GET rules/branches/{branch}: the active rules of
 // every ruleset that applies to the branch (whether or not it exists), with
 // the ruleset each comes from, in the order the rulesets were added.
-func (s *Server) handleBranchRules(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleBranchRules(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
 	ref := "refs/heads/" + r.PathValue("branch")
@@ -39,34 +38,8 @@ func (s *Server) handleBranchRules(w http.ResponseWriter, r *http.Request, rp *r
 	wire.WriteJSON(w, r, http.StatusOK, out)
 }
 
-// classicProtection is the classic protection of branch, or nil. Caller
-// holds mu.
-func (rp *repo) ClassicProtection(branch string) *rules.Protection {
-	for _, p := range rp.Protections {
-		if rules.GlobMatch(p.Pattern, branch) {
-			return p
-		}
-	}
-	return nil
-}
-
-// branchProtected is GET branches/{b}'s "protected": classic protection
-// or an applying ruleset (GitHub shows rulesets there too; a guess for
-// rulesets that only restrict creations). Caller holds mu.
-func (rp *repo) BranchProtected(branch string) bool {
-	if rp.ClassicProtection(branch) != nil {
-		return true
-	}
-	for _, rs := range rp.Rulesets {
-		if rs.Applies(rp.DefaultBranch, "refs/heads/"+branch) && len(rs.Rules) > 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // protectionSummary is branch.protection in GET branches/{b}. Caller holds mu.
-func protectionSummary(rp *repo, branch string) obj {
+func protectionSummary(rp *state.Repo, branch string) obj {
 	p := rp.ClassicProtection(branch)
 	if p == nil {
 		return obj{"enabled": rp.BranchProtected(branch), "required_status_checks": obj{
@@ -99,7 +72,7 @@ func checksJSON(contexts []string) []obj {
 
 // handleBranchProtection serves GET branches/{b}/protection (classic
 // protection only, as on GitHub): 404 "Branch not protected" without it.
-func (s *Server) handleBranchProtection(w http.ResponseWriter, r *http.Request, rp *repo, branch string) {
+func (s *Server) handleBranchProtection(w http.ResponseWriter, r *http.Request, rp *state.Repo, branch string) {
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
 	if _, ok := rp.Refs["refs/heads/"+branch]; !ok {
@@ -135,17 +108,4 @@ func (s *Server) handleBranchProtection(w http.ResponseWriter, r *http.Request, 
 			"required_approving_review_count": p.RequiredApprovingReviews, "require_last_push_approval": false}
 	}
 	wire.WriteJSON(w, r, http.StatusOK, out)
-}
-
-// splitProtection tells GET branches/{b}/protection from a branch whose
-// name ends in "/protection". Caller holds mu.
-func (rp *repo) SplitProtection(name string) (string, bool) {
-	b, ok := strings.CutSuffix(name, "/protection")
-	if !ok {
-		return "", false
-	}
-	if _, exists := rp.Refs["refs/heads/"+name]; exists {
-		return "", false
-	}
-	return b, true
 }

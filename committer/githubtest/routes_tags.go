@@ -6,6 +6,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -19,32 +20,7 @@ const (
 	docGetTag    = "https://docs.github.com/rest/git/tags#get-a-tag"
 )
 
-// putTag stores an annotated tag object. Caller holds mu for writing.
-func (rp *repo) PutTag(t *object.Tag) plumbing.Hash {
-	o := &plumbing.MemoryObject{}
-	_ = t.Encode(o)
-	h := o.Hash()
-	t.Hash = h
-	if _, ok := rp.Objects[h]; !ok {
-		rp.Objects[h] = o
-		rp.Tags[h] = t
-	}
-	return h
-}
-
-// peel follows annotated tags to the object they finally name. Caller holds mu.
-func (rp *repo) Peel(h plumbing.Hash) plumbing.Hash {
-	for range 16 { // git peels nested tags; bound a (impossible) cycle
-		t, ok := rp.Tags[h]
-		if !ok {
-			return h
-		}
-		h = t.Target
-	}
-	return h
-}
-
-func (s *Server) handleCreateTag(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleCreateTag(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Tag     *string `json:"tag"`
 		Message *string `json:"message"`
@@ -107,7 +83,7 @@ func (s *Server) handleCreateTag(w http.ResponseWriter, r *http.Request, rp *rep
 	wire.WriteJSON(w, r, http.StatusCreated, out)
 }
 
-func (s *Server) handleGetTag(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleGetTag(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
 	if rp.Empty() {
@@ -124,7 +100,7 @@ func (s *Server) handleGetTag(w http.ResponseWriter, r *http.Request, rp *repo) 
 }
 
 // gitTagJSON is the git-tag shape. Caller holds mu.
-func gitTagJSON(r *http.Request, rp *repo, t *object.Tag) obj {
+func gitTagJSON(r *http.Request, rp *state.Repo, t *object.Tag) obj {
 	sha := t.Hash.String()
 	typ := t.TargetType.String()
 	return obj{

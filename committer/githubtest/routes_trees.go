@@ -8,6 +8,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/gitobj"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -56,7 +57,7 @@ func modeFor(mode, typ string) (filemode.FileMode, bool) {
 	return 0, false
 }
 
-func (s *Server) handleCreateTree(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleCreateTree(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Tree     *[]treeEntryIn `json:"tree"`
 		BaseTree wire.OptString `json:"base_tree"`
@@ -90,29 +91,9 @@ func (s *Server) handleCreateTree(w http.ResponseWriter, r *http.Request, rp *re
 	s.buildTree(w, r, rp, base, *body.Tree)
 }
 
-// baseTree resolves a base_tree: a tree SHA, or a commit SHA peeled to its
-// tree (octokit-commit-multiple-files sends the head commit's SHA, and
-// github.com accepts it). Caller holds rp.mu.
-func (rp *repo) BaseTree(sha string) (plumbing.Hash, bool) {
-	if !isSHA(sha) {
-		return plumbing.ZeroHash, false
-	}
-	h := plumbing.NewHash(sha)
-	if _, ok := rp.Trees[h]; ok {
-		return h, true
-	}
-	if c, ok := rp.Commits[h]; ok {
-		return c.TreeHash, true
-	}
-	return plumbing.ZeroHash, false
-}
-
-// isSHA reports whether s is 40 lowercase or uppercase hex digits.
-func isSHA(s string) bool { return isHex(s, 40) }
-
 // buildTree applies the entries on base and writes the new tree. Caller
 // holds rp.mu.
-func (s *Server) buildTree(w http.ResponseWriter, r *http.Request, rp *repo, base plumbing.Hash, tree []treeEntryIn) {
+func (s *Server) buildTree(w http.ResponseWriter, r *http.Request, rp *state.Repo, base plumbing.Hash, tree []treeEntryIn) {
 	fail := func(msg string) { wire.WriteError(w, r, http.StatusUnprocessableEntity, msg, docCreateTree) }
 	b := gitobj.NewTreeBuilder(&rp.Store, base)
 	for _, e := range tree {
@@ -176,7 +157,7 @@ func (s *Server) buildTree(w http.ResponseWriter, r *http.Request, rp *repo, bas
 }
 
 // treeJSON is the git-tree shape. Caller holds rp.mu.
-func treeJSON(rp *repo, r *http.Request, h plumbing.Hash, recursive bool) obj {
+func treeJSON(rp *state.Repo, r *http.Request, h plumbing.Hash, recursive bool) obj {
 	base := repoURL(rp, r)
 	entries := make([]treeEntryOut, 0, len(rp.Trees[h]))
 	truncated := false
@@ -215,7 +196,7 @@ func treeJSON(rp *repo, r *http.Request, h plumbing.Hash, recursive bool) obj {
 	return obj{"sha": h.String(), "url": base + "/git/trees/" + h.String(), "tree": entries, "truncated": truncated}
 }
 
-func (s *Server) handleGetTree(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleGetTree(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
 	if rp.Empty() {

@@ -5,9 +5,9 @@ import (
 	"io/fs"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rules"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 )
 
 // Rule is one rule of a ruleset, as GitHub's rules API lists it: a type
@@ -156,37 +156,12 @@ func (s *Server) SetCommitStatus(owner, name, sha, context, state string) error 
 
 // refusal checks changes against the repository's rules for the request's
 // identity; nil when every change may go ahead. Caller holds rp.mu.
-func refusal(rp *repo, id identity, changes ...rules.Change) *rules.Refusal {
+func refusal(rp *state.Repo, id state.Identity, changes ...rules.Change) *rules.Refusal {
 	return rules.Refuse(rp, rp.Rulesets, rp.Protections, id.Login, changes...)
 }
 
-// DefaultBranchName, CommitAt, RefHashes, ReachablePeeled, Verified and
-// Status are what rule evaluation (rules.Repo) reads. Caller holds rp.mu.
-func (rp *repo) DefaultBranchName() string { return rp.DefaultBranch }
-
-func (rp *repo) CommitAt(h plumbing.Hash) (*object.Commit, bool) {
-	c, ok := rp.Commits[h]
-	return c, ok
-}
-
-func (rp *repo) RefHashes() []plumbing.Hash {
-	out := make([]plumbing.Hash, 0, len(rp.Refs))
-	for _, h := range rp.Refs {
-		out = append(out, h)
-	}
-	return out
-}
-
-func (rp *repo) ReachablePeeled(h plumbing.Hash) map[plumbing.Hash]bool {
-	return rp.Reachable(rp.Peel(h))
-}
-
-func (rp *repo) Verified(h plumbing.Hash) bool { return rp.Verif[h].Verified }
-
-func (rp *repo) Status(h plumbing.Hash, context string) string { return rp.Statuses[h][context] }
-
 // rulesRefuseRefUpdates checks updateRefs' changes. Caller holds rp.mu.
-func (s *Server) rulesRefuseRefUpdates(rp *repo, ups []refUpdate, id identity) error {
+func (s *Server) rulesRefuseRefUpdates(rp *state.Repo, ups []refUpdate, id state.Identity) error {
 	changes := make([]rules.Change, 0, len(ups))
 	for _, u := range ups {
 		ch := rules.Change{Ref: u.name, Old: rp.Refs[u.name]}

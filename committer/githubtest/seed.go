@@ -11,6 +11,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/gitobj"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 )
 
 // File is one file for Seed and the result of Files.
@@ -36,22 +37,17 @@ type Commit struct {
 
 // RefUpdate is one change to a ref. Old is "" for a create, New is "" for a
 // delete.
-type RefUpdate struct {
-	Ref, Old, New string
-	Forced        bool
-	FastForward   bool
-	At            time.Time
-}
+type RefUpdate = state.RefUpdate
 
 func repoKey(owner, name string) string { return strings.ToLower(owner + "/" + name) }
 
-func (s *Server) getRepo(owner, name string) *repo {
+func (s *Server) getRepo(owner, name string) *state.Repo {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.repos[repoKey(owner, name)]
 }
 
-func (s *Server) addRepo(owner, name string, private bool) (*repo, bool) {
+func (s *Server) addRepo(owner, name string, private bool) (*state.Repo, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	k := repoKey(owner, name)
@@ -59,7 +55,7 @@ func (s *Server) addRepo(owner, name string, private bool) (*repo, bool) {
 		return rp, false
 	}
 	s.nextID++
-	rp := newRepo(owner, name, s.nextID, s.now())
+	rp := state.NewRepo(owner, name, s.nextID, s.now())
 	rp.Private = private
 	s.repos[k] = rp
 	return rp, true
@@ -138,23 +134,6 @@ func (s *Server) Seed(owner, name, branch, message string, files ...File) (strin
 	return h.String(), nil
 }
 
-// setRef moves ref to h (zero hash deletes) and records the update. Caller holds mu.
-func (rp *repo) SetRef(ref string, h plumbing.Hash, forced bool, at time.Time) {
-	old, had := rp.Refs[ref]
-	u := RefUpdate{Ref: ref, Forced: forced, At: at}
-	if had {
-		u.Old = old.String()
-	}
-	if h.IsZero() {
-		delete(rp.Refs, ref)
-	} else {
-		rp.Refs[ref] = h
-		u.New = h.String()
-		u.FastForward = had && rp.IsAncestor(old, h)
-	}
-	rp.Updates = append(rp.Updates, u)
-}
-
 // Head returns the commit a branch points at.
 func (s *Server) Head(owner, name, branch string) (string, bool) {
 	rp := s.getRepo(owner, name)
@@ -170,7 +149,7 @@ func (s *Server) Head(owner, name, branch string) (string, bool) {
 	return h.String(), true
 }
 
-func (s *Server) rootAt(owner, name, ref string) (*repo, plumbing.Hash, error) {
+func (s *Server) rootAt(owner, name, ref string) (*state.Repo, plumbing.Hash, error) {
 	rp := s.getRepo(owner, name)
 	if rp == nil {
 		return nil, plumbing.ZeroHash, fmt.Errorf("githubtest: repository %s/%s: %w", owner, name, fs.ErrNotExist)

@@ -10,6 +10,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/sign"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -27,13 +28,15 @@ func userJSON(r *http.Request, login string, id int64, typ string) obj {
 	}
 }
 
-func repoURL(rp *repo, r *http.Request) string { return wire.APIBase(r) + "/repos/" + rp.FullName() }
-func repoHTMLURL(rp *repo, r *http.Request) string {
+func repoURL(rp *state.Repo, r *http.Request) string {
+	return wire.APIBase(r) + "/repos/" + rp.FullName()
+}
+func repoHTMLURL(rp *state.Repo, r *http.Request) string {
 	return wire.WebBase(r) + "/" + rp.FullName()
 }
 
 // repoJSON is the full repository shape. Caller holds rp.mu (read).
-func repoJSON(r *http.Request, rp *repo) obj {
+func repoJSON(r *http.Request, rp *state.Repo) obj {
 	u, html := repoURL(rp, r), repoHTMLURL(rp, r)
 	created := rp.Created.UTC().Format(time.RFC3339)
 	o := obj{
@@ -85,7 +88,7 @@ func repoJSON(r *http.Request, rp *repo) obj {
 	return o
 }
 
-func gitRefJSON(r *http.Request, rp *repo, ref string, h plumbing.Hash) obj {
+func gitRefJSON(r *http.Request, rp *state.Repo, ref string, h plumbing.Hash) obj {
 	typ := "commit"
 	if t := rp.ObjType(h); t == plumbing.TagObject {
 		typ = "tag"
@@ -105,7 +108,7 @@ func unsignedVerification() sign.Verification {
 }
 
 // gitCommitJSON is the git-commit shape. Caller holds rp.mu.
-func gitCommitJSON(r *http.Request, rp *repo, c *object.Commit) obj {
+func gitCommitJSON(r *http.Request, rp *state.Repo, c *object.Commit) obj {
 	parents := []obj{}
 	for _, p := range c.ParentHashes {
 		parents = append(parents, obj{"sha": p.String(), "url": repoURL(rp, r) + "/git/commits/" + p.String(),
@@ -126,7 +129,7 @@ func gitCommitJSON(r *http.Request, rp *repo, c *object.Commit) obj {
 
 // commitJSON is the repos "commit" shape (GET /repos/{o}/{r}/commits/{ref},
 // branch.commit). Caller holds rp.mu.
-func commitJSON(r *http.Request, rp *repo, c *object.Commit) obj {
+func commitJSON(r *http.Request, rp *state.Repo, c *object.Commit) obj {
 	sha := c.Hash.String()
 	gc := gitCommitJSON(r, rp, c)
 	delete(gc, "sha")

@@ -1,4 +1,4 @@
-package githubtest
+package state
 
 import (
 	"strings"
@@ -15,7 +15,7 @@ import (
 
 // repo holds one repository: its git objects (encoded with go-git so every
 // SHA is what git computes), its refs and its pull requests.
-type repo struct {
+type Repo struct {
 	Mu            sync.RWMutex
 	Owner, Name   string
 	ID            int64
@@ -29,16 +29,16 @@ type repo struct {
 	Refs    map[string]plumbing.Hash // "refs/heads/main" -> commit
 	Renamed map[string]string        // branch renamed away -> its new name (routes_branches.go)
 	Updates []RefUpdate
-	Pulls   []*pull
-	Labels  []*label // routes_pulls_update.go
+	Pulls   []*Pull
+	Labels  []*Label // routes_pulls_update.go
 
 	Rulesets    []*rules.Set                        // rules.go
 	Protections []*rules.Protection                 // classic branch protection
 	Statuses    map[plumbing.Hash]map[string]string // commit statuses: context -> state
 }
 
-func newRepo(owner, name string, id int64, now time.Time) *repo {
-	return &repo{
+func NewRepo(owner, name string, id int64, now time.Time) *Repo {
+	return &Repo{
 		Owner: owner, Name: name, ID: id, DefaultBranch: "main", Created: now,
 		Store: gitobj.Store{
 			Objects: map[plumbing.Hash]plumbing.EncodedObject{},
@@ -52,22 +52,22 @@ func newRepo(owner, name string, id int64, now time.Time) *repo {
 	}
 }
 
-func (rp *repo) FullName() string { return rp.Owner + "/" + rp.Name }
+func (rp *Repo) FullName() string { return rp.Owner + "/" + rp.Name }
 
 // empty reports whether the repository has no refs (no commits). Caller holds mu.
-func (rp *repo) Empty() bool { return len(rp.Refs) == 0 }
+func (rp *Repo) Empty() bool { return len(rp.Refs) == 0 }
 
 // resolve turns a branch name, "heads/x", "refs/heads/x", tag name or a
 // full SHA into a commit hash, peeling annotated tags as git does. Caller
 // holds mu.
-func (rp *repo) Resolve(ref string) (plumbing.Hash, bool) {
+func (rp *Repo) Resolve(ref string) (plumbing.Hash, bool) {
 	h, ok := rp.ResolveRaw(ref)
 	return rp.Peel(h), ok
 }
 
 // resolveRaw is resolve without peeling tags; "HEAD" is the default
 // branch. Caller holds mu.
-func (rp *repo) ResolveRaw(ref string) (plumbing.Hash, bool) {
+func (rp *Repo) ResolveRaw(ref string) (plumbing.Hash, bool) {
 	if ref == "HEAD" {
 		ref = "refs/heads/" + rp.DefaultBranch
 	}
@@ -88,7 +88,7 @@ func (rp *repo) ResolveRaw(ref string) (plumbing.Hash, bool) {
 }
 
 // resolveTree resolves a tree SHA, or a ref/commit to its tree. Caller holds mu.
-func (rp *repo) ResolveTree(ref string) (plumbing.Hash, bool) {
+func (rp *Repo) ResolveTree(ref string) (plumbing.Hash, bool) {
 	if len(ref) == 40 {
 		h := plumbing.NewHash(ref)
 		if _, ok := rp.Trees[h]; ok {
@@ -106,4 +106,82 @@ func (rp *repo) ResolveTree(ref string) (plumbing.Hash, bool) {
 		return h, true
 	}
 	return plumbing.ZeroHash, false
+}
+
+// RefUpdate is one change to a ref. Old is "" for a create, New is "" for a
+// delete.
+type RefUpdate struct {
+	Ref, Old, New string
+	Forced        bool
+	FastForward   bool
+	At            time.Time
+}
+
+// setRef moves ref to h (zero hash deletes) and records the update. Caller holds mu.
+func (rp *Repo) SetRef(ref string, h plumbing.Hash, forced bool, at time.Time) {
+	old, had := rp.Refs[ref]
+	u := RefUpdate{Ref: ref, Forced: forced, At: at}
+	if had {
+		u.Old = old.String()
+	}
+	if h.IsZero() {
+		delete(rp.Refs, ref)
+	} else {
+		rp.Refs[ref] = h
+		u.New = h.String()
+		u.FastForward = had && rp.IsAncestor(old, h)
+	}
+	rp.Updates = append(rp.Updates, u)
+}
+
+// DefaultBranchName, CommitAt, RefHashes, ReachablePeeled, Verified and
+// Status are what rule evaluation (rules.Repo) reads. Caller holds rp.mu.
+func (rp *Repo) DefaultBranchName() string { return rp.DefaultBranch }
+
+func (rp *Repo) CommitAt(h plumbing.Hash) (*object.Commit, bool) {
+	c, ok := rp.Commits[h]
+	return c, ok
+}
+
+func (rp *Repo) RefHashes() []plumbing.Hash {
+	out := make([]plumbing.Hash, 0, len(rp.Refs))
+	for _, h := range rp.Refs {
+		out = append(out, h)
+	}
+	return out
+}
+
+func (rp *Repo) ReachablePeeled(h plumbing.Hash) map[plumbing.Hash]bool {
+	return rp.Reachable(rp.Peel(h))
+}
+
+func (rp *Repo) Verified(h plumbing.Hash) bool { return rp.Verif[h].Verified }
+
+func (rp *Repo) Status(h plumbing.Hash, context string) string { return rp.Statuses[h][context] }
+
+// putSignedCommit signs c as GitHub's web flow, stores it with a Verified
+// verification and returns its hash. Caller holds rp.mu for writing.
+func (rp *Repo) PutSignedCommit(c *object.Commit, now time.Time) (plumbing.Hash, error) {
+	v, err := sign.WebFlowSign(c, now)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	h := rp.PutCommit(c)
+	rp.Verif[h] = v
+	return h, nil
+}
+
+// changesPath reports whether c's entry at path differs from its first
+// parent's. Caller holds mu.
+func (rp *Repo) ChangesPath(c *object.Commit, path string) bool {
+	now, had := rp.LookupPath(c.TreeHash, path)
+	if len(c.ParentHashes) == 0 {
+		return had
+	}
+	pc, ok := rp.Commits[c.ParentHashes[0]]
+	if !ok {
+		return had
+	}
+	before, hadBefore := rp.LookupPath(pc.TreeHash, path)
+	return had != hadBefore || now.Hash != before.Hash || now.Mode != before.Mode
 }
