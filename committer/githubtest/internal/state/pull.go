@@ -6,6 +6,7 @@ import (
 	"time"
 )
 
+// Pull is a pull request (also the issue GitHub keeps beside it).
 type Pull struct {
 	Number           int
 	Title, Body      string
@@ -24,10 +25,10 @@ type Pull struct {
 	Reviewers []string   // requested reviewers' logins
 }
 
-// label is a repository label.
+// Label is a repository label.
 type Label struct{ Name, Color, Description string }
 
-// pullAt returns pull number n (of the path), or nil. Caller holds mu.
+// PullAt returns pull number n (of the path), or nil. Caller holds Mu.
 func (rp *Repo) PullAt(r *http.Request, key string) *Pull {
 	n, err := strconv.Atoi(r.PathValue(key))
 	if err != nil || n < 1 || n > len(rp.Pulls) {
@@ -36,8 +37,8 @@ func (rp *Repo) PullAt(r *http.Request, key string) *Pull {
 	return rp.Pulls[n-1]
 }
 
-// ensureLabel creates a label GitHub's way when an issue gets one that
-// does not exist (color ededed). Caller holds mu for writing.
+// EnsureLabel creates a label GitHub's way when an issue gets one that
+// does not exist (color ededed). Caller holds Mu for writing.
 func (rp *Repo) EnsureLabel(name string) {
 	for _, l := range rp.Labels {
 		if l.Name == name {
@@ -47,6 +48,7 @@ func (rp *Repo) EnsureLabel(name string) {
 	rp.Labels = append(rp.Labels, &Label{Name: name, Color: "ededed"})
 }
 
+// UpdatedAt is updated_at: Updated, else Created.
 func (p *Pull) UpdatedAt() time.Time {
 	if p.Updated.IsZero() {
 		return p.Created
@@ -54,7 +56,7 @@ func (p *Pull) UpdatedAt() time.Time {
 	return p.Updated
 }
 
-// identity is who a request is authenticated as.
+// Identity is who a request is authenticated as.
 type Identity struct {
 	Token        string
 	Installation int64 // non-zero for installation tokens

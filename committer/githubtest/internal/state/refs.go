@@ -10,8 +10,8 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rules"
 )
 
-// branchRedirect returns the branch that a GET of the missing branch name
-// redirects to, or "". Caller holds mu.
+// BranchRedirect returns the branch that a GET of the missing branch name
+// redirects to, or "". Caller holds Mu.
 func (rp *Repo) BranchRedirect(name string) string {
 	if to, ok := rp.Renamed[name]; ok {
 		if _, exists := rp.Refs["refs/heads/"+to]; exists {
@@ -26,6 +26,7 @@ func (rp *Repo) BranchRedirect(name string) string {
 	return ""
 }
 
+// SortedRefs is the names of the refs under prefix, sorted. Caller holds Mu.
 func (rp *Repo) SortedRefs(prefix string) []string {
 	var names []string
 	for name := range rp.Refs {
@@ -37,9 +38,9 @@ func (rp *Repo) SortedRefs(prefix string) []string {
 	return names
 }
 
-// refNameClash returns an existing ref that ref cannot exist beside, as
+// RefNameClash returns an existing ref that ref cannot exist beside, as
 // one's name is a directory of the other's (refs/heads/main and
-// refs/heads/main/sub), or "". Caller holds mu.
+// refs/heads/main/sub), or "". Caller holds Mu.
 func (rp *Repo) RefNameClash(ref string) string {
 	for name := range rp.Refs {
 		if strings.HasPrefix(name, ref+"/") || strings.HasPrefix(ref, name+"/") {
@@ -49,7 +50,7 @@ func (rp *Repo) RefNameClash(ref string) string {
 	return ""
 }
 
-// putTag stores an annotated tag object. Caller holds mu for writing.
+// PutTag stores an annotated tag object. Caller holds Mu for writing.
 func (rp *Repo) PutTag(t *object.Tag) plumbing.Hash {
 	o := &plumbing.MemoryObject{}
 	_ = t.Encode(o)
@@ -62,7 +63,7 @@ func (rp *Repo) PutTag(t *object.Tag) plumbing.Hash {
 	return h
 }
 
-// peel follows annotated tags to the object they finally name. Caller holds mu.
+// Peel follows annotated tags to the object they finally name. Caller holds Mu.
 func (rp *Repo) Peel(h plumbing.Hash) plumbing.Hash {
 	for range 16 { // git peels nested tags; bound a (impossible) cycle
 		t, ok := rp.Tags[h]
@@ -74,7 +75,7 @@ func (rp *Repo) Peel(h plumbing.Hash) plumbing.Hash {
 	return h
 }
 
-// reachable returns the commits reachable from h (h included). Caller holds mu.
+// Reachable returns the commits reachable from h (h included). Caller holds Mu.
 func (rp *Repo) Reachable(h plumbing.Hash) map[plumbing.Hash]bool {
 	seen := map[plumbing.Hash]bool{}
 	stack := []plumbing.Hash{h}
@@ -92,8 +93,8 @@ func (rp *Repo) Reachable(h plumbing.Hash) map[plumbing.Hash]bool {
 	return seen
 }
 
-// mergeBase returns the first commit reachable from head, breadth first,
-// that base reaches too. Caller holds mu.
+// MergeBase returns the first commit reachable from head, breadth first,
+// that base reaches too. Caller holds Mu.
 func (rp *Repo) MergeBase(head plumbing.Hash, fromBase map[plumbing.Hash]bool) (plumbing.Hash, bool) {
 	seen := map[plumbing.Hash]bool{}
 	queue := []plumbing.Hash{head}
@@ -114,8 +115,8 @@ func (rp *Repo) MergeBase(head plumbing.Hash, fromBase map[plumbing.Hash]bool) (
 	return plumbing.ZeroHash, false
 }
 
-// sortOldestFirst orders commits so that each comes after its parents
-// among them (by generation, then committer date, then SHA). Caller holds mu.
+// SortOldestFirst orders commits so that each comes after its parents
+// among them (by generation, then committer date, then SHA). Caller holds Mu.
 func (rp *Repo) SortOldestFirst(hs []plumbing.Hash) {
 	gen := map[plumbing.Hash]int{}
 	var depth func(h plumbing.Hash) int
@@ -148,8 +149,8 @@ func (rp *Repo) SortOldestFirst(hs []plumbing.Hash) {
 	})
 }
 
-// parents resolves create-commit's parents, or returns GitHub's message for
-// the first bad one. Caller holds rp.mu.
+// Parents resolves create-commit's parents, or returns GitHub's message for
+// the first bad one. Caller holds rp.Mu.
 func (rp *Repo) Parents(shas []string) ([]plumbing.Hash, string) {
 	var out []plumbing.Hash
 	for _, p := range shas {
@@ -165,10 +166,11 @@ func (rp *Repo) Parents(shas []string) ([]plumbing.Hash, string) {
 	return out, ""
 }
 
-// msgParentsMalformed is GitHub's reply to a parent that is not 40
+// MsgParentsMalformed is GitHub's reply to a parent that is not 40
 // lowercase hex digits (Simply-Static#335).
 const MsgParentsMalformed = "Each SHA in the 'parents' parameter must be exactly 40 characters and contain only [0-9a-f]."
 
+// isLowerSHA reports whether s is 40 lowercase hex digits.
 func isLowerSHA(s string) bool {
 	if len(s) != 40 {
 		return false
@@ -181,7 +183,7 @@ func isLowerSHA(s string) bool {
 	return true
 }
 
-// fileCommitTarget resolves the branch for a contents write. Caller holds mu.
+// ContentsBranch resolves the branch for a contents write. Caller holds Mu.
 func (rp *Repo) ContentsBranch(branch string) (ref string, head plumbing.Hash, root plumbing.Hash, ok bool) {
 	if branch == "" {
 		branch = rp.DefaultBranch
@@ -194,9 +196,9 @@ func (rp *Repo) ContentsBranch(branch string) (ref string, head plumbing.Hash, r
 	return ref, head, root, ok || rp.Empty()
 }
 
-// baseTree resolves a base_tree: a tree SHA, or a commit SHA peeled to its
+// BaseTree resolves a base_tree: a tree SHA, or a commit SHA peeled to its
 // tree (octokit-commit-multiple-files sends the head commit's SHA, and
-// github.com accepts it). Caller holds rp.mu.
+// github.com accepts it). Caller holds rp.Mu.
 func (rp *Repo) BaseTree(sha string) (plumbing.Hash, bool) {
 	if !isSHA(sha) {
 		return plumbing.ZeroHash, false
@@ -214,6 +216,7 @@ func (rp *Repo) BaseTree(sha string) (plumbing.Hash, bool) {
 // isSHA reports whether s is 40 lowercase or uppercase hex digits.
 func isSHA(s string) bool { return IsHex(s, 40) }
 
+// IsHex reports whether s is n hex digits, either case.
 func IsHex(s string, n int) bool {
 	if len(s) != n {
 		return false
@@ -226,8 +229,8 @@ func IsHex(s string, n int) bool {
 	return true
 }
 
-// classicProtection is the classic protection of branch, or nil. Caller
-// holds mu.
+// ClassicProtection is the classic protection of branch, or nil. Caller
+// holds Mu.
 func (rp *Repo) ClassicProtection(branch string) *rules.Protection {
 	for _, p := range rp.Protections {
 		if rules.GlobMatch(p.Pattern, branch) {
@@ -237,9 +240,9 @@ func (rp *Repo) ClassicProtection(branch string) *rules.Protection {
 	return nil
 }
 
-// branchProtected is GET branches/{b}'s "protected": classic protection
+// BranchProtected is GET branches/{b}'s "protected": classic protection
 // or an applying ruleset (GitHub shows rulesets there too; a guess for
-// rulesets that only restrict creations). Caller holds mu.
+// rulesets that only restrict creations). Caller holds Mu.
 func (rp *Repo) BranchProtected(branch string) bool {
 	if rp.ClassicProtection(branch) != nil {
 		return true
@@ -252,8 +255,8 @@ func (rp *Repo) BranchProtected(branch string) bool {
 	return false
 }
 
-// splitProtection tells GET branches/{b}/protection from a branch whose
-// name ends in "/protection". Caller holds mu.
+// SplitProtection tells GET branches/{b}/protection from a branch whose
+// name ends in "/protection". Caller holds Mu.
 func (rp *Repo) SplitProtection(name string) (string, bool) {
 	b, ok := strings.CutSuffix(name, "/protection")
 	if !ok {

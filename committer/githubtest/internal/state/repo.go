@@ -13,7 +13,7 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/sign"
 )
 
-// repo holds one repository: its git objects (encoded with go-git so every
+// Repo holds one repository: its git objects (encoded with go-git so every
 // SHA is what git computes), its refs and its pull requests.
 type Repo struct {
 	Mu            sync.RWMutex
@@ -27,16 +27,17 @@ type Repo struct {
 	gitobj.Store
 	Verif   map[plumbing.Hash]sign.Verification
 	Refs    map[string]plumbing.Hash // "refs/heads/main" -> commit
-	Renamed map[string]string        // branch renamed away -> its new name (routes_branches.go)
+	Renamed map[string]string        // branch renamed away -> its new name (githubtest's routes_branches.go)
 	Updates []RefUpdate
 	Pulls   []*Pull
-	Labels  []*Label // routes_pulls_update.go
+	Labels  []*Label // githubtest's routes_pulls_update.go
 
-	Rulesets    []*rules.Set                        // rules.go
+	Rulesets    []*rules.Set                        // githubtest's rules.go
 	Protections []*rules.Protection                 // classic branch protection
 	Statuses    map[plumbing.Hash]map[string]string // commit statuses: context -> state
 }
 
+// NewRepo is an empty repository whose default branch is main.
 func NewRepo(owner, name string, id int64, now time.Time) *Repo {
 	return &Repo{
 		Owner: owner, Name: name, ID: id, DefaultBranch: "main", Created: now,
@@ -52,21 +53,22 @@ func NewRepo(owner, name string, id int64, now time.Time) *Repo {
 	}
 }
 
+// FullName is "owner/name".
 func (rp *Repo) FullName() string { return rp.Owner + "/" + rp.Name }
 
-// empty reports whether the repository has no refs (no commits). Caller holds mu.
+// Empty reports whether the repository has no refs (no commits). Caller holds Mu.
 func (rp *Repo) Empty() bool { return len(rp.Refs) == 0 }
 
-// resolve turns a branch name, "heads/x", "refs/heads/x", tag name or a
+// Resolve turns a branch name, "heads/x", "refs/heads/x", tag name or a
 // full SHA into a commit hash, peeling annotated tags as git does. Caller
-// holds mu.
+// holds Mu.
 func (rp *Repo) Resolve(ref string) (plumbing.Hash, bool) {
 	h, ok := rp.ResolveRaw(ref)
 	return rp.Peel(h), ok
 }
 
-// resolveRaw is resolve without peeling tags; "HEAD" is the default
-// branch. Caller holds mu.
+// ResolveRaw is Resolve without peeling tags; "HEAD" is the default
+// branch. Caller holds Mu.
 func (rp *Repo) ResolveRaw(ref string) (plumbing.Hash, bool) {
 	if ref == "HEAD" {
 		ref = "refs/heads/" + rp.DefaultBranch
@@ -87,7 +89,7 @@ func (rp *Repo) ResolveRaw(ref string) (plumbing.Hash, bool) {
 	return plumbing.ZeroHash, false
 }
 
-// resolveTree resolves a tree SHA, or a ref/commit to its tree. Caller holds mu.
+// ResolveTree resolves a tree SHA, or a ref/commit to its tree. Caller holds Mu.
 func (rp *Repo) ResolveTree(ref string) (plumbing.Hash, bool) {
 	if len(ref) == 40 {
 		h := plumbing.NewHash(ref)
@@ -117,7 +119,7 @@ type RefUpdate struct {
 	At            time.Time
 }
 
-// setRef moves ref to h (zero hash deletes) and records the update. Caller holds mu.
+// SetRef moves ref to h (zero hash deletes) and records the update. Caller holds Mu.
 func (rp *Repo) SetRef(ref string, h plumbing.Hash, forced bool, at time.Time) {
 	old, had := rp.Refs[ref]
 	u := RefUpdate{Ref: ref, Forced: forced, At: at}
@@ -135,14 +137,16 @@ func (rp *Repo) SetRef(ref string, h plumbing.Hash, forced bool, at time.Time) {
 }
 
 // DefaultBranchName, CommitAt, RefHashes, ReachablePeeled, Verified and
-// Status are what rule evaluation (rules.Repo) reads. Caller holds rp.mu.
+// Status are what rule evaluation (rules.Repo) reads. Caller holds rp.Mu.
 func (rp *Repo) DefaultBranchName() string { return rp.DefaultBranch }
 
+// CommitAt is commit h. Caller holds Mu.
 func (rp *Repo) CommitAt(h plumbing.Hash) (*object.Commit, bool) {
 	c, ok := rp.Commits[h]
 	return c, ok
 }
 
+// RefHashes is the hashes every ref points at. Caller holds Mu.
 func (rp *Repo) RefHashes() []plumbing.Hash {
 	out := make([]plumbing.Hash, 0, len(rp.Refs))
 	for _, h := range rp.Refs {
@@ -151,16 +155,19 @@ func (rp *Repo) RefHashes() []plumbing.Hash {
 	return out
 }
 
+// ReachablePeeled is Reachable of h peeled. Caller holds Mu.
 func (rp *Repo) ReachablePeeled(h plumbing.Hash) map[plumbing.Hash]bool {
 	return rp.Reachable(rp.Peel(h))
 }
 
+// Verified reports whether commit h shows as verified. Caller holds Mu.
 func (rp *Repo) Verified(h plumbing.Hash) bool { return rp.Verif[h].Verified }
 
+// Status is the state of commit h's status context, or "". Caller holds Mu.
 func (rp *Repo) Status(h plumbing.Hash, context string) string { return rp.Statuses[h][context] }
 
-// putSignedCommit signs c as GitHub's web flow, stores it with a Verified
-// verification and returns its hash. Caller holds rp.mu for writing.
+// PutSignedCommit signs c as GitHub's web flow, stores it with a Verified
+// verification and returns its hash. Caller holds rp.Mu for writing.
 func (rp *Repo) PutSignedCommit(c *object.Commit, now time.Time) (plumbing.Hash, error) {
 	v, err := sign.WebFlowSign(c, now)
 	if err != nil {
@@ -171,8 +178,8 @@ func (rp *Repo) PutSignedCommit(c *object.Commit, now time.Time) (plumbing.Hash,
 	return h, nil
 }
 
-// changesPath reports whether c's entry at path differs from its first
-// parent's. Caller holds mu.
+// ChangesPath reports whether c's entry at path differs from its first
+// parent's. Caller holds Mu.
 func (rp *Repo) ChangesPath(c *object.Commit, path string) bool {
 	now, had := rp.LookupPath(c.TreeHash, path)
 	if len(c.ParentHashes) == 0 {
