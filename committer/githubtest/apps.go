@@ -150,7 +150,7 @@ func (s *Server) handleRepoInstallation(w http.ResponseWriter, r *http.Request, 
 	wire.WriteJSON(w, r, http.StatusOK, obj{
 		"id": found.id, "app_id": found.appID, "app_slug": "fake-app-" + strconv.FormatInt(found.appID, 10),
 		"target_type": "User", "target_id": rp.ID * 7, "single_file_name": nil, "suspended_by": nil, "suspended_at": nil,
-		"account":              userJSON(r, rp.Owner, rp.ID*7, "User"),
+		"account":              wire.UserJSON(r, rp.Owner, rp.ID*7, "User"),
 		"access_tokens_url":    api + "/app/installations/" + strconv.FormatInt(found.id, 10) + "/access_tokens",
 		"repositories_url":     api + "/installation/repositories",
 		"html_url":             wire.WebBase(r) + "/settings/installations/" + strconv.FormatInt(found.id, 10),

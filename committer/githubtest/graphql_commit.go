@@ -13,6 +13,7 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/sign"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 type gqlCommit struct {
@@ -38,7 +39,7 @@ func (g gqlCommit) Field(x *graphql.Exec, name string, args map[string]any) (any
 	case "messageBody":
 		return strings.TrimLeft(body, "\n"), nil
 	case "url":
-		return repoHTMLURL(rp, x.R) + "/commit/" + c.Hash.String(), nil
+		return wire.RepoHTMLURL(rp, x.R) + "/commit/" + c.Hash.String(), nil
 	case "resourcePath":
 		return "/" + rp.FullName() + "/commit/" + c.Hash.String(), nil
 	case "tree":

@@ -94,7 +94,7 @@ func (g gqlPull) Field(x *graphql.Exec, name string, _ map[string]any) (any, err
 	case "locked":
 		return false, nil
 	case "url", "permalink":
-		return repoHTMLURL(rp, x.R) + "/pull/" + num, nil
+		return wire.RepoHTMLURL(rp, x.R) + "/pull/" + num, nil
 	case "resourcePath":
 		return "/" + rp.FullName() + "/pull/" + num, nil
 	case "headRefName":

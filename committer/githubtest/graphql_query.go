@@ -120,7 +120,7 @@ func (g gqlRepo) Field(x *graphql.Exec, name string, args map[string]any) (any, 
 	case "nameWithOwner":
 		return rp.FullName(), nil
 	case "url":
-		return repoHTMLURL(rp, x.R), nil
+		return wire.RepoHTMLURL(rp, x.R), nil
 	case "isEmpty":
 		return rp.Empty(), nil
 	case "owner":
@@ -303,7 +303,7 @@ func (g gqlRef) Field(_ *graphql.Exec, name string, args map[string]any) (any, e
 	defer g.rp.Mu.RUnlock()
 	switch name {
 	case "id":
-		return refNodeID(g.rp, g.ref), nil
+		return wire.RefNodeID(g.rp, g.ref), nil
 	case "name":
 		_, n := splitRef(g.ref)
 		return n, nil
@@ -334,15 +334,6 @@ func splitRef(ref string) (prefix, name string) {
 	return ref[:i+1], ref[i+1:]
 }
 
-// objNodeID is the node ID of a git object (kind C, T, B or TAG), the same
-// in REST replies and GraphQL, so node(id:) resolves either.
-func objNodeID(rp *state.Repo, kind string, h plumbing.Hash) string {
-	return wire.NodeID(kind, rp.FullName()+":"+h.String())
-}
-
-// refNodeID is the node ID (REST node_id, GraphQL id)  of a ref; CommittableBranch.id takes it.
-func refNodeID(rp *state.Repo, ref string) string { return wire.NodeID("REF", rp.FullName()+":"+ref) }
-
 // gitObjectField answers the GitObject interface's fields. Caller holds mu.
 func gitObjectField(x *graphql.Exec, rp *state.Repo, oid plumbing.Hash, kind, name string) (any, bool) {
 	sha := oid.String()
@@ -353,7 +344,7 @@ func gitObjectField(x *graphql.Exec, rp *state.Repo, oid plumbing.Hash, kind, na
 	case "abbreviatedOid":
 		return sha[:7], true
 	case "id":
-		return objNodeID(rp, kind, oid), true
+		return wire.ObjNodeID(rp, kind, oid), true
 	case "commitResourcePath":
 		return path, true
 	case "commitUrl":

@@ -46,7 +46,7 @@ func (s *Server) handleCreateBlob(w http.ResponseWriter, r *http.Request, rp *st
 		return
 	}
 	h := rp.PutBlob(data)
-	u := repoURL(rp, r) + "/git/blobs/" + h.String()
+	u := wire.RepoURL(rp, r) + "/git/blobs/" + h.String()
 	w.Header().Set("Location", u)
 	wire.WriteJSON(w, r, http.StatusCreated, obj{"sha": h.String(), "url": u})
 }
@@ -65,7 +65,7 @@ func (s *Server) handleGetBlob(w http.ResponseWriter, r *http.Request, rp *state
 		return
 	}
 	wire.WriteJSON(w, r, http.StatusOK, obj{
-		"sha": sha, "node_id": objNodeID(rp, "B", plumbing.NewHash(sha)), "size": len(data), "url": repoURL(rp, r) + "/git/blobs/" + sha,
+		"sha": sha, "node_id": wire.ObjNodeID(rp, "B", plumbing.NewHash(sha)), "size": len(data), "url": wire.RepoURL(rp, r) + "/git/blobs/" + sha,
 		"content": wire.Base64Lines(data), "encoding": "base64",
 	})
 }

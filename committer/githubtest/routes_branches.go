@@ -28,7 +28,7 @@ func (s *Server) handleGetBranch(w http.ResponseWriter, r *http.Request, rp *sta
 	h, ok := rp.Refs["refs/heads/"+name]
 	if !ok {
 		if to := rp.BranchRedirect(name); to != "" {
-			u := repoURL(rp, r) + "/branches/" + wire.EscapeSegments(to)
+			u := wire.RepoURL(rp, r) + "/branches/" + wire.EscapeSegments(to)
 			w.Header().Set("Location", u)
 			wire.WriteJSON(w, r, http.StatusMovedPermanently, obj{
 				"message": "Moved Permanently", "url": u, "documentation_url": "https://docs.github.com/v3/#http-redirects",
@@ -43,11 +43,11 @@ func (s *Server) handleGetBranch(w http.ResponseWriter, r *http.Request, rp *sta
 
 func branchJSON(r *http.Request, rp *state.Repo, name string, h plumbing.Hash) obj {
 	c := rp.Commits[h]
-	u := repoURL(rp, r) + "/branches/" + wire.EscapeSegments(name)
+	u := wire.RepoURL(rp, r) + "/branches/" + wire.EscapeSegments(name)
 	return obj{
 		"name":           name,
-		"commit":         commitJSON(r, rp, c),
-		"_links":         obj{"self": u, "html": repoHTMLURL(rp, r) + "/tree/" + wire.EscapeSegments(name)},
+		"commit":         wire.CommitJSON(r, rp, c),
+		"_links":         obj{"self": u, "html": wire.RepoHTMLURL(rp, r) + "/tree/" + wire.EscapeSegments(name)},
 		"protected":      rp.BranchProtected(name),
 		"protection":     protectionSummary(rp, name),
 		"protection_url": u + "/protection",
@@ -128,7 +128,7 @@ func (s *Server) handleRepoCommit(w http.ResponseWriter, r *http.Request, rp *st
 			Message: "No commit found for SHA: " + ref})
 		return
 	}
-	out := commitJSON(r, rp, c)
+	out := wire.CommitJSON(r, rp, c)
 	out["files"] = []obj{}
 	out["stats"] = obj{"total": 0, "additions": 0, "deletions": 0}
 	wire.WriteJSON(w, r, http.StatusOK, out)

@@ -76,7 +76,7 @@ func (s *Server) handleCreateCommit(w http.ResponseWriter, r *http.Request, rp *
 		fail(msg)
 		return
 	}
-	v := unsignedVerification()
+	v := wire.UnsignedVerification()
 	switch {
 	case body.Signature != nil && *body.Signature != "":
 		c.PGPSignature = *body.Signature
@@ -93,7 +93,7 @@ func (s *Server) handleCreateCommit(w http.ResponseWriter, r *http.Request, rp *
 	if _, ok := rp.Verif[h]; !ok {
 		rp.Verif[h] = v
 	}
-	out := gitCommitJSON(r, rp, rp.Commits[h])
+	out := wire.GitCommitJSON(r, rp, rp.Commits[h])
 	w.Header().Set("Location", out["url"].(string))
 	wire.WriteJSON(w, r, http.StatusCreated, out)
 }
@@ -133,5 +133,5 @@ func (s *Server) handleGetCommit(w http.ResponseWriter, r *http.Request, rp *sta
 		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docRoot)
 		return
 	}
-	wire.WriteJSON(w, r, http.StatusOK, gitCommitJSON(r, rp, c))
+	wire.WriteJSON(w, r, http.StatusOK, wire.GitCommitJSON(r, rp, c))
 }

@@ -64,20 +64,20 @@ func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request, rp *state
 	lo, hi := min((page-1)*perPage, len(ahead)), min(page*perPage, len(ahead))
 	commits := []obj{}
 	for _, h := range ahead[lo:hi] {
-		commits = append(commits, commitJSON(r, rp, rp.Commits[h]))
+		commits = append(commits, wire.CommitJSON(r, rp, rp.Commits[h]))
 	}
 	if last := (len(ahead) + perPage - 1) / perPage; page < last {
-		u := repoURL(rp, r) + "/compare/" + r.PathValue("basehead") + "?per_page=" + strconv.Itoa(perPage)
+		u := wire.RepoURL(rp, r) + "/compare/" + r.PathValue("basehead") + "?per_page=" + strconv.Itoa(perPage)
 		w.Header().Set("Link", `<`+u+`&page=`+strconv.Itoa(page+1)+`>; rel="next", <`+u+`&page=`+strconv.Itoa(last)+`>; rel="last"`)
 	}
 	basehead := baseRef + "..." + headRef
-	web := repoHTMLURL(rp, r) + "/compare/"
+	web := wire.RepoHTMLURL(rp, r) + "/compare/"
 	wire.WriteJSON(w, r, http.StatusOK, obj{
-		"url": repoURL(rp, r) + "/compare/" + basehead, "html_url": web + basehead,
+		"url": wire.RepoURL(rp, r) + "/compare/" + basehead, "html_url": web + basehead,
 		"permalink_url": web + rp.Owner + ":" + base.String() + "..." + rp.Owner + ":" + head.String(),
 		"diff_url":      web + basehead + ".diff", "patch_url": web + basehead + ".patch",
-		"base_commit":       commitJSON(r, rp, rp.Commits[base]),
-		"merge_base_commit": commitJSON(r, rp, rp.Commits[mergeBase]),
+		"base_commit":       wire.CommitJSON(r, rp, rp.Commits[base]),
+		"merge_base_commit": wire.CommitJSON(r, rp, rp.Commits[mergeBase]),
 		"status":            status, "ahead_by": len(ahead), "behind_by": len(behind),
 		"total_commits": len(ahead), "commits": commits,
 	})

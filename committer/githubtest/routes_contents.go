@@ -21,24 +21,24 @@ const maxContentsBlob = 1 << 20
 func contentEntry(r *http.Request, rp *state.Repo, ref, p string, e object.TreeEntry) obj {
 	sha := e.Hash.String()
 	typ := "file"
-	gitURL := repoURL(rp, r) + "/git/blobs/" + sha
+	gitURL := wire.RepoURL(rp, r) + "/git/blobs/" + sha
 	var size int64
 	var download any = wire.WebBase(r) + "/raw/" + rp.FullName() + "/" + wire.EscapeSegments(ref) + "/" + wire.EscapeSegments(p)
 	switch e.Mode {
 	case filemode.Dir:
-		typ, gitURL, download = "dir", repoURL(rp, r)+"/git/trees/"+sha, nil
+		typ, gitURL, download = "dir", wire.RepoURL(rp, r)+"/git/trees/"+sha, nil
 	case filemode.Submodule:
-		typ, gitURL, download = "submodule", repoURL(rp, r)+"/git/trees/"+sha, nil
+		typ, gitURL, download = "submodule", wire.RepoURL(rp, r)+"/git/trees/"+sha, nil
 	case filemode.Symlink:
 		typ = "symlink"
 	}
 	if o, ok := rp.Objects[e.Hash]; ok && e.Mode != filemode.Dir {
 		size = o.Size()
 	}
-	self := repoURL(rp, r) + "/contents/" + wire.EscapeSegments(p) + "?ref=" + url.QueryEscape(ref)
-	html := repoHTMLURL(rp, r) + "/blob/" + wire.EscapeSegments(ref) + "/" + wire.EscapeSegments(p)
+	self := wire.RepoURL(rp, r) + "/contents/" + wire.EscapeSegments(p) + "?ref=" + url.QueryEscape(ref)
+	html := wire.RepoHTMLURL(rp, r) + "/blob/" + wire.EscapeSegments(ref) + "/" + wire.EscapeSegments(p)
 	if typ == "dir" {
-		html = repoHTMLURL(rp, r) + "/tree/" + wire.EscapeSegments(ref) + "/" + wire.EscapeSegments(p)
+		html = wire.RepoHTMLURL(rp, r) + "/tree/" + wire.EscapeSegments(ref) + "/" + wire.EscapeSegments(p)
 	}
 	return obj{
 		"type": typ, "size": size, "name": path.Base(p), "path": p, "sha": sha, "url": self,

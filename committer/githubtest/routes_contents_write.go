@@ -87,7 +87,7 @@ func (s *Server) handlePutContent(w http.ResponseWriter, r *http.Request, rp *st
 	defer rp.Mu.RUnlock()
 	wire.WriteJSON(w, r, res.status, obj{
 		"content": contentEntry(r, rp, res.branch, op.path, res.entry),
-		"commit":  gitCommitJSON(r, rp, res.commit),
+		"commit":  wire.GitCommitJSON(r, rp, res.commit),
 	})
 }
 
@@ -113,7 +113,7 @@ func (s *Server) handleDeleteContent(w http.ResponseWriter, r *http.Request, rp 
 	}
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
-	wire.WriteJSON(w, r, http.StatusOK, obj{"content": nil, "commit": gitCommitJSON(r, rp, res.commit)})
+	wire.WriteJSON(w, r, http.StatusOK, obj{"content": nil, "commit": wire.GitCommitJSON(r, rp, res.commit)})
 }
 
 // writeContents builds the commit on the head it reads, then moves the
@@ -211,7 +211,7 @@ func (s *Server) contentsCommit(r *http.Request, rp *state.Repo, head, tree plum
 		c.Committer, _ = body.Committer.toSig(now)
 		h := rp.PutCommit(c)
 		if _, ok := rp.Verif[h]; !ok {
-			rp.Verif[h] = unsignedVerification()
+			rp.Verif[h] = wire.UnsignedVerification()
 		}
 		return rp.Commits[h], nil
 	}

@@ -109,19 +109,19 @@ func (s *Server) handleGetPull(w http.ResponseWriter, r *http.Request, rp *state
 // pullJSON is the pull-request shape. Caller holds rp.mu.
 func pullJSON(r *http.Request, rp *state.Repo, p *state.Pull) obj {
 	num := strconv.Itoa(p.Number)
-	u := repoURL(rp, r) + "/pulls/" + num
-	html := repoHTMLURL(rp, r) + "/pull/" + num
-	issue := repoURL(rp, r) + "/issues/" + num
-	user := userJSON(r, p.User.Login, p.User.UserID, "User")
+	u := wire.RepoURL(rp, r) + "/pulls/" + num
+	html := wire.RepoHTMLURL(rp, r) + "/pull/" + num
+	issue := wire.RepoURL(rp, r) + "/issues/" + num
+	user := wire.UserJSON(r, p.User.Login, p.User.UserID, "User")
 	ts := p.Created.UTC().Format(time.RFC3339)
 	var closed, assignee any
 	if p.Closed != nil {
 		closed = p.Closed.UTC().Format(time.RFC3339)
 	}
 	if len(p.Assignees) > 0 {
-		assignee = userJSON(r, p.Assignees[0], loginID(p.Assignees[0]), "User")
+		assignee = wire.UserJSON(r, p.Assignees[0], loginID(p.Assignees[0]), "User")
 	}
-	repoObj := repoJSON(r, rp)
+	repoObj := wire.RepoJSON(r, rp)
 	side := func(branch, sha string) obj {
 		return obj{"label": rp.Owner + ":" + branch, "ref": branch, "sha": sha, "user": user, "repo": repoObj}
 	}
@@ -130,8 +130,8 @@ func pullJSON(r *http.Request, rp *state.Repo, p *state.Pull) obj {
 		"url": u, "id": rp.ID*100000 + int64(p.Number), "node_id": wire.NodeID("PR", rp.FullName()+"#"+num),
 		"html_url": html, "diff_url": html + ".diff", "patch_url": html + ".patch", "issue_url": issue,
 		"commits_url": u + "/commits", "review_comments_url": u + "/comments",
-		"review_comment_url": repoURL(rp, r) + "/pulls/comments{/number}", "comments_url": issue + "/comments",
-		"statuses_url": repoURL(rp, r) + "/statuses/" + p.HeadSHA, "number": p.Number, "state": p.State,
+		"review_comment_url": wire.RepoURL(rp, r) + "/pulls/comments{/number}", "comments_url": issue + "/comments",
+		"statuses_url": wire.RepoURL(rp, r) + "/statuses/" + p.HeadSHA, "number": p.Number, "state": p.State,
 		"locked": false, "title": p.Title, "user": user, "body": p.Body, "labels": labelsJSON(rp, r, p.Labels, true),
 		"milestone": nil, "active_lock_reason": nil, "created_at": ts, "updated_at": p.UpdatedAt().UTC().Format(time.RFC3339),
 		"closed_at": closed, "merged_at": nil, "merge_commit_sha": nil, "assignee": assignee,
@@ -139,8 +139,8 @@ func pullJSON(r *http.Request, rp *state.Repo, p *state.Pull) obj {
 		"head": side(p.Head, p.HeadSHA), "base": side(p.Base, p.BaseSHA),
 		"_links": obj{"self": link(u), "html": link(html), "issue": link(issue),
 			"comments": link(issue + "/comments"), "review_comments": link(u + "/comments"),
-			"review_comment": link(repoURL(rp, r) + "/pulls/comments{/number}"), "commits": link(u + "/commits"),
-			"statuses": link(repoURL(rp, r) + "/statuses/" + p.HeadSHA)},
+			"review_comment": link(wire.RepoURL(rp, r) + "/pulls/comments{/number}"), "commits": link(u + "/commits"),
+			"statuses": link(wire.RepoURL(rp, r) + "/statuses/" + p.HeadSHA)},
 		"author_association": "OWNER", "auto_merge": nil, "draft": p.Draft, "merged": false,
 		"mergeable": nil, "rebaseable": nil, "mergeable_state": "unknown", "merged_by": nil,
 		"comments": 0, "review_comments": 0, "maintainer_can_modify": false, "commits": 1,

@@ -215,7 +215,7 @@ func labelJSON(r *http.Request, rp *state.Repo, l *state.Label) obj {
 		desc = l.Description
 	}
 	return obj{"id": loginID(rp.FullName() + "#label:" + l.Name), "node_id": wire.NodeID("LA", rp.FullName()+":"+l.Name),
-		"url": repoURL(rp, r) + "/labels/" + l.Name, "name": l.Name, "color": l.Color, "default": false, "description": desc}
+		"url": wire.RepoURL(rp, r) + "/labels/" + l.Name, "name": l.Name, "color": l.Color, "default": false, "description": desc}
 }
 
 // loginID is a stable numeric ID for a name the fake has no record of.
@@ -312,7 +312,7 @@ func (s *Server) handleAssignees(w http.ResponseWriter, r *http.Request, rp *sta
 func usersJSON(r *http.Request, logins []string) []obj {
 	out := []obj{}
 	for _, l := range logins {
-		out = append(out, userJSON(r, l, loginID(l), "User"))
+		out = append(out, wire.UserJSON(r, l, loginID(l), "User"))
 	}
 	return out
 }
@@ -320,25 +320,25 @@ func usersJSON(r *http.Request, logins []string) []obj {
 // issueJSON is the issue shape of a pull request. Caller holds mu.
 func issueJSON(r *http.Request, rp *state.Repo, p *state.Pull) obj {
 	num := strconv.Itoa(p.Number)
-	u := repoURL(rp, r) + "/issues/" + num
+	u := wire.RepoURL(rp, r) + "/issues/" + num
 	var assignee any
 	if len(p.Assignees) > 0 {
-		assignee = userJSON(r, p.Assignees[0], loginID(p.Assignees[0]), "User")
+		assignee = wire.UserJSON(r, p.Assignees[0], loginID(p.Assignees[0]), "User")
 	}
 	var closed any
 	if p.Closed != nil {
 		closed = p.Closed.UTC().Format(time.RFC3339)
 	}
-	html := repoHTMLURL(rp, r) + "/pull/" + num
+	html := wire.RepoHTMLURL(rp, r) + "/pull/" + num
 	return obj{
 		"id": rp.ID*100000 + int64(p.Number), "node_id": wire.NodeID("PR", rp.FullName()+"#"+num), "url": u,
-		"repository_url": repoURL(rp, r), "labels_url": u + "/labels{/name}", "comments_url": u + "/comments",
+		"repository_url": wire.RepoURL(rp, r), "labels_url": u + "/labels{/name}", "comments_url": u + "/comments",
 		"events_url": u + "/events", "html_url": html, "number": p.Number, "state": p.State, "title": p.Title,
-		"body": p.Body, "user": userJSON(r, p.User.Login, p.User.UserID, "User"), "labels": labelsJSON(rp, r, p.Labels, false),
+		"body": p.Body, "user": wire.UserJSON(r, p.User.Login, p.User.UserID, "User"), "labels": labelsJSON(rp, r, p.Labels, false),
 		"assignee": assignee, "assignees": usersJSON(r, p.Assignees), "milestone": nil, "locked": false,
 		"active_lock_reason": nil, "comments": 0, "closed_at": closed, "created_at": p.Created.UTC().Format(time.RFC3339),
 		"updated_at": p.UpdatedAt().UTC().Format(time.RFC3339), "author_association": "OWNER",
-		"pull_request": obj{"url": repoURL(rp, r) + "/pulls/" + num, "html_url": html, "diff_url": html + ".diff",
+		"pull_request": obj{"url": wire.RepoURL(rp, r) + "/pulls/" + num, "html_url": html, "diff_url": html + ".diff",
 			"patch_url": html + ".patch", "merged_at": nil},
 	}
 }

@@ -27,7 +27,7 @@ func (s *Server) handleGetRef(w http.ResponseWriter, r *http.Request, rp *state.
 		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docRoot)
 		return
 	}
-	wire.WriteJSON(w, r, http.StatusOK, gitRefJSON(r, rp, ref, h))
+	wire.WriteJSON(w, r, http.StatusOK, wire.GitRefJSON(r, rp, ref, h))
 }
 
 // handleListRefs serves the undocumented GET git/refs/{prefix}: an array of
@@ -43,7 +43,7 @@ func (s *Server) handleListRefs(w http.ResponseWriter, r *http.Request, rp *stat
 	p := strings.TrimSuffix(r.PathValue("ref"), "/")
 	full := "refs/" + p
 	if h, ok := rp.Refs[full]; ok && p != "" {
-		wire.WriteJSON(w, r, http.StatusOK, gitRefJSON(r, rp, full, h))
+		wire.WriteJSON(w, r, http.StatusOK, wire.GitRefJSON(r, rp, full, h))
 		return
 	}
 	prefix := "refs/"
@@ -52,7 +52,7 @@ func (s *Server) handleListRefs(w http.ResponseWriter, r *http.Request, rp *stat
 	}
 	out := []obj{}
 	for _, name := range rp.SortedRefs(prefix) {
-		out = append(out, gitRefJSON(r, rp, name, rp.Refs[name]))
+		out = append(out, wire.GitRefJSON(r, rp, name, rp.Refs[name]))
 	}
 	if len(out) == 0 {
 		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docRoot)
@@ -70,7 +70,7 @@ func (s *Server) handleMatchingRefs(w http.ResponseWriter, r *http.Request, rp *
 	}
 	out := []obj{}
 	for _, name := range rp.SortedRefs("refs/" + r.PathValue("ref")) {
-		out = append(out, gitRefJSON(r, rp, name, rp.Refs[name]))
+		out = append(out, wire.GitRefJSON(r, rp, name, rp.Refs[name]))
 	}
 	wire.WriteJSON(w, r, http.StatusOK, out)
 }
@@ -137,7 +137,7 @@ func (s *Server) handleCreateRef(w http.ResponseWriter, r *http.Request, rp *sta
 		return
 	}
 	rp.SetRef(body.Ref, h, false, s.now())
-	out := gitRefJSON(r, rp, body.Ref, h)
+	out := wire.GitRefJSON(r, rp, body.Ref, h)
 	w.Header().Set("Location", out["url"].(string))
 	wire.WriteJSON(w, r, http.StatusCreated, out)
 }
@@ -178,7 +178,7 @@ func (s *Server) handleUpdateRef(w http.ResponseWriter, r *http.Request, rp *sta
 		}
 		rp.SetRef(ref, h, body.Force, s.now())
 	}
-	wire.WriteJSON(w, r, http.StatusOK, gitRefJSON(r, rp, ref, h))
+	wire.WriteJSON(w, r, http.StatusOK, wire.GitRefJSON(r, rp, ref, h))
 }
 
 func (s *Server) handleDeleteRef(w http.ResponseWriter, r *http.Request, rp *state.Repo) {

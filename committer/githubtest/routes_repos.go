@@ -45,14 +45,14 @@ func (s *Server) handleCreateRepo(w http.ResponseWriter, r *http.Request) {
 	}
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
-	w.Header().Set("Location", repoURL(rp, r))
-	wire.WriteJSON(w, r, http.StatusCreated, repoJSON(r, rp))
+	w.Header().Set("Location", wire.RepoURL(rp, r))
+	wire.WriteJSON(w, r, http.StatusCreated, wire.RepoJSON(r, rp))
 }
 
 func (s *Server) handleGetRepo(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
-	wire.WriteJSON(w, r, http.StatusOK, repoJSON(r, rp))
+	wire.WriteJSON(w, r, http.StatusOK, wire.RepoJSON(r, rp))
 }
 
 func (s *Server) handleDeleteRepo(w http.ResponseWriter, _ *http.Request, rp *state.Repo) {

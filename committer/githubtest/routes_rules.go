@@ -84,7 +84,7 @@ func (s *Server) handleBranchProtection(w http.ResponseWriter, r *http.Request, 
 		wire.WriteError(w, r, http.StatusNotFound, "Branch not protected", docBranchProtection)
 		return
 	}
-	u := repoURL(rp, r) + "/branches/" + branch + "/protection"
+	u := wire.RepoURL(rp, r) + "/branches/" + branch + "/protection"
 	out := obj{
 		"url":                              u,
 		"required_signatures":              obj{"url": u + "/required_signatures", "enabled": p.RequireSignatures},

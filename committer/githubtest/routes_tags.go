@@ -104,9 +104,9 @@ func gitTagJSON(r *http.Request, rp *state.Repo, t *object.Tag) obj {
 	sha := t.Hash.String()
 	typ := t.TargetType.String()
 	return obj{
-		"node_id": objNodeID(rp, "TAG", t.Hash), "tag": t.Name, "sha": sha,
-		"url": repoURL(rp, r) + "/git/tags/" + sha, "message": t.Message, "tagger": sigJSON(t.Tagger),
-		"object":       obj{"sha": t.Target.String(), "type": typ, "url": repoURL(rp, r) + "/git/" + typ + "s/" + t.Target.String()},
-		"verification": unsignedVerification(),
+		"node_id": wire.ObjNodeID(rp, "TAG", t.Hash), "tag": t.Name, "sha": sha,
+		"url": wire.RepoURL(rp, r) + "/git/tags/" + sha, "message": t.Message, "tagger": wire.SigJSON(t.Tagger),
+		"object":       obj{"sha": t.Target.String(), "type": typ, "url": wire.RepoURL(rp, r) + "/git/" + typ + "s/" + t.Target.String()},
+		"verification": wire.UnsignedVerification(),
 	}
 }

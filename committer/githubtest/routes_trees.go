@@ -158,7 +158,7 @@ func (s *Server) buildTree(w http.ResponseWriter, r *http.Request, rp *state.Rep
 
 // treeJSON is the git-tree shape. Caller holds rp.mu.
 func treeJSON(rp *state.Repo, r *http.Request, h plumbing.Hash, recursive bool) obj {
-	base := repoURL(rp, r)
+	base := wire.RepoURL(rp, r)
 	entries := make([]treeEntryOut, 0, len(rp.Trees[h]))
 	truncated := false
 	size := 0

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/gitobj"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 // File is one file for Seed and the result of Files.
@@ -129,7 +130,7 @@ func (s *Server) Seed(owner, name, branch, message string, files ...File) (strin
 		c.ParentHashes = []plumbing.Hash{old}
 	}
 	h := rp.PutCommit(c)
-	rp.Verif[h] = unsignedVerification()
+	rp.Verif[h] = wire.UnsignedVerification()
 	rp.SetRef(ref, h, false, now)
 	return h.String(), nil
 }

@@ -1,4 +1,4 @@
-package githubtest
+package wire
 
 import (
 	"net/http"
@@ -11,13 +11,12 @@ import (
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/sign"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
-	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
-func userJSON(r *http.Request, login string, id int64, typ string) obj {
-	api, web := wire.APIBase(r)+"/users/"+login, wire.WebBase(r)+"/"+login
+func UserJSON(r *http.Request, login string, id int64, typ string) obj {
+	api, web := APIBase(r)+"/users/"+login, WebBase(r)+"/"+login
 	return obj{
-		"login": login, "id": id, "node_id": wire.NodeID("U", login), "type": typ, "site_admin": false,
+		"login": login, "id": id, "node_id": NodeID("U", login), "type": typ, "site_admin": false,
 		"avatar_url":  "https://avatars.githubusercontent.com/u/" + strconv.FormatInt(id, 10) + "?v=4",
 		"gravatar_id": "", "url": api, "html_url": web,
 		"followers_url": api + "/followers", "following_url": api + "/following{/other_user}",
@@ -28,20 +27,20 @@ func userJSON(r *http.Request, login string, id int64, typ string) obj {
 	}
 }
 
-func repoURL(rp *state.Repo, r *http.Request) string {
-	return wire.APIBase(r) + "/repos/" + rp.FullName()
+func RepoURL(rp *state.Repo, r *http.Request) string {
+	return APIBase(r) + "/repos/" + rp.FullName()
 }
-func repoHTMLURL(rp *state.Repo, r *http.Request) string {
-	return wire.WebBase(r) + "/" + rp.FullName()
+func RepoHTMLURL(rp *state.Repo, r *http.Request) string {
+	return WebBase(r) + "/" + rp.FullName()
 }
 
 // repoJSON is the full repository shape. Caller holds rp.mu (read).
-func repoJSON(r *http.Request, rp *state.Repo) obj {
-	u, html := repoURL(rp, r), repoHTMLURL(rp, r)
+func RepoJSON(r *http.Request, rp *state.Repo) obj {
+	u, html := RepoURL(rp, r), RepoHTMLURL(rp, r)
 	created := rp.Created.UTC().Format(time.RFC3339)
 	o := obj{
-		"id": rp.ID, "node_id": wire.NodeID("R", rp.FullName()), "name": rp.Name, "full_name": rp.FullName(),
-		"private": rp.Private, "owner": userJSON(r, rp.Owner, rp.ID*7, "User"), "html_url": html,
+		"id": rp.ID, "node_id": NodeID("R", rp.FullName()), "name": rp.Name, "full_name": rp.FullName(),
+		"private": rp.Private, "owner": UserJSON(r, rp.Owner, rp.ID*7, "User"), "html_url": html,
 		"description": nil, "fork": false, "url": u, "homepage": nil, "language": nil,
 		"clone_url": html + ".git", "git_url": strings.Replace(html, "http", "git", 1) + ".git",
 		"ssh_url": "git@" + r.Host + ":" + rp.FullName() + ".git", "svn_url": html, "mirror_url": nil,
@@ -64,7 +63,7 @@ func repoJSON(r *http.Request, rp *state.Repo) obj {
 	}
 	o["network_count"], o["subscribers_count"], o["topics"] = 0, 0, []string{}
 	if rp.Org {
-		org := userJSON(r, rp.Owner, rp.ID*7, "Organization")
+		org := UserJSON(r, rp.Owner, rp.ID*7, "Organization")
 		o["owner"], o["organization"] = org, org
 	}
 	for k, v := range map[string]string{
@@ -88,50 +87,50 @@ func repoJSON(r *http.Request, rp *state.Repo) obj {
 	return o
 }
 
-func gitRefJSON(r *http.Request, rp *state.Repo, ref string, h plumbing.Hash) obj {
+func GitRefJSON(r *http.Request, rp *state.Repo, ref string, h plumbing.Hash) obj {
 	typ := "commit"
 	if t := rp.ObjType(h); t == plumbing.TagObject {
 		typ = "tag"
 	}
 	return obj{
-		"ref": ref, "node_id": refNodeID(rp, ref), "url": repoURL(rp, r) + "/git/" + wire.EscapeSegments(ref),
-		"object": obj{"type": typ, "sha": h.String(), "url": repoURL(rp, r) + "/git/" + typ + "s/" + h.String()},
+		"ref": ref, "node_id": RefNodeID(rp, ref), "url": RepoURL(rp, r) + "/git/" + EscapeSegments(ref),
+		"object": obj{"type": typ, "sha": h.String(), "url": RepoURL(rp, r) + "/git/" + typ + "s/" + h.String()},
 	}
 }
 
-func sigJSON(s object.Signature) obj {
+func SigJSON(s object.Signature) obj {
 	return obj{"name": s.Name, "email": s.Email, "date": s.When.Format(time.RFC3339)}
 }
 
-func unsignedVerification() sign.Verification {
+func UnsignedVerification() sign.Verification {
 	return sign.Verification{Verified: false, Reason: "unsigned"}
 }
 
 // gitCommitJSON is the git-commit shape. Caller holds rp.mu.
-func gitCommitJSON(r *http.Request, rp *state.Repo, c *object.Commit) obj {
+func GitCommitJSON(r *http.Request, rp *state.Repo, c *object.Commit) obj {
 	parents := []obj{}
 	for _, p := range c.ParentHashes {
-		parents = append(parents, obj{"sha": p.String(), "url": repoURL(rp, r) + "/git/commits/" + p.String(),
-			"html_url": repoHTMLURL(rp, r) + "/commit/" + p.String()})
+		parents = append(parents, obj{"sha": p.String(), "url": RepoURL(rp, r) + "/git/commits/" + p.String(),
+			"html_url": RepoHTMLURL(rp, r) + "/commit/" + p.String()})
 	}
 	v, ok := rp.Verif[c.Hash]
 	if !ok {
-		v = unsignedVerification()
+		v = UnsignedVerification()
 	}
 	return obj{
-		"sha": c.Hash.String(), "node_id": objNodeID(rp, "C", c.Hash),
-		"url": repoURL(rp, r) + "/git/commits/" + c.Hash.String(), "html_url": repoHTMLURL(rp, r) + "/commit/" + c.Hash.String(),
-		"author": sigJSON(c.Author), "committer": sigJSON(c.Committer), "message": c.Message,
-		"tree":    obj{"sha": c.TreeHash.String(), "url": repoURL(rp, r) + "/git/trees/" + c.TreeHash.String()},
+		"sha": c.Hash.String(), "node_id": ObjNodeID(rp, "C", c.Hash),
+		"url": RepoURL(rp, r) + "/git/commits/" + c.Hash.String(), "html_url": RepoHTMLURL(rp, r) + "/commit/" + c.Hash.String(),
+		"author": SigJSON(c.Author), "committer": SigJSON(c.Committer), "message": c.Message,
+		"tree":    obj{"sha": c.TreeHash.String(), "url": RepoURL(rp, r) + "/git/trees/" + c.TreeHash.String()},
 		"parents": parents, "verification": v,
 	}
 }
 
 // commitJSON is the repos "commit" shape (GET /repos/{o}/{r}/commits/{ref},
 // branch.commit). Caller holds rp.mu.
-func commitJSON(r *http.Request, rp *state.Repo, c *object.Commit) obj {
+func CommitJSON(r *http.Request, rp *state.Repo, c *object.Commit) obj {
 	sha := c.Hash.String()
-	gc := gitCommitJSON(r, rp, c)
+	gc := GitCommitJSON(r, rp, c)
 	delete(gc, "sha")
 	delete(gc, "node_id")
 	delete(gc, "html_url")
@@ -139,12 +138,21 @@ func commitJSON(r *http.Request, rp *state.Repo, c *object.Commit) obj {
 	gc["comment_count"] = 0
 	parents := []obj{}
 	for _, p := range c.ParentHashes {
-		parents = append(parents, obj{"sha": p.String(), "url": repoURL(rp, r) + "/commits/" + p.String(),
-			"html_url": repoHTMLURL(rp, r) + "/commit/" + p.String()})
+		parents = append(parents, obj{"sha": p.String(), "url": RepoURL(rp, r) + "/commits/" + p.String(),
+			"html_url": RepoHTMLURL(rp, r) + "/commit/" + p.String()})
 	}
 	return obj{
-		"sha": sha, "node_id": objNodeID(rp, "C", c.Hash), "url": repoURL(rp, r) + "/commits/" + sha,
-		"html_url": repoHTMLURL(rp, r) + "/commit/" + sha, "comments_url": repoURL(rp, r) + "/commits/" + sha + "/comments",
+		"sha": sha, "node_id": ObjNodeID(rp, "C", c.Hash), "url": RepoURL(rp, r) + "/commits/" + sha,
+		"html_url": RepoHTMLURL(rp, r) + "/commit/" + sha, "comments_url": RepoURL(rp, r) + "/commits/" + sha + "/comments",
 		"commit": gc, "author": nil, "committer": nil, "parents": parents,
 	}
 }
+
+// objNodeID is the node ID of a git object (kind C, T, B or TAG), the same
+// in REST replies and GraphQL, so node(id:) resolves either.
+func ObjNodeID(rp *state.Repo, kind string, h plumbing.Hash) string {
+	return NodeID(kind, rp.FullName()+":"+h.String())
+}
+
+// refNodeID is the node ID (REST node_id, GraphQL id)  of a ref; CommittableBranch.id takes it.
+func RefNodeID(rp *state.Repo, ref string) string { return NodeID("REF", rp.FullName()+":"+ref) }
