@@ -136,8 +136,9 @@ func (rp *Repo) SetRef(ref string, h plumbing.Hash, forced bool, at time.Time) {
 	rp.Updates = append(rp.Updates, u)
 }
 
-// DefaultBranchName, CommitAt, RefHashes, ReachablePeeled, Verified and
-// Status are what rule evaluation (rules.Repo) reads. Caller holds rp.Mu.
+// DefaultBranchName is DefaultBranch. It, CommitAt, RefHashes,
+// ReachablePeeled, Verified and Status are what rule evaluation
+// (rules.Repo) reads. Caller holds rp.Mu.
 func (rp *Repo) DefaultBranchName() string { return rp.DefaultBranch }
 
 // CommitAt is commit h. Caller holds Mu.

@@ -13,7 +13,8 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 )
 
-func UserJSON(r *http.Request, login string, id int64, typ string) obj {
+// UserJSON is the user shape (owner, user, account) of login.
+func UserJSON(r *http.Request, login string, id int64, typ string) map[string]any {
 	api, web := APIBase(r)+"/users/"+login, WebBase(r)+"/"+login
 	return obj{
 		"login": login, "id": id, "node_id": NodeID("U", login), "type": typ, "site_admin": false,
@@ -27,15 +28,18 @@ func UserJSON(r *http.Request, login string, id int64, typ string) obj {
 	}
 }
 
+// RepoURL is rp's API URL.
 func RepoURL(rp *state.Repo, r *http.Request) string {
 	return APIBase(r) + "/repos/" + rp.FullName()
 }
+
+// RepoHTMLURL is rp's web URL.
 func RepoHTMLURL(rp *state.Repo, r *http.Request) string {
 	return WebBase(r) + "/" + rp.FullName()
 }
 
-// repoJSON is the full repository shape. Caller holds rp.mu (read).
-func RepoJSON(r *http.Request, rp *state.Repo) obj {
+// RepoJSON is the full repository shape. Caller holds rp.Mu (read).
+func RepoJSON(r *http.Request, rp *state.Repo) map[string]any {
 	u, html := RepoURL(rp, r), RepoHTMLURL(rp, r)
 	created := rp.Created.UTC().Format(time.RFC3339)
 	o := obj{
@@ -87,7 +91,8 @@ func RepoJSON(r *http.Request, rp *state.Repo) obj {
 	return o
 }
 
-func GitRefJSON(r *http.Request, rp *state.Repo, ref string, h plumbing.Hash) obj {
+// GitRefJSON is the git-ref shape of ref at h. Caller holds rp.Mu.
+func GitRefJSON(r *http.Request, rp *state.Repo, ref string, h plumbing.Hash) map[string]any {
 	typ := "commit"
 	if t := rp.ObjType(h); t == plumbing.TagObject {
 		typ = "tag"
@@ -98,16 +103,18 @@ func GitRefJSON(r *http.Request, rp *state.Repo, ref string, h plumbing.Hash) ob
 	}
 }
 
-func SigJSON(s object.Signature) obj {
+// SigJSON is a git commit's or tag's author, committer or tagger.
+func SigJSON(s object.Signature) map[string]any {
 	return obj{"name": s.Name, "email": s.Email, "date": s.When.Format(time.RFC3339)}
 }
 
+// UnsignedVerification is the verification of a commit without a signature.
 func UnsignedVerification() sign.Verification {
 	return sign.Verification{Verified: false, Reason: "unsigned"}
 }
 
-// gitCommitJSON is the git-commit shape. Caller holds rp.mu.
-func GitCommitJSON(r *http.Request, rp *state.Repo, c *object.Commit) obj {
+// GitCommitJSON is the git-commit shape. Caller holds rp.Mu.
+func GitCommitJSON(r *http.Request, rp *state.Repo, c *object.Commit) map[string]any {
 	parents := []obj{}
 	for _, p := range c.ParentHashes {
 		parents = append(parents, obj{"sha": p.String(), "url": RepoURL(rp, r) + "/git/commits/" + p.String(),
@@ -126,9 +133,9 @@ func GitCommitJSON(r *http.Request, rp *state.Repo, c *object.Commit) obj {
 	}
 }
 
-// commitJSON is the repos "commit" shape (GET /repos/{o}/{r}/commits/{ref},
-// branch.commit). Caller holds rp.mu.
-func CommitJSON(r *http.Request, rp *state.Repo, c *object.Commit) obj {
+// CommitJSON is the repos "commit" shape (GET /repos/{o}/{r}/commits/{ref},
+// branch.commit). Caller holds rp.Mu.
+func CommitJSON(r *http.Request, rp *state.Repo, c *object.Commit) map[string]any {
 	sha := c.Hash.String()
 	gc := GitCommitJSON(r, rp, c)
 	delete(gc, "sha")
@@ -148,11 +155,11 @@ func CommitJSON(r *http.Request, rp *state.Repo, c *object.Commit) obj {
 	}
 }
 
-// objNodeID is the node ID of a git object (kind C, T, B or TAG), the same
+// ObjNodeID is the node ID of a git object (kind C, T, B or TAG), the same
 // in REST replies and GraphQL, so node(id:) resolves either.
 func ObjNodeID(rp *state.Repo, kind string, h plumbing.Hash) string {
 	return NodeID(kind, rp.FullName()+":"+h.String())
 }
 
-// refNodeID is the node ID (REST node_id, GraphQL id)  of a ref; CommittableBranch.id takes it.
+// RefNodeID is the node ID (REST node_id, GraphQL id)  of a ref; CommittableBranch.id takes it.
 func RefNodeID(rp *state.Repo, ref string) string { return NodeID("REF", rp.FullName()+":"+ref) }
