@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -125,7 +126,7 @@ func (s *Server) handleAccessToken(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (s *Server) handleRepoInstallation(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleRepoInstallation(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	appID, err := s.verifyJWT(bearer(r))
 	if err != nil {
 		wire.WriteError(w, r, http.StatusUnauthorized, err.Error(), docApps)
@@ -134,8 +135,8 @@ func (s *Server) handleRepoInstallation(w http.ResponseWriter, r *http.Request, 
 	s.mu.Lock()
 	var found *installation
 	for _, in := range s.installs {
-		if in.appID == appID && strings.EqualFold(in.owner, rp.owner) &&
-			(in.repo == "" || strings.EqualFold(in.repo, rp.name)) {
+		if in.appID == appID && strings.EqualFold(in.owner, rp.Owner) &&
+			(in.repo == "" || strings.EqualFold(in.repo, rp.Name)) {
 			found = in
 			break
 		}
@@ -148,14 +149,14 @@ func (s *Server) handleRepoInstallation(w http.ResponseWriter, r *http.Request, 
 	api := wire.APIBase(r)
 	wire.WriteJSON(w, r, http.StatusOK, obj{
 		"id": found.id, "app_id": found.appID, "app_slug": "fake-app-" + strconv.FormatInt(found.appID, 10),
-		"target_type": "User", "target_id": rp.id * 7, "single_file_name": nil, "suspended_by": nil, "suspended_at": nil,
-		"account":              userJSON(r, rp.owner, rp.id*7, "User"),
+		"target_type": "User", "target_id": rp.ID * 7, "single_file_name": nil, "suspended_by": nil, "suspended_at": nil,
+		"account":              wire.UserJSON(r, rp.Owner, rp.ID*7, "User"),
 		"access_tokens_url":    api + "/app/installations/" + strconv.FormatInt(found.id, 10) + "/access_tokens",
 		"repositories_url":     api + "/installation/repositories",
 		"html_url":             wire.WebBase(r) + "/settings/installations/" + strconv.FormatInt(found.id, 10),
 		"repository_selection": "selected",
 		"permissions":          obj{"contents": "write", "pull_requests": "write", "metadata": "read"},
-		"events":               []string{}, "created_at": rp.created.UTC().Format(time.RFC3339),
-		"updated_at": rp.created.UTC().Format(time.RFC3339),
+		"events":               []string{}, "created_at": rp.Created.UTC().Format(time.RFC3339),
+		"updated_at": rp.Created.UTC().Format(time.RFC3339),
 	})
 }

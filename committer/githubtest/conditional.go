@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -33,7 +34,7 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, route string) 
 // serveConditional answers a GET carrying If-None-Match with 304 Not
 // Modified when the reply it would send has that ETag (weak comparison, as
 // GitHub's ETags are weak). A 304 does not count against the primary limit.
-func (s *Server) serveConditional(w http.ResponseWriter, r *http.Request, route string, id identity) {
+func (s *Server) serveConditional(w http.ResponseWriter, r *http.Request, route string, id state.Identity) {
 	inm := r.Header.Get("If-None-Match")
 	if (r.Method != http.MethodGet && r.Method != http.MethodHead) || inm == "" {
 		s.dispatch(w, r, route)

@@ -2,6 +2,8 @@ package githubtest
 
 import (
 	"testing"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 )
 
 func TestGitDataErrors(t *testing.T) {
@@ -43,7 +45,7 @@ func TestGitDataErrors(t *testing.T) {
 		{"escaped slash patch missing", "PATCH", rr + "/git/refs/heads%2Fnope", map[string]any{"sha": head}, 422, "Reference does not exist"},
 		{"escaped slash ghes missing", "DELETE", "/api/v3" + rr + "/git/refs/heads%2Fnope", nil, 422, "Reference does not exist"},
 		{"malformed parent", "POST", rr + "/git/commits",
-			map[string]any{"message": "m", "tree": c.Tree, "parents": []string{"abc"}}, 422, msgParentsMalformed},
+			map[string]any{"message": "m", "tree": c.Tree, "parents": []string{"abc"}}, 422, state.MsgParentsMalformed},
 		{"unknown parent", "POST", rr + "/git/commits",
 			map[string]any{"message": "m", "tree": c.Tree, "parents": []string{head40}}, 422, "Parent SHA does not exist"},
 		{"delete missing ref", "DELETE", rr + "/git/refs/heads/nope", nil, 422, "Reference does not exist"},

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -61,18 +62,18 @@ func (g gqlAccount) Field(x *graphql.Exec, name string, args map[string]any) (an
 // viewer is the account of the request's token.
 func viewer(x *graphql.Exec) gqlAccount {
 	id := identOf(x.R)
-	email := id.email
+	email := id.Email
 	if strings.HasSuffix(email, "@users.noreply.github.com") {
 		email = "" // GitHub shows only a public email
 	}
-	return gqlAccount{typ: "User", login: id.login, id: id.userID, name: id.name, email: email}
+	return gqlAccount{typ: "User", login: id.Login, id: id.UserID, name: id.Name, email: email}
 }
 
 // ownerAccount is Repository.owner. Caller holds rp.mu.
-func ownerAccount(rp *repo) gqlAccount {
+func ownerAccount(rp *state.Repo) gqlAccount {
 	typ := "User"
-	if rp.org {
+	if rp.Org {
 		typ = "Organization"
 	}
-	return gqlAccount{typ: typ, login: rp.owner, id: rp.id * 7}
+	return gqlAccount{typ: typ, login: rp.Owner, id: rp.ID * 7}
 }

@@ -12,10 +12,12 @@ import (
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/sign"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 type gqlCommit struct {
-	rp *repo
+	rp *state.Repo
 	c  *object.Commit
 }
 
@@ -23,8 +25,8 @@ func (gqlCommit) TypeName() string { return "Commit" }
 
 func (g gqlCommit) Field(x *graphql.Exec, name string, args map[string]any) (any, error) {
 	rp, c := g.rp, g.c
-	rp.mu.RLock()
-	defer rp.mu.RUnlock()
+	rp.Mu.RLock()
+	defer rp.Mu.RUnlock()
 	if v, ok := gitObjectField(x, rp, c.Hash, "C", name); ok {
 		return v, nil
 	}
@@ -37,9 +39,9 @@ func (g gqlCommit) Field(x *graphql.Exec, name string, args map[string]any) (any
 	case "messageBody":
 		return strings.TrimLeft(body, "\n"), nil
 	case "url":
-		return repoHTMLURL(rp, x.R) + "/commit/" + c.Hash.String(), nil
+		return wire.RepoHTMLURL(rp, x.R) + "/commit/" + c.Hash.String(), nil
 	case "resourcePath":
-		return "/" + rp.fullName() + "/commit/" + c.Hash.String(), nil
+		return "/" + rp.FullName() + "/commit/" + c.Hash.String(), nil
 	case "tree":
 		return gqlTree{rp: rp, oid: c.TreeHash}, nil
 	case "committedDate":
@@ -73,7 +75,7 @@ func (g gqlCommit) Field(x *graphql.Exec, name string, args map[string]any) (any
 // logLocked lists the commits reachable from start in git log's default
 // order (newest committer date first, ties in the order found), keeping
 // only commits that change path when path is set. Caller holds mu.
-func logLocked(rp *repo, start plumbing.Hash, path string) []graphql.Object {
+func logLocked(rp *state.Repo, start plumbing.Hash, path string) []graphql.Object {
 	var out []graphql.Object
 	q := &commitQueue{}
 	seen := map[plumbing.Hash]bool{start: true}
@@ -82,7 +84,7 @@ func logLocked(rp *repo, start plumbing.Hash, path string) []graphql.Object {
 	}
 	for seq := 1; q.Len() > 0; seq++ {
 		c := heap.Pop(q).(queued).c
-		if path == "" || rp.changesPath(c, path) {
+		if path == "" || rp.ChangesPath(c, path) {
 			out = append(out, gqlCommit{rp: rp, c: c})
 		}
 		for _, p := range c.ParentHashes {
@@ -93,21 +95,6 @@ func logLocked(rp *repo, start plumbing.Hash, path string) []graphql.Object {
 		}
 	}
 	return out
-}
-
-// changesPath reports whether c's entry at path differs from its first
-// parent's. Caller holds mu.
-func (rp *repo) changesPath(c *object.Commit, path string) bool {
-	now, had := rp.LookupPath(c.TreeHash, path)
-	if len(c.ParentHashes) == 0 {
-		return had
-	}
-	pc, ok := rp.Commits[c.ParentHashes[0]]
-	if !ok {
-		return had
-	}
-	before, hadBefore := rp.LookupPath(pc.TreeHash, path)
-	return had != hadBefore || now.Hash != before.Hash || now.Mode != before.Mode
 }
 
 type queued struct {
@@ -277,11 +264,11 @@ func (p gqlPageInfo) Field(_ *graphql.Exec, name string, _ map[string]any) (any,
 
 // gqlSignatureLocked is Commit.signature: nil for an unsigned commit.
 // Caller holds mu.
-func gqlSignatureLocked(rp *repo, c *object.Commit) graphql.Object {
+func gqlSignatureLocked(rp *state.Repo, c *object.Commit) graphql.Object {
 	if c.PGPSignature == "" {
 		return nil
 	}
-	return gqlSignature{c: c, v: rp.verif[c.Hash]}
+	return gqlSignature{c: c, v: rp.Verif[c.Hash]}
 }
 
 type gqlSignature struct {

@@ -12,6 +12,7 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rules"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/sign"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 )
 
 // msgGraphQLGaveUp is what GitHub answers when a query fails inside it
@@ -109,10 +110,10 @@ func (s *Server) createCommitOnBranch(x *graphql.Exec, in map[string]any) (graph
 	if rp == nil {
 		return nil, graphql.Errorf("NOT_FOUND", "Could not resolve to a Repository with the name '"+c.repo+"'.")
 	}
-	s.mutationRaces.run(rp.fullName(), c.ref)
-	rp.mu.Lock()
-	defer rp.mu.Unlock()
-	head, ok := rp.refs[c.ref]
+	s.mutationRaces.run(rp.FullName(), c.ref)
+	rp.Mu.Lock()
+	defer rp.Mu.Unlock()
+	head, ok := rp.Refs[c.ref]
 	if !ok {
 		// GitHub requires an existing branch; the wording is a guess.
 		return nil, graphql.Errorf("NOT_FOUND", "Could not resolve to a Ref with the name '"+c.ref+"'.")
@@ -127,24 +128,24 @@ func (s *Server) createCommitOnBranch(x *graphql.Exec, in map[string]any) (graph
 	now := s.now()
 	id := identOf(x.R)
 	cm := &object.Commit{
-		Author:    object.Signature{Name: id.name, Email: id.email, When: now},
+		Author:    object.Signature{Name: id.Name, Email: id.Email, When: now},
 		Committer: sign.WebFlowCommitter(now), Message: c.message, TreeHash: tree,
 		ParentHashes: []plumbing.Hash{head},
 	}
-	h, err := rp.putSignedCommit(cm, now)
+	h, err := rp.PutSignedCommit(cm, now)
 	if err != nil {
 		return nil, graphql.Errorf("", "Something went wrong while executing your query: "+err.Error())
 	}
 	if e := refusal(rp, id, rules.Change{Ref: c.ref, Old: head, New: h}); e != nil {
 		return nil, e.GQLError()
 	}
-	rp.setRef(c.ref, h, false, now)
+	rp.SetRef(c.ref, h, false, now)
 	return gqlCommitPayload{rp: rp, ref: c.ref, oid: h, clientMutationID: c.clientMutationID}, nil
 }
 
 // applyFileChanges writes the tree of head with c's deletions, then its
 // additions. Caller holds mu for writing.
-func applyFileChanges(rp *repo, head plumbing.Hash, c *commitOnBranch) (plumbing.Hash, error) {
+func applyFileChanges(rp *state.Repo, head plumbing.Hash, c *commitOnBranch) (plumbing.Hash, error) {
 	root := rp.Commits[head].TreeHash
 	b := gitobj.NewTreeBuilder(&rp.Store, root)
 	for _, p := range c.deletions {
@@ -171,7 +172,7 @@ func applyFileChanges(rp *repo, head plumbing.Hash, c *commitOnBranch) (plumbing
 }
 
 type gqlCommitPayload struct {
-	rp               *repo
+	rp               *state.Repo
 	ref              string
 	oid              plumbing.Hash
 	clientMutationID any
@@ -180,8 +181,8 @@ type gqlCommitPayload struct {
 func (gqlCommitPayload) TypeName() string { return "CreateCommitOnBranchPayload" }
 
 func (g gqlCommitPayload) Field(_ *graphql.Exec, name string, _ map[string]any) (any, error) {
-	g.rp.mu.RLock()
-	defer g.rp.mu.RUnlock()
+	g.rp.Mu.RLock()
+	defer g.rp.Mu.RUnlock()
 	switch name {
 	case "clientMutationId":
 		return g.clientMutationID, nil

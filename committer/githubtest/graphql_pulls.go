@@ -9,6 +9,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -21,7 +22,7 @@ import (
 // gqlPullsLocked filters the repository's pull requests. ref, when set,
 // keeps those whose head is that branch (associatedPullRequests). Caller
 // holds mu.
-func gqlPullsLocked(rp *repo, args map[string]any, headRef string) (any, error) {
+func gqlPullsLocked(rp *state.Repo, args map[string]any, headRef string) (any, error) {
 	states := map[string]bool{}
 	if list, ok := args["states"].([]any); ok {
 		for _, s := range list {
@@ -40,13 +41,13 @@ func gqlPullsLocked(rp *repo, args map[string]any, headRef string) (any, error) 
 		}
 	}
 	var nodes []graphql.Object
-	for _, p := range rp.pulls {
-		if len(states) > 0 && !states[p.state] || head != "" && p.head != head || base != "" && p.base != base {
+	for _, p := range rp.Pulls {
+		if len(states) > 0 && !states[p.State] || head != "" && p.Head != head || base != "" && p.Base != base {
 			continue
 		}
 		ok := true
 		for _, l := range labels {
-			ok = ok && slices.Contains(p.labels, l)
+			ok = ok && slices.Contains(p.Labels, l)
 		}
 		if ok {
 			nodes = append(nodes, gqlPull{rp: rp, p: p})
@@ -57,70 +58,70 @@ func gqlPullsLocked(rp *repo, args map[string]any, headRef string) (any, error) 
 }
 
 type gqlPull struct {
-	rp *repo
-	p  *pull
+	rp *state.Repo
+	p  *state.Pull
 }
 
 func (gqlPull) TypeName() string { return "PullRequest" }
 
 func (g gqlPull) Field(x *graphql.Exec, name string, _ map[string]any) (any, error) {
 	rp, p := g.rp, g.p
-	rp.mu.RLock()
-	defer rp.mu.RUnlock()
-	num := strconv.Itoa(p.number)
+	rp.Mu.RLock()
+	defer rp.Mu.RUnlock()
+	num := strconv.Itoa(p.Number)
 	switch name {
 	case "id":
-		return wire.NodeID("PR", rp.fullName()+"#"+num), nil
+		return wire.NodeID("PR", rp.FullName()+"#"+num), nil
 	case "number":
-		return p.number, nil
+		return p.Number, nil
 	case "databaseId", "fullDatabaseId":
 		if name == "fullDatabaseId" {
-			return strconv.FormatInt(rp.id*100000+int64(p.number), 10), nil
+			return strconv.FormatInt(rp.ID*100000+int64(p.Number), 10), nil
 		}
-		return rp.id*100000 + int64(p.number), nil
+		return rp.ID*100000 + int64(p.Number), nil
 	case "title":
-		return p.title, nil
+		return p.Title, nil
 	case "body":
-		return p.body, nil
+		return p.Body, nil
 	case "state":
-		return strings.ToUpper(p.state), nil
+		return strings.ToUpper(p.State), nil
 	case "closed":
-		return p.state == "closed", nil
+		return p.State == "closed", nil
 	case "merged":
 		return false, nil
 	case "isDraft":
-		return p.draft, nil
+		return p.Draft, nil
 	case "locked":
 		return false, nil
 	case "url", "permalink":
-		return repoHTMLURL(rp, x.R) + "/pull/" + num, nil
+		return wire.RepoHTMLURL(rp, x.R) + "/pull/" + num, nil
 	case "resourcePath":
-		return "/" + rp.fullName() + "/pull/" + num, nil
+		return "/" + rp.FullName() + "/pull/" + num, nil
 	case "headRefName":
-		return p.head, nil
+		return p.Head, nil
 	case "baseRefName":
-		return p.base, nil
+		return p.Base, nil
 	case "headRefOid":
-		return p.headSHA, nil
+		return p.HeadSHA, nil
 	case "baseRefOid":
-		return p.baseSHA, nil
+		return p.BaseSHA, nil
 	case "headRef":
-		return gqlRefLocked(rp, "refs/heads/"+p.head), nil
+		return gqlRefLocked(rp, "refs/heads/"+p.Head), nil
 	case "baseRef":
-		return gqlRefLocked(rp, "refs/heads/"+p.base), nil
+		return gqlRefLocked(rp, "refs/heads/"+p.Base), nil
 	case "repository", "baseRepository", "headRepository":
 		return gqlRepo{rp: rp}, nil
 	case "createdAt":
-		return p.created.UTC().Format(time.RFC3339), nil
+		return p.Created.UTC().Format(time.RFC3339), nil
 	case "updatedAt":
-		return p.updatedAt().UTC().Format(time.RFC3339), nil
+		return p.UpdatedAt().UTC().Format(time.RFC3339), nil
 	case "closedAt":
-		if p.closed == nil {
+		if p.Closed == nil {
 			return nil, nil
 		}
-		return p.closed.UTC().Format(time.RFC3339), nil
+		return p.Closed.UTC().Format(time.RFC3339), nil
 	case "author":
-		return gqlAccount{typ: "User", login: p.user.login, id: p.user.userID}, nil
+		return gqlAccount{typ: "User", login: p.User.Login, id: p.User.UserID}, nil
 	case "mergeable":
 		return "UNKNOWN", nil
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -86,8 +87,8 @@ func (s *Server) gqlNode(id string) graphql.Object {
 	if rp == nil {
 		return nil
 	}
-	rp.mu.RLock()
-	defer rp.mu.RUnlock()
+	rp.Mu.RLock()
+	defer rp.Mu.RUnlock()
 	switch kind {
 	case "R":
 		if rest == "" {
@@ -103,42 +104,42 @@ func (s *Server) gqlNode(id string) graphql.Object {
 	return nil
 }
 
-type gqlRepo struct{ rp *repo }
+type gqlRepo struct{ rp *state.Repo }
 
 func (gqlRepo) TypeName() string { return "Repository" }
 
 func (g gqlRepo) Field(x *graphql.Exec, name string, args map[string]any) (any, error) {
 	rp := g.rp
-	rp.mu.RLock()
-	defer rp.mu.RUnlock()
+	rp.Mu.RLock()
+	defer rp.Mu.RUnlock()
 	switch name {
 	case "id":
-		return wire.NodeID("R", rp.fullName()), nil
+		return wire.NodeID("R", rp.FullName()), nil
 	case "name":
-		return rp.name, nil
+		return rp.Name, nil
 	case "nameWithOwner":
-		return rp.fullName(), nil
+		return rp.FullName(), nil
 	case "url":
-		return repoHTMLURL(rp, x.R), nil
+		return wire.RepoHTMLURL(rp, x.R), nil
 	case "isEmpty":
-		return rp.empty(), nil
+		return rp.Empty(), nil
 	case "owner":
 		return ownerAccount(rp), nil
 	case "databaseId":
-		return rp.id, nil
+		return rp.ID, nil
 	case "resourcePath":
-		return "/" + rp.fullName(), nil
+		return "/" + rp.FullName(), nil
 	case "isPrivate":
-		return rp.private, nil
+		return rp.Private, nil
 	case "visibility":
-		if rp.private {
+		if rp.Private {
 			return "PRIVATE", nil
 		}
 		return "PUBLIC", nil
 	case "isArchived", "isFork", "isTemplate", "isDisabled", "isLocked", "isMirror", "isInOrganization":
-		return name == "isInOrganization" && rp.org, nil
+		return name == "isInOrganization" && rp.Org, nil
 	case "createdAt", "updatedAt":
-		return rp.created.UTC().Format(time.RFC3339), nil
+		return rp.Created.UTC().Format(time.RFC3339), nil
 	case "viewerPermission":
 		return "ADMIN", nil
 	case "viewerCanAdminister":
@@ -148,7 +149,7 @@ func (g gqlRepo) Field(x *graphql.Exec, name string, args map[string]any) (any, 
 	case "hasIssuesEnabled", "hasWikiEnabled", "hasProjectsEnabled", "mergeCommitAllowed", "squashMergeAllowed", "rebaseMergeAllowed":
 		return true, nil
 	case "defaultBranchRef":
-		return gqlRefLocked(rp, "refs/heads/"+rp.defaultBranch), nil
+		return gqlRefLocked(rp, "refs/heads/"+rp.DefaultBranch), nil
 	case "ref":
 		q, _ := args["qualifiedName"].(string)
 		return gqlRefLocked(rp, qualifyRef(q)), nil
@@ -160,10 +161,10 @@ func (g gqlRepo) Field(x *graphql.Exec, name string, args map[string]any) (any, 
 		return gqlPullsLocked(rp, args, "")
 	case "pullRequest":
 		n, _ := graphql.ArgInt(args, "number")
-		if n < 1 || int(n) > len(rp.pulls) {
+		if n < 1 || int(n) > len(rp.Pulls) {
 			return nil, graphql.Errorf("NOT_FOUND", "Could not resolve to a PullRequest with the number of "+strconv.FormatInt(n, 10)+".")
 		}
-		return gqlPull{rp: rp, p: rp.pulls[n-1]}, nil
+		return gqlPull{rp: rp, p: rp.Pulls[n-1]}, nil
 	}
 	return nil, graphql.Unserved("Repository", name)
 }
@@ -171,14 +172,14 @@ func (g gqlRepo) Field(x *graphql.Exec, name string, args map[string]any) (any, 
 // gqlRefsLocked is Repository.refs(refPrefix:, query:, orderBy:): the refs
 // under refPrefix (which ends in "/"), by name unless orderBy asks for
 // TAG_COMMIT_DATE, paged as every connection. Caller holds mu.
-func gqlRefsLocked(rp *repo, args map[string]any) (any, error) {
+func gqlRefsLocked(rp *state.Repo, args map[string]any) (any, error) {
 	prefix, _ := args["refPrefix"].(string)
 	query, _ := args["query"].(string)
-	names := rp.sortedRefs(prefix)
+	names := rp.SortedRefs(prefix)
 	if order, ok := args["orderBy"].(map[string]any); ok {
 		if order["field"] == "TAG_COMMIT_DATE" {
 			when := func(n string) time.Time {
-				if c, ok := rp.Commits[rp.peel(rp.refs[n])]; ok {
+				if c, ok := rp.Commits[rp.Peel(rp.Refs[n])]; ok {
 					return c.Committer.When
 				}
 				return time.Time{}
@@ -192,7 +193,7 @@ func gqlRefsLocked(rp *repo, args map[string]any) (any, error) {
 	var nodes []graphql.Object
 	for _, n := range names {
 		if query == "" || strings.Contains(n[len(prefix):], query) {
-			nodes = append(nodes, gqlRef{rp: rp, ref: n, oid: rp.refs[n]})
+			nodes = append(nodes, gqlRef{rp: rp, ref: n, oid: rp.Refs[n]})
 		}
 	}
 	return newConnection("RefConnection", "refs", plumbing.ComputeHash(plumbing.BlobObject, []byte(prefix+"\x00"+query)), nodes, args)
@@ -210,8 +211,8 @@ func qualifyRef(q string) string {
 }
 
 // gqlRefLocked is the Ref for a qualified name, or nil. Caller holds mu.
-func gqlRefLocked(rp *repo, ref string) graphql.Object {
-	h, ok := rp.refs[ref]
+func gqlRefLocked(rp *state.Repo, ref string) graphql.Object {
+	h, ok := rp.Refs[ref]
 	if !ok {
 		return nil
 	}
@@ -219,19 +220,19 @@ func gqlRefLocked(rp *repo, ref string) graphql.Object {
 }
 
 // gqlObjectLocked answers Repository.object(oid:|expression:). Caller holds mu.
-func gqlObjectLocked(rp *repo, args map[string]any) graphql.Object {
+func gqlObjectLocked(rp *state.Repo, args map[string]any) graphql.Object {
 	var h plumbing.Hash
 	if oid, ok := args["oid"].(string); ok {
 		h = plumbing.NewHash(oid)
 	} else if expr, ok := args["expression"].(string); ok {
 		rev, p, hasPath := strings.Cut(expr, ":")
-		c, ok := rp.resolveRaw(rev)
+		c, ok := rp.ResolveRaw(rev)
 		if !ok {
 			return nil
 		}
 		h = c
 		if hasPath {
-			root, ok := rp.TreeOf(rp.peel(c))
+			root, ok := rp.TreeOf(rp.Peel(c))
 			if !ok {
 				return nil
 			}
@@ -249,7 +250,7 @@ func gqlObjectLocked(rp *repo, args map[string]any) graphql.Object {
 }
 
 // gqlGitObjectLocked wraps a stored object. Caller holds mu.
-func gqlGitObjectLocked(rp *repo, h plumbing.Hash) graphql.Object {
+func gqlGitObjectLocked(rp *state.Repo, h plumbing.Hash) graphql.Object {
 	switch rp.ObjType(h) {
 	case plumbing.CommitObject:
 		return gqlCommit{rp: rp, c: rp.Commits[h]}
@@ -264,15 +265,15 @@ func gqlGitObjectLocked(rp *repo, h plumbing.Hash) graphql.Object {
 }
 
 type gqlTag struct {
-	rp *repo
+	rp *state.Repo
 	t  *object.Tag
 }
 
 func (gqlTag) TypeName() string { return "Tag" }
 
 func (g gqlTag) Field(x *graphql.Exec, name string, _ map[string]any) (any, error) {
-	g.rp.mu.RLock()
-	defer g.rp.mu.RUnlock()
+	g.rp.Mu.RLock()
+	defer g.rp.Mu.RUnlock()
 	if v, ok := gitObjectField(x, g.rp, g.t.Hash, "TAG", name); ok {
 		return v, nil
 	}
@@ -290,7 +291,7 @@ func (g gqlTag) Field(x *graphql.Exec, name string, _ map[string]any) (any, erro
 }
 
 type gqlRef struct {
-	rp  *repo
+	rp  *state.Repo
 	ref string
 	oid plumbing.Hash
 }
@@ -298,11 +299,11 @@ type gqlRef struct {
 func (gqlRef) TypeName() string { return "Ref" }
 
 func (g gqlRef) Field(_ *graphql.Exec, name string, args map[string]any) (any, error) {
-	g.rp.mu.RLock()
-	defer g.rp.mu.RUnlock()
+	g.rp.Mu.RLock()
+	defer g.rp.Mu.RUnlock()
 	switch name {
 	case "id":
-		return refNodeID(g.rp, g.ref), nil
+		return wire.RefNodeID(g.rp, g.ref), nil
 	case "name":
 		_, n := splitRef(g.ref)
 		return n, nil
@@ -333,26 +334,17 @@ func splitRef(ref string) (prefix, name string) {
 	return ref[:i+1], ref[i+1:]
 }
 
-// objNodeID is the node ID of a git object (kind C, T, B or TAG), the same
-// in REST replies and GraphQL, so node(id:) resolves either.
-func objNodeID(rp *repo, kind string, h plumbing.Hash) string {
-	return wire.NodeID(kind, rp.fullName()+":"+h.String())
-}
-
-// refNodeID is the node ID (REST node_id, GraphQL id)  of a ref; CommittableBranch.id takes it.
-func refNodeID(rp *repo, ref string) string { return wire.NodeID("REF", rp.fullName()+":"+ref) }
-
 // gitObjectField answers the GitObject interface's fields. Caller holds mu.
-func gitObjectField(x *graphql.Exec, rp *repo, oid plumbing.Hash, kind, name string) (any, bool) {
+func gitObjectField(x *graphql.Exec, rp *state.Repo, oid plumbing.Hash, kind, name string) (any, bool) {
 	sha := oid.String()
-	path := "/" + rp.fullName() + "/commit/" + sha
+	path := "/" + rp.FullName() + "/commit/" + sha
 	switch name {
 	case "oid":
 		return sha, true
 	case "abbreviatedOid":
 		return sha[:7], true
 	case "id":
-		return objNodeID(rp, kind, oid), true
+		return wire.ObjNodeID(rp, kind, oid), true
 	case "commitResourcePath":
 		return path, true
 	case "commitUrl":
@@ -364,7 +356,7 @@ func gitObjectField(x *graphql.Exec, rp *repo, oid plumbing.Hash, kind, name str
 }
 
 type gqlTree struct {
-	rp   *repo
+	rp   *state.Repo
 	oid  plumbing.Hash
 	path string // where the tree was reached, for its entries' paths
 }
@@ -375,8 +367,8 @@ func isBinary(data []byte) bool { return !utf8.Valid(data) || strings.IndexByte(
 func (gqlTree) TypeName() string { return "Tree" }
 
 func (g gqlTree) Field(x *graphql.Exec, name string, _ map[string]any) (any, error) {
-	g.rp.mu.RLock()
-	defer g.rp.mu.RUnlock()
+	g.rp.Mu.RLock()
+	defer g.rp.Mu.RUnlock()
 	if v, ok := gitObjectField(x, g.rp, g.oid, "T", name); ok {
 		return v, nil
 	}
@@ -387,15 +379,15 @@ func (g gqlTree) Field(x *graphql.Exec, name string, _ map[string]any) (any, err
 }
 
 type gqlBlob struct {
-	rp  *repo
+	rp  *state.Repo
 	oid plumbing.Hash
 }
 
 func (gqlBlob) TypeName() string { return "Blob" }
 
 func (g gqlBlob) Field(x *graphql.Exec, name string, _ map[string]any) (any, error) {
-	g.rp.mu.RLock()
-	defer g.rp.mu.RUnlock()
+	g.rp.Mu.RLock()
+	defer g.rp.Mu.RUnlock()
 	if v, ok := gitObjectField(x, g.rp, g.oid, "B", name); ok {
 		return v, nil
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 )
 
 // updateRefs: GitHub's atomic multi-ref compare-and-swap (Mutation.updateRefs,
@@ -150,10 +151,10 @@ func (s *Server) updateRefs(x *graphql.Exec, in map[string]any) (graphql.Object,
 	}
 	rp := repoNode.rp
 	for _, u := range ups {
-		s.mutationRaces.run(rp.fullName(), u.name)
+		s.mutationRaces.run(rp.FullName(), u.name)
 	}
-	rp.mu.Lock()
-	defer rp.mu.Unlock()
+	rp.Mu.Lock()
+	defer rp.Mu.Unlock()
 	for _, u := range ups {
 		if err := checkRefUpdateLocked(rp, u, seen); err != nil {
 			return nil, err
@@ -164,7 +165,7 @@ func (s *Server) updateRefs(x *graphql.Exec, in map[string]any) (graphql.Object,
 	}
 	now := s.now()
 	for _, u := range ups {
-		old, had := rp.refs[u.name]
+		old, had := rp.Refs[u.name]
 		h := plumbing.NewHash(u.after)
 		if u.after == zeroOid {
 			h = plumbing.ZeroHash
@@ -172,7 +173,7 @@ func (s *Server) updateRefs(x *graphql.Exec, in map[string]any) (graphql.Object,
 		if had && old == h {
 			continue
 		}
-		rp.setRef(u.name, h, u.force && had && !h.IsZero() && !rp.IsAncestor(old, h), now)
+		rp.SetRef(u.name, h, u.force && had && !h.IsZero() && !rp.IsAncestor(old, h), now)
 	}
 	return gqlUpdateRefsPayload{clientMutationID: in["clientMutationId"]}, nil
 }
@@ -180,12 +181,12 @@ func (s *Server) updateRefs(x *graphql.Exec, in map[string]any) (graphql.Object,
 // checkRefUpdateLocked checks one update against the repository as it is.
 // batch names every ref of the call (a created ref may not clash with a
 // ref the same call keeps). Caller holds mu.
-func checkRefUpdateLocked(rp *repo, u refUpdate, batch map[string]bool) error {
+func checkRefUpdateLocked(rp *state.Repo, u refUpdate, batch map[string]bool) error {
 	refuse := func(typ, msg string) error { return graphql.Errorf(typ, msg) }
 	if !validRefName(u.name) {
 		return refuse("UNPROCESSABLE", "Reference name "+strconv.Quote(u.name)+" is invalid.")
 	}
-	old, had := rp.refs[u.name]
+	old, had := rp.Refs[u.name]
 	if u.hasBefore {
 		switch {
 		case u.before == zeroOid && had:
@@ -200,7 +201,7 @@ func checkRefUpdateLocked(rp *repo, u refUpdate, batch map[string]bool) error {
 		if !had {
 			return refuse("UNPROCESSABLE", "Reference "+u.name+" does not exist.")
 		}
-		if u.name == "refs/heads/"+rp.defaultBranch {
+		if u.name == "refs/heads/"+rp.DefaultBranch {
 			return refuse("UNPROCESSABLE", "Reference "+u.name+" is the default branch and cannot be deleted.")
 		}
 		return nil
@@ -214,7 +215,7 @@ func checkRefUpdateLocked(rp *repo, u refUpdate, batch map[string]bool) error {
 		return refuse("UNPROCESSABLE", "Reference "+u.name+": object "+u.after+" is not a commit.")
 	}
 	if !had {
-		if c := rp.refNameClash(u.name); c != "" && !batch[c] {
+		if c := rp.RefNameClash(u.name); c != "" && !batch[c] {
 			return refuse("UNPROCESSABLE", "Reference "+u.name+" cannot be created beside "+c+".")
 		}
 		return nil
@@ -248,7 +249,7 @@ func (g gqlUpdateRefsPayload) Field(_ *graphql.Exec, name string, _ map[string]a
 // check unless force, not a compare-and-swap. They share updateRefs'
 // checks and rules; their error entries are the same guesses.
 func (s *Server) refMutation(x *graphql.Exec, name string, in map[string]any) (graphql.Object, error) {
-	var rp *repo
+	var rp *state.Repo
 	u := refUpdate{}
 	str := func(k string) string { v, _ := in[k].(string); return v }
 	switch name {
@@ -271,15 +272,15 @@ func (s *Server) refMutation(x *graphql.Exec, name string, in map[string]any) (g
 			u.force, _ = in["force"].(bool)
 		}
 	}
-	s.mutationRaces.run(rp.fullName(), u.name)
-	rp.mu.Lock()
-	defer rp.mu.Unlock()
-	if _, exists := rp.refs[u.name]; name == "createRef" && exists {
+	s.mutationRaces.run(rp.FullName(), u.name)
+	rp.Mu.Lock()
+	defer rp.Mu.Unlock()
+	if _, exists := rp.Refs[u.name]; name == "createRef" && exists {
 		// Wording a guess.
 		return nil, graphql.Errorf("UNPROCESSABLE", "A ref named \""+u.name+"\" already exists in the repository.")
 	}
 	if name != "createRef" {
-		if _, exists := rp.refs[u.name]; !exists {
+		if _, exists := rp.Refs[u.name]; !exists {
 			return nil, graphql.Errorf("NOT_FOUND", "Could not resolve to a node with the global id of '"+str("refId")+"'")
 		}
 	}
@@ -289,20 +290,20 @@ func (s *Server) refMutation(x *graphql.Exec, name string, in map[string]any) (g
 	if err := s.rulesRefuseRefUpdates(rp, []refUpdate{u}, identOf(x.R)); err != nil {
 		return nil, err
 	}
-	old, had := rp.refs[u.name]
+	old, had := rp.Refs[u.name]
 	h := plumbing.ZeroHash
 	if u.after != zeroOid {
 		h = plumbing.NewHash(u.after)
 	}
 	if !had || old != h {
-		rp.setRef(u.name, h, u.force && had && !h.IsZero() && !rp.IsAncestor(old, h), s.now())
+		rp.SetRef(u.name, h, u.force && had && !h.IsZero() && !rp.IsAncestor(old, h), s.now())
 	}
 	return gqlRefPayload{typ: strings.ToUpper(name[:1]) + name[1:] + "Payload", rp: rp, ref: u.name, oid: h, clientMutationID: in["clientMutationId"]}, nil
 }
 
 type gqlRefPayload struct {
 	typ              string
-	rp               *repo
+	rp               *state.Repo
 	ref              string
 	oid              plumbing.Hash
 	clientMutationID any

@@ -10,6 +10,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 )
 
 // Path lookups: Commit.file(path:) and Tree.entries answer TreeEntry
@@ -22,7 +23,7 @@ import (
 
 // gqlFileLocked is Commit.file(path:): the entry at p in the commit's
 // tree, or nil. Caller holds mu.
-func gqlFileLocked(rp *repo, c *object.Commit, p string) graphql.Object {
+func gqlFileLocked(rp *state.Repo, c *object.Commit, p string) graphql.Object {
 	p = strings.Trim(p, "/")
 	if p == "" {
 		return nil
@@ -35,7 +36,7 @@ func gqlFileLocked(rp *repo, c *object.Commit, p string) graphql.Object {
 }
 
 type gqlTreeEntry struct {
-	rp   *repo
+	rp   *state.Repo
 	path string // full path from the root
 	e    object.TreeEntry
 }
@@ -43,8 +44,8 @@ type gqlTreeEntry struct {
 func (gqlTreeEntry) TypeName() string { return "TreeEntry" }
 
 func (g gqlTreeEntry) Field(_ *graphql.Exec, name string, _ map[string]any) (any, error) {
-	g.rp.mu.RLock()
-	defer g.rp.mu.RUnlock()
+	g.rp.Mu.RLock()
+	defer g.rp.Mu.RUnlock()
 	base := path.Base(g.path)
 	switch name {
 	case "mode":
@@ -100,7 +101,7 @@ func (g gqlTreeEntry) Field(_ *graphql.Exec, name string, _ map[string]any) (any
 
 // gqlEntriesLocked is Tree.entries: the tree's entries in git order, with
 // paths under prefix. Caller holds mu.
-func gqlEntriesLocked(rp *repo, tree plumbing.Hash, prefix string) []graphql.Object {
+func gqlEntriesLocked(rp *state.Repo, tree plumbing.Hash, prefix string) []graphql.Object {
 	entries, ok := rp.Trees[tree]
 	if !ok {
 		return nil

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -17,25 +18,16 @@ type ctxKey int
 
 const identKey ctxKey = iota
 
-// identity is who a request is authenticated as.
-type identity struct {
-	token        string
-	installation int64 // non-zero for installation tokens
-	login        string
-	name, email  string
-	userID       int64
-}
-
-func identOf(r *http.Request) identity {
-	id, ok := r.Context().Value(identKey).(identity)
+func identOf(r *http.Request) state.Identity {
+	id, ok := r.Context().Value(identKey).(state.Identity)
 	if !ok {
 		return defaultIdentity("")
 	}
 	return id
 }
 
-func defaultIdentity(token string) identity {
-	return identity{token: token, login: "octocat", name: "The Octocat", email: "octocat@users.noreply.github.com", userID: 1}
+func defaultIdentity(token string) state.Identity {
+	return state.Identity{Token: token, Login: "octocat", Name: "The Octocat", Email: "octocat@users.noreply.github.com", UserID: 1}
 }
 
 // recorder buffers nothing; it counts what the handler writes. onBody runs

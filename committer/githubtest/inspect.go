@@ -28,8 +28,8 @@ func (s *Server) Commit(owner, name, sha string) (Commit, error) {
 	if rp == nil {
 		return Commit{}, fmt.Errorf("githubtest: repository %s/%s: %w", owner, name, fs.ErrNotExist)
 	}
-	rp.mu.RLock()
-	defer rp.mu.RUnlock()
+	rp.Mu.RLock()
+	defer rp.Mu.RUnlock()
 	c, ok := rp.Commits[plumbing.NewHash(sha)]
 	if !ok {
 		return Commit{}, fmt.Errorf("githubtest: %s/%s: commit %s: %w", owner, name, sha, fs.ErrNotExist)
@@ -43,9 +43,9 @@ func (s *Server) History(owner, name, ref string) ([]Commit, error) {
 	if rp == nil {
 		return nil, fmt.Errorf("githubtest: repository %s/%s: %w", owner, name, fs.ErrNotExist)
 	}
-	rp.mu.RLock()
-	defer rp.mu.RUnlock()
-	h, ok := rp.resolve(ref)
+	rp.Mu.RLock()
+	defer rp.Mu.RUnlock()
+	h, ok := rp.Resolve(ref)
 	if !ok {
 		return nil, fmt.Errorf("githubtest: %s/%s@%s: %w", owner, name, ref, fs.ErrNotExist)
 	}
@@ -70,8 +70,8 @@ func (s *Server) HasObject(owner, name, sha string) bool {
 	if rp == nil || len(sha) != 40 {
 		return false
 	}
-	rp.mu.RLock()
-	defer rp.mu.RUnlock()
+	rp.Mu.RLock()
+	defer rp.Mu.RUnlock()
 	_, ok := rp.Objects[plumbing.NewHash(sha)]
 	return ok
 }
@@ -82,7 +82,7 @@ func (s *Server) RefUpdates(owner, name string) []RefUpdate {
 	if rp == nil {
 		return nil
 	}
-	rp.mu.RLock()
-	defer rp.mu.RUnlock()
-	return append([]RefUpdate(nil), rp.updates...)
+	rp.Mu.RLock()
+	defer rp.Mu.RUnlock()
+	return append([]RefUpdate(nil), rp.Updates...)
 }

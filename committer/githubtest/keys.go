@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/ProtonMail/go-crypto/openpgp"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/sign"
 )
@@ -30,18 +28,6 @@ func (s *Server) verifyClientSignature(payload, signature, committerEmail string
 	keys := append(openpgp.EntityList(nil), s.gpgKeys...)
 	s.mu.Unlock()
 	return sign.VerifyClient(keys, payload, signature, committerEmail, now)
-}
-
-// putSignedCommit signs c as GitHub's web flow, stores it with a Verified
-// verification and returns its hash. Caller holds rp.mu for writing.
-func (rp *repo) putSignedCommit(c *object.Commit, now time.Time) (plumbing.Hash, error) {
-	v, err := sign.WebFlowSign(c, now)
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	h := rp.PutCommit(c)
-	rp.verif[h] = v
-	return h, nil
 }
 
 // WebFlowPublicKey returns the armored public key the fake signs GitHub-made

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/limits"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -81,17 +82,17 @@ func countsAsWrite(r *http.Request, route string) bool {
 
 // enter counts a request in flight for token and returns how many are in
 // flight including it, and a func that ends it.
-func (s *Server) enter(r *http.Request, route string, id identity) (int, func()) {
-	return s.lim.Enter(id.token, clientOf(r), countsAsWrite(r, route), s.now())
+func (s *Server) enter(r *http.Request, route string, id state.Identity) (int, func()) {
+	return s.lim.Enter(id.Token, clientOf(r), countsAsWrite(r, route), s.now())
 }
 
 // secondaryLimit enforces the secondary limits; it writes the limited reply
 // and returns false when the request is over one.
-func (s *Server) secondaryLimit(w http.ResponseWriter, r *http.Request, route string, id identity, inflight int) bool {
+func (s *Server) secondaryLimit(w http.ResponseWriter, r *http.Request, route string, id state.Identity, inflight int) bool {
 	if !s.lim.On {
 		return true
 	}
-	wait, over := s.lim.Secondary(id.token, r.Method, route, countsAsWrite(r, route), s.now(), inflight)
+	wait, over := s.lim.Secondary(id.Token, r.Method, route, countsAsWrite(r, route), s.now(), inflight)
 	if !over {
 		return true
 	}
@@ -100,8 +101,8 @@ func (s *Server) secondaryLimit(w http.ResponseWriter, r *http.Request, route st
 }
 
 // writeSecondary answers with GitHub's secondary-rate-limit reply.
-func (s *Server) writeSecondary(w http.ResponseWriter, r *http.Request, id identity, wait time.Duration, write bool) {
-	status, secs := s.lim.Limited(id.token, clientOf(r), s.now(), wait, write)
+func (s *Server) writeSecondary(w http.ResponseWriter, r *http.Request, id state.Identity, wait time.Duration, write bool) {
+	status, secs := s.lim.Limited(id.Token, clientOf(r), s.now(), wait, write)
 	if secs > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
 	}
@@ -109,8 +110,8 @@ func (s *Server) writeSecondary(w http.ResponseWriter, r *http.Request, id ident
 }
 
 // noteInjected records a rate-limit reply that an injected fault sent.
-func (s *Server) noteInjected(r *http.Request, route string, id identity, f *Fault) {
-	s.lim.NoteInjected(id.token, clientOf(r), s.now, countsAsWrite(r, route), f.Status, f.Body, f.Header.Get("Retry-After"))
+func (s *Server) noteInjected(r *http.Request, route string, id state.Identity, f *Fault) {
+	s.lim.NoteInjected(id.Token, clientOf(r), s.now, countsAsWrite(r, route), f.Status, f.Body, f.Header.Get("Retry-After"))
 }
 
 // chargeMutation is the hook for the GraphQL handler: call it once the
@@ -120,7 +121,7 @@ func (s *Server) noteInjected(r *http.Request, route string, id identity, f *Fau
 // false, and the handler must stop.
 func (s *Server) chargeMutation(w http.ResponseWriter, r *http.Request) bool {
 	id := identOf(r)
-	wait, over := s.lim.ChargeMutation(id.token, clientOf(r), r.Method, s.now())
+	wait, over := s.lim.ChargeMutation(id.Token, clientOf(r), r.Method, s.now())
 	if over {
 		s.writeSecondary(w, r, id, wait, true)
 	}
@@ -166,7 +167,7 @@ func bearer(r *http.Request) string {
 }
 
 // authenticate checks the credentials of a request.
-func (s *Server) authenticate(r *http.Request, route string) (identity, bool) {
+func (s *Server) authenticate(r *http.Request, route string) (state.Identity, bool) {
 	if route == routeAccessToken || route == routeInstall {
 		return defaultIdentity(""), true // JWT, checked by the handler
 	}
@@ -176,15 +177,15 @@ func (s *Server) authenticate(r *http.Request, route string) (identity, bool) {
 	s.mu.Unlock()
 	if isInst && tok != "" {
 		if !s.now().Before(it.expires) {
-			return identity{}, false
+			return state.Identity{}, false
 		}
 		login := "fake-app-" + strconv.FormatInt(it.appID, 10) + "[bot]"
-		return identity{token: tok, installation: it.installationID, login: login, name: login,
-			email:  strconv.FormatInt(it.appID, 10) + "+" + login + "@users.noreply.github.com",
-			userID: it.appID}, true
+		return state.Identity{Token: tok, Installation: it.installationID, Login: login, Name: login,
+			Email:  strconv.FormatInt(it.appID, 10) + "+" + login + "@users.noreply.github.com",
+			UserID: it.appID}, true
 	}
 	if s.token != "" && tok != s.token {
-		return identity{}, false
+		return state.Identity{}, false
 	}
 	return defaultIdentity(tok), true
 }
@@ -200,20 +201,20 @@ func rateResource(route string) string {
 // rateLimit counts the request and sets the X-RateLimit headers. It writes
 // a 403 (or, with WithLimits, 403 or 429) and returns false when the primary
 // limit is exhausted.
-func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, route string, id identity) bool {
+func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, route string, id state.Identity) bool {
 	now := s.now()
 	res := rateResource(route)
 	limit := s.lim.PrimaryLimit()
-	used, reset, exhausted := s.lim.CountPrimary(id.token+"\x00"+res, now, route != routeRateLimit)
+	used, reset, exhausted := s.lim.CountPrimary(id.Token+"\x00"+res, now, route != routeRateLimit)
 	setRateHeaders(w.Header(), limit, used, reset, res)
 	if route == routeRateLimit || (!exhausted && used <= limit) {
 		return true
 	}
-	msg := "API rate limit exceeded for user ID " + strconv.FormatInt(id.userID, 10) + "."
-	if id.installation != 0 {
-		msg = "API rate limit exceeded for installation ID " + strconv.FormatInt(id.installation, 10) + "."
+	msg := "API rate limit exceeded for user ID " + strconv.FormatInt(id.UserID, 10) + "."
+	if id.Installation != 0 {
+		msg = "API rate limit exceeded for installation ID " + strconv.FormatInt(id.Installation, 10) + "."
 	}
-	status := s.lim.NotePrimary(id.token, clientOf(r), now, countsAsWrite(r, route))
+	status := s.lim.NotePrimary(id.Token, clientOf(r), now, countsAsWrite(r, route))
 	wire.WriteError(w, r, status, msg, docPrimary)
 	return false
 }
@@ -229,10 +230,10 @@ func setRateHeaders(h http.Header, limit, used int, reset time.Time, res string)
 // uncount gives back the primary-limit request a 304 reply took ("Making a
 // conditional request does not count against your primary rate limit if a
 // 304 response is returned") and rewrites the headers.
-func (s *Server) uncount(h http.Header, route string, id identity) {
+func (s *Server) uncount(h http.Header, route string, id state.Identity) {
 	now := s.now()
 	res := rateResource(route)
-	used, reset := s.lim.Uncount(id.token+"\x00"+res, now)
+	used, reset := s.lim.Uncount(id.Token+"\x00"+res, now)
 	setRateHeaders(h, s.lim.PrimaryLimit(), used, reset, res)
 }
 
@@ -246,8 +247,8 @@ func (s *Server) handleRateLimit(w http.ResponseWriter, r *http.Request) {
 	now := s.now()
 	id := identOf(r)
 	limit := s.lim.PrimaryLimit()
-	used, reset, _ := s.lim.CountPrimary(id.token+"\x00core", now, false)
-	gUsed, gReset := s.lim.Peek(id.token+"\x00graphql", now)
+	used, reset, _ := s.lim.CountPrimary(id.Token+"\x00core", now, false)
+	gUsed, gReset := s.lim.Peek(id.Token+"\x00graphql", now)
 	core := obj{"limit": limit, "used": used, "remaining": max(limit-used, 0),
 		"reset": reset.Unix(), "resource": "core"}
 	other := func(limit int, name string) obj {

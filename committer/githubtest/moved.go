@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -33,9 +34,9 @@ func (s *Server) MoveRepo(owner, name, newOwner, newName string) error {
 	s.repos[newKey] = rp
 	delete(s.moved, newKey)
 	s.moved[oldKey] = newKey
-	rp.mu.Lock()
-	rp.owner, rp.name = newOwner, newName
-	rp.mu.Unlock()
+	rp.Mu.Lock()
+	rp.Owner, rp.Name = newOwner, newName
+	rp.Mu.Unlock()
 	return nil
 }
 
@@ -46,7 +47,7 @@ func (s *Server) RenameRepo(owner, name, newName string) error {
 
 // movedRepo follows renames from an old name to the repository now holding
 // it, or nil.
-func (s *Server) movedRepo(owner, name string) *repo {
+func (s *Server) movedRepo(owner, name string) *state.Repo {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	k := repoKey(owner, name)
@@ -72,7 +73,7 @@ func (s *Server) repoGone(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rest := strings.SplitN(strings.TrimPrefix(r.URL.EscapedPath(), "/repos/"), "/", 3)
-	loc := wire.APIBase(r) + "/repositories/" + strconv.FormatInt(rp.id, 10)
+	loc := wire.APIBase(r) + "/repositories/" + strconv.FormatInt(rp.ID, 10)
 	if len(rest) == 3 {
 		loc += "/" + rest[2]
 	}
@@ -103,8 +104,8 @@ func (s *Server) repositoryPath(path string) (string, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, rp := range s.repos {
-		if rp.id == id {
-			p := "/repos/" + rp.owner + "/" + rp.name
+		if rp.ID == id {
+			p := "/repos/" + rp.Owner + "/" + rp.Name
 			if tail != "" || strings.HasSuffix(rest, "/") {
 				p += "/" + tail
 			}

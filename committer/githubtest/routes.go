@@ -3,6 +3,7 @@ package githubtest
 import (
 	"net/http"
 
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -24,7 +25,7 @@ func (m *routeMux) Handle(pattern string, h http.Handler) {
 }
 
 // repoHandler is a handler for /repos/{owner}/{repo}/... routes.
-type repoHandler func(w http.ResponseWriter, r *http.Request, rp *repo)
+type repoHandler func(w http.ResponseWriter, r *http.Request, rp *state.Repo)
 
 func (s *Server) routes() {
 	m := s.mux

@@ -7,10 +7,11 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
-func (s *Server) handleCreateBlob(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleCreateBlob(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Content  *string `json:"content"`
 		Encoding string  `json:"encoding"`
@@ -38,23 +39,23 @@ func (s *Server) handleCreateBlob(w http.ResponseWriter, r *http.Request, rp *re
 			"Invalid request.\n\nencoding must be one of \"utf-8\" or \"base64\".", docCreateBlob)
 		return
 	}
-	rp.mu.Lock()
-	defer rp.mu.Unlock()
-	if rp.empty() {
+	rp.Mu.Lock()
+	defer rp.Mu.Unlock()
+	if rp.Empty() {
 		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docCreateBlob)
 		return
 	}
 	h := rp.PutBlob(data)
-	u := repoURL(rp, r) + "/git/blobs/" + h.String()
+	u := wire.RepoURL(rp, r) + "/git/blobs/" + h.String()
 	w.Header().Set("Location", u)
 	wire.WriteJSON(w, r, http.StatusCreated, obj{"sha": h.String(), "url": u})
 }
 
-func (s *Server) handleGetBlob(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleGetBlob(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	sha := r.PathValue("sha")
-	rp.mu.RLock()
-	defer rp.mu.RUnlock()
-	if rp.empty() {
+	rp.Mu.RLock()
+	defer rp.Mu.RUnlock()
+	if rp.Empty() {
 		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docGetBlob)
 		return
 	}
@@ -64,7 +65,7 @@ func (s *Server) handleGetBlob(w http.ResponseWriter, r *http.Request, rp *repo)
 		return
 	}
 	wire.WriteJSON(w, r, http.StatusOK, obj{
-		"sha": sha, "node_id": objNodeID(rp, "B", plumbing.NewHash(sha)), "size": len(data), "url": repoURL(rp, r) + "/git/blobs/" + sha,
+		"sha": sha, "node_id": wire.ObjNodeID(rp, "B", plumbing.NewHash(sha)), "size": len(data), "url": wire.RepoURL(rp, r) + "/git/blobs/" + sha,
 		"content": wire.Base64Lines(data), "encoding": "base64",
 	})
 }

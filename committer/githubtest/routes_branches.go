@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -15,19 +16,19 @@ const docRenameBranch = "https://docs.github.com/rest/branches/branches#rename-a
 // "Branch not found" for any branch of an empty repository, and 301 (with
 // Location) for a branch renamed away (POST branches/{b}/rename) and for
 // master in a repository that has none.
-func (s *Server) handleGetBranch(w http.ResponseWriter, r *http.Request, rp *repo) {
-	rp.mu.RLock()
+func (s *Server) handleGetBranch(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+	rp.Mu.RLock()
 	name := r.PathValue("branch")
-	if b, ok := rp.splitProtection(name); ok {
-		rp.mu.RUnlock()
+	if b, ok := rp.SplitProtection(name); ok {
+		rp.Mu.RUnlock()
 		s.handleBranchProtection(w, r, rp, b)
 		return
 	}
-	defer rp.mu.RUnlock()
-	h, ok := rp.refs["refs/heads/"+name]
+	defer rp.Mu.RUnlock()
+	h, ok := rp.Refs["refs/heads/"+name]
 	if !ok {
-		if to := rp.branchRedirect(name); to != "" {
-			u := repoURL(rp, r) + "/branches/" + wire.EscapeSegments(to)
+		if to := rp.BranchRedirect(name); to != "" {
+			u := wire.RepoURL(rp, r) + "/branches/" + wire.EscapeSegments(to)
 			w.Header().Set("Location", u)
 			wire.WriteJSON(w, r, http.StatusMovedPermanently, obj{
 				"message": "Moved Permanently", "url": u, "documentation_url": "https://docs.github.com/v3/#http-redirects",
@@ -40,30 +41,14 @@ func (s *Server) handleGetBranch(w http.ResponseWriter, r *http.Request, rp *rep
 	wire.WriteJSON(w, r, http.StatusOK, branchJSON(r, rp, name, h))
 }
 
-// branchRedirect returns the branch that a GET of the missing branch name
-// redirects to, or "". Caller holds mu.
-func (rp *repo) branchRedirect(name string) string {
-	if to, ok := rp.renamed[name]; ok {
-		if _, exists := rp.refs["refs/heads/"+to]; exists {
-			return to
-		}
-	}
-	if name == "master" && !rp.empty() {
-		if _, ok := rp.refs["refs/heads/"+rp.defaultBranch]; ok && rp.defaultBranch != "master" {
-			return rp.defaultBranch
-		}
-	}
-	return ""
-}
-
-func branchJSON(r *http.Request, rp *repo, name string, h plumbing.Hash) obj {
+func branchJSON(r *http.Request, rp *state.Repo, name string, h plumbing.Hash) obj {
 	c := rp.Commits[h]
-	u := repoURL(rp, r) + "/branches/" + wire.EscapeSegments(name)
+	u := wire.RepoURL(rp, r) + "/branches/" + wire.EscapeSegments(name)
 	return obj{
 		"name":           name,
-		"commit":         commitJSON(r, rp, c),
-		"_links":         obj{"self": u, "html": repoHTMLURL(rp, r) + "/tree/" + wire.EscapeSegments(name)},
-		"protected":      rp.branchProtected(name),
+		"commit":         wire.CommitJSON(r, rp, c),
+		"_links":         obj{"self": u, "html": wire.RepoHTMLURL(rp, r) + "/tree/" + wire.EscapeSegments(name)},
+		"protected":      rp.BranchProtected(name),
 		"protection":     protectionSummary(rp, name),
 		"protection_url": u + "/protection",
 	}
@@ -72,7 +57,7 @@ func branchJSON(r *http.Request, rp *repo, name string, h plumbing.Hash) obj {
 // handleBranchPost serves POST branches/{b}/rename (the only POST under
 // branches/): it renames the branch, keeps its history, moves the default
 // branch along, and leaves the old name redirecting to the new one.
-func (s *Server) handleBranchPost(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleBranchPost(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	old, ok := strings.CutSuffix(r.PathValue("branch"), "/rename")
 	if !ok || old == "" {
 		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docRoot)
@@ -89,61 +74,61 @@ func (s *Server) handleBranchPost(w http.ResponseWriter, r *http.Request, rp *re
 		return
 	}
 	newName := strings.TrimPrefix(*body.NewName, "refs/heads/")
-	rp.mu.Lock()
-	defer rp.mu.Unlock()
-	h, ok := rp.refs["refs/heads/"+old]
+	rp.Mu.Lock()
+	defer rp.Mu.Unlock()
+	h, ok := rp.Refs["refs/heads/"+old]
 	if !ok {
 		wire.WriteError(w, r, http.StatusNotFound, "Branch not found", docRenameBranch)
 		return
 	}
 	ref := "refs/heads/" + newName
-	if !validRefName(ref) || rp.refNameClash(ref) != "" && rp.refNameClash(ref) != "refs/heads/"+old {
+	if !validRefName(ref) || rp.RefNameClash(ref) != "" && rp.RefNameClash(ref) != "refs/heads/"+old {
 		wire.WriteValidation(w, r, docRenameBranch, wire.ValidationError{Resource: "Branch", Field: "new_name", Code: "invalid",
 			Message: "New branch name is invalid or already exists"})
 		return
 	}
-	if _, exists := rp.refs[ref]; exists && newName != old {
+	if _, exists := rp.Refs[ref]; exists && newName != old {
 		wire.WriteValidation(w, r, docRenameBranch, wire.ValidationError{Resource: "Branch", Field: "new_name", Code: "already_exists",
 			Message: "New branch name already exists"})
 		return
 	}
 	if newName != old {
 		now := s.now()
-		rp.setRef("refs/heads/"+old, plumbing.ZeroHash, false, now)
-		rp.setRef(ref, h, false, now)
-		if rp.renamed == nil {
-			rp.renamed = map[string]string{}
+		rp.SetRef("refs/heads/"+old, plumbing.ZeroHash, false, now)
+		rp.SetRef(ref, h, false, now)
+		if rp.Renamed == nil {
+			rp.Renamed = map[string]string{}
 		}
-		for from, to := range rp.renamed {
+		for from, to := range rp.Renamed {
 			if to == old {
-				rp.renamed[from] = newName
+				rp.Renamed[from] = newName
 			}
 		}
-		delete(rp.renamed, newName)
-		rp.renamed[old] = newName
-		if rp.defaultBranch == old {
-			rp.defaultBranch = newName
+		delete(rp.Renamed, newName)
+		rp.Renamed[old] = newName
+		if rp.DefaultBranch == old {
+			rp.DefaultBranch = newName
 		}
 	}
 	wire.WriteJSON(w, r, http.StatusCreated, branchJSON(r, rp, newName, h))
 }
 
-func (s *Server) handleRepoCommit(w http.ResponseWriter, r *http.Request, rp *repo) {
-	rp.mu.RLock()
-	defer rp.mu.RUnlock()
-	if rp.empty() {
+func (s *Server) handleRepoCommit(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+	rp.Mu.RLock()
+	defer rp.Mu.RUnlock()
+	if rp.Empty() {
 		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docRepoCommit)
 		return
 	}
 	ref := r.PathValue("ref")
-	h, ok := rp.resolve(ref)
+	h, ok := rp.Resolve(ref)
 	c, isCommit := rp.Commits[h]
 	if !ok || !isCommit {
 		wire.WriteValidation(w, r, docRepoCommit, wire.ValidationError{Resource: "Commit", Field: "ref", Code: "invalid",
 			Message: "No commit found for SHA: " + ref})
 		return
 	}
-	out := commitJSON(r, rp, c)
+	out := wire.CommitJSON(r, rp, c)
 	out["files"] = []obj{}
 	out["stats"] = obj{"total": 0, "additions": 0, "deletions": 0}
 	wire.WriteJSON(w, r, http.StatusOK, out)

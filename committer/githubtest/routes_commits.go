@@ -8,6 +8,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/sign"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -30,7 +31,7 @@ func (in *sigIn) toSig(now time.Time) (object.Signature, bool) {
 	return sig, true
 }
 
-func (s *Server) handleCreateCommit(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleCreateCommit(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Message   *string  `json:"message"`
 		Tree      string   `json:"tree"`
@@ -59,9 +60,9 @@ func (s *Server) handleCreateCommit(w http.ResponseWriter, r *http.Request, rp *
 		return
 	}
 
-	rp.mu.Lock()
-	defer rp.mu.Unlock()
-	if rp.empty() {
+	rp.Mu.Lock()
+	defer rp.Mu.Unlock()
+	if rp.Empty() {
 		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docCreateCmt)
 		return
 	}
@@ -71,36 +72,36 @@ func (s *Server) handleCreateCommit(w http.ResponseWriter, r *http.Request, rp *
 		return
 	}
 	c := &object.Commit{Author: author, Committer: committer, Message: *body.Message, TreeHash: tree}
-	if c.ParentHashes, msg = rp.parents(body.Parents); msg != "" {
+	if c.ParentHashes, msg = rp.Parents(body.Parents); msg != "" {
 		fail(msg)
 		return
 	}
-	v := unsignedVerification()
+	v := wire.UnsignedVerification()
 	switch {
 	case body.Signature != nil && *body.Signature != "":
 		c.PGPSignature = *body.Signature
 		v = s.verifyClientSignature(sign.CommitPayload(c), *body.Signature, c.Committer.Email, now)
-	case id.installation != 0 && body.Author == nil && body.Committer == nil:
+	case id.Installation != 0 && body.Author == nil && body.Committer == nil:
 		// GitHub signs what an App commits without author or committer.
 		c.Committer = sign.WebFlowCommitter(now)
-		if _, err := rp.putSignedCommit(c, now); err != nil {
+		if _, err := rp.PutSignedCommit(c, now); err != nil {
 			wire.WriteError(w, r, http.StatusInternalServerError, "Server Error", docCreateCmt)
 			return
 		}
 	}
 	h := rp.PutCommit(c)
-	if _, ok := rp.verif[h]; !ok {
-		rp.verif[h] = v
+	if _, ok := rp.Verif[h]; !ok {
+		rp.Verif[h] = v
 	}
-	out := gitCommitJSON(r, rp, rp.Commits[h])
+	out := wire.GitCommitJSON(r, rp, rp.Commits[h])
 	w.Header().Set("Location", out["url"].(string))
 	wire.WriteJSON(w, r, http.StatusCreated, out)
 }
 
 // commitSigs resolves create-commit's author and committer (the token's
 // user by default), or returns GitHub's message for a bad date.
-func commitSigs(id identity, a, c *sigIn, now time.Time) (author, committer object.Signature, msg string) {
-	author = object.Signature{Name: id.name, Email: id.email, When: now}
+func commitSigs(id state.Identity, a, c *sigIn, now time.Time) (author, committer object.Signature, msg string) {
+	author = object.Signature{Name: id.Name, Email: id.Email, When: now}
 	if a != nil {
 		var ok bool
 		if author, ok = a.toSig(now); !ok {
@@ -119,43 +120,10 @@ func commitSigs(id identity, a, c *sigIn, now time.Time) (author, committer obje
 	return author, committer, ""
 }
 
-// parents resolves create-commit's parents, or returns GitHub's message for
-// the first bad one. Caller holds rp.mu.
-func (rp *repo) parents(shas []string) ([]plumbing.Hash, string) {
-	var out []plumbing.Hash
-	for _, p := range shas {
-		if !isLowerSHA(p) {
-			return nil, msgParentsMalformed
-		}
-		ph := plumbing.NewHash(p)
-		if _, ok := rp.Commits[ph]; !ok {
-			return nil, "Parent SHA does not exist or is not a commit object"
-		}
-		out = append(out, ph)
-	}
-	return out, ""
-}
-
-// msgParentsMalformed is GitHub's reply to a parent that is not 40
-// lowercase hex digits (Simply-Static#335).
-const msgParentsMalformed = "Each SHA in the 'parents' parameter must be exactly 40 characters and contain only [0-9a-f]."
-
-func isLowerSHA(s string) bool {
-	if len(s) != 40 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
-}
-
-func (s *Server) handleGetCommit(w http.ResponseWriter, r *http.Request, rp *repo) {
-	rp.mu.RLock()
-	defer rp.mu.RUnlock()
-	if rp.empty() {
+func (s *Server) handleGetCommit(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+	rp.Mu.RLock()
+	defer rp.Mu.RUnlock()
+	if rp.Empty() {
 		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docGetCmt)
 		return
 	}
@@ -165,5 +133,5 @@ func (s *Server) handleGetCommit(w http.ResponseWriter, r *http.Request, rp *rep
 		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docRoot)
 		return
 	}
-	wire.WriteJSON(w, r, http.StatusOK, gitCommitJSON(r, rp, c))
+	wire.WriteJSON(w, r, http.StatusOK, wire.GitCommitJSON(r, rp, c))
 }

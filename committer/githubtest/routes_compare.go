@@ -2,13 +2,12 @@ package githubtest
 
 import (
 	"net/http"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -19,22 +18,22 @@ const docCompare = "https://docs.github.com/rest/commits/commits#compare-two-com
 // behind_by, the merge base) and a page of the commits head has that base
 // lacks, oldest first (per_page default 250, at most 250; a Link header
 // names the next and last pages), as GitHub's commit-comparison schema.
-func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	baseRef, headRef, ok := strings.Cut(r.PathValue("basehead"), "...")
 	if !ok {
 		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docCompare)
 		return
 	}
-	baseRef, headRef = stripOwner(baseRef, rp.owner), stripOwner(headRef, rp.owner)
-	rp.mu.RLock()
-	defer rp.mu.RUnlock()
-	base, okB := rp.resolve(baseRef)
-	head, okH := rp.resolve(headRef)
+	baseRef, headRef = stripOwner(baseRef, rp.Owner), stripOwner(headRef, rp.Owner)
+	rp.Mu.RLock()
+	defer rp.Mu.RUnlock()
+	base, okB := rp.Resolve(baseRef)
+	head, okH := rp.Resolve(headRef)
 	if !okB || !okH || rp.Commits[base] == nil || rp.Commits[head] == nil {
 		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docCompare)
 		return
 	}
-	fromBase, fromHead := rp.reachable(base), rp.reachable(head)
+	fromBase, fromHead := rp.Reachable(base), rp.Reachable(head)
 	var ahead, behind []plumbing.Hash
 	for h := range fromHead {
 		if !fromBase[h] {
@@ -46,7 +45,7 @@ func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request, rp *repo)
 			behind = append(behind, h)
 		}
 	}
-	mergeBase, found := rp.mergeBase(head, fromBase)
+	mergeBase, found := rp.MergeBase(head, fromBase)
 	if !found {
 		wire.WriteError(w, r, http.StatusNotFound, "No common ancestor between "+baseRef+" and "+headRef+".", docCompare)
 		return
@@ -60,25 +59,25 @@ func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request, rp *repo)
 	case len(ahead) == 0:
 		status = "behind"
 	}
-	rp.sortOldestFirst(ahead)
+	rp.SortOldestFirst(ahead)
 	page, perPage := pageParams(r, 250, 250)
 	lo, hi := min((page-1)*perPage, len(ahead)), min(page*perPage, len(ahead))
 	commits := []obj{}
 	for _, h := range ahead[lo:hi] {
-		commits = append(commits, commitJSON(r, rp, rp.Commits[h]))
+		commits = append(commits, wire.CommitJSON(r, rp, rp.Commits[h]))
 	}
 	if last := (len(ahead) + perPage - 1) / perPage; page < last {
-		u := repoURL(rp, r) + "/compare/" + r.PathValue("basehead") + "?per_page=" + strconv.Itoa(perPage)
+		u := wire.RepoURL(rp, r) + "/compare/" + r.PathValue("basehead") + "?per_page=" + strconv.Itoa(perPage)
 		w.Header().Set("Link", `<`+u+`&page=`+strconv.Itoa(page+1)+`>; rel="next", <`+u+`&page=`+strconv.Itoa(last)+`>; rel="last"`)
 	}
 	basehead := baseRef + "..." + headRef
-	web := repoHTMLURL(rp, r) + "/compare/"
+	web := wire.RepoHTMLURL(rp, r) + "/compare/"
 	wire.WriteJSON(w, r, http.StatusOK, obj{
-		"url": repoURL(rp, r) + "/compare/" + basehead, "html_url": web + basehead,
-		"permalink_url": web + rp.owner + ":" + base.String() + "..." + rp.owner + ":" + head.String(),
+		"url": wire.RepoURL(rp, r) + "/compare/" + basehead, "html_url": web + basehead,
+		"permalink_url": web + rp.Owner + ":" + base.String() + "..." + rp.Owner + ":" + head.String(),
 		"diff_url":      web + basehead + ".diff", "patch_url": web + basehead + ".patch",
-		"base_commit":       commitJSON(r, rp, rp.Commits[base]),
-		"merge_base_commit": commitJSON(r, rp, rp.Commits[mergeBase]),
+		"base_commit":       wire.CommitJSON(r, rp, rp.Commits[base]),
+		"merge_base_commit": wire.CommitJSON(r, rp, rp.Commits[mergeBase]),
 		"status":            status, "ahead_by": len(ahead), "behind_by": len(behind),
 		"total_commits": len(ahead), "commits": commits,
 	})
@@ -101,78 +100,4 @@ func pageParams(r *http.Request, def, limit int) (page, perPage int) {
 		perPage = min(n, limit)
 	}
 	return page, perPage
-}
-
-// reachable returns the commits reachable from h (h included). Caller holds mu.
-func (rp *repo) reachable(h plumbing.Hash) map[plumbing.Hash]bool {
-	seen := map[plumbing.Hash]bool{}
-	stack := []plumbing.Hash{h}
-	for len(stack) > 0 {
-		x := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if seen[x] {
-			continue
-		}
-		seen[x] = true
-		if c, ok := rp.Commits[x]; ok {
-			stack = append(stack, c.ParentHashes...)
-		}
-	}
-	return seen
-}
-
-// mergeBase returns the first commit reachable from head, breadth first,
-// that base reaches too. Caller holds mu.
-func (rp *repo) mergeBase(head plumbing.Hash, fromBase map[plumbing.Hash]bool) (plumbing.Hash, bool) {
-	seen := map[plumbing.Hash]bool{}
-	queue := []plumbing.Hash{head}
-	for len(queue) > 0 {
-		x := queue[0]
-		queue = queue[1:]
-		if fromBase[x] {
-			return x, true
-		}
-		if seen[x] {
-			continue
-		}
-		seen[x] = true
-		if c, ok := rp.Commits[x]; ok {
-			queue = append(queue, c.ParentHashes...)
-		}
-	}
-	return plumbing.ZeroHash, false
-}
-
-// sortOldestFirst orders commits so that each comes after its parents
-// among them (by generation, then committer date, then SHA). Caller holds mu.
-func (rp *repo) sortOldestFirst(hs []plumbing.Hash) {
-	gen := map[plumbing.Hash]int{}
-	var depth func(h plumbing.Hash) int
-	depth = func(h plumbing.Hash) int {
-		if g, ok := gen[h]; ok {
-			return g
-		}
-		gen[h] = 0
-		c, ok := rp.Commits[h]
-		if !ok {
-			return 0
-		}
-		g := 0
-		for _, p := range c.ParentHashes {
-			g = max(g, depth(p)+1)
-		}
-		gen[h] = g
-		return g
-	}
-	when := func(c *object.Commit) int64 { return c.Committer.When.Unix() }
-	sort.Slice(hs, func(i, j int) bool {
-		gi, gj := depth(hs[i]), depth(hs[j])
-		if gi != gj {
-			return gi < gj
-		}
-		if ti, tj := when(rp.Commits[hs[i]]), when(rp.Commits[hs[j]]); ti != tj {
-			return ti < tj
-		}
-		return hs[i].String() < hs[j].String()
-	})
 }

@@ -7,10 +7,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -18,27 +18,27 @@ const maxContentsBlob = 1 << 20
 
 // contentEntry is the content-file/content-tree entry shape without content.
 // Caller holds rp.mu.
-func contentEntry(r *http.Request, rp *repo, ref, p string, e object.TreeEntry) obj {
+func contentEntry(r *http.Request, rp *state.Repo, ref, p string, e object.TreeEntry) obj {
 	sha := e.Hash.String()
 	typ := "file"
-	gitURL := repoURL(rp, r) + "/git/blobs/" + sha
+	gitURL := wire.RepoURL(rp, r) + "/git/blobs/" + sha
 	var size int64
-	var download any = wire.WebBase(r) + "/raw/" + rp.fullName() + "/" + wire.EscapeSegments(ref) + "/" + wire.EscapeSegments(p)
+	var download any = wire.WebBase(r) + "/raw/" + rp.FullName() + "/" + wire.EscapeSegments(ref) + "/" + wire.EscapeSegments(p)
 	switch e.Mode {
 	case filemode.Dir:
-		typ, gitURL, download = "dir", repoURL(rp, r)+"/git/trees/"+sha, nil
+		typ, gitURL, download = "dir", wire.RepoURL(rp, r)+"/git/trees/"+sha, nil
 	case filemode.Submodule:
-		typ, gitURL, download = "submodule", repoURL(rp, r)+"/git/trees/"+sha, nil
+		typ, gitURL, download = "submodule", wire.RepoURL(rp, r)+"/git/trees/"+sha, nil
 	case filemode.Symlink:
 		typ = "symlink"
 	}
 	if o, ok := rp.Objects[e.Hash]; ok && e.Mode != filemode.Dir {
 		size = o.Size()
 	}
-	self := repoURL(rp, r) + "/contents/" + wire.EscapeSegments(p) + "?ref=" + url.QueryEscape(ref)
-	html := repoHTMLURL(rp, r) + "/blob/" + wire.EscapeSegments(ref) + "/" + wire.EscapeSegments(p)
+	self := wire.RepoURL(rp, r) + "/contents/" + wire.EscapeSegments(p) + "?ref=" + url.QueryEscape(ref)
+	html := wire.RepoHTMLURL(rp, r) + "/blob/" + wire.EscapeSegments(ref) + "/" + wire.EscapeSegments(p)
 	if typ == "dir" {
-		html = repoHTMLURL(rp, r) + "/tree/" + wire.EscapeSegments(ref) + "/" + wire.EscapeSegments(p)
+		html = wire.RepoHTMLURL(rp, r) + "/tree/" + wire.EscapeSegments(ref) + "/" + wire.EscapeSegments(p)
 	}
 	return obj{
 		"type": typ, "size": size, "name": path.Base(p), "path": p, "sha": sha, "url": self,
@@ -47,19 +47,19 @@ func contentEntry(r *http.Request, rp *repo, ref, p string, e object.TreeEntry) 
 	}
 }
 
-func (s *Server) handleGetContent(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleGetContent(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	p := strings.Trim(r.PathValue("path"), "/")
-	rp.mu.RLock()
-	defer rp.mu.RUnlock()
-	if rp.empty() {
+	rp.Mu.RLock()
+	defer rp.Mu.RUnlock()
+	if rp.Empty() {
 		wire.WriteError(w, r, http.StatusNotFound, "This repository is empty.", docGetContent)
 		return
 	}
 	ref := r.URL.Query().Get("ref")
 	if ref == "" {
-		ref = rp.defaultBranch
+		ref = rp.DefaultBranch
 	}
-	root, ok := rp.resolveTree(ref)
+	root, ok := rp.ResolveTree(ref)
 	if !ok {
 		wire.WriteError(w, r, http.StatusNotFound, "No commit found for the ref "+ref, docGetContent)
 		return
@@ -100,17 +100,4 @@ func (s *Server) handleGetContent(w http.ResponseWriter, r *http.Request, rp *re
 		out["target"] = string(data)
 	}
 	wire.WriteJSON(w, r, http.StatusOK, out)
-}
-
-// fileCommitTarget resolves the branch for a contents write. Caller holds mu.
-func (rp *repo) contentsBranch(branch string) (ref string, head plumbing.Hash, root plumbing.Hash, ok bool) {
-	if branch == "" {
-		branch = rp.defaultBranch
-	}
-	ref = "refs/heads/" + branch
-	head, ok = rp.refs[ref]
-	if ok {
-		root = rp.Commits[head].TreeHash
-	}
-	return ref, head, root, ok || rp.empty()
 }

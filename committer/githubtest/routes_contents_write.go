@@ -13,6 +13,7 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/gitobj"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rules"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/sign"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -53,7 +54,7 @@ type contentsResult struct {
 	commit *object.Commit
 }
 
-func (s *Server) handlePutContent(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handlePutContent(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body contentsWrite
 	if !wire.DecodeBody(w, r, &body, docContents) {
 		return
@@ -82,15 +83,15 @@ func (s *Server) handlePutContent(w http.ResponseWriter, r *http.Request, rp *re
 		fail(res.status, res.msg)
 		return
 	}
-	rp.mu.RLock()
-	defer rp.mu.RUnlock()
+	rp.Mu.RLock()
+	defer rp.Mu.RUnlock()
 	wire.WriteJSON(w, r, res.status, obj{
 		"content": contentEntry(r, rp, res.branch, op.path, res.entry),
-		"commit":  gitCommitJSON(r, rp, res.commit),
+		"commit":  wire.GitCommitJSON(r, rp, res.commit),
 	})
 }
 
-func (s *Server) handleDeleteContent(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleDeleteContent(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body contentsWrite
 	if !wire.DecodeBody(w, r, &body, docDelContent) {
 		return
@@ -110,45 +111,45 @@ func (s *Server) handleDeleteContent(w http.ResponseWriter, r *http.Request, rp 
 		fail(res.status, res.msg)
 		return
 	}
-	rp.mu.RLock()
-	defer rp.mu.RUnlock()
-	wire.WriteJSON(w, r, http.StatusOK, obj{"content": nil, "commit": gitCommitJSON(r, rp, res.commit)})
+	rp.Mu.RLock()
+	defer rp.Mu.RUnlock()
+	wire.WriteJSON(w, r, http.StatusOK, obj{"content": nil, "commit": wire.GitCommitJSON(r, rp, res.commit)})
 }
 
 // writeContents builds the commit on the head it reads, then moves the
 // branch only if it still points there.
-func (s *Server) writeContents(r *http.Request, rp *repo, op contentsOp) contentsResult {
-	rp.mu.Lock()
+func (s *Server) writeContents(r *http.Request, rp *state.Repo, op contentsOp) contentsResult {
+	rp.Mu.Lock()
 	ref, head, res := s.buildContents(r, rp, op)
 	if res.commit == nil || head.IsZero() {
 		if res.commit != nil { // the first commit of an empty repository
 			if e := refusal(rp, identOf(r), rules.Change{Ref: ref, New: res.commit.Hash}); e != nil {
-				rp.mu.Unlock()
+				rp.Mu.Unlock()
 				return contentsResult{status: http.StatusConflict, msg: e.RestMessage(true)}
 			}
-			rp.setRef(ref, res.commit.Hash, false, s.now())
+			rp.SetRef(ref, res.commit.Hash, false, s.now())
 		}
-		rp.mu.Unlock()
+		rp.Mu.Unlock()
 		return res
 	}
-	rp.mu.Unlock()
-	s.contentsRaces.run(rp.fullName(), ref)
-	rp.mu.Lock()
-	defer rp.mu.Unlock()
-	if now := rp.refs[ref]; now != head {
+	rp.Mu.Unlock()
+	s.contentsRaces.run(rp.FullName(), ref)
+	rp.Mu.Lock()
+	defer rp.Mu.Unlock()
+	if now := rp.Refs[ref]; now != head {
 		return contentsResult{status: http.StatusConflict, msg: "is at " + now.String() + " but expected " + head.String()}
 	}
 	if e := refusal(rp, identOf(r), rules.Change{Ref: ref, Old: head, New: res.commit.Hash}); e != nil {
 		return contentsResult{status: http.StatusConflict, msg: e.RestMessage(true)}
 	}
-	rp.setRef(ref, res.commit.Hash, false, s.now())
+	rp.SetRef(ref, res.commit.Hash, false, s.now())
 	return res
 }
 
 // buildContents checks the write against the head and stores its commit.
 // Caller holds rp.mu for writing.
-func (s *Server) buildContents(r *http.Request, rp *repo, op contentsOp) (string, plumbing.Hash, contentsResult) {
-	ref, head, root, ok := rp.contentsBranch(op.body.Branch)
+func (s *Server) buildContents(r *http.Request, rp *state.Repo, op contentsOp) (string, plumbing.Hash, contentsResult) {
+	ref, head, root, ok := rp.ContentsBranch(op.body.Branch)
 	branch := strings.TrimPrefix(ref, "refs/heads/")
 	if !ok || (op.del && head.IsZero()) {
 		return ref, head, contentsResult{status: 404, msg: "Branch " + branch + " not found"}
@@ -195,10 +196,10 @@ func (s *Server) buildContents(r *http.Request, rp *repo, op contentsOp) (string
 // branch: GitHub's own, signed and Verified, unless a committer is named
 // (then it is unsigned, as GitHub cannot sign for someone else). Caller
 // holds rp.mu for writing.
-func (s *Server) contentsCommit(r *http.Request, rp *repo, head, tree plumbing.Hash, body contentsWrite) (*object.Commit, error) {
+func (s *Server) contentsCommit(r *http.Request, rp *state.Repo, head, tree plumbing.Hash, body contentsWrite) (*object.Commit, error) {
 	now := s.now()
 	id := identOf(r)
-	author := object.Signature{Name: id.name, Email: id.email, When: now}
+	author := object.Signature{Name: id.Name, Email: id.Email, When: now}
 	if body.Author != nil {
 		author, _ = body.Author.toSig(now)
 	}
@@ -209,12 +210,12 @@ func (s *Server) contentsCommit(r *http.Request, rp *repo, head, tree plumbing.H
 	if body.Committer != nil {
 		c.Committer, _ = body.Committer.toSig(now)
 		h := rp.PutCommit(c)
-		if _, ok := rp.verif[h]; !ok {
-			rp.verif[h] = unsignedVerification()
+		if _, ok := rp.Verif[h]; !ok {
+			rp.Verif[h] = wire.UnsignedVerification()
 		}
 		return rp.Commits[h], nil
 	}
-	h, err := rp.putSignedCommit(c, now)
+	h, err := rp.PutSignedCommit(c, now)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -26,19 +27,7 @@ const (
 	docAssignees  = "https://docs.github.com/rest/issues/assignees#add-assignees-to-an-issue"
 )
 
-// label is a repository label.
-type label struct{ name, color, description string }
-
-// pullAt returns pull number n (of the path), or nil. Caller holds mu.
-func (rp *repo) pullAt(r *http.Request, key string) *pull {
-	n, err := strconv.Atoi(r.PathValue(key))
-	if err != nil || n < 1 || n > len(rp.pulls) {
-		return nil
-	}
-	return rp.pulls[n-1]
-}
-
-func (s *Server) handleUpdatePull(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleUpdatePull(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Title *string `json:"title"`
 		Body  *string `json:"body"`
@@ -48,14 +37,14 @@ func (s *Server) handleUpdatePull(w http.ResponseWriter, r *http.Request, rp *re
 	if !wire.DecodeBody(w, r, &body, docUpdatePull) {
 		return
 	}
-	rp.mu.Lock()
-	defer rp.mu.Unlock()
-	p := rp.pullAt(r, "number")
+	rp.Mu.Lock()
+	defer rp.Mu.Unlock()
+	p := rp.PullAt(r, "number")
 	if p == nil {
 		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docUpdatePull)
 		return
 	}
-	state := p.state
+	state := p.State
 	if body.State != nil {
 		if *body.State != "open" && *body.State != "closed" {
 			wire.WriteValidation(w, r, docUpdatePull, wire.ValidationError{Resource: "PullRequest", Field: "state", Code: "invalid"})
@@ -63,9 +52,9 @@ func (s *Server) handleUpdatePull(w http.ResponseWriter, r *http.Request, rp *re
 		}
 		state = *body.State
 	}
-	base := p.base
+	base := p.Base
 	if body.Base != nil {
-		if _, ok := rp.refs["refs/heads/"+*body.Base]; !ok {
+		if _, ok := rp.Refs["refs/heads/"+*body.Base]; !ok {
 			wire.WriteValidation(w, r, docUpdatePull, wire.ValidationError{Resource: "PullRequest", Field: "base", Code: "invalid"})
 			return
 		}
@@ -75,39 +64,39 @@ func (s *Server) handleUpdatePull(w http.ResponseWriter, r *http.Request, rp *re
 		wire.WriteValidation(w, r, docUpdatePull, wire.ValidationError{Resource: "PullRequest", Field: "title", Code: "missing_field"})
 		return
 	}
-	if state == "open" && (p.state != "open" || base != p.base) {
-		if _, ok := rp.refs["refs/heads/"+p.head]; !ok {
+	if state == "open" && (p.State != "open" || base != p.Base) {
+		if _, ok := rp.Refs["refs/heads/"+p.Head]; !ok {
 			// Reopening needs the head branch (wording a guess).
 			wire.WriteValidation(w, r, docUpdatePull, wire.ValidationError{Resource: "PullRequest", Code: "custom",
-				Message: "The head branch " + p.head + " does not exist."})
+				Message: "The head branch " + p.Head + " does not exist."})
 			return
 		}
-		for _, o := range rp.pulls {
-			if o != p && o.state == "open" && o.head == p.head && o.base == base {
+		for _, o := range rp.Pulls {
+			if o != p && o.State == "open" && o.Head == p.Head && o.Base == base {
 				wire.WriteValidation(w, r, docUpdatePull, wire.ValidationError{Resource: "PullRequest", Code: "custom",
-					Message: "A pull request already exists for " + p.headOwner + ":" + p.head + "."})
+					Message: "A pull request already exists for " + p.HeadOwner + ":" + p.Head + "."})
 				return
 			}
 		}
 	}
 	now := s.now()
 	if body.Title != nil {
-		p.title = *body.Title
+		p.Title = *body.Title
 	}
 	if body.Body != nil {
-		p.body = *body.Body
+		p.Body = *body.Body
 	}
-	if state != p.state {
-		p.closed = nil
+	if state != p.State {
+		p.Closed = nil
 		if state == "closed" {
-			p.closed = &now
+			p.Closed = &now
 		}
-		p.state = state
+		p.State = state
 	}
-	if base != p.base {
-		p.base, p.baseSHA = base, rp.refs["refs/heads/"+base].String()
+	if base != p.Base {
+		p.Base, p.BaseSHA = base, rp.Refs["refs/heads/"+base].String()
 	}
-	p.updated = now
+	p.Updated = now
 	wire.WriteJSON(w, r, http.StatusOK, pullJSON(r, rp, p))
 }
 
@@ -145,7 +134,7 @@ func labelNames(raw []byte) (names []string, ok bool) {
 }
 
 // handleIssueLabels serves POST (add) and PUT (replace) issues/{n}/labels.
-func (s *Server) handleIssueLabels(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleIssueLabels(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	raw, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	if err != nil || !json.Valid(raw) {
 		wire.WriteError(w, r, http.StatusBadRequest, "Problems parsing JSON", docLabels)
@@ -156,9 +145,9 @@ func (s *Server) handleIssueLabels(w http.ResponseWriter, r *http.Request, rp *r
 		wire.WriteValidation(w, r, docLabels, wire.ValidationError{Resource: "Label", Field: "labels", Code: "invalid"})
 		return
 	}
-	rp.mu.Lock()
-	defer rp.mu.Unlock()
-	p := rp.pullAt(r, "number")
+	rp.Mu.Lock()
+	defer rp.Mu.Unlock()
+	p := rp.PullAt(r, "number")
 	if p == nil {
 		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docLabels)
 		return
@@ -170,56 +159,45 @@ func (s *Server) handleIssueLabels(w http.ResponseWriter, r *http.Request, rp *r
 		}
 	}
 	if r.Method == http.MethodPut {
-		p.labels = nil
+		p.Labels = nil
 	}
 	for _, n := range names {
-		rp.ensureLabel(n)
-		if !slices.Contains(p.labels, n) {
-			p.labels = append(p.labels, n)
+		rp.EnsureLabel(n)
+		if !slices.Contains(p.Labels, n) {
+			p.Labels = append(p.Labels, n)
 		}
 	}
-	p.updated = s.now()
-	wire.WriteJSON(w, r, http.StatusOK, labelsJSON(rp, r, p.labels, false))
+	p.Updated = s.now()
+	wire.WriteJSON(w, r, http.StatusOK, labelsJSON(rp, r, p.Labels, false))
 }
 
-func (s *Server) handleRemoveIssueLabel(w http.ResponseWriter, r *http.Request, rp *repo) {
-	rp.mu.Lock()
-	defer rp.mu.Unlock()
-	p := rp.pullAt(r, "number")
+func (s *Server) handleRemoveIssueLabel(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+	rp.Mu.Lock()
+	defer rp.Mu.Unlock()
+	p := rp.PullAt(r, "number")
 	if p == nil {
 		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docLabels)
 		return
 	}
 	name := r.PathValue("name")
-	i := slices.Index(p.labels, name)
+	i := slices.Index(p.Labels, name)
 	if i < 0 {
 		wire.WriteError(w, r, http.StatusNotFound, "Label does not exist", docLabels)
 		return
 	}
-	p.labels = slices.Delete(p.labels, i, i+1)
-	p.updated = s.now()
-	wire.WriteJSON(w, r, http.StatusOK, labelsJSON(rp, r, p.labels, false))
-}
-
-// ensureLabel creates a label GitHub's way when an issue gets one that
-// does not exist (color ededed). Caller holds mu for writing.
-func (rp *repo) ensureLabel(name string) {
-	for _, l := range rp.labels {
-		if l.name == name {
-			return
-		}
-	}
-	rp.labels = append(rp.labels, &label{name: name, color: "ededed"})
+	p.Labels = slices.Delete(p.Labels, i, i+1)
+	p.Updated = s.now()
+	wire.WriteJSON(w, r, http.StatusOK, labelsJSON(rp, r, p.Labels, false))
 }
 
 // labelsJSON is the labels of names. inPull: as a pull request shows them,
 // with "" for no description (GitHub's description of pull requests has a
 // string there; its label and issue replies have null).
-func labelsJSON(rp *repo, r *http.Request, names []string, inPull bool) []obj {
+func labelsJSON(rp *state.Repo, r *http.Request, names []string, inPull bool) []obj {
 	out := []obj{}
 	for _, n := range names {
-		for _, l := range rp.labels {
-			if l.name == n {
+		for _, l := range rp.Labels {
+			if l.Name == n {
 				o := labelJSON(r, rp, l)
 				if inPull && o["description"] == nil {
 					o["description"] = ""
@@ -231,13 +209,13 @@ func labelsJSON(rp *repo, r *http.Request, names []string, inPull bool) []obj {
 	return out
 }
 
-func labelJSON(r *http.Request, rp *repo, l *label) obj {
+func labelJSON(r *http.Request, rp *state.Repo, l *state.Label) obj {
 	var desc any
-	if l.description != "" {
-		desc = l.description
+	if l.Description != "" {
+		desc = l.Description
 	}
-	return obj{"id": loginID(rp.fullName() + "#label:" + l.name), "node_id": wire.NodeID("LA", rp.fullName()+":"+l.name),
-		"url": repoURL(rp, r) + "/labels/" + l.name, "name": l.name, "color": l.color, "default": false, "description": desc}
+	return obj{"id": loginID(rp.FullName() + "#label:" + l.Name), "node_id": wire.NodeID("LA", rp.FullName()+":"+l.Name),
+		"url": wire.RepoURL(rp, r) + "/labels/" + l.Name, "name": l.Name, "color": l.Color, "default": false, "description": desc}
 }
 
 // loginID is a stable numeric ID for a name the fake has no record of.
@@ -249,7 +227,7 @@ func loginID(s string) int64 {
 
 // handleRequestedReviewers serves POST (request) and DELETE (remove)
 // pulls/{n}/requested_reviewers.
-func (s *Server) handleRequestedReviewers(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleRequestedReviewers(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Reviewers     *[]string `json:"reviewers"`
 		TeamReviewers []string  `json:"team_reviewers"`
@@ -257,9 +235,9 @@ func (s *Server) handleRequestedReviewers(w http.ResponseWriter, r *http.Request
 	if !wire.DecodeBody(w, r, &body, docReviewers) {
 		return
 	}
-	rp.mu.Lock()
-	defer rp.mu.Unlock()
-	p := rp.pullAt(r, "number")
+	rp.Mu.Lock()
+	defer rp.Mu.Unlock()
+	p := rp.PullAt(r, "number")
 	if p == nil {
 		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docReviewers)
 		return
@@ -267,7 +245,7 @@ func (s *Server) handleRequestedReviewers(w http.ResponseWriter, r *http.Request
 	if len(body.TeamReviewers) > 0 {
 		// The fake has no teams; GitHub's answer to an unknown team.
 		wire.WriteValidation(w, r, docReviewers, wire.ValidationError{Resource: "PullRequest", Code: "custom",
-			Message: "Reviews may only be requested from collaborators. One or more of the teams you specified is not a collaborator of the " + rp.fullName() + " repository."})
+			Message: "Reviews may only be requested from collaborators. One or more of the teams you specified is not a collaborator of the " + rp.FullName() + " repository."})
 		return
 	}
 	if body.Reviewers == nil {
@@ -277,36 +255,36 @@ func (s *Server) handleRequestedReviewers(w http.ResponseWriter, r *http.Request
 	status := http.StatusOK
 	if r.Method == http.MethodPost {
 		for _, l := range *body.Reviewers {
-			if l == p.user.login {
+			if l == p.User.Login {
 				wire.WriteValidation(w, r, docReviewers, wire.ValidationError{Resource: "PullRequest", Code: "custom",
 					Message: "Review cannot be requested from pull request author."})
 				return
 			}
 		}
 		for _, l := range *body.Reviewers {
-			if !slices.Contains(p.reviewers, l) {
-				p.reviewers = append(p.reviewers, l)
+			if !slices.Contains(p.Reviewers, l) {
+				p.Reviewers = append(p.Reviewers, l)
 			}
 		}
 		status = http.StatusCreated
 	} else {
-		p.reviewers = slices.DeleteFunc(p.reviewers, func(l string) bool { return slices.Contains(*body.Reviewers, l) })
+		p.Reviewers = slices.DeleteFunc(p.Reviewers, func(l string) bool { return slices.Contains(*body.Reviewers, l) })
 	}
-	p.updated = s.now()
+	p.Updated = s.now()
 	wire.WriteJSON(w, r, status, pullJSON(r, rp, p))
 }
 
 // handleAssignees serves POST (add) and DELETE (remove) issues/{n}/assignees.
-func (s *Server) handleAssignees(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleAssignees(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Assignees *[]string `json:"assignees"`
 	}
 	if !wire.DecodeBody(w, r, &body, docAssignees) {
 		return
 	}
-	rp.mu.Lock()
-	defer rp.mu.Unlock()
-	p := rp.pullAt(r, "number")
+	rp.Mu.Lock()
+	defer rp.Mu.Unlock()
+	p := rp.PullAt(r, "number")
 	if p == nil {
 		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docAssignees)
 		return
@@ -318,15 +296,15 @@ func (s *Server) handleAssignees(w http.ResponseWriter, r *http.Request, rp *rep
 	status := http.StatusOK
 	if r.Method == http.MethodPost {
 		for _, l := range *body.Assignees {
-			if l != "" && !slices.Contains(p.assignees, l) && len(p.assignees) < 10 { // GitHub: at most 10
-				p.assignees = append(p.assignees, l)
+			if l != "" && !slices.Contains(p.Assignees, l) && len(p.Assignees) < 10 { // GitHub: at most 10
+				p.Assignees = append(p.Assignees, l)
 			}
 		}
 		status = http.StatusCreated
 	} else {
-		p.assignees = slices.DeleteFunc(p.assignees, func(l string) bool { return slices.Contains(*body.Assignees, l) })
+		p.Assignees = slices.DeleteFunc(p.Assignees, func(l string) bool { return slices.Contains(*body.Assignees, l) })
 	}
-	p.updated = s.now()
+	p.Updated = s.now()
 	wire.WriteJSON(w, r, status, issueJSON(r, rp, p))
 }
 
@@ -334,40 +312,33 @@ func (s *Server) handleAssignees(w http.ResponseWriter, r *http.Request, rp *rep
 func usersJSON(r *http.Request, logins []string) []obj {
 	out := []obj{}
 	for _, l := range logins {
-		out = append(out, userJSON(r, l, loginID(l), "User"))
+		out = append(out, wire.UserJSON(r, l, loginID(l), "User"))
 	}
 	return out
 }
 
 // issueJSON is the issue shape of a pull request. Caller holds mu.
-func issueJSON(r *http.Request, rp *repo, p *pull) obj {
-	num := strconv.Itoa(p.number)
-	u := repoURL(rp, r) + "/issues/" + num
+func issueJSON(r *http.Request, rp *state.Repo, p *state.Pull) obj {
+	num := strconv.Itoa(p.Number)
+	u := wire.RepoURL(rp, r) + "/issues/" + num
 	var assignee any
-	if len(p.assignees) > 0 {
-		assignee = userJSON(r, p.assignees[0], loginID(p.assignees[0]), "User")
+	if len(p.Assignees) > 0 {
+		assignee = wire.UserJSON(r, p.Assignees[0], loginID(p.Assignees[0]), "User")
 	}
 	var closed any
-	if p.closed != nil {
-		closed = p.closed.UTC().Format(time.RFC3339)
+	if p.Closed != nil {
+		closed = p.Closed.UTC().Format(time.RFC3339)
 	}
-	html := repoHTMLURL(rp, r) + "/pull/" + num
+	html := wire.RepoHTMLURL(rp, r) + "/pull/" + num
 	return obj{
-		"id": rp.id*100000 + int64(p.number), "node_id": wire.NodeID("PR", rp.fullName()+"#"+num), "url": u,
-		"repository_url": repoURL(rp, r), "labels_url": u + "/labels{/name}", "comments_url": u + "/comments",
-		"events_url": u + "/events", "html_url": html, "number": p.number, "state": p.state, "title": p.title,
-		"body": p.body, "user": userJSON(r, p.user.login, p.user.userID, "User"), "labels": labelsJSON(rp, r, p.labels, false),
-		"assignee": assignee, "assignees": usersJSON(r, p.assignees), "milestone": nil, "locked": false,
-		"active_lock_reason": nil, "comments": 0, "closed_at": closed, "created_at": p.created.UTC().Format(time.RFC3339),
-		"updated_at": p.updatedAt().UTC().Format(time.RFC3339), "author_association": "OWNER",
-		"pull_request": obj{"url": repoURL(rp, r) + "/pulls/" + num, "html_url": html, "diff_url": html + ".diff",
+		"id": rp.ID*100000 + int64(p.Number), "node_id": wire.NodeID("PR", rp.FullName()+"#"+num), "url": u,
+		"repository_url": wire.RepoURL(rp, r), "labels_url": u + "/labels{/name}", "comments_url": u + "/comments",
+		"events_url": u + "/events", "html_url": html, "number": p.Number, "state": p.State, "title": p.Title,
+		"body": p.Body, "user": wire.UserJSON(r, p.User.Login, p.User.UserID, "User"), "labels": labelsJSON(rp, r, p.Labels, false),
+		"assignee": assignee, "assignees": usersJSON(r, p.Assignees), "milestone": nil, "locked": false,
+		"active_lock_reason": nil, "comments": 0, "closed_at": closed, "created_at": p.Created.UTC().Format(time.RFC3339),
+		"updated_at": p.UpdatedAt().UTC().Format(time.RFC3339), "author_association": "OWNER",
+		"pull_request": obj{"url": wire.RepoURL(rp, r) + "/pulls/" + num, "html_url": html, "diff_url": html + ".diff",
 			"patch_url": html + ".patch", "merged_at": nil},
 	}
-}
-
-func (p *pull) updatedAt() time.Time {
-	if p.updated.IsZero() {
-		return p.created
-	}
-	return p.updated
 }

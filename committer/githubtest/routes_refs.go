@@ -2,59 +2,48 @@ package githubtest
 
 import (
 	"net/http"
-	"sort"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rules"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
-
-func (rp *repo) sortedRefs(prefix string) []string {
-	var names []string
-	for name := range rp.refs {
-		if strings.HasPrefix(name, prefix) {
-			names = append(names, name)
-		}
-	}
-	sort.Strings(names)
-	return names
-}
 
 // A ref's "/" may come literal or escaped as %2F (@octokit/rest sends
 // heads%2Fmain; github.com answers it): PathValue unescapes both alike.
 
-func (s *Server) handleGetRef(w http.ResponseWriter, r *http.Request, rp *repo) {
-	rp.mu.RLock()
-	defer rp.mu.RUnlock()
-	if rp.empty() {
+func (s *Server) handleGetRef(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+	rp.Mu.RLock()
+	defer rp.Mu.RUnlock()
+	if rp.Empty() {
 		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docGetRef)
 		return
 	}
 	ref := "refs/" + r.PathValue("ref")
-	h, ok := rp.refs[ref]
+	h, ok := rp.Refs[ref]
 	if !ok {
 		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docRoot)
 		return
 	}
-	wire.WriteJSON(w, r, http.StatusOK, gitRefJSON(r, rp, ref, h))
+	wire.WriteJSON(w, r, http.StatusOK, wire.GitRefJSON(r, rp, ref, h))
 }
 
 // handleListRefs serves the undocumented GET git/refs/{prefix}: an array of
 // the refs under that prefix (or the single ref, as an object, on an exact
 // match, like GitHub).
-func (s *Server) handleListRefs(w http.ResponseWriter, r *http.Request, rp *repo) {
-	rp.mu.RLock()
-	defer rp.mu.RUnlock()
-	if rp.empty() {
+func (s *Server) handleListRefs(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+	rp.Mu.RLock()
+	defer rp.Mu.RUnlock()
+	if rp.Empty() {
 		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docMatchRefs)
 		return
 	}
 	p := strings.TrimSuffix(r.PathValue("ref"), "/")
 	full := "refs/" + p
-	if h, ok := rp.refs[full]; ok && p != "" {
-		wire.WriteJSON(w, r, http.StatusOK, gitRefJSON(r, rp, full, h))
+	if h, ok := rp.Refs[full]; ok && p != "" {
+		wire.WriteJSON(w, r, http.StatusOK, wire.GitRefJSON(r, rp, full, h))
 		return
 	}
 	prefix := "refs/"
@@ -62,8 +51,8 @@ func (s *Server) handleListRefs(w http.ResponseWriter, r *http.Request, rp *repo
 		prefix = full + "/"
 	}
 	out := []obj{}
-	for _, name := range rp.sortedRefs(prefix) {
-		out = append(out, gitRefJSON(r, rp, name, rp.refs[name]))
+	for _, name := range rp.SortedRefs(prefix) {
+		out = append(out, wire.GitRefJSON(r, rp, name, rp.Refs[name]))
 	}
 	if len(out) == 0 {
 		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docRoot)
@@ -72,30 +61,18 @@ func (s *Server) handleListRefs(w http.ResponseWriter, r *http.Request, rp *repo
 	wire.WriteJSON(w, r, http.StatusOK, out)
 }
 
-func (s *Server) handleMatchingRefs(w http.ResponseWriter, r *http.Request, rp *repo) {
-	rp.mu.RLock()
-	defer rp.mu.RUnlock()
-	if rp.empty() {
+func (s *Server) handleMatchingRefs(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+	rp.Mu.RLock()
+	defer rp.Mu.RUnlock()
+	if rp.Empty() {
 		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docMatchRefs)
 		return
 	}
 	out := []obj{}
-	for _, name := range rp.sortedRefs("refs/" + r.PathValue("ref")) {
-		out = append(out, gitRefJSON(r, rp, name, rp.refs[name]))
+	for _, name := range rp.SortedRefs("refs/" + r.PathValue("ref")) {
+		out = append(out, wire.GitRefJSON(r, rp, name, rp.Refs[name]))
 	}
 	wire.WriteJSON(w, r, http.StatusOK, out)
-}
-
-// refNameClash returns an existing ref that ref cannot exist beside, as
-// one's name is a directory of the other's (refs/heads/main and
-// refs/heads/main/sub), or "". Caller holds mu.
-func (rp *repo) refNameClash(ref string) string {
-	for name := range rp.refs {
-		if strings.HasPrefix(name, ref+"/") || strings.HasPrefix(ref, name+"/") {
-			return name
-		}
-	}
-	return ""
 }
 
 // validRefName checks "refs/x/y": starts with refs/ and has two slashes.
@@ -118,7 +95,7 @@ func validRefName(ref string) bool {
 		!strings.Contains(ref, "..") && !strings.HasSuffix(ref, ".")
 }
 
-func (s *Server) handleCreateRef(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleCreateRef(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Ref string `json:"ref"`
 		SHA string `json:"sha"`
@@ -126,9 +103,9 @@ func (s *Server) handleCreateRef(w http.ResponseWriter, r *http.Request, rp *rep
 	if !wire.DecodeBody(w, r, &body, docCreateRef) {
 		return
 	}
-	rp.mu.Lock()
-	defer rp.mu.Unlock()
-	if rp.empty() {
+	rp.Mu.Lock()
+	defer rp.Mu.Unlock()
+	if rp.Empty() {
 		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docCreateRef)
 		return
 	}
@@ -146,11 +123,11 @@ func (s *Server) handleCreateRef(w http.ResponseWriter, r *http.Request, rp *rep
 		wire.WriteError(w, r, http.StatusUnprocessableEntity, "Object is not a commit", docCreateRef)
 		return
 	}
-	if _, ok := rp.refs[body.Ref]; ok {
+	if _, ok := rp.Refs[body.Ref]; ok {
 		wire.WriteError(w, r, http.StatusUnprocessableEntity, "Reference already exists", docCreateRef)
 		return
 	}
-	if rp.refNameClash(body.Ref) != "" {
+	if rp.RefNameClash(body.Ref) != "" {
 		// git: 'refs/heads/main' exists; cannot create 'refs/heads/main/sub'.
 		wire.WriteError(w, r, http.StatusUnprocessableEntity, "Reference update failed", docCreateRef)
 		return
@@ -159,13 +136,13 @@ func (s *Server) handleCreateRef(w http.ResponseWriter, r *http.Request, rp *rep
 		wire.WriteError(w, r, http.StatusUnprocessableEntity, e.RestMessage(false), docCreateRef)
 		return
 	}
-	rp.setRef(body.Ref, h, false, s.now())
-	out := gitRefJSON(r, rp, body.Ref, h)
+	rp.SetRef(body.Ref, h, false, s.now())
+	out := wire.GitRefJSON(r, rp, body.Ref, h)
 	w.Header().Set("Location", out["url"].(string))
 	wire.WriteJSON(w, r, http.StatusCreated, out)
 }
 
-func (s *Server) handleUpdateRef(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleUpdateRef(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		SHA   string `json:"sha"`
 		Force bool   `json:"force"`
@@ -174,9 +151,9 @@ func (s *Server) handleUpdateRef(w http.ResponseWriter, r *http.Request, rp *rep
 		return
 	}
 	ref := "refs/" + r.PathValue("ref")
-	rp.mu.Lock()
-	defer rp.mu.Unlock()
-	old, ok := rp.refs[ref]
+	rp.Mu.Lock()
+	defer rp.Mu.Unlock()
+	old, ok := rp.Refs[ref]
 	if !ok {
 		wire.WriteError(w, r, http.StatusUnprocessableEntity, "Reference does not exist", docUpdateRef)
 		return
@@ -199,21 +176,21 @@ func (s *Server) handleUpdateRef(w http.ResponseWriter, r *http.Request, rp *rep
 			wire.WriteError(w, r, http.StatusUnprocessableEntity, e.RestMessage(false), docUpdateRef)
 			return
 		}
-		rp.setRef(ref, h, body.Force, s.now())
+		rp.SetRef(ref, h, body.Force, s.now())
 	}
-	wire.WriteJSON(w, r, http.StatusOK, gitRefJSON(r, rp, ref, h))
+	wire.WriteJSON(w, r, http.StatusOK, wire.GitRefJSON(r, rp, ref, h))
 }
 
-func (s *Server) handleDeleteRef(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleDeleteRef(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	ref := "refs/" + r.PathValue("ref")
-	rp.mu.Lock()
-	defer rp.mu.Unlock()
-	old, ok := rp.refs[ref]
+	rp.Mu.Lock()
+	defer rp.Mu.Unlock()
+	old, ok := rp.Refs[ref]
 	if !ok {
 		wire.WriteError(w, r, http.StatusUnprocessableEntity, "Reference does not exist", docDeleteRef)
 		return
 	}
-	if ref == "refs/heads/"+rp.defaultBranch {
+	if ref == "refs/heads/"+rp.DefaultBranch {
 		wire.WriteError(w, r, http.StatusUnprocessableEntity, "Cannot delete the default branch", docDeleteRef)
 		return
 	}
@@ -221,6 +198,6 @@ func (s *Server) handleDeleteRef(w http.ResponseWriter, r *http.Request, rp *rep
 		wire.WriteError(w, r, http.StatusUnprocessableEntity, e.RestMessage(false), docDeleteRef)
 		return
 	}
-	rp.setRef(ref, plumbing.ZeroHash, false, s.now())
+	rp.SetRef(ref, plumbing.ZeroHash, false, s.now())
 	w.WriteHeader(http.StatusNoContent)
 }

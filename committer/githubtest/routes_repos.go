@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -22,7 +23,7 @@ func (s *Server) handleCreateRepo(w http.ResponseWriter, r *http.Request) {
 	}
 	owner := r.PathValue("org")
 	if owner == "" {
-		owner = identOf(r).login
+		owner = identOf(r).Login
 	}
 	rp, created := s.addRepo(owner, body.Name, body.Private)
 	if !created {
@@ -31,9 +32,9 @@ func (s *Server) handleCreateRepo(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.PathValue("org") != "" {
-		rp.mu.Lock()
-		rp.org = true
-		rp.mu.Unlock()
+		rp.Mu.Lock()
+		rp.Org = true
+		rp.Mu.Unlock()
 	}
 	if body.AutoInit {
 		if _, err := s.Seed(owner, body.Name, "main", "Initial commit",
@@ -42,26 +43,26 @@ func (s *Server) handleCreateRepo(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	rp.mu.RLock()
-	defer rp.mu.RUnlock()
-	w.Header().Set("Location", repoURL(rp, r))
-	wire.WriteJSON(w, r, http.StatusCreated, repoJSON(r, rp))
+	rp.Mu.RLock()
+	defer rp.Mu.RUnlock()
+	w.Header().Set("Location", wire.RepoURL(rp, r))
+	wire.WriteJSON(w, r, http.StatusCreated, wire.RepoJSON(r, rp))
 }
 
-func (s *Server) handleGetRepo(w http.ResponseWriter, r *http.Request, rp *repo) {
-	rp.mu.RLock()
-	defer rp.mu.RUnlock()
-	wire.WriteJSON(w, r, http.StatusOK, repoJSON(r, rp))
+func (s *Server) handleGetRepo(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+	rp.Mu.RLock()
+	defer rp.Mu.RUnlock()
+	wire.WriteJSON(w, r, http.StatusOK, wire.RepoJSON(r, rp))
 }
 
-func (s *Server) handleDeleteRepo(w http.ResponseWriter, _ *http.Request, rp *repo) {
+func (s *Server) handleDeleteRepo(w http.ResponseWriter, _ *http.Request, rp *state.Repo) {
 	s.mu.Lock()
-	delete(s.repos, repoKey(rp.owner, rp.name))
+	delete(s.repos, repoKey(rp.Owner, rp.Name))
 	s.mu.Unlock()
 	w.WriteHeader(http.StatusNoContent)
 }
 
-func (s *Server) handleCreateLabel(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleCreateLabel(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Name        string `json:"name"`
 		Color       string `json:"color"`
@@ -75,31 +76,19 @@ func (s *Server) handleCreateLabel(w http.ResponseWriter, r *http.Request, rp *r
 		wire.WriteValidation(w, r, doc, wire.ValidationError{Resource: "Label", Field: "name", Code: "missing_field"})
 		return
 	}
-	if !isHex(body.Color, 6) {
+	if !state.IsHex(body.Color, 6) {
 		wire.WriteValidation(w, r, doc, wire.ValidationError{Resource: "Label", Field: "color", Code: "invalid"})
 		return
 	}
-	rp.mu.Lock()
-	defer rp.mu.Unlock()
-	for _, l := range rp.labels {
-		if strings.EqualFold(l.name, body.Name) {
+	rp.Mu.Lock()
+	defer rp.Mu.Unlock()
+	for _, l := range rp.Labels {
+		if strings.EqualFold(l.Name, body.Name) {
 			wire.WriteValidation(w, r, doc, wire.ValidationError{Resource: "Label", Field: "name", Code: "already_exists"})
 			return
 		}
 	}
-	l := &label{name: body.Name, color: strings.ToLower(body.Color), description: body.Description}
-	rp.labels = append(rp.labels, l)
+	l := &state.Label{Name: body.Name, Color: strings.ToLower(body.Color), Description: body.Description}
+	rp.Labels = append(rp.Labels, l)
 	wire.WriteJSON(w, r, http.StatusCreated, labelJSON(r, rp, l))
-}
-
-func isHex(s string, n int) bool {
-	if len(s) != n {
-		return false
-	}
-	for _, c := range s {
-		if !strings.ContainsRune("0123456789abcdefABCDEF", c) {
-			return false
-		}
-	}
-	return true
 }

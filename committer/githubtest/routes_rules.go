@@ -2,9 +2,8 @@ package githubtest
 
 import (
 	"net/http"
-	"strings"
 
-	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rules"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -16,13 +15,13 @@ const (
 // handleBranchRules serves GET rules/branches/{branch}: the active rules of
 // every ruleset that applies to the branch (whether or not it exists), with
 // the ruleset each comes from, in the order the rulesets were added.
-func (s *Server) handleBranchRules(w http.ResponseWriter, r *http.Request, rp *repo) {
-	rp.mu.RLock()
-	defer rp.mu.RUnlock()
+func (s *Server) handleBranchRules(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+	rp.Mu.RLock()
+	defer rp.Mu.RUnlock()
 	ref := "refs/heads/" + r.PathValue("branch")
 	out := []obj{}
-	for _, rs := range rp.rulesets {
-		if !rs.Applies(rp.defaultBranch, ref) {
+	for _, rs := range rp.Rulesets {
+		if !rs.Applies(rp.DefaultBranch, ref) {
 			continue
 		}
 		for _, rule := range rs.Rules {
@@ -31,7 +30,7 @@ func (s *Server) handleBranchRules(w http.ResponseWriter, r *http.Request, rp *r
 				o["parameters"] = rule.Parameters
 			}
 			o["ruleset_source_type"] = "Repository"
-			o["ruleset_source"] = rp.fullName()
+			o["ruleset_source"] = rp.FullName()
 			o["ruleset_id"] = rs.ID
 			out = append(out, o)
 		}
@@ -39,37 +38,11 @@ func (s *Server) handleBranchRules(w http.ResponseWriter, r *http.Request, rp *r
 	wire.WriteJSON(w, r, http.StatusOK, out)
 }
 
-// classicProtection is the classic protection of branch, or nil. Caller
-// holds mu.
-func (rp *repo) classicProtection(branch string) *rules.Protection {
-	for _, p := range rp.protections {
-		if rules.GlobMatch(p.Pattern, branch) {
-			return p
-		}
-	}
-	return nil
-}
-
-// branchProtected is GET branches/{b}'s "protected": classic protection
-// or an applying ruleset (GitHub shows rulesets there too; a guess for
-// rulesets that only restrict creations). Caller holds mu.
-func (rp *repo) branchProtected(branch string) bool {
-	if rp.classicProtection(branch) != nil {
-		return true
-	}
-	for _, rs := range rp.rulesets {
-		if rs.Applies(rp.defaultBranch, "refs/heads/"+branch) && len(rs.Rules) > 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // protectionSummary is branch.protection in GET branches/{b}. Caller holds mu.
-func protectionSummary(rp *repo, branch string) obj {
-	p := rp.classicProtection(branch)
+func protectionSummary(rp *state.Repo, branch string) obj {
+	p := rp.ClassicProtection(branch)
 	if p == nil {
-		return obj{"enabled": rp.branchProtected(branch), "required_status_checks": obj{
+		return obj{"enabled": rp.BranchProtected(branch), "required_status_checks": obj{
 			"enforcement_level": "off", "contexts": []string{}, "checks": []obj{},
 		}}
 	}
@@ -99,19 +72,19 @@ func checksJSON(contexts []string) []obj {
 
 // handleBranchProtection serves GET branches/{b}/protection (classic
 // protection only, as on GitHub): 404 "Branch not protected" without it.
-func (s *Server) handleBranchProtection(w http.ResponseWriter, r *http.Request, rp *repo, branch string) {
-	rp.mu.RLock()
-	defer rp.mu.RUnlock()
-	if _, ok := rp.refs["refs/heads/"+branch]; !ok {
+func (s *Server) handleBranchProtection(w http.ResponseWriter, r *http.Request, rp *state.Repo, branch string) {
+	rp.Mu.RLock()
+	defer rp.Mu.RUnlock()
+	if _, ok := rp.Refs["refs/heads/"+branch]; !ok {
 		wire.WriteError(w, r, http.StatusNotFound, "Branch not found", docBranchProtection)
 		return
 	}
-	p := rp.classicProtection(branch)
+	p := rp.ClassicProtection(branch)
 	if p == nil {
 		wire.WriteError(w, r, http.StatusNotFound, "Branch not protected", docBranchProtection)
 		return
 	}
-	u := repoURL(rp, r) + "/branches/" + branch + "/protection"
+	u := wire.RepoURL(rp, r) + "/branches/" + branch + "/protection"
 	out := obj{
 		"url":                              u,
 		"required_signatures":              obj{"url": u + "/required_signatures", "enabled": p.RequireSignatures},
@@ -135,17 +108,4 @@ func (s *Server) handleBranchProtection(w http.ResponseWriter, r *http.Request, 
 			"required_approving_review_count": p.RequiredApprovingReviews, "require_last_push_approval": false}
 	}
 	wire.WriteJSON(w, r, http.StatusOK, out)
-}
-
-// splitProtection tells GET branches/{b}/protection from a branch whose
-// name ends in "/protection". Caller holds mu.
-func (rp *repo) splitProtection(name string) (string, bool) {
-	b, ok := strings.CutSuffix(name, "/protection")
-	if !ok {
-		return "", false
-	}
-	if _, exists := rp.refs["refs/heads/"+name]; exists {
-		return "", false
-	}
-	return b, true
 }

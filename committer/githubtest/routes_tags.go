@@ -6,6 +6,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -19,32 +20,7 @@ const (
 	docGetTag    = "https://docs.github.com/rest/git/tags#get-a-tag"
 )
 
-// putTag stores an annotated tag object. Caller holds mu for writing.
-func (rp *repo) putTag(t *object.Tag) plumbing.Hash {
-	o := &plumbing.MemoryObject{}
-	_ = t.Encode(o)
-	h := o.Hash()
-	t.Hash = h
-	if _, ok := rp.Objects[h]; !ok {
-		rp.Objects[h] = o
-		rp.Tags[h] = t
-	}
-	return h
-}
-
-// peel follows annotated tags to the object they finally name. Caller holds mu.
-func (rp *repo) peel(h plumbing.Hash) plumbing.Hash {
-	for range 16 { // git peels nested tags; bound a (impossible) cycle
-		t, ok := rp.Tags[h]
-		if !ok {
-			return h
-		}
-		h = t.Target
-	}
-	return h
-}
-
-func (s *Server) handleCreateTag(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleCreateTag(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Tag     *string `json:"tag"`
 		Message *string `json:"message"`
@@ -72,7 +48,7 @@ func (s *Server) handleCreateTag(w http.ResponseWriter, r *http.Request, rp *rep
 	}
 	now := s.now()
 	id := identOf(r)
-	tagger := object.Signature{Name: id.name, Email: id.email, When: now}
+	tagger := object.Signature{Name: id.Name, Email: id.Email, When: now}
 	if body.Tagger != nil {
 		if body.Tagger.Name == "" || body.Tagger.Email == "" {
 			fail("Invalid request.\n\n\"name\" and \"email\" are required in tagger.") // wording a guess
@@ -84,9 +60,9 @@ func (s *Server) handleCreateTag(w http.ResponseWriter, r *http.Request, rp *rep
 			return
 		}
 	}
-	rp.mu.Lock()
-	defer rp.mu.Unlock()
-	if rp.empty() {
+	rp.Mu.Lock()
+	defer rp.Mu.Unlock()
+	if rp.Empty() {
 		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docCreateTag)
 		return
 	}
@@ -101,16 +77,16 @@ func (s *Server) handleCreateTag(w http.ResponseWriter, r *http.Request, rp *rep
 		fail("Object type " + got.String() + " does not match the given type " + want.String())
 		return
 	}
-	h := rp.putTag(&object.Tag{Name: *body.Tag, Tagger: tagger, Message: *body.Message, TargetType: want, Target: target})
+	h := rp.PutTag(&object.Tag{Name: *body.Tag, Tagger: tagger, Message: *body.Message, TargetType: want, Target: target})
 	out := gitTagJSON(r, rp, rp.Tags[h])
 	w.Header().Set("Location", out["url"].(string))
 	wire.WriteJSON(w, r, http.StatusCreated, out)
 }
 
-func (s *Server) handleGetTag(w http.ResponseWriter, r *http.Request, rp *repo) {
-	rp.mu.RLock()
-	defer rp.mu.RUnlock()
-	if rp.empty() {
+func (s *Server) handleGetTag(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+	rp.Mu.RLock()
+	defer rp.Mu.RUnlock()
+	if rp.Empty() {
 		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docGetTag)
 		return
 	}
@@ -124,13 +100,13 @@ func (s *Server) handleGetTag(w http.ResponseWriter, r *http.Request, rp *repo) 
 }
 
 // gitTagJSON is the git-tag shape. Caller holds mu.
-func gitTagJSON(r *http.Request, rp *repo, t *object.Tag) obj {
+func gitTagJSON(r *http.Request, rp *state.Repo, t *object.Tag) obj {
 	sha := t.Hash.String()
 	typ := t.TargetType.String()
 	return obj{
-		"node_id": objNodeID(rp, "TAG", t.Hash), "tag": t.Name, "sha": sha,
-		"url": repoURL(rp, r) + "/git/tags/" + sha, "message": t.Message, "tagger": sigJSON(t.Tagger),
-		"object":       obj{"sha": t.Target.String(), "type": typ, "url": repoURL(rp, r) + "/git/" + typ + "s/" + t.Target.String()},
-		"verification": unsignedVerification(),
+		"node_id": wire.ObjNodeID(rp, "TAG", t.Hash), "tag": t.Name, "sha": sha,
+		"url": wire.RepoURL(rp, r) + "/git/tags/" + sha, "message": t.Message, "tagger": wire.SigJSON(t.Tagger),
+		"object":       obj{"sha": t.Target.String(), "type": typ, "url": wire.RepoURL(rp, r) + "/git/" + typ + "s/" + t.Target.String()},
+		"verification": wire.UnsignedVerification(),
 	}
 }

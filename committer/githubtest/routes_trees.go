@@ -8,6 +8,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/gitobj"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -56,7 +57,7 @@ func modeFor(mode, typ string) (filemode.FileMode, bool) {
 	return 0, false
 }
 
-func (s *Server) handleCreateTree(w http.ResponseWriter, r *http.Request, rp *repo) {
+func (s *Server) handleCreateTree(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Tree     *[]treeEntryIn `json:"tree"`
 		BaseTree wire.OptString `json:"base_tree"`
@@ -69,9 +70,9 @@ func (s *Server) handleCreateTree(w http.ResponseWriter, r *http.Request, rp *re
 		return
 	}
 	fail := func(msg string) { wire.WriteError(w, r, http.StatusUnprocessableEntity, msg, docCreateTree) }
-	rp.mu.Lock()
-	defer rp.mu.Unlock()
-	if rp.empty() {
+	rp.Mu.Lock()
+	defer rp.Mu.Unlock()
+	if rp.Empty() {
 		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docCreateTree)
 		return
 	}
@@ -82,7 +83,7 @@ func (s *Server) handleCreateTree(w http.ResponseWriter, r *http.Request, rp *re
 	var base plumbing.Hash
 	if body.BaseTree.Set && !body.BaseTree.Null {
 		var ok bool
-		if base, ok = rp.baseTree(body.BaseTree.Val); !ok {
+		if base, ok = rp.BaseTree(body.BaseTree.Val); !ok {
 			fail("base_tree is not a valid tree oid")
 			return
 		}
@@ -90,29 +91,9 @@ func (s *Server) handleCreateTree(w http.ResponseWriter, r *http.Request, rp *re
 	s.buildTree(w, r, rp, base, *body.Tree)
 }
 
-// baseTree resolves a base_tree: a tree SHA, or a commit SHA peeled to its
-// tree (octokit-commit-multiple-files sends the head commit's SHA, and
-// github.com accepts it). Caller holds rp.mu.
-func (rp *repo) baseTree(sha string) (plumbing.Hash, bool) {
-	if !isSHA(sha) {
-		return plumbing.ZeroHash, false
-	}
-	h := plumbing.NewHash(sha)
-	if _, ok := rp.Trees[h]; ok {
-		return h, true
-	}
-	if c, ok := rp.Commits[h]; ok {
-		return c.TreeHash, true
-	}
-	return plumbing.ZeroHash, false
-}
-
-// isSHA reports whether s is 40 lowercase or uppercase hex digits.
-func isSHA(s string) bool { return isHex(s, 40) }
-
 // buildTree applies the entries on base and writes the new tree. Caller
 // holds rp.mu.
-func (s *Server) buildTree(w http.ResponseWriter, r *http.Request, rp *repo, base plumbing.Hash, tree []treeEntryIn) {
+func (s *Server) buildTree(w http.ResponseWriter, r *http.Request, rp *state.Repo, base plumbing.Hash, tree []treeEntryIn) {
 	fail := func(msg string) { wire.WriteError(w, r, http.StatusUnprocessableEntity, msg, docCreateTree) }
 	b := gitobj.NewTreeBuilder(&rp.Store, base)
 	for _, e := range tree {
@@ -176,8 +157,8 @@ func (s *Server) buildTree(w http.ResponseWriter, r *http.Request, rp *repo, bas
 }
 
 // treeJSON is the git-tree shape. Caller holds rp.mu.
-func treeJSON(rp *repo, r *http.Request, h plumbing.Hash, recursive bool) obj {
-	base := repoURL(rp, r)
+func treeJSON(rp *state.Repo, r *http.Request, h plumbing.Hash, recursive bool) obj {
+	base := wire.RepoURL(rp, r)
 	entries := make([]treeEntryOut, 0, len(rp.Trees[h]))
 	truncated := false
 	size := 0
@@ -215,14 +196,14 @@ func treeJSON(rp *repo, r *http.Request, h plumbing.Hash, recursive bool) obj {
 	return obj{"sha": h.String(), "url": base + "/git/trees/" + h.String(), "tree": entries, "truncated": truncated}
 }
 
-func (s *Server) handleGetTree(w http.ResponseWriter, r *http.Request, rp *repo) {
-	rp.mu.RLock()
-	defer rp.mu.RUnlock()
-	if rp.empty() {
+func (s *Server) handleGetTree(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+	rp.Mu.RLock()
+	defer rp.Mu.RUnlock()
+	if rp.Empty() {
 		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docGetTree)
 		return
 	}
-	h, ok := rp.resolveTree(r.PathValue("sha"))
+	h, ok := rp.ResolveTree(r.PathValue("sha"))
 	if !ok {
 		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docRoot)
 		return

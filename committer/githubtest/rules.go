@@ -5,9 +5,9 @@ import (
 	"io/fs"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rules"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 )
 
 // Rule is one rule of a ruleset, as GitHub's rules API lists it: a type
@@ -108,9 +108,9 @@ func (s *Server) AddRuleset(owner, name string, rs Ruleset) (int64, error) {
 		}
 	}
 	id := s.rulesetSeq.Add(1) // not nextID: repository IDs stay as they were
-	rp.mu.Lock()
-	defer rp.mu.Unlock()
-	rp.rulesets = append(rp.rulesets, &rules.Set{Ruleset: rs, ID: id})
+	rp.Mu.Lock()
+	defer rp.Mu.Unlock()
+	rp.Rulesets = append(rp.Rulesets, &rules.Set{Ruleset: rs, ID: id})
 	return id, nil
 }
 
@@ -121,15 +121,15 @@ func (s *Server) ProtectBranch(owner, name, branch string, p BranchProtection) e
 	if rp == nil {
 		return fmt.Errorf("githubtest: repository %s/%s: %w", owner, name, fs.ErrNotExist)
 	}
-	rp.mu.Lock()
-	defer rp.mu.Unlock()
-	for _, pr := range rp.protections {
+	rp.Mu.Lock()
+	defer rp.Mu.Unlock()
+	for _, pr := range rp.Protections {
 		if pr.Pattern == branch {
 			pr.BranchProtection = p
 			return nil
 		}
 	}
-	rp.protections = append(rp.protections, &rules.Protection{Pattern: branch, BranchProtection: p})
+	rp.Protections = append(rp.Protections, &rules.Protection{Pattern: branch, BranchProtection: p})
 	return nil
 }
 
@@ -141,55 +141,30 @@ func (s *Server) SetCommitStatus(owner, name, sha, context, state string) error 
 	if rp == nil {
 		return fmt.Errorf("githubtest: repository %s/%s: %w", owner, name, fs.ErrNotExist)
 	}
-	rp.mu.Lock()
-	defer rp.mu.Unlock()
+	rp.Mu.Lock()
+	defer rp.Mu.Unlock()
 	h := plumbing.NewHash(sha)
 	if _, ok := rp.Commits[h]; !ok {
 		return fmt.Errorf("githubtest: %s/%s: commit %s: %w", owner, name, sha, fs.ErrNotExist)
 	}
-	if rp.statuses[h] == nil {
-		rp.statuses[h] = map[string]string{}
+	if rp.Statuses[h] == nil {
+		rp.Statuses[h] = map[string]string{}
 	}
-	rp.statuses[h][context] = state
+	rp.Statuses[h][context] = state
 	return nil
 }
 
 // refusal checks changes against the repository's rules for the request's
 // identity; nil when every change may go ahead. Caller holds rp.mu.
-func refusal(rp *repo, id identity, changes ...rules.Change) *rules.Refusal {
-	return rules.Refuse(rp, rp.rulesets, rp.protections, id.login, changes...)
+func refusal(rp *state.Repo, id state.Identity, changes ...rules.Change) *rules.Refusal {
+	return rules.Refuse(rp, rp.Rulesets, rp.Protections, id.Login, changes...)
 }
-
-// DefaultBranchName, CommitAt, RefHashes, ReachablePeeled, Verified and
-// Status are what rule evaluation (rules.Repo) reads. Caller holds rp.mu.
-func (rp *repo) DefaultBranchName() string { return rp.defaultBranch }
-
-func (rp *repo) CommitAt(h plumbing.Hash) (*object.Commit, bool) {
-	c, ok := rp.Commits[h]
-	return c, ok
-}
-
-func (rp *repo) RefHashes() []plumbing.Hash {
-	out := make([]plumbing.Hash, 0, len(rp.refs))
-	for _, h := range rp.refs {
-		out = append(out, h)
-	}
-	return out
-}
-
-func (rp *repo) ReachablePeeled(h plumbing.Hash) map[plumbing.Hash]bool {
-	return rp.reachable(rp.peel(h))
-}
-
-func (rp *repo) Verified(h plumbing.Hash) bool { return rp.verif[h].Verified }
-
-func (rp *repo) Status(h plumbing.Hash, context string) string { return rp.statuses[h][context] }
 
 // rulesRefuseRefUpdates checks updateRefs' changes. Caller holds rp.mu.
-func (s *Server) rulesRefuseRefUpdates(rp *repo, ups []refUpdate, id identity) error {
+func (s *Server) rulesRefuseRefUpdates(rp *state.Repo, ups []refUpdate, id state.Identity) error {
 	changes := make([]rules.Change, 0, len(ups))
 	for _, u := range ups {
-		ch := rules.Change{Ref: u.name, Old: rp.refs[u.name]}
+		ch := rules.Change{Ref: u.name, Old: rp.Refs[u.name]}
 		if u.after != zeroOid {
 			ch.New = plumbing.NewHash(u.after)
 		}

@@ -11,6 +11,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/gitobj"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 // File is one file for Seed and the result of Files.
@@ -36,22 +38,17 @@ type Commit struct {
 
 // RefUpdate is one change to a ref. Old is "" for a create, New is "" for a
 // delete.
-type RefUpdate struct {
-	Ref, Old, New string
-	Forced        bool
-	FastForward   bool
-	At            time.Time
-}
+type RefUpdate = state.RefUpdate
 
 func repoKey(owner, name string) string { return strings.ToLower(owner + "/" + name) }
 
-func (s *Server) getRepo(owner, name string) *repo {
+func (s *Server) getRepo(owner, name string) *state.Repo {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.repos[repoKey(owner, name)]
 }
 
-func (s *Server) addRepo(owner, name string, private bool) (*repo, bool) {
+func (s *Server) addRepo(owner, name string, private bool) (*state.Repo, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	k := repoKey(owner, name)
@@ -59,8 +56,8 @@ func (s *Server) addRepo(owner, name string, private bool) (*repo, bool) {
 		return rp, false
 	}
 	s.nextID++
-	rp := newRepo(owner, name, s.nextID, s.now())
-	rp.private = private
+	rp := state.NewRepo(owner, name, s.nextID, s.now())
+	rp.Private = private
 	s.repos[k] = rp
 	return rp, true
 }
@@ -100,13 +97,13 @@ func parseMode(m string) (filemode.FileMode, error) {
 // a repository created by Seed has branch as its default branch.
 func (s *Server) Seed(owner, name, branch, message string, files ...File) (string, error) {
 	rp, created := s.addRepo(owner, name, false)
-	rp.mu.Lock()
-	defer rp.mu.Unlock()
+	rp.Mu.Lock()
+	defer rp.Mu.Unlock()
 	if created {
-		rp.defaultBranch = branch
+		rp.DefaultBranch = branch
 	}
 	ref := "refs/heads/" + branch
-	old, hasOld := rp.refs[ref]
+	old, hasOld := rp.Refs[ref]
 	var base plumbing.Hash
 	if hasOld {
 		base = rp.Commits[old].TreeHash
@@ -133,26 +130,9 @@ func (s *Server) Seed(owner, name, branch, message string, files ...File) (strin
 		c.ParentHashes = []plumbing.Hash{old}
 	}
 	h := rp.PutCommit(c)
-	rp.verif[h] = unsignedVerification()
-	rp.setRef(ref, h, false, now)
+	rp.Verif[h] = wire.UnsignedVerification()
+	rp.SetRef(ref, h, false, now)
 	return h.String(), nil
-}
-
-// setRef moves ref to h (zero hash deletes) and records the update. Caller holds mu.
-func (rp *repo) setRef(ref string, h plumbing.Hash, forced bool, at time.Time) {
-	old, had := rp.refs[ref]
-	u := RefUpdate{Ref: ref, Forced: forced, At: at}
-	if had {
-		u.Old = old.String()
-	}
-	if h.IsZero() {
-		delete(rp.refs, ref)
-	} else {
-		rp.refs[ref] = h
-		u.New = h.String()
-		u.FastForward = had && rp.IsAncestor(old, h)
-	}
-	rp.updates = append(rp.updates, u)
 }
 
 // Head returns the commit a branch points at.
@@ -161,23 +141,23 @@ func (s *Server) Head(owner, name, branch string) (string, bool) {
 	if rp == nil {
 		return "", false
 	}
-	rp.mu.RLock()
-	defer rp.mu.RUnlock()
-	h, ok := rp.refs["refs/heads/"+branch]
+	rp.Mu.RLock()
+	defer rp.Mu.RUnlock()
+	h, ok := rp.Refs["refs/heads/"+branch]
 	if !ok {
 		return "", false
 	}
 	return h.String(), true
 }
 
-func (s *Server) rootAt(owner, name, ref string) (*repo, plumbing.Hash, error) {
+func (s *Server) rootAt(owner, name, ref string) (*state.Repo, plumbing.Hash, error) {
 	rp := s.getRepo(owner, name)
 	if rp == nil {
 		return nil, plumbing.ZeroHash, fmt.Errorf("githubtest: repository %s/%s: %w", owner, name, fs.ErrNotExist)
 	}
-	rp.mu.RLock()
-	t, ok := rp.resolveTree(ref)
-	rp.mu.RUnlock()
+	rp.Mu.RLock()
+	t, ok := rp.ResolveTree(ref)
+	rp.Mu.RUnlock()
 	if !ok {
 		return nil, plumbing.ZeroHash, fmt.Errorf("githubtest: %s/%s@%s: %w", owner, name, ref, fs.ErrNotExist)
 	}
@@ -190,8 +170,8 @@ func (s *Server) ReadFile(owner, name, ref, path string) ([]byte, string, error)
 	if err != nil {
 		return nil, "", err
 	}
-	rp.mu.RLock()
-	defer rp.mu.RUnlock()
+	rp.Mu.RLock()
+	defer rp.Mu.RUnlock()
 	e, ok := rp.LookupPath(root, path)
 	if !ok || e.Mode == filemode.Dir || e.Mode == filemode.Submodule {
 		return nil, "", fmt.Errorf("githubtest: %s/%s@%s: %s: %w", owner, name, ref, path, fs.ErrNotExist)
@@ -206,8 +186,8 @@ func (s *Server) Files(owner, name, ref string) (map[string]File, error) {
 	if err != nil {
 		return nil, err
 	}
-	rp.mu.RLock()
-	defer rp.mu.RUnlock()
+	rp.Mu.RLock()
+	defer rp.Mu.RUnlock()
 	out := map[string]File{}
 	rp.WalkTree(root, "", func(p string, e object.TreeEntry) bool {
 		if e.Mode != filemode.Dir && e.Mode != filemode.Submodule {

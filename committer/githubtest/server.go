@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-github/v66/github"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/limits"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -33,7 +34,7 @@ type Server struct {
 	treeMax    treeLimits
 
 	mu       sync.Mutex // guards the fields below
-	repos    map[string]*repo
+	repos    map[string]*state.Repo
 	nextID   int64
 	faults   []*faultEntry
 	apps     map[int64]*rsa.PublicKey
@@ -77,7 +78,7 @@ func New(opts ...Option) *Server {
 	s := &Server{
 		now:      time.Now,
 		tokenTTL: time.Hour,
-		repos:    map[string]*repo{},
+		repos:    map[string]*state.Repo{},
 		apps:     map[int64]*rsa.PublicKey{},
 		installs: map[int64]*installation{},
 		tokens:   map[string]*instToken{},

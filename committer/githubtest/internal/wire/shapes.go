@@ -1,4 +1,4 @@
-package githubtest
+package wire
 
 import (
 	"net/http"
@@ -10,13 +10,14 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/sign"
-	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 )
 
-func userJSON(r *http.Request, login string, id int64, typ string) obj {
-	api, web := wire.APIBase(r)+"/users/"+login, wire.WebBase(r)+"/"+login
+// UserJSON is the user shape (owner, user, account) of login.
+func UserJSON(r *http.Request, login string, id int64, typ string) map[string]any {
+	api, web := APIBase(r)+"/users/"+login, WebBase(r)+"/"+login
 	return obj{
-		"login": login, "id": id, "node_id": wire.NodeID("U", login), "type": typ, "site_admin": false,
+		"login": login, "id": id, "node_id": NodeID("U", login), "type": typ, "site_admin": false,
 		"avatar_url":  "https://avatars.githubusercontent.com/u/" + strconv.FormatInt(id, 10) + "?v=4",
 		"gravatar_id": "", "url": api, "html_url": web,
 		"followers_url": api + "/followers", "following_url": api + "/following{/other_user}",
@@ -27,29 +28,34 @@ func userJSON(r *http.Request, login string, id int64, typ string) obj {
 	}
 }
 
-func repoURL(rp *repo, r *http.Request) string { return wire.APIBase(r) + "/repos/" + rp.fullName() }
-func repoHTMLURL(rp *repo, r *http.Request) string {
-	return wire.WebBase(r) + "/" + rp.fullName()
+// RepoURL is rp's API URL.
+func RepoURL(rp *state.Repo, r *http.Request) string {
+	return APIBase(r) + "/repos/" + rp.FullName()
 }
 
-// repoJSON is the full repository shape. Caller holds rp.mu (read).
-func repoJSON(r *http.Request, rp *repo) obj {
-	u, html := repoURL(rp, r), repoHTMLURL(rp, r)
-	created := rp.created.UTC().Format(time.RFC3339)
+// RepoHTMLURL is rp's web URL.
+func RepoHTMLURL(rp *state.Repo, r *http.Request) string {
+	return WebBase(r) + "/" + rp.FullName()
+}
+
+// RepoJSON is the full repository shape. Caller holds rp.Mu (read).
+func RepoJSON(r *http.Request, rp *state.Repo) map[string]any {
+	u, html := RepoURL(rp, r), RepoHTMLURL(rp, r)
+	created := rp.Created.UTC().Format(time.RFC3339)
 	o := obj{
-		"id": rp.id, "node_id": wire.NodeID("R", rp.fullName()), "name": rp.name, "full_name": rp.fullName(),
-		"private": rp.private, "owner": userJSON(r, rp.owner, rp.id*7, "User"), "html_url": html,
+		"id": rp.ID, "node_id": NodeID("R", rp.FullName()), "name": rp.Name, "full_name": rp.FullName(),
+		"private": rp.Private, "owner": UserJSON(r, rp.Owner, rp.ID*7, "User"), "html_url": html,
 		"description": nil, "fork": false, "url": u, "homepage": nil, "language": nil,
 		"clone_url": html + ".git", "git_url": strings.Replace(html, "http", "git", 1) + ".git",
-		"ssh_url": "git@" + r.Host + ":" + rp.fullName() + ".git", "svn_url": html, "mirror_url": nil,
-		"default_branch": rp.defaultBranch, "forks": 0, "forks_count": 0, "stargazers_count": 0,
+		"ssh_url": "git@" + r.Host + ":" + rp.FullName() + ".git", "svn_url": html, "mirror_url": nil,
+		"default_branch": rp.DefaultBranch, "forks": 0, "forks_count": 0, "stargazers_count": 0,
 		"watchers": 0, "watchers_count": 0, "open_issues": 0, "open_issues_count": 0, "size": 0,
 		"has_downloads": true, "has_issues": true, "has_projects": true, "has_wiki": true, "has_discussions": false,
 		"has_pages": false, "archived": false, "disabled": false, "license": nil, "visibility": "public",
 		"pushed_at": created, "created_at": created, "updated_at": created,
 		"permissions": obj{"admin": true, "maintain": true, "push": true, "triage": true, "pull": true},
 	}
-	if rp.private {
+	if rp.Private {
 		o["visibility"] = "private"
 	}
 	for _, k := range []string{"allow_auto_merge", "allow_update_branch", "delete_branch_on_merge",
@@ -60,8 +66,8 @@ func repoJSON(r *http.Request, rp *repo) obj {
 		o[k] = true
 	}
 	o["network_count"], o["subscribers_count"], o["topics"] = 0, 0, []string{}
-	if rp.org {
-		org := userJSON(r, rp.owner, rp.id*7, "Organization")
+	if rp.Org {
+		org := UserJSON(r, rp.Owner, rp.ID*7, "Organization")
 		o["owner"], o["organization"] = org, org
 	}
 	for k, v := range map[string]string{
@@ -85,50 +91,53 @@ func repoJSON(r *http.Request, rp *repo) obj {
 	return o
 }
 
-func gitRefJSON(r *http.Request, rp *repo, ref string, h plumbing.Hash) obj {
+// GitRefJSON is the git-ref shape of ref at h. Caller holds rp.Mu.
+func GitRefJSON(r *http.Request, rp *state.Repo, ref string, h plumbing.Hash) map[string]any {
 	typ := "commit"
 	if t := rp.ObjType(h); t == plumbing.TagObject {
 		typ = "tag"
 	}
 	return obj{
-		"ref": ref, "node_id": refNodeID(rp, ref), "url": repoURL(rp, r) + "/git/" + wire.EscapeSegments(ref),
-		"object": obj{"type": typ, "sha": h.String(), "url": repoURL(rp, r) + "/git/" + typ + "s/" + h.String()},
+		"ref": ref, "node_id": RefNodeID(rp, ref), "url": RepoURL(rp, r) + "/git/" + EscapeSegments(ref),
+		"object": obj{"type": typ, "sha": h.String(), "url": RepoURL(rp, r) + "/git/" + typ + "s/" + h.String()},
 	}
 }
 
-func sigJSON(s object.Signature) obj {
+// SigJSON is a git commit's or tag's author, committer or tagger.
+func SigJSON(s object.Signature) map[string]any {
 	return obj{"name": s.Name, "email": s.Email, "date": s.When.Format(time.RFC3339)}
 }
 
-func unsignedVerification() sign.Verification {
+// UnsignedVerification is the verification of a commit without a signature.
+func UnsignedVerification() sign.Verification {
 	return sign.Verification{Verified: false, Reason: "unsigned"}
 }
 
-// gitCommitJSON is the git-commit shape. Caller holds rp.mu.
-func gitCommitJSON(r *http.Request, rp *repo, c *object.Commit) obj {
+// GitCommitJSON is the git-commit shape. Caller holds rp.Mu.
+func GitCommitJSON(r *http.Request, rp *state.Repo, c *object.Commit) map[string]any {
 	parents := []obj{}
 	for _, p := range c.ParentHashes {
-		parents = append(parents, obj{"sha": p.String(), "url": repoURL(rp, r) + "/git/commits/" + p.String(),
-			"html_url": repoHTMLURL(rp, r) + "/commit/" + p.String()})
+		parents = append(parents, obj{"sha": p.String(), "url": RepoURL(rp, r) + "/git/commits/" + p.String(),
+			"html_url": RepoHTMLURL(rp, r) + "/commit/" + p.String()})
 	}
-	v, ok := rp.verif[c.Hash]
+	v, ok := rp.Verif[c.Hash]
 	if !ok {
-		v = unsignedVerification()
+		v = UnsignedVerification()
 	}
 	return obj{
-		"sha": c.Hash.String(), "node_id": objNodeID(rp, "C", c.Hash),
-		"url": repoURL(rp, r) + "/git/commits/" + c.Hash.String(), "html_url": repoHTMLURL(rp, r) + "/commit/" + c.Hash.String(),
-		"author": sigJSON(c.Author), "committer": sigJSON(c.Committer), "message": c.Message,
-		"tree":    obj{"sha": c.TreeHash.String(), "url": repoURL(rp, r) + "/git/trees/" + c.TreeHash.String()},
+		"sha": c.Hash.String(), "node_id": ObjNodeID(rp, "C", c.Hash),
+		"url": RepoURL(rp, r) + "/git/commits/" + c.Hash.String(), "html_url": RepoHTMLURL(rp, r) + "/commit/" + c.Hash.String(),
+		"author": SigJSON(c.Author), "committer": SigJSON(c.Committer), "message": c.Message,
+		"tree":    obj{"sha": c.TreeHash.String(), "url": RepoURL(rp, r) + "/git/trees/" + c.TreeHash.String()},
 		"parents": parents, "verification": v,
 	}
 }
 
-// commitJSON is the repos "commit" shape (GET /repos/{o}/{r}/commits/{ref},
-// branch.commit). Caller holds rp.mu.
-func commitJSON(r *http.Request, rp *repo, c *object.Commit) obj {
+// CommitJSON is the repos "commit" shape (GET /repos/{o}/{r}/commits/{ref},
+// branch.commit). Caller holds rp.Mu.
+func CommitJSON(r *http.Request, rp *state.Repo, c *object.Commit) map[string]any {
 	sha := c.Hash.String()
-	gc := gitCommitJSON(r, rp, c)
+	gc := GitCommitJSON(r, rp, c)
 	delete(gc, "sha")
 	delete(gc, "node_id")
 	delete(gc, "html_url")
@@ -136,12 +145,21 @@ func commitJSON(r *http.Request, rp *repo, c *object.Commit) obj {
 	gc["comment_count"] = 0
 	parents := []obj{}
 	for _, p := range c.ParentHashes {
-		parents = append(parents, obj{"sha": p.String(), "url": repoURL(rp, r) + "/commits/" + p.String(),
-			"html_url": repoHTMLURL(rp, r) + "/commit/" + p.String()})
+		parents = append(parents, obj{"sha": p.String(), "url": RepoURL(rp, r) + "/commits/" + p.String(),
+			"html_url": RepoHTMLURL(rp, r) + "/commit/" + p.String()})
 	}
 	return obj{
-		"sha": sha, "node_id": objNodeID(rp, "C", c.Hash), "url": repoURL(rp, r) + "/commits/" + sha,
-		"html_url": repoHTMLURL(rp, r) + "/commit/" + sha, "comments_url": repoURL(rp, r) + "/commits/" + sha + "/comments",
+		"sha": sha, "node_id": ObjNodeID(rp, "C", c.Hash), "url": RepoURL(rp, r) + "/commits/" + sha,
+		"html_url": RepoHTMLURL(rp, r) + "/commit/" + sha, "comments_url": RepoURL(rp, r) + "/commits/" + sha + "/comments",
 		"commit": gc, "author": nil, "committer": nil, "parents": parents,
 	}
 }
+
+// ObjNodeID is the node ID of a git object (kind C, T, B or TAG), the same
+// in REST replies and GraphQL, so node(id:) resolves either.
+func ObjNodeID(rp *state.Repo, kind string, h plumbing.Hash) string {
+	return NodeID(kind, rp.FullName()+":"+h.String())
+}
+
+// RefNodeID is the node ID (REST node_id, GraphQL id)  of a ref; CommittableBranch.id takes it.
+func RefNodeID(rp *state.Repo, ref string) string { return NodeID("REF", rp.FullName()+":"+ref) }
