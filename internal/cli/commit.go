@@ -48,15 +48,15 @@ type commitFlags struct {
 	onProtected          string          // protected.go
 }
 
-func newCommitCmd(e *cmdutil.Env) *cobra.Command {
-	return newCommitCmdWith(e, func(ctx context.Context, f *commitFlags) error {
-		return interrupted(ctx, commitRun(ctx, e, f))
-	})
-}
-
 // newCommitCmdWith builds the commit command; runF receives the parsed
-// options (tests capture them without any request).
+// options (tests capture them without any request), nil for the commit's
+// run.
 func newCommitCmdWith(e *cmdutil.Env, runF func(context.Context, *commitFlags) error) *cobra.Command {
+	if runF == nil {
+		runF = func(ctx context.Context, f *commitFlags) error {
+			return interrupted(ctx, commitRun(ctx, e, f))
+		}
+	}
 	f := &commitFlags{}
 	cmd := &cobra.Command{
 		Use:     "commit [flags] [LOCAL_PATH...]",

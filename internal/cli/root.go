@@ -36,7 +36,7 @@ lost and nothing is force-pushed.`,
 	root.SetErr(e.Stderr)
 	root.CompletionOptions.HiddenDefaultCmd = false // "ghcommitter completion bash|zsh|fish|powershell"
 	root.AddCommand(
-		newCommitCmd(e),
+		newCommitCmdWith(e, nil),
 		fakegithub.NewCmd(e),
 		demo.NewCmd(e),
 		newSchemaCmd(e), // manifest.go
