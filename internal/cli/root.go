@@ -5,6 +5,7 @@ package cli
 
 import (
 	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
+	commitcmd "github.com/ghcommitter/ghcommitter/internal/cli/commit"
 	"github.com/ghcommitter/ghcommitter/internal/cli/demo"
 	"github.com/ghcommitter/ghcommitter/internal/cli/fakegithub"
 	"github.com/spf13/cobra"
@@ -36,7 +37,7 @@ lost and nothing is force-pushed.`,
 	root.SetErr(e.Stderr)
 	root.CompletionOptions.HiddenDefaultCmd = false // "ghcommitter completion bash|zsh|fish|powershell"
 	root.AddCommand(
-		newCommitCmdWith(e, nil),
+		commitcmd.NewCmd(e, nil),
 		fakegithub.NewCmd(e),
 		demo.NewCmd(e),
 		newSchemaCmd(e), // manifest.go

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ghcommitter/ghcommitter/internal/cli/actions"
 	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
+	commitcmd "github.com/ghcommitter/ghcommitter/internal/cli/commit"
 )
 
 // report prints err to w: one line "ghcommitter: <message>", any detail, then
@@ -27,8 +28,8 @@ func report(w io.Writer, ee *cmdutil.ExitError) {
 
 // Run executes the command line args and returns the exit code.
 func Run(ctx context.Context, args []string, e *cmdutil.Env) int {
-	if _, ok := e.Stderr.(*lockedWriter); !ok {
-		e.Stderr = &lockedWriter{w: e.Stderr}
+	if _, ok := e.Stderr.(*cmdutil.LockedWriter); !ok {
+		e.Stderr = &cmdutil.LockedWriter{W: e.Stderr}
 	}
 	if len(args) > 0 && args[0] == actions.Command {
 		// The GitHub Action's Commit step: its inputs stand for a commit
@@ -37,7 +38,7 @@ func Run(ctx context.Context, args []string, e *cmdutil.Env) int {
 		if len(args) > 1 {
 			err = fmt.Errorf("'ghcommitter %s' takes no arguments: it reads $%s", actions.Command, actions.InputsEnv)
 		} else {
-			args, err = actions.Args(e, newCommitCmdWith(e, nil).Flags())
+			args, err = actions.Args(e, commitcmd.NewCmd(e, nil).Flags())
 		}
 		if err != nil {
 			ee := &cmdutil.ExitError{Code: cmdutil.ExitUsage, Err: err, Hint: "see docs/github-actions.md"}
@@ -55,7 +56,7 @@ func Run(ctx context.Context, args []string, e *cmdutil.Env) int {
 	var re *cmdutil.RunError
 	switch {
 	case errors.As(err, &re):
-		ee = classify(re.Err)
+		ee = commitcmd.Classify(re.Err)
 	case errors.As(err, &ee):
 	default:
 		// Errors cobra returns itself: unknown flags or commands, bad
@@ -65,10 +66,10 @@ func Run(ctx context.Context, args []string, e *cmdutil.Env) int {
 			ee.Hint = "see '" + c.CommandPath() + " --help'"
 		}
 		if tokenFlag(err) {
-			ee.Hint = "a token is never a flag value (it would show in process listings): " + tokenHint
+			ee.Hint = "a token is never a flag value (it would show in process listings): " + commitcmd.TokenHint
 		}
-		if wantsJSON(args) {
-			writeFailureJSON(e, ee)
+		if commitcmd.WantsJSON(args) {
+			commitcmd.WriteFailureJSON(e, ee)
 		}
 	}
 	report(e.Stderr, ee)

@@ -1,4 +1,4 @@
-package cli
+package commit
 
 import (
 	"context"
@@ -14,8 +14,8 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer"
 )
 
-// classify turns any error a command returns into an exitError.
-func classify(err error) *cmdutil.ExitError {
+// Classify turns any error a command returns into an exitError.
+func Classify(err error) *cmdutil.ExitError {
 	var ee *cmdutil.ExitError
 	if errors.As(err, &ee) {
 		return ee
@@ -46,7 +46,7 @@ func classify(err error) *cmdutil.ExitError {
 			ee.Hint = "nothing was committed; re-read the branch and try again"
 		}
 	case errors.Is(err, committer.ErrUnauthorized):
-		ee.Hint = "the token is missing, expired or revoked: " + tokenHint + " with a valid token"
+		ee.Hint = "the token is missing, expired or revoked: " + TokenHint + " with a valid token"
 	case errors.Is(err, committer.ErrProtected):
 		// The library's hint names its API; say the flags instead.
 		ee.Hint = protectedHint(err) // protected.go
@@ -88,10 +88,10 @@ func splitHostRepo(s string) (host, repo string) {
 	return "", s
 }
 
-// apiURLFor is the REST API root: --api-url; else the host in GH_REPO when
+// APIURLFor is the REST API root: --api-url; else the host in GH_REPO when
 // -R (repoFlag) is not given; else GH_HOST; else $GITHUB_API_URL; else
 // api.github.com.
-func apiURLFor(flag, repoFlag string, e *cmdutil.Env) string {
+func APIURLFor(flag, repoFlag string, e *cmdutil.Env) string {
 	if flag != "" {
 		return flag
 	}
@@ -108,7 +108,7 @@ func apiURLFor(flag, repoFlag string, e *cmdutil.Env) string {
 	if u := e.Getenv("GITHUB_API_URL"); u != "" {
 		return u
 	}
-	return defaultAPIURL
+	return DefaultAPIURL
 }
 
 // hostAPIURL is the REST API root of a GitHub host, as gh computes it.
@@ -116,7 +116,7 @@ func hostAPIURL(host string) string {
 	host = strings.ToLower(strings.TrimSuffix(host, "/"))
 	switch {
 	case host == "github.com" || host == "api.github.com":
-		return defaultAPIURL
+		return DefaultAPIURL
 	case strings.HasSuffix(host, ".ghe.com") && !strings.HasPrefix(host, "api."):
 		return "https://api." + host + "/"
 	case strings.HasSuffix(host, ".ghe.com"):
@@ -125,9 +125,9 @@ func hostAPIURL(host string) string {
 	return "https://" + host + "/api/v3/"
 }
 
-// isEnterpriseAPI reports whether apiURL is a GitHub Enterprise Server's,
+// IsEnterpriseAPI reports whether apiURL is a GitHub Enterprise Server's,
 // where gh takes the token from GH_ENTERPRISE_TOKEN.
-func isEnterpriseAPI(apiURL string) bool {
+func IsEnterpriseAPI(apiURL string) bool {
 	u, err := url.Parse(apiURL)
 	if err != nil {
 		return true
@@ -161,7 +161,7 @@ func isLoopback(host string) bool {
 func envToken(e *cmdutil.Env, apiURL string) string {
 	names := []string{"GH_TOKEN", "GITHUB_TOKEN"}
 	switch {
-	case isEnterpriseAPI(apiURL):
+	case IsEnterpriseAPI(apiURL):
 		names = append([]string{"GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN"}, names...)
 	case isLoopbackAPI(apiURL):
 		// A local stand-in: GH_TOKEN first, an enterprise token after it.
@@ -186,13 +186,13 @@ func flagHint(h string) string {
 		if err != nil {
 			return m
 		}
-		return "pass --delete " + shellQuote(p) + " with the --add in one command"
+		return "pass --delete " + ShellQuote(p) + " with the --add in one command"
 	})
 	return strings.NewReplacer("CreateBranchFrom", "--create-branch-from", "WithMaxAttempts", "--max-attempts", "WithBaseURL", "--api-url").Replace(h)
 }
 
-// shellQuote quotes s for a POSIX shell when it needs quoting.
-func shellQuote(s string) string {
+// ShellQuote quotes s for a POSIX shell when it needs quoting.
+func ShellQuote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
 		return !(r == '/' || r == '.' || r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
 	}) < 0 {

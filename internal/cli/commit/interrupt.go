@@ -1,4 +1,4 @@
-package cli
+package commit
 
 import (
 	"context"
@@ -16,21 +16,21 @@ import (
 // be told, err is an ErrUnknownOutcome. "Nothing was committed" is said
 // only when the library proved it.
 func interrupted(ctx context.Context, err error) error {
-	var sc signalCause
+	var sc cmdutil.SignalCause
 	if err == nil || !errors.As(context.Cause(ctx), &sc) {
 		return err
 	}
-	hint := "stopped by " + sc.sig.String() + ": nothing was committed"
+	hint := "stopped by " + sc.Sig.String() + ": nothing was committed"
 	var after *afterLanding
 	switch {
 	case errors.Is(err, committer.ErrUnknownOutcome):
-		hint = "stopped by " + sc.sig.String() + " after the commit was sent: it may have landed (or still land); " +
+		hint = "stopped by " + sc.Sig.String() + " after the commit was sent: it may have landed (or still land); " +
 			"check the branch for it (its " + committer.EditIDTrailer + " trailer) before running again"
 	case errors.As(err, &after):
-		hint = "stopped by " + sc.sig.String() + " after the commit landed on " + after.branch + " (" + after.commit +
+		hint = "stopped by " + sc.Sig.String() + " after the commit landed on " + after.branch + " (" + after.commit +
 			"); the pull request was not opened: open it rather than running again, which would commit again"
 	}
-	return &cmdutil.ExitError{Code: 128 + int(sc.sig), Err: err, Hint: hint}
+	return &cmdutil.ExitError{Code: 128 + int(sc.Sig), Err: err, Hint: hint}
 }
 
 // afterLanding is a failure after the commit landed (opening the pull

@@ -1,4 +1,4 @@
-package cli
+package commit
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 )
 
 // commitFlags is the commit command's options: its flags and arguments, as
-// given. newCommitCmdWith parses them; commitRun acts on them.
+// given. NewCmd parses them; commitRun acts on them.
 type commitFlags struct {
 	repo, branch         string
 	message, messageFile string
@@ -48,10 +48,10 @@ type commitFlags struct {
 	onProtected          string          // protected.go
 }
 
-// newCommitCmdWith builds the commit command; runF receives the parsed
+// NewCmd builds the commit command; runF receives the parsed
 // options (tests capture them without any request), nil for the commit's
 // run.
-func newCommitCmdWith(e *cmdutil.Env, runF func(context.Context, *commitFlags) error) *cobra.Command {
+func NewCmd(e *cmdutil.Env, runF func(context.Context, *commitFlags) error) *cobra.Command {
 	if runF == nil {
 		runF = func(ctx context.Context, f *commitFlags) error {
 			return interrupted(ctx, commitRun(ctx, e, f))
@@ -78,8 +78,8 @@ func newCommitCmdWith(e *cmdutil.Env, runF func(context.Context, *commitFlags) e
 				err = runF(cmd.Context(), f)
 			}
 			if err != nil && f.json {
-				ee := classify(err)
-				writeFailureJSON(e, ee)
+				ee := Classify(err)
+				WriteFailureJSON(e, ee)
 				return ee
 			}
 			return err
@@ -171,7 +171,7 @@ func commitRun(ctx context.Context, e *cmdutil.Env, f *commitFlags) error {
 	if err := f.trailers.apply(e, cs); err != nil {
 		return err
 	}
-	apiURL := apiURLFor(f.auth.apiURL, f.repo, e)
+	apiURL := APIURLFor(f.auth.apiURL, f.repo, e)
 	c, prog, client, err := newCommitter(ctx, f, e, owner, name, apiURL, cs, b)
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package cli
+package cmdutil
 
 import (
 	"context"
@@ -7,12 +7,12 @@ import (
 	"syscall"
 )
 
-// signalCause is the cause of a context cancelled by SIGINT or SIGTERM.
-type signalCause struct{ sig syscall.Signal }
+// SignalCause is the cause of a context cancelled by SIGINT or SIGTERM.
+type SignalCause struct{ Sig syscall.Signal }
 
-func (s signalCause) Error() string { return s.sig.String() + " received" }
+func (s SignalCause) Error() string { return s.Sig.String() + " received" }
 
-// NotifySignals returns a context cancelled, with a signalCause, on the first
+// NotifySignals returns a context cancelled, with a SignalCause, on the first
 // SIGINT or SIGTERM. After that first signal the default handling is back, so
 // a second one ends the process at once. stop releases the handler.
 func NotifySignals(parent context.Context) (ctx context.Context, stop func()) {
@@ -25,7 +25,7 @@ func NotifySignals(parent context.Context) (ctx context.Context, stop func()) {
 		case s := <-ch:
 			signal.Stop(ch)
 			if sig, ok := s.(syscall.Signal); ok {
-				cancel(signalCause{sig})
+				cancel(SignalCause{Sig: sig})
 			} else {
 				cancel(nil)
 			}
