@@ -1,6 +1,7 @@
-// Package cli is the ghcommitter command line: the root command, the
-// commit command (flags of values, its run, its output) and "ghcommitter
-// action", the GitHub Action's entry. cmd/ghcommitter's main calls Run.
+// Package cli is the ghcommitter command line's root: Run, the root command
+// with the schema and version commands, and "ghcommitter action", the
+// GitHub Action's entry (on commit's flag set). The commands are packages
+// under it (commit, fakegithub, demo). cmd/ghcommitter's main calls Run.
 package cli
 
 import (

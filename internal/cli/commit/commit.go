@@ -1,3 +1,7 @@
+// Package commit is the ghcommitter commit command: its flags of values
+// and their checks (with a --manifest merged onto them), the change set it
+// builds, its run, its output and progress, and Classify, which maps its
+// errors to exit codes and hints.
 package commit
 
 import (
