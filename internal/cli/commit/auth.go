@@ -16,8 +16,12 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// DefaultAPIURL is github.com's REST API root, used when nothing names
+// another host.
 const DefaultAPIURL = "https://api.github.com/"
 
+// TokenHint says where a token comes from, for the hints of errors about
+// one.
 const TokenHint = "set GH_TOKEN or GITHUB_TOKEN, or pass --token-file"
 
 // authFlags say where the API is and how to authenticate. A token is never
