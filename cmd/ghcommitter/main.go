@@ -24,7 +24,7 @@ func main() {
 	// The User-Agent's version, set once before any goroutine can read it
 	// (run may be called concurrently, as the tests do).
 	ghclient.Version = cli.Version()
-	ctx, stop := cli.NotifySignals(context.Background())
+	ctx, stop := cmdutil.NotifySignals(context.Background())
 	code := cli.Run(ctx, os.Args[1:], &cmdutil.Env{
 		Stdin:      os.Stdin,
 		Stdout:     os.Stdout,

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"github.com/ghcommitter/ghcommitter/internal/cli/actions"
-	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,6 +8,10 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/ghcommitter/ghcommitter/internal/cli/actions"
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
+	commitcmd "github.com/ghcommitter/ghcommitter/internal/cli/commit"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -38,7 +40,7 @@ func actionInputs(t *testing.T) map[string]actionInput {
 
 func commitFlagSet(t *testing.T) (*cobra.Command, map[string]*pflag.Flag) {
 	t.Helper()
-	cmd := newCommitCmdWith(&cmdutil.Env{Getenv: func(string) string { return "" }}, nil)
+	cmd := commitcmd.NewCmd(&cmdutil.Env{Getenv: func(string) string { return "" }}, nil)
 	cmd.InitDefaultHelpFlag()
 	flags := map[string]*pflag.Flag{}
 	cmd.Flags().VisitAll(func(f *pflag.Flag) { flags[f.Name] = f })

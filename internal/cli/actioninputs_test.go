@@ -2,13 +2,15 @@ package cli
 
 import (
 	"encoding/json"
-	"github.com/ghcommitter/ghcommitter/internal/cli/actions"
-	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ghcommitter/ghcommitter/internal/cli/actions"
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
+	commitcmd "github.com/ghcommitter/ghcommitter/internal/cli/commit"
 )
 
 // The two shapes ${{ toJSON(inputs) }} comes in: GitHub's runner gives
@@ -58,7 +60,7 @@ func actionRun(t *testing.T, inputs string, env map[string]string) ([]string, er
 		vars[k] = v
 	}
 	e := &cmdutil.Env{Getenv: func(k string) string { return vars[k] }}
-	return actions.Args(e, newCommitCmdWith(e, nil).Flags())
+	return actions.Args(e, commitcmd.NewCmd(e, nil).Flags())
 }
 
 // TestActionArgs: inputs become arguments, one per non-blank line of a
@@ -222,7 +224,7 @@ func TestActionArgsUnderAct(t *testing.T) {
 	vars := map[string]string{"ACT": "true", "RUNNER_TEMP": dir, "GITHUB_OUTPUT": filepath.Join(dir, "output"), actions.InputsEnv: inputs}
 	var stderr strings.Builder
 	e := &cmdutil.Env{Getenv: func(k string) string { return vars[k] }, Stderr: &stderr}
-	args, err := actions.Args(e, newCommitCmdWith(e, nil).Flags())
+	args, err := actions.Args(e, commitcmd.NewCmd(e, nil).Flags())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,13 +5,15 @@ import (
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/pem"
-	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
+	commitcmd "github.com/ghcommitter/ghcommitter/internal/cli/commit"
 )
 
 // TestLimitScaleEnv: GHCOMMITTER_LIMIT_SCALE is read, and a bad value is a
@@ -20,17 +22,17 @@ func TestLimitScaleEnv(t *testing.T) {
 	for _, bad := range []string{"abc", "0", "-1", "NaN", "1e9", "Inf"} {
 		srv := fake(t)
 		c := newCLI(t)
-		c.env[limitScaleEnv] = bad
+		c.env[commitcmd.LimitScaleEnv] = bad
 		c.stdin = "x\n"
 		r := c.run(commitArgs(srv, "-m", "m", "--add", "a.txt=-")...)
 		r.wantCode(t, cmdutil.ExitUsage)
-		if !strings.Contains(r.stderr, limitScaleEnv) || len(srv.Requests()) != 0 {
-			t.Errorf("%s=%s: stderr %q, %d requests", limitScaleEnv, bad, r.stderr, len(srv.Requests()))
+		if !strings.Contains(r.stderr, commitcmd.LimitScaleEnv) || len(srv.Requests()) != 0 {
+			t.Errorf("%s=%s: stderr %q, %d requests", commitcmd.LimitScaleEnv, bad, r.stderr, len(srv.Requests()))
 		}
 	}
 	srv := fake(t)
 	c := newCLI(t)
-	c.env[limitScaleEnv] = "1000"
+	c.env[commitcmd.LimitScaleEnv] = "1000"
 	c.stdin = "x\n"
 	c.run(commitArgs(srv, "-m", "m", "--add", "a.txt=-")...).wantCode(t, cmdutil.ExitOK)
 }
@@ -116,7 +118,7 @@ func TestFakeClientEnv(t *testing.T) {
 	}))
 	defer proxy.Close()
 	c := newCLI(t)
-	c.env[fakeClientEnv] = "writer-3"
+	c.env[commitcmd.FakeClientEnv] = "writer-3"
 	c.run("commit", "--api-url", proxy.URL+"/", "-R", "acme/mono", "-m", "m", "--edit", "a.txt=echo a").wantCode(t, cmdutil.ExitOK)
 	mu.Lock()
 	defer mu.Unlock()

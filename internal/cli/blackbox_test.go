@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	commitcmd "github.com/ghcommitter/ghcommitter/internal/cli/commit"
+
 	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/google/go-github/v66/github"
 )
@@ -88,7 +90,7 @@ func TestBlackBoxConcurrentProcesses(t *testing.T) {
 			defer wg.Done()
 			args := append([]string{"commit", "--api-url", url, "-R", "acme/mono", "-b", "main", "--max-attempts", "50"}, p.args...)
 			cmd := exec.CommandContext(ctx, bin, args...)
-			cmd.Env = append(os.Environ(), "GH_TOKEN="+token, "GITHUB_TOKEN=", "GITHUB_OUTPUT=", "GITHUB_STEP_SUMMARY=", limitScaleEnv+"=100")
+			cmd.Env = append(os.Environ(), "GH_TOKEN="+token, "GITHUB_TOKEN=", "GITHUB_OUTPUT=", "GITHUB_STEP_SUMMARY=", commitcmd.LimitScaleEnv+"=100")
 			cmd.Stdout, cmd.Stderr = &p.out, &p.err
 			<-start
 			if err := cmd.Run(); err != nil {

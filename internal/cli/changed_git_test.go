@@ -2,8 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
-	"github.com/ghcommitter/ghcommitter/internal/cli/input"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +9,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
+	commitcmd "github.com/ghcommitter/ghcommitter/internal/cli/commit"
+	"github.com/ghcommitter/ghcommitter/internal/cli/input"
 )
 
 // xdgExcludes moves the global excludes to git's default place,
@@ -61,7 +63,7 @@ func wantLikeGit(t *testing.T, g *gitRepo, noGit bool) (wantTree string) {
 	}
 	res := c.run(commitArgs(srv, "-m", "changed", "--changed", "--json")...)
 	res.wantCode(t, 0)
-	var out jsonResult
+	var out commitcmd.JSONResult
 	if err := json.Unmarshal([]byte(res.stdout), &out); err != nil {
 		t.Fatalf("%v\n%s", err, res.stdout)
 	}

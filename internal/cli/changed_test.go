@@ -3,7 +3,6 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -12,6 +11,9 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
+	commitcmd "github.com/ghcommitter/ghcommitter/internal/cli/commit"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
 )
@@ -273,7 +275,7 @@ func TestChangedMatchesGitStatus(t *testing.T) {
 
 			res := c.run(commitArgs(srv, "-m", "changed", "--changed", "--json")...)
 			res.wantCode(t, 0)
-			var out jsonResult
+			var out commitcmd.JSONResult
 			if err := json.Unmarshal([]byte(res.stdout), &out); err != nil {
 				t.Fatalf("%v\n%s", err, res.stdout)
 			}

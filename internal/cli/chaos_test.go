@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	commitcmd "github.com/ghcommitter/ghcommitter/internal/cli/commit"
+
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
 )
 
@@ -181,7 +183,7 @@ func TestChaosCLI(t *testing.T) {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			cmd := exec.CommandContext(ctx, bin, p.args...)
-			cmd.Env = append(os.Environ(), "GH_TOKEN=chaos-token", "GITHUB_TOKEN=", "GITHUB_OUTPUT=", "GITHUB_STEP_SUMMARY=", limitScaleEnv+"=100")
+			cmd.Env = append(os.Environ(), "GH_TOKEN=chaos-token", "GITHUB_TOKEN=", "GITHUB_OUTPUT=", "GITHUB_STEP_SUMMARY=", commitcmd.LimitScaleEnv+"=100")
 			cmd.Stderr = &p.stderr
 			err := cmd.Run()
 			var xe *exec.ExitError

@@ -4,13 +4,15 @@ package cli
 
 import (
 	"bytes"
-	"github.com/ghcommitter/ghcommitter/internal/cli/actions"
-	"github.com/ghcommitter/ghcommitter/internal/cli/secure"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ghcommitter/ghcommitter/internal/cli/actions"
+	commitcmd "github.com/ghcommitter/ghcommitter/internal/cli/commit"
+	"github.com/ghcommitter/ghcommitter/internal/cli/secure"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
 )
@@ -29,7 +31,7 @@ const hiddenToken = "ghs_hiddenTOKEN0123456789"
 // ghcommitter's memory, where the credentials are once read, goes to
 // parent.mem ("open" or "denied").
 func procDumpEdit(dir string) string {
-	return "d=" + shellQuote(dir) + "; g=$(sed 's/.*) //' /proc/$PPID/stat | cut -d' ' -f2); " +
+	return "d=" + commitcmd.ShellQuote(dir) + "; g=$(sed 's/.*) //' /proc/$PPID/stat | cut -d' ' -f2); " +
 		"for w in self:$$ parent:$PPID; do n=${w%%:*}; p=${w#*:}; cat /proc/$p/cmdline > $d/$n.cmdline || exit 1; " +
 		"cat /proc/$p/environ > $d/$n.environ 2>/dev/null || { rm -f $d/$n.environ; [ $n = parent ] || exit 1; touch $d/parent.denied; }; done; " +
 		"if ( exec 3</proc/$PPID/mem ) 2>/dev/null; then echo open > $d/parent.mem; else echo denied > $d/parent.mem; fi; " +

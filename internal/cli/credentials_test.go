@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"github.com/ghcommitter/ghcommitter/internal/cli/secure"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	commitcmd "github.com/ghcommitter/ghcommitter/internal/cli/commit"
+	"github.com/ghcommitter/ghcommitter/internal/cli/secure"
 
 	"github.com/ProtonMail/go-crypto/openpgp"
 	"github.com/ProtonMail/go-crypto/openpgp/armor"
@@ -83,7 +85,7 @@ func TestRemoveSignKey(t *testing.T) {
 		code   int
 		remove bool
 	}{
-		{"committed", append(author, "--remove-sign-key", "--edit", "seen.txt=test -e "+shellQuote(keyFile)+" && echo present || echo absent"), 0, true},
+		{"committed", append(author, "--remove-sign-key", "--edit", "seen.txt=test -e "+commitcmd.ShellQuote(keyFile)+" && echo present || echo absent"), 0, true},
 		{"no author", []string{"--remove-sign-key", "--edit", "a.txt=echo a"}, 2, true},
 		{"bad max attempts", append(author, "--remove-sign-key", "--max-attempts", "0", "--edit", "a.txt=echo a"), 2, true},
 		{"kept without the flag", append(author, "--edit", "b.txt=echo b"), 0, false},

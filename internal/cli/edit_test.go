@@ -5,13 +5,15 @@ package cli
 import (
 	"context"
 	"fmt"
-	"github.com/ghcommitter/ghcommitter/internal/cli/input"
 	"io"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
+	"github.com/ghcommitter/ghcommitter/internal/cli/input"
 )
 
 // TestEditSignalKillsTheGroupAndCommitsNothing plays SIGTERM and SIGINT
@@ -33,7 +35,7 @@ func TestEditSignalKillsTheGroupAndCommitsNothing(t *testing.T) {
 				done <- newCLI(t).runCtx(ctx, commitArgs(srv, "-m", "m", "--edit", "a.txt=echo $$ > "+pidFile+"; sleep 300; echo 1")...)
 			}()
 			pgid := readPid(t, pidFile)
-			cancel(signalCause{tt.sig})
+			cancel(cmdutil.SignalCause{Sig: tt.sig})
 			var r cliResult
 			select {
 			case r = <-done:
@@ -175,7 +177,7 @@ func TestSignalWhileReadingStdin(t *testing.T) {
 		c := newCLI(t)
 		done <- c.runStdin(ctx, pr, commitArgs(srv, "-F", "-", "--edit", "a=echo a")...)
 	}()
-	cancel(signalCause{syscall.SIGINT})
+	cancel(cmdutil.SignalCause{Sig: syscall.SIGINT})
 	select {
 	case r := <-done:
 		r.wantCode(t, 130)

@@ -1,11 +1,13 @@
 package cli
 
 import (
-	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
+	commitcmd "github.com/ghcommitter/ghcommitter/internal/cli/commit"
 )
 
 // Repository forms people paste all name acme/mono.
@@ -21,14 +23,14 @@ func TestRepoFlagForms(t *testing.T) {
 		})
 	}
 	for _, tc := range []struct{ repo, api string }{
-		{"https://github.com/acme/mono", defaultAPIURL},
+		{"https://github.com/acme/mono", commitcmd.DefaultAPIURL},
 		{"https://ghe.example.com/acme/mono", "https://ghe.example.com/api/v3/"},
 		{"ghe.example.com/acme/mono", "https://ghe.example.com/api/v3/"},
 		{"git@ghe.example.com:acme/mono.git", "https://ghe.example.com/api/v3/"},
-		{"acme/mono", defaultAPIURL},
+		{"acme/mono", commitcmd.DefaultAPIURL},
 	} {
 		e := &cmdutil.Env{Getenv: func(string) string { return "" }}
-		if got := apiURLFor("", tc.repo, e); got != tc.api {
+		if got := commitcmd.APIURLFor("", tc.repo, e); got != tc.api {
 			t.Errorf("-R %s: API %s, want %s", tc.repo, got, tc.api)
 		}
 	}
@@ -61,11 +63,11 @@ func TestLoopbackTokenHint(t *testing.T) {
 		t.Errorf("stderr:\n%s", res.stderr)
 	}
 	for _, h := range []string{"http://127.0.0.1:8080/", "http://localhost:1/", "http://[::1]:9/"} {
-		if isEnterpriseAPI(h) {
+		if commitcmd.IsEnterpriseAPI(h) {
 			t.Errorf("%s counts as an enterprise server", h)
 		}
 	}
-	if !isEnterpriseAPI("https://ghe.example.com/api/v3/") {
+	if !commitcmd.IsEnterpriseAPI("https://ghe.example.com/api/v3/") {
 		t.Errorf("a server is not an enterprise server")
 	}
 }

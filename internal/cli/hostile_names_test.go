@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	commitcmd "github.com/ghcommitter/ghcommitter/internal/cli/commit"
+
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
 )
 
@@ -38,7 +40,7 @@ func TestCommitHostilePaths(t *testing.T) {
 				if r.code != 0 {
 					t.Fatalf("%v: exit %d: %s", step.args, r.code, r.stderr)
 				}
-				var out jsonResult
+				var out commitcmd.JSONResult
 				if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
 					t.Fatalf("%v: %v: %s", step.args, err, r.stdout)
 				}

@@ -282,22 +282,6 @@ func TestCountsOnlyRealChanges(t *testing.T) {
 	}
 }
 
-func TestWantsJSON(t *testing.T) {
-	for args, want := range map[string]bool{
-		"commit --json --bogus":     true,
-		"commit --bogus --json":     true,
-		"commit --json=true -x":     true,
-		"commit --json=false --bad": false,
-		"commit -- --json":          false,
-		"fake-github --json":        false,
-		"commit --jsonx":            false,
-	} {
-		if got := wantsJSON(strings.Fields(args)); got != want {
-			t.Errorf("wantsJSON(%q) = %t, want %t", args, got, want)
-		}
-	}
-}
-
 // TestJSONUpdateRefsAnswers: git-data's default landing write, updateRefs,
 // through the CLI: a STALE_DATA naming the branch once is a lost race
 // (retried, exit 0); a ruleset's refusal is protected (exit 1) with the

@@ -2,12 +2,14 @@ package cli
 
 import (
 	"encoding/json"
-	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
+	commitcmd "github.com/ghcommitter/ghcommitter/internal/cli/commit"
 )
 
 // A pull request's lifecycle over re-runs: opened with labels, reviewers
@@ -27,7 +29,7 @@ func TestPullRequestLifecycle(t *testing.T) {
 		args := append([]string{"-b", "bump", "-m", "Bump v\n\nfrom the message", "--pull-request", "--json", "--add", "VERSION=" + f}, extra...)
 		res := c.run(commitArgs(srv, args...)...)
 		res.wantCode(t, 0)
-		var j jsonResult
+		var j commitcmd.JSONResult
 		if err := json.Unmarshal([]byte(res.stdout), &j); err != nil {
 			t.Fatalf("%v\n%s", err, res.stdout)
 		}

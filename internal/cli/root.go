@@ -1,10 +1,12 @@
-// Package cli is the ghcommitter command line: the root command, the
-// commit command (flags of values, its run, its output) and "ghcommitter
-// action", the GitHub Action's entry. cmd/ghcommitter's main calls Run.
+// Package cli is the ghcommitter command line's root: Run, the root command
+// with the schema and version commands, and "ghcommitter action", the
+// GitHub Action's entry (on commit's flag set). The commands are packages
+// under it (commit, fakegithub, demo). cmd/ghcommitter's main calls Run.
 package cli
 
 import (
 	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
+	commitcmd "github.com/ghcommitter/ghcommitter/internal/cli/commit"
 	"github.com/ghcommitter/ghcommitter/internal/cli/demo"
 	"github.com/ghcommitter/ghcommitter/internal/cli/fakegithub"
 	"github.com/spf13/cobra"
@@ -36,7 +38,7 @@ lost and nothing is force-pushed.`,
 	root.SetErr(e.Stderr)
 	root.CompletionOptions.HiddenDefaultCmd = false // "ghcommitter completion bash|zsh|fish|powershell"
 	root.AddCommand(
-		newCommitCmd(e),
+		commitcmd.NewCmd(e, nil),
 		fakegithub.NewCmd(e),
 		demo.NewCmd(e),
 		newSchemaCmd(e), // manifest.go

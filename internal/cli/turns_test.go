@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	commitcmd "github.com/ghcommitter/ghcommitter/internal/cli/commit"
+
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
 )
 
@@ -114,9 +116,9 @@ func TestProcessesShareTheTokensBudget(t *testing.T) {
 					cmd := exec.Command(bin, args...)
 					cmd.Stdin = strings.NewReader(fmt.Sprintf("writer %d\n", i))
 					cmd.Env = append(os.Environ(), "GH_TOKEN="+testToken, "GITHUB_OUTPUT=", "GITHUB_STEP_SUMMARY=",
-						limitScaleEnv+"=30", fmt.Sprintf("%s=process-%02d", fakeClientEnv, i))
+						commitcmd.LimitScaleEnv+"=30", fmt.Sprintf("%s=process-%02d", commitcmd.FakeClientEnv, i))
 					if shared {
-						cmd.Env = append(cmd.Env, limitStateDirEnv+"="+state)
+						cmd.Env = append(cmd.Env, commitcmd.LimitStateDirEnv+"="+state)
 					}
 					<-start
 					out, err := cmd.Output()
@@ -170,7 +172,7 @@ func TestProcessesRefuseOpenDirectories(t *testing.T) {
 	}
 	cmd := exec.Command(bin, commitArgs(srv, "-m", "open dirs", "--json", "--add", "a.txt=-")...)
 	cmd.Stdin = strings.NewReader("a\n")
-	cmd.Env = append(os.Environ(), "GH_TOKEN="+testToken, "XDG_CACHE_HOME="+cache, limitStateDirEnv+"="+dirs[1], "GITHUB_OUTPUT=", "GITHUB_STEP_SUMMARY=")
+	cmd.Env = append(os.Environ(), "GH_TOKEN="+testToken, "XDG_CACHE_HOME="+cache, commitcmd.LimitStateDirEnv+"="+dirs[1], "GITHUB_OUTPUT=", "GITHUB_STEP_SUMMARY=")
 	if out, err := cmd.Output(); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}

@@ -1,4 +1,4 @@
-package cli
+package commit
 
 import (
 	"context"
@@ -16,9 +16,13 @@ import (
 	"github.com/spf13/cobra"
 )
 
-const defaultAPIURL = "https://api.github.com/"
+// DefaultAPIURL is github.com's REST API root, used when nothing names
+// another host.
+const DefaultAPIURL = "https://api.github.com/"
 
-const tokenHint = "set GH_TOKEN or GITHUB_TOKEN, or pass --token-file"
+// TokenHint says where a token comes from, for the hints of errors about
+// one.
+const TokenHint = "set GH_TOKEN or GITHUB_TOKEN, or pass --token-file"
 
 // authFlags say where the API is and how to authenticate. A token is never
 // taken from a flag value, so it never shows in process listings.
@@ -32,36 +36,36 @@ type authFlags struct {
 
 func (a *authFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&a.apiURL, "api-url", "", "REST API root `URL` (default $GITHUB_API_URL, else "+defaultAPIURL+")")
+	fl.StringVar(&a.apiURL, "api-url", "", "REST API root `URL` (default $GITHUB_API_URL, else "+DefaultAPIURL+")")
 	fl.StringVar(&a.tokenFile, "token-file", "", "read the token from `FILE` (default: $GH_TOKEN, else $GITHUB_TOKEN)")
 	fl.Int64Var(&a.appID, "app-id", 0, "authenticate as the GitHub App with this `ID` (with --app-key-file)")
 	fl.StringVar(&a.appKeyFile, "app-key-file", "", "the GitHub App's private key, a PEM `FILE`")
 	fl.Int64Var(&a.installationID, "installation-id", 0, "the App's installation `ID` (default: looked up from the repository)")
 }
 
-// limitScaleEnv = F makes the client's own rate-limit windows (the write
+// LimitScaleEnv = F makes the client's own rate-limit windows (the write
 // pacer's minute and hour, the wait after a bare secondary limit) F times
 // shorter, as `ghcommitter fake-github --limits-scale F` does the fake's:
 // benchmarks and black-box tests set both to the same F. Waits GitHub dictates
 // (Retry-After, x-ratelimit-reset) are honoured as sent. Leave it unset
 // against github.com.
-const limitScaleEnv = "GHCOMMITTER_LIMIT_SCALE"
+const LimitScaleEnv = "GHCOMMITTER_LIMIT_SCALE"
 
-// limitStateDirEnv names the directory through which the ghcommitter
+// LimitStateDirEnv names the directory through which the ghcommitter
 // processes of this machine share each token's rate-limit state (the
 // write pacer's count and GitHub's Retry-After windows: see
 // ghclient.WithLimitStateDir). Unset, it is ghcommitter/limits in the user
 // cache directory, except for an API on a loopback address (a test
 // server), whose state stays in the process unless this names a
 // directory; benchmarks set it, one directory per run.
-const limitStateDirEnv = "GHCOMMITTER_LIMIT_STATE_DIR"
+const LimitStateDirEnv = "GHCOMMITTER_LIMIT_STATE_DIR"
 
-// fakeClientEnv names this process to ghcommitter fake-github, which counts
+// FakeClientEnv names this process to ghcommitter fake-github, which counts
 // writes sent inside a retry-after told to the same client apart from
 // those of other processes sharing the token (they cannot see each other's
 // windows). It is sent as the X-Githubtest-Client header; benchmarks set
 // it, one name per process.
-const fakeClientEnv = "GHCOMMITTER_FAKE_CLIENT"
+const FakeClientEnv = "GHCOMMITTER_FAKE_CLIENT"
 
 // authClient builds the API client. Missing or unusable credentials are usage
 // errors: they are found before any request is sent.
@@ -101,10 +105,10 @@ func authOptions(ctx context.Context, a *authFlags, e *cmdutil.Env, owner, name,
 	} else if ok {
 		opts = append(opts, ghclient.WithLimitScale(f))
 	}
-	if v := strings.TrimSpace(e.Getenv(limitStateDirEnv)); v != "" {
+	if v := strings.TrimSpace(e.Getenv(LimitStateDirEnv)); v != "" {
 		opts = append(opts, ghclient.WithLimitStateDir(v))
 	}
-	if v := strings.TrimSpace(e.Getenv(fakeClientEnv)); v != "" {
+	if v := strings.TrimSpace(e.Getenv(FakeClientEnv)); v != "" {
 		opts = append(opts, ghclient.WithHeader("X-Githubtest-Client", v))
 	}
 	auth, err := authOption(ctx, a, e, apiURL, opts)
@@ -138,18 +142,18 @@ func authOption(ctx context.Context, a *authFlags, e *cmdutil.Env, apiURL string
 	case a.tokenFile != "":
 		data, err := os.ReadFile(a.tokenFile)
 		if err != nil {
-			return nil, cmdutil.UsageErrorf(tokenHint, "--token-file: %v", err)
+			return nil, cmdutil.UsageErrorf(TokenHint, "--token-file: %v", err)
 		}
 		tok := strings.TrimSpace(string(data))
 		if tok == "" {
-			return nil, cmdutil.UsageErrorf(tokenHint, "--token-file %s is empty", a.tokenFile)
+			return nil, cmdutil.UsageErrorf(TokenHint, "--token-file %s is empty", a.tokenFile)
 		}
 		return ghclient.WithToken(tok), nil
 	}
 	tok := envToken(e, apiURL)
 	if tok == "" {
-		hint := tokenHint
-		if isEnterpriseAPI(apiURL) {
+		hint := TokenHint
+		if IsEnterpriseAPI(apiURL) {
 			hint = "set GH_ENTERPRISE_TOKEN (or GITHUB_ENTERPRISE_TOKEN, GH_TOKEN, GITHUB_TOKEN), or pass --token-file"
 		}
 		return nil, cmdutil.UsageErrorf(hint, "no GitHub token for %s", apiURL)
@@ -165,7 +169,7 @@ func apiError(op, repo string, err error) error {
 	if errors.As(err, &er) && er.Response != nil {
 		switch er.Response.StatusCode {
 		case http.StatusUnauthorized:
-			e.Kind, e.Hint = committer.ErrUnauthorized, "the token is missing, expired or revoked: "+tokenHint+" with a valid token"
+			e.Kind, e.Hint = committer.ErrUnauthorized, "the token is missing, expired or revoked: "+TokenHint+" with a valid token"
 		case http.StatusForbidden:
 			e.Kind, e.Hint = committer.ErrPermission, "the token needs the contents: write permission on this repository (repo scope for a classic token)"
 		case http.StatusNotFound:
@@ -177,13 +181,13 @@ func apiError(op, repo string, err error) error {
 
 // limitScale reads GHCOMMITTER_LIMIT_SCALE; ok is false when it is unset.
 func limitScale(e *cmdutil.Env) (f float64, ok bool, err error) {
-	v := strings.TrimSpace(e.Getenv(limitScaleEnv))
+	v := strings.TrimSpace(e.Getenv(LimitScaleEnv))
 	if v == "" {
 		return 0, false, nil
 	}
 	f, err = strconv.ParseFloat(v, 64)
 	if err != nil || !(f > 0 && f <= 1e6) {
-		return 0, false, cmdutil.UsageErrorf("unset it to keep GitHub's own windows", "%s=%q: must be a number above 0 and at most 1e6 (how many times shorter the windows are)", limitScaleEnv, v)
+		return 0, false, cmdutil.UsageErrorf("unset it to keep GitHub's own windows", "%s=%q: must be a number above 0 and at most 1e6 (how many times shorter the windows are)", LimitScaleEnv, v)
 	}
 	return f, true, nil
 }

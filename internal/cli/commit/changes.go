@@ -1,4 +1,4 @@
-package cli
+package commit
 
 import (
 	"context"
@@ -161,7 +161,7 @@ func (b *changeBuilder) localPath(prefix, arg string) error {
 			return &cmdutil.ExitError{Code: cmdutil.ExitFailed, Err: err}
 		}
 		if ignored {
-			return cmdutil.UsageErrorf("see why with: git check-ignore -v "+shellQuote(arg)+"; pass --no-ignore to take it anyway",
+			return cmdutil.UsageErrorf("see why with: git check-ignore -v "+ShellQuote(arg)+"; pass --no-ignore to take it anyway",
 				"%s: is ignored by a .gitignore or exclude rule (git add refuses it too)", arg)
 		}
 	}

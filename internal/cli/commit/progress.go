@@ -1,4 +1,4 @@
-package cli
+package commit
 
 import (
 	"context"
@@ -223,17 +223,4 @@ func (h progressLog) WithGroup(name string) slog.Handler {
 		h.next = h.next.WithGroup(name)
 	}
 	return h
-}
-
-// lockedWriter serialises writes to stderr, which the progress display,
-// the --verbose log and --edit commands' output share.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(b []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(b)
 }

@@ -1,4 +1,8 @@
-package cli
+// Package commit is the ghcommitter commit command: its flags of values
+// and their checks (with a --manifest merged onto them), the change set it
+// builds, its run, its output and progress, and Classify, which maps its
+// errors to exit codes and hints.
+package commit
 
 import (
 	"context"
@@ -17,7 +21,7 @@ import (
 )
 
 // commitFlags is the commit command's options: its flags and arguments, as
-// given. newCommitCmdWith parses them; commitRun acts on them.
+// given. NewCmd parses them; commitRun acts on them.
 type commitFlags struct {
 	repo, branch         string
 	message, messageFile string
@@ -48,15 +52,15 @@ type commitFlags struct {
 	onProtected          string          // protected.go
 }
 
-func newCommitCmd(e *cmdutil.Env) *cobra.Command {
-	return newCommitCmdWith(e, func(ctx context.Context, f *commitFlags) error {
-		return interrupted(ctx, commitRun(ctx, e, f))
-	})
-}
-
-// newCommitCmdWith builds the commit command; runF receives the parsed
-// options (tests capture them without any request).
-func newCommitCmdWith(e *cmdutil.Env, runF func(context.Context, *commitFlags) error) *cobra.Command {
+// NewCmd builds the commit command; runF receives the parsed
+// options (tests capture them without any request), nil for the commit's
+// run.
+func NewCmd(e *cmdutil.Env, runF func(context.Context, *commitFlags) error) *cobra.Command {
+	if runF == nil {
+		runF = func(ctx context.Context, f *commitFlags) error {
+			return interrupted(ctx, commitRun(ctx, e, f))
+		}
+	}
 	f := &commitFlags{}
 	cmd := &cobra.Command{
 		Use:     "commit [flags] [LOCAL_PATH...]",
@@ -78,8 +82,8 @@ func newCommitCmdWith(e *cmdutil.Env, runF func(context.Context, *commitFlags) e
 				err = runF(cmd.Context(), f)
 			}
 			if err != nil && f.json {
-				ee := classify(err)
-				writeFailureJSON(e, ee)
+				ee := Classify(err)
+				WriteFailureJSON(e, ee)
 				return ee
 			}
 			return err
@@ -171,7 +175,7 @@ func commitRun(ctx context.Context, e *cmdutil.Env, f *commitFlags) error {
 	if err := f.trailers.apply(e, cs); err != nil {
 		return err
 	}
-	apiURL := apiURLFor(f.auth.apiURL, f.repo, e)
+	apiURL := APIURLFor(f.auth.apiURL, f.repo, e)
 	c, prog, client, err := newCommitter(ctx, f, e, owner, name, apiURL, cs, b)
 	if err != nil {
 		return err

@@ -1,13 +1,10 @@
-package cli
+package commit
 
 import (
 	"context"
 	"errors"
-	"fmt"
-	"github.com/ghcommitter/ghcommitter/internal/cli/actions"
 	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"github.com/ghcommitter/ghcommitter/internal/cli/input"
-	"io"
 	"net"
 	"net/url"
 	"regexp"
@@ -17,8 +14,8 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer"
 )
 
-// classify turns any error a command returns into an exitError.
-func classify(err error) *cmdutil.ExitError {
+// Classify turns any error a command returns into an exitError.
+func Classify(err error) *cmdutil.ExitError {
 	var ee *cmdutil.ExitError
 	if errors.As(err, &ee) {
 		return ee
@@ -49,7 +46,7 @@ func classify(err error) *cmdutil.ExitError {
 			ee.Hint = "nothing was committed; re-read the branch and try again"
 		}
 	case errors.Is(err, committer.ErrUnauthorized):
-		ee.Hint = "the token is missing, expired or revoked: " + tokenHint + " with a valid token"
+		ee.Hint = "the token is missing, expired or revoked: " + TokenHint + " with a valid token"
 	case errors.Is(err, committer.ErrProtected):
 		// The library's hint names its API; say the flags instead.
 		ee.Hint = protectedHint(err) // protected.go
@@ -57,70 +54,6 @@ func classify(err error) *cmdutil.ExitError {
 		ee.Code = cmdutil.ExitFailed
 	}
 	return ee
-}
-
-// report prints err to w: one line "ghcommitter: <message>", any detail, then
-// a hint line when there is something to do.
-func report(w io.Writer, ee *cmdutil.ExitError) {
-	fmt.Fprintf(w, "ghcommitter: %s\n", ee.Err)
-	if d := strings.TrimRight(ee.Detail, "\n"); d != "" {
-		for _, line := range strings.Split(d, "\n") {
-			fmt.Fprintf(w, "  | %s\n", line)
-		}
-	}
-	if ee.Hint != "" {
-		fmt.Fprintf(w, "hint: %s\n", ee.Hint)
-	}
-}
-
-// Run executes the command line args and returns the exit code.
-func Run(ctx context.Context, args []string, e *cmdutil.Env) int {
-	if _, ok := e.Stderr.(*lockedWriter); !ok {
-		e.Stderr = &lockedWriter{w: e.Stderr}
-	}
-	if len(args) > 0 && args[0] == actions.Command {
-		// The GitHub Action's Commit step: its inputs stand for a commit
-		// command line.
-		var err error
-		if len(args) > 1 {
-			err = fmt.Errorf("'ghcommitter %s' takes no arguments: it reads $%s", actions.Command, actions.InputsEnv)
-		} else {
-			args, err = actions.Args(e, newCommitCmdWith(e, nil).Flags())
-		}
-		if err != nil {
-			ee := &cmdutil.ExitError{Code: cmdutil.ExitUsage, Err: err, Hint: "see docs/github-actions.md"}
-			report(e.Stderr, ee)
-			return ee.Code
-		}
-	}
-	root := newRootCmd(e)
-	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
-	if err == nil {
-		return cmdutil.ExitOK
-	}
-	var ee *cmdutil.ExitError
-	var re *cmdutil.RunError
-	switch {
-	case errors.As(err, &re):
-		ee = classify(re.Err)
-	case errors.As(err, &ee):
-	default:
-		// Errors cobra returns itself: unknown flags or commands, bad
-		// flag values, wrong argument counts.
-		ee = &cmdutil.ExitError{Code: cmdutil.ExitUsage, Err: err, Hint: "see '" + root.Name() + " --help'"}
-		if c, _, ferr := root.Find(args); ferr == nil && c != root {
-			ee.Hint = "see '" + c.CommandPath() + " --help'"
-		}
-		if tokenFlag(err) {
-			ee.Hint = "a token is never a flag value (it would show in process listings): " + tokenHint
-		}
-		if wantsJSON(args) {
-			writeFailureJSON(e, ee)
-		}
-	}
-	report(e.Stderr, ee)
-	return ee.Code
 }
 
 // The environment variables gh users already set (gh help environment):
@@ -155,10 +88,10 @@ func splitHostRepo(s string) (host, repo string) {
 	return "", s
 }
 
-// apiURLFor is the REST API root: --api-url; else the host in GH_REPO when
+// APIURLFor is the REST API root: --api-url; else the host in GH_REPO when
 // -R (repoFlag) is not given; else GH_HOST; else $GITHUB_API_URL; else
 // api.github.com.
-func apiURLFor(flag, repoFlag string, e *cmdutil.Env) string {
+func APIURLFor(flag, repoFlag string, e *cmdutil.Env) string {
 	if flag != "" {
 		return flag
 	}
@@ -175,7 +108,7 @@ func apiURLFor(flag, repoFlag string, e *cmdutil.Env) string {
 	if u := e.Getenv("GITHUB_API_URL"); u != "" {
 		return u
 	}
-	return defaultAPIURL
+	return DefaultAPIURL
 }
 
 // hostAPIURL is the REST API root of a GitHub host, as gh computes it.
@@ -183,7 +116,7 @@ func hostAPIURL(host string) string {
 	host = strings.ToLower(strings.TrimSuffix(host, "/"))
 	switch {
 	case host == "github.com" || host == "api.github.com":
-		return defaultAPIURL
+		return DefaultAPIURL
 	case strings.HasSuffix(host, ".ghe.com") && !strings.HasPrefix(host, "api."):
 		return "https://api." + host + "/"
 	case strings.HasSuffix(host, ".ghe.com"):
@@ -192,9 +125,9 @@ func hostAPIURL(host string) string {
 	return "https://" + host + "/api/v3/"
 }
 
-// isEnterpriseAPI reports whether apiURL is a GitHub Enterprise Server's,
+// IsEnterpriseAPI reports whether apiURL is a GitHub Enterprise Server's,
 // where gh takes the token from GH_ENTERPRISE_TOKEN.
-func isEnterpriseAPI(apiURL string) bool {
+func IsEnterpriseAPI(apiURL string) bool {
 	u, err := url.Parse(apiURL)
 	if err != nil {
 		return true
@@ -228,7 +161,7 @@ func isLoopback(host string) bool {
 func envToken(e *cmdutil.Env, apiURL string) string {
 	names := []string{"GH_TOKEN", "GITHUB_TOKEN"}
 	switch {
-	case isEnterpriseAPI(apiURL):
+	case IsEnterpriseAPI(apiURL):
 		names = append([]string{"GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN"}, names...)
 	case isLoopbackAPI(apiURL):
 		// A local stand-in: GH_TOKEN first, an enterprise token after it.
@@ -253,24 +186,17 @@ func flagHint(h string) string {
 		if err != nil {
 			return m
 		}
-		return "pass --delete " + shellQuote(p) + " with the --add in one command"
+		return "pass --delete " + ShellQuote(p) + " with the --add in one command"
 	})
 	return strings.NewReplacer("CreateBranchFrom", "--create-branch-from", "WithMaxAttempts", "--max-attempts", "WithBaseURL", "--api-url").Replace(h)
 }
 
-// shellQuote quotes s for a POSIX shell when it needs quoting.
-func shellQuote(s string) string {
+// ShellQuote quotes s for a POSIX shell when it needs quoting.
+func ShellQuote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
 		return !(r == '/' || r == '.' || r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
 	}) < 0 {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// tokenFlag reports whether err is cobra refusing --token or -t, the flag
-// other tools take a token with.
-func tokenFlag(err error) bool {
-	m := err.Error()
-	return m == "unknown flag: --token" || strings.HasPrefix(m, "unknown flag: --token=") || m == "unknown shorthand flag: 't' in -t"
 }

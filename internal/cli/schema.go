@@ -2,10 +2,8 @@ package cli
 
 import (
 	_ "embed"
-	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
-	"github.com/ghcommitter/ghcommitter/internal/cli/input"
 
-	"github.com/ghcommitter/ghcommitter/committer"
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"github.com/spf13/cobra"
 )
 
@@ -15,27 +13,6 @@ import (
 //go:embed manifest.schema.json
 var manifestSchema []byte
 
-// manifestFlags are --manifest and --allow-commands.
-type manifestFlags struct {
-	file          string
-	allowCommands bool
-
-	name string               // the manifest's name in messages
-	puts []inlinePut          // its puts of inline text or base64
-	ops  []input.StructuredOp // its structured edits
-}
-
-type inlinePut struct {
-	path string
-	data []byte
-	mode committer.Mode
-}
-
-func (m *manifestFlags) register(cmd *cobra.Command) {
-	fl := cmd.Flags()
-	fl.StringVar(&m.file, "manifest", "", "read a whole change (message, puts, deletes, syncs, --set edits, preconditions, branch, pull request) from the YAML or JSON `FILE` (- for stdin); flags add to it, and win for single values (see ghcommitter schema manifest)")
-	fl.BoolVar(&m.allowCommands, "allow-commands", false, "run the edit: commands of a --manifest (without it a manifest holding any is refused: it may come from a pull request's checkout)")
-}
 func newSchemaCmd(e *cmdutil.Env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "schema manifest",

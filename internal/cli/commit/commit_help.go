@@ -1,4 +1,4 @@
-package cli
+package commit
 
 const commitLong = `Commit builds one commit on GitHub from the given changes and moves the
 branch to it by fast-forward. If another writer moves the branch first, the

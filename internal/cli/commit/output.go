@@ -1,4 +1,4 @@
-package cli
+package commit
 
 import (
 	"encoding/json"
@@ -51,8 +51,8 @@ func changedFilesJSON(paths []string) (string, bool) {
 	return b.String(), false
 }
 
-// jsonResult is the --json object; its keys are a contract.
-type jsonResult struct {
+// JSONResult is the --json object; its keys are a contract.
+type JSONResult struct {
 	Repository string `json:"repository"`
 	Branch     string `json:"branch"`
 	Commit     string `json:"commit"`
@@ -99,12 +99,12 @@ func changed(r *committer.Result) []string {
 	return r.Changed
 }
 
-func (o *output) jsonResult(r *committer.Result, u string) jsonResult {
+func (o *output) jsonResult(r *committer.Result, u string) JSONResult {
 	var pr *jsonPR
 	if p := r.PullRequest; p != nil {
 		pr = &jsonPR{p.Number, p.URL, p.Created, p.Operation, p.Base, r.Branch}
 	}
-	return jsonResult{r.Repository, r.Branch, r.Commit, r.Parent, r.Tree, r.Attempts, changed(r), r.NoOp, u, r.Engine, r.Bootstrapped, r.Tag, pr}
+	return JSONResult{r.Repository, r.Branch, r.Commit, r.Parent, r.Tree, r.Attempts, changed(r), r.NoOp, u, r.Engine, r.Bootstrapped, r.Tag, pr}
 }
 
 func (o *output) commitURL(repo, sha string) string {

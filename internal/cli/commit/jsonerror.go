@@ -1,4 +1,4 @@
-package cli
+package commit
 
 import (
 	"errors"
@@ -136,15 +136,15 @@ func replyOf(err error) (int, string) {
 	return resp.StatusCode, resp.Header.Get("X-GitHub-Request-Id")
 }
 
-// writeFailureJSON prints ee as the --json failure object.
-func writeFailureJSON(e *cmdutil.Env, ee *cmdutil.ExitError) {
+// WriteFailureJSON prints ee as the --json failure object.
+func WriteFailureJSON(e *cmdutil.Env, ee *cmdutil.ExitError) {
 	_ = writeJSON(e, failureJSON(ee)) // stdout failed too: nowhere left to say so
 }
 
-// wantsJSON reports whether a command line that cobra could not parse asked
+// WantsJSON reports whether a command line that cobra could not parse asked
 // for --json output of commit: the commit command's own errors are printed
 // as JSON by the command, which knows its parsed flags.
-func wantsJSON(args []string) bool {
+func WantsJSON(args []string) bool {
 	if len(args) == 0 || args[0] != "commit" {
 		return false
 	}
