@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// The CLI's knobs for runs against the fake (cmd/ghcommitter/auth.go):
+// The CLI's knobs for runs against the fake (internal/cli/commit/auth.go):
 // limitScaleEnv scales its own rate-limit windows (set to the fake's
 // scale); fakeClientEnv names the process in the X-Githubtest-Client
 // header, so that the fake counts a write sent inside a retry-after told
