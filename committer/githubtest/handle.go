@@ -26,6 +26,11 @@ func identOf(r *http.Request) state.Identity {
 	return id
 }
 
+// withIdentity records the identity a request authenticated as, for identOf.
+func withIdentity(ctx context.Context, id state.Identity) context.Context {
+	return context.WithValue(ctx, identKey, id)
+}
+
 func defaultIdentity(token string) state.Identity {
 	return state.Identity{Token: token, Login: "octocat", Name: "The Octocat", Email: "octocat@users.noreply.github.com", UserID: 1}
 }
@@ -123,7 +128,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		wire.WriteError(rec, r, http.StatusUnauthorized, "Bad credentials", docRoot)
 		return
 	}
-	r = r.WithContext(context.WithValue(r.Context(), identKey, id))
+	r = r.WithContext(withIdentity(r.Context(), id))
 	inflight, done := s.enter(r, route, id)
 	defer done()
 	s.sleep(r, s.latencyNow())

@@ -11,7 +11,7 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
-func (s *Server) handleCreateBlob(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *restHandler) handleCreateBlob(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Content  *string `json:"content"`
 		Encoding string  `json:"encoding"`
@@ -51,7 +51,7 @@ func (s *Server) handleCreateBlob(w http.ResponseWriter, r *http.Request, rp *st
 	wire.WriteJSON(w, r, http.StatusCreated, obj{"sha": h.String(), "url": u})
 }
 
-func (s *Server) handleGetBlob(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *restHandler) handleGetBlob(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	sha := r.PathValue("sha")
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()

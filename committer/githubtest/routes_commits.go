@@ -31,7 +31,7 @@ func (in *sigIn) toSig(now time.Time) (object.Signature, bool) {
 	return sig, true
 }
 
-func (s *Server) handleCreateCommit(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *restHandler) handleCreateCommit(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Message   *string  `json:"message"`
 		Tree      string   `json:"tree"`
@@ -52,7 +52,7 @@ func (s *Server) handleCreateCommit(w http.ResponseWriter, r *http.Request, rp *
 		fail("Invalid request.\n\n\"tree\" wasn't supplied.")
 		return
 	}
-	now := s.now()
+	now := rh.now()
 	id := identOf(r)
 	author, committer, msg := commitSigs(id, body.Author, body.Committer, now)
 	if msg != "" {
@@ -80,7 +80,7 @@ func (s *Server) handleCreateCommit(w http.ResponseWriter, r *http.Request, rp *
 	switch {
 	case body.Signature != nil && *body.Signature != "":
 		c.PGPSignature = *body.Signature
-		v = s.verifyClientSignature(sign.CommitPayload(c), *body.Signature, c.Committer.Email, now)
+		v = rh.verifySig(sign.CommitPayload(c), *body.Signature, c.Committer.Email, now)
 	case id.Installation != 0 && body.Author == nil && body.Committer == nil:
 		// GitHub signs what an App commits without author or committer.
 		c.Committer = sign.WebFlowCommitter(now)
@@ -120,7 +120,7 @@ func commitSigs(id state.Identity, a, c *sigIn, now time.Time) (author, committe
 	return author, committer, ""
 }
 
-func (s *Server) handleGetCommit(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *restHandler) handleGetCommit(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
 	if rp.Empty() {

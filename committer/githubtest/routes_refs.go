@@ -14,7 +14,7 @@ import (
 // A ref's "/" may come literal or escaped as %2F (@octokit/rest sends
 // heads%2Fmain; github.com answers it): PathValue unescapes both alike.
 
-func (s *Server) handleGetRef(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *restHandler) handleGetRef(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
 	if rp.Empty() {
@@ -33,7 +33,7 @@ func (s *Server) handleGetRef(w http.ResponseWriter, r *http.Request, rp *state.
 // handleListRefs serves the undocumented GET git/refs/{prefix}: an array of
 // the refs under that prefix (or the single ref, as an object, on an exact
 // match, like GitHub).
-func (s *Server) handleListRefs(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *restHandler) handleListRefs(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
 	if rp.Empty() {
@@ -61,7 +61,7 @@ func (s *Server) handleListRefs(w http.ResponseWriter, r *http.Request, rp *stat
 	wire.WriteJSON(w, r, http.StatusOK, out)
 }
 
-func (s *Server) handleMatchingRefs(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *restHandler) handleMatchingRefs(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
 	if rp.Empty() {
@@ -95,7 +95,7 @@ func validRefName(ref string) bool {
 		!strings.Contains(ref, "..") && !strings.HasSuffix(ref, ".")
 }
 
-func (s *Server) handleCreateRef(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *restHandler) handleCreateRef(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Ref string `json:"ref"`
 		SHA string `json:"sha"`
@@ -136,13 +136,13 @@ func (s *Server) handleCreateRef(w http.ResponseWriter, r *http.Request, rp *sta
 		wire.WriteError(w, r, http.StatusUnprocessableEntity, e.RestMessage(false), docCreateRef)
 		return
 	}
-	rp.SetRef(body.Ref, h, false, s.now())
+	rp.SetRef(body.Ref, h, false, rh.now())
 	out := wire.GitRefJSON(r, rp, body.Ref, h)
 	w.Header().Set("Location", out["url"].(string))
 	wire.WriteJSON(w, r, http.StatusCreated, out)
 }
 
-func (s *Server) handleUpdateRef(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *restHandler) handleUpdateRef(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		SHA   string `json:"sha"`
 		Force bool   `json:"force"`
@@ -176,12 +176,12 @@ func (s *Server) handleUpdateRef(w http.ResponseWriter, r *http.Request, rp *sta
 			wire.WriteError(w, r, http.StatusUnprocessableEntity, e.RestMessage(false), docUpdateRef)
 			return
 		}
-		rp.SetRef(ref, h, body.Force, s.now())
+		rp.SetRef(ref, h, body.Force, rh.now())
 	}
 	wire.WriteJSON(w, r, http.StatusOK, wire.GitRefJSON(r, rp, ref, h))
 }
 
-func (s *Server) handleDeleteRef(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *restHandler) handleDeleteRef(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	ref := "refs/" + r.PathValue("ref")
 	rp.Mu.Lock()
 	defer rp.Mu.Unlock()
@@ -198,6 +198,6 @@ func (s *Server) handleDeleteRef(w http.ResponseWriter, r *http.Request, rp *sta
 		wire.WriteError(w, r, http.StatusUnprocessableEntity, e.RestMessage(false), docDeleteRef)
 		return
 	}
-	rp.SetRef(ref, plumbing.ZeroHash, false, s.now())
+	rp.SetRef(ref, plumbing.ZeroHash, false, rh.now())
 	w.WriteHeader(http.StatusNoContent)
 }

@@ -20,7 +20,7 @@ const (
 	docGetTag    = "https://docs.github.com/rest/git/tags#get-a-tag"
 )
 
-func (s *Server) handleCreateTag(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *restHandler) handleCreateTag(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Tag     *string `json:"tag"`
 		Message *string `json:"message"`
@@ -46,7 +46,7 @@ func (s *Server) handleCreateTag(w http.ResponseWriter, r *http.Request, rp *sta
 		fail("Invalid request.\n\n" + *body.Type + " is not a member of [\"commit\", \"tree\", \"blob\"].")
 		return
 	}
-	now := s.now()
+	now := rh.now()
 	id := identOf(r)
 	tagger := object.Signature{Name: id.Name, Email: id.Email, When: now}
 	if body.Tagger != nil {
@@ -83,7 +83,7 @@ func (s *Server) handleCreateTag(w http.ResponseWriter, r *http.Request, rp *sta
 	wire.WriteJSON(w, r, http.StatusCreated, out)
 }
 
-func (s *Server) handleGetTag(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *restHandler) handleGetTag(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
 	if rp.Empty() {

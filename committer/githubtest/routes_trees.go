@@ -57,7 +57,7 @@ func modeFor(mode, typ string) (filemode.FileMode, bool) {
 	return 0, false
 }
 
-func (s *Server) handleCreateTree(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *restHandler) handleCreateTree(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Tree     *[]treeEntryIn `json:"tree"`
 		BaseTree wire.OptString `json:"base_tree"`
@@ -76,7 +76,7 @@ func (s *Server) handleCreateTree(w http.ResponseWriter, r *http.Request, rp *st
 		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docCreateTree)
 		return
 	}
-	if s.treeMax.timesOut(*body.Tree) {
+	if rh.treeMax.timesOut(*body.Tree) {
 		fail(msgTreeTimeout)
 		return
 	}
@@ -88,12 +88,12 @@ func (s *Server) handleCreateTree(w http.ResponseWriter, r *http.Request, rp *st
 			return
 		}
 	}
-	s.buildTree(w, r, rp, base, *body.Tree)
+	rh.buildTree(w, r, rp, base, *body.Tree)
 }
 
 // buildTree applies the entries on base and writes the new tree. Caller
 // holds rp.mu.
-func (s *Server) buildTree(w http.ResponseWriter, r *http.Request, rp *state.Repo, base plumbing.Hash, tree []treeEntryIn) {
+func (rh *restHandler) buildTree(w http.ResponseWriter, r *http.Request, rp *state.Repo, base plumbing.Hash, tree []treeEntryIn) {
 	fail := func(msg string) { wire.WriteError(w, r, http.StatusUnprocessableEntity, msg, docCreateTree) }
 	b := gitobj.NewTreeBuilder(&rp.Store, base)
 	for _, e := range tree {
@@ -196,7 +196,7 @@ func treeJSON(rp *state.Repo, r *http.Request, h plumbing.Hash, recursive bool) 
 	return obj{"sha": h.String(), "url": base + "/git/trees/" + h.String(), "tree": entries, "truncated": truncated}
 }
 
-func (s *Server) handleGetTree(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *restHandler) handleGetTree(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
 	if rp.Empty() {

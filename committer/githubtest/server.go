@@ -32,6 +32,7 @@ type Server struct {
 	rulesetSeq atomic.Int64 // AddRuleset's ids
 	lim        limits.Limiter
 	treeMax    treeLimits
+	rest       *restHandler // the git data routes
 
 	mu       sync.Mutex // guards the fields below
 	repos    map[string]*state.Repo
@@ -90,6 +91,7 @@ func New(opts ...Option) *Server {
 	for _, o := range opts {
 		o(s)
 	}
+	s.rest = &restHandler{now: s.now, treeMax: s.treeMax, verifySig: s.verifyClientSignature}
 	s.mux = &routeMux{ServeMux: http.NewServeMux()}
 	s.routes()
 	return s
