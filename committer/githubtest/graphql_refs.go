@@ -11,6 +11,7 @@ import (
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 // updateRefs: GitHub's atomic multi-ref compare-and-swap (Mutation.updateRefs,
@@ -160,7 +161,7 @@ func (s *Server) updateRefs(x *graphql.Exec, in map[string]any) (graphql.Object,
 			return nil, err
 		}
 	}
-	if err := s.rulesRefuseRefUpdates(rp, ups, identOf(x.R)); err != nil {
+	if err := s.rulesRefuseRefUpdates(rp, ups, wire.IdentOf(x.R)); err != nil {
 		return nil, err
 	}
 	now := s.now()
@@ -183,7 +184,7 @@ func (s *Server) updateRefs(x *graphql.Exec, in map[string]any) (graphql.Object,
 // ref the same call keeps). Caller holds mu.
 func checkRefUpdateLocked(rp *state.Repo, u refUpdate, batch map[string]bool) error {
 	refuse := func(typ, msg string) error { return graphql.Errorf(typ, msg) }
-	if !validRefName(u.name) {
+	if !state.ValidRefName(u.name) {
 		return refuse("UNPROCESSABLE", "Reference name "+strconv.Quote(u.name)+" is invalid.")
 	}
 	old, had := rp.Refs[u.name]
@@ -287,7 +288,7 @@ func (s *Server) refMutation(x *graphql.Exec, name string, in map[string]any) (g
 	if err := checkRefUpdateLocked(rp, u, map[string]bool{u.name: true}); err != nil {
 		return nil, err
 	}
-	if err := s.rulesRefuseRefUpdates(rp, []refUpdate{u}, identOf(x.R)); err != nil {
+	if err := s.rulesRefuseRefUpdates(rp, []refUpdate{u}, wire.IdentOf(x.R)); err != nil {
 		return nil, err
 	}
 	old, had := rp.Refs[u.name]

@@ -30,7 +30,7 @@ type repoHandler func(w http.ResponseWriter, r *http.Request, rp *state.Repo)
 func (s *Server) routes() {
 	m := s.mux
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docRoot)
+		wire.WriteError(w, r, http.StatusNotFound, "Not Found", wire.DocRoot)
 	})
 	m.HandleFunc("POST /user/repos", s.handleCreateRepo)
 	m.HandleFunc("POST /orgs/{org}/repos", s.handleCreateRepo)
@@ -44,22 +44,22 @@ func (s *Server) routes() {
 	s.handleRepo("DELETE "+rr, s.handleDeleteRepo)
 	s.handleRepo("GET "+rr+"/installation", s.handleRepoInstallation)
 
-	s.handleRepo("GET "+rr+"/git/ref/{ref...}", s.rest.handleGetRef)
-	s.handleRepo("GET "+rr+"/git/refs", s.rest.handleListRefs)
-	s.handleRepo("GET "+rr+"/git/refs/{ref...}", s.rest.handleListRefs)
-	s.handleRepo("GET "+rr+"/git/matching-refs/{ref...}", s.rest.handleMatchingRefs)
-	s.handleRepo("POST "+rr+"/git/refs", s.rest.handleCreateRef)
-	s.handleRepo("PATCH "+rr+"/git/refs/{ref...}", s.rest.handleUpdateRef)
-	s.handleRepo("DELETE "+rr+"/git/refs/{ref...}", s.rest.handleDeleteRef)
+	s.handleRepo("GET "+rr+"/git/ref/{ref...}", s.rest.GetRef)
+	s.handleRepo("GET "+rr+"/git/refs", s.rest.ListRefs)
+	s.handleRepo("GET "+rr+"/git/refs/{ref...}", s.rest.ListRefs)
+	s.handleRepo("GET "+rr+"/git/matching-refs/{ref...}", s.rest.MatchingRefs)
+	s.handleRepo("POST "+rr+"/git/refs", s.rest.CreateRef)
+	s.handleRepo("PATCH "+rr+"/git/refs/{ref...}", s.rest.UpdateRef)
+	s.handleRepo("DELETE "+rr+"/git/refs/{ref...}", s.rest.DeleteRef)
 
-	s.handleRepo("POST "+rr+"/git/blobs", s.rest.handleCreateBlob)
-	s.handleRepo("GET "+rr+"/git/blobs/{sha}", s.rest.handleGetBlob)
-	s.handleRepo("POST "+rr+"/git/trees", s.rest.handleCreateTree)
-	s.handleRepo("GET "+rr+"/git/trees/{sha...}", s.rest.handleGetTree)
-	s.handleRepo("POST "+rr+"/git/commits", s.rest.handleCreateCommit)
-	s.handleRepo("GET "+rr+"/git/commits/{sha}", s.rest.handleGetCommit)
-	s.handleRepo("POST "+rr+"/git/tags", s.rest.handleCreateTag)
-	s.handleRepo("GET "+rr+"/git/tags/{sha}", s.rest.handleGetTag)
+	s.handleRepo("POST "+rr+"/git/blobs", s.rest.CreateBlob)
+	s.handleRepo("GET "+rr+"/git/blobs/{sha}", s.rest.GetBlob)
+	s.handleRepo("POST "+rr+"/git/trees", s.rest.CreateTree)
+	s.handleRepo("GET "+rr+"/git/trees/{sha...}", s.rest.GetTree)
+	s.handleRepo("POST "+rr+"/git/commits", s.rest.CreateCommit)
+	s.handleRepo("GET "+rr+"/git/commits/{sha}", s.rest.GetCommit)
+	s.handleRepo("POST "+rr+"/git/tags", s.rest.CreateTag)
+	s.handleRepo("GET "+rr+"/git/tags/{sha}", s.rest.GetTag)
 
 	s.handleRepo("GET "+rr+"/branches/{branch...}", s.handleGetBranch)
 	s.handleRepo("POST "+rr+"/branches/{branch...}", s.handleBranchPost)
@@ -99,18 +99,6 @@ func (s *Server) handleRepo(pattern string, h repoHandler) {
 
 // Documentation URLs used in error bodies.
 const (
-	docRoot       = "https://docs.github.com/rest"
-	docCreateBlob = "https://docs.github.com/rest/git/blobs#create-a-blob"
-	docGetBlob    = "https://docs.github.com/rest/git/blobs#get-a-blob"
-	docCreateTree = "https://docs.github.com/rest/git/trees#create-a-tree"
-	docGetTree    = "https://docs.github.com/rest/git/trees#get-a-tree"
-	docCreateCmt  = "https://docs.github.com/rest/git/commits#create-a-commit"
-	docGetCmt     = "https://docs.github.com/rest/git/commits#get-a-commit-object"
-	docGetRef     = "https://docs.github.com/rest/git/refs#get-a-reference"
-	docMatchRefs  = "https://docs.github.com/rest/git/refs#list-matching-references"
-	docCreateRef  = "https://docs.github.com/rest/git/refs#create-a-reference"
-	docUpdateRef  = "https://docs.github.com/rest/git/refs#update-a-reference"
-	docDeleteRef  = "https://docs.github.com/rest/git/refs#delete-a-reference"
 	docBranch     = "https://docs.github.com/rest/branches/branches#get-a-branch"
 	docRepoCommit = "https://docs.github.com/rest/commits/commits#get-a-commit"
 	docContents   = "https://docs.github.com/rest/repos/contents#create-or-update-file-contents"
@@ -122,7 +110,5 @@ const (
 	docPrimary    = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-rate-limits"
 	docApps       = "https://docs.github.com/rest/apps/apps#create-an-installation-access-token-for-an-app"
 )
-
-const msgEmptyRepo = "Git Repository is empty."
 
 type obj = map[string]any

@@ -60,7 +60,7 @@ func branchJSON(r *http.Request, rp *state.Repo, name string, h plumbing.Hash) o
 func (s *Server) handleBranchPost(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	old, ok := strings.CutSuffix(r.PathValue("branch"), "/rename")
 	if !ok || old == "" {
-		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docRoot)
+		wire.WriteError(w, r, http.StatusNotFound, "Not Found", wire.DocRoot)
 		return
 	}
 	var body struct {
@@ -82,7 +82,7 @@ func (s *Server) handleBranchPost(w http.ResponseWriter, r *http.Request, rp *st
 		return
 	}
 	ref := "refs/heads/" + newName
-	if !validRefName(ref) || rp.RefNameClash(ref) != "" && rp.RefNameClash(ref) != "refs/heads/"+old {
+	if !state.ValidRefName(ref) || rp.RefNameClash(ref) != "" && rp.RefNameClash(ref) != "refs/heads/"+old {
 		wire.WriteValidation(w, r, docRenameBranch, wire.ValidationError{Resource: "Branch", Field: "new_name", Code: "invalid",
 			Message: "New branch name is invalid or already exists"})
 		return
@@ -117,7 +117,7 @@ func (s *Server) handleRepoCommit(w http.ResponseWriter, r *http.Request, rp *st
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
 	if rp.Empty() {
-		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docRepoCommit)
+		wire.WriteError(w, r, http.StatusConflict, wire.MsgEmptyRepo, docRepoCommit)
 		return
 	}
 	ref := r.PathValue("ref")

@@ -11,6 +11,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/gitobj"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rest"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rules"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/sign"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
@@ -29,12 +30,12 @@ import (
 // for any token, unless the request names a committer.
 
 type contentsWrite struct {
-	Message   *string `json:"message"`
-	Content   *string `json:"content"`
-	SHA       string  `json:"sha"`
-	Branch    string  `json:"branch"`
-	Author    *sigIn  `json:"author"`
-	Committer *sigIn  `json:"committer"`
+	Message   *string     `json:"message"`
+	Content   *string     `json:"content"`
+	SHA       string      `json:"sha"`
+	Branch    string      `json:"branch"`
+	Author    *rest.SigIn `json:"author"`
+	Committer *rest.SigIn `json:"committer"`
 }
 
 // contentsOp is one decoded contents write; data is nil for a delete.
@@ -123,7 +124,7 @@ func (s *Server) writeContents(r *http.Request, rp *state.Repo, op contentsOp) c
 	ref, head, res := s.buildContents(r, rp, op)
 	if res.commit == nil || head.IsZero() {
 		if res.commit != nil { // the first commit of an empty repository
-			if e := refusal(rp, identOf(r), rules.Change{Ref: ref, New: res.commit.Hash}); e != nil {
+			if e := state.Refusal(rp, wire.IdentOf(r), rules.Change{Ref: ref, New: res.commit.Hash}); e != nil {
 				rp.Mu.Unlock()
 				return contentsResult{status: http.StatusConflict, msg: e.RestMessage(true)}
 			}
@@ -139,7 +140,7 @@ func (s *Server) writeContents(r *http.Request, rp *state.Repo, op contentsOp) c
 	if now := rp.Refs[ref]; now != head {
 		return contentsResult{status: http.StatusConflict, msg: "is at " + now.String() + " but expected " + head.String()}
 	}
-	if e := refusal(rp, identOf(r), rules.Change{Ref: ref, Old: head, New: res.commit.Hash}); e != nil {
+	if e := state.Refusal(rp, wire.IdentOf(r), rules.Change{Ref: ref, Old: head, New: res.commit.Hash}); e != nil {
 		return contentsResult{status: http.StatusConflict, msg: e.RestMessage(true)}
 	}
 	rp.SetRef(ref, res.commit.Hash, false, s.now())
@@ -198,17 +199,17 @@ func (s *Server) buildContents(r *http.Request, rp *state.Repo, op contentsOp) (
 // holds rp.mu for writing.
 func (s *Server) contentsCommit(r *http.Request, rp *state.Repo, head, tree plumbing.Hash, body contentsWrite) (*object.Commit, error) {
 	now := s.now()
-	id := identOf(r)
+	id := wire.IdentOf(r)
 	author := object.Signature{Name: id.Name, Email: id.Email, When: now}
 	if body.Author != nil {
-		author, _ = body.Author.toSig(now)
+		author, _ = body.Author.ToSig(now)
 	}
 	c := &object.Commit{Author: author, Committer: sign.WebFlowCommitter(now), Message: *body.Message, TreeHash: tree}
 	if !head.IsZero() {
 		c.ParentHashes = []plumbing.Hash{head}
 	}
 	if body.Committer != nil {
-		c.Committer, _ = body.Committer.toSig(now)
+		c.Committer, _ = body.Committer.ToSig(now)
 		h := rp.PutCommit(c)
 		if _, ok := rp.Verif[h]; !ok {
 			rp.Verif[h] = wire.UnsignedVerification()

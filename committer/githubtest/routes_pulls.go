@@ -59,7 +59,7 @@ func (s *Server) handleCreatePull(w http.ResponseWriter, r *http.Request, rp *st
 		return
 	}
 	p := &state.Pull{Number: len(rp.Pulls) + 1, Title: body.Title, Body: body.Body, Head: head, Base: body.Base,
-		HeadOwner: headOwner, State: "open", Draft: body.Draft, Created: s.now(), User: identOf(r),
+		HeadOwner: headOwner, State: "open", Draft: body.Draft, Created: s.now(), User: wire.IdentOf(r),
 		HeadSHA: hsha.String(), BaseSHA: bsha.String()}
 	rp.Pulls = append(rp.Pulls, p)
 	out := pullJSON(r, rp, p)
@@ -100,7 +100,7 @@ func (s *Server) handleGetPull(w http.ResponseWriter, r *http.Request, rp *state
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
 	if n < 1 || n > len(rp.Pulls) {
-		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docRoot)
+		wire.WriteError(w, r, http.StatusNotFound, "Not Found", wire.DocRoot)
 		return
 	}
 	wire.WriteJSON(w, r, http.StatusOK, pullJSON(r, rp, rp.Pulls[n-1]))

@@ -23,7 +23,7 @@ func (s *Server) handleCreateRepo(w http.ResponseWriter, r *http.Request) {
 	}
 	owner := r.PathValue("org")
 	if owner == "" {
-		owner = identOf(r).Login
+		owner = wire.IdentOf(r).Login
 	}
 	rp, created := s.addRepo(owner, body.Name, body.Private)
 	if !created {

@@ -2,7 +2,6 @@ package githubtest
 
 import (
 	"crypto/rsa"
-	"github.com/ProtonMail/go-crypto/openpgp"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -12,9 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ProtonMail/go-crypto/openpgp"
+
 	"github.com/google/go-github/v66/github"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/limits"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rest"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
@@ -31,8 +33,8 @@ type Server struct {
 	reqSeq     atomic.Int64
 	rulesetSeq atomic.Int64 // AddRuleset's ids
 	lim        limits.Limiter
-	treeMax    treeLimits
-	rest       *restHandler // the git data routes
+	treeMax    rest.TreeLimits
+	rest       *rest.Handler // the git data routes
 
 	mu       sync.Mutex // guards the fields below
 	repos    map[string]*state.Repo
@@ -91,7 +93,7 @@ func New(opts ...Option) *Server {
 	for _, o := range opts {
 		o(s)
 	}
-	s.rest = &restHandler{now: s.now, treeMax: s.treeMax, verifySig: s.verifyClientSignature}
+	s.rest = &rest.Handler{Now: s.now, TreeMax: s.treeMax, VerifySig: s.verifyClientSignature}
 	s.mux = &routeMux{ServeMux: http.NewServeMux()}
 	s.routes()
 	return s

@@ -1,4 +1,4 @@
-package githubtest
+package rest
 
 import (
 	"encoding/base64"
@@ -11,7 +11,7 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
-func (rh *restHandler) handleCreateBlob(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *Handler) CreateBlob(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Content  *string `json:"content"`
 		Encoding string  `json:"encoding"`
@@ -42,7 +42,7 @@ func (rh *restHandler) handleCreateBlob(w http.ResponseWriter, r *http.Request, 
 	rp.Mu.Lock()
 	defer rp.Mu.Unlock()
 	if rp.Empty() {
-		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docCreateBlob)
+		wire.WriteError(w, r, http.StatusConflict, wire.MsgEmptyRepo, docCreateBlob)
 		return
 	}
 	h := rp.PutBlob(data)
@@ -51,17 +51,17 @@ func (rh *restHandler) handleCreateBlob(w http.ResponseWriter, r *http.Request, 
 	wire.WriteJSON(w, r, http.StatusCreated, obj{"sha": h.String(), "url": u})
 }
 
-func (rh *restHandler) handleGetBlob(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *Handler) GetBlob(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	sha := r.PathValue("sha")
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
 	if rp.Empty() {
-		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docGetBlob)
+		wire.WriteError(w, r, http.StatusConflict, wire.MsgEmptyRepo, docGetBlob)
 		return
 	}
 	data, ok := rp.Blob(plumbing.NewHash(sha))
 	if len(sha) != 40 || !ok {
-		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docRoot)
+		wire.WriteError(w, r, http.StatusNotFound, "Not Found", wire.DocRoot)
 		return
 	}
 	wire.WriteJSON(w, r, http.StatusOK, obj{

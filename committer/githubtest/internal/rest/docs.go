@@ -1,0 +1,16 @@
+package rest
+
+// Documentation URLs used in the git data routes' error bodies.
+const (
+	docCreateBlob = "https://docs.github.com/rest/git/blobs#create-a-blob"
+	docGetBlob    = "https://docs.github.com/rest/git/blobs#get-a-blob"
+	docCreateTree = "https://docs.github.com/rest/git/trees#create-a-tree"
+	docGetTree    = "https://docs.github.com/rest/git/trees#get-a-tree"
+	docCreateCmt  = "https://docs.github.com/rest/git/commits#create-a-commit"
+	docGetCmt     = "https://docs.github.com/rest/git/commits#get-a-commit-object"
+	docGetRef     = "https://docs.github.com/rest/git/refs#get-a-reference"
+	docMatchRefs  = "https://docs.github.com/rest/git/refs#list-matching-references"
+	docCreateRef  = "https://docs.github.com/rest/git/refs#create-a-reference"
+	docUpdateRef  = "https://docs.github.com/rest/git/refs#update-a-reference"
+	docDeleteRef  = "https://docs.github.com/rest/git/refs#delete-a-reference"
+)

@@ -1,0 +1,20 @@
+package rest
+
+import (
+	"time"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/sign"
+)
+
+// Handler answers the REST routes of the git data API (blobs, trees,
+// commits, tags, refs). It holds what those handlers use of the Server:
+// the clock, the create-tree timeout and the check of a client's commit
+// signature against the registered GPG keys.
+type Handler struct {
+	Now       func() time.Time
+	TreeMax   TreeLimits
+	VerifySig func(payload, signature, committerEmail string, now time.Time) sign.Verification
+}
+
+// obj is a JSON object of a reply.
+type obj = map[string]any

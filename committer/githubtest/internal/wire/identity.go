@@ -1,0 +1,29 @@
+package wire
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
+)
+
+type identCtxKey int
+
+const identKey identCtxKey = iota
+
+func IdentOf(r *http.Request) state.Identity {
+	id, ok := r.Context().Value(identKey).(state.Identity)
+	if !ok {
+		return DefaultIdentity("")
+	}
+	return id
+}
+
+// WithIdentity records the identity a request authenticated as, for IdentOf.
+func WithIdentity(ctx context.Context, id state.Identity) context.Context {
+	return context.WithValue(ctx, identKey, id)
+}
+
+func DefaultIdentity(token string) state.Identity {
+	return state.Identity{Token: token, Login: "octocat", Name: "The Octocat", Email: "octocat@users.noreply.github.com", UserID: 1}
+}
