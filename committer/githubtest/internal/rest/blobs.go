@@ -11,6 +11,7 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
+// CreateBlob answers POST /repos/{owner}/{repo}/git/blobs.
 func (rh *Handler) CreateBlob(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Content  *string `json:"content"`
@@ -51,6 +52,7 @@ func (rh *Handler) CreateBlob(w http.ResponseWriter, r *http.Request, rp *state.
 	wire.WriteJSON(w, r, http.StatusCreated, obj{"sha": h.String(), "url": u})
 }
 
+// GetBlob answers GET /repos/{owner}/{repo}/git/blobs/{sha}.
 func (rh *Handler) GetBlob(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	sha := r.PathValue("sha")
 	rp.Mu.RLock()

@@ -12,6 +12,8 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
+// SigIn is the author or committer of a create-commit or create-tag request
+// (and of the contents API's writes).
 type SigIn struct {
 	Name  string `json:"name"`
 	Email string `json:"email"`
@@ -31,6 +33,7 @@ func (in *SigIn) ToSig(now time.Time) (object.Signature, bool) {
 	return sig, true
 }
 
+// CreateCommit answers POST /repos/{owner}/{repo}/git/commits.
 func (rh *Handler) CreateCommit(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Message   *string  `json:"message"`
@@ -120,6 +123,7 @@ func commitSigs(id state.Identity, a, c *SigIn, now time.Time) (author, committe
 	return author, committer, ""
 }
 
+// GetCommit answers GET /repos/{owner}/{repo}/git/commits/{sha}.
 func (rh *Handler) GetCommit(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()

@@ -14,6 +14,7 @@ import (
 // A ref's "/" may come literal or escaped as %2F (@octokit/rest sends
 // heads%2Fmain; github.com answers it): PathValue unescapes both alike.
 
+// GetRef answers GET /repos/{owner}/{repo}/git/ref/{ref}.
 func (rh *Handler) GetRef(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
@@ -61,6 +62,7 @@ func (rh *Handler) ListRefs(w http.ResponseWriter, r *http.Request, rp *state.Re
 	wire.WriteJSON(w, r, http.StatusOK, out)
 }
 
+// MatchingRefs answers GET /repos/{owner}/{repo}/git/matching-refs/{ref}.
 func (rh *Handler) MatchingRefs(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
@@ -75,6 +77,7 @@ func (rh *Handler) MatchingRefs(w http.ResponseWriter, r *http.Request, rp *stat
 	wire.WriteJSON(w, r, http.StatusOK, out)
 }
 
+// CreateRef answers POST /repos/{owner}/{repo}/git/refs.
 func (rh *Handler) CreateRef(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Ref string `json:"ref"`
@@ -122,6 +125,7 @@ func (rh *Handler) CreateRef(w http.ResponseWriter, r *http.Request, rp *state.R
 	wire.WriteJSON(w, r, http.StatusCreated, out)
 }
 
+// UpdateRef answers PATCH /repos/{owner}/{repo}/git/refs/{ref}.
 func (rh *Handler) UpdateRef(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		SHA   string `json:"sha"`
@@ -161,6 +165,7 @@ func (rh *Handler) UpdateRef(w http.ResponseWriter, r *http.Request, rp *state.R
 	wire.WriteJSON(w, r, http.StatusOK, wire.GitRefJSON(r, rp, ref, h))
 }
 
+// DeleteRef answers DELETE /repos/{owner}/{repo}/git/refs/{ref}.
 func (rh *Handler) DeleteRef(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	ref := "refs/" + r.PathValue("ref")
 	rp.Mu.Lock()

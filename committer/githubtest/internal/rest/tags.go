@@ -20,6 +20,7 @@ const (
 	docGetTag    = "https://docs.github.com/rest/git/tags#get-a-tag"
 )
 
+// CreateTag answers POST /repos/{owner}/{repo}/git/tags.
 func (rh *Handler) CreateTag(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Tag     *string `json:"tag"`
@@ -83,6 +84,7 @@ func (rh *Handler) CreateTag(w http.ResponseWriter, r *http.Request, rp *state.R
 	wire.WriteJSON(w, r, http.StatusCreated, out)
 }
 
+// GetTag answers GET /repos/{owner}/{repo}/git/tags/{sha}.
 func (rh *Handler) GetTag(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()

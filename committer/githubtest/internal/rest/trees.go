@@ -57,6 +57,7 @@ func modeFor(mode, typ string) (filemode.FileMode, bool) {
 	return 0, false
 }
 
+// CreateTree answers POST /repos/{owner}/{repo}/git/trees.
 func (rh *Handler) CreateTree(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Tree     *[]treeEntryIn `json:"tree"`
@@ -196,6 +197,7 @@ func treeJSON(rp *state.Repo, r *http.Request, h plumbing.Hash, recursive bool) 
 	return obj{"sha": h.String(), "url": base + "/git/trees/" + h.String(), "tree": entries, "truncated": truncated}
 }
 
+// GetTree answers GET /repos/{owner}/{repo}/git/trees/{sha} (recursive with ?recursive).
 func (rh *Handler) GetTree(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
