@@ -3,6 +3,7 @@ package githubtest
 import (
 	"net/http"
 
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rest"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
@@ -24,11 +25,17 @@ func (m *routeMux) Handle(pattern string, h http.Handler) {
 	m.ServeMux.Handle(pattern, h)
 }
 
+// restRoutes holds the REST routes still at the top (branches, compare,
+// contents reads, pulls and issues, rules) on the git data routes'
+// rest.Handler, whose clock they use.
+type restRoutes struct{ *rest.Handler }
+
 // repoHandler is a handler for /repos/{owner}/{repo}/... routes.
 type repoHandler func(w http.ResponseWriter, r *http.Request, rp *state.Repo)
 
 func (s *Server) routes() {
 	m := s.mux
+	rt := &restRoutes{s.rest}
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		wire.WriteError(w, r, http.StatusNotFound, "Not Found", wire.DocRoot)
 	})
@@ -61,28 +68,28 @@ func (s *Server) routes() {
 	s.handleRepo("POST "+rr+"/git/tags", s.rest.CreateTag)
 	s.handleRepo("GET "+rr+"/git/tags/{sha}", s.rest.GetTag)
 
-	s.handleRepo("GET "+rr+"/branches/{branch...}", s.handleGetBranch)
-	s.handleRepo("POST "+rr+"/branches/{branch...}", s.handleBranchPost)
-	s.handleRepo("GET "+rr+"/rules/branches/{branch...}", s.handleBranchRules)
-	s.handleRepo("GET "+rr+"/compare/{basehead...}", s.handleCompare)
-	s.handleRepo("GET "+rr+"/commits/{ref...}", s.handleRepoCommit)
+	s.handleRepo("GET "+rr+"/branches/{branch...}", rt.handleGetBranch)
+	s.handleRepo("POST "+rr+"/branches/{branch...}", rt.handleBranchPost)
+	s.handleRepo("GET "+rr+"/rules/branches/{branch...}", rt.handleBranchRules)
+	s.handleRepo("GET "+rr+"/compare/{basehead...}", rt.handleCompare)
+	s.handleRepo("GET "+rr+"/commits/{ref...}", rt.handleRepoCommit)
 
-	s.handleRepo("GET "+rr+"/contents", s.handleGetContent)
-	s.handleRepo("GET "+rr+"/contents/{path...}", s.handleGetContent)
+	s.handleRepo("GET "+rr+"/contents", rt.handleGetContent)
+	s.handleRepo("GET "+rr+"/contents/{path...}", rt.handleGetContent)
 	s.handleRepo("PUT "+rr+"/contents/{path...}", s.handlePutContent)
 	s.handleRepo("DELETE "+rr+"/contents/{path...}", s.handleDeleteContent)
 
-	s.handleRepo("POST "+rr+"/pulls", s.handleCreatePull)
-	s.handleRepo("GET "+rr+"/pulls", s.handleListPulls)
-	s.handleRepo("GET "+rr+"/pulls/{number}", s.handleGetPull)
-	s.handleRepo("PATCH "+rr+"/pulls/{number}", s.handleUpdatePull)
-	s.handleRepo("POST "+rr+"/pulls/{number}/requested_reviewers", s.handleRequestedReviewers)
-	s.handleRepo("DELETE "+rr+"/pulls/{number}/requested_reviewers", s.handleRequestedReviewers)
-	s.handleRepo("POST "+rr+"/issues/{number}/labels", s.handleIssueLabels)
-	s.handleRepo("PUT "+rr+"/issues/{number}/labels", s.handleIssueLabels)
-	s.handleRepo("DELETE "+rr+"/issues/{number}/labels/{name}", s.handleRemoveIssueLabel)
-	s.handleRepo("POST "+rr+"/issues/{number}/assignees", s.handleAssignees)
-	s.handleRepo("DELETE "+rr+"/issues/{number}/assignees", s.handleAssignees)
+	s.handleRepo("POST "+rr+"/pulls", rt.handleCreatePull)
+	s.handleRepo("GET "+rr+"/pulls", rt.handleListPulls)
+	s.handleRepo("GET "+rr+"/pulls/{number}", rt.handleGetPull)
+	s.handleRepo("PATCH "+rr+"/pulls/{number}", rt.handleUpdatePull)
+	s.handleRepo("POST "+rr+"/pulls/{number}/requested_reviewers", rt.handleRequestedReviewers)
+	s.handleRepo("DELETE "+rr+"/pulls/{number}/requested_reviewers", rt.handleRequestedReviewers)
+	s.handleRepo("POST "+rr+"/issues/{number}/labels", rt.handleIssueLabels)
+	s.handleRepo("PUT "+rr+"/issues/{number}/labels", rt.handleIssueLabels)
+	s.handleRepo("DELETE "+rr+"/issues/{number}/labels/{name}", rt.handleRemoveIssueLabel)
+	s.handleRepo("POST "+rr+"/issues/{number}/assignees", rt.handleAssignees)
+	s.handleRepo("DELETE "+rr+"/issues/{number}/assignees", rt.handleAssignees)
 	s.handleRepo("POST "+rr+"/labels", s.handleCreateLabel)
 }
 

@@ -16,12 +16,12 @@ const docRenameBranch = "https://docs.github.com/rest/branches/branches#rename-a
 // "Branch not found" for any branch of an empty repository, and 301 (with
 // Location) for a branch renamed away (POST branches/{b}/rename) and for
 // master in a repository that has none.
-func (s *Server) handleGetBranch(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *restRoutes) handleGetBranch(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	rp.Mu.RLock()
 	name := r.PathValue("branch")
 	if b, ok := rp.SplitProtection(name); ok {
 		rp.Mu.RUnlock()
-		s.handleBranchProtection(w, r, rp, b)
+		rh.handleBranchProtection(w, r, rp, b)
 		return
 	}
 	defer rp.Mu.RUnlock()
@@ -57,7 +57,7 @@ func branchJSON(r *http.Request, rp *state.Repo, name string, h plumbing.Hash) o
 // handleBranchPost serves POST branches/{b}/rename (the only POST under
 // branches/): it renames the branch, keeps its history, moves the default
 // branch along, and leaves the old name redirecting to the new one.
-func (s *Server) handleBranchPost(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *restRoutes) handleBranchPost(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	old, ok := strings.CutSuffix(r.PathValue("branch"), "/rename")
 	if !ok || old == "" {
 		wire.WriteError(w, r, http.StatusNotFound, "Not Found", wire.DocRoot)
@@ -93,7 +93,7 @@ func (s *Server) handleBranchPost(w http.ResponseWriter, r *http.Request, rp *st
 		return
 	}
 	if newName != old {
-		now := s.now()
+		now := rh.Now()
 		rp.SetRef("refs/heads/"+old, plumbing.ZeroHash, false, now)
 		rp.SetRef(ref, h, false, now)
 		if rp.Renamed == nil {
@@ -113,7 +113,7 @@ func (s *Server) handleBranchPost(w http.ResponseWriter, r *http.Request, rp *st
 	wire.WriteJSON(w, r, http.StatusCreated, branchJSON(r, rp, newName, h))
 }
 
-func (s *Server) handleRepoCommit(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *restRoutes) handleRepoCommit(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
 	if rp.Empty() {

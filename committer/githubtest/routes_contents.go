@@ -47,7 +47,7 @@ func contentEntry(r *http.Request, rp *state.Repo, ref, p string, e object.TreeE
 	}
 }
 
-func (s *Server) handleGetContent(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *restRoutes) handleGetContent(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	p := strings.Trim(r.PathValue("path"), "/")
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()

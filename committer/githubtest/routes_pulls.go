@@ -18,7 +18,7 @@ func headBranch(head, owner string) (string, string) {
 	return owner, head
 }
 
-func (s *Server) handleCreatePull(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *restRoutes) handleCreatePull(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Title string `json:"title"`
 		Body  string `json:"body"`
@@ -59,7 +59,7 @@ func (s *Server) handleCreatePull(w http.ResponseWriter, r *http.Request, rp *st
 		return
 	}
 	p := &state.Pull{Number: len(rp.Pulls) + 1, Title: body.Title, Body: body.Body, Head: head, Base: body.Base,
-		HeadOwner: headOwner, State: "open", Draft: body.Draft, Created: s.now(), User: wire.IdentOf(r),
+		HeadOwner: headOwner, State: "open", Draft: body.Draft, Created: rh.Now(), User: wire.IdentOf(r),
 		HeadSHA: hsha.String(), BaseSHA: bsha.String()}
 	rp.Pulls = append(rp.Pulls, p)
 	out := pullJSON(r, rp, p)
@@ -67,7 +67,7 @@ func (s *Server) handleCreatePull(w http.ResponseWriter, r *http.Request, rp *st
 	wire.WriteJSON(w, r, http.StatusCreated, out)
 }
 
-func (s *Server) handleListPulls(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *restRoutes) handleListPulls(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	q := r.URL.Query()
 	state := q.Get("state")
 	if state == "" {
@@ -95,7 +95,7 @@ func (s *Server) handleListPulls(w http.ResponseWriter, r *http.Request, rp *sta
 	wire.WriteJSON(w, r, http.StatusOK, out)
 }
 
-func (s *Server) handleGetPull(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *restRoutes) handleGetPull(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	n, _ := strconv.Atoi(r.PathValue("number"))
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()

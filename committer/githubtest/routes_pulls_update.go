@@ -27,7 +27,7 @@ const (
 	docAssignees  = "https://docs.github.com/rest/issues/assignees#add-assignees-to-an-issue"
 )
 
-func (s *Server) handleUpdatePull(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *restRoutes) handleUpdatePull(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Title *string `json:"title"`
 		Body  *string `json:"body"`
@@ -79,7 +79,7 @@ func (s *Server) handleUpdatePull(w http.ResponseWriter, r *http.Request, rp *st
 			}
 		}
 	}
-	now := s.now()
+	now := rh.Now()
 	if body.Title != nil {
 		p.Title = *body.Title
 	}
@@ -134,7 +134,7 @@ func labelNames(raw []byte) (names []string, ok bool) {
 }
 
 // handleIssueLabels serves POST (add) and PUT (replace) issues/{n}/labels.
-func (s *Server) handleIssueLabels(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *restRoutes) handleIssueLabels(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	raw, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	if err != nil || !json.Valid(raw) {
 		wire.WriteError(w, r, http.StatusBadRequest, "Problems parsing JSON", docLabels)
@@ -167,11 +167,11 @@ func (s *Server) handleIssueLabels(w http.ResponseWriter, r *http.Request, rp *s
 			p.Labels = append(p.Labels, n)
 		}
 	}
-	p.Updated = s.now()
+	p.Updated = rh.Now()
 	wire.WriteJSON(w, r, http.StatusOK, labelsJSON(rp, r, p.Labels, false))
 }
 
-func (s *Server) handleRemoveIssueLabel(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *restRoutes) handleRemoveIssueLabel(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	rp.Mu.Lock()
 	defer rp.Mu.Unlock()
 	p := rp.PullAt(r, "number")
@@ -186,7 +186,7 @@ func (s *Server) handleRemoveIssueLabel(w http.ResponseWriter, r *http.Request, 
 		return
 	}
 	p.Labels = slices.Delete(p.Labels, i, i+1)
-	p.Updated = s.now()
+	p.Updated = rh.Now()
 	wire.WriteJSON(w, r, http.StatusOK, labelsJSON(rp, r, p.Labels, false))
 }
 
@@ -227,7 +227,7 @@ func loginID(s string) int64 {
 
 // handleRequestedReviewers serves POST (request) and DELETE (remove)
 // pulls/{n}/requested_reviewers.
-func (s *Server) handleRequestedReviewers(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *restRoutes) handleRequestedReviewers(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Reviewers     *[]string `json:"reviewers"`
 		TeamReviewers []string  `json:"team_reviewers"`
@@ -270,12 +270,12 @@ func (s *Server) handleRequestedReviewers(w http.ResponseWriter, r *http.Request
 	} else {
 		p.Reviewers = slices.DeleteFunc(p.Reviewers, func(l string) bool { return slices.Contains(*body.Reviewers, l) })
 	}
-	p.Updated = s.now()
+	p.Updated = rh.Now()
 	wire.WriteJSON(w, r, status, pullJSON(r, rp, p))
 }
 
 // handleAssignees serves POST (add) and DELETE (remove) issues/{n}/assignees.
-func (s *Server) handleAssignees(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *restRoutes) handleAssignees(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Assignees *[]string `json:"assignees"`
 	}
@@ -304,7 +304,7 @@ func (s *Server) handleAssignees(w http.ResponseWriter, r *http.Request, rp *sta
 	} else {
 		p.Assignees = slices.DeleteFunc(p.Assignees, func(l string) bool { return slices.Contains(*body.Assignees, l) })
 	}
-	p.Updated = s.now()
+	p.Updated = rh.Now()
 	wire.WriteJSON(w, r, status, issueJSON(r, rp, p))
 }
 
