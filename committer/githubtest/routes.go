@@ -3,7 +3,6 @@ package githubtest
 import (
 	"net/http"
 
-	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rest"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
@@ -25,17 +24,12 @@ func (m *routeMux) Handle(pattern string, h http.Handler) {
 	m.ServeMux.Handle(pattern, h)
 }
 
-// restRoutes holds the REST routes still at the top (branches, compare,
-// contents reads, pulls and issues, rules) on the git data routes'
-// rest.Handler, whose clock they use.
-type restRoutes struct{ *rest.Handler }
-
 // repoHandler is a handler for /repos/{owner}/{repo}/... routes.
 type repoHandler func(w http.ResponseWriter, r *http.Request, rp *state.Repo)
 
 func (s *Server) routes() {
 	m := s.mux
-	rt := &restRoutes{s.rest}
+	rt := s.rest
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		wire.WriteError(w, r, http.StatusNotFound, "Not Found", wire.DocRoot)
 	})
@@ -68,28 +62,28 @@ func (s *Server) routes() {
 	s.handleRepo("POST "+rr+"/git/tags", s.rest.CreateTag)
 	s.handleRepo("GET "+rr+"/git/tags/{sha}", s.rest.GetTag)
 
-	s.handleRepo("GET "+rr+"/branches/{branch...}", rt.handleGetBranch)
-	s.handleRepo("POST "+rr+"/branches/{branch...}", rt.handleBranchPost)
-	s.handleRepo("GET "+rr+"/rules/branches/{branch...}", rt.handleBranchRules)
-	s.handleRepo("GET "+rr+"/compare/{basehead...}", rt.handleCompare)
-	s.handleRepo("GET "+rr+"/commits/{ref...}", rt.handleRepoCommit)
+	s.handleRepo("GET "+rr+"/branches/{branch...}", rt.GetBranch)
+	s.handleRepo("POST "+rr+"/branches/{branch...}", rt.BranchPost)
+	s.handleRepo("GET "+rr+"/rules/branches/{branch...}", rt.BranchRules)
+	s.handleRepo("GET "+rr+"/compare/{basehead...}", rt.Compare)
+	s.handleRepo("GET "+rr+"/commits/{ref...}", rt.RepoCommit)
 
-	s.handleRepo("GET "+rr+"/contents", rt.handleGetContent)
-	s.handleRepo("GET "+rr+"/contents/{path...}", rt.handleGetContent)
+	s.handleRepo("GET "+rr+"/contents", rt.GetContent)
+	s.handleRepo("GET "+rr+"/contents/{path...}", rt.GetContent)
 	s.handleRepo("PUT "+rr+"/contents/{path...}", s.handlePutContent)
 	s.handleRepo("DELETE "+rr+"/contents/{path...}", s.handleDeleteContent)
 
-	s.handleRepo("POST "+rr+"/pulls", rt.handleCreatePull)
-	s.handleRepo("GET "+rr+"/pulls", rt.handleListPulls)
-	s.handleRepo("GET "+rr+"/pulls/{number}", rt.handleGetPull)
-	s.handleRepo("PATCH "+rr+"/pulls/{number}", rt.handleUpdatePull)
-	s.handleRepo("POST "+rr+"/pulls/{number}/requested_reviewers", rt.handleRequestedReviewers)
-	s.handleRepo("DELETE "+rr+"/pulls/{number}/requested_reviewers", rt.handleRequestedReviewers)
-	s.handleRepo("POST "+rr+"/issues/{number}/labels", rt.handleIssueLabels)
-	s.handleRepo("PUT "+rr+"/issues/{number}/labels", rt.handleIssueLabels)
-	s.handleRepo("DELETE "+rr+"/issues/{number}/labels/{name}", rt.handleRemoveIssueLabel)
-	s.handleRepo("POST "+rr+"/issues/{number}/assignees", rt.handleAssignees)
-	s.handleRepo("DELETE "+rr+"/issues/{number}/assignees", rt.handleAssignees)
+	s.handleRepo("POST "+rr+"/pulls", rt.CreatePull)
+	s.handleRepo("GET "+rr+"/pulls", rt.ListPulls)
+	s.handleRepo("GET "+rr+"/pulls/{number}", rt.GetPull)
+	s.handleRepo("PATCH "+rr+"/pulls/{number}", rt.UpdatePull)
+	s.handleRepo("POST "+rr+"/pulls/{number}/requested_reviewers", rt.RequestedReviewers)
+	s.handleRepo("DELETE "+rr+"/pulls/{number}/requested_reviewers", rt.RequestedReviewers)
+	s.handleRepo("POST "+rr+"/issues/{number}/labels", rt.IssueLabels)
+	s.handleRepo("PUT "+rr+"/issues/{number}/labels", rt.IssueLabels)
+	s.handleRepo("DELETE "+rr+"/issues/{number}/labels/{name}", rt.RemoveIssueLabel)
+	s.handleRepo("POST "+rr+"/issues/{number}/assignees", rt.Assignees)
+	s.handleRepo("DELETE "+rr+"/issues/{number}/assignees", rt.Assignees)
 	s.handleRepo("POST "+rr+"/labels", s.handleCreateLabel)
 }
 
@@ -106,12 +100,8 @@ func (s *Server) handleRepo(pattern string, h repoHandler) {
 
 // Documentation URLs used in error bodies.
 const (
-	docBranch     = "https://docs.github.com/rest/branches/branches#get-a-branch"
-	docRepoCommit = "https://docs.github.com/rest/commits/commits#get-a-commit"
 	docContents   = "https://docs.github.com/rest/repos/contents#create-or-update-file-contents"
-	docGetContent = "https://docs.github.com/rest/repos/contents#get-repository-content"
 	docDelContent = "https://docs.github.com/rest/repos/contents#delete-a-file"
-	docPulls      = "https://docs.github.com/rest/pulls/pulls#create-a-pull-request"
 	docCreateRepo = "https://docs.github.com/rest/repos/repos#create-a-repository-for-the-authenticated-user"
 	docSecondary  = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"
 	docPrimary    = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-rate-limits"

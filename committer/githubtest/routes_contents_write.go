@@ -87,7 +87,7 @@ func (s *Server) handlePutContent(w http.ResponseWriter, r *http.Request, rp *st
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
 	wire.WriteJSON(w, r, res.status, obj{
-		"content": contentEntry(r, rp, res.branch, op.path, res.entry),
+		"content": rest.ContentEntry(r, rp, res.branch, op.path, res.entry),
 		"commit":  wire.GitCommitJSON(r, rp, res.commit),
 	})
 }

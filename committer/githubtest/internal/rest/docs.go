@@ -13,4 +13,8 @@ const (
 	docCreateRef  = "https://docs.github.com/rest/git/refs#create-a-reference"
 	docUpdateRef  = "https://docs.github.com/rest/git/refs#update-a-reference"
 	docDeleteRef  = "https://docs.github.com/rest/git/refs#delete-a-reference"
+	docBranch     = "https://docs.github.com/rest/branches/branches#get-a-branch"
+	docGetContent = "https://docs.github.com/rest/repos/contents#get-repository-content"
+	docPulls      = "https://docs.github.com/rest/pulls/pulls#create-a-pull-request"
+	docRepoCommit = "https://docs.github.com/rest/commits/commits#get-a-commit"
 )

@@ -1,4 +1,4 @@
-package githubtest
+package rest
 
 import (
 	"net/http"
@@ -12,11 +12,11 @@ import (
 
 const docRenameBranch = "https://docs.github.com/rest/branches/branches#rename-a-branch"
 
-// handleGetBranch serves GET branches/{b}. Like GitHub it answers 404
+// GetBranch serves GET branches/{b}. Like GitHub it answers 404
 // "Branch not found" for any branch of an empty repository, and 301 (with
 // Location) for a branch renamed away (POST branches/{b}/rename) and for
 // master in a repository that has none.
-func (rh *restRoutes) handleGetBranch(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *Handler) GetBranch(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	rp.Mu.RLock()
 	name := r.PathValue("branch")
 	if b, ok := rp.SplitProtection(name); ok {
@@ -54,10 +54,10 @@ func branchJSON(r *http.Request, rp *state.Repo, name string, h plumbing.Hash) o
 	}
 }
 
-// handleBranchPost serves POST branches/{b}/rename (the only POST under
+// BranchPost serves POST branches/{b}/rename (the only POST under
 // branches/): it renames the branch, keeps its history, moves the default
 // branch along, and leaves the old name redirecting to the new one.
-func (rh *restRoutes) handleBranchPost(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *Handler) BranchPost(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	old, ok := strings.CutSuffix(r.PathValue("branch"), "/rename")
 	if !ok || old == "" {
 		wire.WriteError(w, r, http.StatusNotFound, "Not Found", wire.DocRoot)
@@ -113,7 +113,7 @@ func (rh *restRoutes) handleBranchPost(w http.ResponseWriter, r *http.Request, r
 	wire.WriteJSON(w, r, http.StatusCreated, branchJSON(r, rp, newName, h))
 }
 
-func (rh *restRoutes) handleRepoCommit(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *Handler) RepoCommit(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
 	if rp.Empty() {

@@ -1,4 +1,4 @@
-package githubtest
+package rest
 
 import (
 	"net/http"
@@ -18,7 +18,7 @@ func headBranch(head, owner string) (string, string) {
 	return owner, head
 }
 
-func (rh *restRoutes) handleCreatePull(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *Handler) CreatePull(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Title string `json:"title"`
 		Body  string `json:"body"`
@@ -67,7 +67,7 @@ func (rh *restRoutes) handleCreatePull(w http.ResponseWriter, r *http.Request, r
 	wire.WriteJSON(w, r, http.StatusCreated, out)
 }
 
-func (rh *restRoutes) handleListPulls(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *Handler) ListPulls(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	q := r.URL.Query()
 	state := q.Get("state")
 	if state == "" {
@@ -95,7 +95,7 @@ func (rh *restRoutes) handleListPulls(w http.ResponseWriter, r *http.Request, rp
 	wire.WriteJSON(w, r, http.StatusOK, out)
 }
 
-func (rh *restRoutes) handleGetPull(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *Handler) GetPull(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	n, _ := strconv.Atoi(r.PathValue("number"))
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()

@@ -1,4 +1,4 @@
-package githubtest
+package rest
 
 import (
 	"encoding/json"
@@ -27,7 +27,7 @@ const (
 	docAssignees  = "https://docs.github.com/rest/issues/assignees#add-assignees-to-an-issue"
 )
 
-func (rh *restRoutes) handleUpdatePull(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *Handler) UpdatePull(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Title *string `json:"title"`
 		Body  *string `json:"body"`
@@ -133,8 +133,8 @@ func labelNames(raw []byte) (names []string, ok bool) {
 	return nil, false
 }
 
-// handleIssueLabels serves POST (add) and PUT (replace) issues/{n}/labels.
-func (rh *restRoutes) handleIssueLabels(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+// IssueLabels serves POST (add) and PUT (replace) issues/{n}/labels.
+func (rh *Handler) IssueLabels(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	raw, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	if err != nil || !json.Valid(raw) {
 		wire.WriteError(w, r, http.StatusBadRequest, "Problems parsing JSON", docLabels)
@@ -171,7 +171,7 @@ func (rh *restRoutes) handleIssueLabels(w http.ResponseWriter, r *http.Request, 
 	wire.WriteJSON(w, r, http.StatusOK, labelsJSON(rp, r, p.Labels, false))
 }
 
-func (rh *restRoutes) handleRemoveIssueLabel(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *Handler) RemoveIssueLabel(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	rp.Mu.Lock()
 	defer rp.Mu.Unlock()
 	p := rp.PullAt(r, "number")
@@ -198,7 +198,7 @@ func labelsJSON(rp *state.Repo, r *http.Request, names []string, inPull bool) []
 	for _, n := range names {
 		for _, l := range rp.Labels {
 			if l.Name == n {
-				o := labelJSON(r, rp, l)
+				o := LabelJSON(r, rp, l)
 				if inPull && o["description"] == nil {
 					o["description"] = ""
 				}
@@ -209,7 +209,7 @@ func labelsJSON(rp *state.Repo, r *http.Request, names []string, inPull bool) []
 	return out
 }
 
-func labelJSON(r *http.Request, rp *state.Repo, l *state.Label) obj {
+func LabelJSON(r *http.Request, rp *state.Repo, l *state.Label) obj {
 	var desc any
 	if l.Description != "" {
 		desc = l.Description
@@ -225,9 +225,9 @@ func loginID(s string) int64 {
 	return int64(h.Sum32()%90_000_000) + 10_000_000
 }
 
-// handleRequestedReviewers serves POST (request) and DELETE (remove)
+// RequestedReviewers serves POST (request) and DELETE (remove)
 // pulls/{n}/requested_reviewers.
-func (rh *restRoutes) handleRequestedReviewers(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *Handler) RequestedReviewers(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Reviewers     *[]string `json:"reviewers"`
 		TeamReviewers []string  `json:"team_reviewers"`
@@ -274,8 +274,8 @@ func (rh *restRoutes) handleRequestedReviewers(w http.ResponseWriter, r *http.Re
 	wire.WriteJSON(w, r, status, pullJSON(r, rp, p))
 }
 
-// handleAssignees serves POST (add) and DELETE (remove) issues/{n}/assignees.
-func (rh *restRoutes) handleAssignees(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+// Assignees serves POST (add) and DELETE (remove) issues/{n}/assignees.
+func (rh *Handler) Assignees(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Assignees *[]string `json:"assignees"`
 	}
