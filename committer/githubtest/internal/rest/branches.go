@@ -113,6 +113,7 @@ func (rh *Handler) BranchPost(w http.ResponseWriter, r *http.Request, rp *state.
 	wire.WriteJSON(w, r, http.StatusCreated, branchJSON(r, rp, newName, h))
 }
 
+// RepoCommit answers GET /repos/{owner}/{repo}/commits/{ref}.
 func (rh *Handler) RepoCommit(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()

@@ -18,7 +18,7 @@ const maxContentsBlob = 1 << 20
 
 // ContentEntry is the content-file/content-tree entry shape without content.
 // Caller holds rp.mu.
-func ContentEntry(r *http.Request, rp *state.Repo, ref, p string, e object.TreeEntry) obj {
+func ContentEntry(r *http.Request, rp *state.Repo, ref, p string, e object.TreeEntry) map[string]any {
 	sha := e.Hash.String()
 	typ := "file"
 	gitURL := wire.RepoURL(rp, r) + "/git/blobs/" + sha
@@ -47,6 +47,7 @@ func ContentEntry(r *http.Request, rp *state.Repo, ref, p string, e object.TreeE
 	}
 }
 
+// GetContent answers GET /repos/{owner}/{repo}/contents/{path}.
 func (rh *Handler) GetContent(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	p := strings.Trim(r.PathValue("path"), "/")
 	rp.Mu.RLock()

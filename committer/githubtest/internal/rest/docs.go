@@ -1,6 +1,6 @@
 package rest
 
-// Documentation URLs used in the git data routes' error bodies.
+// Documentation URLs used in the routes' error bodies.
 const (
 	docCreateBlob = "https://docs.github.com/rest/git/blobs#create-a-blob"
 	docGetBlob    = "https://docs.github.com/rest/git/blobs#get-a-blob"

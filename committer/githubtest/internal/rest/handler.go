@@ -6,10 +6,9 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/sign"
 )
 
-// Handler answers the REST routes of the git data API (blobs, trees,
-// commits, tags, refs). It holds what those handlers use of the Server:
-// the clock, the create-tree timeout and the check of a client's commit
-// signature against the registered GPG keys.
+// Handler answers the REST routes of package rest. It holds what those
+// handlers use of the Server: the clock, the create-tree timeout and the
+// check of a client's commit signature against the registered GPG keys.
 type Handler struct {
 	Now       func() time.Time
 	TreeMax   TreeLimits

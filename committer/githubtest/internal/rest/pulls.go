@@ -18,6 +18,7 @@ func headBranch(head, owner string) (string, string) {
 	return owner, head
 }
 
+// CreatePull answers POST /repos/{owner}/{repo}/pulls.
 func (rh *Handler) CreatePull(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Title string `json:"title"`
@@ -67,6 +68,7 @@ func (rh *Handler) CreatePull(w http.ResponseWriter, r *http.Request, rp *state.
 	wire.WriteJSON(w, r, http.StatusCreated, out)
 }
 
+// ListPulls answers GET /repos/{owner}/{repo}/pulls.
 func (rh *Handler) ListPulls(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	q := r.URL.Query()
 	state := q.Get("state")
@@ -95,6 +97,7 @@ func (rh *Handler) ListPulls(w http.ResponseWriter, r *http.Request, rp *state.R
 	wire.WriteJSON(w, r, http.StatusOK, out)
 }
 
+// GetPull answers GET /repos/{owner}/{repo}/pulls/{number}.
 func (rh *Handler) GetPull(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	n, _ := strconv.Atoi(r.PathValue("number"))
 	rp.Mu.RLock()

@@ -27,6 +27,7 @@ const (
 	docAssignees  = "https://docs.github.com/rest/issues/assignees#add-assignees-to-an-issue"
 )
 
+// UpdatePull answers PATCH /repos/{owner}/{repo}/pulls/{number}.
 func (rh *Handler) UpdatePull(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Title *string `json:"title"`
@@ -171,6 +172,7 @@ func (rh *Handler) IssueLabels(w http.ResponseWriter, r *http.Request, rp *state
 	wire.WriteJSON(w, r, http.StatusOK, labelsJSON(rp, r, p.Labels, false))
 }
 
+// RemoveIssueLabel answers DELETE /repos/{owner}/{repo}/issues/{number}/labels/{name}.
 func (rh *Handler) RemoveIssueLabel(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	rp.Mu.Lock()
 	defer rp.Mu.Unlock()
@@ -209,7 +211,8 @@ func labelsJSON(rp *state.Repo, r *http.Request, names []string, inPull bool) []
 	return out
 }
 
-func LabelJSON(r *http.Request, rp *state.Repo, l *state.Label) obj {
+// LabelJSON is the REST shape of a label. Caller holds rp.Mu.
+func LabelJSON(r *http.Request, rp *state.Repo, l *state.Label) map[string]any {
 	var desc any
 	if l.Description != "" {
 		desc = l.Description
