@@ -331,10 +331,7 @@ func (g gqlRefPayload) Field(_ *graphql.Exec, name string, _ map[string]any) (an
 // applied: another writer won the race, and a mutation that pinned the
 // head it read (expectedHeadOid, beforeOid) is refused.
 func (s *Server) MoveBranchBeforeNextMutation(owner, repo, branch string, files ...File) {
-	s.mutationRaces.mu.Lock()
-	defer s.mutationRaces.mu.Unlock()
-	s.mutationRaces.hooks = append(s.mutationRaces.hooks, contentsRace{
-		repo: owner + "/" + repo, ref: "refs/heads/" + branch,
-		fn: func() { _, _ = s.Seed(owner, repo, branch, "concurrent writer", files...) },
+	s.mutationRaces.add(owner+"/"+repo, "refs/heads/"+branch, func() {
+		_, _ = s.Seed(owner, repo, branch, "concurrent writer", files...)
 	})
 }

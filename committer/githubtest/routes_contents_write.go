@@ -235,6 +235,13 @@ type contentsRace struct {
 	fn        func()
 }
 
+// add makes fn run inside the next window for repoName's (owner/name) ref.
+func (c *contentsRaces) add(repoName, ref string, fn func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.hooks = append(c.hooks, contentsRace{repo: repoName, ref: ref, fn: fn})
+}
+
 // run runs and removes the hooks for repo's ref. It runs without any lock.
 func (c *contentsRaces) run(repoName, ref string) {
 	c.mu.Lock()
@@ -259,10 +266,7 @@ func (c *contentsRaces) run(repoName, ref string) {
 // moving the branch: GitHub then answers that write with 409 "is at <new>
 // but expected <old>", and the write changes nothing.
 func (s *Server) MoveBranchDuringNextContentsWrite(owner, repo, branch string, files ...File) {
-	s.contentsRaces.mu.Lock()
-	defer s.contentsRaces.mu.Unlock()
-	s.contentsRaces.hooks = append(s.contentsRaces.hooks, contentsRace{
-		repo: owner + "/" + repo, ref: "refs/heads/" + branch,
-		fn: func() { _, _ = s.Seed(owner, repo, branch, "concurrent writer", files...) },
+	s.contentsRaces.add(owner+"/"+repo, "refs/heads/"+branch, func() {
+		_, _ = s.Seed(owner, repo, branch, "concurrent writer", files...)
 	})
 }
