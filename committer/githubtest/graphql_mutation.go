@@ -111,7 +111,7 @@ func (s *Server) createCommitOnBranch(x *graphql.Exec, in map[string]any) (graph
 	if rp == nil {
 		return nil, graphql.Errorf("NOT_FOUND", "Could not resolve to a Repository with the name '"+c.repo+"'.")
 	}
-	s.mutationRaces.run(rp.FullName(), c.ref)
+	s.mutationRaces.Run(rp.FullName(), c.ref)
 	rp.Mu.Lock()
 	defer rp.Mu.Unlock()
 	head, ok := rp.Refs[c.ref]

@@ -152,7 +152,7 @@ func (s *Server) updateRefs(x *graphql.Exec, in map[string]any) (graphql.Object,
 	}
 	rp := repoNode.rp
 	for _, u := range ups {
-		s.mutationRaces.run(rp.FullName(), u.name)
+		s.mutationRaces.Run(rp.FullName(), u.name)
 	}
 	rp.Mu.Lock()
 	defer rp.Mu.Unlock()
@@ -273,7 +273,7 @@ func (s *Server) refMutation(x *graphql.Exec, name string, in map[string]any) (g
 			u.force, _ = in["force"].(bool)
 		}
 	}
-	s.mutationRaces.run(rp.FullName(), u.name)
+	s.mutationRaces.Run(rp.FullName(), u.name)
 	rp.Mu.Lock()
 	defer rp.Mu.Unlock()
 	if _, exists := rp.Refs[u.name]; name == "createRef" && exists {
@@ -331,7 +331,7 @@ func (g gqlRefPayload) Field(_ *graphql.Exec, name string, _ map[string]any) (an
 // applied: another writer won the race, and a mutation that pinned the
 // head it read (expectedHeadOid, beforeOid) is refused.
 func (s *Server) MoveBranchBeforeNextMutation(owner, repo, branch string, files ...File) {
-	s.mutationRaces.add(owner+"/"+repo, "refs/heads/"+branch, func() {
+	s.mutationRaces.Add(owner+"/"+repo, "refs/heads/"+branch, func() {
 		_, _ = s.Seed(owner, repo, branch, "concurrent writer", files...)
 	})
 }

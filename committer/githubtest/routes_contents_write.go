@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"net/http"
 	"strings"
-	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -134,7 +133,7 @@ func (s *Server) writeContents(r *http.Request, rp *state.Repo, op contentsOp) c
 		return res
 	}
 	rp.Mu.Unlock()
-	s.contentsRaces.run(rp.FullName(), ref)
+	s.contentsRaces.Run(rp.FullName(), ref)
 	rp.Mu.Lock()
 	defer rp.Mu.Unlock()
 	if now := rp.Refs[ref]; now != head {
@@ -223,50 +222,12 @@ func (s *Server) contentsCommit(r *http.Request, rp *state.Repo, head, tree plum
 	return rp.Commits[h], nil
 }
 
-// contentsRaces holds what runs inside the next contents writes' window
-// between reading the head and moving the branch.
-type contentsRaces struct {
-	mu    sync.Mutex
-	hooks []contentsRace
-}
-
-type contentsRace struct {
-	repo, ref string
-	fn        func()
-}
-
-// add makes fn run inside the next window for repoName's (owner/name) ref.
-func (c *contentsRaces) add(repoName, ref string, fn func()) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.hooks = append(c.hooks, contentsRace{repo: repoName, ref: ref, fn: fn})
-}
-
-// run runs and removes the hooks for repo's ref. It runs without any lock.
-func (c *contentsRaces) run(repoName, ref string) {
-	c.mu.Lock()
-	var due []func()
-	keep := c.hooks[:0]
-	for _, h := range c.hooks {
-		if strings.EqualFold(h.repo, repoName) && h.ref == ref {
-			due = append(due, h.fn)
-		} else {
-			keep = append(keep, h)
-		}
-	}
-	c.hooks = keep
-	c.mu.Unlock()
-	for _, f := range due {
-		f()
-	}
-}
-
 // MoveBranchDuringNextContentsWrite commits files on branch (via Seed) while
 // the next contents-API write to that branch is between reading the head and
 // moving the branch: GitHub then answers that write with 409 "is at <new>
 // but expected <old>", and the write changes nothing.
 func (s *Server) MoveBranchDuringNextContentsWrite(owner, repo, branch string, files ...File) {
-	s.contentsRaces.add(owner+"/"+repo, "refs/heads/"+branch, func() {
+	s.contentsRaces.Add(owner+"/"+repo, "refs/heads/"+branch, func() {
 		_, _ = s.Seed(owner, repo, branch, "concurrent writer", files...)
 	})
 }

@@ -50,8 +50,8 @@ type Server struct {
 	logMu sync.Mutex
 	log   []Request
 
-	contentsRaces contentsRaces // routes_contents_write.go
-	mutationRaces contentsRaces // MoveBranchBeforeNextMutation (graphql_refs.go)
+	contentsRaces rest.Races // routes_contents_write.go
+	mutationRaces rest.Races // MoveBranchBeforeNextMutation (graphql_refs.go)
 }
 
 // Option configures a Server.
