@@ -54,7 +54,7 @@ type contentsResult struct {
 	commit *object.Commit
 }
 
-func (s *Server) handlePutContent(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *restRoutes) handlePutContent(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body contentsWrite
 	if !wire.DecodeBody(w, r, &body, docContents) {
 		return
@@ -78,7 +78,7 @@ func (s *Server) handlePutContent(w http.ResponseWriter, r *http.Request, rp *st
 		return
 	}
 	op.data = data
-	res := s.writeContents(r, rp, op)
+	res := rh.writeContents(r, rp, op)
 	if res.commit == nil {
 		fail(res.status, res.msg)
 		return
@@ -91,7 +91,7 @@ func (s *Server) handlePutContent(w http.ResponseWriter, r *http.Request, rp *st
 	})
 }
 
-func (s *Server) handleDeleteContent(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *restRoutes) handleDeleteContent(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body contentsWrite
 	if !wire.DecodeBody(w, r, &body, docDelContent) {
 		return
@@ -106,7 +106,7 @@ func (s *Server) handleDeleteContent(w http.ResponseWriter, r *http.Request, rp 
 		return
 	}
 	op := contentsOp{path: strings.Trim(r.PathValue("path"), "/"), doc: docDelContent, del: true, body: body}
-	res := s.writeContents(r, rp, op)
+	res := rh.writeContents(r, rp, op)
 	if res.commit == nil {
 		fail(res.status, res.msg)
 		return
@@ -118,22 +118,22 @@ func (s *Server) handleDeleteContent(w http.ResponseWriter, r *http.Request, rp 
 
 // writeContents builds the commit on the head it reads, then moves the
 // branch only if it still points there.
-func (s *Server) writeContents(r *http.Request, rp *state.Repo, op contentsOp) contentsResult {
+func (rh *restRoutes) writeContents(r *http.Request, rp *state.Repo, op contentsOp) contentsResult {
 	rp.Mu.Lock()
-	ref, head, res := s.buildContents(r, rp, op)
+	ref, head, res := rh.buildContents(r, rp, op)
 	if res.commit == nil || head.IsZero() {
 		if res.commit != nil { // the first commit of an empty repository
 			if e := state.Refusal(rp, wire.IdentOf(r), rules.Change{Ref: ref, New: res.commit.Hash}); e != nil {
 				rp.Mu.Unlock()
 				return contentsResult{status: http.StatusConflict, msg: e.RestMessage(true)}
 			}
-			rp.SetRef(ref, res.commit.Hash, false, s.now())
+			rp.SetRef(ref, res.commit.Hash, false, rh.Now())
 		}
 		rp.Mu.Unlock()
 		return res
 	}
 	rp.Mu.Unlock()
-	s.contentsRaces.Run(rp.FullName(), ref)
+	rh.ContentsRaces.Run(rp.FullName(), ref)
 	rp.Mu.Lock()
 	defer rp.Mu.Unlock()
 	if now := rp.Refs[ref]; now != head {
@@ -142,13 +142,13 @@ func (s *Server) writeContents(r *http.Request, rp *state.Repo, op contentsOp) c
 	if e := state.Refusal(rp, wire.IdentOf(r), rules.Change{Ref: ref, Old: head, New: res.commit.Hash}); e != nil {
 		return contentsResult{status: http.StatusConflict, msg: e.RestMessage(true)}
 	}
-	rp.SetRef(ref, res.commit.Hash, false, s.now())
+	rp.SetRef(ref, res.commit.Hash, false, rh.Now())
 	return res
 }
 
 // buildContents checks the write against the head and stores its commit.
 // Caller holds rp.mu for writing.
-func (s *Server) buildContents(r *http.Request, rp *state.Repo, op contentsOp) (string, plumbing.Hash, contentsResult) {
+func (rh *restRoutes) buildContents(r *http.Request, rp *state.Repo, op contentsOp) (string, plumbing.Hash, contentsResult) {
 	ref, head, root, ok := rp.ContentsBranch(op.body.Branch)
 	branch := strings.TrimPrefix(ref, "refs/heads/")
 	if !ok || (op.del && head.IsZero()) {
@@ -184,7 +184,7 @@ func (s *Server) buildContents(r *http.Request, rp *state.Repo, op contentsOp) (
 	if err != nil {
 		return ref, head, contentsResult{status: 500, msg: err.Error()}
 	}
-	c, err := s.contentsCommit(r, rp, head, tree, op.body)
+	c, err := rh.contentsCommit(r, rp, head, tree, op.body)
 	if err != nil {
 		return ref, head, contentsResult{status: 500, msg: err.Error()}
 	}
@@ -196,8 +196,8 @@ func (s *Server) buildContents(r *http.Request, rp *state.Repo, op contentsOp) (
 // branch: GitHub's own, signed and Verified, unless a committer is named
 // (then it is unsigned, as GitHub cannot sign for someone else). Caller
 // holds rp.mu for writing.
-func (s *Server) contentsCommit(r *http.Request, rp *state.Repo, head, tree plumbing.Hash, body contentsWrite) (*object.Commit, error) {
-	now := s.now()
+func (rh *restRoutes) contentsCommit(r *http.Request, rp *state.Repo, head, tree plumbing.Hash, body contentsWrite) (*object.Commit, error) {
+	now := rh.Now()
 	id := wire.IdentOf(r)
 	author := object.Signature{Name: id.Name, Email: id.Email, When: now}
 	if body.Author != nil {

@@ -93,7 +93,7 @@ func New(opts ...Option) *Server {
 	for _, o := range opts {
 		o(s)
 	}
-	s.rest = &rest.Handler{Now: s.now, TreeMax: s.treeMax, VerifySig: s.verifyClientSignature}
+	s.rest = &rest.Handler{Now: s.now, TreeMax: s.treeMax, VerifySig: s.verifyClientSignature, ContentsRaces: &s.contentsRaces}
 	s.mux = &routeMux{ServeMux: http.NewServeMux()}
 	s.routes()
 	return s
