@@ -3,7 +3,6 @@ package githubtest
 import (
 	"net/http"
 
-	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rest"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
@@ -25,17 +24,12 @@ func (m *routeMux) Handle(pattern string, h http.Handler) {
 	m.ServeMux.Handle(pattern, h)
 }
 
-// restRoutes holds the contents writes on rest.Handler, whose clock and
-// race hooks they use.
-type restRoutes struct{ *rest.Handler }
-
 // repoHandler is a handler for /repos/{owner}/{repo}/... routes.
 type repoHandler func(w http.ResponseWriter, r *http.Request, rp *state.Repo)
 
 func (s *Server) routes() {
 	m := s.mux
 	rt := s.rest
-	ct := &restRoutes{s.rest}
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		wire.WriteError(w, r, http.StatusNotFound, "Not Found", wire.DocRoot)
 	})
@@ -76,8 +70,8 @@ func (s *Server) routes() {
 
 	s.handleRepo("GET "+rr+"/contents", rt.GetContent)
 	s.handleRepo("GET "+rr+"/contents/{path...}", rt.GetContent)
-	s.handleRepo("PUT "+rr+"/contents/{path...}", ct.handlePutContent)
-	s.handleRepo("DELETE "+rr+"/contents/{path...}", ct.handleDeleteContent)
+	s.handleRepo("PUT "+rr+"/contents/{path...}", rt.PutContent)
+	s.handleRepo("DELETE "+rr+"/contents/{path...}", rt.DeleteContent)
 
 	s.handleRepo("POST "+rr+"/pulls", rt.CreatePull)
 	s.handleRepo("GET "+rr+"/pulls", rt.ListPulls)
@@ -106,8 +100,6 @@ func (s *Server) handleRepo(pattern string, h repoHandler) {
 
 // Documentation URLs used in error bodies.
 const (
-	docContents   = "https://docs.github.com/rest/repos/contents#create-or-update-file-contents"
-	docDelContent = "https://docs.github.com/rest/repos/contents#delete-a-file"
 	docCreateRepo = "https://docs.github.com/rest/repos/repos#create-a-repository-for-the-authenticated-user"
 	docSecondary  = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"
 	docPrimary    = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-rate-limits"

@@ -17,4 +17,6 @@ const (
 	docGetContent = "https://docs.github.com/rest/repos/contents#get-repository-content"
 	docPulls      = "https://docs.github.com/rest/pulls/pulls#create-a-pull-request"
 	docRepoCommit = "https://docs.github.com/rest/commits/commits#get-a-commit"
+	docContents   = "https://docs.github.com/rest/repos/contents#create-or-update-file-contents"
+	docDelContent = "https://docs.github.com/rest/repos/contents#delete-a-file"
 )

@@ -1,4 +1,4 @@
-package githubtest
+package rest
 
 import (
 	"encoding/base64"
@@ -10,7 +10,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/gitobj"
-	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rest"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rules"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/sign"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
@@ -29,12 +28,12 @@ import (
 // for any token, unless the request names a committer.
 
 type contentsWrite struct {
-	Message   *string     `json:"message"`
-	Content   *string     `json:"content"`
-	SHA       string      `json:"sha"`
-	Branch    string      `json:"branch"`
-	Author    *rest.SigIn `json:"author"`
-	Committer *rest.SigIn `json:"committer"`
+	Message   *string `json:"message"`
+	Content   *string `json:"content"`
+	SHA       string  `json:"sha"`
+	Branch    string  `json:"branch"`
+	Author    *SigIn  `json:"author"`
+	Committer *SigIn  `json:"committer"`
 }
 
 // contentsOp is one decoded contents write; data is nil for a delete.
@@ -54,7 +53,7 @@ type contentsResult struct {
 	commit *object.Commit
 }
 
-func (rh *restRoutes) handlePutContent(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *Handler) PutContent(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body contentsWrite
 	if !wire.DecodeBody(w, r, &body, docContents) {
 		return
@@ -86,12 +85,12 @@ func (rh *restRoutes) handlePutContent(w http.ResponseWriter, r *http.Request, r
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
 	wire.WriteJSON(w, r, res.status, obj{
-		"content": rest.ContentEntry(r, rp, res.branch, op.path, res.entry),
+		"content": ContentEntry(r, rp, res.branch, op.path, res.entry),
 		"commit":  wire.GitCommitJSON(r, rp, res.commit),
 	})
 }
 
-func (rh *restRoutes) handleDeleteContent(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *Handler) DeleteContent(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body contentsWrite
 	if !wire.DecodeBody(w, r, &body, docDelContent) {
 		return
@@ -118,7 +117,7 @@ func (rh *restRoutes) handleDeleteContent(w http.ResponseWriter, r *http.Request
 
 // writeContents builds the commit on the head it reads, then moves the
 // branch only if it still points there.
-func (rh *restRoutes) writeContents(r *http.Request, rp *state.Repo, op contentsOp) contentsResult {
+func (rh *Handler) writeContents(r *http.Request, rp *state.Repo, op contentsOp) contentsResult {
 	rp.Mu.Lock()
 	ref, head, res := rh.buildContents(r, rp, op)
 	if res.commit == nil || head.IsZero() {
@@ -148,7 +147,7 @@ func (rh *restRoutes) writeContents(r *http.Request, rp *state.Repo, op contents
 
 // buildContents checks the write against the head and stores its commit.
 // Caller holds rp.mu for writing.
-func (rh *restRoutes) buildContents(r *http.Request, rp *state.Repo, op contentsOp) (string, plumbing.Hash, contentsResult) {
+func (rh *Handler) buildContents(r *http.Request, rp *state.Repo, op contentsOp) (string, plumbing.Hash, contentsResult) {
 	ref, head, root, ok := rp.ContentsBranch(op.body.Branch)
 	branch := strings.TrimPrefix(ref, "refs/heads/")
 	if !ok || (op.del && head.IsZero()) {
@@ -196,7 +195,7 @@ func (rh *restRoutes) buildContents(r *http.Request, rp *state.Repo, op contents
 // branch: GitHub's own, signed and Verified, unless a committer is named
 // (then it is unsigned, as GitHub cannot sign for someone else). Caller
 // holds rp.mu for writing.
-func (rh *restRoutes) contentsCommit(r *http.Request, rp *state.Repo, head, tree plumbing.Hash, body contentsWrite) (*object.Commit, error) {
+func (rh *Handler) contentsCommit(r *http.Request, rp *state.Repo, head, tree plumbing.Hash, body contentsWrite) (*object.Commit, error) {
 	now := rh.Now()
 	id := wire.IdentOf(r)
 	author := object.Signature{Name: id.Name, Email: id.Email, When: now}
@@ -220,14 +219,4 @@ func (rh *restRoutes) contentsCommit(r *http.Request, rp *state.Repo, head, tree
 		return nil, err
 	}
 	return rp.Commits[h], nil
-}
-
-// MoveBranchDuringNextContentsWrite commits files on branch (via Seed) while
-// the next contents-API write to that branch is between reading the head and
-// moving the branch: GitHub then answers that write with 409 "is at <new>
-// but expected <old>", and the write changes nothing.
-func (s *Server) MoveBranchDuringNextContentsWrite(owner, repo, branch string, files ...File) {
-	s.contentsRaces.Add(owner+"/"+repo, "refs/heads/"+branch, func() {
-		_, _ = s.Seed(owner, repo, branch, "concurrent writer", files...)
-	})
 }
