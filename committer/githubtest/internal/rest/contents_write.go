@@ -53,6 +53,7 @@ type contentsResult struct {
 	commit *object.Commit
 }
 
+// PutContent answers PUT /repos/{owner}/{repo}/contents/{path}.
 func (rh *Handler) PutContent(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body contentsWrite
 	if !wire.DecodeBody(w, r, &body, docContents) {
@@ -90,6 +91,7 @@ func (rh *Handler) PutContent(w http.ResponseWriter, r *http.Request, rp *state.
 	})
 }
 
+// DeleteContent answers DELETE /repos/{owner}/{repo}/contents/{path}.
 func (rh *Handler) DeleteContent(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body contentsWrite
 	if !wire.DecodeBody(w, r, &body, docDelContent) {

@@ -3,7 +3,7 @@
 // Server: the git data API (blobs, trees with GitHub's create-tree timeout
 // and the recursive listing's truncation, commits, annotated tags, refs),
 // branches and their rules and protection, compare, repository commits,
-// contents reads, pull requests and their labels, reviewers and assignees.
-// Repositories, contents writes, apps and rate limits are still in
-// githubtest (issue #35).
+// contents reads and writes, pull requests and their labels, reviewers and
+// assignees. Repositories, apps and rate limits are still in githubtest
+// (issue #35).
 package rest

@@ -5,8 +5,8 @@ import (
 	"sync"
 )
 
-// Races holds what runs inside the next contents writes' window
-// between reading the head and moving the branch.
+// Races holds what runs inside the next contents writes' (or GraphQL
+// mutations') window between reading the head and moving the branch.
 type Races struct {
 	mu    sync.Mutex
 	hooks []race
