@@ -143,7 +143,7 @@ func (s *Server) handleRepoInstallation(w http.ResponseWriter, r *http.Request, 
 	}
 	s.mu.Unlock()
 	if found == nil {
-		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docRoot)
+		wire.WriteError(w, r, http.StatusNotFound, "Not Found", wire.DocRoot)
 		return
 	}
 	api := wire.APIBase(r)

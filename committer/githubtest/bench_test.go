@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rest"
 )
 
 // tree100k is a create-tree request body with n entries in nested dirs.
@@ -67,7 +69,7 @@ func BenchmarkTree100k(b *testing.B) {
 			b.Fatal(err)
 		}
 		// 100,000 files + 10,050 directories: truncated at 100,000 entries.
-		if len(got.Tree) != maxTreeEntries || !got.Truncated {
+		if len(got.Tree) != rest.MaxTreeEntries || !got.Truncated {
 			b.Fatalf("got %d entries, truncated=%v", len(got.Tree), got.Truncated)
 		}
 	}

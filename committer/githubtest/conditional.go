@@ -25,7 +25,7 @@ func (s *Server) routeOf(r *http.Request) string {
 // dispatch runs the route's handler, or the 404 reply for unserved paths.
 func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, route string) {
 	if route == "" {
-		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docRoot)
+		wire.WriteError(w, r, http.StatusNotFound, "Not Found", wire.DocRoot)
 		return
 	}
 	s.mux.ServeHTTP(w, r)

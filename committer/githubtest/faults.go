@@ -316,3 +316,13 @@ const (
 	// BodyRuleViolation: a ref update refused by a ruleset (422).
 	BodyRuleViolation = `{"message":"Repository rule violations found\n\nChanges must be made through a pull request.\n\n","documentation_url":"https://docs.github.com/rest/git/refs#update-a-reference","status":"422"}`
 )
+
+// MoveBranchDuringNextContentsWrite commits files on branch (via Seed) while
+// the next contents-API write to that branch is between reading the head and
+// moving the branch: GitHub then answers that write with 409 "is at <new>
+// but expected <old>", and the write changes nothing.
+func (s *Server) MoveBranchDuringNextContentsWrite(owner, repo, branch string, files ...File) {
+	s.contentsRaces.Add(owner+"/"+repo, "refs/heads/"+branch, func() {
+		_, _ = s.Seed(owner, repo, branch, "concurrent writer", files...)
+	})
+}

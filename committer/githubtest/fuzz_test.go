@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"github.com/ghcommitter/ghcommitter/committer/internal/gitmodel"
 	"maps"
 	"net/http"
 	"slices"
@@ -13,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/ghcommitter/ghcommitter/committer/internal/gitmodel"
 
 	"github.com/google/go-github/v66/github"
 

@@ -61,7 +61,7 @@ func (g gqlAccount) Field(x *graphql.Exec, name string, args map[string]any) (an
 
 // viewer is the account of the request's token.
 func viewer(x *graphql.Exec) gqlAccount {
-	id := identOf(x.R)
+	id := wire.IdentOf(x.R)
 	email := id.Email
 	if strings.HasSuffix(email, "@users.noreply.github.com") {
 		email = "" // GitHub shows only a public email

@@ -13,6 +13,7 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rules"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/sign"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 // msgGraphQLGaveUp is what GitHub answers when a query fails inside it
@@ -110,7 +111,7 @@ func (s *Server) createCommitOnBranch(x *graphql.Exec, in map[string]any) (graph
 	if rp == nil {
 		return nil, graphql.Errorf("NOT_FOUND", "Could not resolve to a Repository with the name '"+c.repo+"'.")
 	}
-	s.mutationRaces.run(rp.FullName(), c.ref)
+	s.mutationRaces.Run(rp.FullName(), c.ref)
 	rp.Mu.Lock()
 	defer rp.Mu.Unlock()
 	head, ok := rp.Refs[c.ref]
@@ -126,7 +127,7 @@ func (s *Server) createCommitOnBranch(x *graphql.Exec, in map[string]any) (graph
 		return nil, err
 	}
 	now := s.now()
-	id := identOf(x.R)
+	id := wire.IdentOf(x.R)
 	cm := &object.Commit{
 		Author:    object.Signature{Name: id.Name, Email: id.Email, When: now},
 		Committer: sign.WebFlowCommitter(now), Message: c.message, TreeHash: tree,
@@ -136,7 +137,7 @@ func (s *Server) createCommitOnBranch(x *graphql.Exec, in map[string]any) (graph
 	if err != nil {
 		return nil, graphql.Errorf("", "Something went wrong while executing your query: "+err.Error())
 	}
-	if e := refusal(rp, id, rules.Change{Ref: c.ref, Old: head, New: h}); e != nil {
+	if e := state.Refusal(rp, id, rules.Change{Ref: c.ref, Old: head, New: h}); e != nil {
 		return nil, e.GQLError()
 	}
 	rp.SetRef(c.ref, h, false, now)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
 // updateRefs: GitHub's atomic multi-ref compare-and-swap (Mutation.updateRefs,
@@ -151,7 +152,7 @@ func (s *Server) updateRefs(x *graphql.Exec, in map[string]any) (graphql.Object,
 	}
 	rp := repoNode.rp
 	for _, u := range ups {
-		s.mutationRaces.run(rp.FullName(), u.name)
+		s.mutationRaces.Run(rp.FullName(), u.name)
 	}
 	rp.Mu.Lock()
 	defer rp.Mu.Unlock()
@@ -160,7 +161,7 @@ func (s *Server) updateRefs(x *graphql.Exec, in map[string]any) (graphql.Object,
 			return nil, err
 		}
 	}
-	if err := s.rulesRefuseRefUpdates(rp, ups, identOf(x.R)); err != nil {
+	if err := s.rulesRefuseRefUpdates(rp, ups, wire.IdentOf(x.R)); err != nil {
 		return nil, err
 	}
 	now := s.now()
@@ -183,7 +184,7 @@ func (s *Server) updateRefs(x *graphql.Exec, in map[string]any) (graphql.Object,
 // ref the same call keeps). Caller holds mu.
 func checkRefUpdateLocked(rp *state.Repo, u refUpdate, batch map[string]bool) error {
 	refuse := func(typ, msg string) error { return graphql.Errorf(typ, msg) }
-	if !validRefName(u.name) {
+	if !state.ValidRefName(u.name) {
 		return refuse("UNPROCESSABLE", "Reference name "+strconv.Quote(u.name)+" is invalid.")
 	}
 	old, had := rp.Refs[u.name]
@@ -272,7 +273,7 @@ func (s *Server) refMutation(x *graphql.Exec, name string, in map[string]any) (g
 			u.force, _ = in["force"].(bool)
 		}
 	}
-	s.mutationRaces.run(rp.FullName(), u.name)
+	s.mutationRaces.Run(rp.FullName(), u.name)
 	rp.Mu.Lock()
 	defer rp.Mu.Unlock()
 	if _, exists := rp.Refs[u.name]; name == "createRef" && exists {
@@ -287,7 +288,7 @@ func (s *Server) refMutation(x *graphql.Exec, name string, in map[string]any) (g
 	if err := checkRefUpdateLocked(rp, u, map[string]bool{u.name: true}); err != nil {
 		return nil, err
 	}
-	if err := s.rulesRefuseRefUpdates(rp, []refUpdate{u}, identOf(x.R)); err != nil {
+	if err := s.rulesRefuseRefUpdates(rp, []refUpdate{u}, wire.IdentOf(x.R)); err != nil {
 		return nil, err
 	}
 	old, had := rp.Refs[u.name]
@@ -330,10 +331,7 @@ func (g gqlRefPayload) Field(_ *graphql.Exec, name string, _ map[string]any) (an
 // applied: another writer won the race, and a mutation that pinned the
 // head it read (expectedHeadOid, beforeOid) is refused.
 func (s *Server) MoveBranchBeforeNextMutation(owner, repo, branch string, files ...File) {
-	s.mutationRaces.mu.Lock()
-	defer s.mutationRaces.mu.Unlock()
-	s.mutationRaces.hooks = append(s.mutationRaces.hooks, contentsRace{
-		repo: owner + "/" + repo, ref: "refs/heads/" + branch,
-		fn: func() { _, _ = s.Seed(owner, repo, branch, "concurrent writer", files...) },
+	s.mutationRaces.Add(owner+"/"+repo, "refs/heads/"+branch, func() {
+		_, _ = s.Seed(owner, repo, branch, "concurrent writer", files...)
 	})
 }

@@ -10,25 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
-
-type ctxKey int
-
-const identKey ctxKey = iota
-
-func identOf(r *http.Request) state.Identity {
-	id, ok := r.Context().Value(identKey).(state.Identity)
-	if !ok {
-		return defaultIdentity("")
-	}
-	return id
-}
-
-func defaultIdentity(token string) state.Identity {
-	return state.Identity{Token: token, Login: "octocat", Name: "The Octocat", Email: "octocat@users.noreply.github.com", UserID: 1}
-}
 
 // recorder buffers nothing; it counts what the handler writes. onBody runs
 // once, just before the first body bytes go out, so the request is in the
@@ -120,10 +103,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 
 	id, ok := s.authenticate(r, route)
 	if !ok {
-		wire.WriteError(rec, r, http.StatusUnauthorized, "Bad credentials", docRoot)
+		wire.WriteError(rec, r, http.StatusUnauthorized, "Bad credentials", wire.DocRoot)
 		return
 	}
-	r = r.WithContext(context.WithValue(r.Context(), identKey, id))
+	r = r.WithContext(wire.WithIdentity(r.Context(), id))
 	inflight, done := s.enter(r, route, id)
 	defer done()
 	s.sleep(r, s.latencyNow())
@@ -211,7 +194,7 @@ func writeFault(w http.ResponseWriter, r *http.Request, f *Fault) {
 		_, _ = w.Write([]byte(f.Body))
 		return
 	}
-	wire.WriteError(w, r, f.Status, defaultMessage(f.Status), docRoot)
+	wire.WriteError(w, r, f.Status, defaultMessage(f.Status), wire.DocRoot)
 }
 
 // reqMeta is what a handler learns about a request for its log entry.

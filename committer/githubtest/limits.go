@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/limits"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rest"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
@@ -120,7 +121,7 @@ func (s *Server) noteInjected(r *http.Request, route string, id state.Identity, 
 // token is over a limit it writes the secondary-limit reply and returns
 // false, and the handler must stop.
 func (s *Server) chargeMutation(w http.ResponseWriter, r *http.Request) bool {
-	id := identOf(r)
+	id := wire.IdentOf(r)
 	wait, over := s.lim.ChargeMutation(id.Token, clientOf(r), r.Method, s.now())
 	if over {
 		s.writeSecondary(w, r, id, wait, true)
@@ -169,7 +170,7 @@ func bearer(r *http.Request) string {
 // authenticate checks the credentials of a request.
 func (s *Server) authenticate(r *http.Request, route string) (state.Identity, bool) {
 	if route == routeAccessToken || route == routeInstall {
-		return defaultIdentity(""), true // JWT, checked by the handler
+		return wire.DefaultIdentity(""), true // JWT, checked by the handler
 	}
 	tok := bearer(r)
 	s.mu.Lock()
@@ -187,7 +188,7 @@ func (s *Server) authenticate(r *http.Request, route string) (state.Identity, bo
 	if s.token != "" && tok != s.token {
 		return state.Identity{}, false
 	}
-	return defaultIdentity(tok), true
+	return wire.DefaultIdentity(tok), true
 }
 
 // rateResource is the X-RateLimit-Resource a route draws on.
@@ -245,7 +246,7 @@ func (s *Server) ExhaustRateLimit(reset time.Time) {
 
 func (s *Server) handleRateLimit(w http.ResponseWriter, r *http.Request) {
 	now := s.now()
-	id := identOf(r)
+	id := wire.IdentOf(r)
 	limit := s.lim.PrimaryLimit()
 	used, reset, _ := s.lim.CountPrimary(id.Token+"\x00core", now, false)
 	gUsed, gReset := s.lim.Peek(id.Token+"\x00graphql", now)
@@ -261,13 +262,6 @@ func (s *Server) handleRateLimit(w http.ResponseWriter, r *http.Request) {
 			"integration_manifest": other(5000, "integration_manifest"), "code_search": other(10, "code_search")},
 		"rate": core,
 	})
-}
-
-// treeLimits are the create-tree timeout thresholds.
-type treeLimits struct {
-	inlineEntries int   // more entries carrying content time out; 0 = never
-	inlineBytes   int64 // more bytes of inline content time out; 0 = never
-	entries       int   // more entries of any kind time out; 0 = never
 }
 
 // Defaults of WithTreeTimeout and WithTreeEntryTimeout.
@@ -293,14 +287,7 @@ const (
 	DefaultTreeTimeoutAllEntries = 5000
 )
 
-var defaultTreeLimits = treeLimits{inlineEntries: DefaultTreeTimeoutEntries, inlineBytes: DefaultTreeTimeoutBytes, entries: DefaultTreeTimeoutAllEntries}
-
-// msgTreeTimeout is GitHub's reply to a create-tree request too large to
-// process in time (qoomon/actions--create-commit#90; two spaces after each
-// sentence, as GitHub sends it).
-const msgTreeTimeout = "Sorry, your request timed out.  It's likely that your input was too large to process.  " +
-	"Consider building the tree incrementally, or building the commits you need in a local clone of the " +
-	"repository and then pushing them to GitHub."
+var defaultTreeLimits = rest.TreeLimits{InlineEntries: DefaultTreeTimeoutEntries, InlineBytes: DefaultTreeTimeoutBytes, Entries: DefaultTreeTimeoutAllEntries}
 
 // WithTreeTimeout sets when POST git/trees answers GitHub's timeout 422 for
 // its inline content: when more than entries tree entries carry a content
@@ -310,8 +297,8 @@ const msgTreeTimeout = "Sorry, your request timed out.  It's likely that your in
 // WithTreeEntryTimeout.
 func WithTreeTimeout(entries int, bytes int64) Option {
 	return func(s *Server) {
-		s.treeMax.inlineEntries = max(entries, 0)
-		s.treeMax.inlineBytes = max(bytes, 0)
+		s.treeMax.InlineEntries = max(entries, 0)
+		s.treeMax.InlineBytes = max(bytes, 0)
 	}
 }
 
@@ -320,38 +307,5 @@ func WithTreeTimeout(entries int, bytes int64) Option {
 // GitHub's timeout 422; 0 never. The default is
 // DefaultTreeTimeoutAllEntries.
 func WithTreeEntryTimeout(entries int) Option {
-	return func(s *Server) { s.treeMax.entries = max(entries, 0) }
-}
-
-// timesOut reports whether a create-tree request with these entries is too
-// large to process in time.
-func (t treeLimits) timesOut(entries []treeEntryIn) bool {
-	var inline int
-	var bytes int64
-	for _, e := range entries {
-		if e.Content != nil {
-			inline++
-			bytes += int64(len(*e.Content))
-		}
-	}
-	return (t.entries > 0 && len(entries) > t.entries) ||
-		(t.inlineEntries > 0 && inline > t.inlineEntries) ||
-		(t.inlineBytes > 0 && bytes > t.inlineBytes)
-}
-
-// maxTreeBytes is where GitHub truncates recursive tree listings by size
-// ("The limit for the tree array is 100,000 entries with a maximum size of 7
-// MB when using the recursive parameter": spec get-tree). The fake counts
-// the JSON bytes of the entries, taking 7 MB as 7,000,000 bytes.
-const maxTreeBytes = 7_000_000
-
-// entryJSONSize is the size of one entry of the tree array as JSON (path
-// escaping aside).
-func entryJSONSize(e treeEntryOut) int {
-	n := len(`{"path":"","mode":"","type":"","sha":"","url":""},`) +
-		len(e.Path) + len(e.Mode) + len(e.Type) + len(e.SHA) + len(e.URL)
-	if e.Size != nil {
-		n += len(`,"size":`) + len(strconv.FormatInt(*e.Size, 10))
-	}
-	return n
+	return func(s *Server) { s.treeMax.Entries = max(entries, 0) }
 }

@@ -69,7 +69,7 @@ func (s *Server) movedRepo(owner, name string) *state.Repo {
 func (s *Server) repoGone(w http.ResponseWriter, r *http.Request) {
 	rp := s.movedRepo(r.PathValue("owner"), r.PathValue("repo"))
 	if rp == nil {
-		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docRoot)
+		wire.WriteError(w, r, http.StatusNotFound, "Not Found", wire.DocRoot)
 		return
 	}
 	rest := strings.SplitN(strings.TrimPrefix(r.URL.EscapedPath(), "/repos/"), "/", 3)

@@ -29,8 +29,9 @@ type repoHandler func(w http.ResponseWriter, r *http.Request, rp *state.Repo)
 
 func (s *Server) routes() {
 	m := s.mux
+	rt := s.rest
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docRoot)
+		wire.WriteError(w, r, http.StatusNotFound, "Not Found", wire.DocRoot)
 	})
 	m.HandleFunc("POST /user/repos", s.handleCreateRepo)
 	m.HandleFunc("POST /orgs/{org}/repos", s.handleCreateRepo)
@@ -44,45 +45,45 @@ func (s *Server) routes() {
 	s.handleRepo("DELETE "+rr, s.handleDeleteRepo)
 	s.handleRepo("GET "+rr+"/installation", s.handleRepoInstallation)
 
-	s.handleRepo("GET "+rr+"/git/ref/{ref...}", s.handleGetRef)
-	s.handleRepo("GET "+rr+"/git/refs", s.handleListRefs)
-	s.handleRepo("GET "+rr+"/git/refs/{ref...}", s.handleListRefs)
-	s.handleRepo("GET "+rr+"/git/matching-refs/{ref...}", s.handleMatchingRefs)
-	s.handleRepo("POST "+rr+"/git/refs", s.handleCreateRef)
-	s.handleRepo("PATCH "+rr+"/git/refs/{ref...}", s.handleUpdateRef)
-	s.handleRepo("DELETE "+rr+"/git/refs/{ref...}", s.handleDeleteRef)
+	s.handleRepo("GET "+rr+"/git/ref/{ref...}", s.rest.GetRef)
+	s.handleRepo("GET "+rr+"/git/refs", s.rest.ListRefs)
+	s.handleRepo("GET "+rr+"/git/refs/{ref...}", s.rest.ListRefs)
+	s.handleRepo("GET "+rr+"/git/matching-refs/{ref...}", s.rest.MatchingRefs)
+	s.handleRepo("POST "+rr+"/git/refs", s.rest.CreateRef)
+	s.handleRepo("PATCH "+rr+"/git/refs/{ref...}", s.rest.UpdateRef)
+	s.handleRepo("DELETE "+rr+"/git/refs/{ref...}", s.rest.DeleteRef)
 
-	s.handleRepo("POST "+rr+"/git/blobs", s.handleCreateBlob)
-	s.handleRepo("GET "+rr+"/git/blobs/{sha}", s.handleGetBlob)
-	s.handleRepo("POST "+rr+"/git/trees", s.handleCreateTree)
-	s.handleRepo("GET "+rr+"/git/trees/{sha...}", s.handleGetTree)
-	s.handleRepo("POST "+rr+"/git/commits", s.handleCreateCommit)
-	s.handleRepo("GET "+rr+"/git/commits/{sha}", s.handleGetCommit)
-	s.handleRepo("POST "+rr+"/git/tags", s.handleCreateTag)
-	s.handleRepo("GET "+rr+"/git/tags/{sha}", s.handleGetTag)
+	s.handleRepo("POST "+rr+"/git/blobs", s.rest.CreateBlob)
+	s.handleRepo("GET "+rr+"/git/blobs/{sha}", s.rest.GetBlob)
+	s.handleRepo("POST "+rr+"/git/trees", s.rest.CreateTree)
+	s.handleRepo("GET "+rr+"/git/trees/{sha...}", s.rest.GetTree)
+	s.handleRepo("POST "+rr+"/git/commits", s.rest.CreateCommit)
+	s.handleRepo("GET "+rr+"/git/commits/{sha}", s.rest.GetCommit)
+	s.handleRepo("POST "+rr+"/git/tags", s.rest.CreateTag)
+	s.handleRepo("GET "+rr+"/git/tags/{sha}", s.rest.GetTag)
 
-	s.handleRepo("GET "+rr+"/branches/{branch...}", s.handleGetBranch)
-	s.handleRepo("POST "+rr+"/branches/{branch...}", s.handleBranchPost)
-	s.handleRepo("GET "+rr+"/rules/branches/{branch...}", s.handleBranchRules)
-	s.handleRepo("GET "+rr+"/compare/{basehead...}", s.handleCompare)
-	s.handleRepo("GET "+rr+"/commits/{ref...}", s.handleRepoCommit)
+	s.handleRepo("GET "+rr+"/branches/{branch...}", rt.GetBranch)
+	s.handleRepo("POST "+rr+"/branches/{branch...}", rt.BranchPost)
+	s.handleRepo("GET "+rr+"/rules/branches/{branch...}", rt.BranchRules)
+	s.handleRepo("GET "+rr+"/compare/{basehead...}", rt.Compare)
+	s.handleRepo("GET "+rr+"/commits/{ref...}", rt.RepoCommit)
 
-	s.handleRepo("GET "+rr+"/contents", s.handleGetContent)
-	s.handleRepo("GET "+rr+"/contents/{path...}", s.handleGetContent)
-	s.handleRepo("PUT "+rr+"/contents/{path...}", s.handlePutContent)
-	s.handleRepo("DELETE "+rr+"/contents/{path...}", s.handleDeleteContent)
+	s.handleRepo("GET "+rr+"/contents", rt.GetContent)
+	s.handleRepo("GET "+rr+"/contents/{path...}", rt.GetContent)
+	s.handleRepo("PUT "+rr+"/contents/{path...}", rt.PutContent)
+	s.handleRepo("DELETE "+rr+"/contents/{path...}", rt.DeleteContent)
 
-	s.handleRepo("POST "+rr+"/pulls", s.handleCreatePull)
-	s.handleRepo("GET "+rr+"/pulls", s.handleListPulls)
-	s.handleRepo("GET "+rr+"/pulls/{number}", s.handleGetPull)
-	s.handleRepo("PATCH "+rr+"/pulls/{number}", s.handleUpdatePull)
-	s.handleRepo("POST "+rr+"/pulls/{number}/requested_reviewers", s.handleRequestedReviewers)
-	s.handleRepo("DELETE "+rr+"/pulls/{number}/requested_reviewers", s.handleRequestedReviewers)
-	s.handleRepo("POST "+rr+"/issues/{number}/labels", s.handleIssueLabels)
-	s.handleRepo("PUT "+rr+"/issues/{number}/labels", s.handleIssueLabels)
-	s.handleRepo("DELETE "+rr+"/issues/{number}/labels/{name}", s.handleRemoveIssueLabel)
-	s.handleRepo("POST "+rr+"/issues/{number}/assignees", s.handleAssignees)
-	s.handleRepo("DELETE "+rr+"/issues/{number}/assignees", s.handleAssignees)
+	s.handleRepo("POST "+rr+"/pulls", rt.CreatePull)
+	s.handleRepo("GET "+rr+"/pulls", rt.ListPulls)
+	s.handleRepo("GET "+rr+"/pulls/{number}", rt.GetPull)
+	s.handleRepo("PATCH "+rr+"/pulls/{number}", rt.UpdatePull)
+	s.handleRepo("POST "+rr+"/pulls/{number}/requested_reviewers", rt.RequestedReviewers)
+	s.handleRepo("DELETE "+rr+"/pulls/{number}/requested_reviewers", rt.RequestedReviewers)
+	s.handleRepo("POST "+rr+"/issues/{number}/labels", rt.IssueLabels)
+	s.handleRepo("PUT "+rr+"/issues/{number}/labels", rt.IssueLabels)
+	s.handleRepo("DELETE "+rr+"/issues/{number}/labels/{name}", rt.RemoveIssueLabel)
+	s.handleRepo("POST "+rr+"/issues/{number}/assignees", rt.Assignees)
+	s.handleRepo("DELETE "+rr+"/issues/{number}/assignees", rt.Assignees)
 	s.handleRepo("POST "+rr+"/labels", s.handleCreateLabel)
 }
 
@@ -99,30 +100,10 @@ func (s *Server) handleRepo(pattern string, h repoHandler) {
 
 // Documentation URLs used in error bodies.
 const (
-	docRoot       = "https://docs.github.com/rest"
-	docCreateBlob = "https://docs.github.com/rest/git/blobs#create-a-blob"
-	docGetBlob    = "https://docs.github.com/rest/git/blobs#get-a-blob"
-	docCreateTree = "https://docs.github.com/rest/git/trees#create-a-tree"
-	docGetTree    = "https://docs.github.com/rest/git/trees#get-a-tree"
-	docCreateCmt  = "https://docs.github.com/rest/git/commits#create-a-commit"
-	docGetCmt     = "https://docs.github.com/rest/git/commits#get-a-commit-object"
-	docGetRef     = "https://docs.github.com/rest/git/refs#get-a-reference"
-	docMatchRefs  = "https://docs.github.com/rest/git/refs#list-matching-references"
-	docCreateRef  = "https://docs.github.com/rest/git/refs#create-a-reference"
-	docUpdateRef  = "https://docs.github.com/rest/git/refs#update-a-reference"
-	docDeleteRef  = "https://docs.github.com/rest/git/refs#delete-a-reference"
-	docBranch     = "https://docs.github.com/rest/branches/branches#get-a-branch"
-	docRepoCommit = "https://docs.github.com/rest/commits/commits#get-a-commit"
-	docContents   = "https://docs.github.com/rest/repos/contents#create-or-update-file-contents"
-	docGetContent = "https://docs.github.com/rest/repos/contents#get-repository-content"
-	docDelContent = "https://docs.github.com/rest/repos/contents#delete-a-file"
-	docPulls      = "https://docs.github.com/rest/pulls/pulls#create-a-pull-request"
 	docCreateRepo = "https://docs.github.com/rest/repos/repos#create-a-repository-for-the-authenticated-user"
 	docSecondary  = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"
 	docPrimary    = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-rate-limits"
 	docApps       = "https://docs.github.com/rest/apps/apps#create-an-installation-access-token-for-an-app"
 )
-
-const msgEmptyRepo = "Git Repository is empty."
 
 type obj = map[string]any

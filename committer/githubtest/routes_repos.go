@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rest"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
@@ -23,7 +24,7 @@ func (s *Server) handleCreateRepo(w http.ResponseWriter, r *http.Request) {
 	}
 	owner := r.PathValue("org")
 	if owner == "" {
-		owner = identOf(r).Login
+		owner = wire.IdentOf(r).Login
 	}
 	rp, created := s.addRepo(owner, body.Name, body.Private)
 	if !created {
@@ -90,5 +91,5 @@ func (s *Server) handleCreateLabel(w http.ResponseWriter, r *http.Request, rp *s
 	}
 	l := &state.Label{Name: body.Name, Color: strings.ToLower(body.Color), Description: body.Description}
 	rp.Labels = append(rp.Labels, l)
-	wire.WriteJSON(w, r, http.StatusCreated, labelJSON(r, rp, l))
+	wire.WriteJSON(w, r, http.StatusCreated, rest.LabelJSON(r, rp, l))
 }

@@ -154,12 +154,6 @@ func (s *Server) SetCommitStatus(owner, name, sha, context, state string) error 
 	return nil
 }
 
-// refusal checks changes against the repository's rules for the request's
-// identity; nil when every change may go ahead. Caller holds rp.mu.
-func refusal(rp *state.Repo, id state.Identity, changes ...rules.Change) *rules.Refusal {
-	return rules.Refuse(rp, rp.Rulesets, rp.Protections, id.Login, changes...)
-}
-
 // rulesRefuseRefUpdates checks updateRefs' changes. Caller holds rp.mu.
 func (s *Server) rulesRefuseRefUpdates(rp *state.Repo, ups []refUpdate, id state.Identity) error {
 	changes := make([]rules.Change, 0, len(ups))
@@ -170,7 +164,7 @@ func (s *Server) rulesRefuseRefUpdates(rp *state.Repo, ups []refUpdate, id state
 		}
 		changes = append(changes, ch)
 	}
-	if e := refusal(rp, id, changes...); e != nil {
+	if e := state.Refusal(rp, id, changes...); e != nil {
 		return e.GQLError()
 	}
 	return nil

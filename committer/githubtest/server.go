@@ -2,7 +2,6 @@ package githubtest
 
 import (
 	"crypto/rsa"
-	"github.com/ProtonMail/go-crypto/openpgp"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -12,9 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ProtonMail/go-crypto/openpgp"
+
 	"github.com/google/go-github/v66/github"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/limits"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rest"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
@@ -31,7 +33,8 @@ type Server struct {
 	reqSeq     atomic.Int64
 	rulesetSeq atomic.Int64 // AddRuleset's ids
 	lim        limits.Limiter
-	treeMax    treeLimits
+	treeMax    rest.TreeLimits
+	rest       *rest.Handler // the git data routes
 
 	mu       sync.Mutex // guards the fields below
 	repos    map[string]*state.Repo
@@ -47,8 +50,8 @@ type Server struct {
 	logMu sync.Mutex
 	log   []Request
 
-	contentsRaces contentsRaces // routes_contents_write.go
-	mutationRaces contentsRaces // MoveBranchBeforeNextMutation (graphql_refs.go)
+	contentsRaces rest.Races // routes_contents_write.go
+	mutationRaces rest.Races // MoveBranchBeforeNextMutation (graphql_refs.go)
 }
 
 // Option configures a Server.
@@ -90,6 +93,7 @@ func New(opts ...Option) *Server {
 	for _, o := range opts {
 		o(s)
 	}
+	s.rest = &rest.Handler{Now: s.now, TreeMax: s.treeMax, VerifySig: s.verifyClientSignature, ContentsRaces: &s.contentsRaces}
 	s.mux = &routeMux{ServeMux: http.NewServeMux()}
 	s.routes()
 	return s

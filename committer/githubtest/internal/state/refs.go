@@ -267,3 +267,23 @@ func (rp *Repo) SplitProtection(name string) (string, bool) {
 	}
 	return b, true
 }
+
+// ValidRefName checks "refs/x/y": starts with refs/ and has two slashes.
+func ValidRefName(ref string) bool {
+	if !strings.HasPrefix(ref, "refs/") || strings.Count(ref, "/") < 2 {
+		return false
+	}
+	for _, seg := range strings.Split(ref, "/") {
+		if seg == "" || strings.HasPrefix(seg, ".") || strings.HasSuffix(seg, ".lock") {
+			return false
+		}
+	}
+	// git check-ref-format: no "..", no control characters, no trailing ".".
+	for _, c := range ref {
+		if c < 0x20 || c == 0x7f {
+			return false
+		}
+	}
+	return !strings.ContainsAny(ref, " ~^:?*[\\") && !strings.Contains(ref, "@{") &&
+		!strings.Contains(ref, "..") && !strings.HasSuffix(ref, ".")
+}

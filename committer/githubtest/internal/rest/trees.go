@@ -1,4 +1,4 @@
-package githubtest
+package rest
 
 import (
 	"net/http"
@@ -12,8 +12,8 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
-// maxTreeEntries is where GitHub truncates recursive tree listings.
-const maxTreeEntries = 100000
+// MaxTreeEntries is where GitHub truncates recursive tree listings.
+const MaxTreeEntries = 100000
 
 type treeEntryIn struct {
 	Path    string         `json:"path"`
@@ -57,7 +57,8 @@ func modeFor(mode, typ string) (filemode.FileMode, bool) {
 	return 0, false
 }
 
-func (s *Server) handleCreateTree(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+// CreateTree answers POST /repos/{owner}/{repo}/git/trees.
+func (rh *Handler) CreateTree(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Tree     *[]treeEntryIn `json:"tree"`
 		BaseTree wire.OptString `json:"base_tree"`
@@ -73,10 +74,10 @@ func (s *Server) handleCreateTree(w http.ResponseWriter, r *http.Request, rp *st
 	rp.Mu.Lock()
 	defer rp.Mu.Unlock()
 	if rp.Empty() {
-		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docCreateTree)
+		wire.WriteError(w, r, http.StatusConflict, wire.MsgEmptyRepo, docCreateTree)
 		return
 	}
-	if s.treeMax.timesOut(*body.Tree) {
+	if rh.TreeMax.TimesOut(*body.Tree) {
 		fail(msgTreeTimeout)
 		return
 	}
@@ -88,12 +89,12 @@ func (s *Server) handleCreateTree(w http.ResponseWriter, r *http.Request, rp *st
 			return
 		}
 	}
-	s.buildTree(w, r, rp, base, *body.Tree)
+	rh.buildTree(w, r, rp, base, *body.Tree)
 }
 
 // buildTree applies the entries on base and writes the new tree. Caller
 // holds rp.mu.
-func (s *Server) buildTree(w http.ResponseWriter, r *http.Request, rp *state.Repo, base plumbing.Hash, tree []treeEntryIn) {
+func (rh *Handler) buildTree(w http.ResponseWriter, r *http.Request, rp *state.Repo, base plumbing.Hash, tree []treeEntryIn) {
 	fail := func(msg string) { wire.WriteError(w, r, http.StatusUnprocessableEntity, msg, docCreateTree) }
 	b := gitobj.NewTreeBuilder(&rp.Store, base)
 	for _, e := range tree {
@@ -163,7 +164,7 @@ func treeJSON(rp *state.Repo, r *http.Request, h plumbing.Hash, recursive bool) 
 	truncated := false
 	size := 0
 	add := func(p string, e object.TreeEntry) bool {
-		if len(entries) >= maxTreeEntries {
+		if len(entries) >= MaxTreeEntries {
 			truncated = true
 			return false
 		}
@@ -196,16 +197,17 @@ func treeJSON(rp *state.Repo, r *http.Request, h plumbing.Hash, recursive bool) 
 	return obj{"sha": h.String(), "url": base + "/git/trees/" + h.String(), "tree": entries, "truncated": truncated}
 }
 
-func (s *Server) handleGetTree(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+// GetTree answers GET /repos/{owner}/{repo}/git/trees/{sha} (recursive with ?recursive).
+func (rh *Handler) GetTree(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
 	if rp.Empty() {
-		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docGetTree)
+		wire.WriteError(w, r, http.StatusConflict, wire.MsgEmptyRepo, docGetTree)
 		return
 	}
 	h, ok := rp.ResolveTree(r.PathValue("sha"))
 	if !ok {
-		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docRoot)
+		wire.WriteError(w, r, http.StatusNotFound, "Not Found", wire.DocRoot)
 		return
 	}
 	wire.WriteJSON(w, r, http.StatusOK, treeJSON(rp, r, h, r.URL.Query().Has("recursive")))

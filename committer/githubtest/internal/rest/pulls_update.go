@@ -1,4 +1,4 @@
-package githubtest
+package rest
 
 import (
 	"encoding/json"
@@ -27,7 +27,8 @@ const (
 	docAssignees  = "https://docs.github.com/rest/issues/assignees#add-assignees-to-an-issue"
 )
 
-func (s *Server) handleUpdatePull(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+// UpdatePull answers PATCH /repos/{owner}/{repo}/pulls/{number}.
+func (rh *Handler) UpdatePull(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Title *string `json:"title"`
 		Body  *string `json:"body"`
@@ -79,7 +80,7 @@ func (s *Server) handleUpdatePull(w http.ResponseWriter, r *http.Request, rp *st
 			}
 		}
 	}
-	now := s.now()
+	now := rh.Now()
 	if body.Title != nil {
 		p.Title = *body.Title
 	}
@@ -133,8 +134,8 @@ func labelNames(raw []byte) (names []string, ok bool) {
 	return nil, false
 }
 
-// handleIssueLabels serves POST (add) and PUT (replace) issues/{n}/labels.
-func (s *Server) handleIssueLabels(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+// IssueLabels serves POST (add) and PUT (replace) issues/{n}/labels.
+func (rh *Handler) IssueLabels(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	raw, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	if err != nil || !json.Valid(raw) {
 		wire.WriteError(w, r, http.StatusBadRequest, "Problems parsing JSON", docLabels)
@@ -167,11 +168,12 @@ func (s *Server) handleIssueLabels(w http.ResponseWriter, r *http.Request, rp *s
 			p.Labels = append(p.Labels, n)
 		}
 	}
-	p.Updated = s.now()
+	p.Updated = rh.Now()
 	wire.WriteJSON(w, r, http.StatusOK, labelsJSON(rp, r, p.Labels, false))
 }
 
-func (s *Server) handleRemoveIssueLabel(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+// RemoveIssueLabel answers DELETE /repos/{owner}/{repo}/issues/{number}/labels/{name}.
+func (rh *Handler) RemoveIssueLabel(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	rp.Mu.Lock()
 	defer rp.Mu.Unlock()
 	p := rp.PullAt(r, "number")
@@ -186,7 +188,7 @@ func (s *Server) handleRemoveIssueLabel(w http.ResponseWriter, r *http.Request, 
 		return
 	}
 	p.Labels = slices.Delete(p.Labels, i, i+1)
-	p.Updated = s.now()
+	p.Updated = rh.Now()
 	wire.WriteJSON(w, r, http.StatusOK, labelsJSON(rp, r, p.Labels, false))
 }
 
@@ -198,7 +200,7 @@ func labelsJSON(rp *state.Repo, r *http.Request, names []string, inPull bool) []
 	for _, n := range names {
 		for _, l := range rp.Labels {
 			if l.Name == n {
-				o := labelJSON(r, rp, l)
+				o := LabelJSON(r, rp, l)
 				if inPull && o["description"] == nil {
 					o["description"] = ""
 				}
@@ -209,7 +211,8 @@ func labelsJSON(rp *state.Repo, r *http.Request, names []string, inPull bool) []
 	return out
 }
 
-func labelJSON(r *http.Request, rp *state.Repo, l *state.Label) obj {
+// LabelJSON is the REST shape of a label. Caller holds rp.Mu.
+func LabelJSON(r *http.Request, rp *state.Repo, l *state.Label) map[string]any {
 	var desc any
 	if l.Description != "" {
 		desc = l.Description
@@ -225,9 +228,9 @@ func loginID(s string) int64 {
 	return int64(h.Sum32()%90_000_000) + 10_000_000
 }
 
-// handleRequestedReviewers serves POST (request) and DELETE (remove)
+// RequestedReviewers serves POST (request) and DELETE (remove)
 // pulls/{n}/requested_reviewers.
-func (s *Server) handleRequestedReviewers(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *Handler) RequestedReviewers(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Reviewers     *[]string `json:"reviewers"`
 		TeamReviewers []string  `json:"team_reviewers"`
@@ -270,12 +273,12 @@ func (s *Server) handleRequestedReviewers(w http.ResponseWriter, r *http.Request
 	} else {
 		p.Reviewers = slices.DeleteFunc(p.Reviewers, func(l string) bool { return slices.Contains(*body.Reviewers, l) })
 	}
-	p.Updated = s.now()
+	p.Updated = rh.Now()
 	wire.WriteJSON(w, r, status, pullJSON(r, rp, p))
 }
 
-// handleAssignees serves POST (add) and DELETE (remove) issues/{n}/assignees.
-func (s *Server) handleAssignees(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+// Assignees serves POST (add) and DELETE (remove) issues/{n}/assignees.
+func (rh *Handler) Assignees(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Assignees *[]string `json:"assignees"`
 	}
@@ -304,7 +307,7 @@ func (s *Server) handleAssignees(w http.ResponseWriter, r *http.Request, rp *sta
 	} else {
 		p.Assignees = slices.DeleteFunc(p.Assignees, func(l string) bool { return slices.Contains(*body.Assignees, l) })
 	}
-	p.Updated = s.now()
+	p.Updated = rh.Now()
 	wire.WriteJSON(w, r, status, issueJSON(r, rp, p))
 }
 

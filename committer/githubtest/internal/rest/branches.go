@@ -1,4 +1,4 @@
-package githubtest
+package rest
 
 import (
 	"net/http"
@@ -12,16 +12,16 @@ import (
 
 const docRenameBranch = "https://docs.github.com/rest/branches/branches#rename-a-branch"
 
-// handleGetBranch serves GET branches/{b}. Like GitHub it answers 404
+// GetBranch serves GET branches/{b}. Like GitHub it answers 404
 // "Branch not found" for any branch of an empty repository, and 301 (with
 // Location) for a branch renamed away (POST branches/{b}/rename) and for
 // master in a repository that has none.
-func (s *Server) handleGetBranch(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *Handler) GetBranch(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	rp.Mu.RLock()
 	name := r.PathValue("branch")
 	if b, ok := rp.SplitProtection(name); ok {
 		rp.Mu.RUnlock()
-		s.handleBranchProtection(w, r, rp, b)
+		rh.handleBranchProtection(w, r, rp, b)
 		return
 	}
 	defer rp.Mu.RUnlock()
@@ -54,13 +54,13 @@ func branchJSON(r *http.Request, rp *state.Repo, name string, h plumbing.Hash) o
 	}
 }
 
-// handleBranchPost serves POST branches/{b}/rename (the only POST under
+// BranchPost serves POST branches/{b}/rename (the only POST under
 // branches/): it renames the branch, keeps its history, moves the default
 // branch along, and leaves the old name redirecting to the new one.
-func (s *Server) handleBranchPost(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *Handler) BranchPost(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	old, ok := strings.CutSuffix(r.PathValue("branch"), "/rename")
 	if !ok || old == "" {
-		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docRoot)
+		wire.WriteError(w, r, http.StatusNotFound, "Not Found", wire.DocRoot)
 		return
 	}
 	var body struct {
@@ -82,7 +82,7 @@ func (s *Server) handleBranchPost(w http.ResponseWriter, r *http.Request, rp *st
 		return
 	}
 	ref := "refs/heads/" + newName
-	if !validRefName(ref) || rp.RefNameClash(ref) != "" && rp.RefNameClash(ref) != "refs/heads/"+old {
+	if !state.ValidRefName(ref) || rp.RefNameClash(ref) != "" && rp.RefNameClash(ref) != "refs/heads/"+old {
 		wire.WriteValidation(w, r, docRenameBranch, wire.ValidationError{Resource: "Branch", Field: "new_name", Code: "invalid",
 			Message: "New branch name is invalid or already exists"})
 		return
@@ -93,7 +93,7 @@ func (s *Server) handleBranchPost(w http.ResponseWriter, r *http.Request, rp *st
 		return
 	}
 	if newName != old {
-		now := s.now()
+		now := rh.Now()
 		rp.SetRef("refs/heads/"+old, plumbing.ZeroHash, false, now)
 		rp.SetRef(ref, h, false, now)
 		if rp.Renamed == nil {
@@ -113,11 +113,12 @@ func (s *Server) handleBranchPost(w http.ResponseWriter, r *http.Request, rp *st
 	wire.WriteJSON(w, r, http.StatusCreated, branchJSON(r, rp, newName, h))
 }
 
-func (s *Server) handleRepoCommit(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+// RepoCommit answers GET /repos/{owner}/{repo}/commits/{ref}.
+func (rh *Handler) RepoCommit(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
 	if rp.Empty() {
-		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docRepoCommit)
+		wire.WriteError(w, r, http.StatusConflict, wire.MsgEmptyRepo, docRepoCommit)
 		return
 	}
 	ref := r.PathValue("ref")

@@ -1,4 +1,4 @@
-package githubtest
+package rest
 
 import (
 	"net/http"
@@ -18,7 +18,8 @@ func headBranch(head, owner string) (string, string) {
 	return owner, head
 }
 
-func (s *Server) handleCreatePull(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+// CreatePull answers POST /repos/{owner}/{repo}/pulls.
+func (rh *Handler) CreatePull(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Title string `json:"title"`
 		Body  string `json:"body"`
@@ -59,7 +60,7 @@ func (s *Server) handleCreatePull(w http.ResponseWriter, r *http.Request, rp *st
 		return
 	}
 	p := &state.Pull{Number: len(rp.Pulls) + 1, Title: body.Title, Body: body.Body, Head: head, Base: body.Base,
-		HeadOwner: headOwner, State: "open", Draft: body.Draft, Created: s.now(), User: identOf(r),
+		HeadOwner: headOwner, State: "open", Draft: body.Draft, Created: rh.Now(), User: wire.IdentOf(r),
 		HeadSHA: hsha.String(), BaseSHA: bsha.String()}
 	rp.Pulls = append(rp.Pulls, p)
 	out := pullJSON(r, rp, p)
@@ -67,7 +68,8 @@ func (s *Server) handleCreatePull(w http.ResponseWriter, r *http.Request, rp *st
 	wire.WriteJSON(w, r, http.StatusCreated, out)
 }
 
-func (s *Server) handleListPulls(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+// ListPulls answers GET /repos/{owner}/{repo}/pulls.
+func (rh *Handler) ListPulls(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	q := r.URL.Query()
 	state := q.Get("state")
 	if state == "" {
@@ -95,12 +97,13 @@ func (s *Server) handleListPulls(w http.ResponseWriter, r *http.Request, rp *sta
 	wire.WriteJSON(w, r, http.StatusOK, out)
 }
 
-func (s *Server) handleGetPull(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+// GetPull answers GET /repos/{owner}/{repo}/pulls/{number}.
+func (rh *Handler) GetPull(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	n, _ := strconv.Atoi(r.PathValue("number"))
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
 	if n < 1 || n > len(rp.Pulls) {
-		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docRoot)
+		wire.WriteError(w, r, http.StatusNotFound, "Not Found", wire.DocRoot)
 		return
 	}
 	wire.WriteJSON(w, r, http.StatusOK, pullJSON(r, rp, rp.Pulls[n-1]))

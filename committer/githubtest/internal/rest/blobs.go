@@ -1,4 +1,4 @@
-package githubtest
+package rest
 
 import (
 	"encoding/base64"
@@ -11,7 +11,8 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
-func (s *Server) handleCreateBlob(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+// CreateBlob answers POST /repos/{owner}/{repo}/git/blobs.
+func (rh *Handler) CreateBlob(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Content  *string `json:"content"`
 		Encoding string  `json:"encoding"`
@@ -42,7 +43,7 @@ func (s *Server) handleCreateBlob(w http.ResponseWriter, r *http.Request, rp *st
 	rp.Mu.Lock()
 	defer rp.Mu.Unlock()
 	if rp.Empty() {
-		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docCreateBlob)
+		wire.WriteError(w, r, http.StatusConflict, wire.MsgEmptyRepo, docCreateBlob)
 		return
 	}
 	h := rp.PutBlob(data)
@@ -51,17 +52,18 @@ func (s *Server) handleCreateBlob(w http.ResponseWriter, r *http.Request, rp *st
 	wire.WriteJSON(w, r, http.StatusCreated, obj{"sha": h.String(), "url": u})
 }
 
-func (s *Server) handleGetBlob(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+// GetBlob answers GET /repos/{owner}/{repo}/git/blobs/{sha}.
+func (rh *Handler) GetBlob(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	sha := r.PathValue("sha")
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
 	if rp.Empty() {
-		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docGetBlob)
+		wire.WriteError(w, r, http.StatusConflict, wire.MsgEmptyRepo, docGetBlob)
 		return
 	}
 	data, ok := rp.Blob(plumbing.NewHash(sha))
 	if len(sha) != 40 || !ok {
-		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docRoot)
+		wire.WriteError(w, r, http.StatusNotFound, "Not Found", wire.DocRoot)
 		return
 	}
 	wire.WriteJSON(w, r, http.StatusOK, obj{

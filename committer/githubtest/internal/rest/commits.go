@@ -1,4 +1,4 @@
-package githubtest
+package rest
 
 import (
 	"net/http"
@@ -12,14 +12,16 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
-type sigIn struct {
+// SigIn is the author or committer of a create-commit or create-tag request
+// (and of the contents API's writes).
+type SigIn struct {
 	Name  string `json:"name"`
 	Email string `json:"email"`
 	Date  string `json:"date"`
 }
 
-// toSig converts a request signature; ok is false when the date is invalid.
-func (in *sigIn) toSig(now time.Time) (object.Signature, bool) {
+// ToSig converts a request signature; ok is false when the date is invalid.
+func (in *SigIn) ToSig(now time.Time) (object.Signature, bool) {
 	sig := object.Signature{Name: in.Name, Email: in.Email, When: now}
 	if in.Date != "" {
 		t, err := time.Parse(time.RFC3339, in.Date)
@@ -31,13 +33,14 @@ func (in *sigIn) toSig(now time.Time) (object.Signature, bool) {
 	return sig, true
 }
 
-func (s *Server) handleCreateCommit(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+// CreateCommit answers POST /repos/{owner}/{repo}/git/commits.
+func (rh *Handler) CreateCommit(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Message   *string  `json:"message"`
 		Tree      string   `json:"tree"`
 		Parents   []string `json:"parents"`
-		Author    *sigIn   `json:"author"`
-		Committer *sigIn   `json:"committer"`
+		Author    *SigIn   `json:"author"`
+		Committer *SigIn   `json:"committer"`
 		Signature *string  `json:"signature"`
 	}
 	if !wire.DecodeBody(w, r, &body, docCreateCmt) {
@@ -52,8 +55,8 @@ func (s *Server) handleCreateCommit(w http.ResponseWriter, r *http.Request, rp *
 		fail("Invalid request.\n\n\"tree\" wasn't supplied.")
 		return
 	}
-	now := s.now()
-	id := identOf(r)
+	now := rh.Now()
+	id := wire.IdentOf(r)
 	author, committer, msg := commitSigs(id, body.Author, body.Committer, now)
 	if msg != "" {
 		fail(msg)
@@ -63,7 +66,7 @@ func (s *Server) handleCreateCommit(w http.ResponseWriter, r *http.Request, rp *
 	rp.Mu.Lock()
 	defer rp.Mu.Unlock()
 	if rp.Empty() {
-		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docCreateCmt)
+		wire.WriteError(w, r, http.StatusConflict, wire.MsgEmptyRepo, docCreateCmt)
 		return
 	}
 	tree := plumbing.NewHash(body.Tree)
@@ -80,7 +83,7 @@ func (s *Server) handleCreateCommit(w http.ResponseWriter, r *http.Request, rp *
 	switch {
 	case body.Signature != nil && *body.Signature != "":
 		c.PGPSignature = *body.Signature
-		v = s.verifyClientSignature(sign.CommitPayload(c), *body.Signature, c.Committer.Email, now)
+		v = rh.VerifySig(sign.CommitPayload(c), *body.Signature, c.Committer.Email, now)
 	case id.Installation != 0 && body.Author == nil && body.Committer == nil:
 		// GitHub signs what an App commits without author or committer.
 		c.Committer = sign.WebFlowCommitter(now)
@@ -100,18 +103,18 @@ func (s *Server) handleCreateCommit(w http.ResponseWriter, r *http.Request, rp *
 
 // commitSigs resolves create-commit's author and committer (the token's
 // user by default), or returns GitHub's message for a bad date.
-func commitSigs(id state.Identity, a, c *sigIn, now time.Time) (author, committer object.Signature, msg string) {
+func commitSigs(id state.Identity, a, c *SigIn, now time.Time) (author, committer object.Signature, msg string) {
 	author = object.Signature{Name: id.Name, Email: id.Email, When: now}
 	if a != nil {
 		var ok bool
-		if author, ok = a.toSig(now); !ok {
+		if author, ok = a.ToSig(now); !ok {
 			return author, committer, "Invalid request.\n\nauthor.date is not a valid date-time."
 		}
 	}
 	committer = author
 	if c != nil {
 		var ok bool
-		if committer, ok = c.toSig(now); !ok {
+		if committer, ok = c.ToSig(now); !ok {
 			return author, committer, "Invalid request.\n\ncommitter.date is not a valid date-time."
 		}
 	} else if a == nil {
@@ -120,17 +123,18 @@ func commitSigs(id state.Identity, a, c *sigIn, now time.Time) (author, committe
 	return author, committer, ""
 }
 
-func (s *Server) handleGetCommit(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+// GetCommit answers GET /repos/{owner}/{repo}/git/commits/{sha}.
+func (rh *Handler) GetCommit(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
 	if rp.Empty() {
-		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docGetCmt)
+		wire.WriteError(w, r, http.StatusConflict, wire.MsgEmptyRepo, docGetCmt)
 		return
 	}
 	sha := r.PathValue("sha")
 	c, ok := rp.Commits[plumbing.NewHash(sha)]
 	if !ok || len(sha) != 40 {
-		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docRoot)
+		wire.WriteError(w, r, http.StatusNotFound, "Not Found", wire.DocRoot)
 		return
 	}
 	wire.WriteJSON(w, r, http.StatusOK, wire.GitCommitJSON(r, rp, c))

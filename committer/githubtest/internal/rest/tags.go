@@ -1,4 +1,4 @@
-package githubtest
+package rest
 
 import (
 	"net/http"
@@ -20,13 +20,14 @@ const (
 	docGetTag    = "https://docs.github.com/rest/git/tags#get-a-tag"
 )
 
-func (s *Server) handleCreateTag(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+// CreateTag answers POST /repos/{owner}/{repo}/git/tags.
+func (rh *Handler) CreateTag(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Tag     *string `json:"tag"`
 		Message *string `json:"message"`
 		Object  *string `json:"object"`
 		Type    *string `json:"type"`
-		Tagger  *sigIn  `json:"tagger"`
+		Tagger  *SigIn  `json:"tagger"`
 	}
 	if !wire.DecodeBody(w, r, &body, docCreateTag) {
 		return
@@ -46,8 +47,8 @@ func (s *Server) handleCreateTag(w http.ResponseWriter, r *http.Request, rp *sta
 		fail("Invalid request.\n\n" + *body.Type + " is not a member of [\"commit\", \"tree\", \"blob\"].")
 		return
 	}
-	now := s.now()
-	id := identOf(r)
+	now := rh.Now()
+	id := wire.IdentOf(r)
 	tagger := object.Signature{Name: id.Name, Email: id.Email, When: now}
 	if body.Tagger != nil {
 		if body.Tagger.Name == "" || body.Tagger.Email == "" {
@@ -55,7 +56,7 @@ func (s *Server) handleCreateTag(w http.ResponseWriter, r *http.Request, rp *sta
 			return
 		}
 		var ok bool
-		if tagger, ok = body.Tagger.toSig(now); !ok {
+		if tagger, ok = body.Tagger.ToSig(now); !ok {
 			fail("Invalid request.\n\ntagger.date is not a valid date-time.")
 			return
 		}
@@ -63,7 +64,7 @@ func (s *Server) handleCreateTag(w http.ResponseWriter, r *http.Request, rp *sta
 	rp.Mu.Lock()
 	defer rp.Mu.Unlock()
 	if rp.Empty() {
-		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docCreateTag)
+		wire.WriteError(w, r, http.StatusConflict, wire.MsgEmptyRepo, docCreateTag)
 		return
 	}
 	target := plumbing.NewHash(*body.Object)
@@ -83,11 +84,12 @@ func (s *Server) handleCreateTag(w http.ResponseWriter, r *http.Request, rp *sta
 	wire.WriteJSON(w, r, http.StatusCreated, out)
 }
 
-func (s *Server) handleGetTag(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+// GetTag answers GET /repos/{owner}/{repo}/git/tags/{sha}.
+func (rh *Handler) GetTag(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
 	if rp.Empty() {
-		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docGetTag)
+		wire.WriteError(w, r, http.StatusConflict, wire.MsgEmptyRepo, docGetTag)
 		return
 	}
 	sha := r.PathValue("sha")

@@ -1,4 +1,4 @@
-package githubtest
+package rest
 
 import (
 	"net/http"
@@ -14,30 +14,31 @@ import (
 // A ref's "/" may come literal or escaped as %2F (@octokit/rest sends
 // heads%2Fmain; github.com answers it): PathValue unescapes both alike.
 
-func (s *Server) handleGetRef(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+// GetRef answers GET /repos/{owner}/{repo}/git/ref/{ref}.
+func (rh *Handler) GetRef(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
 	if rp.Empty() {
-		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docGetRef)
+		wire.WriteError(w, r, http.StatusConflict, wire.MsgEmptyRepo, docGetRef)
 		return
 	}
 	ref := "refs/" + r.PathValue("ref")
 	h, ok := rp.Refs[ref]
 	if !ok {
-		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docRoot)
+		wire.WriteError(w, r, http.StatusNotFound, "Not Found", wire.DocRoot)
 		return
 	}
 	wire.WriteJSON(w, r, http.StatusOK, wire.GitRefJSON(r, rp, ref, h))
 }
 
-// handleListRefs serves the undocumented GET git/refs/{prefix}: an array of
+// ListRefs serves the undocumented GET git/refs/{prefix}: an array of
 // the refs under that prefix (or the single ref, as an object, on an exact
 // match, like GitHub).
-func (s *Server) handleListRefs(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *Handler) ListRefs(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
 	if rp.Empty() {
-		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docMatchRefs)
+		wire.WriteError(w, r, http.StatusConflict, wire.MsgEmptyRepo, docMatchRefs)
 		return
 	}
 	p := strings.TrimSuffix(r.PathValue("ref"), "/")
@@ -55,17 +56,18 @@ func (s *Server) handleListRefs(w http.ResponseWriter, r *http.Request, rp *stat
 		out = append(out, wire.GitRefJSON(r, rp, name, rp.Refs[name]))
 	}
 	if len(out) == 0 {
-		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docRoot)
+		wire.WriteError(w, r, http.StatusNotFound, "Not Found", wire.DocRoot)
 		return
 	}
 	wire.WriteJSON(w, r, http.StatusOK, out)
 }
 
-func (s *Server) handleMatchingRefs(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+// MatchingRefs answers GET /repos/{owner}/{repo}/git/matching-refs/{ref}.
+func (rh *Handler) MatchingRefs(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
 	if rp.Empty() {
-		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docMatchRefs)
+		wire.WriteError(w, r, http.StatusConflict, wire.MsgEmptyRepo, docMatchRefs)
 		return
 	}
 	out := []obj{}
@@ -75,27 +77,8 @@ func (s *Server) handleMatchingRefs(w http.ResponseWriter, r *http.Request, rp *
 	wire.WriteJSON(w, r, http.StatusOK, out)
 }
 
-// validRefName checks "refs/x/y": starts with refs/ and has two slashes.
-func validRefName(ref string) bool {
-	if !strings.HasPrefix(ref, "refs/") || strings.Count(ref, "/") < 2 {
-		return false
-	}
-	for _, seg := range strings.Split(ref, "/") {
-		if seg == "" || strings.HasPrefix(seg, ".") || strings.HasSuffix(seg, ".lock") {
-			return false
-		}
-	}
-	// git check-ref-format: no "..", no control characters, no trailing ".".
-	for _, c := range ref {
-		if c < 0x20 || c == 0x7f {
-			return false
-		}
-	}
-	return !strings.ContainsAny(ref, " ~^:?*[\\") && !strings.Contains(ref, "@{") &&
-		!strings.Contains(ref, "..") && !strings.HasSuffix(ref, ".")
-}
-
-func (s *Server) handleCreateRef(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+// CreateRef answers POST /repos/{owner}/{repo}/git/refs.
+func (rh *Handler) CreateRef(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		Ref string `json:"ref"`
 		SHA string `json:"sha"`
@@ -106,10 +89,10 @@ func (s *Server) handleCreateRef(w http.ResponseWriter, r *http.Request, rp *sta
 	rp.Mu.Lock()
 	defer rp.Mu.Unlock()
 	if rp.Empty() {
-		wire.WriteError(w, r, http.StatusConflict, msgEmptyRepo, docCreateRef)
+		wire.WriteError(w, r, http.StatusConflict, wire.MsgEmptyRepo, docCreateRef)
 		return
 	}
-	if !validRefName(body.Ref) {
+	if !state.ValidRefName(body.Ref) {
 		wire.WriteError(w, r, http.StatusUnprocessableEntity, "Reference name is invalid", docCreateRef)
 		return
 	}
@@ -132,17 +115,18 @@ func (s *Server) handleCreateRef(w http.ResponseWriter, r *http.Request, rp *sta
 		wire.WriteError(w, r, http.StatusUnprocessableEntity, "Reference update failed", docCreateRef)
 		return
 	}
-	if e := refusal(rp, identOf(r), rules.Change{Ref: body.Ref, New: h}); e != nil {
+	if e := state.Refusal(rp, wire.IdentOf(r), rules.Change{Ref: body.Ref, New: h}); e != nil {
 		wire.WriteError(w, r, http.StatusUnprocessableEntity, e.RestMessage(false), docCreateRef)
 		return
 	}
-	rp.SetRef(body.Ref, h, false, s.now())
+	rp.SetRef(body.Ref, h, false, rh.Now())
 	out := wire.GitRefJSON(r, rp, body.Ref, h)
 	w.Header().Set("Location", out["url"].(string))
 	wire.WriteJSON(w, r, http.StatusCreated, out)
 }
 
-func (s *Server) handleUpdateRef(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+// UpdateRef answers PATCH /repos/{owner}/{repo}/git/refs/{ref}.
+func (rh *Handler) UpdateRef(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body struct {
 		SHA   string `json:"sha"`
 		Force bool   `json:"force"`
@@ -172,16 +156,17 @@ func (s *Server) handleUpdateRef(w http.ResponseWriter, r *http.Request, rp *sta
 		return
 	}
 	if old != h {
-		if e := refusal(rp, identOf(r), rules.Change{Ref: ref, Old: old, New: h}); e != nil {
+		if e := state.Refusal(rp, wire.IdentOf(r), rules.Change{Ref: ref, Old: old, New: h}); e != nil {
 			wire.WriteError(w, r, http.StatusUnprocessableEntity, e.RestMessage(false), docUpdateRef)
 			return
 		}
-		rp.SetRef(ref, h, body.Force, s.now())
+		rp.SetRef(ref, h, body.Force, rh.Now())
 	}
 	wire.WriteJSON(w, r, http.StatusOK, wire.GitRefJSON(r, rp, ref, h))
 }
 
-func (s *Server) handleDeleteRef(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+// DeleteRef answers DELETE /repos/{owner}/{repo}/git/refs/{ref}.
+func (rh *Handler) DeleteRef(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	ref := "refs/" + r.PathValue("ref")
 	rp.Mu.Lock()
 	defer rp.Mu.Unlock()
@@ -194,10 +179,10 @@ func (s *Server) handleDeleteRef(w http.ResponseWriter, r *http.Request, rp *sta
 		wire.WriteError(w, r, http.StatusUnprocessableEntity, "Cannot delete the default branch", docDeleteRef)
 		return
 	}
-	if e := refusal(rp, identOf(r), rules.Change{Ref: ref, Old: old}); e != nil {
+	if e := state.Refusal(rp, wire.IdentOf(r), rules.Change{Ref: ref, Old: old}); e != nil {
 		wire.WriteError(w, r, http.StatusUnprocessableEntity, e.RestMessage(false), docDeleteRef)
 		return
 	}
-	rp.SetRef(ref, plumbing.ZeroHash, false, s.now())
+	rp.SetRef(ref, plumbing.ZeroHash, false, rh.Now())
 	w.WriteHeader(http.StatusNoContent)
 }

@@ -1,4 +1,4 @@
-package githubtest
+package rest
 
 import (
 	"net/http"
@@ -16,9 +16,9 @@ import (
 
 const maxContentsBlob = 1 << 20
 
-// contentEntry is the content-file/content-tree entry shape without content.
+// ContentEntry is the content-file/content-tree entry shape without content.
 // Caller holds rp.mu.
-func contentEntry(r *http.Request, rp *state.Repo, ref, p string, e object.TreeEntry) obj {
+func ContentEntry(r *http.Request, rp *state.Repo, ref, p string, e object.TreeEntry) map[string]any {
 	sha := e.Hash.String()
 	typ := "file"
 	gitURL := wire.RepoURL(rp, r) + "/git/blobs/" + sha
@@ -47,7 +47,8 @@ func contentEntry(r *http.Request, rp *state.Repo, ref, p string, e object.TreeE
 	}
 }
 
-func (s *Server) handleGetContent(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+// GetContent answers GET /repos/{owner}/{repo}/contents/{path}.
+func (rh *Handler) GetContent(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	p := strings.Trim(r.PathValue("path"), "/")
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
@@ -72,7 +73,7 @@ func (s *Server) handleGetContent(w http.ResponseWriter, r *http.Request, rp *st
 	if e.Mode == filemode.Dir {
 		out := []obj{}
 		for _, c := range rp.Trees[e.Hash] {
-			out = append(out, contentEntry(r, rp, ref, path.Join(p, c.Name), c))
+			out = append(out, ContentEntry(r, rp, ref, path.Join(p, c.Name), c))
 		}
 		wire.WriteJSON(w, r, http.StatusOK, out)
 		return
@@ -93,7 +94,7 @@ func (s *Server) handleGetContent(w http.ResponseWriter, r *http.Request, rp *st
 		})
 		return
 	}
-	out := contentEntry(r, rp, ref, p, e)
+	out := ContentEntry(r, rp, ref, p, e)
 	out["content"] = wire.Base64Lines(data)
 	out["encoding"] = "base64"
 	if e.Mode == filemode.Symlink {

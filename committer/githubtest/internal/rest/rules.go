@@ -1,4 +1,4 @@
-package githubtest
+package rest
 
 import (
 	"net/http"
@@ -12,10 +12,10 @@ const (
 	docBranchProtection = "https://docs.github.com/rest/branches/branch-protection#get-branch-protection"
 )
 
-// handleBranchRules serves GET rules/branches/{branch}: the active rules of
+// BranchRules serves GET rules/branches/{branch}: the active rules of
 // every ruleset that applies to the branch (whether or not it exists), with
 // the ruleset each comes from, in the order the rulesets were added.
-func (s *Server) handleBranchRules(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *Handler) BranchRules(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
 	ref := "refs/heads/" + r.PathValue("branch")
@@ -72,7 +72,7 @@ func checksJSON(contexts []string) []obj {
 
 // handleBranchProtection serves GET branches/{b}/protection (classic
 // protection only, as on GitHub): 404 "Branch not protected" without it.
-func (s *Server) handleBranchProtection(w http.ResponseWriter, r *http.Request, rp *state.Repo, branch string) {
+func (rh *Handler) handleBranchProtection(w http.ResponseWriter, r *http.Request, rp *state.Repo, branch string) {
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
 	if _, ok := rp.Refs["refs/heads/"+branch]; !ok {

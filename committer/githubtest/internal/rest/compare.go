@@ -1,4 +1,4 @@
-package githubtest
+package rest
 
 import (
 	"net/http"
@@ -13,12 +13,12 @@ import (
 
 const docCompare = "https://docs.github.com/rest/commits/commits#compare-two-commits"
 
-// handleCompare serves GET compare/{base}...{head}: head described relative
+// Compare serves GET compare/{base}...{head}: head described relative
 // to base (status identical, ahead, behind or diverged, ahead_by,
 // behind_by, the merge base) and a page of the commits head has that base
 // lacks, oldest first (per_page default 250, at most 250; a Link header
 // names the next and last pages), as GitHub's commit-comparison schema.
-func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+func (rh *Handler) Compare(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	baseRef, headRef, ok := strings.Cut(r.PathValue("basehead"), "...")
 	if !ok {
 		wire.WriteError(w, r, http.StatusNotFound, "Not Found", docCompare)

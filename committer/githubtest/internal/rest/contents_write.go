@@ -1,10 +1,9 @@
-package githubtest
+package rest
 
 import (
 	"encoding/base64"
 	"net/http"
 	"strings"
-	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -33,8 +32,8 @@ type contentsWrite struct {
 	Content   *string `json:"content"`
 	SHA       string  `json:"sha"`
 	Branch    string  `json:"branch"`
-	Author    *sigIn  `json:"author"`
-	Committer *sigIn  `json:"committer"`
+	Author    *SigIn  `json:"author"`
+	Committer *SigIn  `json:"committer"`
 }
 
 // contentsOp is one decoded contents write; data is nil for a delete.
@@ -54,7 +53,8 @@ type contentsResult struct {
 	commit *object.Commit
 }
 
-func (s *Server) handlePutContent(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+// PutContent answers PUT /repos/{owner}/{repo}/contents/{path}.
+func (rh *Handler) PutContent(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body contentsWrite
 	if !wire.DecodeBody(w, r, &body, docContents) {
 		return
@@ -78,7 +78,7 @@ func (s *Server) handlePutContent(w http.ResponseWriter, r *http.Request, rp *st
 		return
 	}
 	op.data = data
-	res := s.writeContents(r, rp, op)
+	res := rh.writeContents(r, rp, op)
 	if res.commit == nil {
 		fail(res.status, res.msg)
 		return
@@ -86,12 +86,13 @@ func (s *Server) handlePutContent(w http.ResponseWriter, r *http.Request, rp *st
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
 	wire.WriteJSON(w, r, res.status, obj{
-		"content": contentEntry(r, rp, res.branch, op.path, res.entry),
+		"content": ContentEntry(r, rp, res.branch, op.path, res.entry),
 		"commit":  wire.GitCommitJSON(r, rp, res.commit),
 	})
 }
 
-func (s *Server) handleDeleteContent(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
+// DeleteContent answers DELETE /repos/{owner}/{repo}/contents/{path}.
+func (rh *Handler) DeleteContent(w http.ResponseWriter, r *http.Request, rp *state.Repo) {
 	var body contentsWrite
 	if !wire.DecodeBody(w, r, &body, docDelContent) {
 		return
@@ -106,7 +107,7 @@ func (s *Server) handleDeleteContent(w http.ResponseWriter, r *http.Request, rp 
 		return
 	}
 	op := contentsOp{path: strings.Trim(r.PathValue("path"), "/"), doc: docDelContent, del: true, body: body}
-	res := s.writeContents(r, rp, op)
+	res := rh.writeContents(r, rp, op)
 	if res.commit == nil {
 		fail(res.status, res.msg)
 		return
@@ -118,37 +119,37 @@ func (s *Server) handleDeleteContent(w http.ResponseWriter, r *http.Request, rp 
 
 // writeContents builds the commit on the head it reads, then moves the
 // branch only if it still points there.
-func (s *Server) writeContents(r *http.Request, rp *state.Repo, op contentsOp) contentsResult {
+func (rh *Handler) writeContents(r *http.Request, rp *state.Repo, op contentsOp) contentsResult {
 	rp.Mu.Lock()
-	ref, head, res := s.buildContents(r, rp, op)
+	ref, head, res := rh.buildContents(r, rp, op)
 	if res.commit == nil || head.IsZero() {
 		if res.commit != nil { // the first commit of an empty repository
-			if e := refusal(rp, identOf(r), rules.Change{Ref: ref, New: res.commit.Hash}); e != nil {
+			if e := state.Refusal(rp, wire.IdentOf(r), rules.Change{Ref: ref, New: res.commit.Hash}); e != nil {
 				rp.Mu.Unlock()
 				return contentsResult{status: http.StatusConflict, msg: e.RestMessage(true)}
 			}
-			rp.SetRef(ref, res.commit.Hash, false, s.now())
+			rp.SetRef(ref, res.commit.Hash, false, rh.Now())
 		}
 		rp.Mu.Unlock()
 		return res
 	}
 	rp.Mu.Unlock()
-	s.contentsRaces.run(rp.FullName(), ref)
+	rh.ContentsRaces.Run(rp.FullName(), ref)
 	rp.Mu.Lock()
 	defer rp.Mu.Unlock()
 	if now := rp.Refs[ref]; now != head {
 		return contentsResult{status: http.StatusConflict, msg: "is at " + now.String() + " but expected " + head.String()}
 	}
-	if e := refusal(rp, identOf(r), rules.Change{Ref: ref, Old: head, New: res.commit.Hash}); e != nil {
+	if e := state.Refusal(rp, wire.IdentOf(r), rules.Change{Ref: ref, Old: head, New: res.commit.Hash}); e != nil {
 		return contentsResult{status: http.StatusConflict, msg: e.RestMessage(true)}
 	}
-	rp.SetRef(ref, res.commit.Hash, false, s.now())
+	rp.SetRef(ref, res.commit.Hash, false, rh.Now())
 	return res
 }
 
 // buildContents checks the write against the head and stores its commit.
 // Caller holds rp.mu for writing.
-func (s *Server) buildContents(r *http.Request, rp *state.Repo, op contentsOp) (string, plumbing.Hash, contentsResult) {
+func (rh *Handler) buildContents(r *http.Request, rp *state.Repo, op contentsOp) (string, plumbing.Hash, contentsResult) {
 	ref, head, root, ok := rp.ContentsBranch(op.body.Branch)
 	branch := strings.TrimPrefix(ref, "refs/heads/")
 	if !ok || (op.del && head.IsZero()) {
@@ -184,7 +185,7 @@ func (s *Server) buildContents(r *http.Request, rp *state.Repo, op contentsOp) (
 	if err != nil {
 		return ref, head, contentsResult{status: 500, msg: err.Error()}
 	}
-	c, err := s.contentsCommit(r, rp, head, tree, op.body)
+	c, err := rh.contentsCommit(r, rp, head, tree, op.body)
 	if err != nil {
 		return ref, head, contentsResult{status: 500, msg: err.Error()}
 	}
@@ -196,19 +197,19 @@ func (s *Server) buildContents(r *http.Request, rp *state.Repo, op contentsOp) (
 // branch: GitHub's own, signed and Verified, unless a committer is named
 // (then it is unsigned, as GitHub cannot sign for someone else). Caller
 // holds rp.mu for writing.
-func (s *Server) contentsCommit(r *http.Request, rp *state.Repo, head, tree plumbing.Hash, body contentsWrite) (*object.Commit, error) {
-	now := s.now()
-	id := identOf(r)
+func (rh *Handler) contentsCommit(r *http.Request, rp *state.Repo, head, tree plumbing.Hash, body contentsWrite) (*object.Commit, error) {
+	now := rh.Now()
+	id := wire.IdentOf(r)
 	author := object.Signature{Name: id.Name, Email: id.Email, When: now}
 	if body.Author != nil {
-		author, _ = body.Author.toSig(now)
+		author, _ = body.Author.ToSig(now)
 	}
 	c := &object.Commit{Author: author, Committer: sign.WebFlowCommitter(now), Message: *body.Message, TreeHash: tree}
 	if !head.IsZero() {
 		c.ParentHashes = []plumbing.Hash{head}
 	}
 	if body.Committer != nil {
-		c.Committer, _ = body.Committer.toSig(now)
+		c.Committer, _ = body.Committer.ToSig(now)
 		h := rp.PutCommit(c)
 		if _, ok := rp.Verif[h]; !ok {
 			rp.Verif[h] = wire.UnsignedVerification()
@@ -220,48 +221,4 @@ func (s *Server) contentsCommit(r *http.Request, rp *state.Repo, head, tree plum
 		return nil, err
 	}
 	return rp.Commits[h], nil
-}
-
-// contentsRaces holds what runs inside the next contents writes' window
-// between reading the head and moving the branch.
-type contentsRaces struct {
-	mu    sync.Mutex
-	hooks []contentsRace
-}
-
-type contentsRace struct {
-	repo, ref string
-	fn        func()
-}
-
-// run runs and removes the hooks for repo's ref. It runs without any lock.
-func (c *contentsRaces) run(repoName, ref string) {
-	c.mu.Lock()
-	var due []func()
-	keep := c.hooks[:0]
-	for _, h := range c.hooks {
-		if strings.EqualFold(h.repo, repoName) && h.ref == ref {
-			due = append(due, h.fn)
-		} else {
-			keep = append(keep, h)
-		}
-	}
-	c.hooks = keep
-	c.mu.Unlock()
-	for _, f := range due {
-		f()
-	}
-}
-
-// MoveBranchDuringNextContentsWrite commits files on branch (via Seed) while
-// the next contents-API write to that branch is between reading the head and
-// moving the branch: GitHub then answers that write with 409 "is at <new>
-// but expected <old>", and the write changes nothing.
-func (s *Server) MoveBranchDuringNextContentsWrite(owner, repo, branch string, files ...File) {
-	s.contentsRaces.mu.Lock()
-	defer s.contentsRaces.mu.Unlock()
-	s.contentsRaces.hooks = append(s.contentsRaces.hooks, contentsRace{
-		repo: owner + "/" + repo, ref: "refs/heads/" + branch,
-		fn: func() { _, _ = s.Seed(owner, repo, branch, "concurrent writer", files...) },
-	})
 }
