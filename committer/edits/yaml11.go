@@ -8,7 +8,8 @@ import (
 
 // YAML 1.1 resolves more plain scalars than 1.2 does: PyYAML, go-yaml v2
 // (much Kubernetes tooling) and Ruby's Psych read yes, on, y, 0777, 1:20 or
-// 1.2.3 as booleans and numbers. A string written plain that such a reader
+// 1.5 as booleans and numbers (a version such as 1.2.3 they read as the
+// string: their float has one dot, though the spec's pattern allows more). A string written plain that such a reader
 // would take for something else is quoted, so every reader gets the string
 // back.
 
@@ -19,8 +20,8 @@ var yaml11Plain = regexp.MustCompile(`^(?:` +
 	`|~|null|Null|NULL|<<|=` +
 	// int: binary, octal, decimal, hexadecimal, sexagesimal (Psych allows commas)
 	`|[-+]?0b[01_,]+|[-+]?0[0-7_,]+|[-+]?(?:0|[1-9][0-9_,]*)|[-+]?0x[0-9a-fA-F_,]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+` +
-	// float: the spec's (1.2.3 included), PyYAML's, sexagesimal, inf, nan
-	`|[-+]?(?:[0-9][0-9_,]*)?\.[0-9._]*(?:[eE][-+]?[0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*` +
+	// float: PyYAML's and Psych's (one dot), sexagesimal, inf, nan
+	`|[-+]?(?:[0-9][0-9_,]*)?\.[0-9_]*(?:[eE][-+]?[0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*` +
 	`|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)` +
 	`)$`)
 
