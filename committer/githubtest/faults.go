@@ -326,3 +326,14 @@ func (s *Server) MoveBranchDuringNextContentsWrite(owner, repo, branch string, f
 		_, _ = s.Seed(owner, repo, branch, "concurrent writer", files...)
 	})
 }
+
+// MoveBranchBeforeNextMutation commits files on branch (via Seed) just
+// before the next GraphQL mutation that moves refs/heads/branch
+// (createCommitOnBranch, updateRefs, updateRef, createRef, deleteRef) is
+// applied: another writer won the race, and a mutation that pinned the
+// head it read (expectedHeadOid, beforeOid) is refused.
+func (s *Server) MoveBranchBeforeNextMutation(owner, repo, branch string, files ...File) {
+	s.mutationRaces.Add(owner+"/"+repo, "refs/heads/"+branch, func() {
+		_, _ = s.Seed(owner, repo, branch, "concurrent writer", files...)
+	})
+}

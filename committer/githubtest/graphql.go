@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"time"
 
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rest"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
 
@@ -39,10 +42,28 @@ const (
 	graphqlMaxBody = 128 << 20
 )
 
+// gqlEnv is what the GraphQL endpoint and its resolvers use of the Server.
+type gqlEnv struct {
+	Now       func() time.Time
+	Repo      func(owner, name string) *state.Repo // nil when there is none
+	MovedRepo func(owner, name string) *state.Repo // follows renames, nil when none
+	// ChargeMutation is called once a request is known to be a mutation;
+	// false when it wrote a rate-limit reply and the handler must stop.
+	ChargeMutation func(w http.ResponseWriter, r *http.Request) bool
+	// MarkWrite records that the request is content-creating.
+	MarkWrite func(r *http.Request)
+	// MutationRaces runs the hooks of MoveBranchBeforeNextMutation.
+	MutationRaces *rest.Races
+}
+
 // graphqlRoutes mounts the GraphQL endpoint at both paths.
 func (s *Server) graphqlRoutes() {
-	s.mux.HandleFunc(routeGraphQL, s.handleGraphQL)
-	s.mux.HandleFunc(routeGraphQLGHES, s.handleGraphQL)
+	g := &gqlEnv{
+		Now: s.now, Repo: s.getRepo, MovedRepo: s.movedRepo,
+		ChargeMutation: s.chargeMutation, MarkWrite: markWrite, MutationRaces: &s.mutationRaces,
+	}
+	s.mux.HandleFunc(routeGraphQL, g.handleGraphQL)
+	s.mux.HandleFunc(routeGraphQLGHES, g.handleGraphQL)
 }
 
 type graphqlRequest struct {
@@ -51,7 +72,7 @@ type graphqlRequest struct {
 	OperationName string          `json:"operationName"`
 }
 
-func (s *Server) handleGraphQL(w http.ResponseWriter, r *http.Request) {
+func (s *gqlEnv) handleGraphQL(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, graphqlMaxBody+1))
 	if err != nil {
 		wire.WriteError(w, r, http.StatusBadRequest, "Problems parsing JSON", docGraphQL)
@@ -79,9 +100,9 @@ func (s *Server) handleGraphQL(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if op.Operation == ast.Mutation {
-		markWrite(r)
+		s.MarkWrite(r)
 	}
-	if op.Operation == ast.Mutation && !s.chargeMutation(w, r) {
+	if op.Operation == ast.Mutation && !s.ChargeMutation(w, r) {
 		return // over a rate limit: chargeMutation wrote the reply
 	}
 	x := &graphql.Exec{Env: s, R: r, Doc: doc, Vars: vars}
@@ -90,4 +111,4 @@ func (s *Server) handleGraphQL(w http.ResponseWriter, r *http.Request) {
 }
 
 // srvOf is the Server an operation runs against.
-func srvOf(x *graphql.Exec) *Server { return x.Env.(*Server) }
+func srvOf(x *graphql.Exec) *gqlEnv { return x.Env.(*gqlEnv) }

@@ -101,17 +101,17 @@ func decodeCommitOnBranch(in map[string]any) (*commitOnBranch, error) {
 // GitHub does: the branch must exist and point at expectedHeadOid (else
 // STALE_DATA), every deletion must name an existing file, and the commit is
 // authored by the token's user and committed and signed by GitHub.
-func (s *Server) createCommitOnBranch(x *graphql.Exec, in map[string]any) (graphql.Object, error) {
+func (s *gqlEnv) createCommitOnBranch(x *graphql.Exec, in map[string]any) (graphql.Object, error) {
 	c, err := decodeCommitOnBranch(in)
 	if err != nil {
 		return nil, err
 	}
 	owner, name, _ := strings.Cut(c.repo, "/")
-	rp := s.getRepo(owner, name)
+	rp := s.Repo(owner, name)
 	if rp == nil {
 		return nil, graphql.Errorf("NOT_FOUND", "Could not resolve to a Repository with the name '"+c.repo+"'.")
 	}
-	s.mutationRaces.Run(rp.FullName(), c.ref)
+	s.MutationRaces.Run(rp.FullName(), c.ref)
 	rp.Mu.Lock()
 	defer rp.Mu.Unlock()
 	head, ok := rp.Refs[c.ref]
@@ -126,7 +126,7 @@ func (s *Server) createCommitOnBranch(x *graphql.Exec, in map[string]any) (graph
 	if err != nil {
 		return nil, err
 	}
-	now := s.now()
+	now := s.Now()
 	id := wire.IdentOf(x.R)
 	cm := &object.Commit{
 		Author:    object.Signature{Name: id.Name, Email: id.Email, When: now},

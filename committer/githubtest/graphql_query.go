@@ -31,7 +31,7 @@ func (gqlQuery) Field(x *graphql.Exec, name string, args map[string]any) (any, e
 	case "id":
 		return "MDU6UXVlcnk=", nil
 	case "rateLimit":
-		return gqlRateLimit{reset: srvOf(x).now().Add(time.Hour)}, nil
+		return gqlRateLimit{reset: srvOf(x).Now().Add(time.Hour)}, nil
 	case "viewer":
 		return viewer(x), nil
 	case "__schema":
@@ -42,7 +42,7 @@ func (gqlQuery) Field(x *graphql.Exec, name string, args map[string]any) (any, e
 	case "repository":
 		owner, _ := args["owner"].(string)
 		repoName, _ := args["name"].(string)
-		rp := srvOf(x).getRepo(owner, repoName)
+		rp := srvOf(x).Repo(owner, repoName)
 		if rp == nil {
 			return nil, graphql.Errorf("NOT_FOUND", "Could not resolve to a Repository with the name '"+owner+"/"+repoName+"'.")
 		}
@@ -72,7 +72,7 @@ func (gqlQuery) Field(x *graphql.Exec, name string, args map[string]any) (any, e
 
 // gqlNode resolves a node ID the fake issued (wire.NodeID): a repository, a ref
 // or a git object; nil for any other.
-func (s *Server) gqlNode(id string) graphql.Object {
+func (s *gqlEnv) gqlNode(id string) graphql.Object {
 	kind, enc, ok := strings.Cut(id, "_")
 	raw, err := base64.RawURLEncoding.DecodeString(enc)
 	if !ok || err != nil {
@@ -80,9 +80,9 @@ func (s *Server) gqlNode(id string) graphql.Object {
 	}
 	full, rest, _ := strings.Cut(string(raw), ":")
 	owner, name, _ := strings.Cut(full, "/")
-	rp := s.getRepo(owner, name)
+	rp := s.Repo(owner, name)
 	if rp == nil {
-		rp = s.movedRepo(owner, name) // node IDs outlive renames, as on GitHub
+		rp = s.MovedRepo(owner, name) // node IDs outlive renames, as on GitHub
 	}
 	if rp == nil {
 		return nil

@@ -10,6 +10,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rules"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
@@ -124,7 +125,7 @@ type refUpdate struct {
 //     name, a rule): UNPROCESSABLE, the message naming the ref (guess).
 //
 // The first refused ref is reported; nothing is applied.
-func (s *Server) updateRefs(x *graphql.Exec, in map[string]any) (graphql.Object, error) {
+func (s *gqlEnv) updateRefs(x *graphql.Exec, in map[string]any) (graphql.Object, error) {
 	id, _ := in["repositoryId"].(string)
 	node := s.gqlNode(id)
 	repoNode, ok := node.(gqlRepo)
@@ -152,7 +153,7 @@ func (s *Server) updateRefs(x *graphql.Exec, in map[string]any) (graphql.Object,
 	}
 	rp := repoNode.rp
 	for _, u := range ups {
-		s.mutationRaces.Run(rp.FullName(), u.name)
+		s.MutationRaces.Run(rp.FullName(), u.name)
 	}
 	rp.Mu.Lock()
 	defer rp.Mu.Unlock()
@@ -164,7 +165,7 @@ func (s *Server) updateRefs(x *graphql.Exec, in map[string]any) (graphql.Object,
 	if err := s.rulesRefuseRefUpdates(rp, ups, wire.IdentOf(x.R)); err != nil {
 		return nil, err
 	}
-	now := s.now()
+	now := s.Now()
 	for _, u := range ups {
 		old, had := rp.Refs[u.name]
 		h := plumbing.NewHash(u.after)
@@ -249,7 +250,7 @@ func (g gqlUpdateRefsPayload) Field(_ *graphql.Exec, name string, _ map[string]a
 // updateRef has no beforeOid: like REST PATCH git/refs it is a fast-forward
 // check unless force, not a compare-and-swap. They share updateRefs'
 // checks and rules; their error entries are the same guesses.
-func (s *Server) refMutation(x *graphql.Exec, name string, in map[string]any) (graphql.Object, error) {
+func (s *gqlEnv) refMutation(x *graphql.Exec, name string, in map[string]any) (graphql.Object, error) {
 	var rp *state.Repo
 	u := refUpdate{}
 	str := func(k string) string { v, _ := in[k].(string); return v }
@@ -273,7 +274,7 @@ func (s *Server) refMutation(x *graphql.Exec, name string, in map[string]any) (g
 			u.force, _ = in["force"].(bool)
 		}
 	}
-	s.mutationRaces.Run(rp.FullName(), u.name)
+	s.MutationRaces.Run(rp.FullName(), u.name)
 	rp.Mu.Lock()
 	defer rp.Mu.Unlock()
 	if _, exists := rp.Refs[u.name]; name == "createRef" && exists {
@@ -297,7 +298,7 @@ func (s *Server) refMutation(x *graphql.Exec, name string, in map[string]any) (g
 		h = plumbing.NewHash(u.after)
 	}
 	if !had || old != h {
-		rp.SetRef(u.name, h, u.force && had && !h.IsZero() && !rp.IsAncestor(old, h), s.now())
+		rp.SetRef(u.name, h, u.force && had && !h.IsZero() && !rp.IsAncestor(old, h), s.Now())
 	}
 	return gqlRefPayload{typ: strings.ToUpper(name[:1]) + name[1:] + "Payload", rp: rp, ref: u.name, oid: h, clientMutationID: in["clientMutationId"]}, nil
 }
@@ -325,13 +326,18 @@ func (g gqlRefPayload) Field(_ *graphql.Exec, name string, _ map[string]any) (an
 	return nil, graphql.Unserved(g.typ, name)
 }
 
-// MoveBranchBeforeNextMutation commits files on branch (via Seed) just
-// before the next GraphQL mutation that moves refs/heads/branch
-// (createCommitOnBranch, updateRefs, updateRef, createRef, deleteRef) is
-// applied: another writer won the race, and a mutation that pinned the
-// head it read (expectedHeadOid, beforeOid) is refused.
-func (s *Server) MoveBranchBeforeNextMutation(owner, repo, branch string, files ...File) {
-	s.mutationRaces.Add(owner+"/"+repo, "refs/heads/"+branch, func() {
-		_, _ = s.Seed(owner, repo, branch, "concurrent writer", files...)
-	})
+// rulesRefuseRefUpdates checks updateRefs' changes. Caller holds rp.mu.
+func (s *gqlEnv) rulesRefuseRefUpdates(rp *state.Repo, ups []refUpdate, id state.Identity) error {
+	changes := make([]rules.Change, 0, len(ups))
+	for _, u := range ups {
+		ch := rules.Change{Ref: u.name, Old: rp.Refs[u.name]}
+		if u.after != zeroOid {
+			ch.New = plumbing.NewHash(u.after)
+		}
+		changes = append(changes, ch)
+	}
+	if e := state.Refusal(rp, id, changes...); e != nil {
+		return e.GQLError()
+	}
+	return nil
 }

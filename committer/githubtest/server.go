@@ -51,7 +51,7 @@ type Server struct {
 	log   []Request
 
 	contentsRaces rest.Races // routes_contents_write.go
-	mutationRaces rest.Races // MoveBranchBeforeNextMutation (graphql_refs.go)
+	mutationRaces rest.Races // MoveBranchBeforeNextMutation (faults.go)
 }
 
 // Option configures a Server.
