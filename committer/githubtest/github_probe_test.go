@@ -24,6 +24,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql/resolve"
 )
 
 type probe struct {
@@ -128,7 +130,7 @@ func TestGitHubProbeUpdateRefs(t *testing.T) {
 	p.graphql("updateRefs without the preview header", m, in(ru(ref, head, next, false)), "")
 	p.graphql("updateRefs with a stale beforeOid", m, in(ru(ref, next, next, false)), PreviewUpdateRefs)
 	p.graphql("updateRefs with one of two refs refused", m,
-		in(ru("refs/tags/"+branch, zeroOid, next, false), ru(ref, "", head40, false)), PreviewUpdateRefs)
+		in(ru("refs/tags/"+branch, resolve.ZeroOid, next, false), ru(ref, "", head40, false)), PreviewUpdateRefs)
 	if st, _ := p.do("the tag of the refused call", "GET", rr+"/git/ref/tags/"+branch, nil, "application/vnd.github+json"); st != 404 {
 		t.Errorf("a refused updateRefs created refs/tags/%s (status %d)", branch, st)
 	}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql/resolve"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/parser"
 )
@@ -95,7 +96,7 @@ func TestGraphQLIntrospection(t *testing.T) {
 			got[ty.Name] = ty
 		}
 		for _, d := range sdl.Definitions {
-			hiddenType := !preview && previewTypes[d.Name]
+			hiddenType := !preview && resolve.PreviewTypes[d.Name]
 			ty, ok := got[d.Name]
 			if ok == hiddenType {
 				t.Errorf("preview %v: type %s served %v", preview, d.Name, ok)

@@ -3,6 +3,8 @@ package githubtest
 import (
 	"strings"
 	"testing"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql/resolve"
 )
 
 const mUpdateRefs = `mutation UpdateRefs($input: UpdateRefsInput!) {
@@ -53,7 +55,7 @@ func TestUpdateRefsNeedsPreviewHeader(t *testing.T) {
 // A branch and a tag move in one call, each guarded by its beforeOid.
 func TestUpdateRefsBranchAndTagAtomically(t *testing.T) {
 	ts, repoID, head, next := refsFixture(t)
-	r := updateRefs(t, ts, repoID, ru("refs/heads/main", head, next, false), ru("refs/tags/v1", zeroOid, next, false))
+	r := updateRefs(t, ts, repoID, ru("refs/heads/main", head, next, false), ru("refs/tags/v1", resolve.ZeroOid, next, false))
 	if len(gqlErrors(t, r)) != 0 || r.str(t, "data", "updateRefs", "clientMutationId") != "c1" {
 		t.Fatalf("updateRefs: %s", r.Raw)
 	}
@@ -64,7 +66,7 @@ func TestUpdateRefsBranchAndTagAtomically(t *testing.T) {
 		t.Fatalf("tag: %d %s", g.Status, g.Raw)
 	}
 	// Delete the tag (afterOid all zeros), guarded by its value.
-	r = updateRefs(t, ts, repoID, ru("refs/tags/v1", next, zeroOid, false))
+	r = updateRefs(t, ts, repoID, ru("refs/tags/v1", next, resolve.ZeroOid, false))
 	if len(gqlErrors(t, r)) != 0 {
 		t.Fatalf("delete: %s", r.Raw)
 	}
@@ -83,17 +85,17 @@ func TestUpdateRefsAllOrNone(t *testing.T) {
 		ups            []map[string]any
 	}{
 		{"stale beforeOid", "STALE_DATA", "refs/heads/main",
-			[]map[string]any{ru("refs/tags/v1", zeroOid, next, false), ru("refs/heads/main", next, next, false)}},
+			[]map[string]any{ru("refs/tags/v1", resolve.ZeroOid, next, false), ru("refs/heads/main", next, next, false)}},
 		{"must not exist", "STALE_DATA", "refs/heads/main",
-			[]map[string]any{ru("refs/tags/v1", "", next, false), ru("refs/heads/main", zeroOid, next, false)}},
+			[]map[string]any{ru("refs/tags/v1", "", next, false), ru("refs/heads/main", resolve.ZeroOid, next, false)}},
 		{"not a fast forward", "UNPROCESSABLE", "refs/heads/main",
 			[]map[string]any{ru("refs/tags/v1", "", next, false), ru("refs/heads/main", "", ts.rootCommit(t, head), false)}},
 		{"no such object", "UNPROCESSABLE", "refs/heads/x",
 			[]map[string]any{ru("refs/tags/v1", "", next, false), ru("refs/heads/x", "", head40, false)}},
 		{"delete what is not there", "UNPROCESSABLE", "refs/heads/nope",
-			[]map[string]any{ru("refs/tags/v1", "", next, false), ru("refs/heads/nope", "", zeroOid, false)}},
+			[]map[string]any{ru("refs/tags/v1", "", next, false), ru("refs/heads/nope", "", resolve.ZeroOid, false)}},
 		{"delete the default branch", "UNPROCESSABLE", "refs/heads/main",
-			[]map[string]any{ru("refs/tags/v1", "", next, false), ru("refs/heads/main", "", zeroOid, false)}},
+			[]map[string]any{ru("refs/tags/v1", "", next, false), ru("refs/heads/main", "", resolve.ZeroOid, false)}},
 		{"bad name", "UNPROCESSABLE", "refs/heads/a..b",
 			[]map[string]any{ru("refs/tags/v1", "", next, false), ru("refs/heads/a..b", "", next, false)}},
 	} {
@@ -118,7 +120,7 @@ func TestUpdateRefsAllOrNone(t *testing.T) {
 func TestUpdateRefsForce(t *testing.T) {
 	ts, repoID, head, next := refsFixture(t)
 	side := ts.mustSeedSide(t, head)
-	if r := updateRefs(t, ts, repoID, ru("refs/heads/main", head, next, false), ru("refs/tags/v1", zeroOid, head, false)); len(gqlErrors(t, r)) != 0 {
+	if r := updateRefs(t, ts, repoID, ru("refs/heads/main", head, next, false), ru("refs/tags/v1", resolve.ZeroOid, head, false)); len(gqlErrors(t, r)) != 0 {
 		t.Fatal(string(r.Raw))
 	}
 	if r := updateRefs(t, ts, repoID, ru("refs/heads/main", next, side, true)); len(gqlErrors(t, r)) != 0 {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ProtonMail/go-crypto/openpgp"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql/resolve"
 )
 
 const qHead = `query($owner: String!, $name: String!, $ref: String!) {
@@ -214,7 +215,7 @@ func TestGraphQLRequestErrors(t *testing.T) {
 
 func TestGraphQLLostReplyStillCommits(t *testing.T) {
 	ts, head := seeded(t)
-	ts.Inject(Fault{Route: routeGraphQL, DropResponse: true, Times: 1})
+	ts.Inject(Fault{Route: resolve.RouteGraphQL, DropResponse: true, Times: 1})
 	raw, _ := json.Marshal(map[string]any{"query": mCommit, "variables": commitInput(head, map[string]string{"f": "x"})})
 	resp, err := http.Post(strings.TrimSuffix(ts.URL, "/")+"/graphql", "application/json", strings.NewReader(string(raw)))
 	if err == nil {
@@ -224,8 +225,8 @@ func TestGraphQLLostReplyStillCommits(t *testing.T) {
 	if now, _ := ts.Head("acme", "mono", "main"); now == head {
 		t.Fatal("the mutation whose reply was lost did not land")
 	}
-	if ts.Count(routeGraphQL) != 1 {
-		t.Fatalf("request log has %d GraphQL requests", ts.Count(routeGraphQL))
+	if ts.Count(resolve.RouteGraphQL) != 1 {
+		t.Fatalf("request log has %d GraphQL requests", ts.Count(resolve.RouteGraphQL))
 	}
 }
 
@@ -300,7 +301,7 @@ func TestGraphQLCommitTooLarge(t *testing.T) {
 		t.Skip("sends 53 MB: 3 s, 30 s under the race detector")
 	}
 	ts, head := seeded(t)
-	in := commitInput(head, map[string]string{"big": strings.Repeat("x", graphqlMaxCommitBytes/2), "big2": strings.Repeat("y", graphqlMaxCommitBytes/2)})
+	in := commitInput(head, map[string]string{"big": strings.Repeat("x", resolve.MaxCommitBytes/2), "big2": strings.Repeat("y", resolve.MaxCommitBytes/2)})
 	r := gql(t, ts, "/graphql", mCommit, in)
 	if errs := gqlErrors(t, r); r.Status != 200 || len(errs) != 1 || !strings.HasPrefix(errs[0]["message"].(string), "Something went wrong") {
 		t.Fatalf("%d %.300s", r.Status, r.Raw)
@@ -308,7 +309,7 @@ func TestGraphQLCommitTooLarge(t *testing.T) {
 	if now, _ := ts.Head("acme", "mono", "main"); now != head {
 		t.Fatal("a too large commit landed")
 	}
-	in = commitInput(head, map[string]string{"big": strings.Repeat("x", graphqlMaxCommitBytes/2)})
+	in = commitInput(head, map[string]string{"big": strings.Repeat("x", resolve.MaxCommitBytes/2)})
 	if r := gql(t, ts, "/graphql", mCommit, in); len(gqlErrors(t, r)) != 0 {
 		t.Fatalf("20 MB commit refused: %.300s", r.Raw)
 	}

@@ -3,6 +3,8 @@ package githubtest
 import (
 	"net/http"
 
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql/resolve"
+
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
@@ -107,3 +109,19 @@ const (
 )
 
 type obj = map[string]any
+
+// graphqlRoutes mounts the GraphQL endpoint at both paths.
+func (s *Server) graphqlRoutes() {
+	g := &resolve.Env{
+		Now: s.now, Repo: s.getRepo, MovedRepo: s.movedRepo,
+		ChargeMutation: s.chargeMutation, MarkWrite: markWrite, MutationRaces: &s.mutationRaces,
+	}
+	s.mux.HandleFunc(resolve.RouteGraphQL, g.ServeHTTP)
+	s.mux.HandleFunc(resolve.RouteGraphQLGHES, g.ServeHTTP)
+}
+
+// PreviewUpdateRefs is the Accept media type that enables updateRefs.
+const PreviewUpdateRefs = "application/vnd.github.update-refs-preview+json"
+
+// (resolve.PreviewUpdateRefs holds the same value; the updateRefs tests send
+// PreviewUpdateRefs, so the two cannot part.)

@@ -9,6 +9,7 @@ import (
 	"github.com/ProtonMail/go-crypto/openpgp"
 	"github.com/ProtonMail/go-crypto/openpgp/armor"
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/graphql/resolve"
 )
 
 // childOf makes an unsigned commit on top of parent (on no branch) that
@@ -48,7 +49,7 @@ func TestRulesRefuseEveryWritePath(t *testing.T) {
 		t.Fatalf("createCommitOnBranch: %s", g.Raw)
 	}
 	// updateRefs: the ruled branch with a free tag; the tag is not created.
-	g = updateRefs(t, ts, repoID, ru("refs/tags/free", zeroOid, next, false), ru("refs/heads/main", head, next, false))
+	g = updateRefs(t, ts, repoID, ru("refs/tags/free", resolve.ZeroOid, next, false), ru("refs/heads/main", head, next, false))
 	if errs := gqlErrors(t, g); len(errs) != 1 || !strings.Contains(errs[0]["message"].(string), "refs/heads/main") {
 		t.Fatalf("updateRefs: %s", g.Raw)
 	}

@@ -1,4 +1,4 @@
-package githubtest
+package resolve
 
 import (
 	"encoding/json"
@@ -18,7 +18,7 @@ import (
 // (GitHub Enterprise Server). Requests are parsed and validated by gqlparser
 // against GitHub's whole published schema (internal/graphql embeds it), so
 // every document valid on github.com is valid here. A small executor
-// (graphql_exec.go) answers the validated document from the same
+// (package graphql's Exec) answers the validated document from the same
 // repositories the REST routes serve. A field the fake does not model
 // answers null where the schema lets it be null, as GitHub does for data it
 // does not have; a non-null one fails with one error naming the field
@@ -27,8 +27,8 @@ import (
 
 const (
 	docGraphQL        = "https://docs.github.com/graphql"
-	routeGraphQL      = "POST /graphql"
-	routeGraphQLGHES  = "POST /api/graphql"
+	RouteGraphQL      = "POST /graphql"
+	RouteGraphQLGHES  = "POST /api/graphql"
 	graphqlMaxRecords = 100 // first/last limit of every connection
 
 	// GitHub fails createCommitOnBranch when the files add up to about
@@ -36,14 +36,14 @@ const (
 	// The fake fails from 40,000,000 bytes of decoded contents, with the
 	// error GitHub gives for queries it gives up on; the exact threshold and
 	// answer are a guess.
-	graphqlMaxCommitBytes = 40_000_000
+	MaxCommitBytes = 40_000_000
 	// The fake reads at most this much of a request body (a guess: GitHub
 	// documents no limit); past it, 502 as for requests GitHub gives up on.
 	graphqlMaxBody = 128 << 20
 )
 
-// gqlEnv is what the GraphQL endpoint and its resolvers use of the Server.
-type gqlEnv struct {
+// Env is what the GraphQL endpoint and its resolvers use of the Server.
+type Env struct {
 	Now       func() time.Time
 	Repo      func(owner, name string) *state.Repo // nil when there is none
 	MovedRepo func(owner, name string) *state.Repo // follows renames, nil when none
@@ -56,23 +56,13 @@ type gqlEnv struct {
 	MutationRaces *rest.Races
 }
 
-// graphqlRoutes mounts the GraphQL endpoint at both paths.
-func (s *Server) graphqlRoutes() {
-	g := &gqlEnv{
-		Now: s.now, Repo: s.getRepo, MovedRepo: s.movedRepo,
-		ChargeMutation: s.chargeMutation, MarkWrite: markWrite, MutationRaces: &s.mutationRaces,
-	}
-	s.mux.HandleFunc(routeGraphQL, g.handleGraphQL)
-	s.mux.HandleFunc(routeGraphQLGHES, g.handleGraphQL)
-}
-
 type graphqlRequest struct {
 	Query         *string         `json:"query"`
 	Variables     json.RawMessage `json:"variables"`
 	OperationName string          `json:"operationName"`
 }
 
-func (s *gqlEnv) handleGraphQL(w http.ResponseWriter, r *http.Request) {
+func (s *Env) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, graphqlMaxBody+1))
 	if err != nil {
 		wire.WriteError(w, r, http.StatusBadRequest, "Problems parsing JSON", docGraphQL)
@@ -111,4 +101,4 @@ func (s *gqlEnv) handleGraphQL(w http.ResponseWriter, r *http.Request) {
 }
 
 // srvOf is the Server an operation runs against.
-func srvOf(x *graphql.Exec) *gqlEnv { return x.Env.(*gqlEnv) }
+func srvOf(x *graphql.Exec) *Env { return x.Env.(*Env) }

@@ -1,4 +1,4 @@
-package githubtest
+package resolve
 
 import (
 	"encoding/base64"

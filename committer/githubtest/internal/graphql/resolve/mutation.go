@@ -1,4 +1,4 @@
-package githubtest
+package resolve
 
 import (
 	"encoding/base64"
@@ -86,7 +86,7 @@ func decodeCommitOnBranch(in map[string]any) (*commitOnBranch, error) {
 		if err != nil {
 			return nil, graphql.Errorf("UNPROCESSABLE", "The contents of "+p+" are not valid Base64.") // wording a guess
 		}
-		if total += len(data); total >= graphqlMaxCommitBytes {
+		if total += len(data); total >= MaxCommitBytes {
 			return nil, graphql.Errorf("", msgGraphQLGaveUp)
 		}
 		if _, dup := c.additions[p]; !dup {
@@ -101,7 +101,7 @@ func decodeCommitOnBranch(in map[string]any) (*commitOnBranch, error) {
 // GitHub does: the branch must exist and point at expectedHeadOid (else
 // STALE_DATA), every deletion must name an existing file, and the commit is
 // authored by the token's user and committed and signed by GitHub.
-func (s *gqlEnv) createCommitOnBranch(x *graphql.Exec, in map[string]any) (graphql.Object, error) {
+func (s *Env) createCommitOnBranch(x *graphql.Exec, in map[string]any) (graphql.Object, error) {
 	c, err := decodeCommitOnBranch(in)
 	if err != nil {
 		return nil, err

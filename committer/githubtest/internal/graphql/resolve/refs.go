@@ -1,4 +1,4 @@
-package githubtest
+package resolve
 
 import (
 	"net/http"
@@ -32,10 +32,11 @@ import (
 // PreviewUpdateRefs is the Accept media type that enables updateRefs.
 const PreviewUpdateRefs = "application/vnd.github.update-refs-preview+json"
 
-const zeroOid = "0000000000000000000000000000000000000000"
+// ZeroOid is the object ID that stands for "no object" in a RefUpdate.
+const ZeroOid = "0000000000000000000000000000000000000000"
 
 // The preview's members: the mutation field and the types only it uses.
-var previewTypes = map[string]bool{"UpdateRefsInput": true, "RefUpdate": true, "GitRefname": true, "UpdateRefsPayload": true}
+var PreviewTypes = map[string]bool{"UpdateRefsInput": true, "RefUpdate": true, "GitRefname": true, "UpdateRefsPayload": true}
 
 // wantsPreview reports whether r sent PreviewUpdateRefs.
 func wantsPreview(r *http.Request) bool {
@@ -61,7 +62,7 @@ func previewErrors(r *http.Request, doc *ast.QueryDocument, op *ast.OperationDef
 		for t.Elem != nil {
 			t = t.Elem
 		}
-		if previewTypes[t.NamedType] {
+		if PreviewTypes[t.NamedType] {
 			errs = append(errs, &graphql.Error{
 				Path: []any{opPath}, Locations: loc(v.Position),
 				Message:    t.NamedType + " isn't a defined input type (on $" + v.Variable + ")",
@@ -125,7 +126,7 @@ type refUpdate struct {
 //     name, a rule): UNPROCESSABLE, the message naming the ref (guess).
 //
 // The first refused ref is reported; nothing is applied.
-func (s *gqlEnv) updateRefs(x *graphql.Exec, in map[string]any) (graphql.Object, error) {
+func (s *Env) updateRefs(x *graphql.Exec, in map[string]any) (graphql.Object, error) {
 	id, _ := in["repositoryId"].(string)
 	node := s.gqlNode(id)
 	repoNode, ok := node.(gqlRepo)
@@ -169,7 +170,7 @@ func (s *gqlEnv) updateRefs(x *graphql.Exec, in map[string]any) (graphql.Object,
 	for _, u := range ups {
 		old, had := rp.Refs[u.name]
 		h := plumbing.NewHash(u.after)
-		if u.after == zeroOid {
+		if u.after == ZeroOid {
 			h = plumbing.ZeroHash
 		}
 		if had && old == h {
@@ -191,15 +192,15 @@ func checkRefUpdateLocked(rp *state.Repo, u refUpdate, batch map[string]bool) er
 	old, had := rp.Refs[u.name]
 	if u.hasBefore {
 		switch {
-		case u.before == zeroOid && had:
+		case u.before == ZeroOid && had:
 			return refuse("STALE_DATA", "Reference "+u.name+" already exists (expected it not to exist).")
-		case u.before != zeroOid && !had:
+		case u.before != ZeroOid && !had:
 			return refuse("STALE_DATA", "Reference "+u.name+" does not exist (expected it at "+u.before+").")
-		case u.before != zeroOid && old.String() != u.before:
+		case u.before != ZeroOid && old.String() != u.before:
 			return refuse("STALE_DATA", "Reference "+u.name+" is at "+old.String()+" but expected "+u.before+".")
 		}
 	}
-	if u.after == zeroOid {
+	if u.after == ZeroOid {
 		if !had {
 			return refuse("UNPROCESSABLE", "Reference "+u.name+" does not exist.")
 		}
@@ -250,7 +251,7 @@ func (g gqlUpdateRefsPayload) Field(_ *graphql.Exec, name string, _ map[string]a
 // updateRef has no beforeOid: like REST PATCH git/refs it is a fast-forward
 // check unless force, not a compare-and-swap. They share updateRefs'
 // checks and rules; their error entries are the same guesses.
-func (s *gqlEnv) refMutation(x *graphql.Exec, name string, in map[string]any) (graphql.Object, error) {
+func (s *Env) refMutation(x *graphql.Exec, name string, in map[string]any) (graphql.Object, error) {
 	var rp *state.Repo
 	u := refUpdate{}
 	str := func(k string) string { v, _ := in[k].(string); return v }
@@ -261,14 +262,14 @@ func (s *gqlEnv) refMutation(x *graphql.Exec, name string, in map[string]any) (g
 			return nil, graphql.Errorf("NOT_FOUND", "Could not resolve to a node with the global id of '"+str("repositoryId")+"'")
 		}
 		rp = repoNode.rp
-		u = refUpdate{name: str("name"), after: strings.ToLower(str("oid")), before: zeroOid, hasBefore: true}
+		u = refUpdate{name: str("name"), after: strings.ToLower(str("oid")), before: ZeroOid, hasBefore: true}
 	default:
 		refNode, ok := s.gqlNode(str("refId")).(gqlRef)
 		if !ok {
 			return nil, graphql.Errorf("NOT_FOUND", "Could not resolve to a node with the global id of '"+str("refId")+"'")
 		}
 		rp = refNode.rp
-		u = refUpdate{name: refNode.ref, after: zeroOid}
+		u = refUpdate{name: refNode.ref, after: ZeroOid}
 		if name == "updateRef" {
 			u.after = strings.ToLower(str("oid"))
 			u.force, _ = in["force"].(bool)
@@ -294,7 +295,7 @@ func (s *gqlEnv) refMutation(x *graphql.Exec, name string, in map[string]any) (g
 	}
 	old, had := rp.Refs[u.name]
 	h := plumbing.ZeroHash
-	if u.after != zeroOid {
+	if u.after != ZeroOid {
 		h = plumbing.NewHash(u.after)
 	}
 	if !had || old != h {
@@ -327,11 +328,11 @@ func (g gqlRefPayload) Field(_ *graphql.Exec, name string, _ map[string]any) (an
 }
 
 // rulesRefuseRefUpdates checks updateRefs' changes. Caller holds rp.mu.
-func (s *gqlEnv) rulesRefuseRefUpdates(rp *state.Repo, ups []refUpdate, id state.Identity) error {
+func (s *Env) rulesRefuseRefUpdates(rp *state.Repo, ups []refUpdate, id state.Identity) error {
 	changes := make([]rules.Change, 0, len(ups))
 	for _, u := range ups {
 		ch := rules.Change{Ref: u.name, Old: rp.Refs[u.name]}
-		if u.after != zeroOid {
+		if u.after != ZeroOid {
 			ch.New = plumbing.NewHash(u.after)
 		}
 		changes = append(changes, ch)

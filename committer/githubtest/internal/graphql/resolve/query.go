@@ -1,4 +1,4 @@
-package githubtest
+package resolve
 
 import (
 	"encoding/base64"
@@ -35,10 +35,10 @@ func (gqlQuery) Field(x *graphql.Exec, name string, args map[string]any) (any, e
 	case "viewer":
 		return viewer(x), nil
 	case "__schema":
-		return graphql.SchemaObj{In: graphql.NewIntrospection(wantsPreview(x.R), previewTypes)}, nil
+		return graphql.SchemaObj{In: graphql.NewIntrospection(wantsPreview(x.R), PreviewTypes)}, nil
 	case "__type":
 		n, _ := args["name"].(string)
-		return graphql.IntrospectType(graphql.NewIntrospection(wantsPreview(x.R), previewTypes), n)
+		return graphql.IntrospectType(graphql.NewIntrospection(wantsPreview(x.R), PreviewTypes), n)
 	case "repository":
 		owner, _ := args["owner"].(string)
 		repoName, _ := args["name"].(string)
@@ -72,7 +72,7 @@ func (gqlQuery) Field(x *graphql.Exec, name string, args map[string]any) (any, e
 
 // gqlNode resolves a node ID the fake issued (wire.NodeID): a repository, a ref
 // or a git object; nil for any other.
-func (s *gqlEnv) gqlNode(id string) graphql.Object {
+func (s *Env) gqlNode(id string) graphql.Object {
 	kind, enc, ok := strings.Cut(id, "_")
 	raw, err := base64.RawURLEncoding.DecodeString(enc)
 	if !ok || err != nil {
