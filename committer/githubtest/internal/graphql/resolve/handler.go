@@ -26,12 +26,14 @@ import (
 // propagates to the nearest nullable parent as GraphQL requires.
 
 const (
-	docGraphQL        = "https://docs.github.com/graphql"
+	docGraphQL = "https://docs.github.com/graphql"
+	// RouteGraphQL and RouteGraphQLGHES are the endpoint's routes on
+	// github.com and on GitHub Enterprise Server.
 	RouteGraphQL      = "POST /graphql"
 	RouteGraphQLGHES  = "POST /api/graphql"
 	graphqlMaxRecords = 100 // first/last limit of every connection
 
-	// GitHub fails createCommitOnBranch when the files add up to about
+	// MaxCommitBytes: GitHub fails createCommitOnBranch when the files add up to about
 	// 40 MB ("40MiB will already fail": grafana/github-api-commit-action#66).
 	// The fake fails from 40,000,000 bytes of decoded contents, with the
 	// error GitHub gives for queries it gives up on; the exact threshold and

@@ -35,7 +35,7 @@ const PreviewUpdateRefs = "application/vnd.github.update-refs-preview+json"
 // ZeroOid is the object ID that stands for "no object" in a RefUpdate.
 const ZeroOid = "0000000000000000000000000000000000000000"
 
-// The preview's members: the mutation field and the types only it uses.
+// PreviewTypes are the preview's members: the mutation field and the types only it uses.
 var PreviewTypes = map[string]bool{"UpdateRefsInput": true, "RefUpdate": true, "GitRefname": true, "UpdateRefsPayload": true}
 
 // wantsPreview reports whether r sent PreviewUpdateRefs.
