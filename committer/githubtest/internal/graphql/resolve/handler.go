@@ -27,14 +27,14 @@ import (
 
 const (
 	docGraphQL = "https://docs.github.com/graphql"
-	// RouteGraphQL and RouteGraphQLGHES are the endpoint's routes on
-	// github.com and on GitHub Enterprise Server.
-	RouteGraphQL      = "POST /graphql"
+	// RouteGraphQL is the endpoint's route on github.com.
+	RouteGraphQL = "POST /graphql"
+	// RouteGraphQLGHES is the endpoint's route on GitHub Enterprise Server.
 	RouteGraphQLGHES  = "POST /api/graphql"
 	graphqlMaxRecords = 100 // first/last limit of every connection
 
-	// MaxCommitBytes: GitHub fails createCommitOnBranch when the files add up to about
-	// 40 MB ("40MiB will already fail": grafana/github-api-commit-action#66).
+	// MaxCommitBytes is where the fake fails createCommitOnBranch. GitHub
+	// fails it when the files add up to about 40 MB ("40MiB will already fail": grafana/github-api-commit-action#66).
 	// The fake fails from 40,000,000 bytes of decoded contents, with the
 	// error GitHub gives for queries it gives up on; the exact threshold and
 	// answer are a guess.
