@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/ghcommitter/ghcommitter/committer/ghclient"
+	"github.com/ghcommitter/ghcommitter/committer/internal/engine"
 	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
 	"github.com/ghcommitter/ghcommitter/committer/internal/landing"
 	"github.com/ghcommitter/ghcommitter/committer/internal/refs"
@@ -142,4 +143,9 @@ func (c *Committer) startLanding(ctx context.Context) *landing.Landing {
 // outcome (landing.SettleContext).
 func (c *Committer) settleContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	return landing.SettleContext(ctx, c.o.landingGrace)
+}
+
+// engineEnv is what the engines' writes use of c (internal/engine).
+func (c *Committer) engineEnv() *engine.Env {
+	return &engine.Env{Owner: c.owner, Repo: c.repo, REST: c.rest, GQL: c.gql, Refs: c.refs, LandingGrace: c.o.landingGrace}
 }

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
+	"github.com/ghcommitter/ghcommitter/committer/internal/engine"
 )
 
 // Every commit a process makes to a branch — Commit, CommitPullRequest's
@@ -181,19 +182,12 @@ func (co *coordinator) take() []*job {
 	return jobs
 }
 
-// batchBytes is the content one batch of co carries at most: a squashed
-// GraphQL batch is one request, its content base64-encoded; a Git Data
-// batch sends its content in blobs and tree requests, which this bounds
-// too, so that a batch's requests stay the size of a few change sets'.
-func batchBytes(co commitOptions) int64 {
-	if co.engine == EngineGraphQL {
-		return MaxGraphQLBytes / 4 * 3
-	}
-	return maxBatchBytes
-}
-
-// maxBatchBytes bounds the content of a Git Data batch.
-const maxBatchBytes = 8 << 20
+// batchBytes is the content one batch of co carries at most (the
+// engine's BatchBytes): a squashed GraphQL batch is one request, its content
+// base64-encoded; a Git Data batch sends its content in blobs and tree
+// requests, which this bounds too, so that a batch's requests stay the size
+// of a few change sets'.
+func batchBytes(co commitOptions) int64 { return co.engine.impl().BatchBytes() }
 
 // groupKey says which change sets may share a batch: those with the same
 // key. It holds what shapes their commits, who sends them, and every
@@ -224,7 +218,7 @@ func (j *job) group() (groupKey, bool) {
 	if co.alone() { // ExpectHead, a tag
 		return groupKey{}, false
 	}
-	if co.engine != EngineGitData && !(co.squash && co.engine == EngineGraphQL) {
+	if !co.engine.impl().Batch(co.squash) {
 		return groupKey{}, false
 	}
 	var signer any
@@ -250,8 +244,9 @@ func (co *coordinator) run(jobs []*job) {
 		if !j.seal() { // it runs on j.ctx: the driver decides when it ends
 			return // withdrawn before it started
 		}
-		s := &single{c: j.c, branch: j.branch, u: j.u, results: map[string]*Result{}}
-		d := &driver{c: j.c, op: "commit to", branch: j.branch, co: j.co, w: s, cands: j.c.autoCandidates(j.u, j.co)}
+		s := &single{c: j.c, branch: j.branch, u: j.u, eng: j.co.engine.impl(), results: map[string]*Result{}}
+		d := &driver{c: j.c, op: "commit to", branch: j.branch, co: j.co, w: s}
+		d.cands, d.strict = j.c.candidates(j.u, j.co)
 		d.run(j.ctx)
 		// The head it made is the branch's now, for a Queue's next batch
 		// (which would otherwise build on an older one and lose a race
@@ -266,6 +261,7 @@ func (co *coordinator) run(jobs []*job) {
 	}
 	b := &batch{c: j.c, branch: j.branch, co: j.co, coord: co, live: jobs, outcomes: map[string]outcome{}, id: changes.NewEditID()}
 	d := &driver{c: j.c, op: "commit to", branch: j.branch, co: j.co, w: b, watchers: b.committers}
+	d.cands, d.strict = engine.Choose(j.co.engine.impl(), engine.Change{}) // a batch's engine: Git Data, or GraphQL squashed
 	if j.q != nil {
 		d.known, d.forget = co.known, co.forget
 	}

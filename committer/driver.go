@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer/ghclient"
+	"github.com/ghcommitter/ghcommitter/committer/internal/engine"
 	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 	"github.com/ghcommitter/ghcommitter/committer/internal/turns"
 )
@@ -65,11 +66,12 @@ type driver struct {
 	unsettled []string        // tips whose ref write had no clear answer
 	untagged  map[string]bool // unsettled tips moved by REST: the tag is created when one is found landed
 	lastHead  string
-	pending   []pendingWrite // one-write commits whose reply was lost
-	cands     []Engine       // the one-write engines auto may pick
-	created   bool           // a one-write engine created the branch first
-	wait      time.Duration  // at least this long before the next attempt
-	lost      time.Duration  // how long the last lost attempt took
+	pending   []pendingWrite  // one-write commits whose reply was lost
+	cands     []engine.Writer // the one-write engines an attempt may use (engine.Choose)
+	strict    bool            // cands is the chosen engine alone, which refuses what it cannot carry
+	created   bool            // a one-write engine created the branch first
+	wait      time.Duration   // at least this long before the next attempt
+	lost      time.Duration   // how long the last lost attempt took
 	// limited is the rate-limit refusal that ended the last attempt (nil
 	// when it ended otherwise), and refusals counts such attempts: when
 	// attempts run out, the work is ErrRateLimited, not a lost race.
@@ -205,7 +207,7 @@ func (d *driver) attempt(ctx context.Context, attempt int) (done bool, err error
 	if d.lost > 0 {
 		ctx = contendedContext(ctx) // a race was lost: look before writing (see moved)
 	}
-	if d.co.engine != EngineGitData {
+	if len(d.cands) > 0 {
 		if done, err, handled := d.oneWrite(ctx, head, tree, creating, attempt, started); handled {
 			return done, err
 		}
@@ -233,18 +235,17 @@ func (d *driver) attempt(ctx context.Context, attempt int) (done bool, err error
 }
 
 // attemptWrites is how many writes an attempt sends when nothing is
-// uploaded: one through a one-write engine; else a tree and a commit per
-// commit built, and the ref update. None in a dry run.
+// uploaded (the engine's Writes): one through a one-write engine; else a
+// tree and a commit per commit built, and the ref update. None in a dry
+// run.
 func (d *driver) attemptWrites() int {
 	switch {
 	case d.dryRun:
 		return 0
-	case d.co.engine == EngineGraphQL || d.co.engine == EngineContents || d.co.engine == EngineAuto && len(d.cands) > 0:
-		return 1
-	case d.co.squash:
-		return 3
+	case len(d.cands) > 0:
+		return d.cands[0].Writes(d.w.size(), d.co.squash)
 	}
-	return 2*d.w.size() + 1
+	return d.co.engine.impl().Writes(d.w.size(), d.co.squash)
 }
 
 // refusedOr turns a rate-limit refusal into a wait before the next attempt

@@ -3,6 +3,8 @@ package committer
 import (
 	"fmt"
 	"strings"
+
+	"github.com/ghcommitter/ghcommitter/committer/internal/engine"
 )
 
 // Engine is the GitHub API a commit is made through. See docs/engines.md
@@ -37,31 +39,44 @@ const (
 // MaxGraphQLBytes is the largest GraphQL commit (file contents once
 // base64-encoded, plus paths) that EngineGraphQL sends and EngineAuto
 // picks GraphQL for: GitHub fails payloads around 40 MB.
-const MaxGraphQLBytes = 25 << 20
+const MaxGraphQLBytes = 25 << 20 // the same as internal/engine's (TestEngineLimits)
 
 // MaxContentsFileBytes is the largest file EngineContents writes and
 // EngineAuto picks the contents API for (GitHub documents 1 MB as the
 // limit of its contents API's reads, and its writes time out above it).
-const MaxContentsFileBytes = 1 << 20
+const MaxContentsFileBytes = 1 << 20 // the same as internal/engine's (TestEngineLimits)
 
-var engineNames = [...]string{"git-data", "graphql", "contents", "auto"}
+// engines holds each Engine's implementation (internal/engine), in the
+// enum's order; Auto's Order is the one-write engines it picks among, best
+// first.
+var engines = [...]engine.Engine{
+	EngineGitData:  engine.GitData{},
+	EngineGraphQL:  engine.GraphQL{},
+	EngineContents: engine.Contents{},
+	EngineAuto:     engine.Auto{Order: []engine.Writer{engine.Contents{}, engine.GraphQL{}}, Else: engine.GitData{}},
+}
+
+// impl is e's implementation; e must be valid (WithEngine checks).
+func (e Engine) impl() engine.Engine { return engines[e] }
 
 // String returns the engine's name as the CLI's --engine spells it.
 func (e Engine) String() string {
-	if e < 0 || int(e) >= len(engineNames) {
+	if e < 0 || int(e) >= len(engines) {
 		return fmt.Sprintf("Engine(%d)", int(e))
 	}
-	return engineNames[e]
+	return engines[e].Name()
 }
 
 // ParseEngine reads an engine's name: git-data, graphql, contents or auto.
 func ParseEngine(s string) (Engine, error) {
-	for i, n := range engineNames {
-		if strings.EqualFold(strings.TrimSpace(s), n) {
+	names := make([]string, len(engines))
+	for i, e := range engines {
+		names[i] = e.Name()
+		if strings.EqualFold(strings.TrimSpace(s), names[i]) {
 			return Engine(i), nil
 		}
 	}
-	return 0, fmt.Errorf("unknown engine %q: want one of %s", s, strings.Join(engineNames[:], ", "))
+	return 0, fmt.Errorf("unknown engine %q: want one of %s", s, strings.Join(names, ", "))
 }
 
 // WithEngine makes the commit (or every commit of a Queue) through engine.
@@ -76,7 +91,7 @@ func ParseEngine(s string) (Engine, error) {
 // default is EngineGitData.
 func WithEngine(engine Engine) CommitOption {
 	return func(o *commitOptions) error {
-		if engine < EngineGitData || engine > EngineAuto {
+		if engine < 0 || int(engine) >= len(engines) {
 			return fmt.Errorf("unknown engine %d", int(engine))
 		}
 		o.engine = engine

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
+	"github.com/ghcommitter/ghcommitter/committer/internal/engine"
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
 )
 
@@ -15,9 +16,9 @@ import (
 // sent in one createCommitOnBranch. A change set whose precondition, edit
 // or content fails, or whose caller gave up, is finished with its own
 // error, and the others are staged again without it (batch_member.go).
-func (b *batch) stageOne(ctx context.Context, engine Engine, _ []Engine, head, tree string, attempt int) (*staged, *unit, error) {
+func (b *batch) stageOne(ctx context.Context, cands []engine.Writer, _ bool, head, tree string, attempt int) (*engine.Staged, *unit, error) {
 	for {
-		st, u, again, err := b.stageOnce(ctx, engine, head, tree, attempt)
+		st, u, again, err := b.stageOnce(ctx, cands[0], head, tree, attempt)
 		if again || err == nil && st != nil && !sealAll(&b.live) {
 			continue
 		}
@@ -27,7 +28,7 @@ func (b *batch) stageOne(ctx context.Context, engine Engine, _ []Engine, head, t
 
 // stageOnce is one try of stageOne; again: a change set was taken out
 // after the others were staged with it.
-func (b *batch) stageOnce(ctx context.Context, engine Engine, head, tree string, attempt int) (*staged, *unit, bool, error) {
+func (b *batch) stageOnce(ctx context.Context, eng engine.Writer, head, tree string, attempt int) (*engine.Staged, *unit, bool, error) {
 	c := b.c
 	v := newViewAt(c, head, tree)
 	if err := prefetchJobs(ctx, v, b.live); err != nil {
@@ -57,11 +58,11 @@ func (b *batch) stageOnce(ctx context.Context, engine Engine, head, tree string,
 	if len(b.live) == 0 {
 		return nil, nil, false, nil
 	}
-	st := &staged{engine: engine, head: head}
+	st := &engine.Staged{Engine: eng, Head: head}
 	if err := c.stageFinal(ctx, v, newViewAt(c, head, tree), touched, st); err != nil {
 		return nil, nil, b.takeOutOwner(err, touched, head, attempt), err
 	}
-	if err := st.refusal(engine); err != nil {
+	if err := eng.Carries(st); err != nil {
 		return nil, nil, false, &kind.Cause{Kind: ErrInvalid, Err: err}
 	}
 	b.finishWith(st, results, tree)
@@ -83,7 +84,7 @@ func (b *batch) stageOnce(ctx context.Context, engine Engine, head, tree string,
 func (b *batch) takeOutOwner(err error, touched map[string]*changes.Prepared, head string, attempt int) bool {
 	var pe *kind.Cause
 	var se *sourceError
-	if !isOneWriteError(err) && !errors.As(err, &se) || !errors.As(err, &pe) || touched[pe.Path] == nil {
+	if !engine.IsOneWriteError(err) && !errors.As(err, &se) || !errors.As(err, &pe) || touched[pe.Path] == nil {
 		return false
 	}
 	for _, j := range b.live {
@@ -122,7 +123,7 @@ func (b *batch) stageJob(ctx context.Context, v *view, j *job, head string, atte
 	if err != nil {
 		return nil, false, err
 	}
-	if err := c.stageFiles(ctx, v, j.u.p, r, &staged{}); err != nil {
+	if err := c.stageFiles(ctx, v, j.u.p, r, &engine.Staged{}); err != nil {
 		if !memberFault(err) {
 			return nil, false, err
 		}
@@ -130,7 +131,7 @@ func (b *batch) stageJob(ctx context.Context, v *view, j *job, head string, atte
 	}
 	for _, e := range r.Effects {
 		if e.Dir {
-			return drop(nil, oneWriteRefusal(e.Path, e.Path+" is a directory; only the git-data engine deletes a directory whole"))
+			return drop(nil, engine.OneWriteRefusal(e.Path, e.Path+" is a directory; only the git-data engine deletes a directory whole"))
 		}
 	}
 	v.Apply(r.Effects)
@@ -148,7 +149,7 @@ func (b *batch) stageJob(ctx context.Context, v *view, j *job, head string, atte
 
 // stageFinal lists the paths whose final state (in v, after every change
 // set) differs from head's tree (orig).
-func (c *Committer) stageFinal(ctx context.Context, v, orig *view, touched map[string]*changes.Prepared, st *staged) error {
+func (c *Committer) stageFinal(ctx context.Context, v, orig *view, touched map[string]*changes.Prepared, st *engine.Staged) error {
 	paths := make([]string, 0, len(touched))
 	for p := range touched {
 		paths = append(paths, p)
@@ -165,12 +166,12 @@ func (c *Committer) stageFinal(ctx context.Context, v, orig *view, touched map[s
 		}
 		switch {
 		case had && (was.Type != "blob" || Mode(was.Mode) != ModeFile):
-			return oneWriteRefusal(p, p+" is a "+kindOf(was)+" on the branch (mode "+was.Mode+"); only the git-data engine can change it")
+			return engine.OneWriteRefusal(p, p+" is a "+kindOf(was)+" on the branch (mode "+was.Mode+"); only the git-data engine can change it")
 		case !ok && had:
-			st.dels = append(st.dels, stagedFile{path: p, old: was.SHA})
+			st.Dels = append(st.Dels, engine.File{Path: p, Old: was.SHA})
 		case !ok, had && now.SHA == was.SHA:
 		case Mode(now.Mode) != ModeFile:
-			return oneWriteRefusal(p, p+" would have mode "+now.Mode+"; GraphQL writes plain files (100644) only")
+			return engine.OneWriteRefusal(p, p+" would have mode "+now.Mode+"; GraphQL writes plain files (100644) only")
 		default:
 			data, err := v.Content(ctx, p, now)
 			if err != nil {
@@ -178,17 +179,17 @@ func (c *Committer) stageFinal(ctx context.Context, v, orig *view, touched map[s
 					return &kind.Cause{Path: p, Err: &sourceError{err}}
 				}
 			}
-			st.adds = append(st.adds, stagedFile{path: p, data: data, old: was.SHA})
+			st.Adds = append(st.Adds, engine.File{Path: p, Data: data, Old: was.SHA})
 		}
 	}
 	return nil
 }
 
 // finishWith makes st record the batch's outcome for b.land.
-func (b *batch) finishWith(st *staged, results map[*job]*Result, headTree string) {
-	st.finish = func(commit, tree, parent string) {
+func (b *batch) finishWith(st *engine.Staged, results map[*job]*Result, headTree string) {
+	st.Finish = func(commit, tree, parent string) {
 		for _, res := range results {
-			res.Commit, res.Tree, res.Engine = commit, tree, st.engine.String()
+			res.Commit, res.Tree, res.Engine = commit, tree, st.Engine.Name()
 			if parent == "" || len(res.Changed) == 0 {
 				res.NoOp, res.Changed = true, []string{}
 			} else {

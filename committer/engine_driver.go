@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ghcommitter/ghcommitter/committer/internal/engine"
 	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
 	"github.com/ghcommitter/ghcommitter/committer/internal/refs"
 	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
@@ -14,10 +15,10 @@ import (
 // pendingWrite is a one-write commit whose reply was lost: its SHA is
 // unknown, so it is found by the unit's Edit-Id trailer.
 type pendingWrite struct {
-	engine Engine
+	w      engine.Writer
 	parent string // the head it was built on (GraphQL: expectedHeadOid)
 	id     string // its own EditIDTrailer value (the unit's editID)
-	st     *staged
+	st     *engine.Staged
 }
 
 // oneWork is a work that can land through a one-write engine: a single
@@ -26,16 +27,16 @@ type oneWork interface {
 	// stageOne resolves the work on head without writing (edit functions
 	// run here) and returns what to send and the unit whose message and
 	// identity the commit carries. Errors are the whole work's.
-	stageOne(ctx context.Context, engine Engine, cands []Engine, head, tree string, attempt int) (*staged, *unit, error)
+	// cands and strict are the driver's (engine.Choose); st.Engine is the
+	// one-write engine picked, or nil when the attempt goes on through Git
+	// Data.
+	stageOne(ctx context.Context, cands []engine.Writer, strict bool, head, tree string, attempt int) (st *engine.Staged, u *unit, err error)
 }
 
 // oneWrite makes one attempt through GraphQL or the contents API. handled
 // is false when the attempt is for Git Data after all (auto found that no
 // one-write engine carries what the head makes of the change set).
 func (d *driver) oneWrite(ctx context.Context, head, tree string, creating bool, attempt int, started time.Time) (done bool, err error, handled bool) {
-	if d.co.engine == EngineAuto && len(d.cands) == 0 {
-		return false, nil, false // known before any request: Git Data
-	}
 	ow, ok := d.w.(oneWork)
 	if !ok {
 		return true, d.c.fail(d.op, d.branch, ErrInvalid, fmt.Errorf("the %s engine cannot carry this work", d.co.engine)), true
@@ -43,8 +44,8 @@ func (d *driver) oneWrite(ctx context.Context, head, tree string, creating bool,
 	// Resolved on the base's head first: every refusal that can be known
 	// before a write (what the engine cannot carry, a failed
 	// precondition, an edit's error) comes before the branch is created.
-	st, u, err := ow.stageOne(ctx, d.co.engine, d.cands, head, tree, attempt)
-	if err != nil && d.co.engine == EngineAuto && isOneWriteError(err) {
+	st, u, err := ow.stageOne(ctx, d.cands, d.strict, head, tree, attempt)
+	if err != nil && !d.strict && engine.IsOneWriteError(err) {
 		return false, nil, false
 	}
 	if err != nil {
@@ -54,7 +55,7 @@ func (d *driver) oneWrite(ctx context.Context, head, tree string, creating bool,
 	if st == nil {
 		return true, nil, true // no caller left
 	}
-	if st.engine == EngineGitData {
+	if st.Engine == nil {
 		return false, nil, false // Git Data creates the branch at its commit
 	}
 	if creating {
@@ -69,47 +70,43 @@ func (d *driver) oneWrite(ctx context.Context, head, tree string, creating bool,
 		}
 		d.created = true
 	}
-	if len(st.adds)+len(st.dels) == 0 {
-		st.finish(head, tree, "")
+	if st.Empty() {
+		st.Finish(head, tree, "")
 		d.landed(head, attempt, d.created)
 		return true, nil, true
 	}
 	// GraphQL's expectedHeadOid loses to any move of the branch: look
 	// first. (A contents write is guarded by its file's blob SHA and
 	// built on whatever the head is: a move elsewhere does not stop it.)
-	if st.engine == EngineGraphQL && !creating && d.c.refs.Moved(ctx, d.branch, head) {
+	w := st.Engine.(engine.Writer) // not empty: the one picked
+	if w.Pinned() && !creating && d.c.refs.Moved(ctx, d.branch, head) {
 		d.lostRace(ctx, head, attempt, started)
 		return false, errUnsent, true
 	}
-	return d.sendOneWrite(ctx, u, st, attempt, started)
+	return d.sendOneWrite(ctx, w, u, st, attempt, started)
 }
 
-func (d *driver) sendOneWrite(ctx context.Context, u *unit, st *staged, attempt int, started time.Time) (bool, error, bool) {
-	var w written
-	var err error
-	if st.engine == EngineGraphQL {
-		w, err = d.c.writeGraphQL(ctx, d.branch, u, st)
-	} else {
-		w, err = d.c.writeContents(ctx, d.branch, u, st)
-	}
-	if w.ambiguous {
-		d.pending = append(d.pending, pendingWrite{engine: st.engine, parent: st.head, id: u.editID, st: st})
+func (d *driver) sendOneWrite(ctx context.Context, eng engine.Writer, u *unit, st *engine.Staged, attempt int, started time.Time) (bool, error, bool) {
+	c := engine.Commit{Branch: d.branch, Message: u.message, Author: toAuthor(u.cs.Author), Committer: toAuthor(u.cs.Committer)}
+	w, err := eng.Write(ctx, d.c.engineEnv(), c, st)
+	if w.Ambiguous {
+		d.pending = append(d.pending, pendingWrite{w: eng, parent: st.Head, id: u.editID, st: st})
 		// With the caller gone, the driver's end settles it, once.
-		if ctx.Err() == nil && d.settledOneWrite(ctx, st.head, attempt) {
+		if ctx.Err() == nil && d.settledOneWrite(ctx, st.Head, attempt) {
 			return true, nil, true
 		}
-		w.lost = true
+		w.Lost = true
 	}
 	switch {
 	case err != nil:
 		done, err := d.refusedOr(err, attempt)
 		return done, err, true
-	case w.lost:
-		d.lostRace(ctx, st.head, attempt, started)
+	case w.Lost:
+		d.lostRace(ctx, st.Head, attempt, started)
 		return false, nil, true
 	}
-	st.finish(w.commit, w.tree, w.parent)
-	d.landed(w.commit, attempt, d.created)
+	st.Finish(w.Commit, w.Tree, w.Parent)
+	d.landed(w.Commit, attempt, d.created)
 	return true, nil, true
 }
 
@@ -145,13 +142,13 @@ func (d *driver) settledOneWrite(ctx context.Context, head string, attempt int) 
 	}
 	keep := d.pending[:0]
 	for _, p := range d.pending {
-		commit, o, err := d.c.settleOneWrite(ctx, d.branch, p.engine, p.parent, p.id)
+		commit, o, err := p.w.Settle(ctx, d.c.engineEnv(), d.branch, p.parent, p.id)
 		switch {
 		case err != nil || o == ghgraphql.Unknown:
 			if err == nil {
-				err = fmt.Errorf("no commit within %d of the head says whether it landed", maxSettleCommits)
+				err = fmt.Errorf("no commit within %d of the head says whether it landed", engine.MaxSettleCommits)
 			}
-			e := d.c.fail(d.op, d.branch, ErrUnknownOutcome, fmt.Errorf("an earlier %s write had no answer, and whether it landed cannot be told: %w", p.engine, err))
+			e := d.c.fail(d.op, d.branch, ErrUnknownOutcome, fmt.Errorf("an earlier %s write had no answer, and whether it landed cannot be told: %w", p.w.Name(), err))
 			e.Head, e.Attempts = head, attempt
 			e.Hint = "look on the branch for a commit whose message ends with the trailer " + EditIDTrailer + ": " + p.id + " before retrying"
 			d.w.fail(e)
@@ -163,7 +160,7 @@ func (d *driver) settledOneWrite(ctx context.Context, head string, attempt int) 
 		// Not landed. A GraphQL commit pinned to a head that is no longer
 		// the branch's can never land; a contents write might still, so it
 		// is searched for again on the next attempt.
-		if p.engine == EngineContents || head == p.parent {
+		if !p.w.Pinned() || head == p.parent {
 			keep = append(keep, p)
 		}
 	}
@@ -186,6 +183,6 @@ func (d *driver) landOneWrite(ctx context.Context, p pendingWrite, commit string
 	if len(parents) > 0 {
 		parent = parents[0]
 	}
-	p.st.finish(commit, tree, parent)
+	p.st.Finish(commit, tree, parent)
 	d.landed(commit, attempt, d.created)
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ghcommitter/ghcommitter/committer"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
+	"github.com/ghcommitter/ghcommitter/committer/internal/engine"
 )
 
 // The behaviour suite: every case runs against each engine that can carry
@@ -765,5 +766,13 @@ func TestEnginesRefusedCreateBranchLeavesNoBranch(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// The public limits are the ones the engines apply.
+func TestEngineLimits(t *testing.T) {
+	if committer.MaxGraphQLBytes != engine.MaxGraphQLBytes || committer.MaxContentsFileBytes != engine.MaxContentsFileBytes {
+		t.Fatalf("MaxGraphQLBytes %d / %d, MaxContentsFileBytes %d / %d: the public constants differ from internal/engine's",
+			committer.MaxGraphQLBytes, engine.MaxGraphQLBytes, committer.MaxContentsFileBytes, engine.MaxContentsFileBytes)
 	}
 }

@@ -51,15 +51,15 @@ func (d *driver) end(ctx context.Context, err error, attempt int) {
 		}
 	}
 	for _, p := range d.pending {
-		commit, o, serr := d.c.settleOneWrite(rctx, d.branch, p.engine, p.parent, p.id)
+		commit, o, serr := p.w.Settle(rctx, d.c.engineEnv(), d.branch, p.parent, p.id)
 		switch {
 		case serr == nil && o == ghgraphql.Landed:
 			d.landOneWrite(rctx, p, commit, attempt)
 			return
-		case serr == nil && o == ghgraphql.NotLanded && p.engine == EngineGraphQL && !strings.EqualFold(head, p.parent):
+		case serr == nil && o == ghgraphql.NotLanded && p.w.Pinned() && !strings.EqualFold(head, p.parent):
 			// Pinned to a head the branch has left: it can never land.
 		default:
-			open = append(open, "the "+p.engine.String()+" write")
+			open = append(open, "the "+p.w.Name()+" write")
 		}
 	}
 	if len(open) == 0 {

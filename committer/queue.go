@@ -54,7 +54,7 @@ func NewQueue(c *Committer, branch string, opts ...CommitOption) (*Queue, error)
 	if co.tag.Name != "" {
 		return nil, c.fail(op, branch, ErrInvalid, errors.New("Tag has no meaning for a Queue (a tagged commit lands alone): commit with Committer.Commit"))
 	}
-	if err := queueEngine(co); err != nil {
+	if err := co.engine.impl().Queue(co.squash); err != nil {
 		return nil, c.fail(op, branch, ErrInvalid, err)
 	}
 	if co.maxBatch == 0 {

@@ -1,6 +1,10 @@
 package committer
 
-import "context"
+import (
+	"context"
+
+	"github.com/ghcommitter/ghcommitter/committer/internal/engine"
+)
 
 // single is the work of Commit: one change set.
 type single struct {
@@ -8,6 +12,7 @@ type single struct {
 	branch  string
 	u       *unit
 	results map[string]*Result // by the tip each attempt built
+	eng     engine.Engine      // the engine asked for
 	res     *Result
 	err     error
 	// pre is this attempt's resolution from stageOne, when auto goes on
@@ -22,21 +27,21 @@ type preResolved struct {
 	r    *resolved
 }
 
-func (s *single) stageOne(ctx context.Context, engine Engine, cands []Engine, head, tree string, attempt int) (*staged, *unit, error) {
+func (s *single) stageOne(ctx context.Context, cands []engine.Writer, strict bool, head, tree string, attempt int) (*engine.Staged, *unit, error) {
 	s.pre = nil
-	st, err := s.c.stage(ctx, s.u, engine, cands, head, tree, func(v *view, r *resolved) {
+	st, res, err := s.c.stage(ctx, s.u, s.eng, cands, strict, head, tree, func(v *view, r *resolved) {
 		s.pre = &preResolved{head: head, v: v, r: r}
 	})
 	if err != nil {
-		if engine == EngineAuto && isOneWriteError(err) {
+		if !strict && engine.IsOneWriteError(err) {
 			return nil, nil, err
 		}
 		return nil, nil, s.failAt(head, attempt, err)
 	}
-	st.res.Branch = s.branch
-	st.finish = func(commit, tree, parent string) {
-		r := *st.res
-		r.Commit, r.Tree, r.Parent, r.Engine = commit, tree, parent, st.engine.String()
+	res.Branch = s.branch
+	st.Finish = func(commit, tree, parent string) {
+		r := *res
+		r.Commit, r.Tree, r.Parent, r.Engine = commit, tree, parent, st.Engine.Name()
 		if parent == "" {
 			r.NoOp, r.Changed = true, []string{}
 		}
@@ -124,7 +129,7 @@ func (s *single) land(tip string, attempt int, created bool) {
 	r := s.results[tip]
 	r.Attempts, r.CreatedBranch = attempt, created
 	if r.Engine == "" {
-		r.Engine = EngineGitData.String()
+		r.Engine = engine.GitData{}.Name() // built here: no one-write engine picked
 	}
 	s.u.boot.apply(r)
 	s.res = r
