@@ -86,16 +86,16 @@ func (b *batch) fail(err error) {
 	b.live = nil
 }
 
-func (b *batch) build(ctx context.Context, head, tree string, attempt int) (string, string, bool, error) {
+func (b *batch) build(ctx context.Context, head, tree string, attempt int) (built, error) {
 	results, tip, tipTree, err := b.buildAll(ctx, &b.live, b.id, head, tree, attempt)
 	if err != nil {
-		return "", "", false, err
+		return built{}, err
 	}
 	if len(b.live) == 0 {
-		return "", "", false, nil
+		return built{gone: true}, nil
 	}
 	b.outcomes[tip] = outcome{results: results, tree: tipTree}
-	return tip, tipTree, true, nil
+	return built{tip: tip, tree: tipTree}, nil
 }
 
 func (b *batch) land(tip string, attempt int, created bool) {

@@ -68,15 +68,15 @@ const maxBootstrapAttempts = 3
 // bootstrap starts the empty repository with u's first plain file. It
 // returns the head and tree to build the rest of u on: the new root commit,
 // or the head another writer made first (then u is unchanged and is built
-// on it as a whole). errRetry means: the repository is no longer empty, read
+// on it as a whole), or reread: the repository is no longer empty, read
 // the branch again.
-func (c *Committer) bootstrap(ctx context.Context, branch string, u *unit) (head, tree string, err error) {
+func (c *Committer) bootstrap(ctx context.Context, branch string, u *unit) (headRead, error) {
 	if u.boot != nil {
-		return "", "", errRetry // already started by u; the branch is there now
+		return headRead{reread: true}, nil // already started by u; the branch is there now
 	}
 	f, err := c.planBootstrap(ctx, u.p)
 	if err != nil {
-		return "", "", err
+		return headRead{}, err
 	}
 	var cause error
 	for range maxBootstrapAttempts {
@@ -84,64 +84,64 @@ func (c *Committer) bootstrap(ctx context.Context, branch string, u *unit) (head
 		if err == nil {
 			u.boot = &booted{commit: commit, tree: tree, change: FileChange{Path: f.path, Action: Added}}
 			u.p = withoutBootstrapFile(u.p, f.path)
-			return commit, tree, nil
+			return headRead{head: commit, tree: tree}, nil
 		}
 		var ue *landing.UnsentError
 		if errors.As(err, &ue) {
 			if cause != nil {
 				// An earlier PUT was sent and may still land.
-				return "", "", c.unknownBoot(cause, err)
+				return headRead{}, c.unknownBoot(cause, err)
 			}
-			return "", "", err // never sent: nothing landed
+			return headRead{}, err // never sent: nothing landed
 		}
 		switch v, jerr := rest.Judge(rest.ToContents, err); v {
 		case rest.Limited:
-			return "", "", jerr
+			return headRead{}, jerr
 		case rest.Failed:
-			return "", "", fmt.Errorf("bootstrap empty repository: %w", jerr)
+			return headRead{}, fmt.Errorf("bootstrap empty repository: %w", jerr)
 		}
 		// No clear answer (or: the file exists already, or the repository
 		// is no longer empty): read the branch to tell who started it.
 		cause = err
-		head, tree, again, err := c.bootstrapped(ctx, branch, u, f, cause)
+		hr, again, err := c.bootstrapped(ctx, branch, u, f, cause)
 		if !again {
-			return head, tree, err
+			return hr, err
 		}
 	}
-	return "", "", c.unknownBoot(cause, errors.New("the repository is still empty"))
+	return headRead{}, c.unknownBoot(cause, errors.New("the repository is still empty"))
 }
 
 // bootstrapped reads the branch after a first-commit write whose answer
 // did not say whether it landed (cause): again is true when the
 // repository is still empty and the write may be sent again; else the
 // head to build on (u.boot set when the root commit is u's own).
-func (c *Committer) bootstrapped(ctx context.Context, branch string, u *unit, f *firstFile, cause error) (head, tree string, again bool, err error) {
+func (c *Committer) bootstrapped(ctx context.Context, branch string, u *unit, f *firstFile, cause error) (hr headRead, again bool, err error) {
 	rctx, cancel := c.settleContext(ctx)
-	head, tree, err = c.refs.ReadHead(rctx, branch)
+	head, tree, err := c.refs.ReadHead(rctx, branch)
 	cancel()
 	switch {
 	case errors.Is(err, refs.ErrEmptyRepo) && ctx.Err() != nil:
 		// The PUT was sent, and GitHub may still apply it; the caller
 		// is gone, so it is not sent again.
-		return "", "", false, c.unknownBoot(cause, errors.New("the repository is still empty, and the write may yet land"))
+		return headRead{}, false, c.unknownBoot(cause, errors.New("the repository is still empty, and the write may yet land"))
 	case errors.Is(err, refs.ErrEmptyRepo):
-		return "", "", true, nil // nothing landed: a contents PUT without sha can only create, so sending it again is safe
+		return headRead{}, true, nil // nothing landed: a contents PUT without sha can only create, so sending it again is safe
 	case errors.Is(err, refs.ErrBranchMissing):
-		return "", "", false, errRetry
+		return headRead{reread: true}, false, nil
 	case err != nil:
-		return "", "", false, c.unknownBoot(cause, err)
+		return headRead{}, false, c.unknownBoot(cause, err)
 	}
 	rctx, cancel = c.settleContext(ctx)
 	root, rootTree, ours, err := c.isOurBootstrap(rctx, head, u, f)
 	cancel()
 	if err != nil {
-		return "", "", false, c.unknownBoot(cause, err)
+		return headRead{}, false, c.unknownBoot(cause, err)
 	}
 	if ours {
 		u.boot = &booted{commit: root, tree: rootTree, change: FileChange{Path: f.path, Action: Added}}
 		u.p = withoutBootstrapFile(u.p, f.path)
 	}
-	return head, tree, false, nil
+	return headRead{head: head, tree: tree}, false, nil
 }
 
 func (c *Committer) unknownBoot(cause, err error) error {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/committer/internal/engine"
+	"github.com/ghcommitter/ghcommitter/committer/internal/loop"
 	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 	"github.com/ghcommitter/ghcommitter/committer/internal/turns"
 )
@@ -29,14 +30,24 @@ type work interface {
 	// (a batch); it reports false when err must end the whole work.
 	drop(u *unit, err *Error) bool
 	// build resolves the work on head's tree and creates its trees and
-	// commits. It returns the new tip (head itself when nothing changes);
-	// left is false when no caller is left.
-	build(ctx context.Context, head, tree string, attempt int) (tip, tipTree string, left bool, err error)
+	// commits. It returns the new tip (head itself when nothing changes),
+	// or that no caller is left, or that the branch moved first.
+	build(ctx context.Context, head, tree string, attempt int) (built, error)
 	// land hands out the results: tip, which build returned, is on the
 	// branch (or is its unchanged head).
 	land(tip string, attempt int, created bool)
 	// fail finishes every caller left with err.
 	fail(err error)
+}
+
+// built is what work.build made of one attempt.
+type built struct {
+	tip, tree string // the new tip (head itself when nothing changes) and its tree
+	gone      bool   // no caller is left
+	// moved: the branch moved since it was read, seen before the
+	// landing write, which would lose and is not sent (see
+	// contendedContext); unsent: before any write of the attempt.
+	moved, unsent bool
 }
 
 // driver runs the attempts of one commit or batch: read the head, build,
@@ -59,9 +70,7 @@ type driver struct {
 	// (a batch's callers); nil: c's alone.
 	watchers func() []*Committer
 
-	retries   int             // attempts made again without counting (errRetry)
 	fromKnown bool            // this attempt built on known's head, not one read
-	unsent    int             // attempts lost before any write, made again without counting (errUnsent)
 	ours      map[string]bool // commits we created as new tips
 	unsettled []string        // tips whose ref write had no clear answer
 	untagged  map[string]bool // unsettled tips moved by REST: the tag is created when one is found landed
@@ -80,11 +89,15 @@ type driver struct {
 	turns    *turns.Writer // the work's turns: their waits add up to at most a minute
 }
 
+// run makes the work's attempts until one lands or the work stops; the
+// count of attempts is loop.Count's, from each attempt's loop.Outcome.
 func (d *driver) run(ctx context.Context) {
 	d.ours = map[string]bool{}
 	var at atomic.Int64 // the attempt the HTTP layer's waits are reported for
 	ctx = d.observeWaits(ctx, &at)
-	for attempt := 1; attempt <= d.c.o.maxAttempts; attempt++ {
+	count := loop.Count{Max: d.c.o.maxAttempts}
+	for {
+		attempt := count.Attempt()
 		at.Store(int64(attempt))
 		if attempt > 1 {
 			if err := d.pause(ctx, attempt); err != nil {
@@ -95,46 +108,35 @@ func (d *driver) run(ctx context.Context) {
 		if !d.w.prune(d.open()) {
 			return
 		}
-		done, err := d.attempt(ctx, attempt)
-		if d.fromKnown && err != nil && ctx.Err() == nil && len(d.unsettled) == 0 && len(d.pending) == 0 {
+		o := d.attempt(ctx, attempt)
+		if d.fromKnown && o.Kind != loop.Landed && o.Kind != loop.Lost && o.Kind != loop.Wait &&
+			ctx.Err() == nil && len(d.unsettled) == 0 && len(d.pending) == 0 {
 			// The head this process remembered, not read, may be gone
 			// (the repository was made anew, or the branch reset and
 			// its objects dropped: GitHub answers 404, or 422 for a
 			// base_tree it does not have). Nothing of the attempt can
 			// have landed: read the branch and try again, without
 			// counting; what holds on the head read fails the same way.
-			d.fromKnown = false
 			d.forget()
-			attempt--
-			continue
+			o = loop.Outcome{Kind: loop.Stale}
 		}
 		d.fromKnown = false
-		if errors.Is(err, errUnsent) {
-			// Lost before any write (see moved): made again without
-			// counting, up to WithMaxAttempts times.
-			if d.unsent < d.c.o.maxAttempts {
-				d.unsent++
-				attempt--
-			}
-			continue
-		}
-		if errors.Is(err, errRetry) && d.retries < d.c.o.maxAttempts {
-			d.retries++
-			attempt--
-			continue
-		}
-		if errors.Is(err, errRetry) {
-			err = d.errAt(errors.New("the repository kept changing between empty and not empty"), d.lastHead, attempt)
-		}
-		if err != nil {
+		next, err := count.After(o)
+		switch {
+		case errors.Is(err, loop.ErrKeptChanging):
+			d.end(ctx, d.errAt(err, d.lastHead, attempt), attempt)
+			return
+		case err != nil:
 			d.end(ctx, err, attempt)
 			return
-		}
-		if done {
+		case next:
+			continue
+		case o.Kind == loop.Landed:
 			return
 		}
+		d.end(ctx, d.outOfAttempts(), d.c.o.maxAttempts)
+		return
 	}
-	d.end(ctx, d.outOfAttempts(), d.c.o.maxAttempts)
 }
 
 // outOfAttempts is the error of a work whose attempts all ended without
@@ -179,8 +181,8 @@ func (d *driver) pause(ctx context.Context, attempt int) error {
 	return d.c.o.sleep(ctx, wait)
 }
 
-// attempt makes one attempt; done is true when the work is finished.
-func (d *driver) attempt(ctx context.Context, attempt int) (done bool, err error) {
+// attempt makes one attempt.
+func (d *driver) attempt(ctx context.Context, attempt int) loop.Outcome {
 	d.observe(Event{Kind: EventAttempt, Branch: d.branch, Attempt: attempt, Changes: d.w.size()})
 	d.limited = nil
 	turn := d.takeTurn(ctx)
@@ -191,47 +193,49 @@ func (d *driver) attempt(ctx context.Context, attempt int) (done bool, err error
 	// back to back.
 	ctx, release := ghclient.ReserveWrites(ctx, d.attemptWrites())
 	defer release()
-	head, tree, creating, err := d.head(ctx, attempt)
-	if err != nil {
+	hr, err := d.head(ctx, attempt)
+	switch {
+	case err != nil:
 		return d.refusedOr(err, attempt)
+	case hr.reread:
+		return loop.Outcome{Kind: loop.Reread}
 	}
+	head, tree, creating := hr.head, hr.tree, hr.creating
 	if d.settled(ctx, head, attempt) || d.settledOneWrite(ctx, head, attempt) {
-		return true, nil
+		return loop.Outcome{Kind: loop.Landed}
 	}
 	if d.co.expectHead != "" && head != d.co.expectHead {
 		e := d.c.fail(d.op, d.branch, ErrConflict, fmt.Errorf("head is %s, expected %s", short(head), short(d.co.expectHead)))
 		e.Head = head
-		return true, e
+		return loop.Fail(e)
 	}
 	d.lastHead = head
 	if d.lost > 0 {
-		ctx = contendedContext(ctx) // a race was lost: look before writing (see moved)
+		ctx = contendedContext(ctx) // a race was lost: look before writing (contendedContext)
 	}
 	if len(d.cands) > 0 {
-		if done, err, handled := d.oneWrite(ctx, head, tree, creating, attempt, started); handled {
-			return done, err
+		if o, handled := d.oneWrite(ctx, head, tree, creating, attempt, started); handled {
+			return o
 		}
 		creating = creating && !d.created
 	}
-	tip, _, left, err := d.w.build(ctx, head, tree, attempt)
-	if errors.Is(err, errMoved) {
-		d.lostRace(ctx, head, attempt, started)
-		if errors.Is(err, errUnsent) {
-			return false, err // made again without counting (see run)
-		}
-		return false, nil
-	}
-	if err != nil {
+	b, err := d.w.build(ctx, head, tree, attempt)
+	switch {
+	case err != nil:
 		return d.refusedOr(err, attempt)
+	case b.moved:
+		d.lostRace(ctx, head, attempt, started)
+		if b.unsent {
+			return loop.Outcome{Kind: loop.LostUnsent}
+		}
+		return loop.Outcome{Kind: loop.Lost}
+	case b.gone:
+		return loop.Outcome{Kind: loop.Landed}
+	case b.tip == head && !creating:
+		d.landed(b.tip, attempt, d.created)
+		return loop.Outcome{Kind: loop.Landed}
 	}
-	if !left {
-		return true, nil
-	}
-	if tip == head && !creating {
-		d.landed(tip, attempt, d.created)
-		return true, nil
-	}
-	return d.move(ctx, head, tip, creating, attempt, started)
+	return d.move(ctx, head, b.tip, creating, attempt, started)
 }
 
 // attemptWrites is how many writes an attempt sends when nothing is
@@ -250,7 +254,7 @@ func (d *driver) attemptWrites() int {
 
 // refusedOr turns a rate-limit refusal into a wait before the next attempt
 // and any other error into the work's error.
-func (d *driver) refusedOr(err error, attempt int) (bool, error) {
+func (d *driver) refusedOr(err error, attempt int) loop.Outcome {
 	var re *rest.Refused
 	if !errors.As(err, &re) {
 		// A secondary limit on a read or an object write, once the
@@ -269,15 +273,15 @@ func (d *driver) refusedOr(err error, attempt int) (bool, error) {
 		if most := d.c.o.maxLimitWait; d.wait > most {
 			// The transport fails a read with such a wait at once; so
 			// does the commit loop, instead of sleeping it out.
-			return true, d.rateLimited(attempt, fmt.Sprintf("GitHub's rate limit asks to wait %s, longer than the %s this client waits (ghclient.WithMaxRateLimitWait)", d.wait.Round(time.Second), most))
+			return loop.Fail(d.rateLimited(attempt, fmt.Sprintf("GitHub's rate limit asks to wait %s, longer than the %s this client waits (ghclient.WithMaxRateLimitWait)", d.wait.Round(time.Second), most)))
 		}
-		return false, nil
+		return loop.Outcome{Kind: loop.Wait}
 	}
 	var e *Error
-	if errors.As(err, &e) || errors.Is(err, errRetry) {
-		return true, err
+	if errors.As(err, &e) {
+		return loop.Fail(err)
 	}
-	return true, d.errAt(err, d.lastHead, attempt)
+	return loop.Fail(d.errAt(err, d.lastHead, attempt))
 }
 
 // observe reports e to the observers of every caller of the work.

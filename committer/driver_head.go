@@ -7,70 +7,79 @@ import (
 	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
+	"github.com/ghcommitter/ghcommitter/committer/internal/loop"
 	"github.com/ghcommitter/ghcommitter/committer/internal/refs"
 	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 )
 
+// headRead is the head an attempt builds on.
+type headRead struct {
+	head, tree string
+	creating   bool // the branch is missing: it is created at head, CreateBranchFrom's base
+	// reread: the repository turned from empty to not (or back) while it
+	// was bootstrapped: read the branch again (loop.Reread).
+	reread bool
+}
+
 // head reads the branch's head; a missing branch is created from the base
 // of CreateBranchFrom (creating is then true) and an empty repository is
 // bootstrapped.
-func (d *driver) head(ctx context.Context, attempt int) (head, tree string, creating bool, err error) {
+func (d *driver) head(ctx context.Context, attempt int) (headRead, error) {
 	if attempt == 1 && d.known != nil {
-		if head, tree = d.known(); head != "" {
+		if head, tree := d.known(); head != "" {
 			d.fromKnown = true
-			return head, tree, false, nil
+			return headRead{head: head, tree: tree}, nil
 		}
 	}
-	head, tree, err = d.c.refs.ReadHead(ctx, d.branch)
+	head, tree, err := d.c.refs.ReadHead(ctx, d.branch)
 	switch {
 	case errors.Is(err, refs.ErrBranchMissing):
 		if d.co.createFrom == "" {
 			var re *refs.RedirectedError
 			if errors.As(err, &re) {
-				return "", "", false, d.c.missingBranch(d.op, d.branch, re)
+				return headRead{}, d.c.missingBranch(d.op, d.branch, re)
 			}
-			return "", "", false, d.c.missingBranch(d.op, d.branch, nil)
+			return headRead{}, d.c.missingBranch(d.op, d.branch, nil)
 		}
 		head, tree, err = d.c.refs.ResolveBase(ctx, d.co.createFrom)
 		if err != nil {
-			return "", "", false, d.c.fail(d.op, d.branch, nil, err)
+			return headRead{}, d.c.fail(d.op, d.branch, nil, err)
 		}
-		return head, tree, true, nil
+		return headRead{head: head, tree: tree, creating: true}, nil
 	case errors.Is(err, refs.ErrEmptyRepo) && d.dryRun:
 		if _, err := d.c.planBootstrap(ctx, d.w.first().p); err != nil {
-			return "", "", false, d.c.fail(d.op, d.branch, nil, err)
+			return headRead{}, d.c.fail(d.op, d.branch, nil, err)
 		}
-		return "", "", false, nil
+		return headRead{}, nil
 	case errors.Is(err, refs.ErrEmptyRepo):
-		head, tree, err = d.bootstrap(ctx)
-		return head, tree, false, err
+		return d.bootstrap(ctx)
 	case err != nil:
-		return "", "", false, d.c.fail(d.op, d.branch, nil, err)
+		return headRead{}, d.c.fail(d.op, d.branch, nil, err)
 	}
-	return head, tree, false, nil
+	return headRead{head: head, tree: tree}, nil
 }
 
 // bootstrap starts an empty repository with the first change set that can
 // start it; one that cannot is taken out of a batch with its own error.
-func (d *driver) bootstrap(ctx context.Context) (head, tree string, err error) {
+func (d *driver) bootstrap(ctx context.Context) (headRead, error) {
 	for {
 		u := d.w.first()
 		if u == nil {
-			return "", "", errRetry
+			return headRead{reread: true}, nil
 		}
-		head, tree, err = d.c.bootstrap(ctx, d.branch, u)
+		boot, err := d.c.bootstrap(ctx, d.branch, u)
 		var pe *kind.Cause
 		if errors.As(err, &pe) && d.w.drop(u, d.c.fail(d.op, d.branch, nil, err)) {
 			continue
 		}
-		if err != nil && !errors.Is(err, errRetry) {
+		if err != nil {
 			var re *rest.Refused
 			if errors.As(err, &re) {
-				return "", "", err
+				return headRead{}, err
 			}
-			return "", "", d.c.fail(d.op, d.branch, nil, err)
+			return headRead{}, d.c.fail(d.op, d.branch, nil, err)
 		}
-		return head, tree, err
+		return boot, nil
 	}
 }
 
@@ -123,7 +132,7 @@ func (d *driver) landed(tip string, attempt int, created bool) {
 }
 
 // move creates or fast-forwards the branch to tip and acts on the outcome.
-func (d *driver) move(ctx context.Context, head, tip string, creating bool, attempt int, started time.Time) (bool, error) {
+func (d *driver) move(ctx context.Context, head, tip string, creating bool, attempt int, started time.Time) loop.Outcome {
 	if tip != head {
 		d.ours[tip] = true
 	}
@@ -146,17 +155,17 @@ func (d *driver) move(ctx context.Context, head, tip string, creating bool, atte
 	var re *rest.Refused
 	switch {
 	case mv.Missing && d.co.createFrom == "":
-		return true, d.c.missingBranch(d.op, d.branch, err)
+		return loop.Fail(d.c.missingBranch(d.op, d.branch, err))
 	case mv.Missing: // try again: the next attempt creates it
 	case errors.As(err, &re):
 		return d.refusedOr(err, attempt)
 	case err != nil:
 		e := d.c.fail(d.op, d.branch, nil, err)
 		e.Head, e.Attempts = head, attempt
-		return true, e
+		return loop.Fail(e)
 	case mv.Won:
 		d.landed(tip, attempt, creating || d.created)
-		return true, nil
+		return loop.Outcome{Kind: loop.Landed}
 	}
 	if d.forget != nil {
 		d.forget()
@@ -164,5 +173,5 @@ func (d *driver) move(ctx context.Context, head, tip string, creating bool, atte
 	d.lost = time.Since(started)
 	d.observe(Event{Kind: EventLostRace, Branch: d.branch, Attempt: attempt, Head: head, Took: d.lost, Changes: d.w.size()})
 	d.debug(ctx, "lost the race for the branch", "repo", d.c.Repository(), "branch", d.branch, "attempt", attempt, "head", head, "took", d.lost)
-	return false, nil
+	return loop.Outcome{Kind: loop.Lost}
 }

@@ -40,8 +40,8 @@ func (b *batch) stageOnce(ctx context.Context, eng engine.Writer, head, tree str
 	kept := b.live[:0]
 	others := len(b.live) > 1
 	for i, j := range b.live {
-		res, changes, err := b.stageJob(ctx, v, j, head, attempt, touched, others)
-		if errors.Is(err, errDropped) {
+		res, changes, dropped, err := b.stageJob(ctx, v, j, head, attempt, touched, others)
+		if dropped {
 			continue
 		}
 		if err != nil {
@@ -96,36 +96,32 @@ func (b *batch) takeOutOwner(err error, touched map[string]*changes.Prepared, he
 	return false
 }
 
-// errDropped is stageJob's word for a change set it took out of the batch
-// with its own error (finished): the others go on.
-var errDropped = errors.New("change set dropped from the batch")
-
 // stageJob resolves one change set of a squashed one-write batch on v and
 // layers its effects on v: its result, and whether it changes anything.
 // What GraphQL cannot carry of it (a directory delete, a file that is not
 // plain on the branch, a mode) takes it out of the batch with its own
-// error (errDropped), before its effects are applied.
-func (b *batch) stageJob(ctx context.Context, v *view, j *job, head string, attempt int, touched map[string]*changes.Prepared, others bool) (*Result, bool, error) {
+// error (dropped: the others go on), before its effects are applied.
+func (b *batch) stageJob(ctx context.Context, v *view, j *job, head string, attempt int, touched map[string]*changes.Prepared, others bool) (res *Result, changing, dropped bool, err error) {
 	c := b.c
-	drop := func(k, err error) (*Result, bool, error) {
+	drop := func(k, err error) (*Result, bool, bool, error) {
 		e := c.fail("commit to", b.branch, k, err)
 		e.Head, e.Attempts = head, attempt
 		j.finish(nil, j.u.boot.annotate(e))
-		return nil, false, errDropped
+		return nil, false, true, nil
 	}
 	if j.gone() { // withdrawn by its caller
-		return nil, false, errDropped
+		return nil, false, true, nil
 	}
 	r, err := c.resolveJob(ctx, v, j, true, others)
 	if memberFault(err) {
 		return drop(nil, err)
 	}
 	if err != nil {
-		return nil, false, err
+		return nil, false, false, err
 	}
 	if err := c.stageFiles(ctx, v, j.u.p, r, &engine.Staged{}); err != nil {
 		if !memberFault(err) {
-			return nil, false, err
+			return nil, false, false, err
 		}
 		return drop(ErrInvalid, err)
 	}
@@ -135,16 +131,16 @@ func (b *batch) stageJob(ctx context.Context, v *view, j *job, head string, atte
 		}
 	}
 	v.Apply(r.Effects)
-	var changes []FileChange
+	var changed []FileChange
 	for _, f := range r.changes {
 		if f.Action != Unchanged {
-			changes = append(changes, f)
+			changed = append(changed, f)
 		}
 	}
 	for _, e := range r.Effects {
 		touched[e.Path] = j.u.p
 	}
-	return newResult(c, b.branch, changes), len(r.Effects) > 0, nil
+	return newResult(c, b.branch, changed), len(r.Effects) > 0, false, nil
 }
 
 // stageFinal lists the paths whose final state (in v, after every change

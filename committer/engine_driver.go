@@ -8,6 +8,7 @@ import (
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/engine"
 	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
+	"github.com/ghcommitter/ghcommitter/committer/internal/loop"
 	"github.com/ghcommitter/ghcommitter/committer/internal/refs"
 	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 )
@@ -33,30 +34,30 @@ type oneWork interface {
 	stageOne(ctx context.Context, cands []engine.Writer, strict bool, head, tree string, attempt int) (st *engine.Staged, u *unit, err error)
 }
 
-// oneWrite makes one attempt through GraphQL or the contents API. handled
-// is false when the attempt is for Git Data after all (auto found that no
-// one-write engine carries what the head makes of the change set).
-func (d *driver) oneWrite(ctx context.Context, head, tree string, creating bool, attempt int, started time.Time) (done bool, err error, handled bool) {
+// oneWrite makes one attempt through a one-write engine (GraphQL, the
+// contents API). handled is false when the attempt is for Git Data after
+// all (auto found that no one-write engine carries what the head makes of
+// the change set).
+func (d *driver) oneWrite(ctx context.Context, head, tree string, creating bool, attempt int, started time.Time) (o loop.Outcome, handled bool) {
 	ow, ok := d.w.(oneWork)
 	if !ok {
-		return true, d.c.fail(d.op, d.branch, ErrInvalid, fmt.Errorf("the %s engine cannot carry this work", d.co.engine)), true
+		return loop.Fail(d.c.fail(d.op, d.branch, ErrInvalid, fmt.Errorf("the %s engine cannot carry this work", d.co.engine))), true
 	}
 	// Resolved on the base's head first: every refusal that can be known
 	// before a write (what the engine cannot carry, a failed
 	// precondition, an edit's error) comes before the branch is created.
 	st, u, err := ow.stageOne(ctx, d.cands, d.strict, head, tree, attempt)
 	if err != nil && !d.strict && engine.IsOneWriteError(err) {
-		return false, nil, false
+		return loop.Outcome{}, false
 	}
 	if err != nil {
-		done, err := d.refusedOr(err, attempt)
-		return done, err, true
+		return d.refusedOr(err, attempt), true
 	}
 	if st == nil {
-		return true, nil, true // no caller left
+		return loop.Outcome{Kind: loop.Landed}, true // no caller left
 	}
 	if st.Engine == nil {
-		return false, nil, false // Git Data creates the branch at its commit
+		return loop.Outcome{}, false // Git Data creates the branch at its commit
 	}
 	if creating {
 		// GraphQL and the contents API write only to a branch that exists:
@@ -66,14 +67,14 @@ func (d *driver) oneWrite(ctx context.Context, head, tree string, creating bool,
 			return d.moveFailed(head, attempt, err, mv)
 		}
 		if !mv.Won {
-			return false, nil, true // another writer created it: read it again
+			return loop.Outcome{Kind: loop.Lost}, true // another writer created it: read it again
 		}
 		d.created = true
 	}
 	if st.Empty() {
 		st.Finish(head, tree, "")
 		d.landed(head, attempt, d.created)
-		return true, nil, true
+		return loop.Outcome{Kind: loop.Landed}, true
 	}
 	// GraphQL's expectedHeadOid loses to any move of the branch: look
 	// first. (A contents write is guarded by its file's blob SHA and
@@ -81,49 +82,47 @@ func (d *driver) oneWrite(ctx context.Context, head, tree string, creating bool,
 	w := st.Engine.(engine.Writer) // not empty: the one picked
 	if w.Pinned() && !creating && d.c.refs.Moved(ctx, d.branch, head) {
 		d.lostRace(ctx, head, attempt, started)
-		return false, errUnsent, true
+		return loop.Outcome{Kind: loop.LostUnsent}, true
 	}
-	return d.sendOneWrite(ctx, w, u, st, attempt, started)
+	return d.sendOneWrite(ctx, w, u, st, attempt, started), true
 }
 
-func (d *driver) sendOneWrite(ctx context.Context, eng engine.Writer, u *unit, st *engine.Staged, attempt int, started time.Time) (bool, error, bool) {
+func (d *driver) sendOneWrite(ctx context.Context, eng engine.Writer, u *unit, st *engine.Staged, attempt int, started time.Time) loop.Outcome {
 	c := engine.Commit{Branch: d.branch, Message: u.message, Author: toAuthor(u.cs.Author), Committer: toAuthor(u.cs.Committer)}
 	w, err := eng.Write(ctx, d.c.engineEnv(), c, st)
 	if w.Ambiguous {
 		d.pending = append(d.pending, pendingWrite{w: eng, parent: st.Head, id: u.editID, st: st})
 		// With the caller gone, the driver's end settles it, once.
 		if ctx.Err() == nil && d.settledOneWrite(ctx, st.Head, attempt) {
-			return true, nil, true
+			return loop.Outcome{Kind: loop.Landed}
 		}
 		w.Lost = true
 	}
 	switch {
 	case err != nil:
-		done, err := d.refusedOr(err, attempt)
-		return done, err, true
+		return d.refusedOr(err, attempt)
 	case w.Lost:
 		d.lostRace(ctx, st.Head, attempt, started)
-		return false, nil, true
+		return loop.Outcome{Kind: loop.Lost}
 	}
 	st.Finish(w.Commit, w.Tree, w.Parent)
 	d.landed(w.Commit, attempt, d.created)
-	return true, nil, true
+	return loop.Outcome{Kind: loop.Landed}
 }
 
-func (d *driver) moveFailed(head string, attempt int, err error, mv refs.Move) (bool, error, bool) {
+func (d *driver) moveFailed(head string, attempt int, err error, mv refs.Move) (loop.Outcome, bool) {
 	if mv.Ambiguous {
 		// The branch is created at its base, not at a commit of ours: the
 		// next attempt reads whether it exists and goes on either way.
-		return false, nil, true
+		return loop.Outcome{Kind: loop.Lost}, true
 	}
 	var re *rest.Refused
 	if errors.As(err, &re) {
-		done, err := d.refusedOr(err, attempt)
-		return done, err, true
+		return d.refusedOr(err, attempt), true
 	}
 	e := d.c.fail(d.op, d.branch, nil, err)
 	e.Head, e.Attempts = head, attempt
-	return true, e, true
+	return loop.Fail(e), true
 }
 
 func (d *driver) lostRace(ctx context.Context, head string, attempt int, started time.Time) {

@@ -48,10 +48,11 @@ func (c *Committer) Plan(ctx context.Context, branch string, cs *ChangeSet, opts
 	}
 	d := &driver{c: c, op: op, branch: branch, co: co, w: &single{c: c, branch: branch, u: u}, dryRun: true}
 	plan := &Plan{Repository: c.Repository(), Branch: branch}
-	head, tree, creating, err := d.head(ctx, 1)
+	hr, err := d.head(ctx, 1)
 	if err != nil {
 		return nil, err
 	}
+	head, tree, creating := hr.head, hr.tree, hr.creating
 	plan.NewBranch = creating
 	if co.expectHead != "" && head != co.expectHead {
 		e := c.fail(op, branch, ErrConflict, fmt.Errorf("head is %s, expected %s", short(head), short(co.expectHead)))

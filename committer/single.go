@@ -67,7 +67,7 @@ func (s *single) failAt(head string, attempt int, err error) error {
 	return s.u.boot.annotate(e)
 }
 
-func (s *single) build(ctx context.Context, head, tree string, attempt int) (string, string, bool, error) {
+func (s *single) build(ctx context.Context, head, tree string, attempt int) (built, error) {
 	var r *resolved
 	var err error
 	if p := s.pre; p != nil && p.head == head {
@@ -79,30 +79,29 @@ func (s *single) build(ctx context.Context, head, tree string, attempt int) (str
 	if err != nil {
 		e := s.c.fail("commit to", s.branch, nil, err)
 		e.Head, e.Attempts = head, attempt
-		return "", "", false, s.u.boot.annotate(e)
+		return built{}, s.u.boot.annotate(e)
 	}
 	res := newResult(s.c, s.branch, r.changes)
 	res.Parent, res.Commit, res.Tree = head, head, tree
 	if len(r.Entries) > 0 {
 		contended := isContended(ctx)
 		if contended && s.c.refs.Moved(ctx, s.branch, head) {
-			if len(r.Subtrees) > 0 {
-				return "", "", false, errMovedAfterWrites // resolve created them
-			}
-			return "", "", false, errUnsent
+			// Unsent unless resolve created subtrees (a replaced
+			// directory's).
+			return built{moved: true, unsent: len(r.Subtrees) == 0}, nil
 		}
 		if err := s.c.upload(ctx, r.Uploads); err != nil {
-			return "", "", false, err
+			return built{}, err
 		}
 		newTree, err := s.c.createTree(ctx, tree, r.Entries)
 		if err != nil {
-			return "", "", false, err
+			return built{}, err
 		}
 		if newTree != tree {
 			// Looked at again before the commit: a move seen now costs
 			// the tree alone, where the watch below costs the commit too.
 			if contended && s.c.refs.Moved(ctx, s.branch, head) {
-				return "", "", false, errMovedAfterWrites
+				return built{moved: true}, nil
 			}
 			moved := func() bool { return false }
 			if contended {
@@ -110,10 +109,10 @@ func (s *single) build(ctx context.Context, head, tree string, attempt int) (str
 			}
 			commit, err := s.c.createCommit(ctx, s.u.cs, s.u.message, head, newTree)
 			if moved() && err == nil {
-				return "", "", false, errMovedAfterWrites // the ref update would lose: not sent
+				return built{moved: true}, nil // the ref update would lose: not sent
 			}
 			if err != nil {
-				return "", "", false, err
+				return built{}, err
 			}
 			res.Commit, res.Tree = commit, newTree
 		}
@@ -122,7 +121,7 @@ func (s *single) build(ctx context.Context, head, tree string, attempt int) (str
 		res.NoOp, res.Parent, res.Changed = true, "", []string{}
 	}
 	s.results[res.Commit] = res
-	return res.Commit, res.Tree, true, nil
+	return built{tip: res.Commit, tree: res.Tree}, nil
 }
 
 func (s *single) land(tip string, attempt int, created bool) {
