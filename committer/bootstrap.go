@@ -61,6 +61,15 @@ type firstFile struct {
 	data []byte
 }
 
+// headRead is the head an attempt builds on.
+type headRead struct {
+	head, tree string
+	creating   bool // the branch is missing: it is created at head, CreateBranchFrom's base
+	// reread: the repository turned from empty to not (or back) while it
+	// was bootstrapped: read the branch again (loop.Reread).
+	reread bool
+}
+
 // maxBootstrapAttempts bounds the contents-API writes that try to start an
 // empty repository whose replies were lost.
 const maxBootstrapAttempts = 3

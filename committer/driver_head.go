@@ -12,15 +12,6 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 )
 
-// headRead is the head an attempt builds on.
-type headRead struct {
-	head, tree string
-	creating   bool // the branch is missing: it is created at head, CreateBranchFrom's base
-	// reread: the repository turned from empty to not (or back) while it
-	// was bootstrapped: read the branch again (loop.Reread).
-	reread bool
-}
-
 // head reads the branch's head; a missing branch is created from the base
 // of CreateBranchFrom (creating is then true) and an empty repository is
 // bootstrapped.
