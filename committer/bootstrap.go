@@ -22,38 +22,6 @@ import (
 // run, against the empty tree before anything is written; the bootstrap
 // file's edit never runs again.
 
-// booted records the first commit of an empty repository, made for a unit.
-type booted struct {
-	commit, tree string
-	change       FileChange
-}
-
-// apply marks a result as the landing of a bootstrapped change set.
-func (b *booted) apply(r *Result) {
-	if b == nil {
-		return
-	}
-	r.Bootstrapped = true
-	r.Files = append([]FileChange{b.change}, r.Files...)
-	r.Changed = append([]string{b.change.Path}, r.Changed...)
-	if r.NoOp {
-		r.NoOp = false
-		r.Commit, r.Tree, r.Parent = b.commit, b.tree, ""
-	}
-}
-
-// annotate says, in an error about a bootstrapped change set, that its
-// first commit landed although the rest did not.
-func (b *booted) annotate(err error) error {
-	var e *Error
-	if b == nil || !errors.As(err, &e) {
-		return err
-	}
-	cp := *e
-	cp.Err = fmt.Errorf("%w (the empty repository's first commit %s, holding %s, landed; the rest of the change set did not)", e.Err, short(b.commit), b.change.Path)
-	return &cp
-}
-
 // firstFile is the file an empty repository is started with.
 type firstFile struct {
 	path string

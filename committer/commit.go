@@ -3,6 +3,7 @@ package committer
 import (
 	"context"
 	"errors"
+	"fmt"
 )
 
 // Commit applies cs to branch as one new commit and moves the branch to it
@@ -78,4 +79,68 @@ func (c *Committer) Commit(ctx context.Context, branch string, cs *ChangeSet, op
 		res.Tag = co.tag.Name
 	}
 	return res, err
+}
+
+// instead commits cs through a pull request into branch when err is a
+// refusal by a pull-request rule and co asks for it; ok is false when it
+// does not apply.
+func (c *Committer) instead(ctx context.Context, branch string, cs *ChangeSet, co commitOptions, err error) (res *Result, ok bool, perr error) {
+	var e *Error
+	if co.onProtected == nil || !errors.As(err, &e) || !errors.Is(err, ErrProtected) || e.Rule != "pull_request" {
+		return nil, false, nil
+	}
+	head := co.onProtected.protectedHead(cs.Message)
+	if head == branch {
+		return nil, true, err
+	}
+	c.o.logger.DebugContext(ctx, "a pull-request rule refused the commit; opening a pull request instead", "branch", branch, "head", head)
+	pr, perr := c.CommitPullRequest(ctx, branch, head, cs, co.onProtected.pr)
+	if pr == nil || pr.Commit == nil {
+		return nil, true, perr
+	}
+	out := *pr.Commit
+	out.PullRequest = &ProtectedPullRequest{Number: pr.Number, URL: pr.URL, Created: pr.Created, Base: branch, Operation: pr.Operation}
+	return &out, true, perr
+}
+
+// Plan resolves cs against the branch's current head and reports, path by
+// path, whether it would be added, modified, deleted or left unchanged. It
+// runs edit functions and checks preconditions (a failed one is an
+// ErrConflict, as for Commit) but sends only reads: no blob, tree, commit or
+// ref is created.
+func (c *Committer) Plan(ctx context.Context, branch string, cs *ChangeSet, opts ...CommitOption) (*Plan, error) {
+	const op = "plan for"
+	co, u, err := c.begin(op, branch, cs, opts)
+	if err != nil {
+		return nil, err
+	}
+	// A dry run refuses what the chosen engine cannot carry, as Commit does.
+	if err := c.engineGate(op, branch, u, co); err != nil {
+		return nil, err
+	}
+	if co.squash || co.maxBatch != 0 {
+		return nil, c.fail(op, branch, ErrInvalid, errors.New("Squash and WithMaxBatch are options of a Queue, not of a plan"))
+	}
+	d := &driver{c: c, op: op, branch: branch, co: co, w: &single{c: c, branch: branch, u: u}, dryRun: true}
+	plan := &Plan{Repository: c.Repository(), Branch: branch}
+	hr, err := d.head(ctx, 1)
+	if err != nil {
+		return nil, err
+	}
+	head, tree, creating := hr.head, hr.tree, hr.creating
+	plan.NewBranch = creating
+	if co.expectHead != "" && head != co.expectHead {
+		e := c.fail(op, branch, ErrConflict, fmt.Errorf("head is %s, expected %s", short(head), short(co.expectHead)))
+		e.Head = head
+		return nil, e
+	}
+	plan.Head = head
+	res, err := c.resolve(ctx, newViewAt(c, head, tree), u.p, true)
+	if err != nil {
+		e := c.fail(op, branch, nil, err)
+		e.Head = head
+		return nil, e
+	}
+	plan.Files = res.changes
+	return plan, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -332,4 +333,31 @@ func (d *driver) observeWaits(ctx context.Context, at *atomic.Int64) context.Con
 		}
 		d.observe(Event{Kind: kind, Branch: d.branch, Attempt: int(at.Load()), Wait: w.Duration, Changes: changes})
 	})
+}
+
+// takeTurn waits until no other writer of the machine is in an attempt at
+// the branch (see WithTurnDir); the waits of all the attempts of one
+// commit or batch add up to at most a minute. A dry run takes no turn.
+func (d *driver) takeTurn(ctx context.Context) *turns.Turn {
+	if d.dryRun || d.c.o.noTurns {
+		return &turns.Turn{}
+	}
+	if d.turns == nil {
+		d.turns = &turns.Writer{Turns: turns.Turns{Dir: d.c.o.turnDir, MaxWait: d.c.o.turnWait}}
+	}
+	t := d.turns.Take(ctx, d.c.turnKey(d.branch))
+	switch {
+	case !t.Granted:
+		d.debug(ctx, "racing without a turn", "repo", d.c.Repository(), "branch", d.branch, "waited", t.Waited, "error", t.Err)
+	case t.Waited > time.Millisecond:
+		d.debug(ctx, "waited for a turn", "repo", d.c.Repository(), "branch", d.branch, "waited", t.Waited)
+	}
+	return t
+}
+
+// turnKey names branch of the repository for the machine's turns: the
+// API, the repository (GitHub's names are case-insensitive) and the
+// branch, and the coordinator registry (tests' "other processes").
+func (c *Committer) turnKey(branch string) string {
+	return strings.Join([]string{c.api, strings.ToLower(c.Repository()), branch, c.o.process}, "\x00")
 }

@@ -189,3 +189,34 @@ func (c *Committer) missingBranch(op, branch string, cause error) *Error {
 	e.Hint = "create it from a base with CreateBranchFrom"
 	return e
 }
+
+// Rules that explain themselves: after a write refused by a rule
+// (ErrProtected), the rule is named (Error.Rule) and the hint says the way
+// through. Rulesets are read with GET rules/branches/{branch} after the
+// refusal, never before a commit; classic branch protection is known by
+// its refusal's message and GET branches/{branch}'s protected.
+
+// ruleMessages maps what GitHub's refusals say to the rule's type, as GET
+// rules/branches names it (classic protection's refusals say the same
+// things for the same requirements).
+var ruleMessages = []struct{ says, typ string }{
+	{"through a pull request", "pull_request"},
+	{"approving review", "pull_request"},
+	{"verified signature", "required_signatures"},
+	{"must be signed", "required_signatures"},
+	{"merge queue", "merge_queue"},
+	{"status check", "required_status_checks"},
+	{"cannot force-push", "non_fast_forward"},
+	{"creations being restricted", "creation"},
+	{"cannot update this protected ref", "update"},
+	{"file path", "file_path_restriction"},
+	{"file size", "max_file_size"},
+}
+
+// RuleHints is the way through a refusal by each rule type (Error.Hint).
+var ruleHints = map[string]string{
+	"pull_request":           "the branch takes changes through pull requests: commit with CommitPullRequest (to a new branch, with a pull request into this one), or WithPullRequestOnProtected",
+	"required_signatures":    "the branch needs verified signatures: commit through the graphql or contents engine (GitHub signs their commits), or sign with WithSigner using a key registered on GitHub",
+	"merge_queue":            "the branch takes changes through its merge queue: open a pull request (CommitPullRequest) and add it to the queue; direct pushes need a bypass",
+	"required_status_checks": "the branch needs status checks that pass on the new commit: commit to another branch and open a pull request (CommitPullRequest)",
+}

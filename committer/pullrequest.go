@@ -192,3 +192,17 @@ func (c *Committer) prFail(head, base string, err error) *Error {
 	}
 	return e
 }
+
+// Operations a PullRequestResult reports.
+const (
+	PullRequestCreated   = "created"   // this call opened it
+	PullRequestUpdated   = "updated"   // reused: a commit landed on it, or its title or body changed
+	PullRequestUnchanged = "unchanged" // reused: nothing landed, its title and body were already as given
+)
+
+// splitMessage returns a commit message's first line and the rest, trimmed.
+func splitMessage(msg string) (title, body string) {
+	msg = strings.TrimSpace(msg)
+	title, body, _ = strings.Cut(msg, "\n")
+	return strings.TrimSpace(title), strings.TrimSpace(body)
+}

@@ -1,13 +1,8 @@
 package committer
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
-	"strings"
-	"time"
-
-	"github.com/ghcommitter/ghcommitter/committer/internal/turns"
 )
 
 // WithTurnDir names the directory of the lock files through which the
@@ -57,31 +52,4 @@ func WithoutTurns() Option {
 		o.noTurns = true
 		return nil
 	}
-}
-
-// takeTurn waits until no other writer of the machine is in an attempt at
-// the branch (see WithTurnDir); the waits of all the attempts of one
-// commit or batch add up to at most a minute. A dry run takes no turn.
-func (d *driver) takeTurn(ctx context.Context) *turns.Turn {
-	if d.dryRun || d.c.o.noTurns {
-		return &turns.Turn{}
-	}
-	if d.turns == nil {
-		d.turns = &turns.Writer{Turns: turns.Turns{Dir: d.c.o.turnDir, MaxWait: d.c.o.turnWait}}
-	}
-	t := d.turns.Take(ctx, d.c.turnKey(d.branch))
-	switch {
-	case !t.Granted:
-		d.debug(ctx, "racing without a turn", "repo", d.c.Repository(), "branch", d.branch, "waited", t.Waited, "error", t.Err)
-	case t.Waited > time.Millisecond:
-		d.debug(ctx, "waited for a turn", "repo", d.c.Repository(), "branch", d.branch, "waited", t.Waited)
-	}
-	return t
-}
-
-// turnKey names branch of the repository for the machine's turns: the
-// API, the repository (GitHub's names are case-insensitive) and the
-// branch, and the coordinator registry (tests' "other processes").
-func (c *Committer) turnKey(branch string) string {
-	return strings.Join([]string{c.api, strings.ToLower(c.Repository()), branch, c.o.process}, "\x00")
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/object"
-	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 )
 
 // unit is one change set on its way to the branch.
@@ -99,45 +98,34 @@ func newResult(c *Committer, branch string, changes []FileChange) *Result {
 	return r
 }
 
-// createTree creates a tree of entries on base (in chunks: see
-// createTreeInChunks).
-func (c *Committer) createTree(ctx context.Context, base string, entries []*object.TreeEntry) (string, error) {
-	t, err := c.createTreeInChunks(ctx, base, entries)
-	if err != nil {
-		return "", fmt.Errorf("create tree: %w", err)
-	}
-	return t.SHA, nil
+// booted records the first commit of an empty repository, made for a unit.
+type booted struct {
+	commit, tree string
+	change       FileChange
 }
 
-func (c *Committer) createCommit(ctx context.Context, cs *ChangeSet, message, parent, tree string) (string, error) {
-	nc := rest.NewCommit{Message: message, Tree: tree, Parent: parent, Author: toAuthor(cs.Author), Committer: toAuthor(cs.Committer)}
-	if c.o.signer != nil {
-		if nc.Author == nil {
-			return "", errors.New("signing a commit needs an author")
-		}
-		if nc.Author.Date.IsZero() {
-			nc.Author.Date = rest.Now()
-		}
-		if nc.Committer == nil {
-			cp := *nc.Author
-			nc.Committer = &cp
-		}
-		if nc.Committer.Date.IsZero() {
-			nc.Committer.Date = nc.Author.Date
-		}
-		nc.Sign = c.o.signer.Sign
+// apply marks a result as the landing of a bootstrapped change set.
+func (b *booted) apply(r *Result) {
+	if b == nil {
+		return
 	}
-	sha, err := c.rest.CreateCommit(ctx, nc)
-	if err != nil {
-		return "", fmt.Errorf("create commit: %w", err)
+	r.Bootstrapped = true
+	r.Files = append([]FileChange{b.change}, r.Files...)
+	r.Changed = append([]string{b.change.Path}, r.Changed...)
+	if r.NoOp {
+		r.NoOp = false
+		r.Commit, r.Tree, r.Parent = b.commit, b.tree, ""
 	}
-	return sha, nil
 }
 
-// toAuthor is a Signature in the object model (nil for none).
-func toAuthor(s *Signature) *object.Signature {
-	if s == nil {
-		return nil
+// annotate says, in an error about a bootstrapped change set, that its
+// first commit landed although the rest did not.
+func (b *booted) annotate(err error) error {
+	var e *Error
+	if b == nil || !errors.As(err, &e) {
+		return err
 	}
-	return &object.Signature{Name: s.Name, Email: s.Email, Date: s.Date}
+	cp := *e
+	cp.Err = fmt.Errorf("%w (the empty repository's first commit %s, holding %s, landed; the rest of the change set did not)", e.Err, short(b.commit), b.change.Path)
+	return &cp
 }

@@ -3,7 +3,6 @@ package committer
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
@@ -74,32 +73,6 @@ func (d *driver) bootstrap(ctx context.Context) (headRead, error) {
 	}
 }
 
-// settled lands the work when head is, or descends from, a commit of ours
-// whose ref write had no clear answer: a change set never lands twice.
-// Unsettled commits are checked first, before anything is built.
-func (d *driver) settled(ctx context.Context, head string, attempt int) bool {
-	if d.ours[head] {
-		d.landTip(ctx, head, attempt, false)
-		return true
-	}
-	for _, tip := range d.unsettled {
-		in, err := d.c.refs.LandedIn(ctx, head, tip)
-		if err != nil {
-			e := d.c.fail(d.op, d.branch, ErrUnknownOutcome, fmt.Errorf("an earlier ref update had no answer, and whether it landed cannot be told: %w", err))
-			e.Head, e.Attempts = head, attempt
-			e.Hint = "read the branch before retrying"
-			d.w.fail(e)
-			return true
-		}
-		if in {
-			d.debug(ctx, "our earlier commit landed", "commit", tip, "head", head)
-			d.landTip(ctx, tip, attempt, false)
-			return true
-		}
-	}
-	return false
-}
-
 // landTip lands the work at tip, a commit of ours whose ref write had no
 // clear answer and that is found on the branch. On the REST fallback the
 // tag (Tag) was not created with the branch: it is created now, and when
@@ -165,4 +138,21 @@ func (d *driver) move(ctx context.Context, head, tip string, creating bool, atte
 	d.observe(Event{Kind: EventLostRace, Branch: d.branch, Attempt: attempt, Head: head, Took: d.lost, Changes: d.w.size()})
 	d.debug(ctx, "lost the race for the branch", "repo", d.c.Repository(), "branch", d.branch, "attempt", attempt, "head", head, "took", d.lost)
 	return loop.Outcome{Kind: loop.Lost}
+}
+
+type contendedKey struct{}
+
+// contendedContext marks the attempts of a work that lost a race: the
+// branch is busy, so they read it again before their writes, and end
+// before the landing write when it moved since it was read (built.moved):
+// the compare-and-swap would lose, so the write would be spent for
+// nothing. An uncontended commit sends no extra read; a GraphQL commit
+// looks before its one write.
+func contendedContext(ctx context.Context) context.Context {
+	return context.WithValue(ctx, contendedKey{}, true)
+}
+
+func isContended(ctx context.Context) bool {
+	v, _ := ctx.Value(contendedKey{}).(bool)
+	return v
 }
