@@ -42,7 +42,7 @@ func TestWrapNeverStacks(t *testing.T) {
 	if gc := gh.Client(); func() bool { w3, _ := Wrap(gc, ""); return w3 != gc }() {
 		t.Fatal("Wrap of New's client stacked")
 	}
-	for _, bad := range []Option{WithToken("t"), WithApp(1, testKeyPEM(t), 2), WithHTTPClient(hc)} {
+	for _, bad := range []Option{WithToken("t"), WithApp(App{ID: 1, PrivateKey: testKeyPEM(t), InstallationID: 2}), WithHTTPClient(hc)} {
 		if _, err := Wrap(hc, "https://api.github.com/", bad); err == nil {
 			t.Error("Wrap accepted an auth or client option")
 		}
@@ -80,7 +80,7 @@ func TestWrapRetriesAgainstTheFake(t *testing.T) {
 		opts []Option
 		want int
 	}{{nil, 3}, {[]Option{WithMaxRetries(0)}, 1}} {
-		hc, err := Wrap(authed, ts.URL, append([]Option{WithSleep(clock.Sleep)}, tc.opts...)...)
+		hc, err := Wrap(authed, ts.URL, append([]Option{withSleep(clock.Sleep)}, tc.opts...)...)
 		if err != nil {
 			t.Fatal(err)
 		}
