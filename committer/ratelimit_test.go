@@ -79,7 +79,7 @@ func TestSecondaryLimitWaits(t *testing.T) {
 		}{
 			{3, nil, 3 * time.Second},
 			{0, nil, time.Minute},
-			{0, []ghclient.Option{ghclient.WithSecondaryLimitWait(2 * time.Second)}, 2 * time.Second},
+			{0, []ghclient.Option{ghclient.WithRateLimits(ghclient.RateLimits{SecondaryWait: 2 * time.Second})}, 2 * time.Second},
 		} {
 			t.Run(fmt.Sprintf("%s/retry-after=%d/floor=%v", engine, tc.retryAfter, tc.want), func(t *testing.T) {
 				var mu sync.Mutex
@@ -182,7 +182,7 @@ func TestHTTPLayerWaitsAreEvents(t *testing.T) {
 	}
 	// One write a minute, no burst: the second write of the attempt waits
 	// for the pacer. Sleeps are skipped.
-	hc, err := ghclient.Wrap(ts.Client.Client(), ts.Client.BaseURL.String(), ghclient.WithWritePacing(1, 1, 0), ghclient.WithSleep(noSleep))
+	hc, err := ghclient.Wrap(fast(ts.Client.Client()), ts.Client.BaseURL.String(), ghclient.WithRateLimits(ghclient.RateLimits{Pacing: &ghclient.Pacing{PerMinute: 1, Burst: 1}}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,8 @@ func (o *options) pace() paceConfig {
 }
 
 // RateLimits is how the client stays under GitHub's rate limits
-// (WithRateLimits). A zero field keeps its default.
+// (WithRateLimits). A zero field keeps its default, or what an earlier
+// WithRateLimits set.
 type RateLimits struct {
 	// MaxWait is the longest wait the transport accepts for a rate limit
 	// (a primary limit's x-ratelimit-reset, a Retry-After, or the wait
@@ -86,14 +87,12 @@ type Pacing struct {
 
 // WithRateLimits sets how the client waits for GitHub's rate limits and
 // paces its writes (see RateLimits for each field and its default). The
-// last WithRateLimits given replaces any earlier one whole. The default
-// is RateLimits{}.
+// fields given compose: each non-zero field replaces what the defaults or
+// an earlier WithRateLimits set, and the others are left as they are (so
+// WithRateLimits(RateLimits{SecondaryWait: d}) added to a client whose
+// pacing is off keeps it off). The default is RateLimits{}.
 func WithRateLimits(rl RateLimits) Option {
 	return func(o *options) error {
-		d := defaultOptions()
-		o.maxRateWait, o.secondaryWait = d.maxRateWait, d.secondaryWait
-		o.writesPerMin, o.writeBurst, o.writesPerHour = d.writesPerMin, d.writeBurst, d.writesPerHour
-		o.limitDir, o.limitDirSet = d.limitDir, false
 		switch {
 		case rl.MaxWait < 0:
 			o.maxRateWait = 0

@@ -11,7 +11,7 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 )
 
-// Tag is the tag a commit asks for (committer.Tag, TagMessage, ForceTag).
+// Tag is the tag a commit asks for (committer.Tag).
 type Tag struct {
 	Name    string // "": no tag
 	Message string // "": lightweight; else an annotated tag object
