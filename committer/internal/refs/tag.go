@@ -45,7 +45,7 @@ func TagExists(t Tag, at string) error {
 		what += " (at " + kind.Short(at) + ")"
 	}
 	return &kind.Cause{Kind: kind.Conflict, Err: errors.New(what + ": nothing was committed"),
-		Hint: "choose another tag name, or move the tag with ForceTag"}
+		Hint: "choose another tag name, or move the tag with TagSpec.Force"}
 }
 
 // restTagExists reads the tag before a REST fallback move (the check is
