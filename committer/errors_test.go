@@ -58,7 +58,7 @@ type landingAnswer struct {
 }
 
 // floor is the wait after a bare secondary limit: the client's default
-// (ghclient.WithSecondaryLimitWait; TestSecondaryLimitWaits sets another).
+// (ghclient.RateLimits.SecondaryWait; TestSecondaryLimitWaits sets another).
 const floor = time.Minute
 
 func fault(status int, body string, times int) func(*githubtest.TestServer, committer.Engine) {

@@ -64,7 +64,7 @@ func TestSecondaryLimit429IsWaitedOut(t *testing.T) {
 
 // TestSecondaryLimitWaits: a Retry-After is honoured as sent (not rounded
 // up to a minute), on every engine; without one the wait is the floor,
-// which the client's ghclient.WithSecondaryLimitWait sets.
+// which the client's ghclient.RateLimits.SecondaryWait sets.
 func TestSecondaryLimitWaits(t *testing.T) {
 	routes := map[committer.Engine]string{
 		committer.EngineGitData:  rtUpdateRef,
@@ -111,7 +111,7 @@ func TestSecondaryLimitWaits(t *testing.T) {
 }
 
 // TestLongRateLimitOnAWriteFailsAtOnce: a landing write refused with a
-// Retry-After longer than the client waits (ghclient.WithMaxRateLimitWait,
+// Retry-After longer than the client waits (ghclient.RateLimits.MaxWait,
 // 60 s by default) ends the commit at once as ErrRateLimited naming
 // GitHub's wait, as the same reply on a read does: the commit loop never
 // sleeps an hour by itself. Shorter waits are still waited out. The same on

@@ -123,7 +123,7 @@ func TestBareSecondaryLimitWaitsAMinute(t *testing.T) {
 	}{
 		{"default", nil, time.Minute},
 		{"SecondaryWait", []Option{WithRateLimits(RateLimits{SecondaryWait: 5 * time.Second})}, 5 * time.Second},
-		{"WithLimitScale", []Option{withLimitScale(10)}, 6 * time.Second},
+		{"limit scale", []Option{withLimitScale(10)}, 6 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			clock := newFakeClock()

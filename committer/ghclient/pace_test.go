@@ -100,7 +100,7 @@ func TestWritePacingIsShared(t *testing.T) {
 	assertWindows(t, at, 80, time.Minute)
 }
 
-// TestWritePacingScaledAndOff: WithLimitScale shortens the windows (the
+// TestWritePacingScaledAndOff: the limit scale shortens the windows (the
 // counts stay), RateLimits{Pacing: &Pacing{}} turns pacing off, and reads are
 // never paced.
 func TestWritePacingScaledAndOff(t *testing.T) {
