@@ -127,7 +127,7 @@ func TestWithHeader(t *testing.T) {
 // seams put over a client that already has the layers are refused.
 func TestTestSeams(t *testing.T) {
 	calls := 0
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		calls++
 		if calls == 1 {
 			w.WriteHeader(http.StatusBadGateway)
