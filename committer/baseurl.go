@@ -7,8 +7,8 @@ import (
 	"strings"
 )
 
-// resolveBaseURL turns the API URL of WithBaseURL into go-github's base
-// URL: https://api.github.com/ as it is; a GitHub Enterprise Server URL
+// resolveBaseURL turns the HTTP client's API URL (ghclient.ConfigOf) into
+// go-github's base URL: https://api.github.com/ as it is; a GitHub Enterprise Server URL
 // with or without its /api/v3/ suffix; a loopback URL (a local fake) as it
 // is.
 func resolveBaseURL(s string) (*url.URL, error) {

@@ -347,7 +347,7 @@ func TestBatchKeepsEachRefUpdateMode(t *testing.T) {
 			rt := &resetUnder{t: t, ts: ts, next: http.DefaultTransport, branch: branch, msg: "strict"}
 			client := func(opts ...committer.Option) *committer.Committer {
 				hc, err := ghclient.NewHTTPClient(context.Background(), ghclient.WithToken("one-token"), ghclient.WithBaseURL(ts.URL),
-					ghclient.WithWritePacing(0, 0, 0), ghclient.WithSleep(noSleep), ghclient.WithHTTPClient(&http.Client{Transport: rt}))
+					ghclient.WithRateLimits(ghclient.RateLimits{Pacing: &ghclient.Pacing{}}), ghclient.WithHTTPClient(fast(&http.Client{Transport: rt})))
 				must(t, err)
 				c, err := committer.New(owner, repo, append([]committer.Option{committer.WithHTTPClient(hc), committer.WithBackoffSleep(noSleep)}, opts...)...)
 				must(t, err)

@@ -21,6 +21,7 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer"
 	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
+	"github.com/ghcommitter/ghcommitter/internal/testseam"
 )
 
 // Run one package's chaos tests with a given seed:
@@ -352,12 +353,12 @@ func newChaosRun(t *testing.T, rate float64) (*chaosRun, *committer.Committer) {
 	t.Cleanup(hs.Close)
 	fast := func(ctx context.Context, _ time.Duration) error { return ctx.Err() }
 	gh, err := ghclient.New(context.Background(),
-		ghclient.WithBaseURL(hs.URL+"/"), ghclient.WithToken("chaos-token"), ghclient.WithSleep(fast),
+		ghclient.WithBaseURL(hs.URL+"/"), ghclient.WithToken("chaos-token"), ghclient.WithHTTPClient(seamed(nil, testseam.Seams{Sleep: fast})),
 		ghclient.WithConcurrency(8))
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := newWith(gh, owner, repo, committer.WithBackoffSleep(fast), committer.WithMaxAttempts(12))
+	c, err := newWith(gh, owner, repo, committer.WithBackoffSleep(fast), committer.WithRetries(12, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -786,7 +787,7 @@ func TestRefUpdateSecondaryRateLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	fast := func(ctx context.Context, _ time.Duration) error { return ctx.Err() }
-	gh, err := ghclient.New(context.Background(), ghclient.WithBaseURL(ts.URL), ghclient.WithToken("t"), ghclient.WithSleep(fast))
+	gh, err := ghclient.New(context.Background(), ghclient.WithBaseURL(ts.URL), ghclient.WithToken("t"), ghclient.WithHTTPClient(seamed(nil, testseam.Seams{Sleep: fast})))
 	if err != nil {
 		t.Fatal(err)
 	}

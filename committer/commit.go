@@ -13,7 +13,7 @@ import (
 // (re-running edit functions on the content there), creates the tree and the
 // commit, and updates the ref with force=false. When another writer moved the
 // branch first (GitHub answers 422 "Update is not a fast forward"), it waits
-// (see WithBackoff) and tries again on the new head, up to WithMaxAttempts
+// (see WithRetries) and tries again on the new head, up to WithRetries'
 // attempts; running out is an ErrConflict. Only the answers that mean
 // another writer moved the branch count as lost races (see docs/engines.md):
 // a rate limit is waited out (ErrRateLimited, with Error.RetryAfter, when

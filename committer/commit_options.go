@@ -25,7 +25,6 @@ type commitOptions struct {
 	maxBatch   int    // 0: the default
 	engine     Engine // EngineGitData unless WithEngine
 	tag        refs.Tag
-	tagMsgSet  bool // TagMessage was given (checkTag)
 	// onProtected: WithPullRequestOnProtected (onprotected.go).
 	onProtected *onProtected
 }

@@ -41,16 +41,17 @@ type Committer struct {
 // New returns a Committer for the repository owner/repo.
 //
 // Requests go through the *http.Client of WithHTTPClient (which carries the
-// caller's authentication, proxy or tracing) to the API at WithBaseURL. New
-// always wraps that client with ghclient.Wrap, which adds GitHub-aware
-// retries of the idempotent requests, rate-limit waits and the redirect
-// policy (credentials only ever go to the API's own host); the commit loop
-// itself only settles the ref update, so the two never multiply. A client
-// that already has those layers (ghclient.NewHTTPClient, ghclient.Wrap)
-// keeps them: made without its own base URL, it is rebuilt for
-// WithBaseURL's; without WithBaseURL, its base URL is the committer's. The
-// wait after a bare secondary limit is the client's
-// (ghclient.WithSecondaryLimitWait, ghclient.WithLimitScale).
+// caller's authentication, proxy or tracing). New always has that client
+// carry ghclient's layers, which add GitHub-aware retries of the idempotent
+// requests, rate-limit waits and the redirect policy (credentials only
+// ever go to the API's own host); the commit loop itself only settles the
+// ref update, so the two never multiply. A client that already has those
+// layers (ghclient.NewHTTPClient, ghclient.Wrap) is used as it is; any
+// other is wrapped with ghclient.Wrap's defaults. The client alone owns
+// the API's base URL and GraphQL endpoint, the logger (the committer logs
+// each attempt, request step and wait at debug level to the client's
+// ghclient.WithLogger) and the rate-limit handling (the wait after a bare
+// secondary limit, the longest wait accepted: ghclient.WithRateLimits).
 func New(owner, repo string, opts ...Option) (*Committer, error) {
 	if err := ValidateRepo(owner, repo); err != nil {
 		return nil, fmt.Errorf("committer: %w", err)
@@ -68,16 +69,10 @@ func New(owner, repo string, opts ...Option) (*Committer, error) {
 	if hc == nil {
 		hc = &http.Client{}
 	}
-	// One client, configured once: the committer's WithBaseURL and
-	// WithLogger reach the HTTP layers (ghclient.Wrap rebuilds a client
-	// that already has them for a base URL it was not made for, unless it
-	// names another one itself), and without WithBaseURL the client's own
-	// base URL is used.
-	var wopts []ghclient.Option
-	if cfg, _ := ghclient.ConfigOf(hc); o.requestLog != nil && cfg.Logger != o.requestLog {
-		wopts = append(wopts, ghclient.WithLogger(o.requestLog))
-	}
-	wrapped, err := ghclient.Wrap(hc, o.baseURL, wopts...)
+	// One client, configured once: its base URL, GraphQL endpoint, logger
+	// and rate-limit waits are the committer's (ghclient.Wrap returns a
+	// client that already has ghclient's layers as it is).
+	wrapped, err := ghclient.Wrap(hc, "")
 	if err != nil {
 		return nil, fmt.Errorf("committer: %w", err)
 	}
@@ -88,6 +83,10 @@ func New(owner, repo string, opts ...Option) (*Committer, error) {
 	}
 	o.secondaryFloor = cfg.SecondaryLimitWait
 	o.maxLimitWait = cfg.MaxRateLimitWait
+	o.graphqlURL = cfg.GraphQLURL
+	if cfg.Logger != nil {
+		o.logger = cfg.Logger
+	}
 	endpoint, err := ghgraphql.EndpointFor(base.String(), o.graphqlURL)
 	if err != nil {
 		return nil, fmt.Errorf("committer: %w", err)
@@ -121,9 +120,6 @@ func (c *Committer) DefaultBranch(ctx context.Context) (string, error) {
 
 func (c *Committer) observe(e Event) {
 	fn := c.o.observer
-	if e.Kind == EventUpload || e.Kind == EventTree {
-		fn = c.o.progressEvents
-	}
 	if fn == nil {
 		return
 	}

@@ -28,11 +28,14 @@ func TestNewBaseURL(t *testing.T) {
 		{"http://127.0.0.1:8080/", "http://127.0.0.1:8080/repos/acme/mono"},
 	} {
 		rec := &recordURL{}
-		opts := []committer.Option{committer.WithHTTPClient(&http.Client{Transport: rec})}
+		hc := &http.Client{Transport: rec}
 		if tc.base != "" {
-			opts = append(opts, committer.WithBaseURL(tc.base))
+			var err error
+			if hc, err = ghclient.Wrap(hc, tc.base); err != nil {
+				t.Fatalf("%s: %v", tc.base, err)
+			}
 		}
-		c, err := committer.New(owner, repo, opts...)
+		c, err := committer.New(owner, repo, committer.WithHTTPClient(hc))
 		if err != nil {
 			t.Fatalf("%s: %v", tc.base, err)
 		}
@@ -42,7 +45,7 @@ func TestNewBaseURL(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"ftp://x/", "https://user:pw@x/", "https://x/?q=1", "not a url"} {
-		if _, err := committer.New(owner, repo, committer.WithBaseURL(bad)); err == nil {
+		if _, err := ghclient.Wrap(&http.Client{}, bad); err == nil {
 			t.Errorf("base URL %q accepted", bad)
 		}
 	}

@@ -7,16 +7,19 @@ import (
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/pem"
+	"errors"
 	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer"
 	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
+	"github.com/ghcommitter/ghcommitter/internal/testseam"
 )
 
 const composeToken = "ghp_composeToken0123456789"
@@ -31,28 +34,23 @@ func composeFake(t *testing.T) *githubtest.TestServer {
 }
 
 // TestReadmeLibraryExample: the README's example — a client from
-// ghclient.NewHTTPClient with a token and nothing else, and one
-// WithBaseURL on the committer (a GHES host; here the fake) — commits.
-// So does the other way round: the base URL on the client only.
+// ghclient.NewHTTPClient with a token and the API's base URL (a GHES host;
+// here the fake) — commits; so does a plain client wrapped for the API,
+// and the committer sends nothing anywhere else.
 func TestReadmeLibraryExample(t *testing.T) {
 	ctx := context.Background()
 	ts := composeFake(t)
-	for _, tc := range []struct {
-		name       string
-		client     []ghclient.Option
-		committer  []committer.Option
-		wantOnFake bool
-	}{
-		{"WithBaseURL on the committer", nil, []committer.Option{committer.WithBaseURL(ts.URL)}, true},
-		{"WithBaseURL on the client", []ghclient.Option{ghclient.WithBaseURL(ts.URL)}, nil, true},
-		{"both, the same API", []ghclient.Option{ghclient.WithBaseURL(ts.URL)}, []committer.Option{committer.WithBaseURL(ts.URL)}, true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			hc, err := ghclient.NewHTTPClient(ctx, append([]ghclient.Option{ghclient.WithToken(composeToken)}, tc.client...)...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			c, err := committer.New(owner, repo, append([]committer.Option{committer.WithHTTPClient(hc)}, tc.committer...)...)
+	fromNew, err := ghclient.NewHTTPClient(ctx, ghclient.WithToken(composeToken), ghclient.WithBaseURL(ts.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrapped, err := ghclient.Wrap(&http.Client{Transport: &tokenTransport{composeToken}}, ts.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, hc := range map[string]*http.Client{"NewHTTPClient": fromNew, "Wrap": wrapped} {
+		t.Run(name, func(t *testing.T) {
+			c, err := committer.New(owner, repo, committer.WithHTTPClient(hc))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -66,42 +64,50 @@ func TestReadmeLibraryExample(t *testing.T) {
 			}
 		})
 	}
-	// A client made for another API (explicitly) is refused before any
-	// request: its token must not go to the committer's host.
-	hc, err := ghclient.NewHTTPClient(ctx, ghclient.WithToken(composeToken), ghclient.WithBaseURL("https://ghe.example.com/"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	before := len(ts.Requests())
-	if _, err := committer.New(owner, repo, committer.WithHTTPClient(hc), committer.WithBaseURL(ts.URL)); err == nil {
-		t.Fatal("a client made for ghe.example.com accepted for the fake")
-	}
-	if len(ts.Requests()) != before {
-		t.Fatal("requests sent")
-	}
 }
 
-// TestWithLoggerReachesTheRequestLog: the committer's WithLogger logs the
-// HTTP layer's request lines too, for a plain client and for one from
-// ghclient (which has its own layers), and never the token.
-func TestWithLoggerReachesTheRequestLog(t *testing.T) {
+// tokenTransport adds a bearer token, as a caller's own auth transport
+// does.
+type tokenTransport struct{ token string }
+
+func (tt *tokenTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	r := req.Clone(req.Context())
+	r.Header.Set("Authorization", "Bearer "+tt.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestTheClientsLoggerLogsTheCommit: the client's logger
+// (ghclient.WithLogger) gets the committer's debug lines and the HTTP
+// layer's request lines, for a client from NewHTTPClient and for a plain
+// one wrapped by Wrap, and never the token.
+func TestTheClientsLoggerLogsTheCommit(t *testing.T) {
 	ctx := context.Background()
 	ts := composeFake(t)
-	nc, err := ghclient.NewHTTPClient(ctx, ghclient.WithToken(composeToken), ghclient.WithWritePacing(0, 0, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, hc := range map[string]*http.Client{"ghclient": nc, "plain": ts.Client.Client()} {
+	for _, name := range []string{"ghclient", "wrapped"} {
 		t.Run(name, func(t *testing.T) {
 			var buf lockedBuffer
 			l := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
-			c := mustNew(t, committer.WithHTTPClient(hc), committer.WithBaseURL(ts.URL), committer.WithLogger(l))
+			var hc *http.Client
+			var err error
+			if name == "ghclient" {
+				hc, err = ghclient.NewHTTPClient(ctx, ghclient.WithToken(composeToken), ghclient.WithBaseURL(ts.URL), pacingOff, ghclient.WithLogger(l))
+			} else {
+				hc, err = ghclient.Wrap(ts.Client.Client(), ts.URL, pacingOff, ghclient.WithLogger(l))
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Every file a blob: the committer logs each upload.
+			c := mustNew(t, committer.WithHTTPClient(hc), committer.WithUploads(committer.Uploads{InlineLimit: -1}))
 			if _, err := c.Commit(ctx, "main", committer.NewChangeSet("m").Put(name+".txt", []byte("x\n"))); err != nil {
 				t.Fatal(err)
 			}
 			out := buf.String()
 			if !strings.Contains(out, "github request") || !strings.Contains(out, "route=/repos/acme/mono/git/trees") {
-				t.Fatalf("no request lines in the committer's log:\n%s", out)
+				t.Fatalf("no request lines in the client's log:\n%s", out)
+			}
+			if !strings.Contains(out, "upload blob") {
+				t.Fatalf("no committer lines in the client's log:\n%s", out)
 			}
 			if strings.Contains(out, composeToken) {
 				t.Fatal("the log holds the token")
@@ -137,20 +143,22 @@ func (l *lockedBuffer) String() string {
 }
 
 // TestBareSecondaryWaitIsTheClients: the commit loop's wait after a bare
-// secondary limit is the one set on the client (ghclient.WithLimitScale
-// or WithSecondaryLimitWait), not a second setting of the committer.
+// secondary limit is the one set on the client (the limit scale seam, or
+// RateLimits.SecondaryWait), not a second setting of the committer.
 func TestBareSecondaryWaitIsTheClients(t *testing.T) {
 	for _, tc := range []struct {
-		opt  ghclient.Option
-		want time.Duration
+		name  string
+		scale float64
+		opt   ghclient.Option
+		want  time.Duration
 	}{
-		{nil, time.Minute},
-		{ghclient.WithLimitScale(600), 100 * time.Millisecond},
-		{ghclient.WithSecondaryLimitWait(3 * time.Second), 3 * time.Second},
+		{"default", 0, nil, time.Minute},
+		{"scale 600", 600, nil, 100 * time.Millisecond},
+		{"SecondaryWait", 0, ghclient.WithRateLimits(ghclient.RateLimits{SecondaryWait: 3 * time.Second}), 3 * time.Second},
 	} {
 		ts := composeFake(t)
 		hc, err := ghclient.NewHTTPClient(context.Background(), ghclient.WithToken(composeToken), ghclient.WithBaseURL(ts.URL),
-			ghclient.WithWritePacing(0, 0, 0), ghclient.WithSleep(noSleep), tc.opt)
+			pacingOff, ghclient.WithHTTPClient(seamed(nil, testseam.Seams{Sleep: noSleep, LimitScale: tc.scale})), tc.opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,23 +183,21 @@ func TestBareSecondaryWaitIsTheClients(t *testing.T) {
 		// so the window is still open) the gate holds the next attempt's
 		// requests back for what is left of the same window.
 		if len(waits) == 0 || waits[0] != tc.want {
-			t.Errorf("%v: waits %v, want the first to be %v", tc.opt, waits, tc.want)
+			t.Errorf("%s: waits %v, want the first to be %v", tc.name, waits, tc.want)
 		}
 		for _, w := range waits[min(1, len(waits)):] {
 			if w > tc.want {
-				t.Errorf("%v: waits %v: the gate waited longer than the window", tc.opt, waits)
+				t.Errorf("%s: waits %v: the gate waited longer than the window", tc.name, waits)
 			}
 		}
 		mu.Unlock()
 	}
 }
 
-// TestCommitterKeepsAClientWithItsLogger: a client that already logs to
-// the committer's logger (as the CLI builds them) is used as it is; one
-// with another logger is rebuilt with the committer's, and a rebuilt App
-// client reuses the installation it looked up (a fresh token, no second
-// lookup).
-func TestCommitterKeepsAClientWithItsLogger(t *testing.T) {
+// TestCommittersShareTheClient: committers built on one GitHub App client
+// use it as it is (one installation lookup, one token), and log to its
+// logger.
+func TestCommittersShareTheClient(t *testing.T) {
 	ctx := context.Background()
 	ts := composeFake(t)
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
@@ -204,7 +210,7 @@ func TestCommitterKeepsAClientWithItsLogger(t *testing.T) {
 	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
 	var buf lockedBuffer
 	l := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	hc, err := ghclient.NewHTTPClient(ctx, ghclient.WithApp(appID, keyPEM, 0), ghclient.WithRepository(owner, repo),
+	hc, err := ghclient.NewHTTPClient(ctx, ghclient.WithApp(ghclient.App{ID: appID, PrivateKey: keyPEM, Owner: owner, Repo: repo}),
 		ghclient.WithBaseURL(ts.URL), ghclient.WithLogger(l))
 	if err != nil {
 		t.Fatal(err)
@@ -215,21 +221,58 @@ func TestCommitterKeepsAClientWithItsLogger(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	commit(mustNew(t, committer.WithHTTPClient(hc), committer.WithLogger(l)), "a.txt")
-	commit(mustNew(t, committer.WithHTTPClient(hc), committer.WithLogger(l)), "b.txt")
+	commit(mustNew(t, committer.WithHTTPClient(hc)), "a.txt")
+	commit(mustNew(t, committer.WithHTTPClient(hc)), "b.txt")
 	if n := ts.TokensIssued(installationID); n != 1 {
-		t.Fatalf("%d installation tokens issued, want 1: the client was rebuilt for the logger it already has", n)
+		t.Fatalf("%d installation tokens issued, want 1: the client was rebuilt", n)
 	}
-	lookups := ts.Count("GET /repos/{owner}/{repo}/installation")
-	if lookups != 1 {
-		t.Fatalf("installation looked up %d times, want once", lookups)
+	if n := ts.Count("GET /repos/{owner}/{repo}/installation"); n != 1 {
+		t.Fatalf("installation looked up %d times, want once", n)
 	}
-	var other lockedBuffer
-	commit(mustNew(t, committer.WithHTTPClient(hc), committer.WithLogger(slog.New(slog.NewTextHandler(&other, &slog.HandlerOptions{Level: slog.LevelDebug})))), "c.txt")
-	if !strings.Contains(other.String(), "github request") {
-		t.Fatal("the committer's other logger has no request lines")
+	if !strings.Contains(buf.String(), "github request") {
+		t.Fatal("the client's logger has no request lines")
 	}
-	if n := ts.Count("GET /repos/{owner}/{repo}/installation"); n != lookups {
-		t.Fatalf("installation looked up again (%d, then %d)", lookups, n)
+}
+
+// TestGraphQLURLIsTheClients: the GraphQL engine sends its mutation to
+// the client's GraphQL endpoint (ghclient.WithGraphQLURL), not to the one
+// derived from the base URL.
+func TestGraphQLURLIsTheClients(t *testing.T) {
+	ts := composeFake(t)
+	mv := &movedGraphQL{next: ts.Client.Client().Transport}
+	hc, err := ghclient.Wrap(fast(&http.Client{Transport: mv}), ts.URL, pacingOff, ghclient.WithGraphQLURL(ts.URL+"custom/graphql"))
+	if err != nil {
+		t.Fatal(err)
 	}
+	if cfg, _ := ghclient.ConfigOf(hc); cfg.GraphQLURL != ts.URL+"custom/graphql" {
+		t.Fatalf("ConfigOf: GraphQLURL %q", cfg.GraphQLURL)
+	}
+	c := mustNew(t, committer.WithHTTPClient(hc), committer.WithBackoffSleep(noSleep))
+	res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("m").Put("g.txt", []byte("g\n")), committer.WithEngine(committer.EngineGraphQL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if head(t, ts, "main") != res.Commit || mv.moved.Load() == 0 {
+		t.Fatalf("landed %s (head %s); %d requests to the client's endpoint", res.Commit, head(t, ts, "main"), mv.moved.Load())
+	}
+}
+
+// movedGraphQL serves the fake's GraphQL endpoint at /custom/graphql, and
+// refuses it at /graphql.
+type movedGraphQL struct {
+	next  http.RoundTripper
+	moved atomic.Int32
+}
+
+func (m *movedGraphQL) RoundTrip(req *http.Request) (*http.Response, error) {
+	switch req.URL.Path {
+	case "/graphql":
+		return nil, errors.New("GraphQL request to the derived endpoint")
+	case "/custom/graphql":
+		m.moved.Add(1)
+		r := req.Clone(req.Context())
+		r.URL.Path = "/graphql"
+		req = r
+	}
+	return m.next.RoundTrip(req)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ghcommitter/ghcommitter/committer"
 	"github.com/ghcommitter/ghcommitter/committer/ghclient"
+	"github.com/ghcommitter/ghcommitter/internal/testseam"
 )
 
 // TestChaosCoordinator runs the chaos model over the process's coordinator
@@ -27,9 +28,9 @@ func TestChaosCoordinator(t *testing.T) {
 	cs := make([]*committer.Committer, writers)
 	for w := range writers {
 		gh, err := ghclient.New(context.Background(), ghclient.WithBaseURL(r.url+"/"),
-			ghclient.WithToken([]string{"chaos-token-a", "chaos-token-b"}[w%2]), ghclient.WithSleep(fast), ghclient.WithConcurrency(8))
+			ghclient.WithToken([]string{"chaos-token-a", "chaos-token-b"}[w%2]), ghclient.WithHTTPClient(seamed(nil, testseam.Seams{Sleep: fast})), ghclient.WithConcurrency(8))
 		must(t, err)
-		if cs[w], err = newWith(gh, owner, repo, committer.WithBackoffSleep(fast), committer.WithMaxAttempts(12)); err != nil {
+		if cs[w], err = newWith(gh, owner, repo, committer.WithBackoffSleep(fast), committer.WithRetries(12, nil)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -25,10 +25,11 @@ import (
 // token, as a program that makes one client per worker would have.
 func tokenClient(t *testing.T, ts *githubtest.TestServer, token string, rt http.RoundTripper, opts ...committer.Option) *committer.Committer {
 	t.Helper()
-	copts := []ghclient.Option{ghclient.WithToken(token), ghclient.WithBaseURL(ts.URL), ghclient.WithWritePacing(0, 0, 0), ghclient.WithSleep(noSleep)}
-	if rt != nil {
-		copts = append(copts, ghclient.WithHTTPClient(&http.Client{Transport: rt}))
+	base := &http.Client{Transport: rt}
+	if rt == nil {
+		base = nil // NewHTTPClient's own transport
 	}
+	copts := []ghclient.Option{ghclient.WithToken(token), ghclient.WithBaseURL(ts.URL), pacingOff, ghclient.WithHTTPClient(fast(base))}
 	hc, err := ghclient.NewHTTPClient(context.Background(), copts...)
 	must(t, err)
 	// The coordinator's tests hold and count REST ref updates; the strict
@@ -459,11 +460,11 @@ func TestQueueRemembersNoGoneHead(t *testing.T) {
 	sw := &hostSwitch{}
 	sw.target.Store(&a.URL)
 	const api = "http://api.fake.test/"
-	hc, err := ghclient.Wrap(&http.Client{Transport: sw}, api, ghclient.WithWritePacing(0, 0, 0), ghclient.WithSleep(noSleep))
+	hc, err := ghclient.Wrap(fast(&http.Client{Transport: sw}), api, pacingOff)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := committer.New(owner, repo, committer.WithHTTPClient(hc), committer.WithBaseURL(api), committer.WithBackoffSleep(noSleep))
+	c, err := committer.New(owner, repo, committer.WithHTTPClient(hc), committer.WithBackoffSleep(noSleep))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -90,20 +90,22 @@
 // # Clients
 //
 // New takes the caller's *http.Client (WithHTTPClient: any authentication,
-// proxy or tracing, including the Client() of any go-github version) and
-// the API's URL (WithBaseURL, for GitHub Enterprise Server), and always
-// wraps the client with ghclient.Wrap: GitHub-aware retries of the
+// proxy or tracing, including the Client() of any go-github version), and
+// always has it carry ghclient's layers: GitHub-aware retries of the
 // idempotent requests, rate-limit waits and a redirect policy that sends
 // credentials only to the API's own host. The commit loop itself only
-// settles the ref update, so the two never multiply. ghclient.NewHTTPClient
-// builds an authenticated client from a token or GitHub App credentials;
-// such a client keeps its options (retries, pacing, the wait after a bare
-// secondary limit, which the commit loop takes from it too), and the base
-// URL is given once, to it or to WithBaseURL.
+// settles the ref update, so the two never multiply. The client alone owns
+// the API's URL, the GraphQL endpoint, the logger and the rate-limit
+// handling: ghclient.NewHTTPClient builds an authenticated client from a
+// token or GitHub App credentials with them (ghclient.WithBaseURL for
+// GitHub Enterprise Server, ghclient.WithLogger, ghclient.WithRateLimits),
+// ghclient.Wrap puts them on a client of the caller's, and the committer
+// takes them from the client (the wait after a bare secondary limit too).
 // The githubtest subpackage is a stateful fake of GitHub for tests.
-// WithObserver reports each attempt, lost race, rate-limit wait and landing;
-// the package logs nothing above debug level (WithLogger, which logs the
-// HTTP requests too).
+// WithObserver reports each attempt, lost race, rate-limit wait and
+// landing, and the uploads' progress; the package logs nothing above debug
+// level, to the client's logger (ghclient.WithLogger, which logs the HTTP
+// requests too).
 //
 // # Internals
 //

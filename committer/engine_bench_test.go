@@ -38,7 +38,7 @@ func BenchmarkEngineWrites(b *testing.B) {
 						wg.Add(1)
 						go func() {
 							defer wg.Done()
-							c, err := newWith(ts.Client, owner, repo, committer.WithMaxAttempts(100))
+							c, err := newWith(ts.Client, owner, repo, committer.WithRetries(100, nil))
 							if err != nil {
 								b.Error(err)
 								return

@@ -579,7 +579,7 @@ func TestEnginesChaosLostReplies(t *testing.T) {
 			for w := range writers {
 				go func() {
 					defer func() { done <- w }()
-					c, err := newWith(ts.Client, owner, repo, committer.WithMaxAttempts(50))
+					c, err := newWith(ts.Client, owner, repo, committer.WithRetries(50, nil))
 					if err != nil {
 						errs[w] = err
 						return

@@ -92,7 +92,7 @@ type Error struct {
 	// RetryAfter is, for an ErrRateLimited, how long to wait before trying
 	// again: the Retry-After GitHub sent, the time until its primary limit
 	// resets, or (a secondary limit that named no wait) the least wait
-	// after one (the client's ghclient.WithSecondaryLimitWait). It is 0 for every other error.
+	// after one (the client's ghclient.RateLimits.SecondaryWait). It is 0 for every other error.
 	RetryAfter time.Duration
 	// Rule is, for an ErrProtected, the type of the rule that refused the
 	// write, as GET rules/branches/{branch} names it (pull_request,

@@ -58,7 +58,7 @@ type landingAnswer struct {
 }
 
 // floor is the wait after a bare secondary limit: the client's default
-// (ghclient.WithSecondaryLimitWait; TestSecondaryLimitWaits sets another).
+// (ghclient.RateLimits.SecondaryWait; TestSecondaryLimitWaits sets another).
 const floor = time.Minute
 
 func fault(status int, body string, times int) func(*githubtest.TestServer, committer.Engine) {
@@ -179,7 +179,7 @@ func TestLandingAnswers(t *testing.T) {
 					}
 					return ctx.Err()
 				}
-				ts, c := setup(t, committer.WithBackoffSleep(record), committer.WithMaxAttempts(3), restFor(e))
+				ts, c := setup(t, committer.WithBackoffSleep(record), committer.WithRetries(3, nil), restFor(e))
 				before := head(t, ts, "main")
 				a.inject(ts, e)
 				branch, opts := "main", []committer.CommitOption{committer.WithEngine(e)}
@@ -256,7 +256,7 @@ func slicesMax(ds []time.Duration) time.Duration {
 func TestRedirectLoopNamesHost(t *testing.T) {
 	for _, e := range allEngines {
 		t.Run(e.String(), func(t *testing.T) {
-			ts, c := setupREST(t, committer.WithMaxAttempts(3))
+			ts, c := setupREST(t, committer.WithRetries(3, nil))
 			ts.Redirect(landingFault(e), landingPath(e))
 			_, err := c.Commit(context.Background(), "main", committer.NewChangeSet("w").Put("w.txt", []byte("w\n")), committer.WithEngine(e))
 			u, _ := url.Parse(ts.URL)
@@ -340,7 +340,7 @@ func TestQueueLandingAnswers(t *testing.T) {
 			fault(200, githubtest.GraphQLErrorBody("createCommitOnBranch", "BRANCH_PROTECTION_RULE_VIOLATION", "Changes must be made through a pull request."), 0), committer.ErrProtected},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ts, c := setupREST(t, committer.WithMaxAttempts(2))
+			ts, c := setupREST(t, committer.WithRetries(2, nil))
 			tc.inject(ts, tc.engine)
 			opts := []committer.CommitOption{committer.WithEngine(tc.engine)}
 			if tc.squash {
@@ -405,7 +405,7 @@ func TestBootstrapAnswers(t *testing.T) {
 		}, committer.ErrRateLimited, "rate limit", 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ts, c := emptyRepo(t, committer.WithMaxAttempts(2))
+			ts, c := emptyRepo(t, committer.WithRetries(2, nil))
 			tc.inject(ts)
 			_, err := c.Commit(context.Background(), "main", committer.NewChangeSet("w").Put("w.txt", []byte("w\n")))
 			var ce *committer.Error

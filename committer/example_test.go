@@ -11,20 +11,26 @@ import (
 	"sync"
 
 	"github.com/ghcommitter/ghcommitter/committer"
+	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
 )
 
 // exampleClient starts a fake GitHub holding acme/mono and returns the
 // options that point a Committer at it. Real programs pass their own
-// authenticated *http.Client (from ghclient.NewHTTPClient, oauth2, or any
-// go-github client's Client()) and, for GitHub Enterprise Server, its URL.
+// authenticated *http.Client: from ghclient.NewHTTPClient, or oauth2's or
+// any go-github client's Client() wrapped by ghclient.Wrap with the API's
+// URL (for GitHub Enterprise Server, or here the fake).
 func exampleClient() ([]committer.Option, *githubtest.Server, func()) {
 	fake := githubtest.New()
 	if err := fake.CreateRepo("acme", "mono", true); err != nil {
 		panic(err) // a fresh fake always takes a new repository
 	}
 	srv := httptest.NewServer(fake)
-	opts := []committer.Option{committer.WithHTTPClient(srv.Client()), committer.WithBaseURL(srv.URL + "/")}
+	hc, err := ghclient.Wrap(srv.Client(), srv.URL+"/")
+	if err != nil {
+		panic(err)
+	}
+	opts := []committer.Option{committer.WithHTTPClient(hc)}
 	return opts, fake, srv.Close
 }
 
@@ -172,6 +178,9 @@ func ExampleWithObserver() {
 	defer stop()
 	var events []string
 	c, _ := committer.New("acme", "mono", append(opts, committer.WithObserver(func(e committer.Event) {
+		if e.Kind == committer.EventUpload || e.Kind == committer.EventTree {
+			return // progress, for a display
+		}
 		events = append(events, fmt.Sprintf("%s %d", e.Kind, e.Attempt))
 	}))...)
 	if _, err := c.Commit(context.Background(), "main", committer.NewChangeSet("m").Put("a", []byte("a"))); err != nil {

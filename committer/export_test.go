@@ -1,6 +1,12 @@
 package committer
 
-import "github.com/ghcommitter/ghcommitter/committer/internal/changes"
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
+)
 
 // ValidateSymlinkPath exposes to tests the rule a symlink's path adds to
 // ValidatePath.
@@ -12,6 +18,23 @@ func ValidateSymlinkPath(p string) error { return changes.ValidateEntry(p, strin
 // writers racing at GitHub's ref update, use it.
 func AsOtherProcess(name string) Option {
 	return func(o *options) error { o.process = name; return nil }
+}
+
+// WithBackoffSleep replaces how the commit loop waits between attempts
+// (the backoff after a lost race, and the wait a rate limit asked for
+// before the next attempt), for tests that must not sleep. The HTTP
+// client's own waits (transport retries, rate-limit resets, the write
+// pacer) are not these: they go through testseam.Seams.Sleep on the
+// client of WithHTTPClient. sleep must return ctx.Err() when ctx ends
+// first.
+func WithBackoffSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
+	return func(o *options) error {
+		if sleep == nil {
+			return fmt.Errorf("sleep must not be nil")
+		}
+		o.sleep = sleep
+		return nil
+	}
 }
 
 // Pending is how many change sets wait for a batch at c's coordinator of

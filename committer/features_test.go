@@ -420,7 +420,7 @@ func TestSignerNeedsAuthorBeforeAnyRequest(t *testing.T) {
 // the same second would create one identical commit; the second ref update
 // would then "succeed" without moving the branch and lose an increment.
 func TestIdenticalConcurrentEditsAllLand(t *testing.T) {
-	ts, c := setup(t, committer.WithMaxAttempts(100))
+	ts, c := setup(t, committer.WithRetries(100, nil))
 	seed(t, ts, map[string]string{"d/counter.txt": "0\n"})
 	const n = 8
 	var wg sync.WaitGroup

@@ -34,7 +34,7 @@ func realGitHub(t *testing.T) (*committer.Committer, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := []ghclient.Option{ghclient.WithToken(token), ghclient.WithRepository(o, r)}
+	opts := []ghclient.Option{ghclient.WithToken(token)}
 	if u := os.Getenv("GITHUB_API_URL"); u != "" {
 		opts = append(opts, ghclient.WithBaseURL(u))
 	}

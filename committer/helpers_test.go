@@ -2,6 +2,7 @@ package committer_test
 
 import (
 	"context"
+	"net/http"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer"
 	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
+	"github.com/ghcommitter/ghcommitter/internal/testseam"
 )
 
 const (
@@ -67,13 +69,28 @@ func newWith(gh *github.Client, o, r string, opts ...committer.Option) (*committ
 
 // newWithClient is newWith with copts added to the HTTP client's options.
 func newWithClient(gh *github.Client, o, r string, copts []ghclient.Option, opts ...committer.Option) (*committer.Committer, error) {
-	copts = append([]ghclient.Option{ghclient.WithWritePacing(0, 0, 0), ghclient.WithSleep(noSleep)}, copts...)
-	hc, err := ghclient.Wrap(gh.Client(), gh.BaseURL.String(), copts...)
+	copts = append([]ghclient.Option{pacingOff}, copts...)
+	hc := gh.Client()
+	if _, layered := ghclient.ConfigOf(hc); !layered {
+		hc = fast(hc) // a client from ghclient brings its own seams
+	}
+	hc, err := ghclient.Wrap(hc, gh.BaseURL.String(), copts...)
 	if err != nil {
 		return nil, err
 	}
-	return committer.New(o, r, append([]committer.Option{committer.WithHTTPClient(hc), committer.WithBaseURL(gh.BaseURL.String())}, opts...)...)
+	return committer.New(o, r, append([]committer.Option{committer.WithHTTPClient(hc)}, opts...)...)
 }
+
+// pacingOff turns the client's write pacing off (tests against a fake
+// without limits).
+var pacingOff = ghclient.WithRateLimits(ghclient.RateLimits{Pacing: &ghclient.Pacing{}})
+
+// fast returns hc with the waits of the ghclient layers put over it
+// skipped (noSleep).
+func fast(hc *http.Client) *http.Client { return seamed(hc, testseam.Seams{Sleep: noSleep}) }
+
+// seamed returns hc carrying s to the ghclient layers put over it.
+func seamed(hc *http.Client, s testseam.Seams) *http.Client { return testseam.Client(hc, s) }
 
 func head(t *testing.T, ts *githubtest.TestServer, branch string) string {
 	t.Helper()

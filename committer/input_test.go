@@ -128,8 +128,9 @@ func TestValidatePath(t *testing.T) {
 func TestNewValidatesOptions(t *testing.T) {
 	ts, _ := setup(t)
 	bad := []committer.Option{
-		committer.WithMaxAttempts(0), committer.WithBackoff(nil), committer.WithLogger(nil),
-		committer.WithBackoffSleep(nil), committer.WithInlineLimit(-1), committer.WithUploadParallelism(0),
+		committer.WithRetries(-1, nil), committer.WithRetries(1001, nil),
+		committer.WithBackoffSleep(nil), committer.WithUploads(committer.Uploads{InlineLimit: 1<<20 + 1}),
+		committer.WithUploads(committer.Uploads{Parallelism: -1}), committer.WithUploads(committer.Uploads{Parallelism: 65}),
 	}
 	for i, o := range bad {
 		if _, err := newWith(ts.Client, owner, repo, o); err == nil {

@@ -438,7 +438,7 @@ func TestCopiedEditIDChaos(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					c, err := newWith(ts.Client, owner, repo, committer.WithBackoffSleep(noSleep), committer.WithMaxAttempts(50))
+					c, err := newWith(ts.Client, owner, repo, committer.WithBackoffSleep(noSleep), committer.WithRetries(50, nil))
 					if err != nil {
 						errs[w] = err
 						return

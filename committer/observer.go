@@ -19,7 +19,7 @@ const (
 	// limit), and the next attempt waits at least Wait; or a request of
 	// the attempt waits Wait for a rate-limit window of its credential
 	// before it is sent (the HTTP layer's gate). A wait longer than the
-	// client accepts (ghclient.WithMaxRateLimitWait) is never waited: the
+	// client accepts (ghclient.RateLimits.MaxWait) is never waited: the
 	// commit fails with ErrRateLimited.
 	EventRateLimitWait
 	// EventLanded: the commit landed (Commit is the new head, or the head
@@ -27,14 +27,15 @@ const (
 	EventLanded
 	// EventWritePaced: a write of the attempt waits Wait for the write
 	// pacer, which spaces the credential's writes as GitHub asks
-	// (ghclient.WithWritePacing).
+	// (ghclient.RateLimits.Pacing).
 	EventWritePaced
-	// EventUpload (WithProgressEvents only): a blob upload finished: Done
-	// of Total blobs this attempt uploads, Bytes of TotalBytes.
+	// EventUpload: a blob upload finished: Done of Total blobs this
+	// attempt uploads, Bytes of TotalBytes (a progress event: it names the
+	// Repository, not the Branch or Attempt).
 	EventUpload
-	// EventTree (WithProgressEvents only): a create-tree request finished:
-	// Done of Total for the tree being built (a large tree is built in
-	// chunks).
+	// EventTree: a create-tree request finished: Done of Total for the
+	// tree being built (a large tree is built in chunks; a progress event,
+	// like EventUpload).
 	EventTree
 )
 

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
 	"github.com/ghcommitter/ghcommitter/committer/internal/turns"
 )
 
@@ -23,21 +22,23 @@ type Option func(*options) error
 type Backoff func(attempt int, lost time.Duration) time.Duration
 
 type options struct {
-	httpClient  *http.Client
-	baseURL     string
+	httpClient *http.Client
+	// observer receives every Event (WithObserver).
 	observer    func(Event)
 	maxAttempts int
 	backoff     Backoff
-	logger      *slog.Logger
-	requestLog  *slog.Logger // WithLogger's, for the HTTP layers too
+	// logger is the HTTP client's (ghclient.WithLogger, from
+	// ghclient.ConfigOf), else one that discards.
+	logger *slog.Logger
+	// sleep is how the commit loop waits between attempts; the package's
+	// tests replace it.
 	sleep       func(ctx context.Context, d time.Duration) error
 	inlineLimit int64
 	concurrency int
 	signer      Signer
-	progress    func(uploaded int64)
-	// progressEvents receives EventUpload and EventTree.
-	progressEvents func(Event)
-	graphqlURL     string
+	// graphqlURL is the client's GraphQL endpoint (ghclient.WithGraphQLURL,
+	// from ghclient.ConfigOf), "" when derived from its base URL.
+	graphqlURL string
 	// secondaryFloor is the least wait after a secondary rate limit that
 	// came without Retry-After (GitHub's docs: at least a minute): New
 	// takes it from the HTTP client (ghclient.ConfigOf).
@@ -53,7 +54,7 @@ type options struct {
 	// WithFastForwardRefUpdates).
 	fastForwardOnly bool
 	// maxLimitWait is the longest rate-limit wait the HTTP client accepts
-	// (ghclient.WithMaxRateLimitWait, from ghclient.ConfigOf): a write
+	// (ghclient.RateLimits.MaxWait, from ghclient.ConfigOf): a write
 	// refused with a longer one ends the work at once, as a read does.
 	maxLimitWait time.Duration
 	// turnDir holds the lock files of the machine's turns at a branch
@@ -67,7 +68,6 @@ type options struct {
 
 func defaultOptions() options {
 	return options{
-		baseURL:     "", // the HTTP client's: https://api.github.com/ by default
 		maxAttempts: 10,
 		backoff:     AdaptiveBackoff(50*time.Millisecond, 10*time.Second),
 		logger:      slog.New(discardHandler{}),
@@ -84,50 +84,21 @@ func defaultOptions() options {
 // WithHTTPClient sends every request through hc, which carries the
 // caller's authentication (a token transport, a GitHub App transport, or the
 // *http.Client of any go-github client: client.Client()), proxy and tracing.
-// New wraps it with ghclient.Wrap, so the library's retry, rate-limit and
-// redirect layers are always on top; to tune them (write pacing, retries,
-// the wait after a bare secondary limit), pass a client already made by
-// ghclient.Wrap or ghclient.NewHTTPClient with their options, which New
-// keeps (with WithBaseURL and WithLogger added, see New). The default is an
-// *http.Client with no authentication.
+// The client alone owns the API's base URL, the GraphQL endpoint, the
+// logger and the rate-limit handling: a client made by ghclient.Wrap or
+// ghclient.NewHTTPClient is used as it is, with what its options set
+// (ghclient.WithBaseURL, ghclient.WithGraphQLURL, ghclient.WithLogger,
+// ghclient.WithRateLimits); any other client is wrapped with
+// ghclient.Wrap and its defaults, for https://api.github.com/ (so for
+// another API, or a go-github client's BaseURL, wrap it first:
+// ghclient.Wrap(gh.Client(), gh.BaseURL.String())). The default is an
+// *http.Client with no authentication, for https://api.github.com/.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(o *options) error {
 		if hc == nil {
 			return fmt.Errorf("HTTP client must not be nil")
 		}
 		o.httpClient = hc
-		return nil
-	}
-}
-
-// WithBaseURL sets the REST API's URL. A GitHub Enterprise Server URL may be
-// given with or without its /api/v3/ suffix (https://HOST/ or
-// https://HOST/api/v3/); a loopback URL (a local fake such as
-// githubtest's) is used as it is. It is enough to give it once: here, or
-// to the client of WithHTTPClient (ghclient.WithBaseURL); given to both,
-// they must name the same API. The default is the client's, else
-// https://api.github.com/.
-func WithBaseURL(u string) Option {
-	return func(o *options) error {
-		if _, err := resolveBaseURL(u); err != nil {
-			return err
-		}
-		o.baseURL = u
-		return nil
-	}
-}
-
-// WithGraphQLURL sets the GraphQL endpoint the graphql engine (and the
-// settling of the one-write engines) uses, as GITHUB_GRAPHQL_URL does in
-// GitHub Actions. The default is derived from WithBaseURL:
-// https://api.github.com/graphql, or https://HOST/api/graphql for GitHub
-// Enterprise Server.
-func WithGraphQLURL(u string) Option {
-	return func(o *options) error {
-		if _, err := ghgraphql.EndpointFor("", u); err != nil || u == "" {
-			return fmt.Errorf("GraphQL URL %q: must be an absolute http(s) URL", u)
-		}
-		o.graphqlURL = u
 		return nil
 	}
 }
@@ -157,8 +128,11 @@ func WithFastForwardRefUpdates() Option {
 // on the commit (parallel uploads; a batch runs on the coordinator's
 // goroutine); fn must not block, nor commit to the branch itself. When
 // change sets of several Committers land in one batch (see Commit), each
-// one's fn sees the batch's events. The default observes nothing. The
-// finer progress events go to WithProgressEvents.
+// one's fn sees the batch's events. The progress events come through fn
+// too: EventUpload after each blob upload (Done of Total blobs, Bytes of
+// TotalBytes) and EventTree after each create-tree request (Done of Total
+// for the tree being built), for progress displays; they name the
+// Repository, not the Branch or Attempt. The default observes nothing.
 func WithObserver(fn func(Event)) Option {
 	return func(o *options) error {
 		if fn == nil {
@@ -169,61 +143,25 @@ func WithObserver(fn func(Event)) Option {
 	}
 }
 
-// WithMaxAttempts bounds the attempts one commit makes (each attempt reads
-// the head, builds on it and tries to move the branch). An attempt that
-// found the branch moved again before sending any write is made again
-// without counting, up to n times more. Running out is an ErrConflict, or
-// an ErrRateLimited when GitHub's rate limit refused the last attempt. The
-// default is 10.
-func WithMaxAttempts(n int) Option {
+// WithRetries sets how many attempts one commit makes and how long it
+// waits between them after a lost race. Each attempt reads the head,
+// builds on it and tries to move the branch; an attempt that found the
+// branch moved again before sending any write is made again without
+// counting, up to maxAttempts times more. Running out is an ErrConflict,
+// or an ErrRateLimited when GitHub's rate limit refused the last attempt.
+// maxAttempts must be between 1 and 1000, or 0 for the default, 10; a nil
+// b keeps the default wait, AdaptiveBackoff(50ms, 10s).
+func WithRetries(maxAttempts int, b Backoff) Option {
 	return func(o *options) error {
-		if n < 1 || n > 1000 {
-			return fmt.Errorf("max attempts must be between 1 and 1000, got %d", n)
+		if maxAttempts < 0 || maxAttempts > 1000 {
+			return fmt.Errorf("max attempts must be between 1 and 1000 (0: the default), got %d", maxAttempts)
 		}
-		o.maxAttempts = n
-		return nil
-	}
-}
-
-// WithBackoff sets the wait between attempts after a lost race. The default
-// is AdaptiveBackoff(50ms, 10s).
-func WithBackoff(b Backoff) Option {
-	return func(o *options) error {
-		if b == nil {
-			return fmt.Errorf("backoff must not be nil")
+		if maxAttempts > 0 {
+			o.maxAttempts = maxAttempts
 		}
-		o.backoff = b
-		return nil
-	}
-}
-
-// WithLogger logs each attempt, request step and wait at debug level, and
-// each HTTP request and retry (ghclient.WithLogger: method, route, status,
-// never headers, bodies or tokens). The default discards logs. Nothing is
-// ever logged above debug level.
-func WithLogger(l *slog.Logger) Option {
-	return func(o *options) error {
-		if l == nil {
-			return fmt.Errorf("logger must not be nil")
+		if b != nil {
+			o.backoff = b
 		}
-		o.logger, o.requestLog = l, l
-		return nil
-	}
-}
-
-// WithBackoffSleep replaces how the commit loop waits between attempts
-// (the backoff after a lost race, and the wait a rate limit asked for
-// before the next attempt), for tests that must not sleep. The HTTP
-// client's own waits (transport retries, rate-limit resets, the write
-// pacer) are not these: they go through ghclient.WithSleep on the client
-// of WithHTTPClient. sleep must return ctx.Err() when ctx ends first. The
-// default waits on a timer.
-func WithBackoffSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
-	return func(o *options) error {
-		if sleep == nil {
-			return fmt.Errorf("sleep must not be nil")
-		}
-		o.sleep = sleep
 		return nil
 	}
 }
@@ -253,32 +191,44 @@ func WithLandingGrace(d time.Duration) Option {
 	}
 }
 
-// WithInlineLimit sets the largest text file sent inline in the create-tree
-// request; larger files, and any file that is not valid UTF-8, are uploaded
-// as blobs first (once, whatever the number of attempts). The default is
-// 256 KiB. 0 uploads every file as a blob.
-func WithInlineLimit(n int64) Option {
-	return func(o *options) error {
-		if n < 0 || n > 1<<20 {
-			return fmt.Errorf("inline limit must be between 0 and 1 MiB, got %d", n)
-		}
-		o.inlineLimit = n
-		return nil
-	}
+// Uploads tunes how a commit sends file contents (WithUploads). A zero
+// field keeps its default.
+type Uploads struct {
+	// InlineLimit is the largest text file sent inline in the create-tree
+	// request; larger files, and any file that is not valid UTF-8, are
+	// uploaded as blobs first (once, whatever the number of attempts). It
+	// must be at most 1 MiB; a negative InlineLimit uploads every file as
+	// a blob. The default is 256 KiB.
+	InlineLimit int64
+	// Parallelism bounds the uploads one commit, or one batch of change
+	// sets, sends at once: its blob uploads, and the create-tree requests
+	// of a batch whose trees are built side by side. Reads are not bounded
+	// by it. It is not the HTTP client's cap on the requests in flight for
+	// the repository (ghclient.WithConcurrency), which every request of
+	// every commit shares and which still applies beneath it. It must be
+	// at most 64. The default is 4.
+	Parallelism int
 }
 
-// WithUploadParallelism bounds the uploads one commit, or one batch of
-// change sets, sends at once: its blob uploads, and the create-tree
-// requests of a batch whose trees are built side by side. Reads are not
-// bounded by it. It is not the HTTP client's cap on the requests in flight
-// for the repository (ghclient.WithConcurrency), which every request of
-// every commit shares and which still applies beneath it. The default is 4.
-func WithUploadParallelism(n int) Option {
+// WithUploads sets how a commit sends file contents (see Uploads). The
+// default is Uploads{}.
+func WithUploads(u Uploads) Option {
 	return func(o *options) error {
-		if n < 1 || n > 64 {
-			return fmt.Errorf("upload parallelism must be between 1 and 64, got %d", n)
+		if u.InlineLimit > 1<<20 {
+			return fmt.Errorf("inline limit must be at most 1 MiB (negative: none), got %d", u.InlineLimit)
 		}
-		o.concurrency = n
+		if u.Parallelism < 0 || u.Parallelism > 64 {
+			return fmt.Errorf("upload parallelism must be between 1 and 64 (0: the default), got %d", u.Parallelism)
+		}
+		switch {
+		case u.InlineLimit < 0:
+			o.inlineLimit = 0
+		case u.InlineLimit > 0:
+			o.inlineLimit = u.InlineLimit
+		}
+		if u.Parallelism > 0 {
+			o.concurrency = u.Parallelism
+		}
 		return nil
 	}
 }
@@ -302,32 +252,6 @@ func WithSigner(s Signer) Option {
 			return fmt.Errorf("signer must not be nil")
 		}
 		o.signer = s
-		return nil
-	}
-}
-
-// WithProgressEvents calls fn with the progress events of each attempt:
-// EventUpload after each blob upload (Done of Total blobs, Bytes of
-// TotalBytes) and EventTree after each create-tree request (Done of Total
-// for the tree being built), for progress displays. fn is called from the
-// uploading goroutines, one call at a time, and must not block. The
-// default reports nothing.
-func WithProgressEvents(fn func(Event)) Option {
-	return func(o *options) error {
-		if fn == nil {
-			return fmt.Errorf("progress events function must not be nil")
-		}
-		o.progressEvents = fn
-		return nil
-	}
-}
-
-// WithProgress calls fn after each blob upload with the number of bytes it
-// carried, for progress displays. fn may be called from several goroutines
-// at once. The default reports nothing.
-func WithProgress(fn func(uploaded int64)) Option {
-	return func(o *options) error {
-		o.progress = fn
 		return nil
 	}
 }

@@ -9,13 +9,13 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer"
 )
 
-// WithProgressEvents reports each blob upload, counting to the total with
-// its bytes, and each create-tree request; WithObserver sees none of them.
+// WithObserver reports each blob upload, counting to the total with its
+// bytes, and each create-tree request, with the other events.
 func TestProgressEvents(t *testing.T) {
 	var mu sync.Mutex
 	var uploads, trees []committer.Event
-	var observed []committer.EventKind
-	ts, c := setup(t, committer.WithProgressEvents(func(e committer.Event) {
+	var landed int
+	ts, c := setup(t, committer.WithObserver(func(e committer.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		switch e.Kind {
@@ -23,10 +23,10 @@ func TestProgressEvents(t *testing.T) {
 			uploads = append(uploads, e)
 		case committer.EventTree:
 			trees = append(trees, e)
-		default:
-			t.Errorf("progress event %v", e.Kind)
+		case committer.EventLanded:
+			landed++
 		}
-	}), committer.WithObserver(func(e committer.Event) { observed = append(observed, e.Kind) }))
+	}))
 	_ = ts
 	cs := committer.NewChangeSet("m")
 	var total int64
@@ -54,9 +54,7 @@ func TestProgressEvents(t *testing.T) {
 	if len(trees) == 0 || trees[len(trees)-1].Done != trees[len(trees)-1].Total {
 		t.Errorf("tree events %+v", trees)
 	}
-	for _, k := range observed {
-		if k == committer.EventUpload || k == committer.EventTree {
-			t.Errorf("WithObserver got %v", k)
-		}
+	if landed != 1 {
+		t.Errorf("%d landed events, want 1", landed)
 	}
 }

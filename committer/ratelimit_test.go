@@ -64,7 +64,7 @@ func TestSecondaryLimit429IsWaitedOut(t *testing.T) {
 
 // TestSecondaryLimitWaits: a Retry-After is honoured as sent (not rounded
 // up to a minute), on every engine; without one the wait is the floor,
-// which the client's ghclient.WithSecondaryLimitWait sets.
+// which the client's ghclient.RateLimits.SecondaryWait sets.
 func TestSecondaryLimitWaits(t *testing.T) {
 	routes := map[committer.Engine]string{
 		committer.EngineGitData:  rtUpdateRef,
@@ -79,7 +79,7 @@ func TestSecondaryLimitWaits(t *testing.T) {
 		}{
 			{3, nil, 3 * time.Second},
 			{0, nil, time.Minute},
-			{0, []ghclient.Option{ghclient.WithSecondaryLimitWait(2 * time.Second)}, 2 * time.Second},
+			{0, []ghclient.Option{ghclient.WithRateLimits(ghclient.RateLimits{SecondaryWait: 2 * time.Second})}, 2 * time.Second},
 		} {
 			t.Run(fmt.Sprintf("%s/retry-after=%d/floor=%v", engine, tc.retryAfter, tc.want), func(t *testing.T) {
 				var mu sync.Mutex
@@ -111,7 +111,7 @@ func TestSecondaryLimitWaits(t *testing.T) {
 }
 
 // TestLongRateLimitOnAWriteFailsAtOnce: a landing write refused with a
-// Retry-After longer than the client waits (ghclient.WithMaxRateLimitWait,
+// Retry-After longer than the client waits (ghclient.RateLimits.MaxWait,
 // 60 s by default) ends the commit at once as ErrRateLimited naming
 // GitHub's wait, as the same reply on a read does: the commit loop never
 // sleeps an hour by itself. Shorter waits are still waited out. The same on
@@ -182,7 +182,7 @@ func TestHTTPLayerWaitsAreEvents(t *testing.T) {
 	}
 	// One write a minute, no burst: the second write of the attempt waits
 	// for the pacer. Sleeps are skipped.
-	hc, err := ghclient.Wrap(ts.Client.Client(), ts.Client.BaseURL.String(), ghclient.WithWritePacing(1, 1, 0), ghclient.WithSleep(noSleep))
+	hc, err := ghclient.Wrap(fast(ts.Client.Client()), ts.Client.BaseURL.String(), ghclient.WithRateLimits(ghclient.RateLimits{Pacing: &ghclient.Pacing{PerMinute: 1, Burst: 1}}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -194,7 +194,7 @@ func TestRefReplies422(t *testing.T) {
 		{routeCreateRef, "Reference name is invalid", true, false, committer.ErrInvalid},
 	} {
 		t.Run(tc.message, func(t *testing.T) {
-			ts, c := setupREST(t, committer.WithMaxAttempts(attempts))
+			ts, c := setupREST(t, committer.WithRetries(attempts, nil))
 			body := fmt.Sprintf(`{"message":%q,"documentation_url":"https://docs.github.com/rest/git/refs","status":"422"}`, tc.message)
 			ts.Inject(githubtest.Fault{Route: tc.route, Status: http.StatusUnprocessableEntity, Body: body,
 				Header: http.Header{"X-Github-Request-Id": {"ABCD:1234"}}})

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer"
+	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
 )
 
@@ -252,7 +253,7 @@ func TestUpdateRefsAnswers(t *testing.T) {
 	}
 	for _, a := range answers {
 		t.Run(a.name, func(t *testing.T) {
-			ts, c := setup(t, committer.WithMaxAttempts(3))
+			ts, c := setup(t, committer.WithRetries(3, nil))
 			before := head(t, ts, "main")
 			ts.Inject(updateRefsFault(a.fault))
 			ts.ResetRequests()
@@ -305,7 +306,7 @@ func TestUpdateRefsUnavailableFallsBack(t *testing.T) {
 			var logs bytes.Buffer
 			var mu sync.Mutex
 			logger := slog.New(slog.NewTextHandler(&lockedWriter{w: &logs, mu: &mu}, &slog.HandlerOptions{Level: slog.LevelDebug}))
-			ts, c := setup(t, committer.WithLogger(logger))
+			ts, c := setupClient(t, []ghclient.Option{ghclient.WithLogger(logger)})
 			ts.Inject(updateRefsFault(f))
 			var tried atomic.Int32
 			ts.Inject(githubtest.Fault{Route: githubtest.RouteGraphQL, BodyContains: githubtest.MutationUpdateRefs, Before: func(*http.Request) { tried.Add(1) }})
@@ -420,7 +421,7 @@ func TestChaosResetsNeverResurrect(t *testing.T) {
 	landed := map[string]bool{} // marker path -> reported landed
 	undecided := 0
 	for w := range writers {
-		c, err := newWith(ts.Client, owner, repo, committer.WithBackoffSleep(noSleep), committer.WithMaxAttempts(50))
+		c, err := newWith(ts.Client, owner, repo, committer.WithBackoffSleep(noSleep), committer.WithRetries(50, nil))
 		must(t, err)
 		wg.Add(1)
 		go func() {

@@ -10,6 +10,7 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer"
 	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
+	"github.com/ghcommitter/ghcommitter/internal/testseam"
 )
 
 // stepClock is a clock that moves only when slept on.
@@ -64,12 +65,12 @@ func TestAttemptWritesGoBackToBack(t *testing.T) {
 	clock := &stepClock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
 	log := &sentAt{next: ts.Client.Client().Transport, clock: clock}
 	// One write a second after a burst of 3: exactly one commit's writes.
-	hc, err := ghclient.Wrap(&http.Client{Transport: log}, ts.Client.BaseURL.String(),
-		ghclient.WithWritePacing(60, 3, 0), ghclient.WithNow(clock.Now), ghclient.WithSleep(clock.Sleep))
+	hc, err := ghclient.Wrap(seamed(&http.Client{Transport: log}, testseam.Seams{Now: clock.Now, Sleep: clock.Sleep}), ts.Client.BaseURL.String(),
+		ghclient.WithRateLimits(ghclient.RateLimits{Pacing: &ghclient.Pacing{PerMinute: 60, Burst: 3}}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := committer.New(owner, repo, committer.WithHTTPClient(hc), committer.WithBaseURL(ts.Client.BaseURL.String()), committer.WithBackoffSleep(noSleep))
+	c, err := committer.New(owner, repo, committer.WithHTTPClient(hc), committer.WithBackoffSleep(noSleep))
 	if err != nil {
 		t.Fatal(err)
 	}

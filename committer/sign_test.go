@@ -203,7 +203,7 @@ func TestInstallationTokenCommitVerified(t *testing.T) {
 	ts.RegisterApp(appID, &key.PublicKey)
 	ts.InstallApp(appID, installationID, owner, repo)
 	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
-	gh, err := ghclient.New(ctx, ghclient.WithApp(appID, keyPEM, 0), ghclient.WithRepository(owner, repo), ghclient.WithBaseURL(ts.URL))
+	gh, err := ghclient.New(ctx, ghclient.WithApp(ghclient.App{ID: appID, PrivateKey: keyPEM, Owner: owner, Repo: repo}), ghclient.WithBaseURL(ts.URL))
 	if err != nil {
 		t.Fatal(err)
 	}

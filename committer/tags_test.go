@@ -23,7 +23,7 @@ func tagAt(t *testing.T, ts *githubtest.TestServer, name string) (sha, typ strin
 
 func TestTagLightweightMovesWithTheBranch(t *testing.T) {
 	ts, c := setup(t)
-	res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("release").Put("v.txt", []byte("1\n")), committer.Tag("v1.0.0"))
+	res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("release").Put("v.txt", []byte("1\n")), committer.Tag(committer.TagSpec{Name: "v1.0.0"}))
 	must(t, err)
 	if sha, _ := tagAt(t, ts, "v1.0.0"); sha != res.Commit || res.Tag != "v1.0.0" {
 		t.Fatalf("tag at %q, result %+v", sha, res)
@@ -35,7 +35,7 @@ func TestTagLightweightMovesWithTheBranch(t *testing.T) {
 
 func TestTagAnnotated(t *testing.T) {
 	ts, c := setup(t)
-	res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("release").Put("v.txt", []byte("1\n")), committer.Tag("v1"), committer.TagMessage("Release 1"))
+	res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("release").Put("v.txt", []byte("1\n")), committer.Tag(committer.TagSpec{Name: "v1", Message: "Release 1"}))
 	must(t, err)
 	sha, typ := tagAt(t, ts, "v1")
 	if typ != "tag" {
@@ -49,7 +49,7 @@ func TestTagAnnotated(t *testing.T) {
 }
 
 // An existing tag refuses the commit (ErrConflict) and nothing moves; with
-// ForceTag it moves. The tag is also refused when it appears between the
+// TagSpec.Force it moves. The tag is also refused when it appears between the
 // read and the write: updateRefs applies neither ref then.
 func TestTagExisting(t *testing.T) {
 	for _, when := range []string{"before", "between read and write"} {
@@ -65,17 +65,17 @@ func TestTagExisting(t *testing.T) {
 			} else {
 				ts.Inject(updateRefsFault(githubtest.Fault{Times: 1, Before: func(*http.Request) { create() }}))
 			}
-			_, err := c.Commit(context.Background(), "main", committer.NewChangeSet("r").Put("v.txt", []byte("1\n")), committer.Tag("v1"))
+			_, err := c.Commit(context.Background(), "main", committer.NewChangeSet("r").Put("v.txt", []byte("1\n")), committer.Tag(committer.TagSpec{Name: "v1"}))
 			if !errors.Is(err, committer.ErrConflict) {
 				t.Fatalf("err = %v, want ErrConflict", err)
 			}
 			if sha, _ := tagAt(t, ts, "v1"); head(t, ts, "main") != old || sha != old {
 				t.Fatal("something moved")
 			}
-			res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("r").Put("v.txt", []byte("1\n")), committer.Tag("v1"), committer.ForceTag())
+			res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("r").Put("v.txt", []byte("1\n")), committer.Tag(committer.TagSpec{Name: "v1", Force: true}))
 			must(t, err)
 			if sha, _ := tagAt(t, ts, "v1"); sha != res.Commit {
-				t.Fatalf("ForceTag left the tag at %s", sha)
+				t.Fatalf("Force left the tag at %s", sha)
 			}
 		})
 	}
@@ -86,7 +86,7 @@ func TestTagExisting(t *testing.T) {
 func TestTagFollowsTheLandedCommit(t *testing.T) {
 	ts, c := setup(t)
 	ts.MoveBranchBeforeNextUpdate(owner, repo, "main", githubtest.File{Path: "other.txt", Content: []byte("theirs\n")})
-	res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("r").Put("v.txt", []byte("1\n")), committer.Tag("v2"))
+	res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("r").Put("v.txt", []byte("1\n")), committer.Tag(committer.TagSpec{Name: "v2"}))
 	must(t, err)
 	if sha, _ := tagAt(t, ts, "v2"); sha != res.Commit || res.Attempts != 2 {
 		t.Fatalf("tag at %s, result %+v", sha, res)
@@ -97,15 +97,15 @@ func TestTagNeedsGitData(t *testing.T) {
 	ts, c := setup(t)
 	before := head(t, ts, "main")
 	for _, e := range []committer.Engine{committer.EngineGraphQL, committer.EngineContents} {
-		_, err := c.Commit(context.Background(), "main", committer.NewChangeSet("r").Put("v.txt", []byte("1\n")), committer.Tag("v1"), committer.WithEngine(e))
+		_, err := c.Commit(context.Background(), "main", committer.NewChangeSet("r").Put("v.txt", []byte("1\n")), committer.Tag(committer.TagSpec{Name: "v1"}), committer.WithEngine(e))
 		if !errors.Is(err, committer.ErrInvalid) {
 			t.Fatalf("%s: err = %v, want ErrInvalid", e, err)
 		}
 	}
-	if _, err := committer.NewQueue(c, "main", committer.Tag("v1")); !errors.Is(err, committer.ErrInvalid) {
+	if _, err := committer.NewQueue(c, "main", committer.Tag(committer.TagSpec{Name: "v1"})); !errors.Is(err, committer.ErrInvalid) {
 		t.Fatalf("NewQueue: err = %v, want ErrInvalid", err)
 	}
-	for _, opts := range [][]committer.CommitOption{{committer.Tag("bad..name")}, {committer.TagMessage("m")}, {committer.ForceTag()}, {committer.Tag("refs/tags/v1")}} {
+	for _, opts := range [][]committer.CommitOption{{committer.Tag(committer.TagSpec{Name: "bad..name"})}, {committer.Tag(committer.TagSpec{Message: "m"})}, {committer.Tag(committer.TagSpec{Force: true})}, {committer.Tag(committer.TagSpec{Name: "v1", Message: " "})}, {committer.Tag(committer.TagSpec{Name: "refs/tags/v1"})}} {
 		if _, err := c.Commit(context.Background(), "main", committer.NewChangeSet("r").Put("v.txt", []byte("1\n")), opts...); !errors.Is(err, committer.ErrInvalid) {
 			t.Fatalf("err = %v, want ErrInvalid", err)
 		}
@@ -113,7 +113,7 @@ func TestTagNeedsGitData(t *testing.T) {
 	if head(t, ts, "main") != before || len(ts.Requests()) != 0 && writes(ts) != 0 {
 		t.Fatal("a refused commit wrote")
 	}
-	res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("r").Put("v.txt", []byte("1\n")), committer.Tag("v1"), committer.WithEngine(committer.EngineAuto))
+	res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("r").Put("v.txt", []byte("1\n")), committer.Tag(committer.TagSpec{Name: "v1"}), committer.WithEngine(committer.EngineAuto))
 	must(t, err)
 	if res.Engine != "git-data" {
 		t.Fatalf("auto picked %s for a tagged commit, want git-data", res.Engine)
@@ -124,7 +124,7 @@ func TestTagNeedsGitData(t *testing.T) {
 // an existing tag is refused before the branch moves.
 func TestTagRESTFallback(t *testing.T) {
 	ts, c := setupREST(t)
-	res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("r").Put("v.txt", []byte("1\n")), committer.Tag("v1"), committer.TagMessage("one"))
+	res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("r").Put("v.txt", []byte("1\n")), committer.Tag(committer.TagSpec{Name: "v1", Message: "one"}))
 	must(t, err)
 	sha, typ := tagAt(t, ts, "v1")
 	tag, _, err := ts.Client.Git.GetTag(context.Background(), owner, repo, sha)
@@ -133,7 +133,7 @@ func TestTagRESTFallback(t *testing.T) {
 		t.Fatalf("tag %s (%s) on %s, want on %s", sha, typ, tag.GetObject().GetSHA(), res.Commit)
 	}
 	before := head(t, ts, "main")
-	_, err = c.Commit(context.Background(), "main", committer.NewChangeSet("r").Put("v.txt", []byte("2\n")), committer.Tag("v1"))
+	_, err = c.Commit(context.Background(), "main", committer.NewChangeSet("r").Put("v.txt", []byte("2\n")), committer.Tag(committer.TagSpec{Name: "v1"}))
 	if !errors.Is(err, committer.ErrConflict) || head(t, ts, "main") != before {
 		t.Fatalf("err = %v, head moved: %v", err, head(t, ts, "main") != before)
 	}
@@ -151,7 +151,7 @@ func TestTagRESTFallbackSettledLater(t *testing.T) {
 	// the PATCH; the second is the settling read of heads/main.
 	ts.Inject(githubtest.Fault{Route: rtGetRef, Skip: 1, Times: 1, Status: http.StatusNotFound})
 	ts.ResetRequests()
-	res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("r").Put("v.txt", []byte("1\n")), committer.Tag("v1"))
+	res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("r").Put("v.txt", []byte("1\n")), committer.Tag(committer.TagSpec{Name: "v1"}))
 	must(t, err)
 	var reads []string
 	for _, r := range ts.Requests() {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer"
+	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
 	"github.com/ghcommitter/ghcommitter/committer/internal/turns"
 )
@@ -43,8 +44,8 @@ func (r *raceLog) Handle(_ context.Context, rec slog.Record) error {
 // on every attempt: the later attempts race at once.
 func TestTurnWaitIsBoundedPerCommit(t *testing.T) {
 	log := &raceLog{}
-	ts, c := setup(t, committer.WithTurnDir(t.TempDir()), committer.WithTurnWait(100*time.Millisecond),
-		committer.WithLogger(slog.New(log)), committer.WithFastForwardRefUpdates())
+	ts, c := setupClient(t, []ghclient.Option{ghclient.WithLogger(slog.New(log))}, committer.WithTurnDir(t.TempDir()),
+		committer.WithTurnWait(100*time.Millisecond), committer.WithFastForwardRefUpdates())
 	holder := turns.Turns{}.Take(context.Background(), committer.TurnKey(c, "main"))
 	defer holder.Release()
 	if !holder.Granted {

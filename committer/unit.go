@@ -45,9 +45,6 @@ func (c *Committer) commitOptions(op, branch string, opts []CommitOption) (commi
 	if co.expectHead != "" && !object.IsSHA(co.expectHead) {
 		return co, c.fail(op, branch, ErrInvalid, fmt.Errorf("expected head %q is not a 40-digit commit SHA", co.expectHead))
 	}
-	if err := co.checkTag(); err != nil {
-		return co, c.fail(op, branch, ErrInvalid, err)
-	}
 	if co.onProtected != nil && co.tag.Name != "" {
 		return co, c.fail(op, branch, ErrInvalid, errors.New("Tag and WithPullRequestOnProtected cannot be combined: tag the merge commit once the pull request is merged"))
 	}

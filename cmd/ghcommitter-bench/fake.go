@@ -54,11 +54,12 @@ func (f *fakeGitHub) traffic() (requests, bytes int64) {
 // committer returns a Committer with the library's defaults (its own
 // ghclient client, as a process would have).
 func (f *fakeGitHub) committer(ctx context.Context, opts ...committer.Option) (*committer.Committer, error) {
-	hc, err := ghclient.NewHTTPClient(ctx, ghclient.WithBaseURL(f.URL), ghclient.WithToken(fakeToken), ghclient.WithWritePacing(0, 0, 0))
+	hc, err := ghclient.NewHTTPClient(ctx, ghclient.WithBaseURL(f.URL), ghclient.WithToken(fakeToken),
+		ghclient.WithRateLimits(ghclient.RateLimits{Pacing: &ghclient.Pacing{}}))
 	if err != nil {
 		return nil, err
 	}
-	return committer.New(owner, repoName, append([]committer.Option{committer.WithHTTPClient(hc), committer.WithBaseURL(f.URL)}, opts...)...)
+	return committer.New(owner, repoName, append([]committer.Option{committer.WithHTTPClient(hc)}, opts...)...)
 }
 
 // landed checks on the fake that every writer's file is on main, so a

@@ -63,10 +63,11 @@ func runFakeMode(ctx context.Context, cfg config, mode string, files []seedFile,
 		return runResult{}, err
 	}
 	defer fake.Close()
-	opts := []committer.Option{committer.WithMaxAttempts(cfg.maxAttempts)}
+	var backoff committer.Backoff // nil: the default
 	if cfg.backoff[0] > 0 {
-		opts = append(opts, committer.WithBackoff(committer.ExponentialBackoff(cfg.backoff[0], cfg.backoff[1])))
+		backoff = committer.ExponentialBackoff(cfg.backoff[0], cfg.backoff[1])
 	}
+	opts := []committer.Option{committer.WithRetries(cfg.maxAttempts, backoff)}
 	c, err := fake.committer(ctx, opts...)
 	if err != nil {
 		return runResult{}, err

@@ -10,15 +10,18 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
+	"github.com/ghcommitter/ghcommitter/internal/testseam"
 )
 
 // The "under GitHub's limits" section: the fake enforces github.com's
 // per-token limits (githubtest.GitHubLimits: 80 writes a minute, 500 an
 // hour, 900 points a minute per endpoint, 100 concurrent requests), every
 // window made limitScale times shorter, and the clients are scaled the same
-// way (GHCOMMITTER_LIMIT_SCALE for the CLI, ghclient.WithLimitScale for the
-// Queue), so that the run takes minutes instead of hours. Every writer uses
+// way (GHCOMMITTER_LIMIT_SCALE for the CLI, the limit-scale test seam of
+// internal/testseam for the in-process clients: scaled), so that the run
+// takes minutes instead of hours. Every writer uses
 // the same token, as a fleet of CI jobs with one bot token does.
 
 // Engines the CLI is asked to use, in the tables' order.
@@ -295,4 +298,11 @@ func nproc(ctx context.Context) string {
 		return ""
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// scaled makes a client from ghclient.NewHTTPClient scale its own
+// rate-limit windows f times shorter, as the fake's are (a test seam:
+// internal/testseam).
+func scaled(f float64) ghclient.Option {
+	return ghclient.WithHTTPClient(testseam.Client(nil, testseam.Seams{LimitScale: f}))
 }

@@ -24,7 +24,7 @@ const (
 	// stateDirEnv names the directory through which the processes of a
 	// run share the token's rate-limit state, as the CLI does by default
 	// against github.com (a fake on a loopback address gets it only when
-	// named: see ghclient.WithLimitStateDir).
+	// named: see ghclient.RateLimits.StateDir).
 	stateDirEnv = "GHCOMMITTER_LIMIT_STATE_DIR"
 )
 

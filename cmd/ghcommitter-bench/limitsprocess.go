@@ -81,7 +81,7 @@ func runLimitProcess(ctx context.Context, cfg config, mode string) (limitResult,
 	defer fake.Close()
 	newClient := func() (*http.Client, error) {
 		return ghclient.NewHTTPClient(ctx, ghclient.WithBaseURL(fake.URL), ghclient.WithToken(fakeToken),
-			ghclient.WithLimitScale(cfg.limits.scale), ghclient.WithHeader("X-Githubtest-Client", "process"))
+			scaled(cfg.limits.scale), ghclient.WithHeader("X-Githubtest-Client", "process"))
 	}
 	var shared *http.Client
 	if strings.HasPrefix(mode, "process-shared-client") {
@@ -150,7 +150,7 @@ func renderProcessTable(b *strings.Builder, lr *limitsReport) {
 		return
 	}
 	fmt.Fprintf(b, "%s\n### One process, %d stages\n\n", processBegin, processStages)
-	fmt.Fprintf(b, "The seed's scenario from one process: %d goroutines, each a stage calling `Committer.Commit` with the library's defaults; each syncs its directory `stages/stage-NN/` (3 files: `committer.ChangeSet.Sync`) and appends its line to the shared `%s`. **process-own-clients**: each stage builds its own `ghclient.NewHTTPClient` (one token) and `committer.New`; **process-shared-client**: one client, a Committer per stage. The process's coordinator of the branch batches them. The fake runs with `githubtest.GitHubLimits`, every window %g times shorter, and the clients with `ghclient.WithLimitScale(%g)`; the **real pacing** row runs unscaled (github.com's own windows and the library's default pacing, 80 writes a minute after a burst of 8), for the time until all %d land. Each request gets %s of added latency.\n\n", processStages, indexPath, lr.Config.scale, lr.Config.scale, processStages, lr.Latency)
+	fmt.Fprintf(b, "The seed's scenario from one process: %d goroutines, each a stage calling `Committer.Commit` with the library's defaults; each syncs its directory `stages/stage-NN/` (3 files: `committer.ChangeSet.Sync`) and appends its line to the shared `%s`. **process-own-clients**: each stage builds its own `ghclient.NewHTTPClient` (one token) and `committer.New`; **process-shared-client**: one client, a Committer per stage. The process's coordinator of the branch batches them. The fake runs with `githubtest.GitHubLimits`, every window %g times shorter, and the clients with the limit-scale test seam (`testseam.Seams{LimitScale: %g}`); the **real pacing** row runs unscaled (github.com's own windows and the library's default pacing, 80 writes a minute after a burst of 8), for the time until all %d land. Each request gets %s of added latency.\n\n", processStages, indexPath, lr.Config.scale, lr.Config.scale, processStages, lr.Latency)
 	fmt.Fprintf(b, "| mode | scale | landed | wall | writes | writes / landed | 403/429 (writes) | own window | attempts mean / max |\n")
 	fmt.Fprintf(b, "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	var notes []string

@@ -21,12 +21,12 @@ func runLimitQueue(ctx context.Context, cfg config, mode string, n int) (limitRe
 	}
 	defer fake.Close()
 	hc, err := ghclient.NewHTTPClient(ctx, ghclient.WithBaseURL(fake.URL), ghclient.WithToken(fakeToken),
-		ghclient.WithLimitScale(cfg.limits.scale), ghclient.WithHeader("X-Githubtest-Client", "queue"))
+		scaled(cfg.limits.scale), ghclient.WithHeader("X-Githubtest-Client", "queue"))
 	if err != nil {
 		return limitResult{}, err
 	}
-	c, err := committer.New(owner, repoName, committer.WithHTTPClient(hc), committer.WithBaseURL(fake.URL),
-		committer.WithMaxAttempts(cfg.maxAttempts))
+	c, err := committer.New(owner, repoName, committer.WithHTTPClient(hc),
+		committer.WithRetries(cfg.maxAttempts, nil))
 	if err != nil {
 		return limitResult{}, err
 	}

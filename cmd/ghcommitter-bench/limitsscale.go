@@ -126,12 +126,12 @@ func measureScale(ctx context.Context, cfg config, name, repo string, seed []see
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	url := ts.URL + "/"
-	hc, err := ghclient.NewHTTPClient(ctx, ghclient.WithBaseURL(url), ghclient.WithToken(fakeToken), ghclient.WithLimitScale(cfg.limits.scale))
+	hc, err := ghclient.NewHTTPClient(ctx, ghclient.WithBaseURL(url), ghclient.WithToken(fakeToken), scaled(cfg.limits.scale))
 	if err != nil {
 		res.Err = err.Error()
 		return res
 	}
-	c, err := committer.New(owner, repoName, committer.WithHTTPClient(hc), committer.WithBaseURL(url))
+	c, err := committer.New(owner, repoName, committer.WithHTTPClient(hc))
 	if err != nil {
 		res.Err = err.Error()
 		return res

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer/edits"
 	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
+	"github.com/ghcommitter/ghcommitter/internal/testseam"
 )
 
 // TestConcurrentSetsOfOneFileAllLand: writers with a Committer each set
@@ -40,12 +42,13 @@ func TestConcurrentSetsOfOneFileAllLand(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			// The client's write pacer at 100x: the test is about edits.
-			hc, err := ghclient.NewHTTPClient(context.Background(), ghclient.WithBaseURL(srv.URL), ghclient.WithLimitScale(100))
+			hc, err := ghclient.NewHTTPClient(context.Background(), ghclient.WithBaseURL(srv.URL),
+				ghclient.WithHTTPClient(testseam.Client(nil, testseam.Seams{LimitScale: 100})))
 			if err != nil {
 				errs[i] = err
 				return
 			}
-			c, err := committer.New("acme", "mono", committer.WithHTTPClient(hc), committer.WithBaseURL(srv.URL), committer.WithMaxAttempts(50))
+			c, err := committer.New("acme", "mono", committer.WithHTTPClient(hc), committer.WithRetries(50, nil))
 			if err != nil {
 				errs[i] = err
 				return
@@ -96,9 +99,13 @@ func TestEditErrorWritesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv.ResetRequests()
-	c, _ := committer.New("acme", "mono", committer.WithBaseURL(srv.URL))
+	hc, err := ghclient.Wrap(&http.Client{}, srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := committer.New("acme", "mono", committer.WithHTTPClient(hc))
 	cs := committer.NewChangeSet("m").Edit("v.yaml", edits.Set(edits.YAML, "image.tag", "1"))
-	_, err := c.Commit(context.Background(), "main", cs)
+	_, err = c.Commit(context.Background(), "main", cs)
 	if err == nil || !strings.Contains(err.Error(), `"v.yaml"`) || !strings.Contains(err.Error(), `"image.tag"`) {
 		t.Fatalf("err = %v, want it to name the path and the key", err)
 	}

@@ -124,7 +124,7 @@ func TestAppAuthRefreshesTokens(t *testing.T) {
 	// ghinstallation refreshes a token a minute before it expires, so a
 	// 30s TTL makes every request fetch a new one.
 	a := &appServer{t: t, appID: 12, instID: 34, ttl: 30 * time.Second}
-	gh, _, _ := setup(t, a, WithApp(12, testKeyPEM(t), 34))
+	gh, _, _ := setup(t, a, WithApp(App{ID: 12, PrivateKey: testKeyPEM(t), InstallationID: 34}))
 	for i := 0; i < 3; i++ {
 		if _, _, err := gh.Repositories.Get(context.Background(), "o", "r"); err != nil {
 			t.Fatal(err)
@@ -137,7 +137,7 @@ func TestAppAuthRefreshesTokens(t *testing.T) {
 
 func TestAppAuthReusesLiveToken(t *testing.T) {
 	a := &appServer{t: t, appID: 12, instID: 34, ttl: time.Hour}
-	gh, _, _ := setup(t, a, WithApp(12, testKeyPEM(t), 34))
+	gh, _, _ := setup(t, a, WithApp(App{ID: 12, PrivateKey: testKeyPEM(t), InstallationID: 34}))
 	for i := 0; i < 3; i++ {
 		if _, _, err := gh.Repositories.Get(context.Background(), "o", "r"); err != nil {
 			t.Fatal(err)
@@ -155,7 +155,7 @@ func TestAppInstallationLookup(t *testing.T) {
 	if err := os.WriteFile(keyFile, testKeyPEM(t), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	gh, _, _ := setup(t, a, WithAppKeyFile(12, keyFile, 0), WithRepository("o", "r"))
+	gh, _, _ := setup(t, a, WithApp(App{ID: 12, KeyFile: keyFile, Owner: "o", Repo: "r"}))
 	if _, _, err := gh.Repositories.Get(context.Background(), "o", "r"); err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestAppInstallationLookup(t *testing.T) {
 
 	srv := newServer(t, a)
 	_, err := New(context.Background(), WithBaseURL(srv.URL), WithHTTPClient(srv.Client()),
-		WithApp(12, testKeyPEM(t), 0), WithRepository("o", "other"))
+		WithApp(App{ID: 12, PrivateKey: testKeyPEM(t), InstallationID: 0, Owner: "o", Repo: "other"}))
 	if err == nil || !strings.Contains(err.Error(), "o/other") || !strings.Contains(err.Error(), "installed") {
 		t.Fatalf("err = %v, want a lookup failure naming o/other", err)
 	}
@@ -175,7 +175,7 @@ func TestAppTokenRequestRetried(t *testing.T) {
 	a := &appServer{t: t, appID: 12, instID: 34, ttl: time.Hour, failTokenTimes: 2}
 	var buf syncBuffer
 	logger := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	gh, clock, _ := setup(t, a, WithApp(12, testKeyPEM(t), 34), WithLogger(logger))
+	gh, clock, _ := setup(t, a, WithApp(App{ID: 12, PrivateKey: testKeyPEM(t), InstallationID: 34}), WithLogger(logger))
 	if _, _, err := gh.Repositories.Get(context.Background(), "o", "r"); err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func TestAppTokenRequestRetried(t *testing.T) {
 
 func TestAppTokenFailureIsReported(t *testing.T) {
 	a := &appServer{t: t, appID: 12, instID: 34, ttl: time.Hour, failTokenTimes: 100}
-	gh, _, _ := setup(t, a, WithApp(12, testKeyPEM(t), 34), WithMaxRetries(1))
+	gh, _, _ := setup(t, a, WithApp(App{ID: 12, PrivateKey: testKeyPEM(t), InstallationID: 34}), WithMaxRetries(1))
 	_, _, err := gh.Repositories.Get(context.Background(), "o", "r")
 	if err == nil || !strings.Contains(err.Error(), "installation 34") {
 		t.Fatalf("err = %v", err)

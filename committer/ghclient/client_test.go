@@ -53,27 +53,30 @@ func TestOptionsValidate(t *testing.T) {
 	}{
 		{"empty token", []Option{WithToken(" ")}},
 		{"token with newline", []Option{WithToken("a\nb")}},
-		{"token and app", []Option{WithToken("t"), WithApp(1, testKeyPEM(t), 2)}},
-		{"app id", []Option{WithApp(0, testKeyPEM(t), 2)}},
-		{"bad key", []Option{WithApp(1, []byte("not a key"), 2)}},
-		{"negative installation", []Option{WithApp(1, testKeyPEM(t), -1)}},
-		{"lookup without repository", []Option{WithApp(1, testKeyPEM(t), 0)}},
-		{"missing key file", []Option{WithAppKeyFile(1, "/nonexistent/key.pem", 2)}},
-		{"owner", []Option{WithRepository("", "r")}},
-		{"repo slash", []Option{WithRepository("o", "r/x")}},
+		{"token and app", []Option{WithToken("t"), WithApp(App{ID: 1, PrivateKey: testKeyPEM(t), InstallationID: 2})}},
+		{"app id", []Option{WithApp(App{ID: 0, PrivateKey: testKeyPEM(t), InstallationID: 2})}},
+		{"bad key", []Option{WithApp(App{ID: 1, PrivateKey: []byte("not a key"), InstallationID: 2})}},
+		{"negative installation", []Option{WithApp(App{ID: 1, PrivateKey: testKeyPEM(t), InstallationID: -1})}},
+		{"lookup without repository", []Option{WithApp(App{ID: 1, PrivateKey: testKeyPEM(t), InstallationID: 0})}},
+		{"missing key file", []Option{WithApp(App{ID: 1, KeyFile: "/nonexistent/key.pem", InstallationID: 2})}},
+		{"key and key file", []Option{WithApp(App{ID: 1, PrivateKey: testKeyPEM(t), KeyFile: "/nonexistent/key.pem", InstallationID: 2})}},
+		{"owner", []Option{WithApp(App{ID: 1, PrivateKey: testKeyPEM(t), Owner: "", Repo: "r"})}},
+		{"repo slash", []Option{WithApp(App{ID: 1, PrivateKey: testKeyPEM(t), Owner: "o", Repo: "r/x"})}},
 		{"scheme", []Option{WithBaseURL("ftp://x/")}},
 		{"no host", []Option{WithBaseURL("https:///api/v3")}},
 		{"query", []Option{WithBaseURL("https://ghe.example.com/?token=x")}},
 		{"credentials", []Option{WithBaseURL("https://u:p@ghe.example.com/")}},
-		{"user agent", []Option{WithUserAgent("")}},
-		{"user agent newline", []Option{WithUserAgent("a\r\nX-Evil: 1")}},
+		{"user agent", []Option{WithHeader("User-Agent", "")}},
+		{"user agent newline", []Option{WithHeader("User-Agent", "a\r\nX-Evil: 1")}},
 		{"logger", []Option{WithLogger(nil)}},
 		{"retries", []Option{WithMaxRetries(-1)}},
-		{"rate wait", []Option{WithMaxRateLimitWait(-1)}},
+		{"pacing", []Option{WithRateLimits(RateLimits{Pacing: &Pacing{PerMinute: -1}})}},
+		{"state dir and process state", []Option{WithRateLimits(RateLimits{StateDir: "/tmp/x", ProcessState: true})}},
+		{"graphql url", []Option{WithGraphQLURL("graphql")}},
 		{"concurrency", []Option{WithConcurrency(0)}},
 		{"http client", []Option{WithHTTPClient(nil)}},
-		{"sleep", []Option{WithSleep(nil)}},
-		{"now", []Option{WithNow(nil)}},
+		{"sleep", []Option{withSleep(nil)}},
+		{"now", []Option{withNow(nil)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := New(ctx, tc.opts...); err == nil {
@@ -108,7 +111,7 @@ func TestUserAgent(t *testing.T) {
 	if _, _, err := gh.Repositories.Get(context.Background(), "o", "r"); err != nil {
 		t.Fatal(err)
 	}
-	gh2, _, _ := setup(t, h, WithUserAgent("deploybot/7"))
+	gh2, _, _ := setup(t, h, WithHeader("User-Agent", "deploybot/7"))
 	if _, _, err := gh2.Repositories.Get(context.Background(), "o", "r"); err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +190,7 @@ func TestRetriesAndLimitUnderAPIPrefix(t *testing.T) {
 	})
 	srv := newServer(t, h)
 	clock := newFakeClock()
-	gh, err := New(context.Background(), WithBaseURL(srv.URL+"/api/v3/"), WithHTTPClient(srv.Client()), WithSleep(clock.Sleep), WithMaxRetries(2))
+	gh, err := New(context.Background(), WithBaseURL(srv.URL+"/api/v3/"), WithHTTPClient(srv.Client()), withSleep(clock.Sleep), WithMaxRetries(2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,12 +282,12 @@ func TestAppKeyFormats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := New(context.Background(), WithApp(1, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: pkcs8}), 2)); err != nil {
+	if _, err := New(context.Background(), WithApp(App{ID: 1, PrivateKey: pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: pkcs8}), InstallationID: 2})); err != nil {
 		t.Fatalf("PKCS#8 key rejected: %v", err)
 	}
 	ec, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	ecDER, _ := x509.MarshalPKCS8PrivateKey(ec)
-	_, err = New(context.Background(), WithApp(1, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: ecDER}), 2))
+	_, err = New(context.Background(), WithApp(App{ID: 1, PrivateKey: pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: ecDER}), InstallationID: 2}))
 	if err == nil || !strings.Contains(err.Error(), "RSA") {
 		t.Fatalf("EC key: err = %v", err)
 	}

@@ -29,7 +29,7 @@ func TestWrapRetargetsADefaultClient(t *testing.T) {
 	}
 	clock := newFakeClock()
 	nc, err := NewHTTPClient(context.Background(), WithToken(fakeToken), WithHTTPClient(ts.Client.Client()),
-		WithSleep(clock.Sleep), WithMaxRetries(1))
+		withSleep(clock.Sleep), WithMaxRetries(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestWrapAddsALogger(t *testing.T) {
 
 // TestConfigOf: the client's settings as the committer reads them.
 func TestConfigOf(t *testing.T) {
-	hc, err := NewHTTPClient(context.Background(), WithLimitScale(60), WithMaxRateLimitWait(5*time.Second))
+	hc, err := NewHTTPClient(context.Background(), withLimitScale(60), WithRateLimits(RateLimits{MaxWait: 5 * time.Second}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestConfigOf(t *testing.T) {
 	if _, ok := ConfigOf(http.DefaultClient); ok {
 		t.Fatal("ConfigOf of a plain client")
 	}
-	w, err := Wrap(&http.Client{}, "", WithSecondaryLimitWait(10*time.Second))
+	w, err := Wrap(&http.Client{}, "", WithRateLimits(RateLimits{SecondaryWait: 10 * time.Second}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestWrapOfALookedUpAppInstallation(t *testing.T) {
 		r.URL.Scheme, r.URL.Host = "http", srv.Listener.Addr().String()
 		return srv.Client().Transport.RoundTrip(r)
 	})}
-	hc, err := NewHTTPClient(context.Background(), WithApp(12, testKeyPEM(t), 0), WithRepository("o", "r"), WithHTTPClient(githubCom))
+	hc, err := NewHTTPClient(context.Background(), WithApp(App{ID: 12, PrivateKey: testKeyPEM(t), InstallationID: 0, Owner: "o", Repo: "r"}), WithHTTPClient(githubCom))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,11 +19,15 @@
 //
 // A client that Wrap or NewHTTPClient made is never wrapped twice: Wrap
 // returns it as it is, or rebuilt (never stacked) for the base URL or the
-// options it is given when it was made without a base URL of its own —
-// so a committer built with committer.WithHTTPClient(hc) and
-// committer.WithBaseURL(u) works whatever hc is, and committer.WithLogger
-// reaches the request log. ConfigOf reports a client's base URL and
-// rate-limit waits, for the layers above it.
+// options it is given when it was made without a base URL of its own.
+// The client alone owns the base URL, the GraphQL endpoint
+// (WithGraphQLURL), the logger and the rate-limit handling: ConfigOf
+// reports them, and committer.New takes them from the client it is given.
+//
+// The repository's own tests and benchmarks replace the client's clock,
+// waits and rate-limit scale through a marker transport of
+// internal/testseam, which Wrap and NewHTTPClient recognize; they are not
+// part of this API.
 //
 // # Transport layers
 //
@@ -65,7 +69,7 @@
 //     back every request of that credential until it is over — also a
 //     successful reply with x-ratelimit-remaining: 0 opens one, since the
 //     next request would be refused. A window ending later than
-//     WithMaxRateLimitWait (default 60s) fails at once with a
+//     RateLimits.MaxWait (default 60s) fails at once with a
 //     *RateLimitError, without sending anything (its StatusCode is 0;
 //     when a reply's own wait is too long, the error carries that reply's
 //     status and RequestID). A bare secondary limit reaches go-github
@@ -76,7 +80,7 @@
 //     PATCH, PUT, DELETE, GraphQL mutations) so that one process alone
 //     never provokes a secondary limit: at most 80 in any minute, sent
 //     one every 750ms after a burst of 8, and at most 500 in any hour
-//     (WithWritePacing). A process that writes more than that waits: 500
+//     (RateLimits.Pacing). A process that writes more than that waits: 500
 //     writes an hour is GitHub's budget for content creation, about 160
 //     single-file commits through the Git Data API (3 writes each).
 //     ReserveWrites (reserve.go) books a commit attempt's writes at its
@@ -91,25 +95,26 @@
 //     credentials are added below these layers; a request that carries
 //     an Authorization header is counted by it;
 //   - the processes of one machine share it too (machine.go): a small file
-//     per credential under WithLimitStateDir (by default ghcommitter/limits
+//     per credential under RateLimits.StateDir (by default ghcommitter/limits
 //     in the user cache directory) holds the Retry-After windows any of
 //     them was told and a record of the token's writes, against which
 //     every write is admitted (80 in any minute, 500 in any hour, recorded
 //     when sent), so that separate processes on one token stay under
 //     GitHub's budget together; each keeps its own pacer and burst. Not for
-//     a replaced clock (WithNow), a credential known only as a transport,
-//     or, unless WithLimitStateDir names the directory, an API on a
+//     a replaced clock (a test seam), a credential known only as a transport,
+//     or, unless RateLimits.StateDir names the directory, an API on a
 //     loopback address (a test server, whose next run reuses its ports
 //     and tokens).
 //
-// WithLimitScale(F) makes the client's own windows (the pacer's minute and
-// hour, the one-minute wait after a bare secondary limit, which the commit
-// loop takes from the client too) F times shorter,
-// as the fake's --limits-scale F does its own, for benchmarks and
-// black-box tests; the CLI reads F from GHCOMMITTER_LIMIT_SCALE. Waits GitHub dictates are
-// honoured as sent. WithSecondaryLimitWait changes the one-minute wait,
-// and WithWritePacing(0, 0, 0) turns pacing off (for tests against a fake
-// without limits).
+// WithRateLimits tunes all of it: RateLimits.SecondaryWait changes the
+// one-minute wait, and RateLimits{Pacing: &Pacing{}} turns pacing off (for
+// tests against a fake without limits). For benchmarks and black-box
+// tests, a test seam (testseam.Seams.LimitScale F) makes the client's own
+// windows (the pacer's minute and hour, the one-minute wait after a bare
+// secondary limit, which the commit loop takes from the client too) F
+// times shorter, as the fake's --limits-scale F does its own; the CLI
+// reads F from GHCOMMITTER_LIMIT_SCALE. Waits GitHub dictates are
+// honoured as sent.
 //
 // # What is retried
 //
@@ -137,11 +142,11 @@
 //
 //   - CheckRetry decides what is retried (above) and reads a rate-limited
 //     reply while its body is still there: a limit lifting later than
-//     WithMaxRateLimitWait ends the loop at once with a *RateLimitError
+//     RateLimits.MaxWait ends the loop at once with a *RateLimitError
 //     naming the reply's status;
 //   - Backoff is 0 for go-retryablehttp's own timer, which therefore never
-//     waits: every wait goes through the WithSleep hook and the WithNow
-//     clock, so fake clocks and WithLimitScale hold for all of them;
+//     waits: every wait goes through the client's sleep and clock, so the
+//     test seams (fake clocks, the limit scale) hold for all of them;
 //   - PrepareRetry, before each retry, sleeps what CheckRetry decided:
 //     nothing for a rate limit, else a 5xx's Retry-After or exponential
 //     backoff with full jitter (200ms base, 10s cap; the exported Backoff
@@ -149,7 +154,7 @@
 //   - the retry's next attempt then passes the rate-limit gate (gate.go),
 //     which holds it — with every other request of the credential — until
 //     the window the limited reply opened is over (Retry-After; the reset
-//     at remaining 0; WithSecondaryLimitWait after a bare secondary
+//     at remaining 0; RateLimits.SecondaryWait after a bare secondary
 //     limit): a rate-limit wait happens once, in the gate, whichever
 //     request or layer meets the window next (the commit loop's next
 //     attempt too);
@@ -184,10 +189,11 @@
 // # Authentication
 //
 // WithToken sends a static token (PAT, Actions GITHUB_TOKEN, installation
-// token). WithApp and WithAppKeyFile authenticate as a GitHub App
-// installation through ghinstallation: tokens are fetched and refreshed
-// before they expire, and installation ID 0 is looked up with
-// GET /repos/{owner}/{repo}/installation for WithRepository. Tokens, JWTs
+// token). WithApp authenticates as a GitHub App installation through
+// ghinstallation (its key given as PEM bytes or a file): tokens are
+// fetched and refreshed before they expire, and installation ID 0 is
+// looked up with GET /repos/{owner}/{repo}/installation for the App's
+// Owner and Repo. Tokens, JWTs
 // and the Authorization header never appear in logs or in errors made here.
 //
 // # Base URLs

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log"
 	"net/http/httptest"
-	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
@@ -31,8 +30,6 @@ func Example() {
 	gh, err := ghclient.New(ctx,
 		ghclient.WithBaseURL(srv.URL),
 		ghclient.WithToken("ghp_example"),
-		// Record waits instead of sleeping through them.
-		ghclient.WithSleep(func(ctx context.Context, _ time.Duration) error { return ctx.Err() }),
 	)
 	if err != nil {
 		log.Fatal(err)
@@ -50,8 +47,7 @@ func Example() {
 func ExampleWithApp() {
 	ctx := context.Background()
 	gh, err := ghclient.New(ctx,
-		ghclient.WithAppKeyFile(12345, "/etc/ghcommitter/app.pem", 0),
-		ghclient.WithRepository("acme", "mono"),
+		ghclient.WithApp(ghclient.App{ID: 12345, KeyFile: "/etc/ghcommitter/app.pem", Owner: "acme", Repo: "mono"}),
 		ghclient.WithBaseURL("https://ghe.example.com/"), // becomes https://ghe.example.com/api/v3/
 	)
 	if err != nil {

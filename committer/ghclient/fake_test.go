@@ -48,7 +48,7 @@ func fakeOn(t *testing.T, clock *fakeClock, serverOpts []githubtest.Option, opts
 	if _, err := ts.Seed("o", "r", "main", "seed", githubtest.File{Path: "README.md", Content: []byte("hi\n")}); err != nil {
 		t.Fatal(err)
 	}
-	all := append([]Option{WithBaseURL(ts.URL), WithToken(fakeToken), WithSleep(clock.Sleep), WithNow(clock.Now)}, opts...)
+	all := append([]Option{WithBaseURL(ts.URL), WithToken(fakeToken), withSleep(clock.Sleep), withNow(clock.Now)}, opts...)
 	gh, err := New(context.Background(), all...)
 	if err != nil {
 		t.Fatal(err)
@@ -268,8 +268,8 @@ func TestFakeAppAuth(t *testing.T) {
 			ts.InstallApp(12, 34, "o", "r")
 			var buf syncBuffer
 			logger := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
-			gh, err := New(context.Background(), WithBaseURL(ts.URL), WithApp(12, testKeyPEM(t), tc.installID),
-				WithRepository("o", "r"), WithSleep(clock.Sleep), WithLogger(logger))
+			gh, err := New(context.Background(), WithBaseURL(ts.URL), WithApp(App{ID: 12, PrivateKey: testKeyPEM(t), InstallationID: tc.installID, Owner: "o", Repo: "r"}),
+				withSleep(clock.Sleep), WithLogger(logger))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -79,7 +79,7 @@ func dropSecondaryReset(resp *http.Response) {
 }
 
 // waitGate waits until the credential's windows for res are over. A window
-// ending later than WithMaxRateLimitWait fails at once with a
+// ending later than RateLimits.MaxWait fails at once with a
 // *RateLimitError, without sending anything.
 func (t *limitLayer) waitGate(ctx context.Context, st *shared, res, method, rel string) error {
 	var waited time.Time

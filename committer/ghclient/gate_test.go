@@ -43,7 +43,7 @@ func clientsOn(t *testing.T, srvURL string, hc *http.Client, clock *fakeClock, s
 	t.Helper()
 	var out []*github.Client
 	for _, set := range sets {
-		all := append([]Option{WithBaseURL(srvURL), WithHTTPClient(hc), WithSleep(clock.Sleep), WithNow(clock.Now)}, set...)
+		all := append([]Option{WithBaseURL(srvURL), WithHTTPClient(hc), withSleep(clock.Sleep), withNow(clock.Now)}, set...)
 		gh, err := New(context.Background(), all...)
 		if err != nil {
 			t.Fatal(err)
@@ -114,7 +114,7 @@ func TestRetryAfterWindowIsSharedByTheCredential(t *testing.T) {
 
 // TestBareSecondaryLimitWaitsAMinute: a secondary limit without
 // Retry-After holds the credential back a minute (GitHub's guidance), or
-// what WithSecondaryLimitWait and WithLimitScale make of it.
+// what RateLimits.SecondaryWait and the limit scale make of it.
 func TestBareSecondaryLimitWaitsAMinute(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -122,8 +122,8 @@ func TestBareSecondaryLimitWaitsAMinute(t *testing.T) {
 		want time.Duration
 	}{
 		{"default", nil, time.Minute},
-		{"WithSecondaryLimitWait", []Option{WithSecondaryLimitWait(5 * time.Second)}, 5 * time.Second},
-		{"WithLimitScale", []Option{WithLimitScale(10)}, 6 * time.Second},
+		{"SecondaryWait", []Option{WithRateLimits(RateLimits{SecondaryWait: 5 * time.Second})}, 5 * time.Second},
+		{"limit scale", []Option{withLimitScale(10)}, 6 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			clock := newFakeClock()
@@ -164,7 +164,7 @@ func TestBareSecondaryLimitWaitsAMinute(t *testing.T) {
 // TestRemainingZeroHoldsUntilReset: a successful reply saying
 // x-ratelimit-remaining: 0 means the next request would be refused: it
 // waits until x-ratelimit-reset, or fails at once without being sent when
-// that is later than WithMaxRateLimitWait.
+// that is later than RateLimits.MaxWait.
 func TestRemainingZeroHoldsUntilReset(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -234,7 +234,7 @@ func TestWrapClientsShareTheirTransportsWindow(t *testing.T) {
 	srv := newServer(t, h)
 	var ghs []*github.Client
 	for range 2 {
-		hc, err := Wrap(srv.Client(), srv.URL, WithSleep(clock.Sleep), WithNow(clock.Now))
+		hc, err := Wrap(srv.Client(), srv.URL, withSleep(clock.Sleep), withNow(clock.Now))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -81,8 +81,8 @@ func setup(t *testing.T, handler http.Handler, opts ...Option) (*github.Client, 
 	all := append([]Option{
 		WithBaseURL(srv.URL + "/"),
 		WithHTTPClient(srv.Client()),
-		WithSleep(clock.Sleep),
-		WithNow(clock.Now),
+		withSleep(clock.Sleep),
+		withNow(clock.Now),
 	}, opts...)
 	gh, err := New(context.Background(), all...)
 	if err != nil {

@@ -2,6 +2,7 @@ package ghclient
 
 import (
 	"fmt"
+	"path/filepath"
 	"time"
 )
 
@@ -23,73 +24,122 @@ func (o *options) pace() paceConfig {
 		minute: o.scaled(time.Minute), hour: o.scaled(time.Hour)}
 }
 
-// WithMaxRateLimitWait sets the longest wait the transport accepts for a
-// rate limit (a primary limit's x-ratelimit-reset, a Retry-After, or the
-// wait after a bare secondary limit). A limit lifting later than that fails
-// at once with a *RateLimitError that says when it lifts, and nothing is
-// sent for the credential until then. 0 means never wait for a rate limit.
-// The default is 60s.
-func WithMaxRateLimitWait(d time.Duration) Option {
+// RateLimits is how the client stays under GitHub's rate limits
+// (WithRateLimits). A zero field keeps its default, or what an earlier
+// WithRateLimits set.
+type RateLimits struct {
+	// MaxWait is the longest wait the transport accepts for a rate limit
+	// (a primary limit's x-ratelimit-reset, a Retry-After, or the wait
+	// after a bare secondary limit). A limit lifting later than that fails
+	// at once with a *RateLimitError that says when it lifts, and nothing
+	// is sent for the credential until then. A negative MaxWait never
+	// waits for a rate limit. The default is 60s.
+	MaxWait time.Duration
+	// SecondaryWait is how long every request of the credential waits
+	// after a secondary rate limit whose reply names no Retry-After (and
+	// has x-ratelimit-remaining above 0). GitHub asks for at least a
+	// minute and warns that continuing may get an integration banned:
+	// shorten it only for tests against a fake (negative: no wait at all).
+	// The default is one minute.
+	SecondaryWait time.Duration
+	// Pacing spaces the credential's writes; nil is the default,
+	// Pacing{PerMinute: 80, Burst: 8, PerHour: 500} (GitHub's documented
+	// limits: a steady 80 writes a minute, and no more than 500 in an
+	// hour), and &Pacing{} turns pacing off (tests against a fake do).
+	Pacing *Pacing
+	// StateDir names the directory through which the processes of one
+	// machine share each credential's rate-limit state: the write pacer's
+	// count of recent writes and the windows GitHub told any of them to
+	// wait. Separate processes that use one token then stay under
+	// GitHub's 80 writes a minute and 500 an hour together, and none
+	// writes inside a Retry-After another was told. The default is
+	// ghcommitter/limits in the user cache directory
+	// (DefaultLimitStateDir), except for an API on a loopback address (a
+	// test server: its next run reuses ports and tokens, not the budget),
+	// whose state stays within the process unless StateDir names a
+	// directory. A missing directory is created with mode 0700; an
+	// existing one is used only when it belongs to the user and neither
+	// group nor others may write into it, and its files only when they
+	// are the user's regular files (never a symbolic link or a FIFO);
+	// else, and on systems other than Unix, the state stays within the
+	// process. It holds a small file per credential and its lock, named by
+	// a hash, replaced whole on each change (a process that cannot write
+	// leaves the others' state); only those files are ever removed, once
+	// unused for two hours. A client whose credential is known only as its
+	// transport (Wrap of a client without an Authorization header: an
+	// App's installation transport) keeps its state within the process.
+	StateDir string
+	// ProcessState keeps the state within the process (StateDir must then
+	// be "").
+	ProcessState bool
+}
+
+// Pacing is the write pacer's setting (RateLimits.Pacing). It spaces the
+// writes (POST, PATCH, PUT, DELETE, GraphQL mutations) of one credential
+// so that a process alone never provokes GitHub's secondary limits on
+// content creation: at most PerMinute in any minute, one every
+// minute/PerMinute after a burst of Burst, and at most PerHour in any
+// hour. The count is shared by every client in the process that uses the
+// same credential on the same host. A 0 count turns its window off.
+type Pacing struct {
+	PerMinute, Burst, PerHour int
+}
+
+// WithRateLimits sets how the client waits for GitHub's rate limits and
+// paces its writes (see RateLimits for each field and its default). The
+// fields given compose: each non-zero field replaces what the defaults or
+// an earlier WithRateLimits set, and the others are left as they are (so
+// WithRateLimits(RateLimits{SecondaryWait: d}) added to a client whose
+// pacing is off keeps it off). The default is RateLimits{}.
+func WithRateLimits(rl RateLimits) Option {
 	return func(o *options) error {
-		if d < 0 {
-			return fmt.Errorf("WithMaxRateLimitWait: %v: must not be negative", d)
+		switch {
+		case rl.MaxWait < 0:
+			o.maxRateWait = 0
+		case rl.MaxWait > 0:
+			o.maxRateWait = rl.MaxWait
 		}
-		o.maxRateWait = d
+		switch {
+		case rl.SecondaryWait < 0:
+			o.secondaryWait = 0
+		case rl.SecondaryWait > 0:
+			o.secondaryWait = rl.SecondaryWait
+		}
+		if p := rl.Pacing; p != nil {
+			if p.PerMinute < 0 || p.PerHour < 0 || p.Burst < 0 {
+				return fmt.Errorf("WithRateLimits: pacing %+v: must not be negative", *p)
+			}
+			if p.PerMinute > 0 && (p.Burst < 1 || p.Burst > p.PerMinute) {
+				return fmt.Errorf("WithRateLimits: pacing %+v: burst must be between 1 and the per-minute count", *p)
+			}
+			o.writesPerMin, o.writeBurst, o.writesPerHour = p.PerMinute, p.Burst, p.PerHour
+		}
+		switch {
+		case rl.ProcessState && rl.StateDir != "":
+			return fmt.Errorf("WithRateLimits: StateDir %q and ProcessState both given: choose one", rl.StateDir)
+		case rl.ProcessState:
+			o.limitDir, o.limitDirSet = "", true
+		case rl.StateDir != "":
+			dir := rl.StateDir
+			if !filepath.IsAbs(dir) {
+				abs, err := filepath.Abs(dir)
+				if err != nil {
+					return fmt.Errorf("WithRateLimits: StateDir %q: %w", dir, err)
+				}
+				dir = abs
+			}
+			o.limitDir, o.limitDirSet = dir, true
+		}
 		return nil
 	}
 }
 
-// WithSecondaryLimitWait sets how long every request of the credential
-// waits after a secondary rate limit whose reply names no Retry-After (and
-// has x-ratelimit-remaining above 0). GitHub asks for at least a minute
-// and warns that continuing may get an integration banned: shorten it
-// only for tests against a fake. WithLimitScale divides it. The default
-// is one minute.
-func WithSecondaryLimitWait(d time.Duration) Option {
-	return func(o *options) error {
-		if d < 0 {
-			return fmt.Errorf("WithSecondaryLimitWait: %v: must not be negative", d)
-		}
-		o.secondaryWait = d
-		return nil
-	}
-}
-
-// WithWritePacing spaces the writes (POST, PATCH, PUT, DELETE, GraphQL
-// mutations) of one credential so that a process alone never provokes
-// GitHub's secondary limits on content creation: at most perMinute in any
-// minute, one every minute/perMinute after a burst of burst, and at most
-// perHour in any hour. The count is shared by every client in the process
-// that uses the same credential on the same host. A 0 count turns its
-// window off; WithWritePacing(0, 0, 0) turns pacing off (tests against a
-// fake do). WithLimitScale shortens the windows. The default is
-// WithWritePacing(80, 8, 500), GitHub's documented limits: a steady 80
-// writes a minute, and no more than 500 in an hour.
-func WithWritePacing(perMinute, burst, perHour int) Option {
-	return func(o *options) error {
-		if perMinute < 0 || perHour < 0 || burst < 0 {
-			return fmt.Errorf("WithWritePacing(%d, %d, %d): must not be negative", perMinute, burst, perHour)
-		}
-		if perMinute > 0 && (burst < 1 || burst > perMinute) {
-			return fmt.Errorf("WithWritePacing(%d, %d, %d): burst must be between 1 and the per-minute count", perMinute, burst, perHour)
-		}
-		o.writesPerMin, o.writeBurst, o.writesPerHour = perMinute, burst, perHour
-		return nil
-	}
-}
-
-// WithLimitScale makes the client's own rate-limit windows f times
-// shorter: the write pacer's minute and hour, and the wait after a bare
-// secondary limit (the counts stay GitHub's). It scales them the way
-// githubtest's Limits.Scale and `ghcommitter fake-github --limits-scale F`
-// scale the fake's, so benchmarks and black-box tests pass the same F to
-// both. Waits GitHub dictates (Retry-After, x-ratelimit-reset) are always
-// honoured as sent. Against github.com keep the default. f must be above
-// 0 and at most 1e6 (below 1 makes the windows longer). The default is 1.
-func WithLimitScale(f float64) Option {
+// withLimitScale makes the client's own rate-limit windows f times
+// shorter (testseam.Seams.LimitScale).
+func withLimitScale(f float64) Option {
 	return func(o *options) error {
 		if !(f > 0 && f <= 1e6) {
-			return fmt.Errorf("WithLimitScale: %v: must be above 0 and at most 1e6", f)
+			return fmt.Errorf("limit scale %v: must be above 0 and at most 1e6", f)
 		}
 		o.limitScale = f
 		return nil

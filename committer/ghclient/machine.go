@@ -24,7 +24,7 @@ import (
 // admitted against the machine's record of the writes the token sent
 // (admit): recorded when sent, not when booked, so that an attempt whose
 // last write goes out long after it was booked is counted when it is. The state lives in a small JSON file per
-// credential in WithLimitStateDir's directory (by default
+// credential in RateLimits.StateDir's directory (by default
 // ghcommitter/limits in the user cache directory), named by the registry
 // key's hash, never by the credential; it is read and written under an
 // advisory file lock for the few microseconds each decision takes, and
@@ -36,7 +36,7 @@ import (
 // corrupt file) leaves the state to the process, as before.
 
 // DefaultLimitStateDir is the default directory of the machine's shared
-// rate-limit state (see WithLimitStateDir): ghcommitter/limits in the
+// rate-limit state (see RateLimits.StateDir): ghcommitter/limits in the
 // user's cache directory, or "" when the system names none.
 func DefaultLimitStateDir() string {
 	d, err := os.UserCacheDir()

@@ -199,11 +199,11 @@ func TestMachineStateOnlyForCredentials(t *testing.T) {
 		want string
 	}{
 		{"default", nil, gh, DefaultLimitStateDir()},
-		{"WithNow", []Option{WithNow(time.Now)}, gh, ""},
-		{"WithNow and a dir", []Option{WithNow(time.Now), WithLimitStateDir(dir)}, gh, ""},
-		{"off", []Option{WithLimitStateDir("")}, gh, ""},
+		{"WithNow", []Option{withNow(time.Now)}, gh, ""},
+		{"WithNow and a dir", []Option{withNow(time.Now), WithRateLimits(RateLimits{StateDir: dir})}, gh, ""},
+		{"off", []Option{WithRateLimits(RateLimits{ProcessState: true})}, gh, ""},
 		{"loopback", nil, local, ""},
-		{"loopback, named dir", []Option{WithLimitStateDir(dir)}, local, dir},
+		{"loopback, named dir", []Option{WithRateLimits(RateLimits{StateDir: dir})}, local, dir},
 	} {
 		o := defaultOptions()
 		for _, opt := range tc.opts {

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -25,6 +24,7 @@ type options struct {
 	owner, repo   string
 	baseURL       string
 	baseURLSet    bool // by WithBaseURL (or Wrap's baseURL)
+	graphqlURL    string
 	userAgent     string
 	header        http.Header
 	logger        *slog.Logger
@@ -43,8 +43,8 @@ type options struct {
 	limitScale    float64
 	etagEntries   int
 	// limitDir holds the machine's shared rate-limit state (machine.go);
-	// nowSet: WithNow replaced the clock, whose times other processes
-	// cannot share.
+	// nowSet: a seam replaced the clock (testseam.Seams.Now), whose times
+	// other processes cannot share.
 	limitDir    string
 	limitDirSet bool
 	nowSet      bool
@@ -53,7 +53,7 @@ type options struct {
 // machineDir is the directory of the machine's shared rate-limit state for
 // the API at base, "" when the process keeps it alone: with a replaced
 // clock, and by default for an API on a loopback address (a test server,
-// whose ports and tokens the next run reuses) unless WithLimitStateDir
+// whose ports and tokens the next run reuses) unless RateLimits.StateDir
 // named the directory.
 func (o *options) machineDir(base *url.URL) string {
 	switch {
@@ -126,54 +126,59 @@ func WithToken(token string) Option {
 	}
 }
 
-// WithApp authenticates as a GitHub App installation: the app signs a JWT
-// with its private key (PEM, PKCS#1 or PKCS#8 RSA) and exchanges it for
-// installation tokens, which are refreshed before they expire.
-// installationID 0 means "look it up": New asks GET
-// /repos/{owner}/{repo}/installation for the repository given by
-// WithRepository. It cannot be combined with WithToken. The default is no
-// authentication.
-func WithApp(appID int64, privateKeyPEM []byte, installationID int64) Option {
-	return func(o *options) error {
-		if appID <= 0 {
-			return fmt.Errorf("WithApp: app ID %d: must be positive", appID)
-		}
-		if installationID < 0 {
-			return fmt.Errorf("WithApp: installation ID %d: must not be negative (0 looks it up)", installationID)
-		}
-		if _, err := parseRSAKey(privateKeyPEM); err != nil {
-			return fmt.Errorf("WithApp: app %d: %w", appID, err)
-		}
-		o.app = &appAuth{appID: appID, key: append([]byte(nil), privateKeyPEM...), installationID: installationID}
-		return nil
-	}
+// App is a GitHub App installation to authenticate as (WithApp).
+type App struct {
+	// ID is the App's ID.
+	ID int64
+	// PrivateKey is the App's private key, PEM (PKCS#1 or PKCS#8 RSA).
+	// KeyFile instead names a PEM file that holds it, as downloaded from
+	// the App's settings page. Exactly one of the two must be given.
+	PrivateKey []byte
+	KeyFile    string
+	// InstallationID is the installation to act as; 0 means "look it up":
+	// NewHTTPClient asks GET /repos/{Owner}/{Repo}/installation.
+	InstallationID int64
+	// Owner and Repo name the repository whose installation is looked up
+	// when InstallationID is 0; they are not used otherwise.
+	Owner, Repo string
 }
 
-// WithAppKeyFile is WithApp with the private key read from a PEM file (as
-// downloaded from the app's settings page). The default is no
-// authentication.
-func WithAppKeyFile(appID int64, path string, installationID int64) Option {
+// WithApp authenticates as a GitHub App installation: the App signs a JWT
+// with its private key and exchanges it for installation tokens, which
+// are refreshed before they expire. It cannot be combined with WithToken.
+// The default is no authentication.
+func WithApp(app App) Option {
 	return func(o *options) error {
-		pem, err := os.ReadFile(path)
-		if err != nil {
-			return fmt.Errorf("WithAppKeyFile: read private key: %w", err)
+		if app.ID <= 0 {
+			return fmt.Errorf("WithApp: app ID %d: must be positive", app.ID)
 		}
-		return WithApp(appID, pem, installationID)(o)
-	}
-}
-
-// WithRepository names the repository the client works on. New needs it
-// only to look up an App installation (WithApp with installation ID 0).
-// The default is none.
-func WithRepository(owner, repo string) Option {
-	return func(o *options) error {
-		if err := validName("owner", owner); err != nil {
-			return fmt.Errorf("WithRepository: %w", err)
+		if app.InstallationID < 0 {
+			return fmt.Errorf("WithApp: installation ID %d: must not be negative (0 looks it up)", app.InstallationID)
 		}
-		if err := validName("repository", repo); err != nil {
-			return fmt.Errorf("WithRepository: %w", err)
+		key := app.PrivateKey
+		switch {
+		case app.KeyFile != "" && len(key) > 0:
+			return fmt.Errorf("WithApp: app %d: give the private key or its file, not both", app.ID)
+		case app.KeyFile != "":
+			pem, err := os.ReadFile(app.KeyFile)
+			if err != nil {
+				return fmt.Errorf("WithApp: read private key: %w", err)
+			}
+			key = pem
 		}
-		o.owner, o.repo = owner, repo
+		if _, err := parseRSAKey(key); err != nil {
+			return fmt.Errorf("WithApp: app %d: %w", app.ID, err)
+		}
+		if app.Owner != "" || app.Repo != "" {
+			if err := validName("owner", app.Owner); err != nil {
+				return fmt.Errorf("WithApp: %w", err)
+			}
+			if err := validName("repository", app.Repo); err != nil {
+				return fmt.Errorf("WithApp: %w", err)
+			}
+		}
+		o.app = &appAuth{appID: app.ID, key: append([]byte(nil), key...), installationID: app.InstallationID}
+		o.owner, o.repo = app.Owner, app.Repo
 		return nil
 	}
 }
@@ -207,17 +212,20 @@ func WithBaseURL(url string) Option {
 	}
 }
 
-// WithUserAgent sets the User-Agent header of every request (GitHub rejects
-// requests without one). The default is "ghcommitter/" + Version.
-func WithUserAgent(ua string) Option {
+// WithGraphQLURL sets the GraphQL endpoint that the layers above the
+// client (the committer's graphql engine, and the settling of its
+// one-write engines) send their queries to, as GITHUB_GRAPHQL_URL does in
+// GitHub Actions; ConfigOf reports it. Its host must be the API's own (the
+// host guard refuses any other). The default is derived from the base
+// URL: https://api.github.com/graphql, or https://HOST/api/graphql for
+// GitHub Enterprise Server.
+func WithGraphQLURL(u string) Option {
 	return func(o *options) error {
-		if strings.TrimSpace(ua) == "" {
-			return errors.New("WithUserAgent: user agent is empty")
+		p, err := url.Parse(u)
+		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+			return fmt.Errorf("WithGraphQLURL: %q: must be an absolute http(s) URL", u)
 		}
-		if strings.ContainsAny(ua, "\r\n") {
-			return errors.New("WithUserAgent: user agent contains a line break")
-		}
-		o.userAgent = ua
+		o.graphqlURL = u
 		return nil
 	}
 }
@@ -256,7 +264,7 @@ func WithMaxRetries(n int) Option {
 // limited. GitHub asks clients to avoid concurrent writes; its secondary
 // limits start at 100 concurrent requests. It is the cap every request
 // of the client shares, not the parallelism of one commit's uploads
-// (committer.WithUploadParallelism, which this cap still bounds). The
+// (committer.WithUploads, which this cap still bounds). The
 // default is 4.
 func WithConcurrency(n int) Option {
 	return func(o *options) error {
@@ -284,26 +292,22 @@ func WithHTTPClient(c *http.Client) Option {
 	}
 }
 
-// WithSleep replaces how the client waits (backoffs, Retry-After, rate
-// limit resets): every wait goes through sleep, which must return early
-// with an error when ctx is done. Tests use it to record waits without
-// sleeping. The default waits on a timer or ctx.Done.
-func WithSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
+// withSleep replaces how the client waits (testseam.Seams.Sleep).
+func withSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
 	return func(o *options) error {
 		if sleep == nil {
-			return errors.New("WithSleep: sleep is nil")
+			return errors.New("sleep is nil")
 		}
 		o.sleep = sleep
 		return nil
 	}
 }
 
-// WithNow replaces the clock used to turn x-ratelimit-reset and
-// Retry-After dates into waits. The default is time.Now.
-func WithNow(now func() time.Time) Option {
+// withNow replaces the clock (testseam.Seams.Now).
+func withNow(now func() time.Time) Option {
 	return func(o *options) error {
 		if now == nil {
-			return errors.New("WithNow: now is nil")
+			return errors.New("now is nil")
 		}
 		o.now, o.nowSet = now, true
 		return nil
@@ -324,11 +328,15 @@ func WithETagCache(entries int) Option {
 	}
 }
 
-// WithHeader adds a header to every request the client sends to the API,
+// WithHeader sets a header on every request the client sends to the API,
 // such as the X-Githubtest-Client header by which the fake
 // (committer/githubtest) tells processes sharing a token apart in its
-// rate-limit accounting. Authorization, Cookie, Host and User-Agent are
-// refused (use the auth options and WithUserAgent). The default is none.
+// rate-limit accounting. User-Agent replaces the default,
+// "ghcommitter/" + Version (GitHub rejects requests without one, so its
+// value must not be empty), also on the requests of the App
+// authentication and in go-github's client from New. Authorization,
+// Cookie, Host and Proxy-Authorization are refused (use the auth
+// options). The default is none.
 func WithHeader(key, value string) Option {
 	return func(o *options) error {
 		k := http.CanonicalHeaderKey(strings.TrimSpace(key))
@@ -337,8 +345,14 @@ func WithHeader(key, value string) Option {
 			return fmt.Errorf("WithHeader: %q is not a header name", key)
 		case strings.ContainsAny(value, "\r\n"):
 			return fmt.Errorf("WithHeader(%s): value contains a line break", k)
-		case k == "Authorization" || k == "Cookie" || k == "Host" || k == "User-Agent" || k == "Proxy-Authorization":
-			return fmt.Errorf("WithHeader(%s): set through the auth options or WithUserAgent", k)
+		case k == "Authorization" || k == "Cookie" || k == "Host" || k == "Proxy-Authorization":
+			return fmt.Errorf("WithHeader(%s): set through the auth options", k)
+		case k == "User-Agent":
+			if strings.TrimSpace(value) == "" {
+				return errors.New("WithHeader(User-Agent): user agent is empty")
+			}
+			o.userAgent = value
+			return nil
 		}
 		if o.header == nil {
 			o.header = http.Header{}
@@ -355,41 +369,6 @@ func withInstallationID(id int64) Option {
 		if o.app != nil {
 			o.app.installationID = id
 		}
-		return nil
-	}
-}
-
-// WithLimitStateDir names the directory through which the processes of one
-// machine share each credential's rate-limit state: the write pacer's
-// count of recent writes and the windows GitHub told any of them to wait
-// (see WithWritePacing). Separate processes that use one token then stay
-// under GitHub's 80 writes a minute and 500 an hour together, and none
-// writes inside a Retry-After another was told. The default is
-// ghcommitter/limits in the user cache directory (DefaultLimitStateDir);
-// "" keeps the state within the process. A missing directory is created
-// with mode 0700; an existing one is used only when it belongs to the user
-// and neither group nor others may write into it, and its files only when
-// they are the user's regular files (never a symbolic link or a FIFO);
-// else, and on systems other than Unix, the state stays within the
-// process. It holds a small file per credential and its lock, named by a
-// hash, replaced whole on each change (a process that cannot write leaves
-// the others' state); only those files are ever removed, once unused for
-// two hours. A client whose clock is replaced
-// (WithNow), or whose credential is known only as its transport (Wrap of
-// a client without an Authorization header: an App's installation
-// transport), keeps its state within the process; so, unless this option
-// names the directory, does a client of an API on a loopback address (a
-// test server: its next run reuses ports and tokens, not the budget).
-func WithLimitStateDir(dir string) Option {
-	return func(o *options) error {
-		if dir != "" && !filepath.IsAbs(dir) {
-			abs, err := filepath.Abs(dir)
-			if err != nil {
-				return fmt.Errorf("WithLimitStateDir(%q): %w", dir, err)
-			}
-			dir = abs
-		}
-		o.limitDir, o.limitDirSet = dir, true
 		return nil
 	}
 }

@@ -18,7 +18,7 @@ const (
 // paceConfig is the write pacer's setting: at most perMinute writes in any
 // minute, spaced evenly after a burst of burst, and at most perHour in any
 // hour. minute and hour are the windows' lengths (shortened by
-// WithLimitScale). A zero count turns its window off.
+// testseam.Seams.LimitScale). A zero count turns its window off.
 type paceConfig struct {
 	perMinute, burst, perHour int
 	minute, hour              time.Duration

@@ -100,13 +100,13 @@ func TestWritePacingIsShared(t *testing.T) {
 	assertWindows(t, at, 80, time.Minute)
 }
 
-// TestWritePacingScaledAndOff: WithLimitScale shortens the windows (the
-// counts stay), WithWritePacing(0, 0, 0) turns pacing off, and reads are
+// TestWritePacingScaledAndOff: the limit scale shortens the windows (the
+// counts stay), RateLimits{Pacing: &Pacing{}} turns pacing off, and reads are
 // never paced.
 func TestWritePacingScaledAndOff(t *testing.T) {
 	t.Run("scaled", func(t *testing.T) {
 		clock := newFakeClock()
-		ghs, log := paceSetup(t, clock, 1, WithLimitScale(100))
+		ghs, log := paceSetup(t, clock, 1, withLimitScale(100))
 		writeBlobs(t, ghs, 520)
 		at := log.get("POST /repos/o/r/git/blobs " + fakeToken)
 		assertWindows(t, at, 80, 600*time.Millisecond)
@@ -117,7 +117,7 @@ func TestWritePacingScaledAndOff(t *testing.T) {
 	})
 	t.Run("off", func(t *testing.T) {
 		clock := newFakeClock()
-		ghs, _ := paceSetup(t, clock, 1, WithWritePacing(0, 0, 0))
+		ghs, _ := paceSetup(t, clock, 1, WithRateLimits(RateLimits{Pacing: &Pacing{}}))
 		writeBlobs(t, ghs, 200)
 		if s := clock.Sleeps(); len(s) != 0 {
 			t.Fatalf("slept %d times with pacing off", len(s))
@@ -138,8 +138,8 @@ func TestWritePacingScaledAndOff(t *testing.T) {
 }
 
 func TestWritePacingOptionValidation(t *testing.T) {
-	for _, o := range []Option{WithWritePacing(-1, 1, 1), WithWritePacing(80, 0, 500), WithWritePacing(10, 11, 0),
-		WithLimitScale(0), WithLimitScale(-1), WithSecondaryLimitWait(-time.Second), WithETagCache(-1)} {
+	for _, o := range []Option{pacing(-1, 1, 1), pacing(80, 0, 500), pacing(10, 11, 0),
+		withLimitScale(0), withLimitScale(-1), WithETagCache(-1)} {
 		if _, err := NewHTTPClient(context.Background(), o); err == nil {
 			t.Errorf("option accepted")
 		}
@@ -186,7 +186,7 @@ func TestIsWrite(t *testing.T) {
 // no race, no deadlock, and every write gets its own slot.
 func TestConcurrentWritesShareOneCredential(t *testing.T) {
 	clock := newFakeClock()
-	ghs, log := paceSetup(t, clock, 4, WithSleep(func(ctx context.Context, _ time.Duration) error { return ctx.Err() }))
+	ghs, log := paceSetup(t, clock, 4, withSleep(func(ctx context.Context, _ time.Duration) error { return ctx.Err() }))
 	var wg sync.WaitGroup
 	for i := range 200 {
 		wg.Add(1)
@@ -202,4 +202,9 @@ func TestConcurrentWritesShareOneCredential(t *testing.T) {
 	if n := len(log.get("POST /repos/o/r/git/blobs " + fakeToken)); n != 200 {
 		t.Fatalf("%d writes arrived", n)
 	}
+}
+
+// pacing is WithRateLimits with only the write pacer set.
+func pacing(perMinute, burst, perHour int) Option {
+	return WithRateLimits(RateLimits{Pacing: &Pacing{PerMinute: perMinute, Burst: burst, PerHour: perHour}})
 }

@@ -18,7 +18,7 @@ const maxBodyPeek = 64 << 10
 const resetMargin = ratelimit.ResetMargin
 
 // RateLimitError reports a rate limit that lifts later than the client is
-// willing to wait (WithMaxRateLimitWait). Nothing was retried; the request
+// willing to wait (RateLimits.MaxWait). Nothing was retried; the request
 // can be sent again after Reset. Match it with errors.As.
 type RateLimitError struct {
 	// Reset is when the limit lifts, from x-ratelimit-reset (primary limit)
@@ -26,7 +26,7 @@ type RateLimitError struct {
 	Reset time.Time
 	// Wait is how long that was from the moment the response arrived.
 	Wait time.Duration
-	// MaxWait is the configured WithMaxRateLimitWait.
+	// MaxWait is the configured RateLimits.MaxWait.
 	MaxWait time.Duration
 	// Secondary is true for a secondary (abuse) rate limit.
 	Secondary bool
@@ -47,14 +47,14 @@ func (e *RateLimitError) Error() string {
 		if e.Secondary {
 			limit = "secondary rate limit"
 		}
-		return fmt.Sprintf("%s %s: not sent: GitHub's %s for this credential (seen earlier in this process) lifts at %s (in %s), later than the %s this client waits (see WithMaxRateLimitWait); retry after that",
+		return fmt.Sprintf("%s %s: not sent: GitHub's %s for this credential (seen earlier in this process) lifts at %s (in %s), later than the %s this client waits (see RateLimits.MaxWait); retry after that",
 			e.Method, e.Path, limit, e.Reset.UTC().Format(time.RFC3339), e.Wait.Round(time.Second), e.MaxWait)
 	}
 	kind := "primary rate limit exhausted"
 	if e.Secondary {
 		kind = "secondary rate limit hit"
 	}
-	return fmt.Sprintf("%s %s: GitHub %s (HTTP %d): it resets at %s (in %s), later than the %s this client waits (see WithMaxRateLimitWait); retry after that",
+	return fmt.Sprintf("%s %s: GitHub %s (HTTP %d): it resets at %s (in %s), later than the %s this client waits (see RateLimits.MaxWait); retry after that",
 		e.Method, e.Path, kind, e.StatusCode, e.Reset.UTC().Format(time.RFC3339), e.Wait.Round(time.Second), e.MaxWait)
 }
 

@@ -81,7 +81,7 @@ func TestCredentialsNeverLeaveTheAPIHost(t *testing.T) {
 				a := &appServer{t: t, appID: 12, instID: 34, ttl: 3600e9}
 				api := redirecting(a, status, evil.URL, "/repos/o/r/installation")
 				srv := newServer(t, api)
-				_, err := New(ctx, WithBaseURL(srv.URL), WithHTTPClient(srv.Client()), WithApp(12, testKeyPEM(t), 0), WithRepository("o", "r"))
+				_, err := New(ctx, WithBaseURL(srv.URL), WithHTTPClient(srv.Client()), WithApp(App{ID: 12, PrivateKey: testKeyPEM(t), InstallationID: 0, Owner: "o", Repo: "r"}))
 				if err == nil {
 					t.Fatal("installation lookup through a foreign redirect succeeded")
 				}
@@ -91,7 +91,7 @@ func TestCredentialsNeverLeaveTheAPIHost(t *testing.T) {
 				evil := newElsewhere(t)
 				a := &appServer{t: t, appID: 12, instID: 34, ttl: 3600e9}
 				api := redirecting(a, status, evil.URL, "/repos/o/r", "/repos/o/r/branches/main")
-				gh, _, _ := setup(t, api, WithApp(12, testKeyPEM(t), 34))
+				gh, _, _ := setup(t, api, WithApp(App{ID: 12, PrivateKey: testKeyPEM(t), InstallationID: 34}))
 				_, _, err := gh.Repositories.Get(ctx, "o", "r")
 				assertForeign(t, err, evil)
 				_, _, err = gh.Repositories.GetBranch(ctx, "o", "r", "main", 3)

@@ -63,9 +63,9 @@ func CheckRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 // any 429), at least a minute; else exponential backoff with full jitter:
 // a random wait in [0, minWait·2^attemptNum], capped at maxWait. Rate-limit waits
 // are not capped at maxWait: the transport compares them with
-// WithMaxRateLimitWait instead. It has go-retryablehttp's Backoff
+// RateLimits.MaxWait instead. It has go-retryablehttp's Backoff
 // signature. The transport does not hand it to go-retryablehttp as it is:
-// it computes the same waits, sleeps the others through WithSleep and
+// it computes the same waits, sleeps the others through the client's sleep and
 // leaves the rate-limit ones to the gate (see the package doc).
 func Backoff(minWait, maxWait time.Duration, attemptNum int, resp *http.Response) time.Duration {
 	return backoffAt(time.Now(), minWait, maxWait, attemptNum, resp, ratelimit.BareSecondaryWait)
@@ -105,7 +105,7 @@ type noRetriesKey struct{}
 // handed back as it came. The other layers still apply: the request waits
 // at the rate-limit gate for a window an earlier reply of the credential
 // opened (or fails at once with a *RateLimitError when that lifts later
-// than WithMaxRateLimitWait), a write waits for the write pacer, and
+// than RateLimits.MaxWait), a write waits for the write pacer, and
 // redirects follow the redirect policy. Use it inside an operation that is
 // itself retried, so the two loops do not multiply. The committer does not
 // need it: the requests it retries itself (ref updates and the other

@@ -200,7 +200,7 @@ func TestSecondaryRetryAfterTooFarFailsAtOnce(t *testing.T) {
 		w.Header().Set("Retry-After", "600")
 		writeJSON(w, 403, secondaryBody)
 	})
-	gh, clock, _ := setup(t, h, WithMaxRateLimitWait(time.Minute))
+	gh, clock, _ := setup(t, h, WithRateLimits(RateLimits{MaxWait: time.Minute}))
 	_, _, err := gh.Repositories.Get(context.Background(), "o", "r")
 	var rle *RateLimitError
 	if !errors.As(err, &rle) || !rle.Secondary || rle.Wait != 10*time.Minute {
@@ -405,7 +405,7 @@ func TestSleepErrorStopsRetries(t *testing.T) {
 		writeJSON(w, 502, `{}`)
 	})
 	boom := errors.New("deadline would pass")
-	gh, _, _ := setup(t, h, WithSleep(func(context.Context, time.Duration) error { return boom }))
+	gh, _, _ := setup(t, h, withSleep(func(context.Context, time.Duration) error { return boom }))
 	_, _, err := gh.Git.GetCommit(context.Background(), "o", "r", "abc")
 	if !errors.Is(err, boom) || c.get("GET /repos/o/r/git/commits/abc") != 1 {
 		t.Fatalf("err %v, requests %d", err, c.get("GET /repos/o/r/git/commits/abc"))

@@ -148,7 +148,7 @@ func (r *retry) request(req *http.Request) (*retryablehttp.Request, error) {
 
 // check is CheckRetry, and decides the wait before the next attempt while
 // the reply's body can still be read. A rate limit lifting later than
-// WithMaxRateLimitWait ends the loop with a *RateLimitError.
+// RateLimits.MaxWait ends the loop with a *RateLimitError.
 func (r *retry) check(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	r.attempt++
 	r.err, r.status = err, 0

@@ -165,7 +165,7 @@ func TestStreamedUploadRetriedWithoutBuffering(t *testing.T) {
 	var received atomic.Int64
 	fake, u := newBlobFake(t, &received)
 	clock := newFakeClock()
-	gh, err := New(context.Background(), WithBaseURL(u), WithToken(fakeToken), WithSleep(clock.Sleep), WithNow(clock.Now))
+	gh, err := New(context.Background(), WithBaseURL(u), WithToken(fakeToken), withSleep(clock.Sleep), withNow(clock.Now))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +235,7 @@ func TestRetriesNeverCloseIdleConnections(t *testing.T) {
 	for _, wrap := range []bool{false, true} {
 		var gh *github.Client
 		if wrap {
-			hc, err := Wrap(&http.Client{Transport: base}, srv.URL, WithMaxRetries(2), WithSleep(sleep), WithNow(clock.Now))
+			hc, err := Wrap(&http.Client{Transport: base}, srv.URL, WithMaxRetries(2), withSleep(sleep), withNow(clock.Now))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -244,7 +244,7 @@ func TestRetriesNeverCloseIdleConnections(t *testing.T) {
 		} else {
 			var err error
 			gh, err = New(context.Background(), WithBaseURL(srv.URL), WithHTTPClient(&http.Client{Transport: base}),
-				WithToken(fakeToken), WithMaxRetries(2), WithSleep(sleep), WithNow(clock.Now))
+				WithToken(fakeToken), WithMaxRetries(2), withSleep(sleep), withNow(clock.Now))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -305,7 +305,7 @@ func TestRetryWaitsGoThroughTheSleepHook(t *testing.T) {
 }
 
 // TestRateLimitTooFarOnRetryableRequest: a rate limit lifting later than
-// WithMaxRateLimitWait ends the loop with a *RateLimitError naming the
+// RateLimits.MaxWait ends the loop with a *RateLimitError naming the
 // reply's status, and the reply's body is closed.
 func TestRateLimitTooFarOnRetryableRequest(t *testing.T) {
 	var c counter
@@ -335,7 +335,7 @@ func TestAppTokenRetriesNeverCloseIdleConnections(t *testing.T) {
 	base := &closeCounter{RoundTripper: srv.Client().Transport}
 	clock := newFakeClock()
 	gh, err := New(context.Background(), WithBaseURL(srv.URL), WithHTTPClient(&http.Client{Transport: base}),
-		WithApp(12, testKeyPEM(t), 34), WithMaxRetries(2), WithSleep(clock.Sleep), WithNow(clock.Now))
+		WithApp(App{ID: 12, PrivateKey: testKeyPEM(t), InstallationID: 34}), WithMaxRetries(2), withSleep(clock.Sleep), withNow(clock.Now))
 	if err != nil {
 		t.Fatal(err)
 	}

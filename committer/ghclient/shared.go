@@ -51,7 +51,7 @@ type shared struct {
 
 // sharedFor returns the state of key, creating it. With dir, the state of
 // a credential's key is shared with the machine's other processes through
-// a file there (machine.go); scale is the client's WithLimitScale.
+// a file there (machine.go); scale is the client's testseam.Seams.LimitScale (1 without it).
 func sharedFor(key, dir string, scale float64) *shared {
 	registry.mu.Lock()
 	defer registry.mu.Unlock()

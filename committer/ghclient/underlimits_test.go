@@ -28,7 +28,7 @@ func TestOneProcessNeverProvokesASecondaryLimit(t *testing.T) {
 		limited bool
 	}{
 		{"default pacing", nil, false},
-		{"pacing off", []Option{WithWritePacing(0, 0, 0), WithMaxRetries(20), WithMaxRateLimitWait(2 * 3600e9)}, true},
+		{"pacing off", []Option{WithRateLimits(RateLimits{Pacing: &Pacing{}, MaxWait: 2 * 3600e9}), WithMaxRetries(20)}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			clock := newFakeClock()

@@ -137,8 +137,8 @@ func peakHeap(f func()) uint64 {
 func BenchmarkStreamedUploadRetried(b *testing.B) {
 	url := startFakeProcess(b)
 	const size = 100_000_002 // content bytes, a multiple of 3: 133 MB on the wire
-	ghc, err := New(context.Background(), WithBaseURL(url), WithToken(fakeToken), WithWritePacing(0, 0, 0),
-		WithSleep(func(context.Context, time.Duration) error { return nil }))
+	ghc, err := New(context.Background(), WithBaseURL(url), WithToken(fakeToken), WithRateLimits(RateLimits{Pacing: &Pacing{}}),
+		withSleep(func(context.Context, time.Duration) error { return nil }))
 	if err != nil {
 		b.Fatal(err)
 	}

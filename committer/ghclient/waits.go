@@ -14,7 +14,7 @@ const (
 	// secondary limit) was not over yet.
 	WaitRateLimit WaitKind = iota + 1
 	// WaitPacer means the write pacer spaced this credential's writes
-	// (WithWritePacing).
+	// (RateLimits.Pacing).
 	WaitPacer
 )
 
@@ -44,7 +44,7 @@ type waitNotifyKey struct{}
 // before they start, each wait the transport makes them do: a rate-limit
 // window (the limit gate owns every such wait, also those of writes a
 // caller retries) or the write pacer. fn runs on the request's goroutine
-// and must not block. A wait longer than WithMaxRateLimitWait is no wait:
+// and must not block. A wait longer than RateLimits.MaxWait is no wait:
 // the request fails at once with a *RateLimitError.
 func WithWaitNotify(ctx context.Context, fn func(Wait)) context.Context {
 	return context.WithValue(ctx, waitNotifyKey{}, fn)

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/ghcommitter/ghcommitter/internal/testseam"
 )
 
 // Wrap returns an *http.Client that sends requests for the GitHub API at
@@ -31,6 +33,9 @@ import (
 // the same hc.Transport count as one credential (a request that already
 // carries an Authorization header is counted by that header).
 //
+// A client whose transport is a testseam.Transport (the repository's own
+// tests and benchmarks) gets its seams: see internal/testseam.
+//
 // A client that already carries these layers (from Wrap or NewHTTPClient)
 // never gets them twice. It is returned as it is when baseURL is "" or
 // names its own API and no opts are given; otherwise Wrap returns a copy
@@ -53,6 +58,10 @@ func Wrap(hc *http.Client, baseURL string, opts ...Option) (*http.Client, error)
 	if l, ok := hc.Transport.(*layered); ok {
 		return l.rewrap(hc, baseURL, opts)
 	}
+	rt, err := applySeams(o, hc.Transport)
+	if err != nil {
+		return nil, fmt.Errorf("ghclient: Wrap: %w", err)
+	}
 	if baseURL != "" {
 		o.baseURL, o.baseURLSet = baseURL, true
 	}
@@ -60,7 +69,6 @@ func Wrap(hc *http.Client, baseURL string, opts ...Option) (*http.Client, error)
 	if err != nil {
 		return nil, fmt.Errorf("ghclient: Wrap: %w", err)
 	}
-	rt := hc.Transport
 	if rt == nil {
 		rt = http.DefaultTransport
 	}
@@ -107,7 +115,7 @@ func (l *layered) rewrap(hc *http.Client, baseURL string, opts []Option) (*http.
 }
 
 // NewHTTPClient returns an *http.Client that authenticates (WithToken,
-// WithApp, WithAppKeyFile) and carries the same layers as Wrap, over the
+// WithApp) and carries the same layers as Wrap, over the
 // transport of WithHTTPClient. The auth layer adds credentials only to
 // requests for the API's own host; the rate-limit state is shared by every
 // client of the process with the same credential on the same host. ctx is
@@ -122,7 +130,7 @@ func NewHTTPClient(ctx context.Context, opts ...Option) (*http.Client, error) {
 		return nil, errors.New("ghclient: WithToken and WithApp both given: choose one way to authenticate")
 	}
 	if o.app != nil && o.app.installationID == 0 && o.owner == "" {
-		return nil, fmt.Errorf("ghclient: WithApp: app %d: installation ID 0 needs WithRepository to look the installation up", o.app.appID)
+		return nil, fmt.Errorf("ghclient: WithApp: app %d: installation ID 0 needs the App's Owner and Repo to look the installation up", o.app.appID)
 	}
 	if o.userAgent == "" {
 		o.userAgent = defaultUserAgent()
@@ -138,8 +146,14 @@ func NewHTTPClient(ctx context.Context, opts ...Option) (*http.Client, error) {
 	if _, ok := hc.Transport.(*layered); ok {
 		return nil, errors.New("ghclient: WithHTTPClient: the client already carries ghclient's layers (from Wrap or NewHTTPClient); pass its base client instead")
 	}
-	rt := hc.Transport
-	if rt == nil {
+	rt, err := applySeams(o, hc.Transport)
+	if err != nil {
+		return nil, fmt.Errorf("ghclient: WithHTTPClient: %w", err)
+	}
+	switch {
+	case rt == nil && hc.Transport != nil: // the seams' client had no transport
+		rt = defaultTransport
+	case rt == nil:
 		rt = http.DefaultTransport
 	}
 	hosts := newAPIHosts(base, upload)
@@ -250,17 +264,21 @@ func noRedirect(ctx context.Context) bool {
 }
 
 // Config describes a client that Wrap or NewHTTPClient made, for the
-// layers above it (the committer reads its base URL and its rate-limit
-// waits from here, so that they are set once, on the client).
+// layers above it (the committer reads its base URL, GraphQL endpoint,
+// logger and rate-limit waits from here, so that they are set once, on
+// the client).
 type Config struct {
 	// BaseURL is the REST API root requests go to, resolved as
 	// WithBaseURL says ("https://api.github.com/", "https://HOST/api/v3/").
 	BaseURL string
-	// MaxRateLimitWait is WithMaxRateLimitWait.
+	// GraphQLURL is WithGraphQLURL's endpoint, or "" for the one derived
+	// from BaseURL.
+	GraphQLURL string
+	// MaxRateLimitWait is RateLimits.MaxWait (0: never wait).
 	MaxRateLimitWait time.Duration
 	// SecondaryLimitWait is the wait after a secondary limit whose reply
-	// names no Retry-After: WithSecondaryLimitWait, divided by
-	// WithLimitScale.
+	// names no Retry-After: RateLimits.SecondaryWait, scaled as the
+	// client's own windows are.
 	SecondaryLimitWait time.Duration
 	// Logger is WithLogger's logger, or nil.
 	Logger *slog.Logger
@@ -284,5 +302,33 @@ func ConfigOf(hc *http.Client) (c Config, ok bool) {
 		return Config{}, false
 	}
 	cred := l.key(&http.Request{Header: http.Header{}})
-	return Config{BaseURL: l.base.String(), MaxRateLimitWait: l.o.maxRateWait, SecondaryLimitWait: l.o.secondaryFloor(), Logger: l.o.logger, Credential: cred}, true
+	return Config{BaseURL: l.base.String(), GraphQLURL: l.o.graphqlURL, MaxRateLimitWait: l.o.maxRateWait, SecondaryLimitWait: l.o.secondaryFloor(), Logger: l.o.logger, Credential: cred}, true
+}
+
+// applySeams applies the seams of a testseam.Transport rt to o and returns
+// the transport beneath it; any other rt is returned as it is.
+func applySeams(o *options, rt http.RoundTripper) (http.RoundTripper, error) {
+	t, ok := rt.(*testseam.Transport)
+	if !ok {
+		return rt, nil
+	}
+	if _, ok := t.Next.(*layered); ok {
+		return nil, errors.New("the test seams are on a client that already carries ghclient's layers: put them on its base client")
+	}
+	var opts []Option
+	if s := t.Seams.Sleep; s != nil {
+		opts = append(opts, withSleep(s))
+	}
+	if n := t.Seams.Now; n != nil {
+		opts = append(opts, withNow(n))
+	}
+	if f := t.Seams.LimitScale; f != 0 {
+		opts = append(opts, withLimitScale(f))
+	}
+	for _, opt := range opts {
+		if err := opt(o); err != nil {
+			return nil, err
+		}
+	}
+	return t.Next, nil
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"net/http"
 	"net/http/cookiejar"
+	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
+	"github.com/ghcommitter/ghcommitter/internal/testseam"
 	"github.com/google/go-github/v66/github"
 )
 
@@ -42,7 +44,7 @@ func TestWrapNeverStacks(t *testing.T) {
 	if gc := gh.Client(); func() bool { w3, _ := Wrap(gc, ""); return w3 != gc }() {
 		t.Fatal("Wrap of New's client stacked")
 	}
-	for _, bad := range []Option{WithToken("t"), WithApp(1, testKeyPEM(t), 2), WithHTTPClient(hc)} {
+	for _, bad := range []Option{WithToken("t"), WithApp(App{ID: 1, PrivateKey: testKeyPEM(t), InstallationID: 2}), WithHTTPClient(hc)} {
 		if _, err := Wrap(hc, "https://api.github.com/", bad); err == nil {
 			t.Error("Wrap accepted an auth or client option")
 		}
@@ -80,7 +82,7 @@ func TestWrapRetriesAgainstTheFake(t *testing.T) {
 		opts []Option
 		want int
 	}{{nil, 3}, {[]Option{WithMaxRetries(0)}, 1}} {
-		hc, err := Wrap(authed, ts.URL, append([]Option{WithSleep(clock.Sleep)}, tc.opts...)...)
+		hc, err := Wrap(authed, ts.URL, append([]Option{withSleep(clock.Sleep)}, tc.opts...)...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -116,5 +118,53 @@ func TestWithHeader(t *testing.T) {
 		if _, err := NewHTTPClient(context.Background(), bad); err == nil {
 			t.Error("bad header accepted")
 		}
+	}
+}
+
+// TestTestSeams: a client whose transport is a testseam.Transport gets its
+// seams (here the sleep of a retry's backoff and the limit scale) from
+// Wrap and from NewHTTPClient, and sends through the transport beneath;
+// seams put over a client that already has the layers are refused.
+func TestTestSeams(t *testing.T) {
+	calls := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		calls++
+		if calls == 1 {
+			w.WriteHeader(http.StatusBadGateway)
+			return
+		}
+		_, _ = w.Write([]byte(`{}`))
+	}))
+	defer srv.Close()
+	var slept []time.Duration
+	sleep := func(ctx context.Context, d time.Duration) error { slept = append(slept, d); return ctx.Err() }
+	seams := testseam.Seams{Sleep: sleep, LimitScale: 60}
+	w, err := Wrap(testseam.Client(srv.Client(), seams), srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := w.Get(srv.URL + "/repos/o/r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != 200 || len(slept) == 0 {
+		t.Fatalf("status %d, sleeps %v: the retry's wait did not go through the seam", resp.StatusCode, slept)
+	}
+	if cfg, _ := ConfigOf(w); cfg.SecondaryLimitWait != time.Second {
+		t.Fatalf("bare secondary wait %v, want a minute scaled 60 times", cfg.SecondaryLimitWait)
+	}
+	n, err := NewHTTPClient(context.Background(), WithBaseURL(srv.URL), WithHTTPClient(testseam.Client(nil, seams)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg, _ := ConfigOf(n); cfg.SecondaryLimitWait != time.Second {
+		t.Fatalf("NewHTTPClient: bare secondary wait %v", cfg.SecondaryLimitWait)
+	}
+	if _, err := Wrap(testseam.Client(w, seams), srv.URL); err == nil {
+		t.Fatal("seams over a layered client accepted")
+	}
+	if _, err := Wrap(testseam.Client(nil, testseam.Seams{LimitScale: -1}), srv.URL); err == nil {
+		t.Fatal("a negative limit scale accepted")
 	}
 }

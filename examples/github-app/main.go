@@ -62,7 +62,8 @@ func run(ctx context.Context, args []string, stdout io.Writer) (*githubtest.Serv
 	}
 	defer t.Close()
 
-	auth := ghclient.WithAppKeyFile(*appID, *keyFile, *installationID)
+	// Installation ID 0: looked up with GET /repos/{owner}/{repo}/installation.
+	app := ghclient.App{ID: *appID, KeyFile: *keyFile, InstallationID: *installationID, Owner: t.Owner, Repo: t.Name}
 	if t.Fake != nil {
 		// Register an app with a fresh key and install it on the repository.
 		key, err := rsa.GenerateKey(rand.Reader, 2048)
@@ -73,14 +74,13 @@ func run(ctx context.Context, args []string, stdout io.Writer) (*githubtest.Serv
 		t.Fake.InstallApp(fakeAppID, fakeInstallationID, t.Owner, t.Name)
 		keyPEM := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
 		*appID = fakeAppID
-		// Installation ID 0: looked up with GET /repos/{owner}/{repo}/installation.
-		auth = ghclient.WithApp(fakeAppID, keyPEM, 0)
+		app = ghclient.App{ID: fakeAppID, PrivateKey: keyPEM, Owner: t.Owner, Repo: t.Name}
 	}
-	gh, err := t.Client(ctx, auth, ghclient.WithRepository(t.Owner, t.Name))
+	gh, err := t.Client(ctx, ghclient.WithApp(app))
 	if err != nil {
 		return t.Fake, err
 	}
-	c, err := committer.New(t.Owner, t.Name, committer.WithHTTPClient(gh.Client()), committer.WithBaseURL(gh.BaseURL.String()))
+	c, err := committer.New(t.Owner, t.Name, committer.WithHTTPClient(gh.Client()))
 	if err != nil {
 		return t.Fake, err
 	}

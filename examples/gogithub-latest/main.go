@@ -30,6 +30,7 @@ import (
 	"github.com/google/go-github/v93/github"
 
 	"github.com/ghcommitter/ghcommitter/committer"
+	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
 )
 
@@ -109,10 +110,13 @@ func run(ctx context.Context, args []string, stdout io.Writer) (*githubtest.Serv
 		*branch = r.GetDefaultBranch()
 	}
 
-	// ghcommitter gets the same *http.Client: the same token and transport.
-	c, err := committer.New(t.owner, t.name,
-		committer.WithHTTPClient(gh.Client()),
-		committer.WithBaseURL(t.api))
+	// ghcommitter gets the same *http.Client (the same token and
+	// transport), with ghclient's layers put on it for the API at t.api.
+	hc, err := ghclient.Wrap(gh.Client(), t.api)
+	if err != nil {
+		return t.fake, err
+	}
+	c, err := committer.New(t.owner, t.name, committer.WithHTTPClient(hc))
 	if err != nil {
 		return t.fake, err
 	}

@@ -71,7 +71,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) (*githubtest.Serv
 		return nil, errors.New("-stages must be between 1 and 100")
 	}
 	// Every writer may lose the race to each of the others once or more.
-	t, err := target.Connect(ctx, flags.Repo, committer.WithMaxAttempts(max(10, 3**stages)))
+	t, err := target.Connect(ctx, flags.Repo, committer.WithRetries(max(10, 3**stages), nil))
 	if err != nil {
 		return nil, err
 	}

@@ -22,7 +22,7 @@ import (
 
 // BareSecondaryWait is the least wait after a secondary limit whose reply
 // names no Retry-After ("wait for at least one minute before retrying").
-// It is the default of ghclient.WithSecondaryLimitWait, from which every
+// It is the default of ghclient.RateLimits.SecondaryWait, from which every
 // layer takes it.
 const BareSecondaryWait = time.Minute
 

@@ -11,7 +11,7 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 )
 
-// Tag is the tag a commit asks for (committer.Tag, TagMessage, ForceTag).
+// Tag is the tag a commit asks for (committer.Tag).
 type Tag struct {
 	Name    string // "": no tag
 	Message string // "": lightweight; else an annotated tag object
@@ -45,7 +45,7 @@ func TagExists(t Tag, at string) error {
 		what += " (at " + kind.Short(at) + ")"
 	}
 	return &kind.Cause{Kind: kind.Conflict, Err: errors.New(what + ": nothing was committed"),
-		Hint: "choose another tag name, or move the tag with ForceTag"}
+		Hint: "choose another tag name, or move the tag with TagSpec.Force"}
 }
 
 // restTagExists reads the tag before a REST fallback move (the check is

@@ -135,7 +135,7 @@ func Connect(ctx context.Context, repo string, opts ...committer.Option) (*Targe
 	}
 	gh, err := t.Client(ctx, auth...)
 	if err == nil {
-		t.Committer, err = committer.New(t.Owner, t.Name, append([]committer.Option{committer.WithHTTPClient(gh.Client()), committer.WithBaseURL(gh.BaseURL.String())}, opts...)...)
+		t.Committer, err = committer.New(t.Owner, t.Name, append([]committer.Option{committer.WithHTTPClient(gh.Client())}, opts...)...)
 	}
 	if err != nil {
 		t.Close()
@@ -150,7 +150,7 @@ func (t *Target) Client(ctx context.Context, opts ...ghclient.Option) (*github.C
 	opts = append(slices.Clip(opts), ghclient.WithBaseURL(t.api))
 	if t.Fake != nil {
 		// The embedded fake has no rate limits to stay under.
-		opts = append(opts, ghclient.WithWritePacing(0, 0, 0))
+		opts = append(opts, ghclient.WithRateLimits(ghclient.RateLimits{Pacing: &ghclient.Pacing{}}))
 	}
 	return ghclient.New(ctx, opts...)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ghcommitter/ghcommitter/committer"
 	"github.com/ghcommitter/ghcommitter/committer/ghclient"
+	"github.com/ghcommitter/ghcommitter/internal/testseam"
 	"github.com/google/go-github/v66/github"
 	"github.com/spf13/cobra"
 )
@@ -54,7 +55,7 @@ const LimitScaleEnv = "GHCOMMITTER_LIMIT_SCALE"
 // LimitStateDirEnv names the directory through which the ghcommitter
 // processes of this machine share each token's rate-limit state (the
 // write pacer's count and GitHub's Retry-After windows: see
-// ghclient.WithLimitStateDir). Unset, it is ghcommitter/limits in the user
+// ghclient.RateLimits.StateDir). Unset, it is ghcommitter/limits in the user
 // cache directory, except for an API on a loopback address (a test
 // server), whose state stays in the process unless this names a
 // directory; benchmarks set it, one directory per run.
@@ -96,22 +97,30 @@ func (a *authFlags) isApp() bool { return a.appID != 0 || a.appKeyFile != "" || 
 // authOptions gathers the client options from flags and environment. Missing
 // or unusable credentials are usage errors, found before any request.
 func authOptions(ctx context.Context, a *authFlags, e *cmdutil.Env, owner, name, apiURL string, logger *slog.Logger) ([]ghclient.Option, error) {
-	opts := []ghclient.Option{ghclient.WithBaseURL(apiURL), ghclient.WithRepository(owner, name)}
+	opts := []ghclient.Option{ghclient.WithBaseURL(apiURL)}
+	// The GraphQL engine's endpoint: $GITHUB_GRAPHQL_URL when set (GitHub
+	// Actions sets it, on GitHub Enterprise Server too); otherwise it is
+	// derived from the REST API URL.
+	if u := e.Getenv("GITHUB_GRAPHQL_URL"); u != "" {
+		opts = append(opts, ghclient.WithGraphQLURL(u))
+	}
 	if logger != nil {
-		opts = append(opts, ghclient.WithLogger(logger))
+		opts = append(opts, ghclient.WithLogger(logger)) // the committer's log too
 	}
 	if f, ok, err := limitScale(e); err != nil {
 		return nil, err
 	} else if ok {
-		opts = append(opts, ghclient.WithLimitScale(f))
+		// A test seam (internal/testseam): the CLI's black-box tests and
+		// the benchmark scale the client's windows as the fake's.
+		opts = append(opts, ghclient.WithHTTPClient(testseam.Client(nil, testseam.Seams{LimitScale: f})))
 	}
 	if v := strings.TrimSpace(e.Getenv(LimitStateDirEnv)); v != "" {
-		opts = append(opts, ghclient.WithLimitStateDir(v))
+		opts = append(opts, ghclient.WithRateLimits(ghclient.RateLimits{StateDir: v}))
 	}
 	if v := strings.TrimSpace(e.Getenv(FakeClientEnv)); v != "" {
 		opts = append(opts, ghclient.WithHeader("X-Githubtest-Client", v))
 	}
-	auth, err := authOption(ctx, a, e, apiURL, opts)
+	auth, err := authOption(ctx, a, e, owner, name, apiURL, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +129,7 @@ func authOptions(ctx context.Context, a *authFlags, e *cmdutil.Env, owner, name,
 
 // authOption is the credential option: an App's key, a token file, or
 // the environment's token for apiURL (envToken).
-func authOption(ctx context.Context, a *authFlags, e *cmdutil.Env, apiURL string, opts []ghclient.Option) (ghclient.Option, error) {
+func authOption(ctx context.Context, a *authFlags, e *cmdutil.Env, owner, name, apiURL string, opts []ghclient.Option) (ghclient.Option, error) {
 	switch {
 	case a.isApp():
 		if a.appID <= 0 || a.appKeyFile == "" {
@@ -134,11 +143,13 @@ func authOption(ctx context.Context, a *authFlags, e *cmdutil.Env, apiURL string
 			return nil, cmdutil.UsageErrorf("", "--app-key-file: %v", err)
 		}
 		// Check the options before New may look the installation up.
-		check := append(opts[:len(opts):len(opts)], ghclient.WithApp(a.appID, key, 1))
-		if _, err := ghclient.NewHTTPClient(ctx, check...); err != nil {
+		app := ghclient.App{ID: a.appID, PrivateKey: key, InstallationID: a.installationID, Owner: owner, Repo: name}
+		check := app
+		check.InstallationID = 1
+		if _, err := ghclient.NewHTTPClient(ctx, append(opts[:len(opts):len(opts)], ghclient.WithApp(check))...); err != nil {
 			return nil, cmdutil.UsageErrorf("", "%v", err)
 		}
-		return ghclient.WithApp(a.appID, key, a.installationID), nil
+		return ghclient.WithApp(app), nil
 	case a.tokenFile != "":
 		data, err := os.ReadFile(a.tokenFile)
 		if err != nil {

@@ -258,7 +258,7 @@ func newCommitter(ctx context.Context, f *commitFlags, e *cmdutil.Env, owner, na
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	copts := append(f.engine.committerOptions(e), committer.WithMaxAttempts(f.maxAttempts))
+	copts := []committer.Option{committer.WithRetries(f.maxAttempts, nil)}
 	switch {
 	case f.noTurns:
 		copts = append(copts, committer.WithoutTurns())
@@ -274,13 +274,11 @@ func newCommitter(ctx context.Context, f *commitFlags, e *cmdutil.Env, owner, na
 		}
 		copts = append(copts, committer.WithSigner(signer))
 	}
-	if logger != nil {
-		copts = append(copts, committer.WithLogger(logger))
-	}
+	// The committer logs to the client's logger (authClient).
 	if prog != nil {
-		copts = append(copts, committer.WithObserver(prog.observe), committer.WithProgressEvents(prog.observe))
+		copts = append(copts, committer.WithObserver(prog.observe))
 	}
-	c, err := committer.New(owner, name, append(copts, committer.WithHTTPClient(client), committer.WithBaseURL(apiURL))...)
+	c, err := committer.New(owner, name, append(copts, committer.WithHTTPClient(client))...)
 	if err != nil {
 		return nil, nil, nil, cmdutil.UsageErrorf("", "%v", err)
 	}

@@ -2,12 +2,12 @@ package commit
 
 import (
 	"github.com/ghcommitter/ghcommitter/committer"
-	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"github.com/spf13/cobra"
 )
 
-// engineFlags is commit's --engine flag. commit.go calls register,
-// committerOptions and commitOptions (one line each).
+// engineFlags is commit's --engine flag. commit.go calls register and
+// commitOptions (one line each). The GraphQL endpoint, $GITHUB_GRAPHQL_URL
+// when set, is the client's (authOptions).
 type engineFlags struct {
 	engine committer.Engine
 }
@@ -33,16 +33,6 @@ func (f *engineFlags) register(cmd *cobra.Command) {
 			"graphql (one createCommitOnBranch: plain files only, Verified), "+
 			"contents (one contents-API write: one plain file ≤ 1 MiB, Verified), "+
 			"or auto (the fewest writes that carry the change set)")
-}
-
-// committerOptions points the GraphQL engine at $GITHUB_GRAPHQL_URL when
-// set (GitHub Actions sets it, on GitHub Enterprise Server too); otherwise
-// it is derived from the REST API URL.
-func (f *engineFlags) committerOptions(e *cmdutil.Env) []committer.Option {
-	if u := e.Getenv("GITHUB_GRAPHQL_URL"); u != "" {
-		return []committer.Option{committer.WithGraphQLURL(u)}
-	}
-	return nil
 }
 
 func (f *engineFlags) commitOptions() []committer.CommitOption {

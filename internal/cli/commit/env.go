@@ -188,7 +188,8 @@ func flagHint(h string) string {
 		}
 		return "pass --delete " + ShellQuote(p) + " with the --add in one command"
 	})
-	return strings.NewReplacer("CreateBranchFrom", "--create-branch-from", "WithMaxAttempts", "--max-attempts", "WithBaseURL", "--api-url").Replace(h)
+	return strings.NewReplacer("CreateBranchFrom", "--create-branch-from", "WithMaxAttempts", "--max-attempts", "WithRetries", "--max-attempts",
+		"WithBaseURL", "--api-url", "TagSpec.Force", "--tag-force").Replace(h)
 }
 
 // ShellQuote quotes s for a POSIX shell when it needs quoting.

@@ -35,12 +35,5 @@ func (f *tagFlags) commitOptions() []committer.CommitOption {
 	if f.name == "" {
 		return nil
 	}
-	opts := []committer.CommitOption{committer.Tag(f.name)}
-	if f.message != "" {
-		opts = append(opts, committer.TagMessage(f.message))
-	}
-	if f.force {
-		opts = append(opts, committer.ForceTag())
-	}
-	return opts
+	return []committer.CommitOption{committer.Tag(committer.TagSpec{Name: f.name, Message: f.message, Force: f.force})}
 }

@@ -155,13 +155,13 @@ func runDemo(ctx context.Context, e *cmdutil.Env, writers int, latency time.Dura
 // client, its own committer.
 func promote(ctx context.Context, api string, stage int) (*committer.Result, error) {
 	// Separate jobs would not share a write pacer; in one process they do.
-	client, err := ghclient.NewHTTPClient(ctx, ghclient.WithBaseURL(api), ghclient.WithToken(demoToken), ghclient.WithWritePacing(0, 0, 0))
+	client, err := ghclient.NewHTTPClient(ctx, ghclient.WithBaseURL(api), ghclient.WithToken(demoToken),
+		ghclient.WithRateLimits(ghclient.RateLimits{Pacing: &ghclient.Pacing{}}))
 	if err != nil {
 		return nil, err
 	}
-	c, err := committer.New(demoOwner, demoRepo, committer.WithHTTPClient(client), committer.WithBaseURL(api),
-		committer.WithMaxAttempts(4*64),
-		committer.WithBackoff(committer.ExponentialBackoff(5*time.Millisecond, 200*time.Millisecond)))
+	c, err := committer.New(demoOwner, demoRepo, committer.WithHTTPClient(client),
+		committer.WithRetries(4*64, committer.ExponentialBackoff(5*time.Millisecond, 200*time.Millisecond)))
 	if err != nil {
 		return nil, err
 	}
