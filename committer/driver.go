@@ -154,7 +154,7 @@ func (d *driver) outOfAttempts() *Error {
 	}
 	e := d.c.fail(d.op, d.branch, ErrConflict, errors.New(msg))
 	e.Head, e.Attempts = d.lastHead, n
-	e.Hint = "raise the attempt limit (WithMaxAttempts) or spread the writers out"
+	e.Hint = "raise the attempt limit (WithRetries) or spread the writers out"
 	return e
 }
 
@@ -274,7 +274,7 @@ func (d *driver) refusedOr(err error, attempt int) loop.Outcome {
 		if most := d.c.o.maxLimitWait; d.wait > most {
 			// The transport fails a read with such a wait at once; so
 			// does the commit loop, instead of sleeping it out.
-			return loop.Fail(d.rateLimited(attempt, fmt.Sprintf("GitHub's rate limit asks to wait %s, longer than the %s this client waits (ghclient.WithMaxRateLimitWait)", d.wait.Round(time.Second), most)))
+			return loop.Fail(d.rateLimited(attempt, fmt.Sprintf("GitHub's rate limit asks to wait %s, longer than the %s this client waits (ghclient.RateLimits.MaxWait)", d.wait.Round(time.Second), most)))
 		}
 		return loop.Outcome{Kind: loop.Wait}
 	}

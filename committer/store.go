@@ -193,9 +193,6 @@ func (c *Committer) uploadOne(ctx context.Context, s *changes.Source) error {
 		return &sourceError{fmt.Errorf("upload blob: GitHub stored %s, expected %s: the content changed since it was hashed", short(got), short(s.SHA))}
 	}
 	c.cache.MarkUploaded(s.SHA)
-	if c.o.progress != nil {
-		c.o.progress(s.Size)
-	}
 	return nil
 }
 

@@ -63,7 +63,7 @@ var ErrKeptChanging = errors.New("the repository kept changing between empty and
 // Count numbers a work's attempts: Attempt is the number of the one to
 // make, After moves past one attempt's outcome.
 type Count struct {
-	Max     int // the attempt limit (WithMaxAttempts)
+	Max     int // the attempt limit (committer.WithRetries)
 	attempt int
 	unsent  int // LostUnsent attempts made again without counting
 	rereads int // Reread attempts made again without counting

@@ -188,7 +188,7 @@ func flagHint(h string) string {
 		}
 		return "pass --delete " + ShellQuote(p) + " with the --add in one command"
 	})
-	return strings.NewReplacer("CreateBranchFrom", "--create-branch-from", "WithMaxAttempts", "--max-attempts", "WithRetries", "--max-attempts",
+	return strings.NewReplacer("CreateBranchFrom", "--create-branch-from", "WithRetries", "--max-attempts",
 		"WithBaseURL", "--api-url", "TagSpec.Force", "--tag-force").Replace(h)
 }
 
