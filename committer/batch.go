@@ -125,7 +125,7 @@ func (b *batch) land(tip string, attempt int, created bool) {
 // ones before it, and creates their trees and commits. Jobs whose
 // precondition, edit or content fails, or whose caller gave up, are
 // finished with their own error and dropped from live, and the others
-// resolved again without them (see batch_member.go). It returns the new
+// resolved again without them (see takeOut). It returns the new
 // tip (head itself if nothing changed). id is the batch's Edit-Id, for a
 // squash of several change sets.
 func (b *batch) buildAll(ctx context.Context, live *[]*job, id, head, tree string, attempt int) (map[*job]*Result, string, string, error) {

@@ -27,7 +27,7 @@ type commitOptions struct {
 	maxBatch   int    // 0: the default
 	engine     Engine // EngineGitData unless WithEngine
 	tag        refs.Tag
-	// onProtected: WithPullRequestOnProtected (onprotected.go).
+	// onProtected: WithPullRequestOnProtected.
 	onProtected *onProtected
 }
 

@@ -15,7 +15,7 @@ import (
 // here), then the paths whose final content differs from head's tree are
 // sent in one createCommitOnBranch. A change set whose precondition, edit
 // or content fails, or whose caller gave up, is finished with its own
-// error, and the others are staged again without it (batch_member.go).
+// error, and the others are staged again without it (batch.go: takeOut).
 func (b *batch) stageOne(ctx context.Context, cands []engine.Writer, _ bool, head, tree string, attempt int) (*engine.Staged, *unit, error) {
 	for {
 		st, u, again, err := b.stageOnce(ctx, cands[0], head, tree, attempt)
