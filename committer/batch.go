@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ghcommitter/ghcommitter/committer/internal/loop"
+
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
 )
 
@@ -25,7 +27,7 @@ type outcome struct {
 	tree    string
 }
 
-func (b *batch) prune(settling bool) bool {
+func (b *batch) Prune(settling bool) bool {
 	// Withdraw the callers that gave up; nothing of theirs has landed
 	// (unless an earlier update of this batch had no clear answer: then
 	// their fate is still open, and they wait for it). The others may
@@ -49,16 +51,16 @@ func (b *batch) prune(settling bool) bool {
 	return len(b.live) > 0
 }
 
-func (b *batch) first() *unit {
+func (b *batch) First() loop.Unit {
 	if len(b.live) == 0 {
 		return nil
 	}
 	return b.live[0].u
 }
 
-func (b *batch) size() int { return len(b.live) }
+func (b *batch) Size() int { return len(b.live) }
 
-func (b *batch) drop(u *unit, err *Error) bool {
+func (b *batch) Drop(u loop.Unit, err error) bool {
 	for i, j := range b.live {
 		if j.u == u {
 			j.finish(nil, err)
@@ -83,26 +85,26 @@ func (b *batch) committers() []*Committer {
 	return out
 }
 
-func (b *batch) fail(err error) {
+func (b *batch) Fail(err error) {
 	for _, j := range b.live {
 		j.finish(nil, j.u.boot.annotate(err))
 	}
 	b.live = nil
 }
 
-func (b *batch) build(ctx context.Context, head, tree string, attempt int) (built, error) {
+func (b *batch) Build(ctx context.Context, head, tree string, attempt int) (loop.Built, error) {
 	results, tip, tipTree, err := b.buildAll(ctx, &b.live, b.id, head, tree, attempt)
 	if err != nil {
-		return built{}, err
+		return loop.Built{}, err
 	}
 	if len(b.live) == 0 {
-		return built{gone: true}, nil
+		return loop.Built{Gone: true}, nil
 	}
 	b.outcomes[tip] = outcome{results: results, tree: tipTree}
-	return built{tip: tip, tree: tipTree}, nil
+	return loop.Built{Tip: tip, Tree: tipTree}, nil
 }
 
-func (b *batch) land(tip string, attempt int, created bool) {
+func (b *batch) Land(tip string, attempt int, created bool) {
 	o := b.outcomes[tip]
 	b.coord.remember(tip, o.tree)
 	for _, j := range b.live {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ghcommitter/ghcommitter/committer/internal/loop"
+
 	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
 	"github.com/ghcommitter/ghcommitter/committer/internal/landing"
@@ -29,15 +31,6 @@ type firstFile struct {
 	data []byte
 }
 
-// headRead is the head an attempt builds on.
-type headRead struct {
-	head, tree string
-	creating   bool // the branch is missing: it is created at head, CreateBranchFrom's base
-	// reread: the repository turned from empty to not (or back) while it
-	// was bootstrapped: read the branch again (loop.Reread).
-	reread bool
-}
-
 // maxBootstrapAttempts bounds the contents-API writes that try to start an
 // empty repository whose replies were lost.
 const maxBootstrapAttempts = 3
@@ -47,13 +40,13 @@ const maxBootstrapAttempts = 3
 // or the head another writer made first (then u is unchanged and is built
 // on it as a whole), or reread: the repository is no longer empty, read
 // the branch again.
-func (c *Committer) bootstrap(ctx context.Context, branch string, u *unit) (headRead, error) {
+func (c *Committer) bootstrap(ctx context.Context, branch string, u *unit) (loop.Head, error) {
 	if u.boot != nil {
-		return headRead{reread: true}, nil // already started by u; the branch is there now
+		return loop.Head{Reread: true}, nil // already started by u; the branch is there now
 	}
 	f, err := c.planBootstrap(ctx, u.p)
 	if err != nil {
-		return headRead{}, err
+		return loop.Head{}, err
 	}
 	var cause error
 	for range maxBootstrapAttempts {
@@ -61,21 +54,21 @@ func (c *Committer) bootstrap(ctx context.Context, branch string, u *unit) (head
 		if err == nil {
 			u.boot = &booted{commit: commit, tree: tree, change: FileChange{Path: f.path, Action: Added}}
 			u.p = withoutBootstrapFile(u.p, f.path)
-			return headRead{head: commit, tree: tree}, nil
+			return loop.Head{Head: commit, Tree: tree}, nil
 		}
 		var ue *landing.UnsentError
 		if errors.As(err, &ue) {
 			if cause != nil {
 				// An earlier PUT was sent and may still land.
-				return headRead{}, c.unknownBoot(cause, err)
+				return loop.Head{}, c.unknownBoot(cause, err)
 			}
-			return headRead{}, err // never sent: nothing landed
+			return loop.Head{}, err // never sent: nothing landed
 		}
 		switch v, jerr := rest.Judge(rest.ToContents, err); v {
 		case rest.Limited:
-			return headRead{}, jerr
+			return loop.Head{}, jerr
 		case rest.Failed:
-			return headRead{}, fmt.Errorf("bootstrap empty repository: %w", jerr)
+			return loop.Head{}, fmt.Errorf("bootstrap empty repository: %w", jerr)
 		}
 		// No clear answer (or: the file exists already, or the repository
 		// is no longer empty): read the branch to tell who started it.
@@ -85,14 +78,14 @@ func (c *Committer) bootstrap(ctx context.Context, branch string, u *unit) (head
 			return hr, err
 		}
 	}
-	return headRead{}, c.unknownBoot(cause, errors.New("the repository is still empty"))
+	return loop.Head{}, c.unknownBoot(cause, errors.New("the repository is still empty"))
 }
 
 // bootstrapped reads the branch after a first-commit write whose answer
 // did not say whether it landed (cause): again is true when the
 // repository is still empty and the write may be sent again; else the
 // head to build on (u.boot set when the root commit is u's own).
-func (c *Committer) bootstrapped(ctx context.Context, branch string, u *unit, f *firstFile, cause error) (hr headRead, again bool, err error) {
+func (c *Committer) bootstrapped(ctx context.Context, branch string, u *unit, f *firstFile, cause error) (hr loop.Head, again bool, err error) {
 	rctx, cancel := c.settleContext(ctx)
 	head, tree, err := c.refs.ReadHead(rctx, branch)
 	cancel()
@@ -100,25 +93,25 @@ func (c *Committer) bootstrapped(ctx context.Context, branch string, u *unit, f 
 	case errors.Is(err, refs.ErrEmptyRepo) && ctx.Err() != nil:
 		// The PUT was sent, and GitHub may still apply it; the caller
 		// is gone, so it is not sent again.
-		return headRead{}, false, c.unknownBoot(cause, errors.New("the repository is still empty, and the write may yet land"))
+		return loop.Head{}, false, c.unknownBoot(cause, errors.New("the repository is still empty, and the write may yet land"))
 	case errors.Is(err, refs.ErrEmptyRepo):
-		return headRead{}, true, nil // nothing landed: a contents PUT without sha can only create, so sending it again is safe
+		return loop.Head{}, true, nil // nothing landed: a contents PUT without sha can only create, so sending it again is safe
 	case errors.Is(err, refs.ErrBranchMissing):
-		return headRead{reread: true}, false, nil
+		return loop.Head{Reread: true}, false, nil
 	case err != nil:
-		return headRead{}, false, c.unknownBoot(cause, err)
+		return loop.Head{}, false, c.unknownBoot(cause, err)
 	}
 	rctx, cancel = c.settleContext(ctx)
 	root, rootTree, ours, err := c.isOurBootstrap(rctx, head, u, f)
 	cancel()
 	if err != nil {
-		return headRead{}, false, c.unknownBoot(cause, err)
+		return loop.Head{}, false, c.unknownBoot(cause, err)
 	}
 	if ours {
 		u.boot = &booted{commit: root, tree: rootTree, change: FileChange{Path: f.path, Action: Added}}
 		u.p = withoutBootstrapFile(u.p, f.path)
 	}
-	return headRead{head: head, tree: tree}, false, nil
+	return loop.Head{Head: head, Tree: tree}, false, nil
 }
 
 func (c *Committer) unknownBoot(cause, err error) error {

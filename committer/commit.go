@@ -125,13 +125,15 @@ func (c *Committer) Plan(ctx context.Context, branch string, cs *ChangeSet, opts
 	if co.squash || co.maxBatch != 0 {
 		return nil, c.fail(op, branch, ErrInvalid, errors.New("Squash and WithMaxBatch are options of a Queue, not of a plan"))
 	}
-	d := &driver{c: c, op: op, branch: branch, co: co, w: &single{c: c, branch: branch, u: u}, dryRun: true}
+	cfg := c.driverConfig(branch, co)
+	cfg.DryRun = true
+	d := c.newDriver(op, cfg, &single{c: c, branch: branch, u: u}, nil)
 	plan := &Plan{Repository: c.Repository(), Branch: branch}
-	hr, err := d.head(ctx, 1)
+	hr, err := d.Head(ctx, 1)
 	if err != nil {
 		return nil, err
 	}
-	head, tree, creating := hr.head, hr.tree, hr.creating
+	head, tree, creating := hr.Head, hr.Tree, hr.Creating
 	plan.NewBranch = creating
 	if co.expectHead != "" && head != co.expectHead {
 		e := c.fail(op, branch, ErrConflict, fmt.Errorf("head is %s, expected %s", short(head), short(co.expectHead)))

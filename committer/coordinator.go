@@ -246,9 +246,9 @@ func (co *coordinator) run(jobs []*job) {
 			return // withdrawn before it started
 		}
 		s := &single{c: j.c, branch: j.branch, u: j.u, eng: j.co.engine.impl(), results: map[string]*Result{}}
-		d := &driver{c: j.c, op: "commit to", branch: j.branch, co: j.co, w: s}
-		d.cands, d.strict = j.c.candidates(j.u, j.co)
-		d.run(j.ctx)
+		cfg := j.c.driverConfig(j.branch, j.co)
+		cfg.Cands, cfg.Strict = j.c.candidates(j.u, j.co)
+		j.c.newDriver("commit to", cfg, s, nil).Run(j.ctx)
 		// The head it made is the branch's now, for a Queue's next batch
 		// (which would otherwise build on an older one and lose a race
 		// to this process's own commit).
@@ -261,12 +261,12 @@ func (co *coordinator) run(jobs []*job) {
 		return
 	}
 	b := &batch{c: j.c, branch: j.branch, co: j.co, coord: co, live: jobs, outcomes: map[string]outcome{}, id: changes.NewEditID()}
-	d := &driver{c: j.c, op: "commit to", branch: j.branch, co: j.co, w: b, watchers: b.committers}
-	d.cands, d.strict = engine.Choose(j.co.engine.impl(), engine.Change{}) // a batch's engine: Git Data, or GraphQL squashed
+	cfg := j.c.driverConfig(j.branch, j.co)
+	cfg.Cands, cfg.Strict = engine.Choose(j.co.engine.impl(), engine.Change{}) // a batch's engine: Git Data, or GraphQL squashed
 	if j.q != nil {
-		d.known, d.forget = co.known, co.forget
+		cfg.Known, cfg.Forget = co.known, co.forget
 	}
-	d.run(context.WithoutCancel(j.ctx))
+	j.c.newDriver("commit to", cfg, b, b.committers).Run(context.WithoutCancel(j.ctx))
 }
 
 // remember keeps the head a batch made, for the next Queue batch.

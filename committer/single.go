@@ -3,6 +3,8 @@ package committer
 import (
 	"context"
 
+	"github.com/ghcommitter/ghcommitter/committer/internal/loop"
+
 	"github.com/ghcommitter/ghcommitter/committer/internal/engine"
 )
 
@@ -27,7 +29,7 @@ type preResolved struct {
 	r    *resolved
 }
 
-func (s *single) stageOne(ctx context.Context, cands []engine.Writer, strict bool, head, tree string, attempt int) (*engine.Staged, *unit, error) {
+func (s *single) StageOne(ctx context.Context, cands []engine.Writer, strict bool, head, tree string, attempt int) (*engine.Staged, *loop.OneCommit, error) {
 	s.pre = nil
 	st, res, err := s.c.stage(ctx, s.u, s.eng, cands, strict, head, tree, func(v *view, r *resolved) {
 		s.pre = &preResolved{head: head, v: v, r: r}
@@ -47,18 +49,18 @@ func (s *single) stageOne(ctx context.Context, cands []engine.Writer, strict boo
 		}
 		s.results[commit] = &r
 	}
-	return st, s.u, nil
+	return st, oneCommit(s.u), nil
 }
 
-func (s *single) prune(bool) bool { return s.res == nil && s.err == nil }
+func (s *single) Prune(bool) bool { return s.res == nil && s.err == nil }
 
-func (s *single) first() *unit { return s.u }
+func (s *single) First() loop.Unit { return s.u }
 
-func (s *single) size() int { return 1 }
+func (s *single) Size() int { return 1 }
 
-func (s *single) drop(*unit, *Error) bool { return false }
+func (s *single) Drop(loop.Unit, error) bool { return false }
 
-func (s *single) fail(err error) { s.err = s.u.boot.annotate(err) }
+func (s *single) Fail(err error) { s.err = s.u.boot.annotate(err) }
 
 // failAt is the error of an attempt on head that cannot go on.
 func (s *single) failAt(head string, attempt int, err error) error {
@@ -67,7 +69,7 @@ func (s *single) failAt(head string, attempt int, err error) error {
 	return s.u.boot.annotate(e)
 }
 
-func (s *single) build(ctx context.Context, head, tree string, attempt int) (built, error) {
+func (s *single) Build(ctx context.Context, head, tree string, attempt int) (loop.Built, error) {
 	var r *resolved
 	var err error
 	if p := s.pre; p != nil && p.head == head {
@@ -79,29 +81,29 @@ func (s *single) build(ctx context.Context, head, tree string, attempt int) (bui
 	if err != nil {
 		e := s.c.fail("commit to", s.branch, nil, err)
 		e.Head, e.Attempts = head, attempt
-		return built{}, s.u.boot.annotate(e)
+		return loop.Built{}, s.u.boot.annotate(e)
 	}
 	res := newResult(s.c, s.branch, r.changes)
 	res.Parent, res.Commit, res.Tree = head, head, tree
 	if len(r.Entries) > 0 {
-		contended := isContended(ctx)
+		contended := loop.Contended(ctx)
 		if contended && s.c.refs.Moved(ctx, s.branch, head) {
 			// Unsent unless resolve created subtrees (a replaced
 			// directory's).
-			return built{moved: true, unsent: len(r.Subtrees) == 0}, nil
+			return loop.Built{Moved: true, Unsent: len(r.Subtrees) == 0}, nil
 		}
 		if err := s.c.upload(ctx, r.Uploads); err != nil {
-			return built{}, err
+			return loop.Built{}, err
 		}
 		newTree, err := s.c.createTree(ctx, tree, r.Entries)
 		if err != nil {
-			return built{}, err
+			return loop.Built{}, err
 		}
 		if newTree != tree {
 			// Looked at again before the commit: a move seen now costs
 			// the tree alone, where the watch below costs the commit too.
 			if contended && s.c.refs.Moved(ctx, s.branch, head) {
-				return built{moved: true}, nil
+				return loop.Built{Moved: true}, nil
 			}
 			moved := func() bool { return false }
 			if contended {
@@ -109,10 +111,10 @@ func (s *single) build(ctx context.Context, head, tree string, attempt int) (bui
 			}
 			commit, err := s.c.createCommit(ctx, s.u.cs, s.u.message, head, newTree)
 			if moved() && err == nil {
-				return built{moved: true}, nil // the ref update would lose: not sent
+				return loop.Built{Moved: true}, nil // the ref update would lose: not sent
 			}
 			if err != nil {
-				return built{}, err
+				return loop.Built{}, err
 			}
 			res.Commit, res.Tree = commit, newTree
 		}
@@ -121,10 +123,10 @@ func (s *single) build(ctx context.Context, head, tree string, attempt int) (bui
 		res.NoOp, res.Parent, res.Changed = true, "", []string{}
 	}
 	s.results[res.Commit] = res
-	return built{tip: res.Commit, tree: res.Tree}, nil
+	return loop.Built{Tip: res.Commit, Tree: res.Tree}, nil
 }
 
-func (s *single) land(tip string, attempt int, created bool) {
+func (s *single) Land(tip string, attempt int, created bool) {
 	r := s.results[tip]
 	r.Attempts, r.CreatedBranch = attempt, created
 	if r.Engine == "" {

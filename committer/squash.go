@@ -5,6 +5,8 @@ import (
 	"errors"
 	"sort"
 
+	"github.com/ghcommitter/ghcommitter/committer/internal/loop"
+
 	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/engine"
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
@@ -16,17 +18,20 @@ import (
 // sent in one createCommitOnBranch. A change set whose precondition, edit
 // or content fails, or whose caller gave up, is finished with its own
 // error, and the others are staged again without it (batch.go: takeOut).
-func (b *batch) stageOne(ctx context.Context, cands []engine.Writer, _ bool, head, tree string, attempt int) (*engine.Staged, *unit, error) {
+func (b *batch) StageOne(ctx context.Context, cands []engine.Writer, _ bool, head, tree string, attempt int) (*engine.Staged, *loop.OneCommit, error) {
 	for {
 		st, u, again, err := b.stageOnce(ctx, cands[0], head, tree, attempt)
 		if again || err == nil && st != nil && !sealAll(&b.live) {
 			continue
 		}
-		return st, u, err
+		if u == nil {
+			return st, nil, err
+		}
+		return st, oneCommit(u), err
 	}
 }
 
-// stageOnce is one try of stageOne; again: a change set was taken out
+// stageOnce is one try of StageOne; again: a change set was taken out
 // after the others were staged with it.
 func (b *batch) stageOnce(ctx context.Context, eng engine.Writer, head, tree string, attempt int) (*engine.Staged, *unit, bool, error) {
 	c := b.c
