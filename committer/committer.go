@@ -1,3 +1,117 @@
+// Package committer commits files to a GitHub repository through the REST
+// Git Data API, without a local clone, and stays correct when many writers
+// commit to the same branch at the same time.
+//
+// A commit is built on GitHub from content-addressed objects on top of the
+// branch's current head, and the branch is moved by a compare-and-swap from
+// that head (see Guarantees). When another writer moved the branch first,
+// GitHub refuses the update; the Committer re-reads the head, rebuilds
+// the commit on it — re-running edit functions on the fresh content — and
+// tries again. Nothing is ever force-pushed, and nothing another writer
+// committed is lost.
+//
+// # Cost
+//
+// One attempt of a commit of small text files costs five requests whatever
+// the size of the repository and the width of its directories: read the
+// head (GET branches/{b}, which also gives the head's tree), one GraphQL
+// query that says what is at every changed path and every directory above
+// it (a put must go neither through a file nor onto a directory), create
+// the tree with the content inline and base_tree set to the head's tree,
+// create the commit, update the ref. An edit reads its file's blob by SHA;
+// a directory delete or a sync lists that directory. What the trees a
+// Committer created hold is remembered, so a path it wrote needs no query;
+// where GraphQL is unavailable the directories on the paths are read over
+// REST (cached by SHA across attempts). Text goes inline however much of it
+// there is, in create-tree requests of at most 1 MB of content and 200
+// inline entries, each on the last, so writes grow with the bytes sent,
+// not the files. Binary or large files are hashed locally and uploaded
+// once as blobs, however many attempts the commit takes, streaming from
+// disk.
+//
+// # Guarantees
+//
+//   - The branch only moves by fast-forward. Nothing is force-pushed.
+//   - A change set either lands exactly once or is reported as not landed.
+//     When the final ref update gets no answer, the ref is read back to tell.
+//     A cancelled context does not cancel a landing write already sent:
+//     its reply is waited for (WithLandingGrace), and the outcome is
+//     "not landed" only when proven, else ErrUnknownOutcome.
+//   - Nothing another writer committed is lost: every attempt builds on the
+//     head it read.
+//   - Nothing is visible on the branch before the final ref update, with
+//     one exception: GitHub's Git Data API does not work on an empty
+//     repository, so its first commit is made through the contents API and
+//     holds one of the change set's own plain files, exactly as asked; the
+//     rest follows in a second commit (Result.Bootstrapped). Preconditions
+//     are checked, and edits run, against the empty tree before anything is
+//     written; a change set with no plain file is ErrInvalid there. Should
+//     the rest then fail (another writer got in between), the error says
+//     that the first commit landed.
+//
+// GitHub's REST ref update checks only that the move is a fast-forward, not
+// that the head is still the one read: if someone resets the branch
+// backwards to an ancestor of that head, it still succeeds. So the branch
+// is moved with GraphQL updateRefs and beforeOid = the head the commit was
+// built on, a strict compare-and-swap; where GitHub has no updateRefs (or
+// with WithFastForwardRefUpdates) the REST fast-forward is used, and
+// ExpectHead is then checked when the head is read only.
+//
+// # Engines
+//
+// WithEngine chooses the API a commit goes through. EngineGitData (the
+// default) is described above: three writes per attempt, and it carries
+// everything. EngineGraphQL commits with one GraphQL createCommitOnBranch,
+// pinned to the head read (plain files only, up to MaxGraphQLBytes, no
+// chosen author). EngineContents writes one plain file through the contents
+// API, guarded by its blob SHA. Both make commits GitHub signs (Verified for
+// any token), and settle a lost reply by the commit's EditIDTrailer, which
+// they always add: the change set's own, as the message's last line, even
+// when the message already holds one (that one is never searched for). EngineAuto picks, per attempt, the engine with the fewest
+// writes that carries the change set. An explicit engine that cannot carry
+// a change set refuses it with ErrInvalid before any write. See
+// docs/engines.md.
+//
+// # Errors
+//
+// Every error of a Committer's work (its methods, NewQueue and
+// Queue.Commit; New and the Validate functions return plain errors) is an
+// *Error naming the repository, branch and path, whose
+// Kind matches one of ErrConflict, ErrInvalid, ErrNotFound, ErrUnauthorized,
+// ErrPermission, ErrProtected, ErrRateLimited or ErrUnknownOutcome with
+// errors.Is, and which carries GitHub's HTTP status, message and
+// X-GitHub-Request-Id whenever a reply caused the failure (REST, GraphQL,
+// a rate limit the transport gave up on, a refused redirect); an
+// ErrRateLimited also carries the wait GitHub asked for (RetryAfter). Only
+// the answers that mean another writer moved the branch are lost races
+// (ErrConflict once attempts run out), on every engine. A change set is
+// validated as a whole before any request: an invalid one sends nothing.
+//
+// # Clients
+//
+// New takes the caller's *http.Client (WithHTTPClient: any authentication,
+// proxy or tracing, including the Client() of any go-github version), and
+// always has it carry ghclient's layers: GitHub-aware retries of the
+// idempotent requests, rate-limit waits and a redirect policy that sends
+// credentials only to the API's own host. The commit loop itself only
+// settles the ref update, so the two never multiply. The client alone owns
+// the API's URL, the GraphQL endpoint, the logger and the rate-limit
+// handling: ghclient.NewHTTPClient builds an authenticated client from a
+// token or GitHub App credentials with them (ghclient.WithBaseURL for
+// GitHub Enterprise Server, ghclient.WithLogger, ghclient.WithRateLimits),
+// ghclient.Wrap puts them on a client of the caller's, and the committer
+// takes them from the client (the wait after a bare secondary limit too).
+// The githubtest subpackage is a stateful fake of GitHub for tests.
+// WithObserver reports each attempt, lost race, rate-limit wait and
+// landing, and the uploads' progress; the package logs nothing above debug
+// level, to the client's logger (ghclient.WithLogger, which logs the HTTP
+// requests too).
+//
+// # Internals
+//
+// How the package is built (its stages, the commit loop's invariants, and
+// where each answer of GitHub is classified) is described for maintainers
+// in docs/architecture.md in the repository.
 package committer
 
 import (

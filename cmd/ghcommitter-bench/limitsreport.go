@@ -229,9 +229,10 @@ func renderLimitGoals(b *strings.Builder, lr *limitsReport) {
 
 // renderUnscaledWait explains rows that took a real minute or more: the
 // commit loop waits at least a real minute after a secondary limit that
-// names no retry-after, whatever the scale (committer/errors.go's
-// secondaryWait; seen with "ghcommitter commit -v": "write refused by a
-// rate limit ... wait=1m0s"), while the client's own waits are scaled.
+// names no retry-after, whatever the scale (ghclient.RateLimits'
+// SecondaryWait, which the commit loop applies; seen with "ghcommitter
+// commit -v": "write refused by a rate limit ... wait=1m0s"), while the
+// client's own waits are scaled.
 func renderUnscaledWait(b *strings.Builder, lr *limitsReport) {
 	var rows []string
 	for _, r := range lr.Results {
@@ -242,7 +243,7 @@ func renderUnscaledWait(b *strings.Builder, lr *limitsReport) {
 	if len(rows) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "**Wall times of a minute or more** (%s) are the commit loop's own wait after a secondary limit that names no `retry-after`: it waits at least one real minute whatever the scale (`committer/errors.go`, `secondaryWait`; `ghcommitter commit -v` logs `write refused by a rate limit … wait=1m0s`), while the client's waits and pacing follow `%s`. At this scale that minute stands for %s on github.com, so those wall times overstate what github.com would take; the counts are unaffected.\n\n",
+	fmt.Fprintf(b, "**Wall times of a minute or more** (%s) are the commit loop's own wait after a secondary limit that names no `retry-after`: it waits at least one real minute whatever the scale (`ghclient.RateLimits.SecondaryWait`, applied by `committer/internal/loop`; `ghcommitter commit -v` logs `write refused by a rate limit … wait=1m0s`), while the client's waits and pacing follow `%s`. At this scale that minute stands for %s on github.com, so those wall times overstate what github.com would take; the counts are unaffected.\n\n",
 		strings.Join(rows, "; "), limitScaleEnv, human(time.Duration(float64(time.Minute)*lr.Config.scale)))
 }
 
