@@ -117,6 +117,7 @@ func (b *batch) Land(tip string, attempt int, created bool) {
 		// one caller reports it (a squash is one commit; its first).
 		r.Attempts, r.CreatedBranch = attempt, created
 		created = false
+		landedResult(r)
 		j.u.boot.apply(r)
 		j.finish(r, nil)
 	}

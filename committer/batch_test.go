@@ -75,6 +75,9 @@ func runQueue(t *testing.T, squash bool) {
 		}
 		landed++
 		commits[results[i].Commit] = true
+		if results[i].Engine != "git-data" {
+			t.Errorf("writer %d: Result.Engine %q, want git-data", i, results[i].Engine)
+		}
 		if got := readFile(t, ts, "main", fmt.Sprintf("w/%02d.txt", i)); got != strconv.Itoa(i) {
 			t.Errorf("writer %d's file = %q", i, got)
 		}

@@ -116,6 +116,9 @@ func TestCoordinatorOneProcessNeverRaces(t *testing.T) {
 			t.Errorf("stage %d: result %+v is not a commit of its own", i, r)
 		}
 		commits[r.Commit] = true
+		if r.Engine != "git-data" { // alone or batched, the Result names its engine
+			t.Errorf("stage %d: Result.Engine %q, want git-data", i, r.Engine)
+		}
 		if !landedSeen[i].Load() {
 			t.Errorf("stage %d: its observer saw no landing", i)
 		}

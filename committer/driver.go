@@ -352,9 +352,16 @@ func (s *single) Build(ctx context.Context, head, tree string, attempt int) (loo
 func (s *single) Land(tip string, attempt int, created bool) {
 	r := s.results[tip]
 	r.Attempts, r.CreatedBranch = attempt, created
-	if r.Engine == "" {
-		r.Engine = engine.GitData{}.Name() // built here: no one-write engine picked
-	}
+	landedResult(r)
 	s.u.boot.apply(r)
 	s.res = r
+}
+
+// landedResult completes the Result of a change set that landed, alone
+// or in a batch: a commit that no one-write engine made was built by the
+// work itself, through Git Data.
+func landedResult(r *Result) {
+	if r.Engine == "" {
+		r.Engine = engine.GitData{}.Name()
+	}
 }
