@@ -106,6 +106,10 @@ type limitsConfig struct {
 	trace string
 	// rows are the kinds of rows to run (-limit-rows); nil: all of them.
 	rows []string
+	// separate runs every CLI process as on a machine of its own
+	// (-limit-machines separate): its own HOME and XDG_CACHE_HOME (so no
+	// turn lock file is shared) and its own rate-limit state directory.
+	separate bool
 }
 
 // limitRowKinds are the kinds of rows of the section, for -limit-rows:

@@ -158,3 +158,48 @@ func TestProcessStagesNeverRace(t *testing.T) {
 		})
 	}
 }
+
+// Separate machines share nothing local: each process its own HOME,
+// cache and state directory; on one machine they share the run's state
+// directory and the user's HOME.
+func TestLimitProcessEnvSeparate(t *testing.T) {
+	work := t.TempDir()
+	get := func(env []string, k string) string {
+		v := ""
+		for _, kv := range env {
+			if key, val, _ := strings.Cut(kv, "="); key == k {
+				v = val // the last one wins, as for exec
+			}
+		}
+		return v
+	}
+	lc := limitsConfig{scale: 60, separate: true}
+	a, err := limitProcessEnv(work, 0, lc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := limitProcessEnv(work, 1, lc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"HOME", "XDG_CACHE_HOME", stateDirEnv} {
+		va, vb := get(a, k), get(b, k)
+		if va == "" || va == vb || !strings.HasPrefix(va, work) {
+			t.Errorf("%s: process 0 %q, process 1 %q: want a directory of each process's own under the run's", k, va, vb)
+		}
+	}
+	for _, kv := range a {
+		if k, _, _ := strings.Cut(kv, "="); k == "HOME" && get(a, "HOME") != strings.TrimPrefix(kv, "HOME=") {
+			t.Errorf("process 0's environment holds two HOMEs: %q", kv)
+		}
+	}
+	same := limitsConfig{scale: 60}
+	c, _ := limitProcessEnv(work, 0, same)
+	d, _ := limitProcessEnv(work, 1, same)
+	if get(c, stateDirEnv) != get(d, stateDirEnv) || get(c, "HOME") != get(d, "HOME") {
+		t.Error("one machine: the processes do not share the state directory and HOME")
+	}
+	if get(c, "GH_TOKEN") != fakeToken || get(c, fakeClientEnv) != "process-00" {
+		t.Errorf("process 0's token or name: %q %q", get(c, "GH_TOKEN"), get(c, fakeClientEnv))
+	}
+}

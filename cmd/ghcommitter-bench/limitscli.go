@@ -52,8 +52,11 @@ func runLimitProcesses(ctx context.Context, cfg config, bin, sc, eng string, n i
 		}
 		cmd := exec.CommandContext(ctx, bin, args...)
 		cmd.Dir = work
-		cmd.Env = append(cleanEnv(), "GH_TOKEN="+fakeToken, fmt.Sprintf("%s=process-%02d", fakeClientEnv, i),
-			limitScaleEnv+"="+strconv.FormatFloat(cfg.limits.scale, 'g', -1, 64), limitStateEnv(work))
+		env, err := limitProcessEnv(work, i, cfg.limits)
+		if err != nil {
+			return limitResult{}, err
+		}
+		cmd.Env = env
 		if dir := cfg.limits.trace; dir != "" {
 			cmd.Args = append(cmd.Args, "-v")
 			f, err := os.Create(filepath.Join(dir, fmt.Sprintf("%s-%s-%d-process-%02d.log", sc, eng, n, i)))
@@ -152,4 +155,32 @@ func (f *limitsFake) routes() string {
 // directory work.
 func limitStateEnv(work string) string {
 	return stateDirEnv + "=" + filepath.Join(work, "limits")
+}
+
+// limitProcessEnv is CLI process i's environment under the limits: the
+// token, its name for the fake, the limit scale and the rate-limit state
+// directory of the run (lc.separate: its own, with its own HOME and
+// XDG_CACHE_HOME, so that it shares nothing local with the others, as on
+// a machine of its own).
+func limitProcessEnv(work string, i int, lc limitsConfig) ([]string, error) {
+	env := append(cleanEnv(), "GH_TOKEN="+fakeToken, fmt.Sprintf("%s=process-%02d", fakeClientEnv, i),
+		limitScaleEnv+"="+strconv.FormatFloat(lc.scale, 'g', -1, 64))
+	if !lc.separate {
+		return append(env, limitStateEnv(work)), nil
+	}
+	machine := filepath.Join(work, fmt.Sprintf("machine-%02d", i))
+	home, cache := filepath.Join(machine, "home"), filepath.Join(machine, "cache")
+	for _, d := range []string{home, cache} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return nil, err
+		}
+	}
+	kept := env[:0]
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if k != "HOME" && k != "XDG_CACHE_HOME" && k != "XDG_CONFIG_HOME" {
+			kept = append(kept, kv)
+		}
+	}
+	return append(kept, "HOME="+home, "XDG_CACHE_HOME="+cache, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), limitStateEnv(machine)), nil
 }

@@ -139,8 +139,11 @@ func runManifestsOn(ctx context.Context, cfg config, fake *limitsFake, bin, eng 
 		}
 		cmd := exec.CommandContext(ctx, bin, args...)
 		cmd.Dir = work
-		cmd.Env = append(cleanEnv(), "GH_TOKEN="+fakeToken, fmt.Sprintf("%s=process-%02d", fakeClientEnv, i),
-			limitScaleEnv+"="+strconv.FormatFloat(cfg.limits.scale, 'g', -1, 64), limitStateEnv(work))
+		env, err := limitProcessEnv(work, i, cfg.limits)
+		if err != nil {
+			return limitResult{}, err
+		}
+		cmd.Env = env
 		cmds[i] = cmd
 	}
 

@@ -209,6 +209,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	lseed := fs.Uint64("limit-seed", 1, "under GitHub's limits: the fake's seed for 403 vs 429 and for sending retry-after")
 	ltimeout := fs.Duration("limit-timeout", 10*time.Minute, "under GitHub's limits: bound on one run")
 	ltrace := fs.String("limit-trace", "", "under GitHub's limits: run every CLI process with -v and keep its log in this directory (one file a process)")
+	lmachines := fs.String("limit-machines", "same", "under GitHub's limits: same (the CLI processes share the user cache directory's turns and one rate-limit state directory, as on one machine) or separate (each process its own HOME, XDG_CACHE_HOME and state directory, as on separate machines: CI runners, controller shards)")
 	lrows := fs.String("limit-rows", strings.Join(limitRowKinds, ","), "under GitHub's limits: comma-separated kinds of rows to run: "+strings.Join(limitRowKinds, ", ")+" (e.g. -limit-rows index -limit-writers 16 -limit-engines auto, to iterate on one row)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
@@ -251,6 +252,13 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return config{}, err
 	}
 	cfg.limits.trace = *ltrace
+	switch *lmachines {
+	case "same":
+	case "separate":
+		cfg.limits.separate = true
+	default:
+		return config{}, fmt.Errorf("-limit-machines %q: want same or separate", *lmachines)
+	}
 	if set["limit-rows"] {
 		if cfg.limits.rows, err = parseRows(*lrows); err != nil {
 			return config{}, err
