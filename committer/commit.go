@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 )
 
@@ -196,7 +197,7 @@ func (c *Committer) CommitPullRequest(ctx context.Context, base, head string, cs
 // openPullRequest opens the pull request from head into base after the
 // commit res landed on head, or reuses (and updates) the open one.
 func (c *Committer) openPullRequest(ctx context.Context, base, head string, cs *ChangeSet, pr PullRequestOptions, out *PullRequestResult) (*PullRequestResult, error) {
-	title, body := splitMessage(cs.Message)
+	title, body := changes.SplitMessage(cs.Message)
 	if pr.Title != "" {
 		title = pr.Title
 	}
@@ -340,10 +341,3 @@ const (
 	PullRequestUpdated   = "updated"   // reused: a commit landed on it, or its title or body changed
 	PullRequestUnchanged = "unchanged" // reused: nothing landed, its title and body were already as given
 )
-
-// splitMessage returns a commit message's first line and the rest, trimmed.
-func splitMessage(msg string) (title, body string) {
-	msg = strings.TrimSpace(msg)
-	title, body, _ = strings.Cut(msg, "\n")
-	return strings.TrimSpace(title), strings.TrimSpace(body)
-}

@@ -43,12 +43,12 @@ const (
 // MaxGraphQLBytes is the largest GraphQL commit (file contents once
 // base64-encoded, plus paths) that EngineGraphQL sends and EngineAuto
 // picks GraphQL for: GitHub fails payloads around 40 MB.
-const MaxGraphQLBytes = 25 << 20 // the same as internal/engine's (TestEngineLimits)
+const MaxGraphQLBytes = 25 << 20
 
 // MaxContentsFileBytes is the largest file EngineContents writes and
 // EngineAuto picks the contents API for (GitHub documents 1 MB as the
 // limit of its contents API's reads, and its writes time out above it).
-const MaxContentsFileBytes = 1 << 20 // the same as internal/engine's (TestEngineLimits)
+const MaxContentsFileBytes = 1 << 20
 
 // engines holds each Engine's implementation (internal/engine), in the
 // enum's order; Auto's Order is the one-write engines it picks among, best

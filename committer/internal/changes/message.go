@@ -113,3 +113,11 @@ func ValidateSignature(s object.Signature) error {
 	}
 	return nil
 }
+
+// SplitMessage returns a commit message's first line and the rest, trimmed:
+// GraphQL's headline and body, a pull request's title and body.
+func SplitMessage(msg string) (title, body string) {
+	msg = strings.TrimSpace(msg)
+	title, body, _ = strings.Cut(msg, "\n")
+	return strings.TrimSpace(title), strings.TrimSpace(body)
+}

@@ -35,12 +35,17 @@ func (a Auto) BatchBytes() int64 { return a.Else.BatchBytes() }
 // strict: an explicit one-write engine is its only candidate and refuses
 // what it cannot carry (strict); Auto's candidates are those of its Order
 // that do not refuse ch, and what they cannot carry goes to Else. An engine
-// that is neither (Git Data) has none.
+// that is neither (Git Data) has none. A batch asks with no change set
+// (ch.P nil: each of its change sets passed Refuse when it joined): Auto,
+// which never batches, then has none either.
 func Choose(e Engine, ch Change) (cands []Writer, strict bool) {
 	switch e := e.(type) {
 	case Writer:
 		return []Writer{e}, true
 	case Auto:
+		if ch.P == nil {
+			return nil, false
+		}
 		for _, w := range e.Order {
 			if w.Refuse(ch) == nil {
 				cands = append(cands, w)

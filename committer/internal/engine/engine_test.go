@@ -63,6 +63,14 @@ func TestRefuseAndChoose(t *testing.T) {
 	if cands, _ := Choose(GitData{}, Change{P: onePlain}); cands != nil {
 		t.Errorf("Git Data has candidates %v", cands)
 	}
+	// A batch asks with no change set: its one-write engine alone, and
+	// none (not a panic) for Auto.
+	if cands, strict := Choose(GraphQL{}, Change{}); !strict || len(cands) != 1 {
+		t.Errorf("a GraphQL batch: candidates %v strict %v", cands, strict)
+	}
+	if cands, _ := Choose(auto, Change{}); cands != nil {
+		t.Errorf("Auto without a change set: candidates %v", cands)
+	}
 }
 
 // What the engines carry on the head read, and Auto's pick among them.

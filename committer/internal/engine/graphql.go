@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
+	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
 	"github.com/ghcommitter/ghcommitter/committer/internal/landing"
 	"github.com/ghcommitter/ghcommitter/committer/internal/object"
@@ -69,7 +69,7 @@ func (GraphQL) Pinned() bool { return true }
 
 // Write implements Writer: createCommitOnBranch, pinned to st.Head.
 func (GraphQL) Write(ctx context.Context, env *Env, c Commit, st *Staged) (Written, error) {
-	headline, body := splitMessage(c.Message)
+	headline, body := changes.SplitMessage(c.Message)
 	in := ghgraphql.CommitInput{Owner: env.Owner, Name: env.Repo, Branch: c.Branch, ExpectedHead: st.Head, Headline: headline, Body: body}
 	for _, a := range st.Adds {
 		in.Additions = append(in.Additions, ghgraphql.Addition{Path: a.Path, Contents: a.Data})
@@ -100,11 +100,4 @@ func (GraphQL) Write(ctx context.Context, env *Env, c Commit, st *Staged) (Writt
 // the first-parent chain.
 func (GraphQL) Settle(ctx context.Context, env *Env, branch, parent, id string) (string, ghgraphql.Outcome, error) {
 	return settle(ctx, env, branch, parent, id, ghgraphql.ChildOf)
-}
-
-// splitMessage splits a commit message into its headline and body.
-func splitMessage(msg string) (title, body string) {
-	msg = strings.TrimSpace(msg)
-	title, body, _ = strings.Cut(msg, "\n")
-	return strings.TrimSpace(title), strings.TrimSpace(body)
 }

@@ -70,7 +70,9 @@ func (d *Driver) Run(ctx context.Context) {
 			// base_tree it does not have). Nothing of the attempt can
 			// have landed: read the branch and try again, without
 			// counting; what holds on the head read fails the same way.
-			d.cfg.Forget()
+			if d.cfg.Forget != nil {
+				d.cfg.Forget()
+			}
 			o = Outcome{Kind: Stale}
 		}
 		d.fromKnown = false
