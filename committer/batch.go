@@ -2,26 +2,34 @@ package committer
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/loop"
-
-	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
 )
 
-// batch is the work of a Queue: the change sets landed by one ref update.
+// batch is the work of the coordinator: the change sets landed by one
+// landing write. A lone change set of Commit is a batch of one (lone): it
+// runs on its caller's context and is sealed from the start, so it never
+// leaves while the driver runs (the driver decides when it ends).
 type batch struct {
 	c        *Committer // the first change set's: it sends every request
 	branch   string
 	co       commitOptions
-	coord    *coordinator
+	coord    *coordinator // nil for a Plan's
 	live     []*job
 	outcomes map[string]outcome // by the tip each attempt built
 	id       string             // the Edit-Id of a squash of several, over all attempts
+	lone     bool
+	landed   bool
+	// pre is this attempt's resolution of a lone change set from
+	// StageOne, when auto goes on through Git Data: Build uses it, so edit
+	// functions run once.
+	pre *preResolved
 }
 
+// outcome is what an attempt built: each change set's Result, and the
+// tip's tree.
 type outcome struct {
 	results map[*job]*Result
 	tree    string
@@ -34,8 +42,11 @@ func (b *batch) Prune(settling bool) bool {
 	// withdraw again until this attempt builds its trees (see sealAll).
 	kept := b.live[:0]
 	for _, j := range b.live {
-		if settling {
+		if settling || b.lone && !j.gone() {
 			kept = append(kept, j)
+			continue
+		}
+		if b.lone {
 			continue
 		}
 		j.unseal()
@@ -74,7 +85,10 @@ func (b *batch) Drop(u loop.Unit, err error) bool {
 // committers are the distinct committers of the callers still in the
 // batch: each one's observer sees the batch's events.
 func (b *batch) committers() []*Committer {
-	var out []*Committer
+	out := []*Committer{}
+	if len(b.live) == 0 {
+		return append(out, b.c) // after the work ended: its sender's
+	}
 	seen := map[*Committer]bool{}
 	for _, j := range b.live {
 		if !seen[j.c] {
@@ -93,20 +107,25 @@ func (b *batch) Fail(err error) {
 }
 
 func (b *batch) Build(ctx context.Context, head, tree string, attempt int) (loop.Built, error) {
-	results, tip, tipTree, err := b.buildAll(ctx, &b.live, b.id, head, tree, attempt)
-	if err != nil {
+	results, built, err := b.buildAll(ctx, &b.live, b.id, head, tree, attempt)
+	switch {
+	case err != nil:
 		return loop.Built{}, err
-	}
-	if len(b.live) == 0 {
+	case len(b.live) == 0:
 		return loop.Built{Gone: true}, nil
+	case built.Moved:
+		return built, nil
 	}
-	b.outcomes[tip] = outcome{results: results, tree: tipTree}
-	return loop.Built{Tip: tip, Tree: tipTree}, nil
+	b.outcomes[built.Tip] = outcome{results: results, tree: built.Tree}
+	return built, nil
 }
 
 func (b *batch) Land(tip string, attempt int, created bool) {
 	o := b.outcomes[tip]
-	b.coord.remember(tip, o.tree)
+	b.landed = true
+	if b.coord != nil {
+		b.coord.remember(tip, o.tree)
+	}
 	for _, j := range b.live {
 		r := o.results[j]
 		if r == nil {
@@ -129,27 +148,35 @@ func (b *batch) Land(tip string, attempt int, created bool) {
 // precondition, edit or content fails, or whose caller gave up, are
 // finished with their own error and dropped from live, and the others
 // resolved again without them (see takeOut). It returns the new
-// tip (head itself if nothing changed). id is the batch's Edit-Id, for a
-// squash of several change sets.
-func (b *batch) buildAll(ctx context.Context, live *[]*job, id, head, tree string, attempt int) (map[*job]*Result, string, string, error) {
+// tip (head itself if nothing changed), or that the branch moved first
+// (see guard). id is the batch's Edit-Id, for a squash of several change
+// sets.
+func (b *batch) buildAll(ctx context.Context, live *[]*job, id, head, tree string, attempt int) (map[*job]*Result, loop.Built, error) {
+	g := &guard{on: loop.Contended(ctx), c: b.c, branch: b.branch, head: head}
 	for {
 		results, steps, err := b.resolveAll(ctx, live, head, tree, attempt)
 		if err != nil || len(steps) == 0 {
-			return results, head, tree, err
+			return results, loop.Built{Tip: head, Tree: tree}, err
+		}
+		if g.moved(ctx) {
+			// Unsent unless resolve created subtrees (a replaced
+			// directory's).
+			return nil, loop.Built{Moved: true, Unsent: !madeSubtrees(steps)}, nil
 		}
 		again, err := b.uploadEach(ctx, live, steps, head, attempt)
 		if err != nil {
-			return nil, head, tree, err
+			return nil, loop.Built{}, err
 		}
 		if again || !sealAll(live) {
 			continue
 		}
+		var built loop.Built
 		if b.co.squash {
-			tip, tipTree, err := b.buildSquashed(ctx, steps, results, id, head, tree)
-			return results, tip, tipTree, err
+			built, err = b.buildSquashed(ctx, g, steps, results, id, head, tree)
+		} else {
+			built, err = b.buildChain(ctx, g, steps, results, tree, head)
 		}
-		tip, tipTree, err := b.buildChain(ctx, steps, results, tree, head)
-		return results, tip, tipTree, err
+		return results, built, err
 	}
 }
 
@@ -168,8 +195,11 @@ func prefetchJobs(ctx context.Context, v *view, jobs []*job) error {
 func (b *batch) resolveAll(ctx context.Context, live *[]*job, head, tree string, attempt int) (map[*job]*Result, []step, error) {
 	c := b.c
 	v := newViewAt(c, head, tree)
-	if err := prefetchJobs(ctx, v, *live); err != nil {
-		return nil, nil, err
+	pre := b.takePre(head)
+	if pre == nil {
+		if err := prefetchJobs(ctx, v, *live); err != nil {
+			return nil, nil, err
+		}
 	}
 	results := map[*job]*Result{}
 	var steps []step
@@ -183,7 +213,13 @@ func (b *batch) resolveAll(ctx context.Context, live *[]*job, head, tree string,
 		if j.gone() { // withdrawn by its caller
 			continue
 		}
-		r, err := c.resolveJob(ctx, v, j, false, others)
+		var r *resolved
+		var err error
+		if pre != nil {
+			r, err = c.completeResolve(ctx, pre.v, pre.r)
+		} else {
+			r, err = c.resolveJob(ctx, v, j, false, others)
+		}
 		if memberFault(err) {
 			b.failJob(j, err, head, attempt)
 			continue
@@ -329,33 +365,6 @@ func editRunner(j *job, others bool) func(call func() ([]byte, error)) ([]byte, 
 			return nil, fmt.Errorf("the caller's context ended while it ran: %w", j.ctx.Err())
 		case <-grace:
 			return nil, fmt.Errorf("%w (WithBatchEditGrace %s): taken out of the batch", ErrEditTooSlow, j.c.o.editGrace)
-		}
-	}
-}
-
-// memberFault reports whether err is one change set's own failure, which
-// takes it out of its batch: a kind.Cause of its resolution (precondition,
-// edit function), or its content that could not be read again.
-func memberFault(err error) bool {
-	var pe *kind.Cause
-	var se *sourceError
-	return errors.As(err, &pe) || errors.As(err, &se)
-}
-
-// failJob finishes j with err, its own, found on head.
-func (b *batch) failJob(j *job, err error, head string, attempt int) {
-	e := b.c.fail("commit to", b.branch, nil, err)
-	e.Head, e.Attempts = head, attempt
-	j.finish(nil, j.u.boot.annotate(e))
-}
-
-// takeOut finishes j with err, its own, and removes it from live.
-func (b *batch) takeOut(live *[]*job, j *job, err error, head string, attempt int) {
-	b.failJob(j, err, head, attempt)
-	for i, lj := range *live {
-		if lj == j {
-			*live = append((*live)[:i], (*live)[i+1:]...)
-			return
 		}
 	}
 }

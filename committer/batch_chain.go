@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
+	"github.com/ghcommitter/ghcommitter/committer/internal/loop"
 	"github.com/ghcommitter/ghcommitter/committer/internal/object"
 )
 
@@ -16,8 +17,53 @@ type step struct {
 	r *resolved
 }
 
+// guard looks at the branch between the writes of an attempt of a work
+// that lost a race (on: loop.Contended): a move seen before the commits
+// costs the trees alone, and one seen while they are created saves the ref
+// update, which would lose. Both checks are conditional reads.
+type guard struct {
+	on           bool
+	c            *Committer
+	branch, head string
+	watch        func() bool
+}
+
+// moved reports a move seen now.
+func (g *guard) moved(ctx context.Context) bool {
+	return g.on && g.c.refs.Moved(ctx, g.branch, g.head)
+}
+
+// watching starts looking, alongside the commits, for a move that
+// seen reports.
+func (g *guard) watching(ctx context.Context) {
+	if g.on && g.watch == nil {
+		g.watch = g.c.refs.WatchMoved(ctx, g.branch, g.head)
+	}
+}
+
+// seen waits for what watching saw.
+func (g *guard) seen() bool {
+	if g.watch == nil {
+		return false
+	}
+	w := g.watch
+	g.watch = nil
+	return w()
+}
+
+// madeSubtrees reports whether resolving the steps created trees (a
+// replaced directory's): an attempt that stops after it sent writes.
+func madeSubtrees(steps []step) bool {
+	for _, st := range steps {
+		if len(st.r.Subtrees) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // buildSquashed lands the steps as one commit on head.
-func (b *batch) buildSquashed(ctx context.Context, steps []step, results map[*job]*Result, id, head, tree string) (string, string, error) {
+func (b *batch) buildSquashed(ctx context.Context, g *guard, steps []step, results map[*job]*Result, id, head, tree string) (loop.Built, error) {
 	tip, tipTree := head, tree
 	all := &resolved{}
 	jobs := make([]*job, len(steps))
@@ -36,22 +82,29 @@ func (b *batch) buildSquashed(ctx context.Context, steps []step, results map[*jo
 		for _, r := range rs {
 			t, err := b.tree1(ctx, newTree, r)
 			if err != nil {
-				return "", "", err
+				return loop.Built{}, err
 			}
 			newTree = t
 		}
 	} else {
 		t, err := b.tree1(ctx, tree, all)
 		if err != nil {
-			return "", "", err
+			return loop.Built{}, err
 		}
 		newTree = t
 	}
 	if newTree != tree {
+		if g.moved(ctx) {
+			return loop.Built{Moved: true}, nil
+		}
+		g.watching(ctx)
 		scs, _ := squashed(jobs, id)
 		commit, err := b.c.createCommit(ctx, scs, scs.Message, head, newTree)
+		if g.seen() && err == nil {
+			return loop.Built{Moved: true}, nil // the ref update would lose: not sent
+		}
 		if err != nil {
-			return "", "", err
+			return loop.Built{}, err
 		}
 		tip, tipTree = commit, newTree
 	}
@@ -63,27 +116,28 @@ func (b *batch) buildSquashed(ctx context.Context, steps []step, results map[*jo
 			res.Parent = head
 		}
 	}
-	return tip, tipTree, nil
+	return loop.Built{Tip: tip, Tree: tipTree}, nil
 }
 
 // buildChain lands the steps as one commit each, chained on head.
-func (b *batch) buildChain(ctx context.Context, steps []step, results map[*job]*Result, tree, head string) (string, string, error) {
+func (b *batch) buildChain(ctx context.Context, g *guard, steps []step, results map[*job]*Result, tree, head string) (loop.Built, error) {
 	rs := make([]*resolved, len(steps))
 	for i, st := range steps {
 		rs[i] = st.r
 	}
 	trees, stop, err := b.chainTrees(ctx, tree, rs)
 	if err != nil {
-		return "", "", err
+		return loop.Built{}, err
 	}
 	defer stop()
+	defer g.seen() // the watch's wait must be called
 	tip, tipTree := head, tree
 	// Commits chain on each other, so they are created one by one, each as
 	// soon as its tree is ready.
 	for i, st := range steps {
 		t, err := trees(i)
 		if err != nil {
-			return "", "", err
+			return loop.Built{}, err
 		}
 		res := results[st.j]
 		res.Parent, res.Tree, res.Commit = tip, t, tip
@@ -91,19 +145,30 @@ func (b *batch) buildChain(ctx context.Context, steps []step, results map[*job]*
 			res.NoOp, res.Changed, res.Parent = true, []string{}, ""
 			continue
 		}
+		if tip == head {
+			// Looked at again before the first commit: a move seen now
+			// costs the trees alone, where the watch costs the commits too.
+			if g.moved(ctx) {
+				return loop.Built{Moved: true}, nil
+			}
+			g.watching(ctx)
+		}
 		commit, err := b.c.createCommit(ctx, st.j.u.cs, st.j.u.message, tip, t)
 		if err != nil {
-			return "", "", err
+			return loop.Built{}, err
 		}
 		res.Commit = commit
 		tip, tipTree = commit, t
+	}
+	if g.seen() {
+		return loop.Built{Moved: true}, nil // the ref update would lose: not sent
 	}
 	for _, res := range results {
 		if res.NoOp {
 			res.Commit, res.Tree = tip, tipTree // its content is on the tip
 		}
 	}
-	return tip, tipTree, nil
+	return loop.Built{Tip: tip, Tree: tipTree}, nil
 }
 
 // chainTrees returns, for each resolved change set of a chained batch, a

@@ -128,7 +128,8 @@ func (c *Committer) Plan(ctx context.Context, branch string, cs *ChangeSet, opts
 	}
 	cfg := c.driverConfig(branch, co)
 	cfg.DryRun = true
-	d := c.newDriver(op, cfg, &single{c: c, branch: branch, u: u}, nil)
+	b := &batch{c: c, branch: branch, co: co, live: []*job{newJob(ctx, c, branch, co, u)}, lone: true}
+	d := c.newDriver(op, cfg, b, b.committers)
 	plan := &Plan{Repository: c.Repository(), Branch: branch}
 	hr, err := d.Head(ctx, 1)
 	if err != nil {

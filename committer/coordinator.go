@@ -236,37 +236,34 @@ func (j *job) group() (groupKey, bool) {
 	return g, true
 }
 
-// run lands one batch. A lone change set of Commit runs exactly as alone,
-// on its caller's context; anything else runs as a batch (see batch),
-// whose landing writes outlive its callers' cancels.
+// run lands one batch. A lone change set of Commit is a batch of one that
+// runs exactly as alone: on its caller's context, with the engines that
+// may carry it in one write (auto's choice among them), sealed from the
+// start. Anything else runs on its callers' contexts without their
+// cancels: its landing writes outlive them (see batch).
 func (co *coordinator) run(jobs []*job) {
 	j := jobs[0]
-	if len(jobs) == 1 && j.q == nil {
-		if !j.seal() { // it runs on j.ctx: the driver decides when it ends
-			return // withdrawn before it started
-		}
-		s := &single{c: j.c, branch: j.branch, u: j.u, eng: j.co.engine.impl(), results: map[string]*Result{}}
-		cfg := j.c.driverConfig(j.branch, j.co)
-		cfg.Cands, cfg.Strict = j.c.candidates(j.u, j.co)
-		j.c.newDriver("commit to", cfg, s, nil).Run(j.ctx)
-		// The head it made is the branch's now, for a Queue's next batch
-		// (which would otherwise build on an older one and lose a race
-		// to this process's own commit).
-		if r := s.res; r != nil && r.Commit != "" && r.Tree != "" {
-			co.remember(r.Commit, r.Tree)
-		} else {
-			co.forget()
-		}
-		j.finish(s.res, s.err)
-		return
+	lone := len(jobs) == 1 && j.q == nil
+	if lone && !j.seal() { // it runs on j.ctx: the driver decides when it ends
+		return // withdrawn before it started
 	}
-	b := &batch{c: j.c, branch: j.branch, co: j.co, coord: co, live: jobs, outcomes: map[string]outcome{}, id: changes.NewEditID()}
+	b := &batch{c: j.c, branch: j.branch, co: j.co, coord: co, live: jobs, outcomes: map[string]outcome{}, id: changes.NewEditID(), lone: lone}
 	cfg := j.c.driverConfig(j.branch, j.co)
-	cfg.Cands, cfg.Strict = engine.Choose(j.co.engine.impl(), engine.Change{}) // a batch's engine: Git Data, or GraphQL squashed
+	ctx := context.WithoutCancel(j.ctx)
+	if lone {
+		ctx = j.ctx
+		cfg.Cands, cfg.Strict = j.c.candidates(j.u, j.co)
+	} else {
+		cfg.Cands, cfg.Strict = engine.Choose(j.co.engine.impl(), engine.Change{}) // a batch's engine: Git Data, or GraphQL squashed
+	}
 	if j.q != nil {
 		cfg.Known, cfg.Forget = co.known, co.forget
 	}
-	j.c.newDriver("commit to", cfg, b, b.committers).Run(context.WithoutCancel(j.ctx))
+	j.c.newDriver("commit to", cfg, b, b.committers).Run(ctx)
+	if !b.landed {
+		// The head the last batch made may be gone: the next reads it.
+		co.forget()
+	}
 }
 
 // remember keeps the head a batch made, for the next Queue batch.

@@ -31,19 +31,26 @@ func TestMovedBranchSpendsNoWrites(t *testing.T) {
 		writes   int                                              // of all attempts
 		before   int                                              // without the look
 		attempts int                                              // counted: one lost before any write is not
+		queue    bool                                             // through a Queue: a batch, which looks the same way
 	}{
 		// Moved during the path lookup: nothing sent in attempt 2.
 		{"git-data/before the tree", committer.EngineGitData, func(ts *githubtest.TestServer) githubtest.Fault {
 			return githubtest.Fault{Route: routeGraphQL, BodyContains: lookup, Skip: 1, Times: 1, Before: other(ts, "o1")}
-		}, 6, 9, 2},
+		}, 6, 9, 2, false},
 		// Moved while the tree is created: the tree alone, no commit and
 		// no ref update (the branch is read again before the commit).
 		{"git-data/before the commit", committer.EngineGitData, func(ts *githubtest.TestServer) githubtest.Fault {
 			return githubtest.Fault{Route: routeTrees, Skip: 1, Times: 1, Before: other(ts, "o2")}
-		}, 7, 9, 3},
+		}, 7, 9, 3, false},
+		{"queue/git-data/before the tree", committer.EngineGitData, func(ts *githubtest.TestServer) githubtest.Fault {
+			return githubtest.Fault{Route: routeGraphQL, BodyContains: lookup, Skip: 1, Times: 1, Before: other(ts, "o1")}
+		}, 6, 9, 2, true},
+		{"queue/git-data/before the commit", committer.EngineGitData, func(ts *githubtest.TestServer) githubtest.Fault {
+			return githubtest.Fault{Route: routeTrees, Skip: 1, Times: 1, Before: other(ts, "o2")}
+		}, 7, 9, 3, true},
 		{"graphql/before the mutation", committer.EngineGraphQL, func(ts *githubtest.TestServer) githubtest.Fault {
 			return githubtest.Fault{Route: routeGraphQL, BodyContains: lookup, Skip: 1, Times: 1, Before: other(ts, "o3")}
-		}, 2, 3, 2},
+		}, 2, 3, 2, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ts, c := setup(t)
@@ -56,7 +63,18 @@ func TestMovedBranchSpendsNoWrites(t *testing.T) {
 			ts.Inject(landing)
 			ts.Inject(tc.fault(ts))
 			ts.ResetRequests()
-			res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("append").Edit("log", appendLine("x")), committer.WithEngine(tc.engine))
+			cs := committer.NewChangeSet("append").Edit("log", appendLine("x"))
+			commit := func() (*committer.Result, error) {
+				return c.Commit(context.Background(), "main", cs, committer.WithEngine(tc.engine))
+			}
+			if tc.queue {
+				q, err := committer.NewQueue(c, "main", committer.WithEngine(tc.engine))
+				if err != nil {
+					t.Fatal(err)
+				}
+				commit = func() (*committer.Result, error) { return q.Commit(context.Background(), cs) }
+			}
+			res, err := commit()
 			if err != nil {
 				t.Fatal(err)
 			}

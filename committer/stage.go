@@ -5,20 +5,30 @@ import (
 	"errors"
 	"sort"
 
-	"github.com/ghcommitter/ghcommitter/committer/internal/loop"
-
 	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/engine"
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
+	"github.com/ghcommitter/ghcommitter/committer/internal/loop"
 )
 
-// stageOne resolves a squashed batch for GraphQL: the change sets in
+// This file stages a batch for a one-write engine (loop.OneWork), and
+// tells one change set's own faults, which take it out of its batch, from
+// the whole batch's.
+
+// StageOne stages a batch for a one-write engine: a lone change set
+// (only a Queue's squash batches through one; see job.group), or a
+// squashed batch for GraphQL.
+
+// A squashed batch for GraphQL is staged thus: the change sets in
 // order, each on the view the ones before it left (edit functions run
 // here), then the paths whose final content differs from head's tree are
 // sent in one createCommitOnBranch. A change set whose precondition, edit
 // or content fails, or whose caller gave up, is finished with its own
 // error, and the others are staged again without it (batch.go: takeOut).
-func (b *batch) StageOne(ctx context.Context, cands []engine.Writer, _ bool, head, tree string, attempt int) (*engine.Staged, *loop.OneCommit, error) {
+func (b *batch) StageOne(ctx context.Context, cands []engine.Writer, strict bool, head, tree string, attempt int) (*engine.Staged, *loop.OneCommit, error) {
+	if !b.co.squash {
+		return b.stageLone(ctx, cands, strict, head, tree, attempt)
+	}
 	for {
 		st, u, again, err := b.stageOnce(ctx, cands[0], head, tree, attempt)
 		if again || err == nil && st != nil && !sealAll(&b.live) {
@@ -201,5 +211,80 @@ func (b *batch) finishWith(st *engine.Staged, results map[*job]*Result, headTree
 			tree = headTree
 		}
 		b.outcomes[commit] = outcome{results: results, tree: tree}
+	}
+}
+
+// stageLone stages the lone change set of a batch of one (c.stage), and
+// keeps its resolution for Build when auto goes on through Git Data.
+func (b *batch) stageLone(ctx context.Context, cands []engine.Writer, strict bool, head, tree string, attempt int) (*engine.Staged, *loop.OneCommit, error) {
+	b.pre = nil
+	if len(b.live) == 0 {
+		return nil, nil, nil
+	}
+	j := b.live[0]
+	st, res, err := b.c.stage(ctx, j.u, j.co.engine.impl(), cands, strict, head, tree, func(v *view, r *resolved) {
+		b.pre = &preResolved{head: head, v: v, r: r}
+	})
+	if err != nil {
+		if !strict && engine.IsOneWriteError(err) {
+			return nil, nil, err
+		}
+		e := b.c.fail("commit to", b.branch, nil, err)
+		e.Head, e.Attempts = head, attempt
+		return nil, nil, j.u.boot.annotate(e)
+	}
+	res.Branch = b.branch
+	st.Finish = func(commit, tree, parent string) {
+		r := *res
+		r.Commit, r.Tree, r.Parent, r.Engine = commit, tree, parent, st.Engine.Name()
+		if parent == "" {
+			r.NoOp, r.Changed = true, []string{}
+		}
+		b.outcomes[commit] = outcome{results: map[*job]*Result{j: &r}, tree: tree}
+	}
+	return st, oneCommit(j.u), nil
+}
+
+// preResolved is a change set resolved on head without writing.
+type preResolved struct {
+	head string
+	v    *view
+	r    *resolved
+}
+
+// takePre returns the resolution StageOne made on head, once.
+func (b *batch) takePre(head string) *preResolved {
+	p := b.pre
+	b.pre = nil
+	if p == nil || p.head != head || len(b.live) != 1 {
+		return nil
+	}
+	return p
+}
+
+// memberFault reports whether err is one change set's own failure, which
+// takes it out of its batch: a kind.Cause of its resolution (precondition,
+// edit function), or its content that could not be read again.
+func memberFault(err error) bool {
+	var pe *kind.Cause
+	var se *sourceError
+	return errors.As(err, &pe) || errors.As(err, &se)
+}
+
+// failJob finishes j with err, its own, found on head.
+func (b *batch) failJob(j *job, err error, head string, attempt int) {
+	e := b.c.fail("commit to", b.branch, nil, err)
+	e.Head, e.Attempts = head, attempt
+	j.finish(nil, j.u.boot.annotate(e))
+}
+
+// takeOut finishes j with err, its own, and removes it from live.
+func (b *batch) takeOut(live *[]*job, j *job, err error, head string, attempt int) {
+	b.failJob(j, err, head, attempt)
+	for i, lj := range *live {
+		if lj == j {
+			*live = append((*live)[:i], (*live)[i+1:]...)
+			return
+		}
 	}
 }
