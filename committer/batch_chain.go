@@ -30,7 +30,11 @@ type guard struct {
 
 // moved reports a move seen now.
 func (g *guard) moved(ctx context.Context) bool {
-	return g.on && g.c.refs.Moved(ctx, g.branch, g.head)
+	if !g.on {
+		return false
+	}
+	loop.Yield(ctx)
+	return g.c.refs.Moved(ctx, g.branch, g.head)
 }
 
 // watching starts looking, alongside the commits, for a move that

@@ -259,6 +259,7 @@ func (co *coordinator) run(jobs []*job) {
 	if j.q != nil {
 		cfg.Known, cfg.Forget = co.known, co.forget
 	}
+	cfg.Ours = func(head string) bool { h, _ := co.known(); return h == head }
 	j.c.newDriver("commit to", cfg, b, b.committers).Run(ctx)
 	if !b.landed {
 		// The head the last batch made may be gone: the next reads it.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
@@ -142,6 +143,7 @@ func shapedRepo(tb testing.TB, ts *githubtest.TestServer, perLeaf int) {
 	if _, err := ts.Seed(owner, repo, "main", "big", files...); err != nil {
 		tb.Fatal(err)
 	}
+	ts.Pass(time.Minute) // seeded a minute ago (see seed)
 }
 
 func shapedPath(a, b, f int) string { return fmt.Sprintf("a%02d/b%03d/f%03d.txt", a, b, f) }

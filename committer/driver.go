@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/engine"
 	"github.com/ghcommitter/ghcommitter/committer/internal/loop"
@@ -22,7 +23,7 @@ func (c *Committer) driverConfig(branch string, co commitOptions) loop.Config {
 	return loop.Config{
 		Repo: c.Repository(), Branch: branch, Refs: c.refs, Env: c.engineEnv(), Engine: co.engine.impl(),
 		ExpectHead: co.expectHead, CreateFrom: co.createFrom, Tag: co.tag, Squash: co.squash,
-		MaxAttempts: c.o.maxAttempts, Backoff: c.o.backoff, Sleep: c.o.sleep,
+		MaxAttempts: c.o.maxAttempts, Backoff: func(lc loop.Contention) time.Duration { return c.o.backoff(Contention(lc)) }, Sleep: c.o.sleep,
 		SecondaryFloor: c.o.secondaryFloor, MaxLimitWait: c.o.maxLimitWait,
 		NoTurns: c.o.noTurns, TurnDir: c.o.turnDir, TurnWait: c.o.turnWait, TurnKey: c.turnKey(branch),
 	}

@@ -35,6 +35,7 @@ func setupClient(t *testing.T, copts []ghclient.Option, opts ...committer.Option
 	if err := ts.CreateRepo(owner, repo, true); err != nil {
 		t.Fatal(err)
 	}
+	ts.Pass(time.Minute) // created a minute ago: not a busy branch (see seed)
 	opts = append([]committer.Option{committer.WithBackoffSleep(noSleep)}, opts...)
 	c, err := newWithClient(ts.Client, owner, repo, copts, opts...)
 	if err != nil {
@@ -120,6 +121,9 @@ func seed(t *testing.T, ts *githubtest.TestServer, files map[string]string) stri
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Seeded a minute ago: a branch nobody just committed to (see
+	// loop.BusyHead), unless a test commits to it again meanwhile.
+	ts.Pass(time.Minute)
 	return sha
 }
 

@@ -17,10 +17,30 @@ import (
 // the first option error.
 type Option func(*options) error
 
-// Backoff returns how long to wait before attempt number attempt (2, 3, …)
-// after a lost race for the branch; lost is how long the attempt that lost
-// took, from reading the head to the refused ref update.
-type Backoff func(attempt int, lost time.Duration) time.Duration
+// Backoff returns how long to wait, after a lost race for the branch,
+// before the next attempt, given what the commit has seen of the writers
+// it races; and, with Attempt 1, how long the first attempt on a busy
+// branch waits before its first write. After a lost race the wait is
+// counted only while the branch stays quiet, and the attempt starts after
+// at least one quiet stretch of one lost attempt's duration (see
+// WithRetries).
+type Backoff func(Contention) time.Duration
+
+// Contention is what a commit knows, before an attempt after a lost race,
+// of the writers it races.
+type Contention struct {
+	// Attempt is the attempt about to be made: 2, 3, …; or 1, for the
+	// first attempt on a busy branch (its head was committed by another
+	// writer within the last 10 seconds), just before its first write.
+	Attempt int
+	// Lost is how long the last lost attempt took, from reading the head
+	// to learning it lost; for Attempt 1, how long the attempt took so far.
+	Lost time.Duration
+	// Landed counts the moves of the branch the commit has seen since it
+	// first read it: one per lost race, and one per move seen while it
+	// listened.
+	Landed int
+}
 
 type options struct {
 	httpClient *http.Client
@@ -152,6 +172,20 @@ func WithObserver(fn func(Event)) Option {
 // or an ErrRateLimited when GitHub's rate limit refused the last attempt.
 // maxAttempts must be between 1 and 1000, or 0 for the default, 10; a nil
 // b keeps the default wait, AdaptiveBackoff(50ms, 10s).
+//
+// After a lost race the commit listens before it talks. Time passes in
+// slots of the lost attempt's duration; after each, it reads the branch's
+// ref (conditionally: an unchanged ref costs a 304). b's wait is counted
+// down only in quiet slots (the head did not move); a slot in which the
+// branch moved counts as contention seen (Contention.Landed) and does not
+// count down. The next attempt starts once b's wait is spent and at least
+// one slot was quiet, or after 16 slots. Writers on separate machines that
+// share nothing but the branch so take turns at it. On a busy branch (the
+// head was committed by another writer within the last 10 seconds, as
+// GitHub's reply dates it) and after a lost race, an attempt looks at the
+// branch again before its writes and alongside its commit, and stops
+// before a write that would be spent for nothing; the first attempt on a
+// busy branch first waits b's wait for Contention{Attempt: 1}.
 func WithRetries(maxAttempts int, b Backoff) Option {
 	return func(o *options) error {
 		if maxAttempts < 0 || maxAttempts > 1000 {
@@ -261,32 +295,51 @@ func WithSigner(s Signer) Option {
 // min(ceiling, base·2^(attempt-2)) before attempt ("full jitter"), so
 // writers that collided spread out instead of colliding again.
 func ExponentialBackoff(base, ceiling time.Duration) Backoff {
-	return func(attempt int, _ time.Duration) time.Duration {
-		return fullJitter(base, ceiling, attempt)
+	return func(c Contention) time.Duration {
+		if c.Attempt < 2 || base <= 0 {
+			return 0
+		}
+		ceil := base
+		for i := 2; i < c.Attempt && ceil < ceiling; i++ {
+			ceil *= 2
+		}
+		return jitter(min(ceil, ceiling))
 	}
 }
 
-// AdaptiveBackoff is ExponentialBackoff whose base is the duration of the
-// attempt that lost (at least floor): writers collide for as long as an
+// AdaptiveBackoff spreads the next attempt over a window that grows with
+// the contention seen: a random duration between 0 and
+// min(ceiling, slot·(1+Landed)·2^(Attempt-2)), where the slot is the
+// duration of the attempt that lost (at least floor). Writers collide for as long as an
 // attempt takes, so that is the unit to spread them by, whether requests
-// take 25ms (a local fake) or a second (GitHub under load). Tuned by
-// measurement (BENCHMARKS.md): 16 and 64 separate processes all land within
-// the default 10 attempts.
+// take 25ms (a local fake) or a second (GitHub under load); and the more
+// moves of the branch a writer has seen, the more writers it shares it
+// with. Before the first write of a first attempt on a busy branch
+// (Attempt 1) it waits a random part of four times what the attempt took
+// so far, so that writers that started together (a matrix's jobs) stop
+// being in lockstep. Measured in BENCHMARKS.md (writers on separate
+// machines).
 func AdaptiveBackoff(floor, ceiling time.Duration) Backoff {
-	return func(attempt int, lost time.Duration) time.Duration {
-		return fullJitter(max(floor, lost), ceiling, attempt)
+	return func(c Contention) time.Duration {
+		switch {
+		case c.Attempt == 1:
+			return jitter(min(ceiling, 4*c.Lost))
+		case c.Attempt < 2:
+			return 0
+		}
+		w := max(floor, c.Lost) * time.Duration(1+max(c.Landed, 0))
+		for i := 2; i < c.Attempt && w < ceiling; i++ {
+			w *= 2
+		}
+		return jitter(min(ceiling, w))
 	}
 }
 
-func fullJitter(base, ceiling time.Duration, attempt int) time.Duration {
-	if attempt < 2 || base <= 0 {
+// jitter is a random duration between 0 and ceil ("full jitter").
+func jitter(ceil time.Duration) time.Duration {
+	if ceil <= 0 {
 		return 0
 	}
-	ceil := base
-	for i := 2; i < attempt && ceil < ceiling; i++ {
-		ceil *= 2
-	}
-	ceil = min(ceil, ceiling)
 	return time.Duration(rand.Int64N(int64(ceil) + 1))
 }
 

@@ -2,8 +2,11 @@ package committer_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
@@ -86,5 +89,158 @@ func TestMovedBranchSpendsNoWrites(t *testing.T) {
 			}
 			checkFastForwardOnly(t, ts)
 		})
+	}
+}
+
+// A branch whose head another writer committed seconds ago is busy
+// (loop.BusyHead): the first attempt yields (the Backoff's wait for
+// Contention{Attempt: 1}, before any write) and looks at the branch before
+// its writes, so a move during its resolution costs it nothing; on a quiet
+// branch (the same head, a minute old) the first attempt does not look,
+// and the same move costs its three writes. A head this process committed
+// itself does not make the branch busy.
+func TestBusyBranchFirstAttemptLooks(t *testing.T) {
+	const lookup = "query Paths("
+	for _, tc := range []struct {
+		name     string
+		quiet    bool
+		writes   int
+		attempts int
+		yields   bool
+	}{
+		{"busy", false, 3, 1, true},
+		{"quiet", true, 6, 2, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var firstSleep = -1 // requests sent before the first wait
+			var contention []committer.Contention
+			var ts *githubtest.TestServer
+			sleep := func(ctx context.Context, d time.Duration) error {
+				mu.Lock()
+				if firstSleep < 0 {
+					firstSleep = len(ts.Requests())
+				}
+				mu.Unlock()
+				return ctx.Err()
+			}
+			backoff := func(c committer.Contention) time.Duration {
+				mu.Lock()
+				contention = append(contention, c)
+				mu.Unlock()
+				return 0
+			}
+			ts, c := setup(t, committer.WithBackoffSleep(sleep), committer.WithRetries(0, backoff))
+			if _, err := ts.Seed(owner, repo, "main", "another writer", githubtest.File{Path: "log", Content: []byte("start\n")}); err != nil {
+				t.Fatal(err)
+			}
+			if tc.quiet {
+				ts.Pass(time.Minute)
+			}
+			ts.Inject(githubtest.Fault{Route: routeGraphQL, BodyContains: lookup, Times: 1, Before: func(*http.Request) {
+				if _, err := ts.Seed(owner, repo, "main", "a third writer", githubtest.File{Path: "o", Content: []byte("o\n")}); err != nil {
+					t.Error(err)
+				}
+			}})
+			ts.ResetRequests()
+			res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("append").Edit("log", appendLine("x")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			reqs := ts.Requests()
+			if ts.CountWrites() != tc.writes || res.Attempts != tc.attempts {
+				t.Errorf("%d writes, %d attempts; want %d and %d: %v", ts.CountWrites(), res.Attempts, tc.writes, tc.attempts, routes(ts))
+			}
+			mu.Lock()
+			yielded := len(contention) > 0 && contention[0].Attempt == 1
+			before := firstSleep
+			mu.Unlock()
+			if yielded != tc.yields {
+				t.Errorf("first attempt yielded: %v, want %v (backoff asked for %+v)", yielded, tc.yields, contention)
+			}
+			if tc.yields {
+				for _, r := range reqs[:before] {
+					if r.Write {
+						t.Errorf("a write (%s) before the yield: %v", r.Route, routes(ts))
+					}
+				}
+			}
+			if got := readFile(t, ts, "main", "log"); got != "start\nx\n" {
+				t.Errorf("log = %q", got)
+			}
+			// The branch's head is now this process's own commit, seconds
+			// old: the next commit does not yield nor look.
+			ts.ResetRequests()
+			if _, err := c.Commit(context.Background(), "main", committer.NewChangeSet("again").Put("b", []byte("b\n"))); err != nil {
+				t.Fatal(err)
+			}
+			if n := ts.Count(rtGetRef); n != 0 {
+				t.Errorf("a commit after our own read the ref %d times: %v", n, routes(ts))
+			}
+		})
+	}
+}
+
+// After a lost race a writer listens before it talks: it reads the
+// branch's ref once a slot, waits while the branch keeps moving (each move
+// counts as contention, Contention.Landed), and starts after a quiet
+// slot. Scripted: the branch moves on the first two reads of the wait,
+// then stays; the second attempt loses again, so the third's Backoff sees
+// every move: two lost races and two moves heard while listening.
+func TestListenBeforeTalk(t *testing.T) {
+	var mu sync.Mutex
+	var contention []committer.Contention
+	backoff := func(c committer.Contention) time.Duration {
+		mu.Lock()
+		contention = append(contention, c)
+		mu.Unlock()
+		return 0
+	}
+	ts, c := setup(t, committer.WithRetries(0, backoff))
+	seed(t, ts, map[string]string{"log": "start\n"})
+	n := 0
+	move := func(*http.Request) {
+		n++
+		if _, err := ts.Seed(owner, repo, "main", fmt.Sprintf("other %d", n), githubtest.File{Path: "o", Content: []byte(fmt.Sprintf("%d\n", n))}); err != nil {
+			t.Error(err)
+		}
+	}
+	ts.Inject(githubtest.Fault{Route: routeGraphQL, BodyContains: githubtest.MutationUpdateRefs, Times: 2, Before: move})
+	// The first ref read after the loss learns the head; the next two hear moves.
+	ts.Inject(githubtest.Fault{Route: rtGetRef, Skip: 1, Times: 2, Before: move})
+	ts.ResetRequests()
+	res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("append").Edit("log", appendLine("x")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Attempts != 3 {
+		t.Errorf("%d attempts, want 3: %v", res.Attempts, routes(ts))
+	}
+	// Between the first lost update and the second head read: the head
+	// learnt, two busy slots, one quiet slot.
+	var reads int
+	lost := false
+	for _, r := range ts.Requests() {
+		if !lost {
+			lost = r.Route == routeGraphQL && r.Write
+			continue
+		}
+		if r.Route == routeBranch {
+			break
+		}
+		if r.Route == rtGetRef {
+			reads++
+		}
+	}
+	if reads != 4 {
+		t.Errorf("%d ref reads in the first wait, want 4 (the head, two moves, a quiet slot): %v", reads, routes(ts))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(contention) != 2 || contention[0].Attempt != 2 || contention[0].Landed != 1 || contention[1].Attempt != 3 || contention[1].Landed != 4 {
+		t.Errorf("backoff asked for %+v, want attempt 2 with 1 move seen, then attempt 3 with 4", contention)
+	}
+	if got := readFile(t, ts, "main", "log"); got != "start\nx\n" || commitsWithMessage(t, ts, "append") != 1 {
+		t.Errorf("log = %q, %d commits of the change", got, commitsWithMessage(t, ts, "append"))
 	}
 }

@@ -100,6 +100,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-GitHub-Media-Type", "github.v3; format=json")
 	h.Set("X-GitHub-Request-Id", fmt.Sprintf("FAKE:%08X", s.reqSeq.Add(1)))
 	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Date", s.now().UTC().Format(http.TimeFormat)) // GitHub's clock: the fake's
 
 	id, ok := s.authenticate(r, route)
 	if !ok {

@@ -28,6 +28,7 @@ type Server struct {
 	token      string
 	latency    atomic.Int64
 	now        func() time.Time
+	skew       atomic.Int64 // Pass's, added to now
 	tokenTTL   time.Duration
 	mux        *routeMux
 	reqSeq     atomic.Int64
@@ -93,11 +94,20 @@ func New(opts ...Option) *Server {
 	for _, o := range opts {
 		o(s)
 	}
+	clock := s.now
+	s.now = func() time.Time { return clock().Add(time.Duration(s.skew.Load())) }
 	s.rest = &rest.Handler{Now: s.now, TreeMax: s.treeMax, VerifySig: s.verifyClientSignature, ContentsRaces: &s.contentsRaces}
 	s.mux = &routeMux{ServeMux: http.NewServeMux()}
 	s.routes()
 	return s
 }
+
+// Pass lets d go by on the fake's clock at once (on top of WithNow's): the
+// commits made before look d older in the replies that date them and in
+// the Date header, and every window the fake keeps by its clock (rate
+// limits, token lifetimes) moves on by d. A test seeds a branch, then lets
+// time pass, to commit to a branch nobody else just committed to.
+func (s *Server) Pass(d time.Duration) { s.skew.Add(int64(d)) }
 
 // SetLatency changes the latency added to every request.
 func (s *Server) SetLatency(d time.Duration) { s.latency.Store(int64(d)) }

@@ -25,7 +25,7 @@ func (d *Driver) Head(ctx context.Context, attempt int) (Head, error) {
 			return Head{Head: head, Tree: tree}, nil
 		}
 	}
-	head, tree, err := d.cfg.Refs.ReadHead(ctx, d.cfg.Branch)
+	head, tree, age, err := d.cfg.Refs.ReadHeadAge(ctx, d.cfg.Branch)
 	switch {
 	case errors.Is(err, refs.ErrBranchMissing):
 		if d.cfg.CreateFrom == "" {
@@ -50,7 +50,8 @@ func (d *Driver) Head(ctx context.Context, attempt int) (Head, error) {
 	case err != nil:
 		return Head{}, d.host.Error(Failure{Err: err})
 	}
-	return Head{Head: head, Tree: tree}, nil
+	busy := age >= 0 && age < BusyHead && (d.cfg.Ours == nil || !d.cfg.Ours(head))
+	return Head{Head: head, Tree: tree, Busy: busy}, nil
 }
 
 // bootstrap starts an empty repository with the first change set that can
@@ -139,7 +140,7 @@ func (d *Driver) move(ctx context.Context, head, tip string, creating bool, atte
 }
 
 func (d *Driver) lostRace(ctx context.Context, head string, attempt int, started time.Time) {
-	d.lost = time.Since(started)
+	d.lost = max(time.Since(started)-d.yielded, time.Millisecond)
 	d.observe(Event{Kind: EventLostRace, Attempt: attempt, Head: head, Took: d.lost, Changes: d.w.Size()})
 	d.host.Debug(ctx, "lost the race for the branch", "repo", d.cfg.Repo, "branch", d.cfg.Branch, "attempt", attempt, "head", head, "took", d.lost)
 }

@@ -30,6 +30,8 @@ type Driver struct {
 	created   bool           // a one-write engine created the branch first
 	wait      time.Duration  // at least this long before the next attempt
 	lost      time.Duration  // how long the last lost attempt took
+	moves     int            // moves of the branch seen since the work first read it (see spread)
+	yielded   time.Duration  // how long this attempt yielded (see Yield): not part of its duration
 	// limited is the rate-limit refusal that ended the last attempt (nil
 	// when it ended otherwise), and refusals counts such attempts: when
 	// attempts run out, the work is ErrRateLimited, not a lost race.
@@ -49,10 +51,13 @@ func (d *Driver) Run(ctx context.Context) {
 	var at atomic.Int64 // the attempt the HTTP layer's waits are reported for
 	ctx = d.observeWaits(ctx, &at)
 	count := Count{Max: d.cfg.MaxAttempts}
+	var last Kind // how the attempt before ended
 	for {
 		attempt := count.Attempt()
 		at.Store(int64(attempt))
-		if attempt > 1 {
+		// After a lost race, even one lost before any write (not counted),
+		// the branch is busy: the next attempt is spread (see spread).
+		if attempt > 1 || last == LostUnsent {
 			if err := d.pause(ctx, attempt); err != nil {
 				d.end(ctx, d.errAt(err, d.lastHead, attempt-1), attempt-1)
 				return
@@ -76,6 +81,7 @@ func (d *Driver) Run(ctx context.Context) {
 			o = Outcome{Kind: Stale}
 		}
 		d.fromKnown = false
+		last = o.Kind
 		next, err := count.After(o)
 		switch {
 		case errors.Is(err, ErrKeptChanging):
@@ -126,8 +132,13 @@ func (d *Driver) rateLimited(attempts int, msg string) error {
 		Hint: fmt.Sprintf("nothing was committed; wait %s before trying again, and spread the writers out", wait)})
 }
 
+// pause waits before attempt: after a lost race, as spread says; after a
+// rate limit's refusal, as long as it asked.
 func (d *Driver) pause(ctx context.Context, attempt int) error {
-	wait := max(d.cfg.Backoff(attempt, d.lost), d.wait)
+	if d.limited == nil && d.lost > 0 {
+		return d.spread(ctx, attempt)
+	}
+	wait := max(d.cfg.Backoff(d.contention(attempt)), d.wait)
 	d.wait = 0
 	d.host.Debug(ctx, "backing off", "repo", d.cfg.Repo, "branch", d.cfg.Branch, "attempt", attempt, "wait", wait)
 	return d.cfg.Sleep(ctx, wait)
@@ -136,7 +147,7 @@ func (d *Driver) pause(ctx context.Context, attempt int) error {
 // attempt makes one attempt.
 func (d *Driver) attempt(ctx context.Context, attempt int) Outcome {
 	d.observe(Event{Kind: EventAttempt, Attempt: attempt, Changes: d.w.Size()})
-	d.limited = nil
+	d.limited, d.yielded = nil, 0
 	turn := d.takeTurn(ctx)
 	defer turn.Release()
 	started := time.Now()
@@ -160,8 +171,15 @@ func (d *Driver) attempt(ctx context.Context, attempt int) Outcome {
 		return Fail(d.host.Error(Failure{Kind: kind.Conflict, Err: fmt.Errorf("head is %s, expected %s", kind.Short(head), kind.Short(d.cfg.ExpectHead)), Head: head}))
 	}
 	d.lastHead = head
-	if d.lost > 0 {
-		ctx = contended(ctx) // a race was lost: look before writing
+	switch {
+	case d.lost > 0:
+		ctx = contended(ctx, nil) // a race was lost: look before writing
+	case hr.Busy:
+		// The branch is busy: look before writing, after a yield.
+		ctx = contended(ctx, func(ctx context.Context) {
+			d.yielded = max(d.cfg.Backoff(Contention{Attempt: 1, Lost: time.Since(started)}), 0)
+			_ = d.cfg.Sleep(ctx, d.yielded)
+		})
 	}
 	if len(d.cfg.Cands) > 0 {
 		if o, handled := d.oneWrite(ctx, head, tree, creating, attempt, started); handled {

@@ -2,6 +2,7 @@ package loop
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/engine"
@@ -76,6 +77,10 @@ type Head struct {
 	// Reread: the repository turned from empty to not (or back) while it
 	// was bootstrapped: read the branch again.
 	Reread bool
+	// Busy: Head was committed within BusyHead before it was read, as
+	// GitHub's reply tells it (its Date header and the commit's committer
+	// date, both to the second).
+	Busy bool
 }
 
 // Failure is an error of the work as the driver knows it; Host.Error makes
@@ -143,9 +148,13 @@ type Config struct {
 	// Forget drops it after a lost race. Both nil when unused.
 	Known  func() (head, tree string)
 	Forget func()
+	// Ours reports whether head is the last commit this process landed
+	// on the branch: a fresh head of its own does not make the branch
+	// busy (see BusyHead). Nil: none is known.
+	Ours func(head string) bool
 
 	MaxAttempts    int
-	Backoff        func(attempt int, lost time.Duration) time.Duration
+	Backoff        func(Contention) time.Duration
 	Sleep          func(ctx context.Context, d time.Duration) error
 	SecondaryFloor time.Duration // the wait after a bare secondary limit
 	MaxLimitWait   time.Duration // the longest rate-limit wait sat out
@@ -184,18 +193,47 @@ type Event struct {
 
 type contendedKey struct{}
 
-// contended marks the attempts of a work that lost a race: the branch is
-// busy, so they read it again before their writes, and end before the
+// BusyHead is the age under which a head marks its branch busy: writers
+// that start together (a workflow's matrix jobs, a controller's shards)
+// find each other's commits that fresh, and a first attempt that looks
+// before its writes loses a tree, not three writes, to one that landed
+// first.
+const BusyHead = 10 * time.Second
+
+// contended marks the attempts of a work on a busy branch — one that lost
+// a race, or whose head was committed within BusyHead before it was read:
+// they read the branch again before their writes, and end before the
 // landing write when it moved since it was read (Built.Moved): the
-// compare-and-swap would lose, so the write would be spent for nothing. An
-// uncontended commit sends no extra read; a GraphQL commit looks before its
-// one write.
-func contended(ctx context.Context) context.Context {
-	return context.WithValue(ctx, contendedKey{}, true)
+// compare-and-swap would lose, so the write would be spent for nothing. A
+// commit to a quiet branch sends no extra read; a GraphQL commit looks
+// before its one write.
+func contended(ctx context.Context, yield func(context.Context)) context.Context {
+	return context.WithValue(ctx, contendedKey{}, &busy{yield: yield})
 }
 
-// Contended reports whether ctx is an attempt's of a work that lost a race.
+// busy is a contended attempt's: yield, when not nil, runs once before
+// its first write (see Yield).
+type busy struct {
+	once  sync.Once
+	yield func(context.Context)
+}
+
+// Contended reports whether ctx is an attempt's on a busy branch.
 func Contended(ctx context.Context) bool {
-	v, _ := ctx.Value(contendedKey{}).(bool)
-	return v
+	_, ok := ctx.Value(contendedKey{}).(*busy)
+	return ok
+}
+
+// Yield is called by an attempt just before it looks at the branch ahead
+// of its first write. The first attempt of a work on a busy branch (see
+// BusyHead) that has not lost a race yet waits there what the Backoff
+// says for Contention{Attempt: 1, Lost: what the attempt took so far}
+// (the default: a random part of four times that): writers that started
+// together (the jobs of a matrix, launched at once) so stop being in
+// lockstep, and those that come later see the first one's commit before
+// they write instead of after. Other attempts do not wait.
+func Yield(ctx context.Context) {
+	if b, ok := ctx.Value(contendedKey{}).(*busy); ok && b.yield != nil {
+		b.once.Do(func() { b.yield(ctx) })
+	}
 }

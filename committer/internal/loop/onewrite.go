@@ -69,6 +69,7 @@ func (d *Driver) oneWrite(ctx context.Context, head, tree string, creating bool,
 	// first. (A contents write is guarded by its file's blob SHA and
 	// built on whatever the head is: a move elsewhere does not stop it.)
 	w := st.Engine.(engine.Writer) // not empty: the one picked
+	Yield(ctx)
 	if w.Pinned() && !creating && d.cfg.Refs.Moved(ctx, d.cfg.Branch, head) {
 		d.lostRace(ctx, head, attempt, started)
 		return Outcome{Kind: LostUnsent}, true

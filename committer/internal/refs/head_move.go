@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
 	"github.com/ghcommitter/ghcommitter/committer/internal/landing"
@@ -41,34 +42,51 @@ func (e *RedirectedError) Is(target error) bool { return target == ErrBranchMiss
 // (ErrBranchMissing, as a *RedirectedError). See
 // https://docs.github.com/rest/branches/branches#get-a-branch.
 func (r *Refs) ReadHead(ctx context.Context, branch string) (commit, tree string, err error) {
+	commit, tree, _, err = r.ReadHeadAge(ctx, branch)
+	return commit, tree, err
+}
+
+// ReadHeadAge is ReadHead, and how long ago the head was committed as
+// GitHub's reply tells it (rest.Head.Age; -1 when it does not).
+func (r *Refs) ReadHeadAge(ctx context.Context, branch string) (commit, tree string, age time.Duration, err error) {
+	commit, tree, age, err = r.readHead(ctx, branch)
+	if err != nil {
+		age = -1
+	}
+	return commit, tree, age, err
+}
+
+func (r *Refs) readHead(ctx context.Context, branch string) (commit, tree string, age time.Duration, err error) {
 	b, err := r.rest.Branch(ctx, branch)
+	age = b.Age
 	if b.Redirect {
-		return "", "", &RedirectedError{branch: branch, to: rest.RedirectTarget(b.Location)}
+		return "", "", -1, &RedirectedError{branch: branch, to: rest.RedirectTarget(b.Location)}
 	}
 	if err != nil {
 		if rest.Status(err) == http.StatusNotFound || rest.Status(err) == http.StatusConflict {
 			// GitHub answers 404 Branch not found for any branch of an
 			// empty repository too; tell the two apart.
 			if r.isEmpty(ctx) {
-				return "", "", ErrEmptyRepo
+				return "", "", -1, ErrEmptyRepo
 			}
 			if rest.Status(err) == http.StatusNotFound && rest.MessageIs(err, "Branch not found") {
-				return "", "", ErrBranchMissing
+				return "", "", -1, ErrBranchMissing
 			}
 		}
-		return "", "", fmt.Errorf("read branch %s: %w", branch, err)
+		return "", "", -1, fmt.Errorf("read branch %s: %w", branch, err)
 	}
 	if b.Name != branch {
-		return "", "", &RedirectedError{branch: branch, to: b.Name}
+		return "", "", -1, &RedirectedError{branch: branch, to: b.Name}
 	}
 	commit, tree = b.Commit, b.Tree
 	if commit == "" {
-		return "", "", fmt.Errorf("read branch %s: reply has no head commit", branch)
+		return "", "", -1, fmt.Errorf("read branch %s: reply has no head commit", branch)
 	}
 	if tree == "" {
-		return r.CommitTree(ctx, commit)
+		commit, tree, err = r.CommitTree(ctx, commit)
+		return commit, tree, age, err
 	}
-	return commit, tree, nil
+	return commit, tree, age, nil
 }
 
 // isEmpty reports whether the repository has no commits: listing its

@@ -89,14 +89,25 @@ func (r *Refs) RESTTag(ctx context.Context, t Tag, commit string) error {
 // cannot tell is "not moved", and the landing write's compare-and-swap
 // decides as always.
 func (r *Refs) Moved(ctx context.Context, branch, head string) bool {
-	if head == "" || ctx.Err() != nil {
+	if head == "" {
 		return false
+	}
+	sha, ok := r.Tip(ctx, branch)
+	return ok && sha != head
+}
+
+// Tip reads the commit branch points at with one conditional ref read (a
+// ref that has not changed since it was last read costs a 304); ok is
+// false when it cannot be told.
+func (r *Refs) Tip(ctx context.Context, branch string) (sha string, ok bool) {
+	if ctx.Err() != nil {
+		return "", false
 	}
 	_, sha, err := r.rest.Ref(ctx, "heads/"+branch)
-	if err != nil {
-		return false
+	if err != nil || !object.IsSHA(sha) {
+		return "", false
 	}
-	return object.IsSHA(sha) && sha != head
+	return sha, true
 }
 
 // WatchMoved starts Moved in the background, alongside a write, and

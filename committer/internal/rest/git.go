@@ -25,6 +25,9 @@ type Head struct {
 	// followed: Location is where it pointed.
 	Redirect bool
 	Location string
+	// Age is how long before the reply (its Date header) the head commit
+	// was committed (its committer date), -1 when the reply does not say.
+	Age time.Duration
 }
 
 // Branch reads a branch's head in one request (GET branches/{b}), never
@@ -41,7 +44,13 @@ func (c *Client) Branch(ctx context.Context, branch string) (Head, error) {
 	if err != nil {
 		return Head{}, err
 	}
-	return Head{Name: b.GetName(), Commit: b.GetCommit().GetSHA(), Tree: b.GetCommit().GetCommit().GetTree().GetSHA()}, nil
+	h := Head{Name: b.GetName(), Commit: b.GetCommit().GetSHA(), Tree: b.GetCommit().GetCommit().GetTree().GetSHA(), Age: -1}
+	if at, err := http.ParseTime(resp.Header.Get("Date")); err == nil {
+		if when := b.GetCommit().GetCommit().GetCommitter().GetDate(); !when.IsZero() && !when.After(at) {
+			h.Age = at.Sub(when.Time)
+		}
+	}
+	return h, nil
 }
 
 // BranchProtected reports GET branches/{branch}'s protected (classic
