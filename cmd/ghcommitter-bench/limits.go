@@ -54,6 +54,57 @@ type limitResult struct {
 	Scale        float64
 	Unreported   int    // writers that did not report landing but are on the branch
 	Routes       string // the fake's requests by route and status (the progress log's)
+	// Separate is true for a CLI row run as on separate machines (each
+	// process its own HOME, XDG_CACHE_HOME and rate-limit state
+	// directory), false for one run as on one machine and for the rows
+	// that are one process (Queue, process, scale).
+	Separate bool
+	Kinds    writeKinds // the writes sent, by type, from the fake's request log
+}
+
+// writeKinds counts a row's writes by type, from the fake's request log.
+type writeKinds struct {
+	Trees   int // POST .../git/trees
+	Commits int // POST .../git/commits
+	// Landing is the writes that land a change: ref updates (PATCH
+	// .../git/refs/...), GraphQL mutations (updateRefs on the git-data
+	// engine, createCommitOnBranch on graphql and auto) and contents PUTs.
+	Landing int
+	Other   int // every other write (blobs, new refs, ...)
+	Refused int // writes of any type answered 403 or 429
+}
+
+// waste is "sent − landed" per landed change for trees, commits and
+// landing writes, and refused writes per landed change, as "a / b / c / d";
+// a type the row sent none of is "–"; "" when nothing landed.
+func (r limitResult) waste() string {
+	if r.Landed == 0 {
+		return ""
+	}
+	per := func(sent int) string {
+		if sent == 0 {
+			return "–"
+		}
+		return fmt.Sprintf("%.2f", float64(sent-r.Landed)/float64(r.Landed))
+	}
+	k := r.Kinds
+	return fmt.Sprintf("%s / %s / %s / %.2f", per(k.Trees), per(k.Commits), per(k.Landing), float64(k.Refused)/float64(r.Landed))
+}
+
+// RefusedShare is the share of writes sent that a limit refused.
+func (r limitResult) RefusedShare() float64 {
+	if r.Stats.Writes == 0 {
+		return 0
+	}
+	return float64(r.Stats.WritesLimited) / float64(r.Stats.Writes)
+}
+
+// machines names a CLI row's mode for the log and notes.
+func (r limitResult) machines() string {
+	if r.Separate {
+		return "separate machines"
+	}
+	return "one machine"
 }
 
 // WritesPerLanded is every write sent (refused ones too) per landed change.
@@ -106,10 +157,27 @@ type limitsConfig struct {
 	trace string
 	// rows are the kinds of rows to run (-limit-rows); nil: all of them.
 	rows []string
-	// separate runs every CLI process as on a machine of its own
-	// (-limit-machines separate): its own HOME and XDG_CACHE_HOME (so no
-	// turn lock file is shared) and its own rate-limit state directory.
+	// separate runs every CLI process as on a machine of its own: its own
+	// HOME and XDG_CACHE_HOME (so no turn lock file is shared) and its own
+	// rate-limit state directory. runLimits sets it per row (a copy of the
+	// config for each mode of machines); the manifest rows take it as
+	// parsed (true for -limit-machines separate only).
 	separate bool
+	// machines is -limit-machines: "same", "separate" or "both" (every
+	// CLI row run twice, once in each mode); "" is "same".
+	machines string
+}
+
+// machineModes are the values of separate the CLI rows run with, one
+// machine first.
+func (lc limitsConfig) machineModes() []bool {
+	switch lc.machines {
+	case "separate":
+		return []bool{true}
+	case "both":
+		return []bool{false, true}
+	}
+	return []bool{false}
 }
 
 // limitRowKinds are the kinds of rows of the section, for -limit-rows:
@@ -170,12 +238,16 @@ func runLimits(ctx context.Context, cfg config, bin string, log io.Writer) (*lim
 				continue
 			}
 			for _, eng := range lc.engines {
-				res, err := runLimitCLI(ctx, cfg, rep, bin, sc, eng, n)
-				if err != nil {
-					return nil, fmt.Errorf("under limits, %s, %s, %d writers: %w", sc, eng, n, err)
+				for _, sep := range lc.machineModes() {
+					row := cfg
+					row.limits.separate = sep
+					res, err := runLimitCLI(ctx, row, rep, bin, sc, eng, n)
+					if err != nil {
+						return nil, fmt.Errorf("under limits, %s, %s, %d writers, %s: %w", sc, eng, n, res.machines(), err)
+					}
+					logLimit(log, res)
+					rep.Results = append(rep.Results, res)
 				}
-				logLimit(log, res)
-				rep.Results = append(rep.Results, res)
 			}
 		}
 		for _, mode := range queueModes {
@@ -204,9 +276,10 @@ func runLimits(ctx context.Context, cfg config, bin string, log io.Writer) (*lim
 	return rep, nil
 }
 
-// runLimitCLI runs one CLI row, or records why it cannot run.
+// runLimitCLI runs one CLI row, or records why it cannot run, as on one
+// machine or on separate machines (cfg.limits.separate).
 func runLimitCLI(ctx context.Context, cfg config, rep *limitsReport, bin, sc, eng string, n int) (limitResult, error) {
-	res := limitResult{Scenario: sc, Engine: eng, Writers: n, Scale: cfg.limits.scale}
+	res := limitResult{Scenario: sc, Engine: eng, Writers: n, Scale: cfg.limits.scale, Separate: cfg.limits.separate}
 	switch {
 	case rep.CLIUnbuilt != "":
 		res.NotRun = rep.CLIUnbuilt
@@ -220,24 +293,41 @@ func runLimitCLI(ctx context.Context, cfg config, rep *limitsReport, bin, sc, en
 	}
 	ctx, cancel := context.WithTimeout(ctx, cfg.limits.timeout)
 	defer cancel()
-	return runLimitProcesses(ctx, cfg, bin, sc, eng, n, rep.EngineFlag)
+	res, err := runLimitProcesses(ctx, cfg, bin, sc, eng, n, rep.EngineFlag)
+	res.Separate = cfg.limits.separate
+	return res, err
 }
 
 func logLimit(log io.Writer, r limitResult) {
+	where := ""
+	if isCLIRow(r) {
+		where = " (" + r.machines() + ")"
+	}
 	if r.NotRun != "" {
-		fmt.Fprintf(log, "%3d writers %-6s %-12s %s\n", r.Writers, r.Scenario, r.Engine, r.NotRun)
+		fmt.Fprintf(log, "%3d writers %-6s %-12s%s %s\n", r.Writers, r.Scenario, r.Engine, where, r.NotRun)
 		return
 	}
 	s := r.Stats
-	fmt.Fprintf(log, "%3d writers %-6s %-12s landed %d/%d in %s (floor %s), %d writes (%.2f per landed), %d limited, %d in own retry-after, %d in another's\n",
-		r.Writers, r.Scenario, r.Engine, r.Landed, r.Writers, r.Wall.Round(time.Millisecond), r.Floor().Round(time.Millisecond),
+	fmt.Fprintf(log, "%3d writers %-6s %-12s%s landed %d/%d in %s (floor %s), %d writes (%.2f per landed), %d limited, %d in own retry-after, %d in another's\n",
+		r.Writers, r.Scenario, r.Engine, where, r.Landed, r.Writers, r.Wall.Round(time.Millisecond), r.Floor().Round(time.Millisecond),
 		s.Writes, r.WritesPerLanded(), s.Limited, s.WritesInOwnRetryAfter, r.InOthersWindow())
+	if isCLIRow(r) {
+		k := r.Kinds
+		fmt.Fprintf(log, "    writes by type: %d trees, %d commits, %d landing, %d other, %d refused; waste per landed (trees / commits / landing / refused): %s\n",
+			k.Trees, k.Commits, k.Landing, k.Other, k.Refused, orDash(r.waste()))
+	}
 	if r.Routes != "" {
 		fmt.Fprintf(log, "    requests: %s\n", r.Routes)
 	}
 	for _, e := range r.Errors {
 		fmt.Fprintf(log, "    not landed: %s\n", e)
 	}
+}
+
+// isCLIRow reports whether r is a row of N CLI processes (the index and
+// single scenarios with an engine), as against the Queue's rows.
+func isCLIRow(r limitResult) bool {
+	return (r.Scenario == scenarioIndex || r.Scenario == scenarioSingle) && contains(allEngines, r.Engine)
 }
 
 func scaledMinute(scale float64) time.Duration {

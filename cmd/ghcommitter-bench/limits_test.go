@@ -28,8 +28,9 @@ func smokeConfig(t *testing.T, writers string) config {
 }
 
 // TestLimitsSmoke builds the CLI and runs the section with 3 processes per
-// scenario, and the Queue with 3 goroutines, at the tight limits: they
-// share a token, so they provoke limits. Writes are counted, and every
+// scenario, as on one machine and as on separate machines (-limit-machines
+// both, the default), and the Queue with 3 goroutines once, at the tight
+// limits: they share a token, so they provoke limits. Writes are counted, and every
 // change reported landed is on the branch and in the index once (verify,
 // which fails the run otherwise). How many land is the benchmark's
 // finding, not asserted here.
@@ -40,7 +41,10 @@ func TestLimitsSmoke(t *testing.T) {
 	// The stages rows at these tight limits wait real minutes at
 	// github.com's pacing; TestProcessStagesNeverRace covers them.
 	cfg.limits.noProcess = true
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	if cfg.limits.machines != "both" {
+		t.Fatalf("-limit-machines defaults to %q, want both", cfg.limits.machines)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	bin, err := buildCLI(ctx, t.TempDir())
 	if err != nil {
@@ -65,17 +69,90 @@ func TestLimitsSmoke(t *testing.T) {
 	if limited == 0 {
 		t.Errorf("no rate limit was provoked at %d writes a minute: the smoke tests nothing", tightLimits.ContentPerMinute)
 	}
-	if _, ok := lr.row(scenarioIndex, "git-data", 3); !ok {
-		t.Fatal("no git-data row for the index scenario")
+	for _, sep := range []bool{false, true} {
+		for _, sc := range []string{scenarioIndex, scenarioSingle} {
+			r, ok := lr.rowIn(sc, "git-data", 3, sep)
+			if !ok || r.NotRun != "" {
+				t.Fatalf("no git-data row for the %s scenario, separate machines %v: %+v", sc, sep, r)
+			}
+			if k := r.Kinds; r.Landed > 0 && (k.Trees < r.Landed || k.Commits < r.Landed || k.Landing < r.Landed) {
+				t.Errorf("%s, separate %v: %d landed from %+v writes: fewer sent than landed", sc, sep, r.Landed, k)
+			}
+		}
+		if r, _ := lr.rowIn(scenarioIndex, "contents", 3, sep); !strings.HasPrefix(r.NotRun, "n/a") {
+			t.Errorf("contents ran the two-file index scenario: %+v", r)
+		}
 	}
-	if r, _ := lr.row(scenarioIndex, "contents", 3); !strings.HasPrefix(r.NotRun, "n/a") {
-		t.Errorf("contents ran the two-file index scenario: %+v", r)
+	queues := 0
+	for _, r := range lr.Results {
+		if contains(queueModes, r.Engine) {
+			queues++
+			if r.Separate {
+				t.Errorf("queue row %s marked as on separate machines", r.Engine)
+			}
+		}
+	}
+	if queues != len(queueModes) {
+		t.Errorf("%d queue rows, want %d: one process, run once", queues, len(queueModes))
 	}
 	doc := renderLimits(lr)
-	for _, want := range []string{limitsBegin, "### 3 writers", "| index | git-data | ", "Which figures hold on github.com", limitsEnd} {
+	for _, want := range []string{limitsBegin, "### 3 writers", "#### One machine", "#### Separate machines", "-limit-machines both", "| index | git-data | ", "Which figures hold on github.com", limitsEnd} {
 		if !strings.Contains(doc, want) {
 			t.Errorf("section lacks %q", want)
 		}
+	}
+}
+
+// Both modes render two tables per writer count, the goals of #37 read the
+// separate-machine rows, the older goals the one-machine rows, and the
+// waste column is sent − landed per landed change.
+func TestLimitsBothModesReport(t *testing.T) {
+	mk := func(eng string, n, landed, writes, limited int, sep bool, k writeKinds) limitResult {
+		return limitResult{Scenario: scenarioIndex, Engine: eng, Writers: n, Landed: landed, Separate: sep, Kinds: k, Scale: 60,
+			Stats: githubtest.LimitStats{Writes: writes, WritesLimited: limited}}
+	}
+	lr := &limitsReport{Config: limitsConfig{scale: 60, writers: []int{16}, machines: "both"}, EngineFlag: true, Results: []limitResult{
+		mk("git-data", 16, 16, 160, 0, false, writeKinds{}),
+		mk("git-data", 16, 16, 64, 1, true, writeKinds{Trees: 26, Commits: 20, Landing: 18, Refused: 1}),
+		mk("graphql", 16, 15, 22, 0, true, writeKinds{Landing: 22}),
+		{Scenario: scenarioIndex, Engine: "queue-chain", Writers: 16, Landed: 16, Stats: githubtest.LimitStats{Writes: 40}},
+	}}
+	if r, ok := lr.row(scenarioIndex, "git-data", 16); !ok || r.Separate {
+		t.Errorf("row() = %+v, want the one-machine row", r)
+	}
+	if got, want := lr.Results[1].waste(), "0.62 / 0.25 / 0.12 / 0.06"; got != want {
+		t.Errorf("waste = %q, want %q", got, want)
+	}
+	if got := lr.Results[2].waste(); !strings.HasPrefix(got, "– / – / 0.47 / ") {
+		t.Errorf("graphql waste = %q", got)
+	}
+	verdicts := map[string]string{}
+	for _, g := range limitGoals(lr) {
+		verdicts[g.What] = g.Verdict
+	}
+	for what, met := range map[string]bool{
+		"#37: 16 writers, index, git-data, separate machines: ≤ 4.5 writes per landed change":    true,
+		"#37: 16 writers, index, git-data, separate machines: 16/16 land":                        true,
+		"#37: 16 writers, index, git-data, separate machines: ≤ 2% of writes refused by a limit": true, // 1 of 64
+		"#37: 16 writers, index, graphql, separate machines: 16/16 land":                         false,
+		"#37: 16 writers, index, graphql, separate machines: ≤ 1.6 writes per landed change":     true,
+		"#23: 16 writers, index, git-data: ≤ 8 writes per landed change, all landing":            false, // one machine: 10
+	} {
+		if got, ok := verdicts[what]; !ok || got != verdict(met) {
+			t.Errorf("goal %q: %q (present %v), want %q", what, got, ok, verdict(met))
+		}
+	}
+	for what := range verdicts {
+		if strings.Contains(what, "auto") || strings.Contains(what, "64 writers") {
+			t.Errorf("goal of a row not run: %q", what)
+		}
+	}
+	var b strings.Builder
+	renderLimitTables(&b, lr)
+	doc := b.String()
+	one, apart := strings.Index(doc, "#### One machine"), strings.Index(doc, "#### Separate machines")
+	if one < 0 || apart < one || strings.Count(doc, "| index | git-data |") != 2 || strings.Index(doc, "| index | queue-chain |") > apart {
+		t.Errorf("tables:\n%s", doc)
 	}
 }
 

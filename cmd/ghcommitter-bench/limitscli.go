@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,7 +30,8 @@ const (
 )
 
 // runLimitProcesses starts n "ghcommitter commit --json" processes at once
-// against a fresh fake with the limits on. Writer i sets its own stage file
+// against a fresh fake with the limits on, as on one machine or on
+// separate machines (cfg.limits.separate: limitProcessEnv). Writer i sets its own stage file
 // and, in the index scenario, appends its line to the shared index with
 // --edit (re-run on the fresh content at every attempt).
 func runLimitProcesses(ctx context.Context, cfg config, bin, sc, eng string, n int, engineFlag bool) (limitResult, error) {
@@ -59,7 +61,11 @@ func runLimitProcesses(ctx context.Context, cfg config, bin, sc, eng string, n i
 		cmd.Env = env
 		if dir := cfg.limits.trace; dir != "" {
 			cmd.Args = append(cmd.Args, "-v")
-			f, err := os.Create(filepath.Join(dir, fmt.Sprintf("%s-%s-%d-process-%02d.log", sc, eng, n, i)))
+			where := ""
+			if cfg.limits.separate {
+				where = "-separate"
+			}
+			f, err := os.Create(filepath.Join(dir, fmt.Sprintf("%s-%s-%d%s-process-%02d.log", sc, eng, n, where, i)))
 			if err != nil {
 				return limitResult{}, err
 			}
@@ -108,7 +114,37 @@ func limitSummary(fake *limitsFake, sc, eng string, ws []writerResult, wall time
 	}
 	return limitResult{Scenario: sc, Engine: eng, Writers: len(ws), Landed: rr.Landed, Wall: wall,
 		MeanAttempts: rr.MeanAttempts, MaxAttempts: rr.MaxAttempts, Exhausted: rr.Exhausted, Errors: rr.Errors,
-		Requests: reqs, Stats: stats, Scale: cfg.limits.scale, Unreported: unreported, Routes: fake.routes()}, nil
+		Requests: reqs, Stats: stats, Scale: cfg.limits.scale, Unreported: unreported, Routes: fake.routes(),
+		Kinds: fake.writeKinds()}, nil
+}
+
+// writeKinds counts the fake's logged writes by type (see writeKinds).
+// A GraphQL mutation is a landing write on every engine: updateRefs on
+// git-data, createCommitOnBranch on graphql and auto.
+func (f *limitsFake) writeKinds() writeKinds {
+	var k writeKinds
+	for _, r := range f.srv.Requests() {
+		if !r.Write {
+			continue
+		}
+		if r.Status == http.StatusForbidden || r.Status == http.StatusTooManyRequests {
+			k.Refused++
+		}
+		route := strings.TrimPrefix(r.Route, r.Method+" ")
+		switch {
+		case r.Method == http.MethodPost && strings.HasSuffix(route, "/git/trees"):
+			k.Trees++
+		case r.Method == http.MethodPost && strings.HasSuffix(route, "/git/commits"):
+			k.Commits++
+		case r.Method == http.MethodPatch && strings.Contains(route, "/git/refs/"),
+			r.Method == http.MethodPost && (route == "/graphql" || route == "/api/graphql"),
+			r.Method == http.MethodPut && strings.Contains(route, "/contents/"):
+			k.Landing++
+		default:
+			k.Other++
+		}
+	}
+	return k
 }
 
 // routes sums the fake's log by route and status, writes first, for the

@@ -22,9 +22,15 @@
 // change, 403/429 answers and writes inside retry-after windows. Its
 // promotion-manifest rows (-only manifest) run N "ghcommitter commit
 // --manifest" processes under the same limits and -limit-* flags
-// (limitsmanifest.go). -limit-rows runs a subset of the section (the index
-// or single CLI rows, queue, process, scale), to iterate on one row;
-// -limit-trace keeps each CLI process's --verbose log.
+// (limitsmanifest.go). -limit-machines places the CLI processes: same (as
+// on one machine: they share the user cache directory's turn lock files
+// and one rate-limit state directory), separate (as on separate machines:
+// each its own HOME, XDG_CACHE_HOME and state directory) or both, the
+// default (every CLI row twice, once each way; the goals of issue #37 are
+// read from the separate-machine index rows; the manifest rows run as on
+// one machine unless it is separate). -limit-rows runs a subset of the
+// section (the index or single CLI rows, queue, process, scale), to
+// iterate on one row; -limit-trace keeps each CLI process's --verbose log.
 //
 // It is a module of its own (cmd/ghcommitter-bench/go.mod), so from the
 // repository's root it runs with "go run -C cmd/ghcommitter-bench ." (the
@@ -209,7 +215,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	lseed := fs.Uint64("limit-seed", 1, "under GitHub's limits: the fake's seed for 403 vs 429 and for sending retry-after")
 	ltimeout := fs.Duration("limit-timeout", 10*time.Minute, "under GitHub's limits: bound on one run")
 	ltrace := fs.String("limit-trace", "", "under GitHub's limits: run every CLI process with -v and keep its log in this directory (one file a process)")
-	lmachines := fs.String("limit-machines", "same", "under GitHub's limits: same (the CLI processes share the user cache directory's turns and one rate-limit state directory, as on one machine) or separate (each process its own HOME, XDG_CACHE_HOME and state directory, as on separate machines: CI runners, controller shards)")
+	lmachines := fs.String("limit-machines", "both", "under GitHub's limits: same (the CLI processes share the user cache directory's turns and one rate-limit state directory, as on one machine), separate (each process its own HOME, XDG_CACHE_HOME and state directory, as on separate machines: CI runners, controller shards) or both (every CLI row run twice, once each way; the Queue, process and scale rows are one process and run once)")
 	lrows := fs.String("limit-rows", strings.Join(limitRowKinds, ","), "under GitHub's limits: comma-separated kinds of rows to run: "+strings.Join(limitRowKinds, ", ")+" (e.g. -limit-rows index -limit-writers 16 -limit-engines auto, to iterate on one row)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
@@ -253,12 +259,13 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	}
 	cfg.limits.trace = *ltrace
 	switch *lmachines {
-	case "same":
+	case "same", "both":
 	case "separate":
-		cfg.limits.separate = true
+		cfg.limits.separate = true // the manifest rows too
 	default:
-		return config{}, fmt.Errorf("-limit-machines %q: want same or separate", *lmachines)
+		return config{}, fmt.Errorf("-limit-machines %q: want same, separate or both", *lmachines)
 	}
+	cfg.limits.machines = *lmachines
 	if set["limit-rows"] {
 		if cfg.limits.rows, err = parseRows(*lrows); err != nil {
 			return config{}, err
