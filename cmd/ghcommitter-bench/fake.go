@@ -35,6 +35,9 @@ func newFakeGitHub(files []seedFile, latency time.Duration) (*fakeGitHub, error)
 	if _, err := srv.Seed(owner, repoName, branch, "Seed the repository", gf...); err != nil {
 		return nil, fmt.Errorf("seeding the fake: %w", err)
 	}
+	// Seeded before the run: its head is not a commit another writer just
+	// made (a busy branch, which a commit's first attempt treats with care).
+	srv.Pass(time.Hour)
 	ts := httptest.NewServer(srv)
 	return &fakeGitHub{srv: srv, ts: ts, URL: ts.URL + "/"}, nil
 }
