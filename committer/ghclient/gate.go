@@ -60,6 +60,9 @@ func (t *limitLayer) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.next.RoundTrip(req)
 	if resp != nil {
 		st.observe(resp, t.o.now(), res, t.o.secondaryFloor())
+		if p := t.o.pace(); p.on() && isSecondaryRateLimit(resp) {
+			st.cut(t.o.now(), p.minute) // others spend the budget too
+		}
 		dropSecondaryReset(resp)
 	}
 	return resp, err
@@ -146,6 +149,9 @@ func (t *limitLayer) admit(ctx context.Context, st *shared, p paceConfig, method
 func (t *limitLayer) book(ctx context.Context, r *reservation, st *shared, p paceConfig, method, rel string) error {
 	now := t.o.now()
 	wait := r.book(st, p, now)
+	r.mu.Lock()
+	r.minute, r.now = p.minute, t.o.now
+	r.mu.Unlock()
 	if wait <= 0 {
 		return nil
 	}

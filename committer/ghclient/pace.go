@@ -42,9 +42,12 @@ func (s *shared) reserveLocked(now time.Time, p paceConfig) time.Time {
 	slot := now
 	var interval time.Duration
 	if p.perMinute > 0 {
-		// GCRA: one write every interval, burst of them at once.
-		interval = p.minute / time.Duration(p.perMinute)
-		if t := s.tat.Add(-time.Duration(max(p.burst-1, 0)) * interval); t.After(slot) {
+		// GCRA: one write every interval, burst of them at once; both
+		// scaled by the pacer's share of the budget (share.go).
+		share := s.shareLocked(now, p.minute)
+		interval = time.Duration(float64(p.minute/time.Duration(p.perMinute)) / share)
+		burst := max(int(float64(p.burst)*share), 1)
+		if t := s.tat.Add(-time.Duration(burst-1) * interval); t.After(slot) {
 			slot = t
 		}
 	}

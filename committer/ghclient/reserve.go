@@ -51,6 +51,9 @@ type reservation struct {
 	st       *shared
 	interval time.Duration // the pacer's spacing when booked (GCRA)
 	slots    []time.Time   // booked, not yet taken
+	// minute and now are the pacer's, for LostRace.
+	minute time.Duration
+	now    func() time.Time
 }
 
 // book books the reservation's slots on st, once, and returns how long

@@ -39,7 +39,11 @@ type shared struct {
 	// times reserved for the latest writes, in order.
 	tat  time.Time
 	sent []time.Time
-	used time.Time // wall time of the last use, for pruning
+	// share is the pacer's share of the write budget when cut (0: the
+	// whole), from shareAt (share.go).
+	share   float64
+	shareAt time.Time
+	used    time.Time // wall time of the last use, for pruning
 	// file is the machine's copy of this state (machine.go), nil when
 	// the process keeps it alone; filed: its lock is held (begin).
 	// machineSent is the machine's record of the writes the credential

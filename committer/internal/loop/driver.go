@@ -174,8 +174,11 @@ func (d *Driver) attempt(ctx context.Context, attempt int) Outcome {
 	switch {
 	case d.lost > 0:
 		ctx = contended(ctx, nil) // a race was lost: look before writing
-	case hr.Busy:
-		// The branch is busy: look before writing, after a yield.
+	case hr.Busy && !(turn.Granted && turn.Queued):
+		// The branch is busy: look before writing, after a yield. (Not
+		// when this attempt waited for its turn: the fresh head is then
+		// most likely a writer's of this machine, which took its turn
+		// first; the turns keep this machine's writers apart.)
 		ctx = contended(ctx, func(ctx context.Context) {
 			d.yielded = max(d.cfg.Backoff(Contention{Attempt: 1, Lost: time.Since(started)}), 0)
 			_ = d.cfg.Sleep(ctx, d.yielded)

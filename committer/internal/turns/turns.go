@@ -79,7 +79,10 @@ type Turn struct {
 	// not be used: Err says why).
 	Waited  time.Duration
 	Granted bool
-	Err     error
+	// Queued: another writer of the machine held the turn when Take
+	// began, so this one waited for it.
+	Queued bool
+	Err    error
 }
 
 // Release ends the turn; it may be called more than once, and on a turn
@@ -111,19 +114,25 @@ func (ts Turns) Take(ctx context.Context, key string) *Turn {
 	select {
 	case s.ch <- struct{}{}:
 		t.slot = s
-	case <-ctx.Done():
-		local.leave(s)
-		t.Waited, t.Err = time.Since(start), ctx.Err()
-		return t
+	default:
+		t.Queued = true
+		select {
+		case s.ch <- struct{}{}:
+			t.slot = s
+		case <-ctx.Done():
+			local.leave(s)
+			t.Waited, t.Err = time.Since(start), ctx.Err()
+			return t
+		}
 	}
 	if ts.Dir != "" {
-		f, err := lockFile(ctx, ts.Dir, key)
+		f, queued, err := lockFile(ctx, ts.Dir, key)
 		if err != nil {
 			t.Release()
 			t.Waited, t.Err = time.Since(start), err
 			return t
 		}
-		t.file = f
+		t.file, t.Queued = f, t.Queued || queued
 	}
 	t.Waited, t.Granted = time.Since(start), true
 	return t
@@ -156,26 +165,28 @@ func (w *Writer) Take(ctx context.Context, key string) *Turn {
 // lockFile takes the exclusive lock of key's file in dir, polling every
 // few milliseconds (jittered, so that waiting processes do not wake in
 // step) until ctx ends.
-func lockFile(ctx context.Context, dir, key string) (*machinedir.Lock, error) {
+// queued is true when another process held it at first.
+func lockFile(ctx context.Context, dir, key string) (_ *machinedir.Lock, queued bool, _ error) {
 	d, err := machinedir.Open(dir)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer func() { _ = d.Close() }()
 	prune(d)
 	for {
 		l, ok, err := d.TryLock(File(key))
 		if err != nil {
-			return nil, err
+			return nil, queued, err
 		}
 		if ok {
-			return l, nil
+			return l, queued, nil
 		}
+		queued = true
 		timer := time.NewTimer(time.Duration(2+rand.IntN(8)) * time.Millisecond)
 		select {
 		case <-ctx.Done():
 			timer.Stop()
-			return nil, ctx.Err()
+			return nil, queued, ctx.Err()
 		case <-timer.C:
 		}
 	}

@@ -127,6 +127,19 @@ func TestOtherKeysDoNotWait(t *testing.T) {
 	if !b.Granted {
 		t.Fatalf("b waited for a's turn: %v", b.Err)
 	}
+	if a.Queued || b.Queued {
+		t.Errorf("queued: a %v, b %v; nobody held either turn before", a.Queued, b.Queued)
+	}
+	// A writer of this process that comes while a holds the turn queues.
+	done := make(chan *Turn)
+	go func() { done <- Turns{Dir: dir}.Take(context.Background(), "a") }()
+	time.Sleep(20 * time.Millisecond)
+	a.Release()
+	a2 := <-done
+	defer a2.Release()
+	if !a2.Granted || !a2.Queued {
+		t.Errorf("the second writer of a: granted %v, queued %v; want both", a2.Granted, a2.Queued)
+	}
 }
 
 func TestAnotherProcessHoldsTheTurn(t *testing.T) {
@@ -152,8 +165,8 @@ func TestAnotherProcessHoldsTheTurn(t *testing.T) {
 	end()
 	turn := <-done
 	defer turn.Release()
-	if !turn.Granted {
-		t.Fatalf("not granted after the holder ended: %v", turn.Err)
+	if !turn.Granted || !turn.Queued {
+		t.Fatalf("after the holder ended: granted %v, queued %v (%v); want both", turn.Granted, turn.Queued, turn.Err)
 	}
 }
 

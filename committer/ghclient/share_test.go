@@ -1,0 +1,73 @@
+package ghclient
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// A sign of other writers halves the pacer's share of the budget (rate and
+// burst), down to a sixteenth; it grows back by an eighth a minute.
+func TestShareCutAndRecovered(t *testing.T) {
+	resetRegistry()
+	s := sharedFor("share-test", "", 1)
+	p := paceConfig{perMinute: 80, burst: 8, minute: time.Minute}
+	t0 := time.Unix(1_800_000_000, 0)
+	s.cut(t0, p.minute)
+	// Half: a burst of 4, then one every 1.5s.
+	var got []time.Duration
+	for range 6 {
+		got = append(got, s.reserve(t0, p).Sub(t0))
+	}
+	want := []time.Duration{0, 0, 0, 0, 1500 * time.Millisecond, 3 * time.Second}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("slots after one cut: %v, want %v", got, want)
+		}
+	}
+	for range 10 {
+		s.cut(t0, p.minute)
+	}
+	s.mu.Lock()
+	floor := s.shareLocked(t0, p.minute)
+	later := s.shareLocked(t0.Add(4*time.Minute), p.minute)
+	whole := s.shareLocked(t0.Add(8*time.Minute), p.minute)
+	s.mu.Unlock()
+	if floor != minShare || later != minShare+0.5 || whole != 1 {
+		t.Fatalf("share: %v after many cuts (want %v), %v four minutes on (want %v), %v eight minutes on (want 1)", floor, minShare, later, minShare+0.5, whole)
+	}
+}
+
+// A lost race reported on an attempt's context (LostRace) slows the
+// pacer of that context's client. Alone, after a burst and a reservation
+// given back, the time the reservation waited has earned three writes at
+// once; once told, the same three writes are spaced (half the rate, half
+// the burst).
+func TestLostRaceSlowsThePacer(t *testing.T) {
+	spread := map[bool]time.Duration{}
+	for _, lost := range []bool{false, true} {
+		resetRegistry()
+		clock := newFakeClock()
+		ghs, log := paceSetup(t, clock, 1)
+		gh := ghs[0]
+		writeBlobs(t, ghs, 8) // the burst
+		ctx, release := ReserveWrites(context.Background(), 3)
+		if _, _, err := gh.Git.GetRef(ctx, "o", "r", "heads/main"); err != nil {
+			t.Fatal(err)
+		}
+		if lost {
+			LostRace(ctx)
+		}
+		release()
+		writeBlobs(t, ghs, 3)
+		at := log.get("POST /repos/o/r/git/blobs " + fakeToken)[8:]
+		if len(at) != 3 {
+			t.Fatalf("%d writes", len(at))
+		}
+		spread[lost] = at[2].Sub(at[0])
+	}
+	if spread[false] != 0 || spread[true] < 1500*time.Millisecond {
+		t.Errorf("three writes spread over %v alone (want 0) and %v after a lost race (want at least 1.5s)", spread[false], spread[true])
+	}
+	LostRace(context.Background()) // no reservation: nothing to slow
+}
