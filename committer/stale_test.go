@@ -116,7 +116,7 @@ func TestBusyBranchFirstAttemptLooks(t *testing.T) {
 			var firstSleep = -1 // requests sent before the first wait
 			var contention []committer.Contention
 			var ts *githubtest.TestServer
-			sleep := func(ctx context.Context, d time.Duration) error {
+			sleep := func(ctx context.Context, _ time.Duration) error {
 				mu.Lock()
 				if firstSleep < 0 {
 					firstSleep = len(ts.Requests())
