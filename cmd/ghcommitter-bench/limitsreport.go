@@ -120,7 +120,7 @@ func renderLimitTables(b *strings.Builder, lr *limitsReport) {
 	for _, n := range lr.Config.writers {
 		fmt.Fprintf(b, "### %d writers\n\n", n)
 		if !(same && sep) {
-			renderLimitTable(b, lr, n, func(r limitResult) bool { return true })
+			renderLimitTable(b, lr, n, func(limitResult) bool { return true })
 			continue
 		}
 		fmt.Fprintf(b, "#### One machine (turns through the user cache directory)\n\n")
