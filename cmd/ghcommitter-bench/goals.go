@@ -125,7 +125,7 @@ func renderGoals(b *strings.Builder, r *report) {
 func renderBackoff(b *strings.Builder, r *report) {
 	limit := r.Config.maxAttempts
 	fmt.Fprintf(b, "## Backoff under contention (default backoff, no batching)\n\n")
-	fmt.Fprintf(b, "Separate processes cannot batch. On one machine they take turns at the branch (the default since issue #23: lock files in the user cache directory, `committer.WithTurnDir`), so the cli rows below land on their first attempt and show the turns, not the backoff; writers on different machines coordinate only through the ref update, waiting `committer.AdaptiveBackoff(50ms, 10s)` (full jitter, scaled to how long the lost attempt took) between attempts, at most %d attempts (`--max-attempts`, `committer.WithRetries`). The goroutines mode is the same loop inside one process, whose coordinator batches (issue #19).\n\n", limit)
+	fmt.Fprintf(b, "Separate processes cannot batch. On one machine they take turns at the branch (the default since issue #23: lock files in the user cache directory, `committer.WithTurnDir`), so the cli rows below land on their first attempt and show the turns, not the backoff; writers on different machines coordinate only through the ref update, waiting `committer.AdaptiveBackoff(50ms, 10s)` between attempts (full jitter over a window of the lost attempt's duration, widened by the moves of the branch seen, counted down only while the branch stays quiet), at most %d attempts (`--max-attempts`, `committer.WithRetries`). The goroutines mode is the same loop inside one process, whose coordinator batches (issue #19).\n\n", limit)
 	if bo := r.Config.backoff; bo[0] > 0 {
 		fmt.Fprintf(b, "In this run the goroutines mode used `committer.ExponentialBackoff(%s, %s)` instead (-backoff).\n\n", bo[0], bo[1])
 	}
