@@ -144,6 +144,26 @@ func (d *Driver) pause(ctx context.Context, attempt int) error {
 	return d.cfg.Sleep(ctx, wait)
 }
 
+// watchful marks ctx as a contended attempt's (see contended) after a
+// lost race, or on a busy branch, where the attempt first yields (see
+// Yield).
+func (d *Driver) watchful(ctx context.Context, hr Head, turn *turns.Turn, started time.Time) context.Context {
+	switch {
+	case d.lost > 0:
+		return contended(ctx, nil) // a race was lost: look before writing
+	case hr.Busy && !(turn.Granted && turn.Queued):
+		// The branch is busy: look before writing, after a yield. (Not
+		// when this attempt waited for its turn: the fresh head is then
+		// most likely a writer's of this machine, which took its turn
+		// first; the turns keep this machine's writers apart.)
+		return contended(ctx, func(ctx context.Context) {
+			d.yielded = max(d.cfg.Backoff(Contention{Attempt: 1, Lost: time.Since(started)}), 0)
+			_ = d.cfg.Sleep(ctx, d.yielded)
+		})
+	}
+	return ctx
+}
+
 // attempt makes one attempt.
 func (d *Driver) attempt(ctx context.Context, attempt int) Outcome {
 	d.observe(Event{Kind: EventAttempt, Attempt: attempt, Changes: d.w.Size()})
@@ -171,19 +191,7 @@ func (d *Driver) attempt(ctx context.Context, attempt int) Outcome {
 		return Fail(d.host.Error(Failure{Kind: kind.Conflict, Err: fmt.Errorf("head is %s, expected %s", kind.Short(head), kind.Short(d.cfg.ExpectHead)), Head: head}))
 	}
 	d.lastHead = head
-	switch {
-	case d.lost > 0:
-		ctx = contended(ctx, nil) // a race was lost: look before writing
-	case hr.Busy && !(turn.Granted && turn.Queued):
-		// The branch is busy: look before writing, after a yield. (Not
-		// when this attempt waited for its turn: the fresh head is then
-		// most likely a writer's of this machine, which took its turn
-		// first; the turns keep this machine's writers apart.)
-		ctx = contended(ctx, func(ctx context.Context) {
-			d.yielded = max(d.cfg.Backoff(Contention{Attempt: 1, Lost: time.Since(started)}), 0)
-			_ = d.cfg.Sleep(ctx, d.yielded)
-		})
-	}
+	ctx = d.watchful(ctx, hr, turn, started)
 	if len(d.cfg.Cands) > 0 {
 		if o, handled := d.oneWrite(ctx, head, tree, creating, attempt, started); handled {
 			return o
