@@ -64,9 +64,15 @@ func (d *Driver) spread(ctx context.Context, attempt int) error {
 	d.wait = 0
 	d.host.Debug(ctx, "backing off", "repo", d.cfg.Repo, "branch", d.cfg.Branch, "attempt", attempt, "wait", left, "slot", slot, "moves seen", d.moves)
 	for range maxListen {
-		// Each slot is jittered a little, so that listeners do not
+		// While much of the wait is left, listen every other slot: half
+		// the reads, and a move still freezes the count within two.
+		step := slot
+		if left >= 3*slot {
+			step = 2 * slot
+		}
+		// Each step is jittered a little, so that listeners do not
 		// read in lockstep.
-		if err := d.cfg.Sleep(ctx, slot*7/8+time.Duration(rand.Int64N(int64(slot/4)+1))); err != nil {
+		if err := d.cfg.Sleep(ctx, step*7/8+time.Duration(rand.Int64N(int64(step/4)+1))); err != nil {
 			return err
 		}
 		head, ok := d.cfg.Refs.Tip(ctx, d.cfg.Branch)
@@ -78,7 +84,7 @@ func (d *Driver) spread(ctx context.Context, attempt int) error {
 			d.moves++ // busy: the wait is not counted down
 			continue
 		}
-		if left -= slot; left <= 0 {
+		if left -= step; left <= 0 {
 			return nil
 		}
 	}
