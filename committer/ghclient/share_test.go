@@ -2,8 +2,11 @@ package ghclient
 
 import (
 	"context"
+	"net/http"
 	"testing"
 	"time"
+
+	"github.com/ghcommitter/ghcommitter/committer/githubtest"
 )
 
 // A sign of other writers halves the pacer's share of the budget (rate and
@@ -70,4 +73,38 @@ func TestLostRaceSlowsThePacer(t *testing.T) {
 		t.Errorf("three writes spread over %v alone (want 0) and %v after a lost race (want at least 1.5s)", spread[false], spread[true])
 	}
 	LostRace(context.Background()) // no reservation: nothing to slow
+}
+
+// A secondary rate limit's answer halves the pacer's share too: after it,
+// the writes of the same client go further apart than without it.
+func TestSecondaryLimitSlowsThePacer(t *testing.T) {
+	spread := map[bool]time.Duration{}
+	for _, limited := range []bool{false, true} {
+		resetRegistry()
+		clock := newFakeClock()
+		fake := githubtest.New(githubtest.WithToken(fakeToken), githubtest.WithNow(clock.Now))
+		if err := fake.CreateRepo("o", "r", false); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fake.Seed("o", "r", "main", "seed", githubtest.File{Path: "README.md", Content: []byte("hi\n")}); err != nil {
+			t.Fatal(err)
+		}
+		log := &timedLog{clock: clock}
+		srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			log.add(r)
+			fake.ServeHTTP(w, r)
+		}))
+		ghs := clientsOn(t, srv.URL, srv.Client(), clock, []Option{WithToken(fakeToken)})
+		writeBlobs(t, ghs, 8) // the burst
+		if limited {
+			fake.SecondaryRateLimit("POST /repos/{owner}/{repo}/git/blobs", 1, 1)
+		}
+		writeBlobs(t, ghs, 4)
+		at := log.get("POST /repos/o/r/git/blobs " + fakeToken)
+		last := at[len(at)-3:]
+		spread[limited] = last[2].Sub(last[0])
+	}
+	if spread[true] <= spread[false] {
+		t.Errorf("the last writes spread over %v after a secondary limit, %v without: want more after it", spread[true], spread[false])
+	}
 }
