@@ -161,7 +161,7 @@ func (b *batch) buildAll(ctx context.Context, live *[]*job, id, head, tree strin
 		if g.moved(ctx) {
 			// Unsent unless resolve created subtrees (a replaced
 			// directory's).
-			return nil, loop.Built{Moved: true, Unsent: !madeSubtrees(steps)}, nil
+			return nil, loop.Built{Moved: true, Unsent: !madeSubtrees(steps), Head: g.now}, nil
 		}
 		again, err := b.uploadEach(ctx, live, steps, head, attempt)
 		if err != nil {

@@ -26,6 +26,7 @@ type guard struct {
 	c            *Committer
 	branch, head string
 	watch        func() bool
+	now          string // the head moved seen it at (Built.Head)
 }
 
 // moved reports a move seen now.
@@ -34,7 +35,11 @@ func (g *guard) moved(ctx context.Context) bool {
 		return false
 	}
 	loop.Yield(ctx)
-	return g.c.refs.Moved(ctx, g.branch, g.head)
+	if now, ok := g.c.refs.Tip(ctx, g.branch); ok && now != g.head {
+		g.now = now
+		return true
+	}
+	return false
 }
 
 // watching starts looking, alongside the commits, for a move that
@@ -99,7 +104,7 @@ func (b *batch) buildSquashed(ctx context.Context, g *guard, steps []step, resul
 	}
 	if newTree != tree {
 		if g.moved(ctx) {
-			return loop.Built{Moved: true}, nil
+			return loop.Built{Moved: true, Head: g.now}, nil
 		}
 		g.watching(ctx)
 		scs, _ := squashed(jobs, id)
@@ -153,7 +158,7 @@ func (b *batch) buildChain(ctx context.Context, g *guard, steps []step, results 
 			// Looked at again before the first commit: a move seen now
 			// costs the trees alone, where the watch costs the commits too.
 			if g.moved(ctx) {
-				return loop.Built{Moved: true}, nil
+				return loop.Built{Moved: true, Head: g.now}, nil
 			}
 			g.watching(ctx)
 		}

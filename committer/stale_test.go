@@ -107,9 +107,14 @@ func TestBusyBranchFirstAttemptLooks(t *testing.T) {
 		writes   int
 		attempts int
 		yields   bool
+		// Ref reads: busy, the look that sees the move (its head is
+		// where the wait starts listening from), one quiet slot, and
+		// the second attempt's three looks; quiet, the wait's first read
+		// after the lost update instead of the look.
+		refs int
 	}{
-		{"busy", false, 3, 1, true},
-		{"quiet", true, 6, 2, false},
+		{"busy", false, 3, 1, true, 5},
+		{"quiet", true, 6, 2, false, 5},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var mu sync.Mutex
@@ -148,6 +153,9 @@ func TestBusyBranchFirstAttemptLooks(t *testing.T) {
 				t.Fatal(err)
 			}
 			reqs := ts.Requests()
+			if n := ts.Count(rtGetRef); n != tc.refs {
+				t.Errorf("%d ref reads, want %d: %v", n, tc.refs, routes(ts))
+			}
 			if ts.CountWrites() != tc.writes || res.Attempts != tc.attempts {
 				t.Errorf("%d writes, %d attempts; want %d and %d: %v", ts.CountWrites(), res.Attempts, tc.writes, tc.attempts, routes(ts))
 			}

@@ -17,6 +17,13 @@ import (
 // returns n clients with opts on the same token.
 func paceSetup(t *testing.T, clock *fakeClock, n int, opts ...Option) ([]*github.Client, *timedLog) {
 	t.Helper()
+	_, ghs, log := paceFake(t, clock, n, opts...)
+	return ghs, log
+}
+
+// paceFake is paceSetup, and the fake itself (for its faults).
+func paceFake(t *testing.T, clock *fakeClock, n int, opts ...Option) (*githubtest.Server, []*github.Client, *timedLog) {
+	t.Helper()
 	fake := githubtest.New(githubtest.WithToken(fakeToken), githubtest.WithNow(clock.Now))
 	if err := fake.CreateRepo("o", "r", false); err != nil {
 		t.Fatal(err)
@@ -33,7 +40,7 @@ func paceSetup(t *testing.T, clock *fakeClock, n int, opts ...Option) ([]*github
 	for i := range sets {
 		sets[i] = append([]Option{WithToken(fakeToken)}, opts...)
 	}
-	return clientsOn(t, srv.URL, srv.Client(), clock, sets...), log
+	return fake, clientsOn(t, srv.URL, srv.Client(), clock, sets...), log
 }
 
 func writeBlobs(t *testing.T, ghs []*github.Client, n int) {

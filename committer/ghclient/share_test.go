@@ -2,11 +2,8 @@ package ghclient
 
 import (
 	"context"
-	"net/http"
 	"testing"
 	"time"
-
-	"github.com/ghcommitter/ghcommitter/committer/githubtest"
 )
 
 // A sign of other writers halves the pacer's share of the budget (rate and
@@ -82,19 +79,7 @@ func TestSecondaryLimitSlowsThePacer(t *testing.T) {
 	for _, limited := range []bool{false, true} {
 		resetRegistry()
 		clock := newFakeClock()
-		fake := githubtest.New(githubtest.WithToken(fakeToken), githubtest.WithNow(clock.Now))
-		if err := fake.CreateRepo("o", "r", false); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := fake.Seed("o", "r", "main", "seed", githubtest.File{Path: "README.md", Content: []byte("hi\n")}); err != nil {
-			t.Fatal(err)
-		}
-		log := &timedLog{clock: clock}
-		srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			log.add(r)
-			fake.ServeHTTP(w, r)
-		}))
-		ghs := clientsOn(t, srv.URL, srv.Client(), clock, []Option{WithToken(fakeToken)})
+		fake, ghs, log := paceFake(t, clock, 1)
 		writeBlobs(t, ghs, 8) // the burst
 		if limited {
 			fake.SecondaryRateLimit("POST /repos/{owner}/{repo}/git/blobs", 1, 1)

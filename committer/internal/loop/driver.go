@@ -32,6 +32,7 @@ type Driver struct {
 	lost      time.Duration  // how long the last lost attempt took
 	moves     int            // moves of the branch seen since the work first read it (see spread)
 	yielded   time.Duration  // how long this attempt yielded (see Yield): not part of its duration
+	movedTo   string         // the head a lost attempt saw the branch move to, when it read it (for spread)
 	// limited is the rate-limit refusal that ended the last attempt (nil
 	// when it ended otherwise), and refusals counts such attempts: when
 	// attempts run out, the work is ErrRateLimited, not a lost race.
@@ -203,6 +204,7 @@ func (d *Driver) attempt(ctx context.Context, attempt int) Outcome {
 	case err != nil:
 		return d.refusedOr(err, attempt)
 	case b.Moved:
+		d.movedTo = b.Head
 		d.lostRace(ctx, head, attempt, started)
 		if b.Unsent {
 			return Outcome{Kind: LostUnsent}

@@ -68,6 +68,9 @@ type Built struct {
 	// write, which would lose and is not sent (see Contended); Unsent:
 	// before any write of the attempt.
 	Moved, Unsent bool
+	// Head is the head the branch was seen to have moved to, when known
+	// (the wait that follows then need not read it again).
+	Head string
 }
 
 // Head is the head an attempt builds on.

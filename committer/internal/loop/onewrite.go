@@ -70,9 +70,12 @@ func (d *Driver) oneWrite(ctx context.Context, head, tree string, creating bool,
 	// built on whatever the head is: a move elsewhere does not stop it.)
 	w := st.Engine.(engine.Writer) // not empty: the one picked
 	Yield(ctx)
-	if w.Pinned() && !creating && d.cfg.Refs.Moved(ctx, d.cfg.Branch, head) {
-		d.lostRace(ctx, head, attempt, started)
-		return Outcome{Kind: LostUnsent}, true
+	if w.Pinned() && !creating {
+		if now, ok := d.cfg.Refs.Tip(ctx, d.cfg.Branch); ok && now != head {
+			d.movedTo = now
+			d.lostRace(ctx, head, attempt, started)
+			return Outcome{Kind: LostUnsent}, true
+		}
 	}
 	return d.sendOneWrite(ctx, w, c, st, attempt, started), true
 }

@@ -54,9 +54,14 @@ func (d *Driver) contention(attempt int) Contention {
 func (d *Driver) spread(ctx context.Context, attempt int) error {
 	d.moves++ // the race just lost
 	slot := max(d.lost, time.Millisecond)
-	seen, ok := d.cfg.Refs.Tip(ctx, d.cfg.Branch)
-	if !ok {
-		seen = d.lastHead
+	seen := d.movedTo // the lost attempt's own look, when it made one
+	d.movedTo = ""
+	if seen == "" {
+		tip, ok := d.cfg.Refs.Tip(ctx, d.cfg.Branch)
+		if !ok {
+			tip = d.lastHead
+		}
+		seen = tip
 	}
 	// A race lost before any write does not count as an attempt, but the
 	// wait after it is a wait after a lost race: at least the second's.
