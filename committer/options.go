@@ -113,6 +113,14 @@ func defaultOptions() options {
 // another API, or a go-github client's BaseURL, wrap it first:
 // ghclient.Wrap(gh.Client(), gh.BaseURL.String())). The default is an
 // *http.Client with no authentication, for https://api.github.com/.
+//
+// Commits of one credential to a branch are batched, and share one write
+// pacer, however many clients carry it: clients built one per caller over
+// oauth2's transport (oauth2.NewClient) are one credential by their
+// token, over ghinstallation's by their App installation. For any other
+// authenticating transport, name its credential with
+// ghclient.Wrap(hc, baseURL, ghclient.WithCredential(name)); unnamed, each
+// such transport value is a credential of its own.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(o *options) error {
 		if hc == nil {

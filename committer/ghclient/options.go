@@ -21,6 +21,7 @@ type Option func(*options) error
 type options struct {
 	token         string
 	app           *appAuth
+	credential    string // WithCredential's name, for Wrap
 	owner, repo   string
 	baseURL       string
 	baseURLSet    bool // by WithBaseURL (or Wrap's baseURL)
@@ -369,6 +370,25 @@ func withInstallationID(id int64) Option {
 		if o.app != nil {
 			o.app.installationID = id
 		}
+		return nil
+	}
+}
+
+// WithCredential names the credential a client Wrap is given
+// authenticates with, for a transport this package cannot read it from
+// (Wrap reads it from an *oauth2.Transport and a *ghinstallation.Transport).
+// Clients with the same name on the same API host are one credential: they
+// share the rate-limit state and the write pacer, and the committer
+// batches their commits to a branch together. Give each token or App
+// installation its own name; the name is hashed, never sent or logged.
+// Without it, any other transport is a credential of its own (clients over
+// the same transport value share it). For Wrap only.
+func WithCredential(name string) Option {
+	return func(o *options) error {
+		if strings.TrimSpace(name) == "" {
+			return errors.New("WithCredential: the name is empty")
+		}
+		o.credential = name
 		return nil
 	}
 }

@@ -10,6 +10,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/bradleyfalzon/ghinstallation/v2"
+	"golang.org/x/oauth2"
 )
 
 // The rate-limit state of one credential on one API host is shared by every
@@ -119,10 +122,21 @@ const processKeyPrefix = "process "
 
 // wrapKey is the key of a client from Wrap: its credentials are added
 // below this package's layers, where they cannot be seen. A request that
-// carries an Authorization header already is keyed by it; otherwise the
-// credential is taken to be the transport's: clients over the same
-// transport value share their limits.
-func wrapKey(host string, base http.RoundTripper) keyer {
+// carries an Authorization header already is keyed by it. Otherwise the
+// credential is the one named (WithCredential), or the one the transports
+// callers use add, read off the transport (see transportCredential): so
+// clients built one per caller with oauth2.NewClient over one token, or
+// with ghinstallation for one installation, are one credential, and one
+// with NewHTTPClient's client of that token. Any other transport is taken
+// to be a credential of its own: clients over the same transport value
+// share their limits.
+func wrapKey(host string, base http.RoundTripper, named string) keyer {
+	if named != "" {
+		return fixedKey(host, "named "+named)
+	}
+	if cred, ok := transportCredential(base); ok {
+		return fixedKey(host, cred)
+	}
 	var id string
 	if v := reflect.ValueOf(base); v.Kind() == reflect.Pointer {
 		id = fmt.Sprintf("transport %T %x", base, v.Pointer())
@@ -136,4 +150,27 @@ func wrapKey(host string, base http.RoundTripper) keyer {
 		}
 		return k
 	}
+}
+
+// transportCredential names the credential of the authenticating
+// transports callers use, as NewHTTPClient names its own (see
+// authTransport): an *oauth2.Transport by its token source's token (asked
+// once, when the client is wrapped; a source that cannot give one leaves
+// the transport a credential of its own), and a *ghinstallation.Transport
+// by its App and installation. ok is false for any other transport.
+func transportCredential(rt http.RoundTripper) (cred string, ok bool) {
+	switch t := rt.(type) {
+	case *oauth2.Transport:
+		if t.Source == nil {
+			return "", false
+		}
+		tok, err := t.Source.Token()
+		if err != nil || tok == nil || tok.AccessToken == "" {
+			return "", false
+		}
+		return "token " + tok.AccessToken, true
+	case *ghinstallation.Transport:
+		return fmt.Sprintf("app %d installation %d", t.AppID(), t.InstallationID()), true
+	}
+	return "", false
 }

@@ -73,7 +73,7 @@ func Wrap(hc *http.Client, baseURL string, opts ...Option) (*http.Client, error)
 		rt = http.DefaultTransport
 	}
 	saved := append([]Option(nil), opts...)
-	return assemble(hc, o, base, upload, rt, wrapKey(base.Host, rt), func(baseURL string, extra []Option) (*http.Client, error) {
+	return assemble(hc, o, base, upload, rt, wrapKey(base.Host, rt, o.credential), func(baseURL string, extra []Option) (*http.Client, error) {
 		return Wrap(hc, baseURL, append(append([]Option(nil), saved...), extra...)...)
 	}), nil
 }
@@ -85,6 +85,18 @@ func wrapOptions(o *options) error {
 		return errors.New("ghclient: Wrap: the client brings its own authentication; WithToken and WithApp are for NewHTTPClient")
 	case o.httpClient != nil:
 		return errors.New("ghclient: Wrap: WithHTTPClient is for NewHTTPClient; Wrap takes the client as its argument")
+	}
+	return nil
+}
+
+// newClientOptions refuses NewHTTPClient's options that do not go
+// together, and those that are Wrap's only.
+func newClientOptions(o *options) error {
+	switch {
+	case o.token != "" && o.app != nil:
+		return errors.New("ghclient: WithToken and WithApp both given: choose one way to authenticate")
+	case o.credential != "":
+		return errors.New("ghclient: WithCredential is for Wrap: NewHTTPClient knows the credential it authenticates with")
 	}
 	return nil
 }
@@ -126,8 +138,8 @@ func NewHTTPClient(ctx context.Context, opts ...Option) (*http.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.token != "" && o.app != nil {
-		return nil, errors.New("ghclient: WithToken and WithApp both given: choose one way to authenticate")
+	if err := newClientOptions(o); err != nil {
+		return nil, err
 	}
 	if o.app != nil && o.app.installationID == 0 && o.owner == "" {
 		return nil, fmt.Errorf("ghclient: WithApp: app %d: installation ID 0 needs the App's Owner and Repo to look the installation up", o.app.appID)
@@ -285,7 +297,9 @@ type Config struct {
 	// Credential names, as a hash (never the credential itself), the
 	// credential the client's requests carry on its API host: clients of
 	// NewHTTPClient with one token (or one App installation) have the same
-	// Credential, as have clients Wrap made over one transport value. The
+	// Credential, as have clients Wrap made over oauth2 transports of that
+	// token (or ghinstallation transports of that installation), over one
+	// WithCredential name, or over one transport value. The
 	// rate-limit gate and pacer are shared by it, and the committer
 	// batches only commits of one Credential.
 	Credential string

@@ -1,0 +1,103 @@
+package committer_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/oauth2"
+
+	"github.com/ghcommitter/ghcommitter/committer"
+	"github.com/ghcommitter/ghcommitter/committer/ghclient"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest"
+)
+
+// authAdder is an authenticating transport of the caller's own making,
+// which the client layers cannot read a credential from.
+type authAdder struct{ token string }
+
+func (a *authAdder) RoundTrip(req *http.Request) (*http.Response, error) {
+	r := req.Clone(req.Context())
+	r.Header.Set("Authorization", "token "+a.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestCallerTransportsAreOneCredential (issue 42.1): a controller that
+// builds a client per promotion with its own auth transport, and hands it
+// to committer.WithHTTPClient, still has one credential: its 20 stages are
+// batched (at most 2.2 writes per landed change, as with one shared
+// client). oauth2's transport is read for its token; any other transport
+// is named with ghclient.WithCredential; unnamed, each such transport is
+// a credential of its own, and the stages are not batched (the case the
+// others are told from).
+func TestCallerTransportsAreOneCredential(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		client  func(ts *githubtest.TestServer) (*http.Client, error)
+		batched bool
+	}{
+		{"oauth2.NewClient", func(ts *githubtest.TestServer) (*http.Client, error) {
+			hc := oauth2.NewClient(context.Background(), oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "one-token"}))
+			return ghclient.Wrap(fast(hc), ts.URL)
+		}, true},
+		{"own transport, named", func(ts *githubtest.TestServer) (*http.Client, error) {
+			hc := &http.Client{Transport: &authAdder{token: "one-token"}}
+			return ghclient.Wrap(fast(hc), ts.URL, ghclient.WithCredential("deploy bot"))
+		}, true},
+		{"own transport, unnamed", func(ts *githubtest.TestServer) (*http.Client, error) {
+			hc := &http.Client{Transport: &authAdder{token: "one-token"}}
+			return ghclient.Wrap(fast(hc), ts.URL)
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := githubtest.NewServer(t)
+			must(t, ts.CreateRepo(owner, repo, true))
+			seed(t, ts, map[string]string{"counter": "0"})
+			// The first ref update is held, so that the others pile up
+			// behind it, as stages that start together do.
+			ts.Inject(githubtest.Fault{Route: routeGraphQL, BodyContains: githubtest.MutationUpdateRefs, Times: 1, Latency: 200 * time.Millisecond})
+			ts.ResetRequests()
+			const n = 20
+			errs := make([]error, n)
+			var wg sync.WaitGroup
+			for i := range n {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					hc, err := tc.client(ts)
+					if err != nil {
+						errs[i] = err
+						return
+					}
+					c, err := committer.New(owner, repo, committer.WithHTTPClient(hc), committer.WithBackoffSleep(noSleep))
+					if err != nil {
+						errs[i] = err
+						return
+					}
+					cs := committer.NewChangeSet(fmt.Sprintf("stage %d", i)).
+						Put(fmt.Sprintf("stages/%d.txt", i), []byte(fmt.Sprintf("stage %d\n", i))).
+						Edit("counter", incr)
+					_, errs[i] = c.Commit(context.Background(), "main", cs)
+				}()
+				time.Sleep(time.Millisecond) // the first one starts alone
+			}
+			wg.Wait()
+			for i, err := range errs {
+				if err != nil {
+					t.Fatalf("stage %d: %v", i, err)
+				}
+			}
+			if got := readFile(t, ts, "main", "counter"); got != strconv.Itoa(n)+"\n" {
+				t.Errorf("counter = %q, want %d", got, n)
+			}
+			writes := ts.CountWrites()
+			if per := float64(writes) / n; tc.batched != (per <= 2.2) {
+				t.Errorf("%d writes for %d stages (%.2f per landed change); batched: want %v: %v", writes, n, per, tc.batched, routes(ts))
+			}
+		})
+	}
+}
