@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/committer/internal/loop"
 )
 
@@ -18,6 +19,9 @@ type batch struct {
 	co       commitOptions
 	coord    *coordinator // nil for a Plan's
 	live     []*job
+	members  []*job // every change set it started with (see cost)
+	tally    ghclient.Tally
+	attempt  int                // the attempt building (for jobCtx's events)
 	outcomes map[string]outcome // by the tip each attempt built
 	id       string             // the Edit-Id of a squash of several, over all attempts
 	lone     bool
@@ -107,6 +111,7 @@ func (b *batch) Fail(err error) {
 }
 
 func (b *batch) Build(ctx context.Context, head, tree string, attempt int) (loop.Built, error) {
+	b.attempt = attempt
 	results, built, err := b.buildAll(ctx, &b.live, b.id, head, tree, attempt)
 	switch {
 	case err != nil:
@@ -135,6 +140,7 @@ func (b *batch) Land(tip string, attempt int, created bool) {
 		// The branch was created once, with the batch's first commit:
 		// one caller reports it (a squash is one commit; its first).
 		r.Attempts, r.CreatedBranch = attempt, created
+		r.Cost = b.cost(j)
 		created = false
 		landedResult(r)
 		j.u.boot.apply(r)
@@ -218,7 +224,7 @@ func (b *batch) resolveAll(ctx context.Context, live *[]*job, head, tree string,
 		if pre != nil {
 			r, err = c.completeResolve(ctx, pre.v, pre.r)
 		} else {
-			r, err = c.resolveJob(ctx, v, j, false, others)
+			r, err = c.resolveJob(b.jobCtx(ctx, j), v, j, false, others)
 		}
 		if memberFault(err) {
 			b.failJob(j, err, head, attempt)
@@ -374,7 +380,7 @@ func editRunner(j *job, others bool) func(call func() ([]byte, error)) ([]byte, 
 // then true: the batch must be resolved anew without it).
 func (b *batch) uploadEach(ctx context.Context, live *[]*job, steps []step, head string, attempt int) (again bool, err error) {
 	for _, st := range steps {
-		err := b.c.upload(ctx, st.r.Uploads)
+		err := b.c.upload(b.jobCtx(ctx, st.j), st.r.Uploads)
 		if err == nil {
 			continue
 		}

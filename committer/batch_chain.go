@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/loop"
 	"github.com/ghcommitter/ghcommitter/committer/internal/object"
@@ -131,10 +132,11 @@ func (b *batch) buildSquashed(ctx context.Context, g *guard, steps []step, resul
 // buildChain lands the steps as one commit each, chained on head.
 func (b *batch) buildChain(ctx context.Context, g *guard, steps []step, results map[*job]*Result, tree, head string) (loop.Built, error) {
 	rs := make([]*resolved, len(steps))
+	own := make([]*job, len(steps))
 	for i, st := range steps {
-		rs[i] = st.r
+		rs[i], own[i] = st.r, st.j
 	}
-	trees, stop, err := b.chainTrees(ctx, tree, rs)
+	trees, stop, err := b.chainTrees(ctx, tree, rs, own)
 	if err != nil {
 		return loop.Built{}, err
 	}
@@ -162,7 +164,7 @@ func (b *batch) buildChain(ctx context.Context, g *guard, steps []step, results 
 			}
 			g.watching(ctx)
 		}
-		commit, err := b.c.createCommit(ctx, st.j.u.cs, st.j.u.message, tip, t)
+		commit, err := b.c.createCommit(b.jobCtx(ctx, st.j), st.j.u.cs, st.j.u.message, tip, t)
 		if err != nil {
 			return loop.Built{}, err
 		}
@@ -188,7 +190,8 @@ func (b *batch) buildChain(ctx context.Context, g *guard, steps []step, results 
 // other: they are created concurrently, in order, while the caller creates
 // the commits. Otherwise each is created on the one before, when asked for.
 // stop ends the background work.
-func (b *batch) chainTrees(ctx context.Context, base string, rs []*resolved) (get func(i int) (string, error), stop func(), err error) {
+// Tree k's requests are change set own[k]'s.
+func (b *batch) chainTrees(ctx context.Context, base string, rs []*resolved, own []*job) (get func(i int) (string, error), stop func(), err error) {
 	var uploads []*changes.Source
 	var cumBytes, inline int64
 	parallel := len(rs) > 1
@@ -213,19 +216,19 @@ func (b *batch) chainTrees(ctx context.Context, base string, rs []*resolved) (ge
 	if !parallel {
 		prev := base
 		return func(i int) (string, error) {
-			t, err := b.tree1(ctx, prev, rs[i])
+			t, err := b.tree1(b.jobCtx(ctx, own[i]), prev, rs[i])
 			prev = t
 			return t, err
 		}, func() {}, nil
 	}
-	get, stop = b.parallelTrees(ctx, base, rs)
+	get, stop = b.parallelTrees(ctx, base, rs, own)
 	return get, stop, nil
 }
 
 // parallelTrees builds tree k of the chain (base plus the entries of
 // rs[:k+1]) for every k at once, at most o.concurrency requests at a time:
 // get(i) waits for tree i, stop cancels what is left and waits.
-func (b *batch) parallelTrees(ctx context.Context, base string, rs []*resolved) (get func(i int) (string, error), stop func()) {
+func (b *batch) parallelTrees(ctx context.Context, base string, rs []*resolved, own []*job) (get func(i int) (string, error), stop func()) {
 	type result struct {
 		sha string
 		err error
@@ -246,7 +249,7 @@ func (b *batch) parallelTrees(ctx context.Context, base string, rs []*resolved) 
 				for _, r := range rs[:i+1] {
 					entries = append(entries, r.Entries...)
 				}
-				t, err := b.c.createTree(ctx, base, entries)
+				t, err := b.c.createTree(b.jobCtx(ctx, own[i]), base, entries)
 				done[i] <- result{sha: t, err: err}
 			}
 		}()
@@ -327,4 +330,22 @@ func squashed(jobs []*job, id string) (*ChangeSet, string) {
 	cs.Author = same(func(c *ChangeSet) *Signature { return c.Author })
 	cs.Committer = same(func(c *ChangeSet) *Signature { return c.Committer })
 	return cs, own
+}
+
+// jobCtx is ctx for a request sent for j alone: it is counted as j's own
+// (Result.Cost), and a wait the transport makes it do is reported to j's
+// observer alone, not to the batch's (see Event.Shared).
+func (b *batch) jobCtx(ctx context.Context, j *job) context.Context {
+	ctx = ghclient.WithTally(ctx, &j.tally)
+	attempt, changes := b.attempt, len(b.live)
+	return ghclient.WithWaitNotify(ctx, func(w ghclient.Wait) {
+		if j.c.o.observer == nil {
+			return
+		}
+		k := EventRateLimitWait
+		if w.Kind == ghclient.WaitPacer {
+			k = EventWritePaced
+		}
+		j.c.observe(Event{Kind: k, Branch: b.branch, Attempt: attempt, Wait: w.Duration, Changes: changes})
+	})
 }

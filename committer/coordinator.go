@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 
+	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/engine"
 )
@@ -96,6 +98,9 @@ type job struct {
 	mu     sync.Mutex
 	over   bool
 	sealed bool
+	// tally counts the requests sent for this change set alone (see
+	// batch.jobCtx).
+	tally ghclient.Tally
 }
 
 func newJob(ctx context.Context, c *Committer, branch string, co commitOptions, u *unit) *job {
@@ -247,7 +252,7 @@ func (co *coordinator) run(jobs []*job) {
 	if lone && !j.seal() { // it runs on j.ctx: the driver decides when it ends
 		return // withdrawn before it started
 	}
-	b := &batch{c: j.c, branch: j.branch, co: j.co, coord: co, live: jobs, outcomes: map[string]outcome{}, id: changes.NewEditID(), lone: lone}
+	b := &batch{c: j.c, branch: j.branch, co: j.co, coord: co, live: jobs, members: slices.Clone(jobs), outcomes: map[string]outcome{}, id: changes.NewEditID(), lone: lone}
 	cfg := j.c.driverConfig(j.branch, j.co)
 	ctx := context.WithoutCancel(j.ctx)
 	if lone {
@@ -260,7 +265,7 @@ func (co *coordinator) run(jobs []*job) {
 		cfg.Known, cfg.Forget = co.known, co.forget
 	}
 	cfg.Ours = func(head string) bool { h, _ := co.known(); return h == head }
-	j.c.newDriver("commit to", cfg, b, b.committers).Run(ctx)
+	j.c.newDriver("commit to", cfg, b, b.committers).Run(ghclient.WithTally(ctx, &b.tally))
 	if !b.landed {
 		// The head the last batch made may be gone: the next reads it.
 		co.forget()
@@ -360,4 +365,21 @@ func (q *Queue) Commit(ctx context.Context, cs *ChangeSet) (*Result, error) {
 	j := newJob(ctx, q.c, q.branch, q.co, u)
 	j.q = q
 	return q.c.coordinatorFor(q.branch).submit(j)
+}
+
+// cost is what j, landing now with the live change sets, cost (see Cost).
+func (b *batch) cost(j *job) Cost {
+	own := Cost{Writes: j.tally.Writes(), Requests: j.tally.Requests()}
+	writes, requests := b.tally.Writes(), b.tally.Requests()
+	for _, m := range b.members {
+		writes -= m.tally.Writes()
+		requests -= m.tally.Requests()
+	}
+	if n := len(b.live); n > 1 {
+		own.SharedWrites, own.SharedRequests = float64(writes)/float64(n), float64(requests)/float64(n)
+		return own
+	}
+	own.Writes += writes
+	own.Requests += requests
+	return own
 }

@@ -101,3 +101,88 @@ func TestCallerTransportsAreOneCredential(t *testing.T) {
 		})
 	}
 }
+
+// TestCostAndEventsPerCommit (issue 42.2): each stage of a batch hears the
+// waits of its own writes, and those of the writes the batch shares once,
+// marked shared; its Result counts its own writes and requests and its
+// share of the batch's, which add up to what GitHub was sent.
+func TestCostAndEventsPerCommit(t *testing.T) {
+	ts := githubtest.NewServer(t)
+	must(t, ts.CreateRepo(owner, repo, true))
+	seed(t, ts, map[string]string{"counter": "0"})
+	ts.Inject(githubtest.Fault{Route: routeGraphQL, BodyContains: githubtest.MutationUpdateRefs, Times: 1, Latency: 200 * time.Millisecond})
+	ts.ResetRequests()
+	const n = 20
+	results := make([]*committer.Result, n)
+	errs := make([]error, n)
+	type heard struct{ own, shared int }
+	paced := make([]heard, n)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			hc := oauth2.NewClient(context.Background(), oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "one-token"}))
+			// Pacing on (the default), its waits skipped: each is still
+			// reported.
+			w, err := ghclient.Wrap(fast(hc), ts.URL)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			c, err := committer.New(owner, repo, committer.WithHTTPClient(w), committer.WithBackoffSleep(noSleep),
+				committer.WithObserver(func(e committer.Event) {
+					if e.Kind != committer.EventWritePaced {
+						return
+					}
+					mu.Lock()
+					defer mu.Unlock()
+					if e.Shared {
+						paced[i].shared++
+					} else {
+						paced[i].own++
+					}
+				}))
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			cs := committer.NewChangeSet(fmt.Sprintf("stage %d", i)).
+				Put(fmt.Sprintf("stages/%d.txt", i), []byte(fmt.Sprintf("stage %d\n", i))).
+				Edit("counter", incr)
+			results[i], errs[i] = c.Commit(context.Background(), "main", cs)
+		}()
+		time.Sleep(time.Millisecond)
+	}
+	wg.Wait()
+	var writes, requests float64
+	var sharedHeard, ownHeard int
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("stage %d: %v", i, err)
+		}
+		c := results[i].Cost
+		if c.Writes < 2 || c.Requests < c.Writes {
+			t.Errorf("stage %d: cost %+v: a commit writes at least its tree and commit", i, c)
+		}
+		writes += float64(c.Writes) + c.SharedWrites
+		requests += float64(c.Requests) + c.SharedRequests
+		if paced[i].own > c.Writes {
+			t.Errorf("stage %d heard %d waits of its own writes, it sent %d", i, paced[i].own, c.Writes)
+		}
+		sharedHeard += paced[i].shared
+		ownHeard += paced[i].own
+	}
+	if got := ts.CountWrites(); int(writes+0.5) != got {
+		t.Errorf("the Results' writes add up to %.2f, GitHub got %d", writes, got)
+	}
+	if got := len(ts.Requests()); int(requests+0.5) != got {
+		t.Errorf("the Results' requests add up to %.2f, GitHub got %d", requests, got)
+	}
+	// Before: every stage heard every write's wait (hundreds for 42 writes).
+	if total := ownHeard + sharedHeard; total > 2*ts.CountWrites() {
+		t.Errorf("%d paced-write events (%d own, %d shared) for %d writes", total, ownHeard, sharedHeard, ts.CountWrites())
+	}
+	t.Logf("%d writes, %d requests; paced-write events: %d own, %d shared", ts.CountWrites(), len(ts.Requests()), ownHeard, sharedHeard)
+}

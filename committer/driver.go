@@ -80,7 +80,7 @@ var eventKinds = [...]EventKind{
 
 // Observe reports e to the observers of every caller of the work.
 func (h *host) Observe(le loop.Event) {
-	e := Event{Kind: eventKinds[le.Kind], Branch: le.Branch, Attempt: le.Attempt, Head: le.Head, Commit: le.Commit, Took: le.Took, Wait: le.Wait, Changes: le.Changes}
+	e := Event{Kind: eventKinds[le.Kind], Branch: le.Branch, Attempt: le.Attempt, Head: le.Head, Commit: le.Commit, Took: le.Took, Wait: le.Wait, Changes: le.Changes, Shared: le.Changes > 1}
 	for _, c := range h.watchers() {
 		c.observe(e)
 	}

@@ -44,10 +44,29 @@ type Result struct {
 	// Tag is the tag (Tag) that now points at Commit, moved in the same
 	// ref update as the branch where GitHub has updateRefs.
 	Tag string `json:"tag,omitempty"`
+	// Cost is what the commit cost in requests to GitHub.
+	Cost Cost `json:"cost"`
 	// PullRequest is set when a pull-request rule refused the commit and
 	// WithPullRequestOnProtected committed it to Branch (a head branch)
 	// with a pull request into the protected branch instead.
 	PullRequest *ProtectedPullRequest `json:"pull_request,omitempty"`
+}
+
+// Cost counts the requests a commit sent to GitHub, for metrics: its own
+// (reading what it edits, uploading its blobs, its tree and commit), and
+// its share of what its batch sent for all its members (reading the head,
+// a squash's tree and commit, the ref update, lost attempts). A commit
+// landed alone has no share: everything it sent is its own. Requests
+// include writes; a retry is a request of its own.
+type Cost struct {
+	Writes   int `json:"writes"`
+	Requests int `json:"requests"`
+	// SharedWrites and SharedRequests are the batch's divided by the
+	// change sets it landed: summed over them, with the own counts, they
+	// give what the batch sent (change sets taken out of it keep their
+	// own).
+	SharedWrites   float64 `json:"shared_writes,omitempty"`
+	SharedRequests float64 `json:"shared_requests,omitempty"`
 }
 
 // ProtectedPullRequest is the pull request Commit opened instead of
@@ -184,6 +203,12 @@ type Event struct {
 	Wait       time.Duration // EventRateLimitWait, EventWritePaced
 	Took       time.Duration // EventLostRace: how long the lost attempt took
 	Changes    int           // the change sets the attempt carries (1, or a batch's)
+	// Shared is true for an event of a batch of several change sets that
+	// each member's observer hears once (an attempt, a lost race, the
+	// landing, a wait of a request sent for them all, such as the ref
+	// update); a wait of a request sent for one change set alone (its
+	// tree, its commit) reaches that change set's observer alone.
+	Shared bool
 	// EventUpload and EventTree: progress.
 	Done, Total       int
 	Bytes, TotalBytes int64

@@ -57,6 +57,7 @@ func (t *limitLayer) RoundTrip(req *http.Request) (*http.Response, error) {
 		closeBody(req)
 		return nil, err
 	}
+	countSent(ctx, func() bool { return isWrite(req, rel) })
 	resp, err := t.next.RoundTrip(req)
 	if resp != nil {
 		st.observe(resp, t.o.now(), res, t.o.secondaryFloor())

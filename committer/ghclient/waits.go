@@ -2,6 +2,7 @@ package ghclient
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 )
 
@@ -53,5 +54,44 @@ func WithWaitNotify(ctx context.Context, fn func(Wait)) context.Context {
 func notifyWait(ctx context.Context, w Wait) {
 	if fn, _ := ctx.Value(waitNotifyKey{}).(func(Wait)); fn != nil {
 		fn(w)
+	}
+}
+
+// Tally counts the requests sent on a context that carries it (WithTally):
+// each one sent to GitHub, a retry too, and of them the writes (as GitHub
+// counts them for its secondary limits: see Pacing). Its methods are safe
+// for concurrent use.
+type Tally struct {
+	requests, writes atomic.Int64
+}
+
+// Requests is how many requests were sent, writes included.
+func (t *Tally) Requests() int { return int(t.requests.Load()) }
+
+// Writes is how many of them were writes.
+func (t *Tally) Writes() int { return int(t.writes.Load()) }
+
+type tallyKey struct{}
+
+// WithTally returns a context whose requests are counted in t, and in
+// every Tally ctx already counts in.
+func WithTally(ctx context.Context, t *Tally) context.Context {
+	outer, _ := ctx.Value(tallyKey{}).([]*Tally)
+	return context.WithValue(ctx, tallyKey{}, append(outer[:len(outer):len(outer)], t))
+}
+
+// countSent counts a request about to be sent in ctx's tallies; write
+// tells whether it is a write (asked only when there is a tally).
+func countSent(ctx context.Context, write func() bool) {
+	ts, _ := ctx.Value(tallyKey{}).([]*Tally)
+	if len(ts) == 0 {
+		return
+	}
+	w := write()
+	for _, t := range ts {
+		t.requests.Add(1)
+		if w {
+			t.writes.Add(1)
+		}
 	}
 }
