@@ -66,7 +66,11 @@ func Squash() CommitOption {
 }
 
 // WithMaxBatch bounds the change sets a Queue lands with one ref update.
-// The default is 64, as for the batches of concurrent Commit calls.
+// The default is 64, as for the batches of concurrent Commit calls, and
+// fewer while the credential's write pacer is busy: a batch then carries
+// the change sets whose writes the pacer sends within 15 seconds (at least
+// 5), so that a change set lands after the writes of those before it, not
+// after a whole long batch's. WithMaxBatch sets the bound exactly.
 func WithMaxBatch(n int) CommitOption {
 	return func(o *commitOptions) error {
 		if n < 1 || n > 1000 {

@@ -149,6 +149,7 @@ type Committer struct {
 	store *tree.GitHub      // the trees as the tree stage reads them (internal/tree)
 	gql   *ghgraphql.Client // the GraphQL engine's client (see WithEngine), and path lookups
 	cred  string            // the client's credential, as ghclient.Config names it
+	hc    *http.Client      // the client, with ghclient's layers
 	api   string            // the REST API's base URL
 	refs  *refs.Refs        // the branch's head, its moves and tags (internal/refs)
 	// observing serializes the calls of the WithObserver function: events
@@ -215,7 +216,7 @@ func New(owner, repo string, opts ...Option) (*Committer, error) {
 	br := refs.New(rc, gql, refs.Config{Repo: owner + "/" + repo, Logger: o.logger, LandingGrace: o.landingGrace, FastForwardOnly: o.fastForwardOnly})
 	cache := tree.NewCache()
 	store := tree.NewGitHub(rc, gql, owner, repo, cache, o.logger, br.KnowRepositoryID)
-	return &Committer{rest: rc, refs: br, owner: owner, repo: repo, o: o, cache: cache, store: store, gql: gql, cred: cfg.Credential, api: base.String(), observing: new(sync.Mutex)}, nil
+	return &Committer{rest: rc, refs: br, owner: owner, repo: repo, o: o, cache: cache, store: store, gql: gql, cred: cfg.Credential, hc: wrapped, api: base.String(), observing: new(sync.Mutex)}, nil
 }
 
 // Repository returns "owner/name".

@@ -169,7 +169,13 @@ func (co *coordinator) take() []*job {
 	}
 	limit := first.co.maxBatch
 	if limit == 0 {
-		limit = defaultMaxBatch
+		mates := 0
+		for _, j := range co.pending {
+			if jg, ok := j.group(); ok && jg == g {
+				mates++
+			}
+		}
+		limit = first.paced(min(mates, defaultMaxBatch))
 	}
 	budget := batchBytes(first.co)
 	var jobs, rest []*job
@@ -365,21 +371,4 @@ func (q *Queue) Commit(ctx context.Context, cs *ChangeSet) (*Result, error) {
 	j := newJob(ctx, q.c, q.branch, q.co, u)
 	j.q = q
 	return q.c.coordinatorFor(q.branch).submit(j)
-}
-
-// cost is what j, landing now with the live change sets, cost (see Cost).
-func (b *batch) cost(j *job) Cost {
-	own := Cost{Writes: j.tally.Writes(), Requests: j.tally.Requests()}
-	writes, requests := b.tally.Writes(), b.tally.Requests()
-	for _, m := range b.members {
-		writes -= m.tally.Writes()
-		requests -= m.tally.Requests()
-	}
-	if n := len(b.live); n > 1 {
-		own.SharedWrites, own.SharedRequests = float64(writes)/float64(n), float64(requests)/float64(n)
-		return own
-	}
-	own.Writes += writes
-	own.Requests += requests
-	return own
 }

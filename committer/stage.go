@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"sort"
+	"time"
 
+	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/engine"
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
@@ -287,4 +289,54 @@ func (b *batch) takeOut(live *[]*job, j *job, err error, head string, attempt in
 			return
 		}
 	}
+}
+
+// cost is what j, landing now with the live change sets, cost (see Cost).
+func (b *batch) cost(j *job) Cost {
+	own := Cost{Writes: j.tally.Writes(), Requests: j.tally.Requests()}
+	writes, requests := b.tally.Writes(), b.tally.Requests()
+	for _, m := range b.members {
+		writes -= m.tally.Writes()
+		requests -= m.tally.Requests()
+	}
+	if n := len(b.live); n > 1 {
+		own.SharedWrites, own.SharedRequests = float64(writes)/float64(n), float64(requests)/float64(n)
+		return own
+	}
+	own.Writes += writes
+	own.Requests += requests
+	return own
+}
+
+// paceHorizon and minPacedBatch bound a batch by the credential's write
+// pacer (see paced).
+const (
+	paceHorizon   = 15 * time.Second
+	minPacedBatch = 5
+)
+
+// paced is how many of the mates waiting, at most limit, a batch led by j
+// carries: those whose writes the credential's pacer sends within
+// paceHorizon (at least minPacedBatch), or all of them when fewer than
+// minPacedBatch would be left for the next batch. At github.com's pacing
+// (80 writes a minute after a burst of 8) a batch of 19 Git Data change
+// sets spends 39 writes over about 25 s, and every caller of it lands at
+// the end; capped, the batches land as they go — a caller's wait grows
+// with its place, not with the whole batch — for a ref update or two more
+// (at most 2.2 writes per landed change). A batch whose writes do not grow
+// with its change sets (a squash) is not capped.
+func (j *job) paced(limit int) int {
+	n, ok := ghclient.WritesWithin(j.c.hc, paceHorizon)
+	if !ok {
+		return limit
+	}
+	eng := j.co.engine.impl()
+	k := 1
+	for k < limit && eng.Writes(k+1, j.co.squash) <= n {
+		k++
+	}
+	if k = max(k, minPacedBatch); limit-k < minPacedBatch {
+		return limit
+	}
+	return k
 }

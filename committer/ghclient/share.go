@@ -2,6 +2,8 @@ package ghclient
 
 import (
 	"context"
+	"math"
+	"net/http"
 	"time"
 )
 
@@ -58,4 +60,42 @@ func LostRace(ctx context.Context) {
 	if st != nil && now != nil {
 		st.cut(now(), minute)
 	}
+}
+
+// WritesWithin says how many writes the pacer of hc's credential would
+// let go out from now until d from now (d in GitHub's time: shortened as
+// the client's windows are by its limit scale), after the writes already
+// booked; ok is false when hc is not a client of this package or its
+// pacing is off. It books nothing. The hourly cap is not counted: it is
+// the answer of the pacer's steady rate and burst (and its share of the
+// budget: see the package's "pacer hears the others").
+func WritesWithin(hc *http.Client, d time.Duration) (n int, ok bool) {
+	if hc == nil {
+		return 0, false
+	}
+	l, isOurs := hc.Transport.(*layered)
+	if !isOurs {
+		return 0, false
+	}
+	p := l.o.pace()
+	if p.perMinute <= 0 {
+		return 0, false
+	}
+	st := sharedFor(l.key(&http.Request{Header: http.Header{}}), l.o.machineDir(l.base), l.o.limitScale)
+	now := l.o.now()
+	horizon := now.Add(time.Duration(float64(d) * float64(p.minute) / float64(time.Minute)))
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	share := st.shareLocked(now, p.minute)
+	interval := time.Duration(float64(p.minute/time.Duration(p.perMinute)) / share)
+	burst := max(int(float64(p.burst)*share), 1)
+	if interval <= 0 {
+		return 0, false
+	}
+	// GCRA (see reserveLocked): the k-th next write goes out at
+	// max(now, T + (k-burst+1)·interval), T the later of now and the
+	// theoretical arrival time.
+	t := later(st.tat, now)
+	k := math.Floor(float64(horizon.Sub(t))/float64(interval)) + float64(burst)
+	return int(max(k, 0)), true
 }

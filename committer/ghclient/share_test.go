@@ -2,6 +2,7 @@ package ghclient
 
 import (
 	"context"
+	"net/http"
 	"testing"
 	"time"
 )
@@ -91,5 +92,74 @@ func TestSecondaryLimitSlowsThePacer(t *testing.T) {
 	}
 	if spread[true] <= spread[false] {
 		t.Errorf("the last writes spread over %v after a secondary limit, %v without: want more after it", spread[true], spread[false])
+	}
+}
+
+// TestWritesWithinIsWhatThePacerSends: WritesWithin(d) is exactly how many
+// writes the pacer would book before d from now — the n-th goes out by
+// then and the next does not — idle, after a burst, at a cut share, and at
+// a limit scale.
+func TestWritesWithinIsWhatThePacerSends(t *testing.T) {
+	defer resetRegistry()
+	for _, tc := range []struct {
+		name  string
+		scale float64
+		sent  int  // writes booked before asking
+		cut   bool // a lost race halved the pacer's share
+	}{
+		{"idle", 1, 0, false},
+		{"after a burst", 1, 10, false},
+		{"far behind", 1, 40, false},
+		{"cut share", 1, 3, true},
+		{"scaled", 60, 12, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resetRegistry()
+			clock := &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+			opts := []Option{WithToken("tok"), WithBaseURL("http://127.0.0.1:1/"), withNow(clock.Now),
+				WithRateLimits(RateLimits{Pacing: &Pacing{PerMinute: 60, Burst: 8}})}
+			if tc.scale != 1 {
+				opts = append(opts, withLimitScale(tc.scale))
+			}
+			hc, err := NewHTTPClient(context.Background(), opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := hc.Transport.(*layered)
+			p := l.o.pace()
+			st := sharedFor(l.key(&http.Request{Header: http.Header{}}), l.o.machineDir(l.base), l.o.limitScale)
+			now := clock.Now()
+			for range tc.sent {
+				st.reserve(now, p)
+			}
+			if tc.cut {
+				st.cut(now, p.minute)
+			}
+			const d = 15 * time.Second
+			n, ok := WritesWithin(hc, d)
+			if !ok {
+				t.Fatal("pacing is on, WritesWithin says it is not")
+			}
+			horizon := now.Add(time.Duration(float64(d) / tc.scale))
+			for i := range n + 1 {
+				slot := st.reserve(now, p)
+				if i < n && slot.After(horizon) {
+					t.Fatalf("write %d of the %d said to go within %v goes at +%v", i+1, n, d, slot.Sub(now))
+				}
+				if i == n && !slot.After(horizon) {
+					t.Fatalf("write %d goes at +%v, within %v: WritesWithin said %d", i+1, slot.Sub(now), d, n)
+				}
+			}
+		})
+	}
+	off, err := NewHTTPClient(context.Background(), WithToken("tok"), WithRateLimits(RateLimits{Pacing: &Pacing{}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := WritesWithin(off, time.Second); ok {
+		t.Error("pacing off: WritesWithin answered")
+	}
+	if _, ok := WritesWithin(&http.Client{}, time.Second); ok {
+		t.Error("a client of another package: WritesWithin answered")
 	}
 }

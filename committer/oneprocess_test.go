@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -185,4 +186,74 @@ func TestCostAndEventsPerCommit(t *testing.T) {
 		t.Errorf("%d paced-write events (%d own, %d shared) for %d writes", total, ownHeard, sharedHeard, ts.CountWrites())
 	}
 	t.Logf("%d writes, %d requests; paced-write events: %d own, %d shared", ts.CountWrites(), len(ts.Requests()), ownHeard, sharedHeard)
+}
+
+// TestBatchesLandAsTheyGo (issue 42.3): 20 stages of one process at
+// github.com's pacing (80 writes a minute after a burst of 8): a batch
+// carries what the pacer sends within about 15 s, so the stages land batch
+// after batch — the median stage well before the last — for at most 2.2
+// writes per landed change. One batch of 19 (before) landed them all at
+// once, after about 25 s. The pacer's waits are skipped and reported: a
+// stage lands when the last paced write it heard of goes out (its batch's
+// ref update), so its time is the longest such wait, exact and without
+// wall time.
+func TestBatchesLandAsTheyGo(t *testing.T) {
+	ts := githubtest.NewServer(t)
+	must(t, ts.CreateRepo(owner, repo, true))
+	seed(t, ts, map[string]string{"counter": "0"})
+	ts.Inject(githubtest.Fault{Route: routeGraphQL, BodyContains: githubtest.MutationUpdateRefs, Times: 1, Latency: 200 * time.Millisecond})
+	ts.ResetRequests()
+	const n = 20
+	landedAt := make([]time.Duration, n)
+	errs := make([]error, n)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			hc := oauth2.NewClient(context.Background(), oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "paced-token"}))
+			w, err := ghclient.Wrap(fast(hc), ts.URL)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			c, err := committer.New(owner, repo, committer.WithHTTPClient(w), committer.WithBackoffSleep(noSleep),
+				committer.WithObserver(func(e committer.Event) {
+					if e.Kind == committer.EventWritePaced {
+						mu.Lock()
+						landedAt[i] = max(landedAt[i], e.Wait)
+						mu.Unlock()
+					}
+				}))
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			cs := committer.NewChangeSet(fmt.Sprintf("stage %d", i)).
+				Put(fmt.Sprintf("stages/%d.txt", i), []byte(fmt.Sprintf("stage %d\n", i))).
+				Edit("counter", incr)
+			_, errs[i] = c.Commit(context.Background(), "main", cs)
+		}()
+		time.Sleep(time.Millisecond)
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("stage %d: %v", i, err)
+		}
+	}
+	if got := readFile(t, ts, "main", "counter"); got != strconv.Itoa(n)+"\n" {
+		t.Errorf("counter = %q, want %d", got, n)
+	}
+	slices.Sort(landedAt)
+	p50, last := landedAt[n/2-1], landedAt[n-1]
+	writes := ts.CountWrites()
+	t.Logf("%d writes (%.2f per landed change); landed at pacing: p50 %v, max %v", writes, float64(writes)/n, p50.Round(time.Millisecond), last.Round(time.Millisecond))
+	if per := float64(writes) / n; per > 2.2 {
+		t.Errorf("%.2f writes per landed change, want at most 2.2", per)
+	}
+	if p50 > last*2/3 {
+		t.Errorf("the median stage landed after %v, the last after %v: the batch landed all at once", p50, last)
+	}
 }
