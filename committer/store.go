@@ -8,7 +8,9 @@ import (
 	"sync"
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
+	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
 	"github.com/ghcommitter/ghcommitter/committer/internal/object"
+	"github.com/ghcommitter/ghcommitter/committer/internal/refs"
 	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 	"github.com/ghcommitter/ghcommitter/committer/internal/tree"
 )
@@ -267,4 +269,54 @@ func toAuthor(s *Signature) *object.Signature {
 		return nil
 	}
 	return &object.Signature{Name: s.Name, Email: s.Email, Date: s.Date}
+}
+
+// File is a file as ReadFile found it.
+type File struct {
+	Path    string
+	Content []byte
+	SHA     string // its blob's
+	// Mode is "100644", "100755", or "120000" for a symbolic link (whose
+	// Content is then its target).
+	Mode   string
+	Commit string // the commit it was read at
+}
+
+// ReadFile reads the file at path as it is at ref, a branch name or a
+// commit SHA: one request for the branch's head (or the commit), a path
+// lookup, and a read of its blob (none for a blob already read). A branch,
+// commit or path that is not there, and a path that is a directory or a
+// submodule, is ErrNotFound; an invalid path is ErrInvalid.
+func (c *Committer) ReadFile(ctx context.Context, ref, path string) (*File, error) {
+	const op = "read a file of"
+	if err := changes.ValidatePath(path); err != nil {
+		return nil, c.fail(op, ref, ErrInvalid, err)
+	}
+	var commit, root string
+	var err error
+	if object.IsSHA(ref) {
+		commit, root, err = c.refs.CommitTree(ctx, ref)
+	} else {
+		commit, root, err = c.refs.ReadHead(ctx, ref)
+		if errors.Is(err, refs.ErrBranchMissing) || errors.Is(err, refs.ErrEmptyRepo) {
+			return nil, c.fail(op, ref, ErrNotFound, fmt.Errorf("branch %q: %w", ref, err))
+		}
+	}
+	if err != nil {
+		return nil, c.fail(op, ref, nil, err)
+	}
+	e, ok, err := c.lookup(ctx, root, path)
+	switch {
+	case err != nil:
+		return nil, c.fail(op, ref, nil, err)
+	case !ok:
+		return nil, c.fail(op, ref, ErrNotFound, fmt.Errorf("%s is not in %s", path, kind.Short(commit)))
+	case e.Type != object.TypeBlob:
+		return nil, c.fail(op, ref, ErrNotFound, fmt.Errorf("%s is a %s in %s, not a file", path, kindOf(e), kind.Short(commit)))
+	}
+	content, err := c.store.Blob(ctx, e.SHA)
+	if err != nil {
+		return nil, c.fail(op, ref, nil, err)
+	}
+	return &File{Path: path, Content: content, SHA: e.SHA, Mode: e.Mode, Commit: commit}, nil
 }
