@@ -51,13 +51,16 @@ test: fmt-check vet readme-check
 	@for m in $(MODULES); do echo "cd $$m && $(GO) test ./..."; (cd $$m && $(GO) test $(TESTFLAGS) -short ./...) || exit 1; done
 
 # The README's "Real output" block is what scripts/readme-output.sh prints
-# against fake-github (ports and SHAs aside); readme-update rewrites it.
+# against fake-github (ports and SHAs aside), and its demo sample what
+# `ghcommitter demo` prints (numbers aside); readme-update rewrites both.
 .PHONY: readme-check readme-update
 readme-check: build
 	bash scripts/readme-output.sh --check $(BIN)
+	README_BLOCK=demo-output bash scripts/readme-output.sh --check $(BIN)
 
 readme-update: build
 	bash scripts/readme-output.sh --update $(BIN)
+	README_BLOCK=demo-output bash scripts/readme-output.sh --update $(BIN)
 
 # Against real GitHub: needs GITHUB_TOKEN and GHCOMMITTER_TEST_REPO=owner/repo
 # (a scratch repository); skipped without them, never part of `make test`.

@@ -7,6 +7,7 @@ import (
 	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -44,12 +45,21 @@ func TestUnknownCommandIsUsageError(t *testing.T) {
 	}
 }
 
+// TestDemo runs the demo as a newcomer does, as a binary (its first round
+// runs that binary's commit command once per writer): both rounds land
+// every promotion, and the checks pass. README's sample is held to its
+// output by make readme-check.
 func TestDemo(t *testing.T) {
-	r := newCLI(t).run("demo")
-	r.wantCode(t, 0)
-	for _, want := range []string{"WRITER", "ATTEMPTS", "COMMIT", "8/8 promotions landed", "stage-8: v2.0.8", "OK: every promotion landed"} {
-		if !strings.Contains(r.stdout, want) {
-			t.Errorf("demo output lacks %q:\n%s", want, r.stdout)
+	bin := buildCLI(t)
+	cmd := exec.Command(bin, "demo", "--writers", "4")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("demo: %v\n%s", err, out)
+	}
+	for _, want := range []string{"1. SEPARATE PROCESSES", "2. ONE PROCESS", "1. 4/4 landed", "2. 4/4 landed", "writes per landed change", "stage-4: v3.0.4", "OK: every promotion landed exactly once"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out)
 		}
 	}
 }
