@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer"
+	"github.com/ghcommitter/ghcommitter/committer/turns"
 	"github.com/spf13/cobra"
 )
 
@@ -264,6 +265,8 @@ func newCommitter(ctx context.Context, f *commitFlags, e *cmdutil.Env, owner, na
 		copts = append(copts, committer.WithoutTurns())
 	case f.turnDir != "":
 		copts = append(copts, committer.WithTurnDir(f.turnDir))
+	default: // the command's default; the library's keeps turns in the process
+		copts = append(copts, committer.WithTurnDir(turns.DefaultDir()))
 	}
 	// The commit loop's wait after a bare secondary limit is the client's
 	// (scaled there by GHCOMMITTER_LIMIT_SCALE): set in one place.
