@@ -84,7 +84,9 @@ func NewCmd(e *cmdutil.Env, runF func(context.Context, *commitFlags) error) *cob
 			}
 			if err != nil && f.json {
 				ee := Classify(err)
-				WriteFailureJSON(e, ee)
+				if !ee.Reported {
+					WriteFailureJSON(e, ee)
+				}
 				return ee
 			}
 			return err
@@ -165,6 +167,13 @@ func (f *commitFlags) check(cmd *cobra.Command) error {
 // commitRun is the commit command: flags → change set → one library call →
 // output.
 func commitRun(ctx context.Context, e *cmdutil.Env, f *commitFlags) error {
+	paths, fanIn, err := f.manifest.expand() // fanin.go
+	if err != nil {
+		return err
+	}
+	if fanIn {
+		return fanInRun(ctx, e, f, paths)
+	}
 	owner, name, err := f.repository(e)
 	if err != nil {
 		return err
