@@ -118,7 +118,7 @@ func (c *Committer) CommitAll(ctx context.Context, branch string, css []*ChangeS
 	if len(css) == 0 {
 		return nil, c.fail(op, branch, ErrInvalid, errors.New("CommitAll needs at least one change set"))
 	}
-	jobs := make([]*job, len(css))
+	jobs, set := make([]*job, len(css)), new(byte)
 	for i, cs := range css {
 		u, err := c.prepareUnit(op, branch, cs)
 		if err == nil {
@@ -128,6 +128,7 @@ func (c *Committer) CommitAll(ctx context.Context, branch string, css []*ChangeS
 			return nil, fmt.Errorf("change set %d of %d: %w", i+1, len(css), err)
 		}
 		jobs[i] = newJob(ctx, c, branch, co, u)
+		jobs[i].set = set
 	}
 	res, errs := c.coordinatorFor(branch).submitAll(jobs)
 	if errors.Join(errs...) == nil {

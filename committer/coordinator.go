@@ -98,9 +98,8 @@ type job struct {
 	mu     sync.Mutex
 	over   bool
 	sealed bool
-	// tally counts the requests sent for this change set alone (see
-	// batch.jobCtx).
-	tally ghclient.Tally
+	tally  ghclient.Tally // the requests sent for it alone (batch.jobCtx)
+	set    *byte          // shared by the change sets of one CommitAll (see take)
 }
 
 func newJob(ctx context.Context, c *Committer, branch string, co commitOptions, u *unit) *job {
@@ -206,7 +205,9 @@ func (co *coordinator) take() []*job {
 	for i, j := range co.pending {
 		jg, ok := j.group()
 		n := j.u.p.KnownBytes()
-		if i == 0 || ok && jg == g && len(jobs) < limit && size+n <= budget {
+		// The pacer's cap never splits the change sets of one CommitAll.
+		fits := len(jobs) < limit || j.set != nil && j.set == jobs[len(jobs)-1].set && len(jobs) < defaultMaxBatch
+		if i == 0 || ok && jg == g && fits && size+n <= budget {
 			jobs = append(jobs, j)
 			size += n
 			continue

@@ -257,3 +257,29 @@ func TestBatchesLandAsTheyGo(t *testing.T) {
 		t.Errorf("the median stage landed after %v, the last after %v: the batch landed all at once", p50, last)
 	}
 }
+
+// TestCommitAllIsOneBatchUnderPacing (issue 42.3): the pacer's cap on a
+// batch of concurrent callers never splits the change sets of one
+// CommitAll: with GitHub's pacing on and its budget partly spent, 16
+// change sets still land with one ref update (2×16+1 writes).
+func TestCommitAllIsOneBatchUnderPacing(t *testing.T) {
+	ts, c := setupClient(t, []ghclient.Option{ghclient.WithRateLimits(ghclient.RateLimits{Pacing: &ghclient.Pacing{PerMinute: 80, Burst: 8}})})
+	seed(t, ts, map[string]string{"counter": "0"})
+	for i := range 3 { // 9 writes: the pacer runs seconds ahead
+		if _, err := c.Commit(context.Background(), "main", committer.NewChangeSet(fmt.Sprintf("before %d", i)).Edit("counter", incr)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ts.ResetRequests()
+	const n = 16
+	css := make([]*committer.ChangeSet, n)
+	for i := range css {
+		css[i] = committer.NewChangeSet(fmt.Sprintf("change %02d", i)).Put(fmt.Sprintf("apps/%02d.yaml", i), []byte(fmt.Sprintf("n: %d\n", i)))
+	}
+	if _, err := c.CommitAll(context.Background(), "main", css, committer.WithEngine(committer.EngineGitData)); err != nil {
+		t.Fatal(err)
+	}
+	if w := ts.CountWrites(); w != 2*n+1 {
+		t.Errorf("%d writes for %d change sets of one CommitAll, want %d (one batch): %v", w, n, 2*n+1, routes(ts))
+	}
+}
