@@ -47,14 +47,16 @@ type cliResult struct {
 }
 
 // runCLIMode starts n "ghcommitter commit --json" processes at once against
-// a fresh fake, each adding its own file with --add REMOTE=LOCAL.
-func runCLIMode(ctx context.Context, cfg config, bin string, files []seedFile, n int) (runResult, error) {
+// a fresh fake, each adding its own file with --add REMOTE=LOCAL, as on
+// one machine (mode cli) or each as on a machine of its own (mode
+// cli-separate: machineEnv).
+func runCLIMode(ctx context.Context, cfg config, mode, bin string, files []seedFile, n int) (runResult, error) {
 	fake, err := newFakeGitHub(files, cfg.latency)
 	if err != nil {
 		return runResult{}, err
 	}
 	defer fake.Close()
-	run := fmt.Sprintf("cli-%d-%d", len(files), n)
+	run := fmt.Sprintf("%s-%d-%d", mode, len(files), n)
 	work, err := os.MkdirTemp("", "ghcommitter-bench-cli-")
 	if err != nil {
 		return runResult{}, err
@@ -73,7 +75,9 @@ func runCLIMode(ctx context.Context, cfg config, bin string, files []seedFile, n
 			"--add", writerPath(run, i)+"="+local,
 			"--max-attempts", strconv.Itoa(cfg.maxAttempts), "--json")
 		cmd.Dir = work
-		cmd.Env = append(cleanEnv(), "GH_TOKEN="+fakeToken, limitStateEnv(work))
+		if cmd.Env, err = machineEnv(append(cleanEnv(), "GH_TOKEN="+fakeToken), work, i, mode == "cli-separate"); err != nil {
+			return runResult{}, err
+		}
 		cmds[i] = cmd
 	}
 
@@ -83,7 +87,9 @@ func runCLIMode(ctx context.Context, cfg config, bin string, files []seedFile, n
 	if err := fake.landed(run, ws); err != nil {
 		return runResult{}, err
 	}
-	return summarize("cli", len(files), ws, wall, reqs, byts, cfg.maxAttempts), nil
+	res := summarize(mode, len(files), ws, wall, reqs, byts, cfg.maxAttempts)
+	res.NotModified = fake.notModified()
+	return res, nil
 }
 
 // runProcesses starts every command at once, waits for all of them and
@@ -94,7 +100,8 @@ func runProcesses(cmds []*exec.Cmd, maxAttempts int) ([]writerResult, time.Durat
 	t0 := time.Now()
 	for i, cmd := range cmds {
 		var out, errOut bytes.Buffer
-		cmd.Stdout = &out
+		stamp := &stampWriter{w: &out, t0: t0}
+		cmd.Stdout = stamp
 		if cmd.Stderr != nil { // a trace file (-limit-trace): keep it too
 			cmd.Stderr = io.MultiWriter(&errOut, cmd.Stderr)
 		} else {
@@ -111,10 +118,46 @@ func runProcesses(cmds []*exec.Cmd, maxAttempts int) ([]writerResult, time.Durat
 			err := cmd.Wait()
 			ws[i] = cliOutcome(err, out.Bytes(), errOut.String(), maxAttempts)
 			ws[i].Latency = time.Since(start)
+			ws[i].Done = stamp.first // Wait has waited for the copy to stdout
+			if ws[i].Done == 0 {
+				ws[i].Done = time.Since(t0)
+			}
 		}()
 	}
 	wg.Wait()
 	return ws, time.Since(t0)
+}
+
+// stampWriter notes when its first bytes came, from t0: a CLI process
+// prints its --json result once its change landed (or failed).
+type stampWriter struct {
+	w     io.Writer
+	t0    time.Time
+	first time.Duration
+}
+
+func (s *stampWriter) Write(p []byte) (int, error) {
+	if s.first == 0 && len(p) > 0 {
+		s.first = time.Since(s.t0)
+	}
+	return s.w.Write(p)
+}
+
+// lastLanded is when the last writer that landed had its outcome, from
+// the launch (writerResult.Done); wall where a landed writer's is unknown,
+// 0 when none landed.
+func lastLanded(ws []writerResult, wall time.Duration) time.Duration {
+	var last time.Duration
+	for _, w := range ws {
+		switch {
+		case !w.Landed:
+		case w.Done == 0:
+			return wall
+		default:
+			last = max(last, w.Done)
+		}
+	}
+	return last
 }
 
 // cliOutcome reads one process's exit status and JSON result. Exit status 3

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"time"
 
@@ -52,6 +53,18 @@ func (f *fakeGitHub) traffic() (requests, bytes int64) {
 		bytes += r.RequestBytes + r.ResponseBytes
 	}
 	return requests, bytes
+}
+
+// notModified counts the logged requests answered 304 Not Modified (the
+// conditional reads, which count among the requests).
+func (f *fakeGitHub) notModified() int64 {
+	var n int64
+	for _, r := range f.srv.Requests() {
+		if r.Status == http.StatusNotModified {
+			n++
+		}
+	}
+	return n
 }
 
 // committer returns a Committer with the library's defaults (its own

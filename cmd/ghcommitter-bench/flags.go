@@ -121,3 +121,28 @@ func parseRows(s string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// parseEngines parses a comma-separated list of engines, keeping
+// allEngines' order.
+func parseEngines(s string) ([]string, error) {
+	want := map[string]bool{}
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		if !contains(allEngines, f) {
+			return nil, fmt.Errorf("-limit-engines: unknown engine %q (known: %s)", f, strings.Join(allEngines, ", "))
+		}
+		want[f] = true
+	}
+	var out []string
+	for _, e := range allEngines {
+		if want[e] {
+			out = append(out, e)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("-limit-engines: give at least one engine")
+	}
+	return out, nil
+}

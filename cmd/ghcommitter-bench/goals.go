@@ -44,6 +44,8 @@ func goals(r *report) []goal {
 		}
 	}
 
+	gs = append(gs, goals37Matrix(r)...)
+
 	// One commit's cost independent of repository size.
 	if len(r.Costs) >= 2 {
 		var parts []string
@@ -101,6 +103,28 @@ func goals(r *report) []goal {
 		add(fmt.Sprintf("single uncontended commit, %s files: 3 requests when the Queue knows the head", num(c.Files)), fmt.Sprint(c.QueueRequests), c.QueueRequests == 3)
 	}
 	return gs
+}
+
+// goals37Matrix is issue #37's goal against clone + rebase + push: 16
+// writers on separate machines (mode cli-separate) into the 20,000-file
+// repository at least 10× faster than the git writers, with at most twice
+// their requests, the conditional reads (304s) counted among them as git's
+// every HTTP request is.
+func goals37Matrix(r *report) []goal {
+	const p = "#37: cli-separate (separate machines), 20,000 files, 16 writers: "
+	cli, okC := r.result("cli-separate", 20000, 16)
+	git, okG := r.result("git", 20000, 16)
+	what := []string{p + "16/16 land", p + "≥ 10× faster than clone + rebase + push (wall)", p + "≤ 2× its requests (conditional reads count)"}
+	if !okC || !okG {
+		return []goal{{what[0], "—", notMeasured}, {what[1], "—", notMeasured}, {what[2], "—", notMeasured}}
+	}
+	return []goal{
+		{what[0], fmt.Sprintf("%d/16 (git %d/16)", cli.Landed, git.Landed), verdict(cli.Landed == 16)},
+		{what[1], fmt.Sprintf("%s vs %s (%.1f×)", secs(cli.Wall), secs(git.Wall), ratio(git.Wall.Seconds(), cli.Wall.Seconds())),
+			verdict(cli.Landed == 16 && cli.Wall*10 <= git.Wall)},
+		{what[2], fmt.Sprintf("%d (%d of them 304s) vs %d (%.2f×)", cli.Requests, cli.NotModified, git.Requests, ratio(float64(cli.Requests), float64(git.Requests))),
+			verdict(cli.Requests <= 2*git.Requests)},
+	}
 }
 
 func ratio(a, b float64) float64 {

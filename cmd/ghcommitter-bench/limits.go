@@ -60,6 +60,15 @@ type limitResult struct {
 	// that are one process (Queue, process, scale).
 	Separate bool
 	Kinds    writeKinds // the writes sent, by type, from the fake's request log
+	// LastLanded is when the last writer that landed had landed, from the
+	// launch (lastLanded); Wall also waits for the writers that failed.
+	LastLanded time.Duration
+	// Reads are the requests other than writes, from the fake's log;
+	// NotModified the conditional ones among them answered 304.
+	Reads, NotModified int
+	// Base is the same row run right after with the -baseline binary
+	// (baseline.go), or nil.
+	Base *limitResult
 }
 
 // writeKinds counts a row's writes by type, from the fake's request log.
@@ -166,6 +175,11 @@ type limitsConfig struct {
 	// machines is -limit-machines: "same", "separate" or "both" (every
 	// CLI row run twice, once in each mode); "" is "same".
 	machines string
+	// baseline is -baseline: a git revision whose CLI runs right after
+	// the current one on every separate-machine index row ("" for none);
+	// base is that CLI once built (runLimitsSection).
+	baseline string
+	base     *baselineBin
 }
 
 // machineModes are the values of separate the CLI rows run with, one
@@ -246,6 +260,9 @@ func runLimits(ctx context.Context, cfg config, bin string, log io.Writer) (*lim
 						return nil, fmt.Errorf("under limits, %s, %s, %d writers, %s: %w", sc, eng, n, res.machines(), err)
 					}
 					logLimit(log, res)
+					if res.Base, err = runBaselineRow(ctx, row, res, log); err != nil {
+						return nil, fmt.Errorf("under limits, %s, %s, %d writers: %w", sc, eng, n, err)
+					}
 					rep.Results = append(rep.Results, res)
 				}
 			}
@@ -338,31 +355,6 @@ func scaledMinute(scale float64) time.Duration {
 func hasEngineFlag(ctx context.Context, bin string) bool {
 	out, _ := exec.CommandContext(ctx, bin, "commit", "--help").CombinedOutput()
 	return strings.Contains(string(out), "--engine")
-}
-
-// parseEngines parses a comma-separated list of engines, keeping
-// allEngines' order.
-func parseEngines(s string) ([]string, error) {
-	want := map[string]bool{}
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f == "" {
-			continue
-		}
-		if !contains(allEngines, f) {
-			return nil, fmt.Errorf("-limit-engines: unknown engine %q (known: %s)", f, strings.Join(allEngines, ", "))
-		}
-		want[f] = true
-	}
-	var out []string
-	for _, e := range allEngines {
-		if want[e] {
-			out = append(out, e)
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("-limit-engines: give at least one engine")
-	}
-	return out, nil
 }
 
 func contains(list []string, s string) bool {

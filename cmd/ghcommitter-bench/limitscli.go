@@ -103,6 +103,7 @@ func limitArgs(work, api, sc, eng string, i, maxAttempts int, engineFlag bool) (
 // limitSummary reads the fake's counters and checks the branch.
 func limitSummary(fake *limitsFake, sc, eng string, ws []writerResult, wall time.Duration, cfg config) (limitResult, error) {
 	stats, reqs := fake.stats()
+	reads, notModified := fake.reads()
 	rr := summarize(eng, 0, ws, wall, int64(reqs), 0, cfg.maxAttempts)
 	landed := make([]bool, len(ws))
 	for i, w := range ws {
@@ -115,7 +116,7 @@ func limitSummary(fake *limitsFake, sc, eng string, ws []writerResult, wall time
 	return limitResult{Scenario: sc, Engine: eng, Writers: len(ws), Landed: rr.Landed, Wall: wall,
 		MeanAttempts: rr.MeanAttempts, MaxAttempts: rr.MaxAttempts, Exhausted: rr.Exhausted, Errors: rr.Errors,
 		Requests: reqs, Stats: stats, Scale: cfg.limits.scale, Unreported: unreported, Routes: fake.routes(),
-		Kinds: fake.writeKinds()}, nil
+		Kinds: fake.writeKinds(), LastLanded: lastLanded(ws, wall), Reads: reads, NotModified: notModified}, nil
 }
 
 // writeKinds counts the fake's logged writes by type (see writeKinds).
@@ -145,6 +146,21 @@ func (f *limitsFake) writeKinds() writeKinds {
 		}
 	}
 	return k
+}
+
+// reads counts the fake's logged requests that are not writes, and the
+// conditional ones among them it answered 304 Not Modified.
+func (f *limitsFake) reads() (reads, notModified int) {
+	for _, r := range f.srv.Requests() {
+		if r.Write {
+			continue
+		}
+		reads++
+		if r.Status == http.StatusNotModified {
+			notModified++
+		}
+	}
+	return reads, notModified
 }
 
 // routes sums the fake's log by route and status, writes first, for the
@@ -195,13 +211,22 @@ func limitStateEnv(work string) string {
 
 // limitProcessEnv is CLI process i's environment under the limits: the
 // token, its name for the fake, the limit scale and the rate-limit state
-// directory of the run (lc.separate: its own, with its own HOME and
-// XDG_CACHE_HOME, so that it shares nothing local with the others, as on
-// a machine of its own).
+// directory of the run (lc.separate: its own machine's, machineEnv).
 func limitProcessEnv(work string, i int, lc limitsConfig) ([]string, error) {
 	env := append(cleanEnv(), "GH_TOKEN="+fakeToken, fmt.Sprintf("%s=process-%02d", fakeClientEnv, i),
 		limitScaleEnv+"="+strconv.FormatFloat(lc.scale, 'g', -1, 64))
-	if !lc.separate {
+	return machineEnv(env, work, i, lc.separate)
+}
+
+// machineEnv places CLI process i, whose environment is env, in the run's
+// directory work: as on one machine (the run's rate-limit state directory,
+// and the user cache directory of env, hence its turn lock files, shared)
+// or, separate, as on a machine of its own: its own HOME, XDG_CACHE_HOME,
+// XDG_CONFIG_HOME and rate-limit state directory under work, so that it
+// shares nothing local with the others. The limits rows and the matrix's
+// cli-separate mode place their processes through it.
+func machineEnv(env []string, work string, i int, separate bool) ([]string, error) {
+	if !separate {
 		return append(env, limitStateEnv(work)), nil
 	}
 	machine := filepath.Join(work, fmt.Sprintf("machine-%02d", i))

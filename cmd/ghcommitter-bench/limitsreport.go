@@ -33,7 +33,7 @@ func renderLimits(lr *limitsReport) string {
 	}
 	fmt.Fprintln(&b)
 	fmt.Fprintf(&b, "Each CLI process names itself with `%s=process-NN`, which it sends as the `X-Githubtest-Client` header; the fake then counts a write sent inside a `retry-after` told to that same process apart from one sent inside a window told to another process that shares the token, which it could not have seen. ", fakeClientEnv)
-	fmt.Fprintf(&b, "Counts come from the fake (`LimitStats`, also served at `GET /_githubtest/limits`). **writes** are every content-creating request sent (POST, PATCH, PUT, DELETE, GraphQL mutations), refused ones included; **403/429** are the replies a rate limit gave (any request; writes among them in brackets); **own window** / **another's window** are writes sent inside a `retry-after` told to the same process / to another process; **after bare** are writes within one (scaled) minute of a secondary limit that named no `retry-after`, from any process. **floor** is the least time in which the write budget admits the writes the fake admitted (the last of W writes cannot go out before ⌊(W−1)/80⌋ minutes nor ⌊(W−1)/500⌋ hours, scaled); **× %g** is that floor on github.com. **waste per landed** (CLI rows), from the fake's request log, is sent − landed per landed change for trees (`POST …/git/trees`), commits (`POST …/git/commits`) and landing writes (`PATCH …/git/refs/…`, GraphQL mutations — `updateRefs` on git-data, `createCommitOnBranch` on graphql and auto — and contents `PUT`s), then the writes of any type a limit refused (answered 403 or 429) per landed change; refused writes count among those sent, and \"–\" marks a type the row sent none of (auto mixes engines, so its sent − landed is against all its landed changes). Every writer reported as landed is checked on the branch, and each landed writer's line must be in the index exactly once.\n\n", lc.scale)
+	fmt.Fprintf(&b, "Counts come from the fake (`LimitStats`, also served at `GET /_githubtest/limits`). **writes** are every content-creating request sent (POST, PATCH, PUT, DELETE, GraphQL mutations), refused ones included; **403/429** are the replies a rate limit gave (any request; writes among them in brackets); **own window** / **another's window** are writes sent inside a `retry-after` told to the same process / to another process; **after bare** are writes within one (scaled) minute of a secondary limit that named no `retry-after`, from any process. **floor** is the least time in which the write budget admits the writes the fake admitted (the last of W writes cannot go out before ⌊(W−1)/80⌋ minutes nor ⌊(W−1)/500⌋ hours, scaled); **× %g** is that floor on github.com. **waste per landed** (CLI rows), from the fake's request log, is sent − landed per landed change for trees (`POST …/git/trees`), commits (`POST …/git/commits`) and landing writes (`PATCH …/git/refs/…`, GraphQL mutations — `updateRefs` on git-data, `createCommitOnBranch` on graphql and auto — and contents `PUT`s), then the writes of any type a limit refused (answered 403 or 429) per landed change; refused writes count among those sent, and \"–\" marks a type the row sent none of (auto mixes engines, so its sent − landed is against all its landed changes). **reads / landed** is every request that is not a write (REST GETs, GraphQL queries, conditional reads included), from the fake's request log, per landed change, and in brackets the conditional reads among them that the fake answered 304 Not Modified, per landed change. Every writer reported as landed is checked on the branch, and each landed writer's line must be in the index exactly once.\n\n", lc.scale)
 	if !lr.EngineFlag {
 		fmt.Fprintf(&b, "**The CLI built for this run has no `--engine` flag** (the GraphQL and contents engines are not on main yet): only the default Git Data engine ran; the other rows say \"not run\".\n\n")
 	}
@@ -42,6 +42,7 @@ func renderLimits(lr *limitsReport) string {
 	}
 	renderLimitGoals(&b, lr)
 	renderLimitTables(&b, lr)
+	renderBaseline(&b, lr) // limits37.go
 	renderProcessTable(&b, lr)
 	renderUnscaledWait(&b, lr)
 	renderScale(&b, lr)
@@ -133,15 +134,15 @@ func renderLimitTables(b *strings.Builder, lr *limitsReport) {
 // renderLimitTable writes the table of the rows of n writers that keep
 // selects.
 func renderLimitTable(b *strings.Builder, lr *limitsReport, n int, keep func(limitResult) bool) {
-	fmt.Fprintf(b, "| scenario | engine | landed | wall | floor | floor × %g | writes | writes / landed | waste per landed: trees / commits / landing writes / refused | 403/429 (writes) | own window | another's window | after bare | attempts mean / max |\n", lr.Config.scale)
-	fmt.Fprintf(b, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(b, "| scenario | engine | landed | wall | floor | floor × %g | writes | writes / landed | waste per landed: trees / commits / landing writes / refused | reads / landed (304s) | 403/429 (writes) | own window | another's window | after bare | attempts mean / max |\n", lr.Config.scale)
+	fmt.Fprintf(b, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	var notes []string
 	for _, r := range lr.Results {
 		if r.Writers != n || r.Scenario == scenarioSync || !keep(r) {
 			continue
 		}
 		if r.NotRun != "" {
-			fmt.Fprintf(b, "| %s | %s | %s | | | | | | | | | | | |\n", r.Scenario, r.Engine, r.NotRun)
+			fmt.Fprintf(b, "| %s | %s | %s | | | | | | | | | | | | |\n", r.Scenario, r.Engine, r.NotRun)
 			continue
 		}
 		s := r.Stats
@@ -149,9 +150,9 @@ func renderLimitTable(b *strings.Builder, lr *limitsReport, n int, keep func(lim
 		if isCLIRow(r) {
 			waste = orDash(r.waste())
 		}
-		fmt.Fprintf(b, "| %s | %s | %d/%d | %s | %s | %s | %d | %.2f | %s | %d (%d) | %d | %d | %d | %.2f / %d |\n",
+		fmt.Fprintf(b, "| %s | %s | %d/%d | %s | %s | %s | %d | %.2f | %s | %s | %d (%d) | %d | %d | %d | %.2f / %d |\n",
 			r.Scenario, r.Engine, r.Landed, r.Writers, secs(r.Wall), secs(r.Floor()), human(time.Duration(float64(r.Floor())*r.Scale)),
-			s.Writes, r.WritesPerLanded(), waste, s.Limited, s.WritesLimited, s.WritesInOwnRetryAfter, r.InOthersWindow(), s.WritesAfterBare,
+			s.Writes, r.WritesPerLanded(), waste, orDash(r.readsPerLanded()), s.Limited, s.WritesLimited, s.WritesInOwnRetryAfter, r.InOthersWindow(), s.WritesAfterBare,
 			r.MeanAttempts, r.MaxAttempts)
 		notes = append(notes, rowNotes(r)...)
 	}
@@ -301,7 +302,7 @@ func goals37(lr *limitsReport) []goal {
 				r.RefusedShare() <= refused37[n])
 		}
 	}
-	return gs
+	return append(append(gs, readsGoal37(lr)...), baselineGoals37(lr)...) // limits37.go
 }
 
 // autoGoal: auto's writes per landed change within 10% of the best engine

@@ -4,6 +4,8 @@
 // N writers each add their own file to main at once, in several modes:
 //
 //	cli           N separate "ghcommitter commit --json" processes
+//	cli-separate  the same, each process as on a machine of its own (its
+//	              own HOME, XDG_CACHE_HOME and rate-limit state directory)
 //	goroutines    N goroutines in one process, committer.Commit each
 //	queue-chain   N goroutines sharing a committer.Queue (one commit each)
 //	queue-squash  the same with committer.Squash (one commit per batch)
@@ -31,6 +33,12 @@
 // one machine unless it is separate). -limit-rows runs a subset of the
 // section (the index or single CLI rows, queue, process, scale), to
 // iterate on one row; -limit-trace keeps each CLI process's --verbose log.
+// -baseline REV builds the CLI at git revision REV and runs it right after
+// the current one on every separate-machine index row (issue #37's "last
+// writer lands no later than 1.5x the time of 47ea148", baseline.go); the
+// tables' reads / landed column counts the requests that are not writes,
+// 304s in brackets. The matrix's cli-separate mode is the cli mode with
+// each process as on a machine of its own, as -limit-machines separate.
 //
 // It is a module of its own (cmd/ghcommitter-bench/go.mod), so from the
 // repository's root it runs with "go run -C cmd/ghcommitter-bench ." (the
@@ -41,7 +49,9 @@
 //	go run -C cmd/ghcommitter-bench . -only limits -out ../../BENCHMARKS.md
 //	go run -C cmd/ghcommitter-bench . -only manifest -limit-writers 16 -out ../../BENCHMARKS.md
 //	go run -C cmd/ghcommitter-bench . -only limits -limit-rows index -limit-writers 16 -limit-engines git-data,auto -out /tmp/b.md
+//	go run -C cmd/ghcommitter-bench . -only limits -limit-rows index -limit-machines separate -limit-writers 16 -limit-engines graphql,auto -baseline 47ea148 -out /tmp/b.md
 //	go run -C cmd/ghcommitter-bench . -only matrix -files 20000 -writers 16 -modes cli,git -out /tmp/clone.md
+//	go run -C cmd/ghcommitter-bench . -only matrix -files 20000 -writers 16 -modes cli-separate,git -out /tmp/clone.md
 //	go run -C cmd/ghcommitter-bench . -quick
 package main
 
@@ -52,6 +62,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"time"
 )
@@ -151,6 +162,14 @@ func runLimitsSection(ctx context.Context, cfg config, log io.Writer) (*limitsRe
 		fmt.Fprintf(log, "CLI runs skipped: %v\n", err)
 		bin = ""
 	}
+	if cfg.limits.baseline != "" {
+		if cfg.limits.base, err = buildBaseline(ctx, cfg.limits.baseline, tmp, log); err != nil {
+			return nil, err
+		}
+		if !slices.Contains(cfg.limits.machineModes(), true) || !cfg.limits.runs(scenarioIndex) {
+			fmt.Fprintf(log, "-baseline: no separate-machine index row in this run, so the baseline does not run\n")
+		}
+	}
 	return runLimits(ctx, cfg, bin, log)
 }
 
@@ -167,7 +186,7 @@ func commandLine(args []string) string {
 }
 
 // allModes lists the modes in the order the tables show them.
-var allModes = []string{"cli", "goroutines", "queue-chain", "queue-squash", "git"}
+var allModes = []string{"cli", "cli-separate", "goroutines", "queue-chain", "queue-squash", "git"}
 
 type config struct {
 	writers     []int
@@ -216,6 +235,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	ltimeout := fs.Duration("limit-timeout", 10*time.Minute, "under GitHub's limits: bound on one run")
 	ltrace := fs.String("limit-trace", "", "under GitHub's limits: run every CLI process with -v and keep its log in this directory (one file a process)")
 	lmachines := fs.String("limit-machines", "both", "under GitHub's limits: same (the CLI processes share the user cache directory's turns and one rate-limit state directory, as on one machine), separate (each process its own HOME, XDG_CACHE_HOME and state directory, as on separate machines: CI runners, controller shards) or both (every CLI row run twice, once each way; the Queue, process and scale rows are one process and run once)")
+	baseline := fs.String("baseline", "", "under GitHub's limits: a git revision of this repository (e.g. 47ea148, issue #37's baseline) whose CLI (./cmd/ghcommitter, built from git archive) runs right after the current one on every separate-machine index row, against a fresh fake; the report compares the last writer's landing time, writes and reads per landed change")
 	lrows := fs.String("limit-rows", strings.Join(limitRowKinds, ","), "under GitHub's limits: comma-separated kinds of rows to run: "+strings.Join(limitRowKinds, ", ")+" (e.g. -limit-rows index -limit-writers 16 -limit-engines auto, to iterate on one row)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
@@ -266,6 +286,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return config{}, fmt.Errorf("-limit-machines %q: want same, separate or both", *lmachines)
 	}
 	cfg.limits.machines = *lmachines
+	if cfg.limits.baseline = strings.TrimSpace(*baseline); strings.HasPrefix(cfg.limits.baseline, "-") {
+		return config{}, fmt.Errorf("-baseline %q: want a git revision", *baseline)
+	}
 	if set["limit-rows"] {
 		if cfg.limits.rows, err = parseRows(*lrows); err != nil {
 			return config{}, err

@@ -33,6 +33,7 @@ func renderSetup(b *strings.Builder, r *report) {
 	fmt.Fprintf(b, "## Setup\n\n")
 	fmt.Fprintf(b, "N writers each add their own small file to `main` at once, in a repository of F small text files spread across directories (the same files on both sides). Every HTTP request gets %s of added latency, on both sides; everything runs on 127.0.0.1.\n\n", cfg.latency)
 	fmt.Fprintf(b, "- **cli**: N separate `ghcommitter commit --json --add REMOTE=LOCAL --max-attempts %d` processes started at once (binary built once with `go build -o`), against the fake GitHub (`committer/githubtest`) on an in-process httptest server. Attempts are read from the JSON.\n", cfg.maxAttempts)
+	fmt.Fprintf(b, "- **cli-separate**: the same processes, each as on a machine of its own (issue #37): its own `HOME`, `XDG_CACHE_HOME` and rate-limit state directory, so no turn lock file and no rate-limit state is shared, as on separate CI runners (`-limit-machines separate` in the limits section). Its requests include the conditional reads, answered 304 or not, as git's include every HTTP request.\n")
 	fmt.Fprintf(b, "- **goroutines**: N goroutines in one process sharing one `Committer` (ghclient defaults, so at most 4 requests in flight), each calling `Committer.Commit`; no queue.\n")
 	fmt.Fprintf(b, "- **queue-chain** / **queue-squash**: the same N goroutines calling `Queue.Commit` on one `committer.NewQueue` (chained commits / `Squash()`).\n")
 	fmt.Fprintf(b, "- **git**: the clone-based baseline: N writers, each in its own directory running git processes: `git clone --depth 1`, write, commit, `git push`; when the push is rejected, wait 1 s × 1.5^(n-1) jittered uniformly to ×0.5–×1.5, `git pull --rebase`, push again; at most %d pushes. Served by `git http-backend` through `net/http/cgi`.\n\n", cfg.gitAttempts)
@@ -40,7 +41,7 @@ func renderSetup(b *strings.Builder, r *report) {
 		fmt.Fprintf(b, "**The library modes use `committer.ExponentialBackoff(%s, %s)` (-backoff), not the default; the CLI uses the default.** ", cfg.backoff[0], cfg.backoff[1])
 	}
 	fmt.Fprintf(b, "This matrix runs against the fake **without rate limits**. The cli processes keep the client's defaults: write pacing (80 writes a minute after a burst of 8, 500 an hour, per process, with the token's budget shared by the run's processes through a state directory of its own) and turns at the branch (lock files in the user cache directory: they land one after another); the in-process modes turn pacing off (`ghclient.RateLimits{Pacing: &ghclient.Pacing{}}`). For figures under GitHub's limits see the section above.\n\n")
-	fmt.Fprintf(b, "Library and CLI use the default backoff, `committer.AdaptiveBackoff(50ms, 10s)` (full jitter, scaled to the duration of the lost attempt), unless said otherwise above. Requests and bytes for ghcommitter come from the fake's request log (RequestBytes + ResponseBytes); for git, from a wrapper around the CGI handler counting the bodies read and written. Headers are not counted on either side. MB = 10^6 bytes. Latency is per writer, from its start (process start for cli and git) to its outcome; p99 is nearest-rank, so with few writers it is the slowest one. Every writer reported as landed is checked on the server afterwards.\n\n")
+	fmt.Fprintf(b, "Library and CLI use the default backoff, `committer.AdaptiveBackoff(50ms, 10s)` (full jitter, scaled to the duration of the lost attempt), unless said otherwise above. Requests and bytes for ghcommitter come from the fake's request log (RequestBytes + ResponseBytes); for git, from a wrapper around the CGI handler counting every HTTP request (ref advertisements, upload-pack and receive-pack) and the bodies read and written. Conditional reads count as requests (answered 304 or not; the 304s are in brackets). Headers are not counted on either side. MB = 10^6 bytes. Latency is per writer, from its start (process start for cli and git) to its outcome; p99 is nearest-rank, so with few writers it is the slowest one. Every writer reported as landed is checked on the server afterwards.\n\n")
 	if len(r.Skipped) > 0 {
 		for _, m := range allModes {
 			if why := r.Skipped[m]; why != "" {
@@ -86,9 +87,13 @@ func renderTables(b *strings.Builder, r *report) {
 			fmt.Fprintf(b, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 			var notes []string
 			for _, x := range rows {
-				fmt.Fprintf(b, "| %s | %d/%d | %s | %.2f | %d | %.2f | %d | %s | %s | %s | %.1f |\n",
+				reqs := fmt.Sprint(x.Requests)
+				if x.NotModified > 0 {
+					reqs += fmt.Sprintf(" (%d 304s)", x.NotModified)
+				}
+				fmt.Fprintf(b, "| %s | %d/%d | %s | %.2f | %d | %.2f | %s | %s | %s | %s | %.1f |\n",
 					x.Mode, x.Landed, x.Writers, secs(x.Wall), x.MeanAttempts, x.MaxAttempts, x.RequestsPerLanded(),
-					x.Requests, mb(x.Bytes), secs(x.P50), secs(x.P99), x.Throughput())
+					reqs, mb(x.Bytes), secs(x.P50), secs(x.P99), x.Throughput())
 				if x.Landed < x.Writers {
 					eg := ""
 					if len(x.Errors) > 0 {

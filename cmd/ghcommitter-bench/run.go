@@ -41,11 +41,11 @@ func run(ctx context.Context, cfg config, log io.Writer) (*report, error) {
 	defer os.RemoveAll(tmp)
 
 	var bin, backend string
-	if cfg.has("cli") {
+	if cfg.has("cli") || cfg.has("cli-separate") {
 		fmt.Fprintf(log, "building %s\n", cliPackage)
 		if bin, err = buildCLI(ctx, tmp); err != nil {
-			rep.Skipped["cli"] = err.Error()
-			fmt.Fprintf(log, "cli mode skipped: %v\n", err)
+			rep.Skipped["cli"], rep.Skipped["cli-separate"] = err.Error(), err.Error()
+			fmt.Fprintf(log, "cli modes skipped: %v\n", err)
 		}
 	}
 	if cfg.has("git") {
@@ -105,8 +105,8 @@ func runMode(ctx context.Context, cfg config, mode, bin, backend, gitSeed string
 	ctx, cancel := context.WithTimeout(ctx, cfg.runTimeout)
 	defer cancel()
 	switch mode {
-	case "cli":
-		return runCLIMode(ctx, cfg, bin, files, n)
+	case "cli", "cli-separate":
+		return runCLIMode(ctx, cfg, mode, bin, files, n)
 	case "git":
 		return runGitMode(ctx, cfg, backend, gitSeed, len(files), n)
 	default:

@@ -10,7 +10,11 @@ type writerResult struct {
 	Landed   bool
 	Attempts int           // attempts made (pushes, for git); 0 when unknown
 	Latency  time.Duration // from the writer's start to its outcome
-	Err      string        // why it did not land
+	// Done is when the outcome came, from the launch of all the writers:
+	// a CLI process's first byte of --json output (printed once the
+	// change landed or failed), else its exit; 0 where not measured.
+	Done time.Duration
+	Err  string // why it did not land
 }
 
 // runResult is one mode in one configuration.
@@ -25,6 +29,7 @@ type runResult struct {
 	MaxAttempts  int
 	Requests     int64
 	Bytes        int64 // request and response bodies, both directions
+	NotModified  int64 // requests answered 304 (conditional reads), among Requests
 	P50, P99     time.Duration
 	Exhausted    int      // writers that used every attempt and did not land
 	Errors       []string // distinct reasons writers did not land (first few)
