@@ -79,6 +79,8 @@ func (s *Server) routes() {
 	s.handleRepo("GET "+rr+"/pulls", rt.ListPulls)
 	s.handleRepo("GET "+rr+"/pulls/{number}", rt.GetPull)
 	s.handleRepo("PATCH "+rr+"/pulls/{number}", rt.UpdatePull)
+	s.handleRepo("PUT "+rr+"/pulls/{number}/merge", rt.MergePull)
+	s.handleRepo("GET "+rr+"/pulls/{number}/merge", rt.CheckMerged)
 	s.handleRepo("POST "+rr+"/pulls/{number}/requested_reviewers", rt.RequestedReviewers)
 	s.handleRepo("DELETE "+rr+"/pulls/{number}/requested_reviewers", rt.RequestedReviewers)
 	s.handleRepo("POST "+rr+"/issues/{number}/labels", rt.IssueLabels)

@@ -47,6 +47,7 @@ type Server struct {
 	issued   map[int64]int
 	moved    map[string]string  // old "owner/name" key -> new key (RenameRepo)
 	gpgKeys  openpgp.EntityList // AddGPGKey (keys.go)
+	mergeDefaults *MergeSettings // WithMergeSettings (merge.go)
 
 	logMu sync.Mutex
 	log   []Request

@@ -69,6 +69,9 @@ func (g gqlPull) Field(x *graphql.Exec, name string, _ map[string]any) (any, err
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
 	num := strconv.Itoa(p.Number)
+	if v, ok := g.mergeField(x, name); ok {
+		return v, nil
+	}
 	switch name {
 	case "id":
 		return wire.NodeID("PR", rp.FullName()+"#"+num), nil
@@ -87,8 +90,6 @@ func (g gqlPull) Field(x *graphql.Exec, name string, _ map[string]any) (any, err
 		return strings.ToUpper(p.State), nil
 	case "closed":
 		return p.State == "closed", nil
-	case "merged":
-		return false, nil
 	case "isDraft":
 		return p.Draft, nil
 	case "locked":
@@ -101,8 +102,6 @@ func (g gqlPull) Field(x *graphql.Exec, name string, _ map[string]any) (any, err
 		return p.Head, nil
 	case "baseRefName":
 		return p.Base, nil
-	case "headRefOid":
-		return p.HeadSHA, nil
 	case "baseRefOid":
 		return p.BaseSHA, nil
 	case "headRef":
@@ -122,8 +121,6 @@ func (g gqlPull) Field(x *graphql.Exec, name string, _ map[string]any) (any, err
 		return p.Closed.UTC().Format(time.RFC3339), nil
 	case "author":
 		return gqlAccount{typ: "User", login: p.User.Login, id: p.User.UserID}, nil
-	case "mergeable":
-		return "UNKNOWN", nil
 	}
 	return nil, graphql.Unserved("PullRequest", name)
 }
