@@ -116,4 +116,3 @@ func checkWebFlowSignedIn(t *testing.T, ts *TestServer, repo, sha string) {
 		t.Errorf("commit %s: verification %v", sha, v)
 	}
 }
-

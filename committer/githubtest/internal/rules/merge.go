@@ -25,7 +25,7 @@ import (
 type PullMerge struct {
 	Head   plumbing.Hash // the pull request's head commit
 	Behind bool          // the head does not hold the base branch's tip
-	Method string        // merge, squash or rebase
+	Method string        // merge, squash or rebase; "" judges no method (mergeable_state)
 }
 
 // pullRuleMessages judges a ruleset rule for a merge; ok is false when the
@@ -41,7 +41,7 @@ func pullRuleMessages(rp Repo, r Rule, ch Change) (msgs []string, ok bool) {
 		if n, _ := graphql.ArgInt(r.Parameters, "required_approving_review_count"); n > 0 {
 			msgs = append(msgs, reviewsMessage(int(n)))
 		}
-		if m := stringsParam(r.Parameters["allowed_merge_methods"]); m != nil && !slices.Contains(m, ch.Pull.Method) {
+		if m := stringsParam(r.Parameters["allowed_merge_methods"]); ch.Pull.Method != "" && m != nil && !slices.Contains(m, ch.Pull.Method) {
 			// Wording a guess.
 			msgs = append(msgs, "Merge method "+ch.Pull.Method+" is not allowed by a ruleset on this branch.")
 		}
