@@ -42,7 +42,7 @@ func gqlPullsLocked(rp *state.Repo, args map[string]any, headRef string) (any, e
 	}
 	var nodes []graphql.Object
 	for _, p := range rp.Pulls {
-		if len(states) > 0 && !states[p.State] || head != "" && p.Head != head || base != "" && p.Base != base {
+		if len(states) > 0 && !states[gqlPullState(p)] || head != "" && p.Head != head || base != "" && p.Base != base {
 			continue
 		}
 		ok := true
@@ -87,7 +87,7 @@ func (g gqlPull) Field(x *graphql.Exec, name string, _ map[string]any) (any, err
 	case "body":
 		return p.Body, nil
 	case "state":
-		return strings.ToUpper(p.State), nil
+		return strings.ToUpper(gqlPullState(p)), nil
 	case "closed":
 		return p.State == "closed", nil
 	case "isDraft":
@@ -123,4 +123,13 @@ func (g gqlPull) Field(x *graphql.Exec, name string, _ map[string]any) (any, err
 		return gqlAccount{typ: "User", login: p.User.Login, id: p.User.UserID}, nil
 	}
 	return nil, graphql.Unserved("PullRequest", name)
+}
+
+// gqlPullState is PullRequestState in lower case: merged pull requests
+// are MERGED, not CLOSED.
+func gqlPullState(p *state.Pull) string {
+	if p.MergedAt != nil {
+		return "merged"
+	}
+	return p.State
 }
