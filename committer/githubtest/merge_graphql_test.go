@@ -93,8 +93,8 @@ func TestGraphQLMergePullRequest(t *testing.T) {
 	if string(node.Raw) != `{"data":{"node":{"number":1,"merged":true}}}` {
 		t.Errorf("node(id:) of a pull request: %s", node.Raw)
 	}
-	byState := gql(t, ts, "/graphql", `{ repository(owner: "acme", name: "r") { merged: pullRequests(states: [MERGED]) { totalCount }
-	  closed: pullRequests(states: [CLOSED]) { totalCount } } }`, nil)
+	byState := gql(t, ts, "/graphql", `{ repository(owner: "acme", name: "r") { merged: pullRequests(first: 5, states: [MERGED]) { totalCount }
+	  closed: pullRequests(first: 5, states: [CLOSED]) { totalCount } } }`, nil)
 	if string(byState.Raw) != `{"data":{"repository":{"merged":{"totalCount":1},"closed":{"totalCount":0}}}}` {
 		t.Errorf("pullRequests(states:): %s", byState.Raw)
 	}
