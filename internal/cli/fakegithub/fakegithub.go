@@ -32,6 +32,7 @@ type fakeFlags struct {
 	limitsSeed  uint64
 	treeEntries int
 	treeBytes   int64
+	mergeFlags
 }
 
 // NewCmd is the fake-github command.
@@ -65,7 +66,13 @@ and printed to stderr on exit.
 
 Create-tree requests with more than --tree-timeout-entries entries or a body
 over --tree-timeout-bytes get GitHub's "Sorry, your request timed out" 422,
-as on github.com (0 turns a measure off).`,
+as on github.com (0 turns a measure off).
+
+Pull requests merge (PUT pulls/{n}/merge, GraphQL mergePullRequest) by the
+methods --merge-methods allows; --delete-branch-on-merge deletes a merged
+pull request's head branch; --require-up-to-date BRANCH adds a ruleset to
+every repository under which a pull request into BRANCH that is behind it
+may not merge (mergeable_state "behind").`,
 		Example: `  # Serve two repositories on a free port, requiring a token:
   ghcommitter fake-github --listen 127.0.0.1:0 --repo acme/mono --repo acme/site --token test
 
@@ -79,7 +86,10 @@ as on github.com (0 turns a measure off).`,
   ghcommitter fake-github --repo acme/mono --limits github --limits-scale 60
 
   # An empty repository (no commits), as GitHub creates without auto_init:
-  ghcommitter fake-github --empty-repo acme/new`,
+  ghcommitter fake-github --empty-repo acme/new
+
+  # Squash merges only, head branches deleted, main kept up to date:
+  ghcommitter fake-github --repo acme/mono --merge-methods squash --delete-branch-on-merge --require-up-to-date main`,
 		Args: cobra.NoArgs,
 		RunE: cmdutil.RunE(func(cmd *cobra.Command, _ []string) error {
 			return f.run(cmd.Context(), e)
@@ -99,6 +109,7 @@ as on github.com (0 turns a measure off).`,
 		"create-tree requests with more than `N` entries of inline content time out (422); 0: never")
 	fl.Int64Var(&f.treeBytes, "tree-timeout-bytes", githubtest.DefaultTreeTimeoutBytes,
 		"create-tree requests with more than `N` bytes of inline content time out (422); 0: never")
+	f.mergeFlags.add(fl)
 	return cmd
 }
 
@@ -115,6 +126,9 @@ func (f *fakeFlags) run(ctx context.Context, e *cmdutil.Env) error {
 	}
 	srv := githubtest.New(opts...)
 	if err := f.createRepos(srv); err != nil {
+		return err
+	}
+	if err := f.addMergeRules(srv); err != nil {
 		return err
 	}
 	ln, err := net.Listen("tcp", f.listen)
@@ -142,6 +156,11 @@ func (f *fakeFlags) options() ([]githubtest.Option, error) {
 		return nil, cmdutil.UsageErrorf("", "--tree-timeout-entries and --tree-timeout-bytes must not be negative")
 	}
 	opts = append(opts, githubtest.WithTreeTimeout(f.treeEntries, f.treeBytes))
+	ms, err := f.mergeSettings()
+	if err != nil {
+		return nil, err
+	}
+	opts = append(opts, githubtest.WithMergeSettings(ms))
 	if f.limitsScale <= 0 || math.IsInf(f.limitsScale, 0) || math.IsNaN(f.limitsScale) {
 		return nil, cmdutil.UsageErrorf("", "--limits-scale must be a positive number, got %v", f.limitsScale)
 	}
