@@ -74,3 +74,9 @@ func RequireUpToDate(contexts ...string) Rule {
 	r.Parameters["strict_required_status_checks_policy"] = true
 	return r
 }
+
+// mergeRoutes mounts PUT and GET pulls/{n}/merge under rr.
+func (s *Server) mergeRoutes(rr string) {
+	s.handleRepo("PUT "+rr+"/pulls/{number}/merge", s.rest.MergePull)
+	s.handleRepo("GET "+rr+"/pulls/{number}/merge", s.rest.CheckMerged)
+}

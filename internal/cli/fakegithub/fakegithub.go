@@ -66,13 +66,7 @@ and printed to stderr on exit.
 
 Create-tree requests with more than --tree-timeout-entries entries or a body
 over --tree-timeout-bytes get GitHub's "Sorry, your request timed out" 422,
-as on github.com (0 turns a measure off).
-
-Pull requests merge (PUT pulls/{n}/merge, GraphQL mergePullRequest) by the
-methods --merge-methods allows; --delete-branch-on-merge deletes a merged
-pull request's head branch; --require-up-to-date BRANCH adds a ruleset to
-every repository under which a pull request into BRANCH that is behind it
-may not merge (mergeable_state "behind").`,
+as on github.com (0 turns a measure off).`,
 		Example: `  # Serve two repositories on a free port, requiring a token:
   ghcommitter fake-github --listen 127.0.0.1:0 --repo acme/mono --repo acme/site --token test
 
@@ -86,10 +80,7 @@ may not merge (mergeable_state "behind").`,
   ghcommitter fake-github --repo acme/mono --limits github --limits-scale 60
 
   # An empty repository (no commits), as GitHub creates without auto_init:
-  ghcommitter fake-github --empty-repo acme/new
-
-  # Squash merges only, head branches deleted, main kept up to date:
-  ghcommitter fake-github --repo acme/mono --merge-methods squash --delete-branch-on-merge --require-up-to-date main`,
+  ghcommitter fake-github --empty-repo acme/new`,
 		Args: cobra.NoArgs,
 		RunE: cmdutil.RunE(func(cmd *cobra.Command, _ []string) error {
 			return f.run(cmd.Context(), e)

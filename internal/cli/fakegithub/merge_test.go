@@ -29,7 +29,12 @@ func serve(t *testing.T, args ...string) string {
 		t.Fatalf("no URL line: %v (%v)", err, <-done)
 	}
 	go func() { _, _ = io.Copy(io.Discard, pr) }()
-	t.Cleanup(func() { cancel(); <-done })
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("fake-github: %v", err)
+		}
+	})
 	return strings.TrimSpace(line)
 }
 

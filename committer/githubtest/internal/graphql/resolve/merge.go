@@ -131,3 +131,26 @@ func (g gqlPull) mergeField(x *graphql.Exec, name string) (v any, ok bool) {
 	}
 	return nil, false
 }
+
+// pullNode is node(id:) of a pull request's ID, or nil.
+func (s *Env) pullNode(id string) graphql.Object {
+	rp, n := s.pullFromID(id)
+	if rp == nil {
+		return nil
+	}
+	rp.Mu.RLock()
+	defer rp.Mu.RUnlock()
+	if n < 1 || n > len(rp.Pulls) {
+		return nil
+	}
+	return gqlPull{rp: rp, p: rp.Pulls[n-1]}
+}
+
+// repoSetting is a repository's boolean setting name: its merge settings,
+// and true for the features the fake has on. Caller holds rp.Mu.
+func repoSetting(rp *state.Repo, name string) bool {
+	m := rp.Merge
+	return map[string]bool{"mergeCommitAllowed": m.AllowMergeCommit, "squashMergeAllowed": m.AllowSquashMerge,
+		"rebaseMergeAllowed": m.AllowRebaseMerge, "deleteBranchOnMerge": m.DeleteBranchOnMerge,
+		"hasIssuesEnabled": true, "hasWikiEnabled": true, "hasProjectsEnabled": true}[name]
+}

@@ -79,14 +79,7 @@ func (s *Env) gqlNode(id string) graphql.Object {
 		return nil
 	}
 	if kind == "PR" {
-		if rp, n := s.pullFromID(id); rp != nil {
-			rp.Mu.RLock()
-			defer rp.Mu.RUnlock()
-			if n >= 1 && n <= len(rp.Pulls) {
-				return gqlPull{rp: rp, p: rp.Pulls[n-1]}
-			}
-		}
-		return nil
+		return s.pullNode(id)
 	}
 	full, rest, _ := strings.Cut(string(raw), ":")
 	owner, name, _ := strings.Cut(full, "/")
@@ -156,12 +149,8 @@ func (g gqlRepo) Field(x *graphql.Exec, name string, args map[string]any) (any, 
 		return true, nil
 	case "stargazerCount", "forkCount":
 		return 0, nil
-	case "hasIssuesEnabled", "hasWikiEnabled", "hasProjectsEnabled":
-		return true, nil
-	case "mergeCommitAllowed", "squashMergeAllowed", "rebaseMergeAllowed", "deleteBranchOnMerge":
-		m := rp.Merge
-		return map[string]bool{"mergeCommitAllowed": m.AllowMergeCommit, "squashMergeAllowed": m.AllowSquashMerge,
-			"rebaseMergeAllowed": m.AllowRebaseMerge, "deleteBranchOnMerge": m.DeleteBranchOnMerge}[name], nil
+	case "hasIssuesEnabled", "hasWikiEnabled", "hasProjectsEnabled", "mergeCommitAllowed", "squashMergeAllowed", "rebaseMergeAllowed", "deleteBranchOnMerge":
+		return repoSetting(rp, name), nil
 	case "defaultBranchRef":
 		return gqlRefLocked(rp, "refs/heads/"+rp.DefaultBranch), nil
 	case "ref":
