@@ -61,12 +61,7 @@ func pullProtectionMessages(rp Repo, p *Protection, ch Change) []string {
 	}
 	out = append(out, pullChecks(rp, ch.Pull, p.RequiredStatusChecks, p.RequireUpToDate)...)
 	if p.RequireSignatures {
-		for _, c := range newCommits(rp, ch) {
-			if !rp.Verified(c.Hash) {
-				out = append(out, "Commits must have verified signatures.")
-				break
-			}
-		}
+		out = append(out, unsignedMessages(rp, ch)...)
 	}
 	return out
 }
@@ -105,4 +100,15 @@ func checkContexts(params map[string]any) []string {
 		}
 	}
 	return contexts
+}
+
+// unsignedMessages refuses a change that brings a commit that is not
+// Verified.
+func unsignedMessages(rp Repo, ch Change) []string {
+	for _, c := range newCommits(rp, ch) {
+		if !rp.Verified(c.Hash) {
+			return []string{"Commits must have verified signatures."}
+		}
+	}
+	return nil
 }

@@ -234,11 +234,7 @@ func ruleMessages(rp Repo, r Rule, ch Change) []string {
 		}
 		return missingChecks(rp, ch.New, checkContexts(r.Parameters))
 	case "required_signatures":
-		for _, c := range newCommits(rp, ch) {
-			if !rp.Verified(c.Hash) {
-				return []string{"Commits must have verified signatures."}
-			}
-		}
+		return unsignedMessages(rp, ch)
 	case "file_path_restriction":
 		pats := stringsParam(r.Parameters["restricted_file_paths"])
 		var hit []string
@@ -293,12 +289,7 @@ func protectionMessages(rp Repo, p *Protection, ch Change) []string {
 	}
 	out = append(out, missingChecks(rp, ch.New, p.RequiredStatusChecks)...)
 	if p.RequireSignatures {
-		for _, c := range newCommits(rp, ch) {
-			if !rp.Verified(c.Hash) {
-				out = append(out, "Commits must have verified signatures.")
-				break
-			}
-		}
+		out = append(out, unsignedMessages(rp, ch)...)
 	}
 	return out
 }
