@@ -148,3 +148,29 @@ func TestDeleteBranchOnMerge(t *testing.T) {
 		t.Error("head branch deleted with delete_branch_on_merge off")
 	}
 }
+
+// A head that merges cleanly but whose commits do not replay on the base
+// (it changed a path and changed it back, the base changed it) is
+// mergeable, not rebaseable: a rebase merge is refused, a merge lands.
+func TestMergeRebaseConflict(t *testing.T) {
+	ts := NewServer(t)
+	mergeRepo(t, ts, "r")
+	branchOff(t, ts, "r", "main", "topic", file("shared.txt", "topic\n"))
+	commitOn(t, ts, "r", "topic", "back", file("shared.txt", "one\n"))
+	commitOn(t, ts, "r", "topic", "more", file("t.txt", "t\n"))
+	commitOn(t, ts, "r", "main", "main", file("shared.txt", "main\n"))
+	pull := openPull(t, ts, "r", "topic", "main")
+	if m, rb, s := pullState(t, ts, pull); m != true || rb != false || s != "clean" {
+		t.Fatalf("mergeable %v rebaseable %v state %s", m, rb, s)
+	}
+	o := newGitOracle(t, ts, "r")
+	o.mirror(mustHead(t, ts, "r", "main"))
+	o.mirror(mustHead(t, ts, "r", "topic"))
+	first, _ := ts.History("acme", "r", "topic")
+	o.git(nil, "checkout", "-q", "-f", "--detach", mustHead(t, ts, "r", "main"))
+	if _, err := o.run(nil, nil, "cherry-pick", "--no-commit", first[2].SHA); err == nil {
+		t.Fatal("git replays the first commit without a conflict: the model disagrees")
+	}
+	expect(t, call(t, ts, "PUT", pull+"/merge", map[string]any{"merge_method": "rebase"}), 405, "This branch can't be rebased")
+	expect(t, call(t, ts, "PUT", pull+"/merge", nil), 200, "")
+}

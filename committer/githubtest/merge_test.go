@@ -112,6 +112,9 @@ func TestMergeMethodsAllowed(t *testing.T) {
 	expect(t, call(t, ts, "PUT", pa+"/merge", nil), 405, "Merge commits are not allowed on this repository.")
 	expect(t, call(t, ts, "PUT", pa+"/merge", map[string]any{"merge_method": "rebase"}), 405, "Rebase merges are not allowed on this repository.")
 	expect(t, call(t, ts, "PUT", pa+"/merge", map[string]any{"merge_method": "squash"}), 200, "")
+	if c, _ := ts.Commit("acme", "r", mustHead(t, ts, "r", "main")); c.Message != "change a.txt (#1)" || c.Author.Name != "The Octocat" {
+		t.Errorf("squash of one commit: message %q, author %+v (want the commit's title and the pull request's author)", c.Message, c.Author)
+	}
 
 	if err := ts.SetMergeSettings("acme", "r", DefaultMergeSettings()); err != nil {
 		t.Fatal(err)
