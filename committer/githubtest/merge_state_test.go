@@ -139,6 +139,14 @@ func TestDeleteBranchOnMerge(t *testing.T) {
 	if _, ok := ts.Head("acme", "r", "stack"); !ok {
 		t.Error("head branch deleted while an open pull request merges into it")
 	}
+	branchOff(t, ts, "r", "main", "release/1", file("r.txt", "r\n"))
+	if _, err := ts.AddRuleset("acme", "r", Ruleset{Include: []string{"release/*"}, Rules: []Rule{RestrictDeletions()}}); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, call(t, ts, "PUT", openPull(t, ts, "r", "release/1", "main")+"/merge", nil), 200, "")
+	if _, ok := ts.Head("acme", "r", "release/1"); !ok {
+		t.Error("head branch deleted though a ruleset restricts its deletion")
+	}
 	if err := ts.SetMergeSettings("acme", "r", MergeSettings{AllowMergeCommit: true}); err != nil {
 		t.Fatal(err)
 	}

@@ -106,21 +106,26 @@ func (rp *Repo) MergePull(p *Pull, in MergeInput) *MergeRefusal {
 	p.State, p.Closed, p.MergedAt, p.Updated = "closed", &now, &now, now
 	p.MergeCommit, p.MergedBy = newHead.String(), in.By
 	p.HeadSHA, p.BaseSHA = head.String(), base.String()
-	if rp.Merge.DeleteBranchOnMerge && p.Head != rp.DefaultBranch && !rp.isOpenBase(p.Head) {
+	if rp.Merge.DeleteBranchOnMerge && rp.mayDeleteHead(p, head, in.By) {
 		rp.SetRef("refs/heads/"+p.Head, plumbing.ZeroHash, false, in.Now)
 	}
 	return nil
 }
 
-// isOpenBase reports whether an open pull request merges into branch (the
-// fake keeps such a head branch on merge; a guess). Caller holds Mu.
-func (rp *Repo) isOpenBase(branch string) bool {
+// mayDeleteHead reports whether delete_branch_on_merge deletes p's head
+// branch: not the default branch, not one a rule keeps from deletion, not
+// one an open pull request merges into (the last two are guesses). Caller
+// holds Mu.
+func (rp *Repo) mayDeleteHead(p *Pull, head plumbing.Hash, by Identity) bool {
+	if p.Head == rp.DefaultBranch || Refusal(rp, by, rules.Change{Ref: "refs/heads/" + p.Head, Old: head}) != nil {
+		return false
+	}
 	for _, o := range rp.Pulls {
-		if o.State == "open" && o.Base == branch {
-			return true
+		if o.State == "open" && o.Base == p.Head {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
 // mergeCommits writes the commit(s) of the merge and returns the base
