@@ -37,11 +37,11 @@ type MergeRefusal struct {
 	Message string
 }
 
-// Messages of refused merges. notMergeable and headModified are GitHub's
-// (its OpenAPI description's examples for 405 and 409);
-// mergeCommitsNotAllowed was seen in a real reply
-// (bazelbuild/continuous-integration#2178); the squash and rebase ones
-// follow it and are guesses, as are draft and rebase conflicts.
+// Messages of refused merges. msgNotMergeable and msgHeadModified are
+// GitHub's (its OpenAPI description's examples for 405 and 409); the merge
+// commit one of methodNotAllowed was seen in a real reply
+// (bazelbuild/continuous-integration#2178), the squash and rebase ones
+// follow it and are guesses, as are msgDraft and msgNoRebase.
 const (
 	msgNotMergeable = "Pull Request is not mergeable"
 	msgHeadModified = "Head branch was modified. Review and try the merge again."
