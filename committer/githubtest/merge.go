@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 )
@@ -38,6 +39,15 @@ func WithMergeSettings(m MergeSettings) Option {
 	}
 	return func(s *Server) { s.mergeDefaults = &m }
 }
+
+// WithMergeabilityLag makes mergeability take d to compute, as GitHub
+// computes it in the background: for d after a pull request is created or
+// edited, or its head or base branch moves, it reads mergeable null and
+// mergeable_state "unknown" (GraphQL mergeable and mergeStateStatus
+// UNKNOWN), so that a client must poll for it. Merging is not held up.
+// The default, 0, has it known at once. Pass moves the clock it is
+// measured on.
+func WithMergeabilityLag(d time.Duration) Option { return func(s *Server) { s.mergeLag = d } }
 
 // SetMergeSettings changes the merge settings of owner/name. At least one
 // merge method must be allowed.

@@ -2,6 +2,7 @@ package githubtest
 
 import (
 	"testing"
+	"time"
 )
 
 // mergeBaseInto merges main into branch through the git data API (the
@@ -180,5 +181,30 @@ func TestMergeRebaseConflict(t *testing.T) {
 		t.Fatal("git replays the first commit without a conflict: the model disagrees")
 	}
 	expect(t, call(t, ts, "PUT", pull+"/merge", map[string]any{"merge_method": "rebase"}), 405, "This branch can't be rebased")
+	expect(t, call(t, ts, "PUT", pull+"/merge", nil), 200, "")
+}
+
+// WithMergeabilityLag: mergeability is unknown (REST null, GraphQL
+// UNKNOWN) for the lag after the pull request opens or its head moves,
+// then known; merging is not held up.
+func TestMergeabilityLag(t *testing.T) {
+	ts := NewServer(t, WithMergeabilityLag(time.Minute))
+	mergeRepo(t, ts, "r")
+	branchOff(t, ts, "r", "main", "topic", file("t.txt", "t\n"))
+	pull := openPull(t, ts, "r", "topic", "main")
+	wantState(t, ts, pull, nil, "unknown")
+	if _, pr := gqlPullFields(t, ts, "r", 1); pr["mergeable"] != "UNKNOWN" || pr["mergeStateStatus"] != "UNKNOWN" {
+		t.Fatalf("GraphQL while computing: %v", pr)
+	}
+	ts.Pass(time.Minute)
+	wantState(t, ts, pull, true, "clean")
+	commitOn(t, ts, "r", "topic", "more", file("u.txt", "u\n"))
+	wantState(t, ts, pull, nil, "unknown")
+	ts.Pass(30 * time.Second)
+	wantState(t, ts, pull, nil, "unknown")
+	ts.Pass(30 * time.Second)
+	wantState(t, ts, pull, true, "clean")
+	commitOn(t, ts, "r", "main", "main moves", file("m.txt", "m\n"))
+	wantState(t, ts, pull, nil, "unknown")
 	expect(t, call(t, ts, "PUT", pull+"/merge", nil), 200, "")
 }

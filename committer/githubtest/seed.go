@@ -61,6 +61,7 @@ func (s *Server) addRepo(owner, name string, private bool) (*state.Repo, bool) {
 	if s.mergeDefaults != nil {
 		rp.Merge = *s.mergeDefaults
 	}
+	rp.MergeLag, rp.Clock = s.mergeLag, s.now
 	s.repos[k] = rp
 	return rp, true
 }

@@ -48,6 +48,7 @@ type Server struct {
 	moved         map[string]string  // old "owner/name" key -> new key (RenameRepo)
 	gpgKeys       openpgp.EntityList // AddGPGKey (keys.go)
 	mergeDefaults *MergeSettings     // WithMergeSettings (merge.go)
+	mergeLag      time.Duration      // WithMergeabilityLag (merge.go)
 
 	logMu sync.Mutex
 	log   []Request

@@ -151,7 +151,10 @@ func (f *fakeFlags) options() ([]githubtest.Option, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts = append(opts, githubtest.WithMergeSettings(ms))
+	if f.mergeabilityLag < 0 {
+		return nil, cmdutil.UsageErrorf("", "--mergeability-lag must not be negative")
+	}
+	opts = append(opts, githubtest.WithMergeSettings(ms), githubtest.WithMergeabilityLag(f.mergeabilityLag))
 	if f.limitsScale <= 0 || math.IsInf(f.limitsScale, 0) || math.IsNaN(f.limitsScale) {
 		return nil, cmdutil.UsageErrorf("", "--limits-scale must be a positive number, got %v", f.limitsScale)
 	}

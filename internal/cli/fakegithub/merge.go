@@ -3,6 +3,7 @@ package fakegithub
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -16,6 +17,7 @@ type mergeFlags struct {
 	mergeMethods        []string
 	deleteBranchOnMerge bool
 	requireUpToDate     []string
+	mergeabilityLag     time.Duration
 }
 
 func (m *mergeFlags) add(fl *pflag.FlagSet) {
@@ -24,6 +26,8 @@ func (m *mergeFlags) add(fl *pflag.FlagSet) {
 	fl.BoolVar(&m.deleteBranchOnMerge, "delete-branch-on-merge", false, "delete a merged pull request's head branch")
 	fl.StringArrayVar(&m.requireUpToDate, "require-up-to-date", nil,
 		"pull requests into `BRANCH` must be up to date with it to merge (a ruleset on every --repo; repeatable)")
+	fl.DurationVar(&m.mergeabilityLag, "mergeability-lag", 0,
+		"pull requests read mergeable null for `DURATION` after they or their branches change, as while GitHub computes it")
 }
 
 // mergeSettings are the settings the flags ask for.

@@ -93,7 +93,7 @@ func TestMergeFlags(t *testing.T) {
 
 // Bad merge flags are usage errors.
 func TestMergeFlagsRejected(t *testing.T) {
-	for _, args := range [][]string{{"--merge-methods", "fast-forward"}, {"--merge-methods", ""}} {
+	for _, args := range [][]string{{"--merge-methods", "fast-forward"}, {"--merge-methods", ""}, {"--mergeability-lag", "-1s"}} {
 		cmd := NewCmd(&cmdutil.Env{Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" }})
 		cmd.SetArgs(append([]string{"--listen", "127.0.0.1:0", "--repo", "acme/r"}, args...))
 		cmd.SetOut(io.Discard)
@@ -101,5 +101,21 @@ func TestMergeFlagsRejected(t *testing.T) {
 		if err := cmd.Execute(); err == nil {
 			t.Errorf("%v: accepted", args)
 		}
+	}
+}
+
+// --mergeability-lag: a new pull request reads mergeable null.
+func TestMergeabilityLagFlag(t *testing.T) {
+	base := serve(t, "--repo", "acme/r", "--mergeability-lag", "1h")
+	rr := base + "repos/acme/r"
+	_, ref := do(t, "GET", rr+"/git/ref/heads/main", "")
+	head := ref["object"].(map[string]any)["sha"].(string)
+	do(t, "POST", rr+"/git/refs", `{"ref":"refs/heads/topic","sha":"`+head+`"}`)
+	do(t, "PUT", rr+"/contents/t.txt", `{"message":"m","content":"eA==","branch":"topic"}`)
+	if st, _ := do(t, "POST", rr+"/pulls", `{"title":"t","head":"topic","base":"main"}`); st != 201 {
+		t.Fatalf("open pull: %d", st)
+	}
+	if _, pr := do(t, "GET", rr+"/pulls/1", ""); pr["mergeable"] != nil || pr["mergeable_state"] != "unknown" {
+		t.Fatalf("mergeable %v %v, want null, unknown", pr["mergeable"], pr["mergeable_state"])
 	}
 }

@@ -1,15 +1,18 @@
 package state
 
 import (
+	"time"
+
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rules"
 )
 
 // Mergeability is what GitHub shows of whether a pull request can merge.
-// The fake computes it at once from the branches, the rules and the
-// commit statuses, where GitHub computes it in the background (mergeable
-// null and mergeable_state "unknown" until it has): a closed or merged
+// The fake computes it from the branches, the rules and the commit
+// statuses, at once or, with Repo.MergeLag, MergeLag after the pull
+// request last changed (GitHub computes it in the background: mergeable
+// null and mergeable_state "unknown" until it has). A closed or merged
 // pull request, or one whose branches are gone, is unknown.
 type Mergeability struct {
 	Known      bool   // false: mergeable and rebaseable are null
@@ -42,6 +45,9 @@ func (rp *Repo) PullMergeability(p *Pull, id Identity) Mergeability {
 	base, okBase := rp.Refs["refs/heads/"+p.Base]
 	if p.State != "open" || !okHead || !okBase {
 		return Mergeability{State: "unknown"}
+	}
+	if rp.MergeLag > 0 && rp.Clock != nil && rp.Clock().Sub(rp.lastChange(p)) < rp.MergeLag {
+		return Mergeability{State: "unknown"} // GitHub is still computing it
 	}
 	m := Mergeability{Known: true}
 	if len(rp.MergeFiles(base, head).Conflicts) > 0 {
@@ -77,4 +83,21 @@ func (rp *Repo) anyStatusNotSuccess(h plumbing.Hash) bool {
 		}
 	}
 	return false
+}
+
+// lastChange is when p last changed as GitHub recomputes mergeability
+// for: created or edited, or its head or base branch moved. Caller holds
+// Mu.
+func (rp *Repo) lastChange(p *Pull) time.Time {
+	last := p.UpdatedAt()
+	for i := len(rp.Updates) - 1; i >= 0; i-- {
+		u := rp.Updates[i]
+		if u.Ref == "refs/heads/"+p.Head || u.Ref == "refs/heads/"+p.Base {
+			if u.At.After(last) {
+				last = u.At
+			}
+			break
+		}
+	}
+	return last
 }

@@ -36,6 +36,8 @@ type Repo struct {
 	Protections []*rules.Protection                 // classic branch protection
 	Statuses    map[plumbing.Hash]map[string]string // commit statuses: context -> state
 	Merge       MergeSettings                       // merge methods allowed, delete_branch_on_merge (mergeable.go)
+	MergeLag    time.Duration                       // mergeability is unknown this long after a pull request changes (merge_state.go)
+	Clock       func() time.Time                    // the server's clock, for MergeLag
 }
 
 // NewRepo is an empty repository whose default branch is main.
