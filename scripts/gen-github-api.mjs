@@ -38,7 +38,7 @@ const OPERATIONS = [
   "git/create-tag", "git/get-tag", "repos/get-branch-rules", "repos/get-branch-protection",
   "pulls/update", "issues/add-labels", "issues/set-labels", "issues/remove-label",
   "pulls/request-reviewers", "pulls/remove-requested-reviewers", "issues/add-assignees",
-  "issues/remove-assignees",
+  "issues/remove-assignees", "pulls/merge", "pulls/check-if-merged",
 ];
 // Named components also written to schemas/.
 const SCHEMAS = [
@@ -47,7 +47,7 @@ const SCHEMAS = [
   "content-tree", "commit", "branch-short", "branch-with-protection", "verification",
   "rate-limit-overview", "full-repository", "pull-request", "installation-token", "installation",
   "label", "commit-comparison", "git-tag", "repository-rule-detailed", "protected-branch",
-  "issue",
+  "issue", "pull-request-merge-result",
 ];
 
 const source = {

@@ -58,6 +58,10 @@ func (s *Server) addRepo(owner, name string, private bool) (*state.Repo, bool) {
 	s.nextID++
 	rp := state.NewRepo(owner, name, s.nextID, s.now())
 	rp.Private = private
+	if s.mergeDefaults != nil {
+		rp.Merge = *s.mergeDefaults
+	}
+	rp.MergeLag, rp.Clock = s.mergeLag, s.now
 	s.repos[k] = rp
 	return rp, true
 }

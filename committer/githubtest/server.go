@@ -37,16 +37,18 @@ type Server struct {
 	treeMax    rest.TreeLimits
 	rest       *rest.Handler // the git data routes
 
-	mu       sync.Mutex // guards the fields below
-	repos    map[string]*state.Repo
-	nextID   int64
-	faults   []*faultEntry
-	apps     map[int64]*rsa.PublicKey
-	installs map[int64]*installation
-	tokens   map[string]*instToken
-	issued   map[int64]int
-	moved    map[string]string  // old "owner/name" key -> new key (RenameRepo)
-	gpgKeys  openpgp.EntityList // AddGPGKey (keys.go)
+	mu            sync.Mutex // guards the fields below
+	repos         map[string]*state.Repo
+	nextID        int64
+	faults        []*faultEntry
+	apps          map[int64]*rsa.PublicKey
+	installs      map[int64]*installation
+	tokens        map[string]*instToken
+	issued        map[int64]int
+	moved         map[string]string  // old "owner/name" key -> new key (RenameRepo)
+	gpgKeys       openpgp.EntityList // AddGPGKey (keys.go)
+	mergeDefaults *MergeSettings     // WithMergeSettings (merge.go)
+	mergeLag      time.Duration      // WithMergeabilityLag (merge.go)
 
 	logMu sync.Mutex
 	log   []Request

@@ -32,6 +32,7 @@ type fakeFlags struct {
 	limitsSeed  uint64
 	treeEntries int
 	treeBytes   int64
+	mergeFlags
 }
 
 // NewCmd is the fake-github command.
@@ -99,6 +100,7 @@ as on github.com (0 turns a measure off).`,
 		"create-tree requests with more than `N` entries of inline content time out (422); 0: never")
 	fl.Int64Var(&f.treeBytes, "tree-timeout-bytes", githubtest.DefaultTreeTimeoutBytes,
 		"create-tree requests with more than `N` bytes of inline content time out (422); 0: never")
+	f.mergeFlags.add(fl)
 	return cmd
 }
 
@@ -115,6 +117,9 @@ func (f *fakeFlags) run(ctx context.Context, e *cmdutil.Env) error {
 	}
 	srv := githubtest.New(opts...)
 	if err := f.createRepos(srv); err != nil {
+		return err
+	}
+	if err := f.addMergeRules(srv); err != nil {
 		return err
 	}
 	ln, err := net.Listen("tcp", f.listen)
@@ -142,6 +147,14 @@ func (f *fakeFlags) options() ([]githubtest.Option, error) {
 		return nil, cmdutil.UsageErrorf("", "--tree-timeout-entries and --tree-timeout-bytes must not be negative")
 	}
 	opts = append(opts, githubtest.WithTreeTimeout(f.treeEntries, f.treeBytes))
+	ms, err := f.mergeSettings()
+	if err != nil {
+		return nil, err
+	}
+	if f.mergeabilityLag < 0 {
+		return nil, cmdutil.UsageErrorf("", "--mergeability-lag must not be negative")
+	}
+	opts = append(opts, githubtest.WithMergeSettings(ms), githubtest.WithMergeabilityLag(f.mergeabilityLag))
 	if f.limitsScale <= 0 || math.IsInf(f.limitsScale, 0) || math.IsNaN(f.limitsScale) {
 		return nil, cmdutil.UsageErrorf("", "--limits-scale must be a positive number, got %v", f.limitsScale)
 	}

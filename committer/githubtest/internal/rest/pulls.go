@@ -129,24 +129,42 @@ func pullJSON(r *http.Request, rp *state.Repo, p *state.Pull) obj {
 		return obj{"label": rp.Owner + ":" + branch, "ref": branch, "sha": sha, "user": user, "repo": repoObj}
 	}
 	link := func(h string) obj { return obj{"href": h} }
+	headSHA := rp.PullHead(p).String()
+	m := rp.PullMergeability(p, wire.IdentOf(r))
+	var mergeable, rebaseable, mergeSHA, mergedBy any
+	if m.Known {
+		mergeable, rebaseable = m.Mergeable, m.Rebaseable
+	}
+	if p.MergedAt != nil {
+		mergeSHA = p.MergeCommit
+		mergedBy = wire.UserJSON(r, p.MergedBy.Login, p.MergedBy.UserID, "User")
+	}
 	return obj{
 		"url": u, "id": rp.ID*100000 + int64(p.Number), "node_id": wire.NodeID("PR", rp.FullName()+"#"+num),
 		"html_url": html, "diff_url": html + ".diff", "patch_url": html + ".patch", "issue_url": issue,
 		"commits_url": u + "/commits", "review_comments_url": u + "/comments",
 		"review_comment_url": wire.RepoURL(rp, r) + "/pulls/comments{/number}", "comments_url": issue + "/comments",
-		"statuses_url": wire.RepoURL(rp, r) + "/statuses/" + p.HeadSHA, "number": p.Number, "state": p.State,
+		"statuses_url": wire.RepoURL(rp, r) + "/statuses/" + headSHA, "number": p.Number, "state": p.State,
 		"locked": false, "title": p.Title, "user": user, "body": p.Body, "labels": labelsJSON(rp, r, p.Labels, true),
 		"milestone": nil, "active_lock_reason": nil, "created_at": ts, "updated_at": p.UpdatedAt().UTC().Format(time.RFC3339),
-		"closed_at": closed, "merged_at": nil, "merge_commit_sha": nil, "assignee": assignee,
+		"closed_at": closed, "merged_at": mergedAt(p), "merge_commit_sha": mergeSHA, "assignee": assignee,
 		"assignees": usersJSON(r, p.Assignees), "requested_reviewers": usersJSON(r, p.Reviewers), "requested_teams": []obj{},
-		"head": side(p.Head, p.HeadSHA), "base": side(p.Base, p.BaseSHA),
+		"head": side(p.Head, headSHA), "base": side(p.Base, p.BaseSHA),
 		"_links": obj{"self": link(u), "html": link(html), "issue": link(issue),
 			"comments": link(issue + "/comments"), "review_comments": link(u + "/comments"),
 			"review_comment": link(wire.RepoURL(rp, r) + "/pulls/comments{/number}"), "commits": link(u + "/commits"),
-			"statuses": link(wire.RepoURL(rp, r) + "/statuses/" + p.HeadSHA)},
-		"author_association": "OWNER", "auto_merge": nil, "draft": p.Draft, "merged": false,
-		"mergeable": nil, "rebaseable": nil, "mergeable_state": "unknown", "merged_by": nil,
+			"statuses": link(wire.RepoURL(rp, r) + "/statuses/" + headSHA)},
+		"author_association": "OWNER", "auto_merge": nil, "draft": p.Draft, "merged": p.MergedAt != nil,
+		"mergeable": mergeable, "rebaseable": rebaseable, "mergeable_state": m.State, "merged_by": mergedBy,
 		"comments": 0, "review_comments": 0, "maintainer_can_modify": false, "commits": 1,
 		"additions": 0, "deletions": 0, "changed_files": 0,
 	}
+}
+
+// mergedAt is merged_at: null until merged.
+func mergedAt(p *state.Pull) any {
+	if p.MergedAt == nil {
+		return nil
+	}
+	return p.MergedAt.UTC().Format(time.RFC3339)
 }

@@ -342,6 +342,6 @@ func issueJSON(r *http.Request, rp *state.Repo, p *state.Pull) obj {
 		"active_lock_reason": nil, "comments": 0, "closed_at": closed, "created_at": p.Created.UTC().Format(time.RFC3339),
 		"updated_at": p.UpdatedAt().UTC().Format(time.RFC3339), "author_association": "OWNER",
 		"pull_request": obj{"url": wire.RepoURL(rp, r) + "/pulls/" + num, "html_url": html, "diff_url": html + ".diff",
-			"patch_url": html + ".patch", "merged_at": nil},
+			"patch_url": html + ".patch", "merged_at": mergedAt(p)},
 	}
 }

@@ -97,9 +97,9 @@ func (rh *Handler) handleBranchProtection(w http.ResponseWriter, r *http.Request
 		"lock_branch":                      obj{"enabled": false},
 		"allow_fork_syncing":               obj{"enabled": false},
 	}
-	if len(p.RequiredStatusChecks) > 0 {
-		out["required_status_checks"] = obj{"url": u + "/required_status_checks", "strict": false,
-			"contexts": p.RequiredStatusChecks, "checks": checksJSON(p.RequiredStatusChecks),
+	if len(p.RequiredStatusChecks) > 0 || p.RequireUpToDate {
+		out["required_status_checks"] = obj{"url": u + "/required_status_checks", "strict": p.RequireUpToDate,
+			"contexts": nonNil(p.RequiredStatusChecks), "checks": checksJSON(p.RequiredStatusChecks),
 			"contexts_url": u + "/required_status_checks/contexts"}
 	}
 	if p.RequiredApprovingReviews > 0 {

@@ -60,6 +60,7 @@ type BranchProtection struct {
 	RequiredStatusChecks     []string // contexts that must be "success" on the new head
 	RequiredApprovingReviews int      // > 0: changes need a pull request
 	RequireSignatures        bool
+	RequireUpToDate          bool // required_status_checks.strict: a pull request's head must hold the branch's tip to merge
 	AllowForcePushes         bool
 	AllowDeletions           bool
 }
@@ -81,6 +82,7 @@ type Protection struct {
 type Change struct {
 	Ref      string
 	Old, New plumbing.Hash
+	Pull     *PullMerge // set when the change merges a pull request (merge.go)
 }
 
 // Refusal lists the messages of the rules that refuse a change.
@@ -190,6 +192,9 @@ func (rs *Set) Applies(defaultBranch, ref string) bool {
 
 // ruleMessages is what one ruleset rule says about a change. Caller holds mu.
 func ruleMessages(rp Repo, r Rule, ch Change) []string {
+	if msgs, ok := pullRuleMessages(rp, r, ch); ok {
+		return msgs
+	}
 	create, del := ch.Old.IsZero(), ch.New.IsZero()
 	update := !create && !del
 	switch r.Type {
@@ -227,26 +232,9 @@ func ruleMessages(rp Repo, r Rule, ch Change) []string {
 		if del || (create && r.Parameters["do_not_enforce_on_create"] == true) {
 			return nil
 		}
-		var contexts []string
-		switch checks := r.Parameters["required_status_checks"].(type) {
-		case []map[string]any:
-			for _, c := range checks {
-				contexts = append(contexts, fmt.Sprint(c["context"]))
-			}
-		case []any:
-			for _, c := range checks {
-				if m, ok := c.(map[string]any); ok {
-					contexts = append(contexts, fmt.Sprint(m["context"]))
-				}
-			}
-		}
-		return missingChecks(rp, ch.New, contexts)
+		return missingChecks(rp, ch.New, checkContexts(r.Parameters))
 	case "required_signatures":
-		for _, c := range newCommits(rp, ch) {
-			if !rp.Verified(c.Hash) {
-				return []string{"Commits must have verified signatures."}
-			}
-		}
+		return unsignedMessages(rp, ch)
 	case "file_path_restriction":
 		pats := stringsParam(r.Parameters["restricted_file_paths"])
 		var hit []string
@@ -282,6 +270,9 @@ func ruleMessages(rp Repo, r Rule, ch Change) []string {
 // protectionMessages is what classic protection says about a change.
 // Caller holds mu.
 func protectionMessages(rp Repo, p *Protection, ch Change) []string {
+	if ch.Pull != nil {
+		return pullProtectionMessages(rp, p, ch)
+	}
 	create, del := ch.Old.IsZero(), ch.New.IsZero()
 	var out []string
 	switch {
@@ -294,17 +285,11 @@ func protectionMessages(rp Repo, p *Protection, ch Change) []string {
 		out = append(out, "Cannot force-push to this protected branch")
 	}
 	if p.RequiredApprovingReviews > 0 && !create {
-		n := p.RequiredApprovingReviews
-		out = append(out, fmt.Sprintf("At least %d approving review%s required by reviewers with write access.", n, map[bool]string{true: " is", false: "s are"}[n == 1]))
+		out = append(out, reviewsMessage(p.RequiredApprovingReviews))
 	}
 	out = append(out, missingChecks(rp, ch.New, p.RequiredStatusChecks)...)
 	if p.RequireSignatures {
-		for _, c := range newCommits(rp, ch) {
-			if !rp.Verified(c.Hash) {
-				out = append(out, "Commits must have verified signatures.")
-				break
-			}
-		}
+		out = append(out, unsignedMessages(rp, ch)...)
 	}
 	return out
 }

@@ -23,6 +23,10 @@ type Pull struct {
 	Labels    []string   // label names, in the order added
 	Assignees []string   // logins
 	Reviewers []string   // requested reviewers' logins
+
+	MergedAt    *time.Time // set when merged (merge.go); HeadSHA and BaseSHA are then frozen
+	MergeCommit string     // merge_commit_sha once merged
+	MergedBy    Identity
 }
 
 // Label is a repository label.

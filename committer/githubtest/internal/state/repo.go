@@ -35,6 +35,9 @@ type Repo struct {
 	Rulesets    []*rules.Set                        // githubtest's rules.go
 	Protections []*rules.Protection                 // classic branch protection
 	Statuses    map[plumbing.Hash]map[string]string // commit statuses: context -> state
+	Merge       MergeSettings                       // merge methods allowed, delete_branch_on_merge (mergeable.go)
+	MergeLag    time.Duration                       // mergeability is unknown this long after a pull request changes (merge_state.go)
+	Clock       func() time.Time                    // the server's clock, for MergeLag
 }
 
 // NewRepo is an empty repository whose default branch is main.
@@ -50,6 +53,7 @@ func NewRepo(owner, name string, id int64, now time.Time) *Repo {
 		Statuses: map[plumbing.Hash]map[string]string{},
 		Verif:    map[plumbing.Hash]sign.Verification{},
 		Refs:     map[string]plumbing.Hash{},
+		Merge:    DefaultMergeSettings(),
 	}
 }
 

@@ -58,13 +58,13 @@ func RepoJSON(r *http.Request, rp *state.Repo) map[string]any {
 	if rp.Private {
 		o["visibility"] = "private"
 	}
-	for _, k := range []string{"allow_auto_merge", "allow_update_branch", "delete_branch_on_merge",
+	for _, k := range []string{"allow_auto_merge", "allow_update_branch",
 		"is_template", "use_squash_pr_title_as_default", "web_commit_signoff_required"} {
 		o[k] = false
 	}
-	for _, k := range []string{"allow_forking", "allow_merge_commit", "allow_rebase_merge", "allow_squash_merge"} {
-		o[k] = true
-	}
+	o["allow_forking"] = true
+	o["allow_merge_commit"], o["allow_squash_merge"] = rp.Merge.AllowMergeCommit, rp.Merge.AllowSquashMerge
+	o["allow_rebase_merge"], o["delete_branch_on_merge"] = rp.Merge.AllowRebaseMerge, rp.Merge.DeleteBranchOnMerge
 	o["network_count"], o["subscribers_count"], o["topics"] = 0, 0, []string{}
 	if rp.Org {
 		org := UserJSON(r, rp.Owner, rp.ID*7, "Organization")

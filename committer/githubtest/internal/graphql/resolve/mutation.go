@@ -31,6 +31,8 @@ func (gqlMutation) Field(x *graphql.Exec, name string, args map[string]any) (any
 		return srvOf(x).createCommitOnBranch(x, in)
 	case "updateRefs":
 		return srvOf(x).updateRefs(x, in)
+	case "mergePullRequest":
+		return srvOf(x).mergePullRequest(x, in)
 	case "createRef", "updateRef", "deleteRef":
 		return srvOf(x).refMutation(x, name, in)
 	}

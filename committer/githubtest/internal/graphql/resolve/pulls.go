@@ -42,7 +42,7 @@ func gqlPullsLocked(rp *state.Repo, args map[string]any, headRef string) (any, e
 	}
 	var nodes []graphql.Object
 	for _, p := range rp.Pulls {
-		if len(states) > 0 && !states[p.State] || head != "" && p.Head != head || base != "" && p.Base != base {
+		if len(states) > 0 && !states[gqlPullState(p)] || head != "" && p.Head != head || base != "" && p.Base != base {
 			continue
 		}
 		ok := true
@@ -69,6 +69,9 @@ func (g gqlPull) Field(x *graphql.Exec, name string, _ map[string]any) (any, err
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
 	num := strconv.Itoa(p.Number)
+	if v, ok := g.mergeField(x, name); ok {
+		return v, nil
+	}
 	switch name {
 	case "id":
 		return wire.NodeID("PR", rp.FullName()+"#"+num), nil
@@ -84,11 +87,9 @@ func (g gqlPull) Field(x *graphql.Exec, name string, _ map[string]any) (any, err
 	case "body":
 		return p.Body, nil
 	case "state":
-		return strings.ToUpper(p.State), nil
+		return strings.ToUpper(gqlPullState(p)), nil
 	case "closed":
 		return p.State == "closed", nil
-	case "merged":
-		return false, nil
 	case "isDraft":
 		return p.Draft, nil
 	case "locked":
@@ -101,8 +102,6 @@ func (g gqlPull) Field(x *graphql.Exec, name string, _ map[string]any) (any, err
 		return p.Head, nil
 	case "baseRefName":
 		return p.Base, nil
-	case "headRefOid":
-		return p.HeadSHA, nil
 	case "baseRefOid":
 		return p.BaseSHA, nil
 	case "headRef":
@@ -122,8 +121,15 @@ func (g gqlPull) Field(x *graphql.Exec, name string, _ map[string]any) (any, err
 		return p.Closed.UTC().Format(time.RFC3339), nil
 	case "author":
 		return gqlAccount{typ: "User", login: p.User.Login, id: p.User.UserID}, nil
-	case "mergeable":
-		return "UNKNOWN", nil
 	}
 	return nil, graphql.Unserved("PullRequest", name)
+}
+
+// gqlPullState is PullRequestState in lower case: merged pull requests
+// are MERGED, not CLOSED.
+func gqlPullState(p *state.Pull) string {
+	if p.MergedAt != nil {
+		return "merged"
+	}
+	return p.State
 }

@@ -78,6 +78,9 @@ func (s *Env) gqlNode(id string) graphql.Object {
 	if !ok || err != nil {
 		return nil
 	}
+	if kind == "PR" {
+		return s.pullNode(id)
+	}
 	full, rest, _ := strings.Cut(string(raw), ":")
 	owner, name, _ := strings.Cut(full, "/")
 	rp := s.Repo(owner, name)
@@ -146,8 +149,8 @@ func (g gqlRepo) Field(x *graphql.Exec, name string, args map[string]any) (any, 
 		return true, nil
 	case "stargazerCount", "forkCount":
 		return 0, nil
-	case "hasIssuesEnabled", "hasWikiEnabled", "hasProjectsEnabled", "mergeCommitAllowed", "squashMergeAllowed", "rebaseMergeAllowed":
-		return true, nil
+	case "hasIssuesEnabled", "hasWikiEnabled", "hasProjectsEnabled", "mergeCommitAllowed", "squashMergeAllowed", "rebaseMergeAllowed", "deleteBranchOnMerge":
+		return repoSetting(rp, name), nil
 	case "defaultBranchRef":
 		return gqlRefLocked(rp, "refs/heads/"+rp.DefaultBranch), nil
 	case "ref":
