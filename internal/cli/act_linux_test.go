@@ -43,6 +43,10 @@ func TestActionUnderAct(t *testing.T) {
 	rel := httptest.NewServer(http.FileServer(http.Dir(root)))
 	t.Cleanup(rel.Close)
 	ws := actWorkspace(t)
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal(err)
+	}
 	args := []string{"push", "-W", ".github/workflows/action.yml", "-P", "ubuntu-latest=-self-hosted",
 		"--action-cache-path", filepath.Join(root, "act-cache"), "--no-cache-server", "--action-offline-mode",
 		"--local-repository", "ghcommitter/ghcommitter@" + actTag + "=" + ws,
@@ -52,6 +56,7 @@ func TestActionUnderAct(t *testing.T) {
 		"--env", "FAKE_API=" + srv.URL,
 		"--env", "GHCOMMITTER_RELEASES_URL=" + rel.URL + "/ghcommitter/ghcommitter/releases/download",
 		"--env", "GHCOMMITTER_STANDIN_CACHE=" + filepath.Join(root, "standin-cache"),
+		"--env", "HOST_GO_DIR=" + filepath.Dir(goBin),
 		"-s", "GITHUB_TOKEN",
 	}
 	cmd := exec.Command(act, args...)
@@ -63,7 +68,7 @@ func TestActionUnderAct(t *testing.T) {
 	if err != nil {
 		t.Fatalf("act: %v\n%s", err, out)
 	}
-	for path, want := range map[string]string{"act/one.txt": "one\n", "act/two.txt": "two\n", "act/leak.txt": "done\n"} {
+	for path, want := range map[string]string{"act/one.txt": "one\n", "act/two.txt": "two\n", "act/leak.txt": "done\n", "act/setup-go.json": "{\n  \"go\": \"set-up\"\n}\n"} {
 		if got, _ := readFile(t, srv, "main", path); got != want {
 			t.Errorf("%s = %q, want %q", path, got, want)
 		}
