@@ -85,24 +85,6 @@ func TestPlantedLockFilesAreRefused(t *testing.T) {
 	}
 }
 
-// TestWriterWaitsOnceInAll: a writer whose turn does not come (a holder
-// that never lets go) waits MaxWait once over all its attempts, not on each.
-func TestWriterWaitsOnceInAll(t *testing.T) {
-	dir := t.TempDir()
-	_, _ = hold(t, dir, "k")
-	w := &Writer{Turns: Turns{Dir: dir, MaxWait: 100 * time.Millisecond}}
-	first := w.Take(context.Background(), "k")
-	if first.Granted || !errors.Is(first.Err, context.DeadlineExceeded) {
-		t.Fatalf("first attempt: granted %v, err %v", first.Granted, first.Err)
-	}
-	for range 3 {
-		next := w.Take(context.Background(), "k")
-		if next.Granted || !errors.Is(next.Err, ErrWaitSpent) || next.Waited != 0 {
-			t.Fatalf("a later attempt: granted %v, waited %v, err %v: want no wait", next.Granted, next.Waited, next.Err)
-		}
-	}
-}
-
 // TestPruneDeletesOnlyIdleUnheldLockFiles: Prune deletes lock files idle
 // for PruneIdle that nobody holds; it keeps a held one (another process
 // waits on it), a fresh one, and every file not named like a lock file.

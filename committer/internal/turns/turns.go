@@ -48,15 +48,16 @@ import (
 // that long.
 const DefaultMaxWait = time.Minute
 
-// ErrWaitSpent is a Writer's Turn's Err once its writer waited MaxWait in
-// all: it races without waiting.
+// ErrWaitSpent is why a writer races without waiting once its waits for
+// turns, over all its attempts, add up to its longest wait.
 var ErrWaitSpent = errors.New("waited for turns as long as a writer may: racing")
 
 // Turns hands out turns under one lock directory.
 type Turns struct {
 	// Dir holds the lock files; "" takes turns within the process only.
 	Dir string
-	// MaxWait bounds the wait for a turn (DefaultMaxWait when 0).
+	// MaxWait bounds the wait for a turn (DefaultMaxWait when 0; none,
+	// beyond ctx's, when negative).
 	MaxWait time.Duration
 }
 
@@ -104,11 +105,14 @@ func (t *Turn) Release() {
 func (ts Turns) Take(ctx context.Context, key string) *Turn {
 	start := time.Now()
 	wait := ts.MaxWait
-	if wait <= 0 {
+	if wait == 0 {
 		wait = DefaultMaxWait
 	}
-	ctx, cancel := context.WithTimeout(ctx, wait)
-	defer cancel()
+	if wait > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, wait)
+		defer cancel()
+	}
 	t := &Turn{}
 	s := local.join(key)
 	select {
@@ -135,30 +139,6 @@ func (ts Turns) Take(ctx context.Context, key string) *Turn {
 		t.file, t.Queued = f, t.Queued || queued
 	}
 	t.Waited, t.Granted = time.Since(start), true
-	return t
-}
-
-// Writer is one writer's turns over all of its attempts at a key: the
-// waits of its Takes add up to at most MaxWait (DefaultMaxWait when 0), so
-// a holder that never lets go delays a writer once, not on every attempt.
-// Once the wait is spent, Take returns at once with ErrWaitSpent.
-type Writer struct {
-	Turns
-	waited time.Duration
-}
-
-// Take waits for key's turn for what is left of the writer's wait.
-func (w *Writer) Take(ctx context.Context, key string) *Turn {
-	limit := w.MaxWait
-	if limit <= 0 {
-		limit = DefaultMaxWait
-	}
-	left := limit - w.waited
-	if left <= 0 {
-		return &Turn{Err: ErrWaitSpent}
-	}
-	t := Turns{Dir: w.Dir, MaxWait: left}.Take(ctx, key)
-	w.waited += t.Waited
 	return t
 }
 
