@@ -37,6 +37,8 @@ func exitMeaning(code int) string {
 		return "refused, nothing was written"
 	case cmdutil.ExitConflict:
 		return "a precondition failed or attempts ran out, nothing was written"
+	case cmdutil.ExitPartly:
+		return "partly done, the commit landed"
 	}
 	return "failed"
 }
