@@ -27,7 +27,7 @@ func (o *output) pullRequestAfterLanding(r *committer.PullRequestResult, base st
 	}
 	msg := fmt.Errorf("the commit landed on %s (%s); then %s: %w", c.Branch, c.Commit, what, ee.Err)
 	if aerr := o.actions(c, u, r, verified); aerr != nil {
-		msg = fmt.Errorf("%w; and %v", msg, aerr)
+		msg = fmt.Errorf("%w; and %w", msg, aerr)
 	}
 	hint = "do not run again for the commit, which would commit again: " + hint
 	if h := ee.Hint; h != "" {
