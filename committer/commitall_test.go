@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"strings"
 	"testing"
 
@@ -141,4 +142,38 @@ func TestCommitAllSamePathInOrder(t *testing.T) {
 	if got := readFile(t, ts, "main", "app.yaml"); got != "v: 2\n" {
 		t.Fatalf("app.yaml holds %q", got)
 	}
+}
+
+// Many change sets, one batch: each lands as its own commit, in order,
+// with one ref update; a change set whose precondition fails is taken out
+// with its own error (in the *BatchError) and the others land.
+func ExampleCommitter_CommitAll() {
+	opts, _, stop := exampleClient()
+	defer stop()
+
+	c, err := committer.New("acme", "mono", opts...)
+	if err != nil {
+		log.Fatal(err)
+	}
+	css := []*committer.ChangeSet{
+		committer.NewChangeSet("Promote dev").Put("envs/dev/tag", []byte("v2\n")),
+		committer.NewChangeSet("Promote qa").Put("envs/qa/tag", []byte("v2\n")),
+		committer.NewChangeSet("Promote prod").ExpectAbsent("README.md").Put("envs/prod/tag", []byte("v2\n")),
+	}
+	res, err := c.CommitAll(context.Background(), "main", css)
+	var be *committer.BatchError
+	if errors.As(err, &be) {
+		for i, err := range be.Errs {
+			switch {
+			case err != nil:
+				fmt.Println(css[i].Message, "did not land, conflict:", errors.Is(err, committer.ErrConflict))
+			default:
+				fmt.Println(css[i].Message, "landed:", res[i].Commit != "")
+			}
+		}
+	}
+	// Output:
+	// Promote dev landed: true
+	// Promote qa landed: true
+	// Promote prod did not land, conflict: true
 }

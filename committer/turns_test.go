@@ -17,7 +17,7 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer"
 	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
-	"github.com/ghcommitter/ghcommitter/committer/internal/turns"
+	"github.com/ghcommitter/ghcommitter/committer/internal/loop"
 	pubturns "github.com/ghcommitter/ghcommitter/committer/turns"
 )
 
@@ -74,7 +74,7 @@ func TestTurnWaitIsBoundedPerCommit(t *testing.T) {
 	}
 	log.mu.Lock()
 	defer log.mu.Unlock()
-	if len(log.errs) != 3 || !errors.Is(log.errs[0], context.DeadlineExceeded) || !errors.Is(log.errs[1], turns.ErrWaitSpent) || !errors.Is(log.errs[2], turns.ErrWaitSpent) {
+	if len(log.errs) != 3 || !errors.Is(log.errs[0], context.DeadlineExceeded) || !errors.Is(log.errs[1], loop.ErrWaitSpent) || !errors.Is(log.errs[2], loop.ErrWaitSpent) {
 		t.Fatalf("raced without a turn because of %v: want the wait running out once, then no wait", log.errs)
 	}
 }

@@ -23,11 +23,9 @@ package turns
 
 import (
 	"context"
-	"errors"
+	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/ghcommitter/ghcommitter/committer/internal/turns"
 )
 
 // Key names what writers take turns at: one branch of one repository of one
@@ -102,23 +100,19 @@ func Files(dir string) (Turns, error) {
 // DefaultDir is the ghcommitter command's directory for Files:
 // ghcommitter/turns in the user's cache directory (os.UserCacheDir), or ""
 // when the system names none.
-func DefaultDir() string { return turns.DefaultDir() }
-
-// engine is InProcess (dir "") and Files.
-type engine struct{ dir string }
-
-func (e engine) Take(ctx context.Context, key Key) (Turn, error) {
-	t := turns.Turns{Dir: e.dir, MaxWait: -1}.Take(ctx, key.String())
-	if !t.Granted {
-		if t.Err == nil {
-			t.Err = errors.New("turn not granted")
-		}
-		return nil, t.Err
+func DefaultDir() string {
+	d, err := os.UserCacheDir()
+	if err != nil || d == "" {
+		return ""
 	}
-	return granted{t}, nil
+	return filepath.Join(d, "ghcommitter", "turns")
 }
 
-type granted struct{ t *turns.Turn }
-
-func (g granted) Queued() bool { return g.t.Queued }
-func (g granted) Release()     { g.t.Release() }
+// Take is the Turns of InProcess and Files (files.go).
+func (e engine) Take(ctx context.Context, key Key) (Turn, error) {
+	g, err := e.take(ctx, key.String())
+	if err != nil {
+		return nil, err
+	}
+	return g, nil
+}

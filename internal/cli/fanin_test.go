@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -52,9 +53,11 @@ func TestFanInSixteenManifests(t *testing.T) {
 	c.env[commitcmd.LimitScaleEnv] = "60" // the write pacer's minute in a second
 	r := c.run(commitArgs(srv, "-b", "main", "--manifest", dir, "--json")...)
 	r.wantCode(t, 0)
-	if w := writes(srv); w > 2*n+1 {
+	w := writes(srv)
+	if w > 2*n+1 {
 		t.Errorf("%d writes for %d manifests, want at most %d", w, n, 2*n+1)
 	}
+	t.Logf("%d manifests: %d writes", n, w)
 	got := firstParents(t, srv, n+1)
 	if got[0] != "Initial commit" {
 		t.Fatalf("the chain holds more than the 16 manifests' commits: %q", got)
@@ -220,5 +223,38 @@ func TestFanInSignalMidBatch(t *testing.T) {
 	case r.code == 130 && !landed:
 	default:
 		t.Fatalf("exit %d, branch moved %v\n%s", r.code, landed, r.stderr)
+	}
+}
+
+// TestFanInSignalBeforeAnyWrite: a signal while a manifest's edit command
+// runs withdraws the batch: nothing lands, the exit status is the
+// signal's, and --json prints one value (the array), not a second object.
+func TestFanInSignalBeforeAnyWrite(t *testing.T) {
+	srv := fake(t)
+	dir := t.TempDir()
+	started := filepath.Join(t.TempDir(), "started")
+	writeFile(t, filepath.Join(dir, "1.yaml"), "message: slow\nedit:\n  - {path: slow.txt, command: 'touch \""+started+"\"; sleep 30'}\n", 0o644)
+	writeFile(t, filepath.Join(dir, "2.yaml"), manifestN(2), 0o644)
+	before := head(t, srv, "main")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	done := make(chan cliResult, 1)
+	go func() {
+		done <- newCLI(t).runCtx(ctx, commitArgs(srv, "-b", "main", "--allow-commands", "--json", "--manifest", dir)...)
+	}()
+	eventually(t, "the edit command starts", func() bool { _, err := os.Stat(started); return err == nil })
+	cancel(cmdutil.SignalCause{Sig: syscall.SIGINT})
+	var r cliResult
+	select {
+	case r = <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the command did not end")
+	}
+	dec := json.NewDecoder(strings.NewReader(r.stdout))
+	var v []any
+	if err := dec.Decode(&v); err != nil || dec.More() || len(v) != 2 {
+		t.Fatalf("stdout is not one array of 2: %v\n%s", err, r.stdout)
+	}
+	if moved := head(t, srv, "main") != before; r.code != 130 || moved {
+		t.Fatalf("exit %d, branch moved %v: want 130 and nothing landed\n%s", r.code, moved, r.stderr)
 	}
 }

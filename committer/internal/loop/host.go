@@ -165,7 +165,7 @@ type Config struct {
 
 	// Turns: the writers' turns at the branch (committer/turns, nil: none);
 	// TurnWait bounds the work's waits for them over all its attempts
-	// (turns.DefaultMaxWait when 0).
+	// (DefaultMaxWait when 0).
 	Turns    pubturns.Turns
 	TurnWait time.Duration
 	TurnKey  pubturns.Key

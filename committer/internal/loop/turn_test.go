@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ghcommitter/ghcommitter/committer/internal/turns"
 	pubturns "github.com/ghcommitter/ghcommitter/committer/turns"
 )
 
@@ -27,7 +26,7 @@ func TestTurnWriterWaitsOnceInAll(t *testing.T) {
 	}
 	for range 3 {
 		next := w.Take(context.Background(), key)
-		if next.Granted || !errors.Is(next.Err, turns.ErrWaitSpent) || next.Waited != 0 {
+		if next.Granted || !errors.Is(next.Err, ErrWaitSpent) || next.Waited != 0 {
 			t.Fatalf("a later attempt: granted %v, waited %v, err %v: want no wait", next.Granted, next.Waited, next.Err)
 		}
 	}

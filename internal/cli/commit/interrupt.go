@@ -17,9 +17,14 @@ import (
 // only when the library proved it.
 func interrupted(ctx context.Context, err error) error {
 	var sc cmdutil.SignalCause
+	var ee *cmdutil.ExitError
 	if err == nil || !errors.As(context.Cause(ctx), &sc) {
 		return err
 	}
+	if errors.As(err, &ee) && ee.Code == cmdutil.ExitPartly {
+		return err // something landed: partly done says so, not the signal
+	}
+	reported := ee != nil && ee.Reported // --json printed the outcome already
 	hint := "stopped by " + sc.Sig.String() + ": nothing was committed"
 	var after *afterLanding
 	switch {
@@ -30,7 +35,7 @@ func interrupted(ctx context.Context, err error) error {
 		hint = "stopped by " + sc.Sig.String() + " after the commit landed on " + after.branch + " (" + after.commit +
 			"); the pull request was not opened: open it rather than running again, which would commit again"
 	}
-	return &cmdutil.ExitError{Code: 128 + int(sc.Sig), Err: err, Hint: hint}
+	return &cmdutil.ExitError{Code: 128 + int(sc.Sig), Err: err, Hint: hint, Reported: reported}
 }
 
 // afterLanding is a failure after the commit landed (opening the pull
