@@ -9,7 +9,7 @@ TESTFLAGS ?= -race -count=1 -timeout 15m
 # and mod-download (.ci/run) loop over this one list.
 MODULES   ?= examples/gogithub-latest committer/edits/kustomizeoracle cmd/ghcommitter-bench
 
-.PHONY: all build test test-github fmt-check vet lint golangci-lint release-snapshot bench chaos demo fuzz clean mod-download
+.PHONY: all build test test-action test-github fmt-check vet lint golangci-lint release-snapshot bench chaos demo fuzz clean mod-download
 
 all: build test
 
@@ -49,6 +49,12 @@ release-snapshot:
 test: fmt-check vet readme-check
 	$(GO) test $(TESTFLAGS) -short $(PKGS)
 	@for m in $(MODULES); do echo "cd $$m && $(GO) test ./..."; (cd $$m && $(GO) test $(TESTFLAGS) -short ./...) || exit 1; done
+
+# action.yml inside nektos/act (installed once through the module proxy),
+# jobs on the host, against the fake GitHub; no step reaches the internet
+# (scripts/test-action.sh, testdata/act). .ci/run runs it after test.
+test-action:
+	GO=$(GO) bash scripts/test-action.sh
 
 # The README's "Real output" block is what scripts/readme-output.sh prints
 # against fake-github (ports and SHAs aside), and its demo sample what

@@ -363,7 +363,12 @@ func (c *Committer) decorate(ctx context.Context, head, base string, p rest.Pull
 		err = wrapIf(c.rest.AddAssignees(l.Ctx, n, assignees), "add assignees to #%d", n)
 	}
 	if err = l.Done(err); err != nil {
-		return c.prFail(head, base, err)
+		e := c.prFail(head, base, err)
+		if rest.Status(err) == http.StatusUnprocessableEntity {
+			// Not the pull request itself: what was asked of it.
+			e.Hint = fmt.Sprintf("the commit landed on %s and pull request #%d is open; GitHub refused a label, reviewer or assignee: check them (a review cannot be requested from the pull request's author)", head, n)
+		}
+		return e
 	}
 	return nil
 }

@@ -15,6 +15,8 @@
 #                                        DEST and print its path
 #   action-install.sh build SRC DEST     build SRC/cmd/ghcommitter into DEST in
 #                                        a clean Go environment; print its path
+#   action-install.sh source-info SRC    print build-dir=, cache-key= and
+#                                        host-go= for the source path
 #
 # download reads GHCOMMITTER_RELEASES_URL (the releases/download URL of the
 # action's repository; any URL curl reads, file:// in tests), RUNNER_OS and
@@ -106,6 +108,30 @@ cmd_download() {
 	echo "$dest/$exe"
 }
 
+# source-info SRC: the outputs the source path needs, as KEY=VALUE lines:
+# build-dir (where the binary is built and cached), cache-key (the runner's
+# OS and architecture and a hash of every file the build reads: go.mod,
+# go.sum, cmd/, committer/, internal/), host-go (true when the go on PATH is
+# Go 1.26 or later: no Go is set up, so the job's later steps see no
+# change).
+cmd_source_info() {
+	local src=$1 hash v
+	# The files' names, then their contents, in one order everywhere.
+	# (What is missing is left out: the build then fails, saying why.)
+	hash=$(cd "$src" && {
+		find go.mod go.sum cmd committer internal -type f 2>/dev/null | LC_ALL=C sort || true
+		find go.mod go.sum cmd committer internal -type f -print0 2>/dev/null | LC_ALL=C sort -z | xargs -0 cat -- || true
+	} | sha256 /dev/stdin | cut -c1-32)
+	echo "build-dir=${RUNNER_TEMP:-${TMPDIR:-/tmp}}/ghcommitter-build"
+	echo "cache-key=ghcommitter-build-${RUNNER_OS:-unknown}-${RUNNER_ARCH:-unknown}-$hash"
+	v=$(GOTOOLCHAIN=local go env GOVERSION 2>/dev/null || true)
+	if [[ "$v" =~ ^go1\.([0-9]+) ]] && ((BASH_REMATCH[1] >= 26)); then
+		echo "host-go=true"
+	else
+		echo "host-go=false"
+	fi
+}
+
 cmd_build() {
 	local src=$1 dest=$2 goexe
 	command -v go >/dev/null 2>&1 || die "no go to build with"
@@ -126,5 +152,6 @@ case "${1:-}" in
 mode) cmd_mode "${2:-}" "${3:-}" ;;
 download) [[ $# -eq 3 ]] || die "usage: $0 download TAG DEST"; cmd_download "$2" "$3" ;;
 build) [[ $# -eq 3 ]] || die "usage: $0 build SRC DEST"; cmd_build "$2" "$3" ;;
-*) die "usage: $0 mode REF [DIR] | download TAG DEST | build SRC DEST" ;;
+source-info) [[ $# -eq 2 ]] || die "usage: $0 source-info SRC"; cmd_source_info "$2" ;;
+*) die "usage: $0 mode REF [DIR] | download TAG DEST | build SRC DEST | source-info SRC" ;;
 esac

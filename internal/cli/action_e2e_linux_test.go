@@ -108,8 +108,13 @@ func (r *runner) cond(s string) bool {
 	if s == "" {
 		return true
 	}
-	if rest, ok := strings.CutPrefix(s, "always() &&"); ok {
-		return r.cond(rest)
+	if strings.Contains(s, "&&") {
+		for _, part := range strings.Split(s, "&&") {
+			if part = strings.TrimSpace(part); part != "always()" && !r.cond(part) {
+				return false
+			}
+		}
+		return true
 	}
 	s = strings.TrimSuffix(strings.TrimPrefix(s, "("), ")")
 	if strings.Contains(s, "||") && !strings.Contains(s, "==") {

@@ -236,6 +236,17 @@ func TestProcShowsNoCredentials(t *testing.T) {
 	}
 }
 
+// actSpelledInputs are credential-bearing inputs as runners spell their
+// variables: act keeps the hyphens (INPUT_SIGN-KEY), and any case is
+// scrubbed. Each value is distinct, so a leak names its variable.
+var actSpelledInputs = map[string]string{
+	"INPUT_SIGN-KEY":            "act-sign-key-0123456789",
+	"INPUT_SIGN-KEY-PASSPHRASE": "act-passphrase-0123456789",
+	"INPUT_APP-PRIVATE-KEY":     "act-app-key-0123456789",
+	"input_token":               "act-lower-token-0123456789",
+	"Input_Sign_Key":            "act-mixed-key-0123456789",
+}
+
 // TestActionStepHidesCredentials runs action.yml's Commit step with the real
 // binary, the token and a passphrase-protected signing key in its inputs, and
 // an edit: command that reads /proc of ghcommitter, of its parent and of
@@ -290,6 +301,11 @@ func TestActionStepHidesCredentials(t *testing.T) {
 				"INPUT_SIGN_KEY": keyLine, "GHCOMMITTER_SIGN_PASSPHRASE": passphrase,
 				actions.InputsEnv: hiddenToken,
 			}
+			// The inputs as act and the runners built on it export them
+			// (hyphens kept), and in other spellings.
+			for name, v := range actSpelledInputs {
+				secrets[name] = v
+			}
 			env := []string{
 				"PATH=" + os.Getenv("PATH"), "GHCOMMITTER=" + exe, "RUNNER_TEMP=" + temp,
 				"GITHUB_OUTPUT=" + output, "GITHUB_API_URL=" + srv.URL, "KEEP_ME=kept",
@@ -300,6 +316,9 @@ func TestActionStepHidesCredentials(t *testing.T) {
 				}),
 				"GH_TOKEN=" + hiddenToken, "GH_ENTERPRISE_TOKEN=" + hiddenToken,
 				"GHCOMMITTER_SIGN_PASSPHRASE=" + passphrase,
+			}
+			for name, v := range actSpelledInputs {
+				env = append(env, name+"="+v)
 			}
 			// Every variable the step sets, empty unless set above.
 			var inputs []string

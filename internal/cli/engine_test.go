@@ -65,17 +65,18 @@ func TestCommitEngineRefusals(t *testing.T) {
 	}
 }
 
-// GITHUB_GRAPHQL_URL is honoured: GitHub Enterprise Server serves GraphQL
-// at /api/graphql.
+// GITHUB_GRAPHQL_URL is honoured beside the runner's GITHUB_API_URL:
+// GitHub Enterprise Server serves GraphQL at /api/graphql.
 func TestCommitEngineGraphQLURL(t *testing.T) {
 	srv := fake(t)
 	c := newCLI(t)
+	c.env["GITHUB_API_URL"] = srv.URL
 	c.env["GITHUB_GRAPHQL_URL"] = srv.URL + "api/graphql"
-	if r := c.run(commitArgs(srv, "--engine", "graphql", "-m", "x", "--add", "a=-")...); r.code != 0 {
+	if r := c.run("commit", "-R", "acme/mono", "--engine", "graphql", "-m", "x", "--add", "a=-"); r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	c.env["GITHUB_GRAPHQL_URL"] = srv.URL + "no/graphql/here"
-	if r := c.run(commitArgs(srv, "--engine", "graphql", "-m", "y", "--add", "b=-")...); r.code == 0 {
+	if r := c.run("commit", "-R", "acme/mono", "--engine", "graphql", "-m", "y", "--add", "b=-"); r.code == 0 {
 		t.Fatal("a GraphQL URL that serves nothing was not used")
 	}
 }

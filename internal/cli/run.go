@@ -31,7 +31,8 @@ func Run(ctx context.Context, args []string, e *cmdutil.Env) int {
 	if _, ok := e.Stderr.(*cmdutil.LockedWriter); !ok {
 		e.Stderr = &cmdutil.LockedWriter{W: e.Stderr}
 	}
-	if len(args) > 0 && args[0] == actions.Command {
+	asAction := len(args) > 0 && args[0] == actions.Command
+	if asAction {
 		// The GitHub Action's Commit step: its inputs stand for a commit
 		// command line.
 		var err error
@@ -41,9 +42,7 @@ func Run(ctx context.Context, args []string, e *cmdutil.Env) int {
 			args, err = actions.Args(e, commitcmd.NewCmd(e, nil).Flags())
 		}
 		if err != nil {
-			ee := &cmdutil.ExitError{Code: cmdutil.ExitUsage, Err: err, Hint: "see docs/github-actions.md"}
-			report(e.Stderr, ee)
-			return ee.Code
+			return fail(e, &cmdutil.ExitError{Code: cmdutil.ExitUsage, Err: err, Hint: "see docs/github-actions.md"}, asAction)
 		}
 	}
 	root := newRootCmd(e)
@@ -72,7 +71,20 @@ func Run(ctx context.Context, args []string, e *cmdutil.Env) int {
 			commitcmd.WriteFailureJSON(e, ee)
 		}
 	}
+	return fail(e, ee, asAction)
+}
+
+// fail reports ee and returns its exit code. Run as the Action, the
+// message and hint name its inputs instead of the flags; in a GitHub
+// Actions run (GITHUB_ACTIONS=true) an error annotation follows.
+func fail(e *cmdutil.Env, ee *cmdutil.ExitError, asAction bool) int {
+	if asAction {
+		ee = inActionWords(ee, commitcmd.NewCmd(e, nil).Flags())
+	}
 	report(e.Stderr, ee)
+	if e.Getenv("GITHUB_ACTIONS") == "true" {
+		annotate(e.Stderr, ee)
+	}
 	return ee.Code
 }
 

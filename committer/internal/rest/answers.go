@@ -261,6 +261,8 @@ func Classify(err error) (error, string) {
 		return kind.RateLimited, "hit GitHub's secondary rate limit; slow down and retry later"
 	case errors.As(err, &he) && he.RateLimited():
 		return kind.RateLimited, "hit GitHub's GraphQL rate limit; slow down and retry later"
+	case errors.As(err, &fh) && fh.Status == 0:
+		return nil, "the request was addressed to another host than the API's, and credentials go only to the API's host: check the GraphQL URL (WithGraphQLURL) against the API URL (WithBaseURL)"
 	case errors.As(err, &fh):
 		return nil, "GitHub answered with a redirect to another host, which is never followed (credentials stay on the API's host): check the API URL (WithBaseURL) and the repository's name"
 	case errors.As(err, &rd):

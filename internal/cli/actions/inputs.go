@@ -114,9 +114,14 @@ func Args(e *cmdutil.Env, flags *pflag.FlagSet) ([]string, error) {
 			}
 		}
 	}
-	// The runner's API, whatever GH_HOST the job may set for gh.
+	// The runner's API, whatever GH_HOST the job may set for gh, and its
+	// GraphQL endpoint beside it; an api-url input moves GraphQL with it
+	// (derived from it, unless graphql-url names the endpoint).
 	if inputs["api-url"] == "" && e.Getenv("GITHUB_API_URL") != "" {
 		args = append(args, "--api-url", e.Getenv("GITHUB_API_URL"))
+		if u := e.Getenv("GITHUB_GRAPHQL_URL"); inputs["graphql-url"] == "" && u != "" {
+			args = append(args, "--graphql-url", u)
+		}
 	}
 	// Key contents become files readable only by this user: the signing
 	// key is deleted by ghcommitter as soon as it has read it, before any

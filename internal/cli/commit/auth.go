@@ -29,15 +29,20 @@ const TokenHint = "set GH_TOKEN or GITHUB_TOKEN, or pass --token-file"
 // taken from a flag value, so it never shows in process listings.
 type authFlags struct {
 	apiURL         string
+	graphqlURL     string
 	tokenFile      string
 	appID          int64
 	appKeyFile     string
 	installationID int64
+	// graphql is the GraphQL endpoint the run uses (GraphQLURLFor), ""
+	// for the one derived from the API root; set by commitRun.
+	graphql string
 }
 
 func (a *authFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&a.apiURL, "api-url", "", "REST API root `URL` (default $GITHUB_API_URL, else "+DefaultAPIURL+")")
+	fl.StringVar(&a.graphqlURL, "graphql-url", "", "GraphQL endpoint `URL` (default: derived from --api-url when given, as https://HOST/api/graphql for https://HOST/api/v3/; else $GITHUB_GRAPHQL_URL; else derived from the API root)")
 	fl.StringVar(&a.tokenFile, "token-file", "", "read the token from `FILE` (default: $GH_TOKEN, else $GITHUB_TOKEN)")
 	fl.Int64Var(&a.appID, "app-id", 0, "authenticate as the GitHub App with this `ID` (with --app-key-file)")
 	fl.StringVar(&a.appKeyFile, "app-key-file", "", "the GitHub App's private key, a PEM `FILE`")
@@ -98,11 +103,9 @@ func (a *authFlags) isApp() bool { return a.appID != 0 || a.appKeyFile != "" || 
 // or unusable credentials are usage errors, found before any request.
 func authOptions(ctx context.Context, a *authFlags, e *cmdutil.Env, owner, name, apiURL string, logger *slog.Logger) ([]ghclient.Option, error) {
 	opts := []ghclient.Option{ghclient.WithBaseURL(apiURL)}
-	// The GraphQL engine's endpoint: $GITHUB_GRAPHQL_URL when set (GitHub
-	// Actions sets it, on GitHub Enterprise Server too); otherwise it is
-	// derived from the REST API URL.
-	if u := e.Getenv("GITHUB_GRAPHQL_URL"); u != "" {
-		opts = append(opts, ghclient.WithGraphQLURL(u))
+	// The GraphQL endpoint (GraphQLURLFor): "" derives it from apiURL.
+	if a.graphql != "" {
+		opts = append(opts, ghclient.WithGraphQLURL(a.graphql))
 	}
 	if logger != nil {
 		opts = append(opts, ghclient.WithLogger(logger)) // the committer's log too

@@ -186,6 +186,7 @@ func commitRun(ctx context.Context, e *cmdutil.Env, f *commitFlags) error {
 		return err
 	}
 	apiURL := APIURLFor(f.auth.apiURL, f.repo, e)
+	f.auth.graphql = GraphQLURLFor(f.auth.graphqlURL, f.auth.apiURL, f.repo, e)
 	c, prog, client, err := newCommitter(ctx, f, e, owner, name, apiURL, cs, b)
 	if err != nil {
 		return err

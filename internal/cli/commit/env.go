@@ -92,23 +92,46 @@ func splitHostRepo(s string) (host, repo string) {
 // -R (repoFlag) is not given; else GH_HOST; else $GITHUB_API_URL; else
 // api.github.com.
 func APIURLFor(flag, repoFlag string, e *cmdutil.Env) string {
+	u, _ := apiURLFrom(flag, repoFlag, e)
+	return u
+}
+
+// apiURLFrom is APIURLFor, and whether the user named the API (--api-url,
+// a host in -R or GH_REPO, GH_HOST) rather than the runner
+// ($GITHUB_API_URL) or the default.
+func apiURLFrom(flag, repoFlag string, e *cmdutil.Env) (u string, given bool) {
 	if flag != "" {
-		return flag
+		return flag, true
 	}
 	if repoFlag == "" {
 		if host, _ := splitHostRepo(strings.TrimSpace(e.Getenv("GH_REPO"))); host != "" {
-			return hostAPIURL(host)
+			return hostAPIURL(host), true
 		}
 	} else if host := repoHost(repoFlag); host != "" {
-		return hostAPIURL(host) // -R https://HOST/OWNER/REPO or HOST/OWNER/REPO
+		return hostAPIURL(host), true // -R https://HOST/OWNER/REPO or HOST/OWNER/REPO
 	}
 	if host := strings.TrimSpace(e.Getenv("GH_HOST")); host != "" {
-		return hostAPIURL(host)
+		return hostAPIURL(host), true
 	}
 	if u := e.Getenv("GITHUB_API_URL"); u != "" {
-		return u
+		return u, false
 	}
-	return DefaultAPIURL
+	return DefaultAPIURL, false
+}
+
+// GraphQLURLFor is the GraphQL endpoint, "" for the one derived from the
+// REST API root (api.github.com/graphql; HOST/api/graphql for a server's
+// HOST/api/v3): --graphql-url; else, when the user named the API (see
+// apiURLFrom), the derived one; else $GITHUB_GRAPHQL_URL, which the runner
+// sets beside $GITHUB_API_URL.
+func GraphQLURLFor(flag, apiFlag, repoFlag string, e *cmdutil.Env) string {
+	if flag != "" {
+		return flag
+	}
+	if _, given := apiURLFrom(apiFlag, repoFlag, e); given {
+		return ""
+	}
+	return e.Getenv("GITHUB_GRAPHQL_URL")
 }
 
 // hostAPIURL is the REST API root of a GitHub host, as gh computes it.
@@ -189,7 +212,7 @@ func flagHint(h string) string {
 		return "pass --delete " + ShellQuote(p) + " with the --add in one command"
 	})
 	return strings.NewReplacer("CreateBranchFrom", "--create-branch-from", "WithRetries", "--max-attempts",
-		"WithBaseURL", "--api-url", "TagSpec.Force", "--tag-force").Replace(h)
+		"WithBaseURL", "--api-url", "WithGraphQLURL", "--graphql-url", "TagSpec.Force", "--tag-force").Replace(h)
 }
 
 // ShellQuote quotes s for a POSIX shell when it needs quoting.

@@ -320,7 +320,7 @@ func (o *output) pullRequest(r *committer.PullRequestResult, base string, verifi
 	c := r.Commit
 	u := o.commitURL(c.Repository, c.Commit)
 	if err := o.actions(c, u, r, verified); err != nil {
-		return err
+		return o.partlyDone(c, u, err)
 	}
 	if o.json {
 		j := o.jsonResult(c, u)

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"github.com/ghcommitter/ghcommitter/internal/cli/actions"
 	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
 	"io/fs"
@@ -129,8 +128,9 @@ func runPullRequest(ctx context.Context, p *prFlags, e *cmdutil.Env, c *committe
 	prog.finish()
 	if err != nil {
 		if res != nil && res.Commit != nil {
-			fmt.Fprintf(e.Stderr, "ghcommitter: the commit landed on %s (%s); only opening the pull request failed\n", head, res.Commit.Commit)
-			return &afterLanding{err: err, branch: head, commit: res.Commit.Commit}
+			// The commit landed: partly done (exit 4), never "nothing was
+			// written", and the outputs are written first.
+			return out.pullRequestAfterLanding(res, base, rb.verified(res.Commit.Repository, res.Commit.Commit), err)
 		}
 		return err
 	}

@@ -19,16 +19,24 @@ const ActionInputsEnv = "GHCOMMITTER_ACTION_INPUTS"
 var SecretEnv = []string{
 	"GH_TOKEN", "GITHUB_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN",
 	"GHCOMMITTER_SIGN_PASSPHRASE", "GHCOMMITTER_APP_KEY", "GHCOMMITTER_APP_PRIVATE_KEY",
-	// The GitHub Action's inputs, as one JSON object (ActionInputsEnv), and
-	// those that carry credentials as the runner would name them one by one.
+	// The GitHub Action's inputs, as one JSON object (ActionInputsEnv).
 	ActionInputsEnv,
-	"INPUT_TOKEN", "INPUT_SIGN_KEY", "INPUT_SIGN_KEY_PASSPHRASE", "INPUT_APP_KEY", "INPUT_APP_PRIVATE_KEY",
 }
 
+// InputPrefix starts the name of every variable a runner may export an
+// action's input in (INPUT_TOKEN on GitHub's runner for other kinds of
+// action; INPUT_SIGN-KEY, hyphens kept, on act and the runners built on
+// it). Every one of them, in any case, counts as a credential: the
+// action's inputs hold the token and keys, and no spelling is missed.
+const InputPrefix = "INPUT_"
+
 // IsSecretEnv reports whether the environment entry NAME=VALUE is one of
-// secretEnv.
+// SecretEnv, or an action input's variable (InputPrefix, any case).
 func IsSecretEnv(kv string) bool {
 	name, _, _ := strings.Cut(kv, "=")
+	if len(name) >= len(InputPrefix) && strings.EqualFold(name[:len(InputPrefix)], InputPrefix) {
+		return true
+	}
 	return slices.Contains(SecretEnv, name)
 }
 
