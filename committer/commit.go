@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
@@ -118,7 +117,7 @@ func (c *Committer) CommitAll(ctx context.Context, branch string, css []*ChangeS
 	if len(css) == 0 {
 		return nil, c.fail(op, branch, ErrInvalid, errors.New("CommitAll needs at least one change set"))
 	}
-	jobs, set := make([]*job, len(css)), new(byte)
+	jobs, set := make([]*job, len(css)), new(byte) // set: see take
 	for i, cs := range css {
 		u, err := c.prepareUnit(op, branch, cs)
 		if err == nil {
@@ -208,9 +207,9 @@ func (c *Committer) Plan(ctx context.Context, branch string, cs *ChangeSet, opts
 // when it does not exist (see CreateBranchFrom), then opens a pull request
 // from head into base, for branches that refuse direct pushes. When a pull
 // request from head into base is already open, it is reused: the new commit
-// simply adds to it, and its title and body are updated to pr.Title and
-// pr.Body where those are given and differ (the message's defaults never
-// replace what a pull request already says). pr's labels, reviewers and
+// simply adds to it, and its title and body are updated to this call's
+// (pr.Title and pr.Body, or the message's defaults) where they differ,
+// unless pr.KeepTitle or pr.KeepBody keeps them. pr's labels, reviewers and
 // assignees are added in both cases.
 //
 // base and head are validated, and must differ, before any request is sent.
@@ -282,6 +281,7 @@ func (c *Committer) openPullRequest(ctx context.Context, base, head string, cs *
 		}
 		return out, c.prFail(head, base, err)
 	}
+	pr.Title, pr.Body = title, body // this call's, defaults included
 	return c.reusePullRequest(ctx, base, head, *open, pr, out)
 }
 
@@ -302,17 +302,17 @@ func (c *Committer) reusePullRequest(ctx context.Context, base, head string, ope
 	return out, c.decorate(ctx, head, base, open, pr)
 }
 
-// editPullRequest sets a reused pull request's title and body to pr's,
-// where given and different. It reports whether it changed them.
+// editPullRequest sets a reused pull request's title and body to pr's
+// where they differ and are not kept, and reports whether it did.
 func (c *Committer) editPullRequest(ctx context.Context, head, base string, open rest.PullRequest, pr PullRequestOptions) (bool, error) {
-	var title, body string
-	if pr.Title != "" && pr.Title != open.Title {
-		title = pr.Title
+	var title, body *string
+	if !pr.KeepTitle && pr.Title != "" && pr.Title != open.Title {
+		title = &pr.Title
 	}
-	if pr.Body != "" && pr.Body != open.Body {
-		body = pr.Body
+	if !pr.KeepBody && pr.Body != open.Body {
+		body = &pr.Body
 	}
-	if title == "" && body == "" {
+	if title == nil && body == nil {
 		return false, nil
 	}
 	l := c.startLanding(ctx)
@@ -321,28 +321,6 @@ func (c *Committer) editPullRequest(ctx context.Context, head, base string, open
 		return false, c.prFail(head, base, fmt.Errorf("update pull request #%d: %w", open.Number, err))
 	}
 	return true, nil
-}
-
-// missing returns the names of want that have lacks (compared without
-// case when fold).
-func missing(want, have []string, fold bool) []string {
-	seen := map[string]bool{}
-	norm := func(s string) string {
-		if fold {
-			return strings.ToLower(s)
-		}
-		return s
-	}
-	for _, h := range have {
-		seen[norm(h)] = true
-	}
-	var out []string
-	for _, w := range want {
-		if !seen[norm(w)] {
-			out = append(out, w)
-		}
-	}
-	return out
 }
 
 // decorate adds pr's labels, reviewers and assignees that p lacks.

@@ -185,6 +185,10 @@ type PullRequestOptions struct {
 	// request, opened or reused, when it does not have them yet; none is
 	// ever removed.
 	Labels, Reviewers, Assignees []string
+	// KeepTitle and KeepBody keep a reused pull request's title and body
+	// as they are (a person may have edited them). By default they follow
+	// each commit: Title and Body, or the message's defaults.
+	KeepTitle, KeepBody bool
 }
 
 // PullRequestResult describes the commit CommitPullRequest made and the pull

@@ -199,3 +199,47 @@ func TestCommitPullRequestForbidden(t *testing.T) {
 		t.Errorf("feature at %s, want the reported commit %s", got, r.Commit.Commit)
 	}
 }
+
+// TestPullRequestTextFollowsTheRun (issue 41.3): a reused pull request's
+// title and body follow each commit — the message's defaults included, an
+// empty body clearing the old one — unless KeepTitle or KeepBody keeps a
+// person's edit.
+func TestPullRequestTextFollowsTheRun(t *testing.T) {
+	ctx := context.Background()
+	ts, c := setup(t)
+	text := func(n int) (string, string) {
+		t.Helper()
+		pr, _, err := ts.Client.PullRequests.Get(ctx, owner, repo, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pr.GetTitle(), pr.GetBody()
+	}
+	run := func(msg, content string, pr committer.PullRequestOptions) *committer.PullRequestResult {
+		t.Helper()
+		r, err := c.CommitPullRequest(ctx, "main", "promote/stage-01", committer.NewChangeSet(msg).Put("stage-01.txt", []byte(content)), pr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	r := run("Promote stage-01 to v3\n\nImage v3.", "v3\n", committer.PullRequestOptions{})
+	if title, body := text(r.Number); title != "Promote stage-01 to v3" || body != "Image v3." {
+		t.Fatalf("opened with %q / %q", title, body)
+	}
+	r = run("Promote stage-01 to v4", "v4\n", committer.PullRequestOptions{})
+	if title, body := text(r.Number); title != "Promote stage-01 to v4" || body != "" || r.Operation != committer.PullRequestUpdated {
+		t.Errorf("after v4: %q / %q (%s), want the message's title and no body", title, body, r.Operation)
+	}
+	if _, _, err := ts.Client.PullRequests.Edit(ctx, owner, repo, r.Number, &github.PullRequest{Title: github.String("Stage 01: v4 (reviewed)")}); err != nil {
+		t.Fatal(err)
+	}
+	r = run("Promote stage-01 to v5\n\nImage v5.", "v5\n", committer.PullRequestOptions{KeepTitle: true})
+	if title, body := text(r.Number); title != "Stage 01: v4 (reviewed)" || body != "Image v5." {
+		t.Errorf("after v5 with KeepTitle: %q / %q, want the person's title kept and the body followed", title, body)
+	}
+	r = run("Promote stage-01 to v6", "v6\n", committer.PullRequestOptions{Title: "Stage 01: v6", KeepBody: true})
+	if title, body := text(r.Number); title != "Stage 01: v6" || body != "Image v5." {
+		t.Errorf("after v6 with a title and KeepBody: %q / %q", title, body)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/object"
@@ -125,4 +126,26 @@ func (b *booted) annotate(err error) error {
 	cp := *e
 	cp.Err = fmt.Errorf("%w (the empty repository's first commit %s, holding %s, landed; the rest of the change set did not)", e.Err, short(b.commit), b.change.Path)
 	return &cp
+}
+
+// missing returns the names of want that have lacks (compared without
+// case when fold).
+func missing(want, have []string, fold bool) []string {
+	seen := map[string]bool{}
+	norm := func(s string) string {
+		if fold {
+			return strings.ToLower(s)
+		}
+		return s
+	}
+	for _, h := range have {
+		seen[norm(h)] = true
+	}
+	var out []string
+	for _, w := range want {
+		if !seen[norm(w)] {
+			out = append(out, w)
+		}
+	}
+	return out
 }

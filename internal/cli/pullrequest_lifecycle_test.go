@@ -67,14 +67,23 @@ func TestPullRequestLifecycle(t *testing.T) {
 		t.Errorf("title %q body %q", info.Title, info.Body)
 	}
 
-	// New content without a title: updated; the title stays.
+	// New content without a title: updated; the title and body follow
+	// this run (the message's), unless kept (issue 41.3).
 	writeFile(t, f, "v2\n", 0o644)
+	if op, _ := pr("--pr-keep-title", "--pr-keep-body"); op != "updated" {
+		t.Errorf("new content: %s", op)
+	}
+	info, _ = pullInfo(t, srv, 1)
+	if info.Title != "Bump v (new title)" || info.Body != "## Why\n\nBecause.\n" {
+		t.Errorf("--pr-keep-title/--pr-keep-body: title %q body %q, want the given ones kept", info.Title, info.Body)
+	}
+	writeFile(t, f, "v3\n", 0o644)
 	if op, _ := pr(); op != "updated" {
 		t.Errorf("new content: %s", op)
 	}
 	info, _ = pullInfo(t, srv, 1)
-	if info.Title != "Bump v (new title)" {
-		t.Errorf("the message's title replaced the given one: %q", info.Title)
+	if info.Title != "Bump v" || info.Body != "from the message" {
+		t.Errorf("title %q body %q, want this run's (the message's)", info.Title, info.Body)
 	}
 	data, _ := os.ReadFile(out)
 	for _, want := range []string{"pull-request-operation=created\n", "pull-request-operation=unchanged\n", "pull-request-operation=updated\n"} {

@@ -56,16 +56,10 @@ func (c *Client) CreatePull(ctx context.Context, np NewPullRequest) (PullRequest
 	return fromPull(got), nil
 }
 
-// EditPull sets a pull request's title and body where not "" (PATCH
-// pulls/{n}).
-func (c *Client) EditPull(ctx context.Context, number int, title, body string) error {
-	edit := &github.PullRequest{}
-	if title != "" {
-		edit.Title = str(title)
-	}
-	if body != "" {
-		edit.Body = str(body)
-	}
+// EditPull sets a pull request's title and body where not nil (PATCH
+// pulls/{n}); an empty body clears it.
+func (c *Client) EditPull(ctx context.Context, number int, title, body *string) error {
+	edit := &github.PullRequest{Title: title, Body: body}
 	_, _, err := c.gh.PullRequests.Edit(ctx, c.owner, c.repo, number, edit)
 	return err
 }

@@ -25,6 +25,8 @@ type prFlags struct {
 	title, body string
 	bodyFile    string
 	draft       bool
+	keepTitle   bool
+	keepBody    bool
 	labels      []string
 	reviewers   []string
 	assignees   []string
@@ -38,6 +40,8 @@ func (p *prFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&p.body, "pr-body", "", "with --pull-request: the pull request's `BODY` (default: the rest of the message)")
 	fl.StringVar(&p.bodyFile, "pr-body-file", "", "with --pull-request: read the pull request's body from `FILE` (- for stdin)")
 	fl.BoolVar(&p.draft, "draft", false, "with --pull-request: open the pull request as a draft")
+	fl.BoolVar(&p.keepTitle, "pr-keep-title", false, "with --pull-request: keep a reused pull request's title as it is (by default it follows each run: --pr-title, else the message's first line)")
+	fl.BoolVar(&p.keepBody, "pr-keep-body", false, "with --pull-request: keep a reused pull request's body as it is (by default it follows each run: --pr-body, else the rest of the message)")
 	fl.StringSliceVar(&p.labels, "label", nil, "with --pull-request: add `LABEL` to the pull request (repeatable, or comma-separated)")
 	fl.StringSliceVar(&p.reviewers, "reviewer", nil, "with --pull-request: request a review from user `LOGIN` (repeatable, or comma-separated)")
 	fl.StringSliceVar(&p.assignees, "assignee", nil, "with --pull-request: assign user `LOGIN` (repeatable, or comma-separated)")
@@ -47,7 +51,7 @@ func (p *prFlags) register(cmd *cobra.Command) {
 // given twice.
 func (p *prFlags) check(cmd *cobra.Command) error {
 	if !p.enabled {
-		for _, name := range []string{"base", "pr-title", "pr-body", "pr-body-file", "draft", "label", "reviewer", "assignee"} {
+		for _, name := range []string{"base", "pr-title", "pr-body", "pr-body-file", "draft", "pr-keep-title", "pr-keep-body", "label", "reviewer", "assignee"} {
 			if cmd.Flags().Changed(name) {
 				return cmdutil.UsageErrorf("add --pull-request", "--%s needs --pull-request", name)
 			}
@@ -61,7 +65,7 @@ func (p *prFlags) check(cmd *cobra.Command) error {
 
 // pullRequestOptions are the pull request's options; the body file is read here.
 func pullRequestOptions(p *prFlags, in *stdinOnce) (committer.PullRequestOptions, error) {
-	o := committer.PullRequestOptions{Title: p.title, Body: p.body, Draft: p.draft,
+	o := committer.PullRequestOptions{Title: p.title, Body: p.body, Draft: p.draft, KeepTitle: p.keepTitle, KeepBody: p.keepBody,
 		Labels: nonEmpty(p.labels), Reviewers: nonEmpty(p.reviewers), Assignees: nonEmpty(p.assignees)}
 	if p.bodyFile != "" {
 		data, err := readLocal(in, p.bodyFile)
