@@ -17,6 +17,7 @@ import (
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/limits"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rest"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/sign"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
@@ -47,6 +48,7 @@ type Server struct {
 	issued   map[int64]int
 	moved    map[string]string  // old "owner/name" key -> new key (RenameRepo)
 	gpgKeys  openpgp.EntityList // AddGPGKey (keys.go)
+	sshKeys  []sign.SSHKey      // AddSSHSigningKey (keys.go)
 
 	logMu sync.Mutex
 	log   []Request
