@@ -20,6 +20,14 @@ const janeEmail = "jane@example.com"
 func sshSignFake(t *testing.T, public string) *githubtest.TestServer {
 	t.Helper()
 	srv := fake(t)
+	requireSSHSigned(t, srv, public)
+	return srv
+}
+
+// requireSSHSigned makes srv's main require signed commits and registers
+// public as an SSH signing key of Jane Doe.
+func requireSSHSigned(t *testing.T, srv *githubtest.TestServer, public string) {
+	t.Helper()
 	rs := githubtest.Ruleset{Name: "signed", Include: []string{"~DEFAULT_BRANCH"}, Rules: []githubtest.Rule{githubtest.RequireSignatures()}}
 	if _, err := srv.AddRuleset("acme", "mono", rs); err != nil {
 		t.Fatal(err)
@@ -27,7 +35,6 @@ func sshSignFake(t *testing.T, public string) *githubtest.TestServer {
 	if err := srv.AddSSHSigningKey(public, janeEmail); err != nil {
 		t.Fatal(err)
 	}
-	return srv
 }
 
 // TestSignKeySSH: --sign-key takes an OpenSSH private key (told from an
