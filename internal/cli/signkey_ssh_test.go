@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -118,5 +120,51 @@ func TestSignKeySSHRefused(t *testing.T) {
 	}
 	if got := head(t, srv, "main"); got != before {
 		t.Errorf("main moved to %s", got)
+	}
+}
+
+// TestFakeGitHubSSHSigningKey: fake-github --ssh-signing-key EMAIL=FILE
+// registers the .pub in FILE for EMAIL's user: a commit ghcommitter signs
+// with its private key as that committer is Verified, another committer's
+// is bad_email. A bad spec, a missing file or a private key is exit 2.
+func TestFakeGitHubSSHSigningKey(t *testing.T) {
+	priv, pub := sshtest.Keygen(t, "ed25519", "", "")
+	dir := t.TempDir()
+	pubFile, keyFile := filepath.Join(dir, "id.pub"), filepath.Join(dir, "id")
+	writeFile(t, pubFile, pub+"\n", 0o644)
+	writeFile(t, keyFile, string(priv), 0o600)
+	url, stop := startFake(t, "--repo", "acme/mono", "--ssh-signing-key", janeEmail+"="+pubFile)
+	defer stop()
+	c := newCLI(t)
+	for _, tc := range []struct{ email, reason string }{{janeEmail, "valid"}, {"joe@example.com", "bad_email"}} {
+		r := c.run("commit", "--api-url", url, "-R", "acme/mono", "-b", "main", "-m", "signed by "+tc.email,
+			"--author", "Jane Doe <"+tc.email+">", "--sign-key", keyFile, "--edit", "a.txt=echo "+tc.email, "--json")
+		r.wantCode(t, 0)
+		var out struct{ Commit string }
+		if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || out.Commit == "" {
+			t.Fatalf("--json stdout %q: %v", r.stdout, err)
+		}
+		resp, err := http.Get(url + "repos/acme/mono/git/commits/" + out.Commit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var gc struct {
+			Verification struct {
+				Verified bool
+				Reason   string
+			}
+		}
+		err = json.NewDecoder(resp.Body).Decode(&gc)
+		resp.Body.Close()
+		if err != nil || gc.Verification.Reason != tc.reason || gc.Verification.Verified != (tc.reason == "valid") {
+			t.Errorf("committer %s: verification %+v (%v), want %s", tc.email, gc.Verification, err, tc.reason)
+		}
+	}
+	for _, spec := range []string{pubFile, janeEmail + "=" + filepath.Join(dir, "missing.pub"), janeEmail + "=" + keyFile} {
+		r := newCLI(t).run("fake-github", "--listen", "127.0.0.1:0", "--repo", "acme/mono", "--ssh-signing-key", spec)
+		r.wantCode(t, 2)
+		if r.stdout != "" || strings.Contains(r.stderr, "PRIVATE KEY") {
+			t.Errorf("--ssh-signing-key %s: stdout %q, stderr %q", spec, r.stdout, r.stderr)
+		}
 	}
 }

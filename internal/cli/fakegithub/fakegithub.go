@@ -32,6 +32,7 @@ type fakeFlags struct {
 	limitsSeed  uint64
 	treeEntries int
 	treeBytes   int64
+	sshKeys     []string
 }
 
 // NewCmd is the fake-github command.
@@ -65,7 +66,12 @@ and printed to stderr on exit.
 
 Create-tree requests with more than --tree-timeout-entries entries or a body
 over --tree-timeout-bytes get GitHub's "Sorry, your request timed out" 422,
-as on github.com (0 turns a measure off).`,
+as on github.com (0 turns a measure off).
+
+--ssh-signing-key EMAIL=FILE registers the public key in FILE (a .pub, as
+ssh-keygen writes it) as an SSH signing key of the user whose verified email
+is EMAIL: commits signed with its private key (ghcommitter --sign-key, git's
+gpg.format=ssh) by that committer are Verified.`,
 		Example: `  # Serve two repositories on a free port, requiring a token:
   ghcommitter fake-github --listen 127.0.0.1:0 --repo acme/mono --repo acme/site --token test
 
@@ -77,6 +83,9 @@ as on github.com (0 turns a measure off).`,
 
   # GitHub's rate limits, with every window 60 times shorter (a minute is 1 s):
   ghcommitter fake-github --repo acme/mono --limits github --limits-scale 60
+
+  # Verify commits Jane signs with her SSH key (ghcommitter --sign-key ~/.ssh/id_ed25519):
+  ghcommitter fake-github --repo acme/mono --ssh-signing-key jane@example.com=$HOME/.ssh/id_ed25519.pub
 
   # An empty repository (no commits), as GitHub creates without auto_init:
   ghcommitter fake-github --empty-repo acme/new`,
@@ -99,6 +108,7 @@ as on github.com (0 turns a measure off).`,
 		"create-tree requests with more than `N` entries of inline content time out (422); 0: never")
 	fl.Int64Var(&f.treeBytes, "tree-timeout-bytes", githubtest.DefaultTreeTimeoutBytes,
 		"create-tree requests with more than `N` bytes of inline content time out (422); 0: never")
+	fl.StringArrayVar(&f.sshKeys, "ssh-signing-key", nil, "register the SSH public key in `EMAIL=FILE` as a signing key of EMAIL's user (repeatable)")
 	return cmd
 }
 
@@ -115,6 +125,9 @@ func (f *fakeFlags) run(ctx context.Context, e *cmdutil.Env) error {
 	}
 	srv := githubtest.New(opts...)
 	if err := f.createRepos(srv); err != nil {
+		return err
+	}
+	if err := f.addSSHKeys(srv); err != nil {
 		return err
 	}
 	ln, err := net.Listen("tcp", f.listen)
@@ -205,6 +218,24 @@ func (f *fakeFlags) createRepos(srv *githubtest.Server) error {
 		}
 		if err := srv.CreateRepo(owner, name, false); err != nil {
 			return cmdutil.UsageErrorf("", "--empty-repo %s: %v", r, err)
+		}
+	}
+	return nil
+}
+
+// addSSHKeys registers the --ssh-signing-key keys.
+func (f *fakeFlags) addSSHKeys(srv *githubtest.Server) error {
+	for _, kv := range f.sshKeys {
+		email, file, ok := strings.Cut(kv, "=")
+		if !ok || email == "" || file == "" {
+			return cmdutil.UsageErrorf("give EMAIL=FILE, FILE a public key (.pub)", "--ssh-signing-key %q: no EMAIL=FILE", kv)
+		}
+		key, err := os.ReadFile(file)
+		if err != nil {
+			return cmdutil.UsageErrorf("", "--ssh-signing-key: %v", err)
+		}
+		if err := srv.AddSSHSigningKey(string(key), email); err != nil {
+			return cmdutil.UsageErrorf("give the public key (.pub), never the private one", "--ssh-signing-key %s: %v", file, err)
 		}
 	}
 	return nil
