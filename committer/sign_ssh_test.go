@@ -52,6 +52,27 @@ func sshCommit(t *testing.T, c *committer.Committer, msg string) (*committer.Res
 	return c.Commit(context.Background(), "main", cs)
 }
 
+// verification is the commit's verification as GET git/commits/{sha}
+// reports it.
+func verification(t *testing.T, ts *githubtest.TestServer, sha string) *github.SignatureVerification {
+	t.Helper()
+	gc, _, err := ts.Client.Git.GetCommit(context.Background(), owner, repo, sha)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return gc.GetVerification()
+}
+
+// verifiedSSH is verification, failing t unless it is verified/valid.
+func verifiedSSH(t *testing.T, ts *githubtest.TestServer, sha string) *github.SignatureVerification {
+	t.Helper()
+	v := verification(t, ts, sha)
+	if !v.GetVerified() || v.GetReason() != "valid" {
+		t.Fatalf("verification %+v, want verified/valid", v)
+	}
+	return v
+}
+
 // An ed25519-signed commit lands on a branch that requires signatures; GET
 // git/commits reports it Verified, and its signature and payload pass
 // ssh-keygen -Y verify -n git (a tampered payload does not) and git
@@ -70,14 +91,7 @@ func TestSSHSignedCommitVerifies(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the ruleset refused an SSH-signed commit: %v", err)
 	}
-	gc, _, err := ts.Client.Git.GetCommit(context.Background(), owner, repo, res.Commit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := gc.GetVerification()
-	if !v.GetVerified() || v.GetReason() != "valid" {
-		t.Fatalf("verification %+v, want verified/valid", v)
-	}
+	v := verifiedSSH(t, ts, res.Commit)
 	stored, err := ts.Commit(owner, repo, res.Commit)
 	if err != nil {
 		t.Fatal(err)
@@ -120,14 +134,7 @@ func TestSSHSignedCommitKeyTypes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			gc, _, err := ts.Client.Git.GetCommit(context.Background(), owner, repo, res.Commit)
-			if err != nil {
-				t.Fatal(err)
-			}
-			v := gc.GetVerification()
-			if !v.GetVerified() || v.GetReason() != "valid" {
-				t.Fatalf("verification %+v, want verified/valid", v)
-			}
+			v := verifiedSSH(t, ts, res.Commit)
 			if out, err := sshtest.Verify(t, pub, v.GetPayload(), v.GetSignature()); err != nil {
 				t.Errorf("ssh-keygen -Y verify: %v\n%s", err, out)
 			}
@@ -195,11 +202,7 @@ func TestSSHSignatureUnverified(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			gc, _, err := ts.Client.Git.GetCommit(context.Background(), owner, repo, res.Commit)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if v := gc.GetVerification(); v.GetVerified() || v.GetReason() != tc.reason || v.GetSignature() == "" {
+			if v := verification(t, ts, res.Commit); v.GetVerified() || v.GetReason() != tc.reason || v.GetSignature() == "" {
 				t.Errorf("verification %+v, want unverified, reason %s, with its signature", v, tc.reason)
 			}
 		})
