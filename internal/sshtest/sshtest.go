@@ -47,7 +47,7 @@ func Keygen(t testing.TB, typ, bits, passphrase string) (private []byte, public 
 		// format, not of bcrypt's speed under -race.
 		args = append(args, "-a", "2")
 	}
-	if out, err := exec.Command(KeygenPath(t), args...).CombinedOutput(); err != nil {
+	if out, err := exec.Command(KeygenPath(t), args...).CombinedOutput(); err != nil { //nolint:gosec // G204: ssh-keygen on the test's own temporary files
 		t.Fatalf("ssh-keygen -t %s: %v\n%s", typ, err, out)
 	}
 	private, err := os.ReadFile(f)
@@ -81,7 +81,7 @@ func Verify(t testing.TB, public, payload, signature string) ([]byte, error) {
 	if err := os.WriteFile(sig, []byte(signature), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(KeygenPath(t), "-Y", "verify", "-n", "git", "-f", AllowedSigners(t, Principal, public), "-I", Principal, "-s", sig)
+	cmd := exec.Command(KeygenPath(t), "-Y", "verify", "-n", "git", "-f", AllowedSigners(t, Principal, public), "-I", Principal, "-s", sig) //nolint:gosec // G204: ssh-keygen on the test's own temporary files
 	cmd.Stdin = strings.NewReader(payload)
 	return cmd.CombinedOutput()
 }
@@ -99,7 +99,7 @@ func VerifyCommit(t testing.TB, raw []byte, email, public string) (sha string, o
 	KeygenPath(t) // git verifies through ssh-keygen
 	dir := t.TempDir()
 	git := func(stdin []byte, args ...string) ([]byte, error) {
-		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "gpg.format=ssh",
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "gpg.format=ssh", //nolint:gosec // G204: git on the test's own temporary repository
 			"-c", "gpg.ssh.allowedSignersFile=" + AllowedSigners(t, email, public)}, args...)...)
 		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "HOME="+dir)
 		cmd.Stdin = bytes.NewReader(stdin)
