@@ -71,6 +71,12 @@ func NewSigner(key io.Reader, passphrase []byte) (*Signer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sshsign: %w", err)
 	}
+	switch t := s.PublicKey().Type(); t {
+	case ssh.KeyAlgoED25519, ssh.KeyAlgoRSA, ssh.KeyAlgoECDSA256, ssh.KeyAlgoECDSA384, ssh.KeyAlgoECDSA521:
+	default:
+		// DSA: OpenSSH no longer verifies it, nor GitHub.
+		return nil, fmt.Errorf("sshsign: a %s key cannot sign commits: use ed25519, ECDSA or RSA", t)
+	}
 	return &Signer{signer: s}, nil
 }
 

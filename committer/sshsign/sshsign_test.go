@@ -2,6 +2,11 @@ package sshsign_test
 
 import (
 	"bytes"
+	"crypto/dsa" //nolint:staticcheck // SA1019: a DSA key, to see it refused
+	"crypto/rand"
+	"encoding/asn1"
+	"encoding/pem"
+	"math/big"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -106,6 +111,23 @@ func TestNewSignerRefuses(t *testing.T) {
 				t.Errorf("the error shows the key or its passphrase: %v", err)
 			}
 		})
+	}
+	// A DSA key (PEM, as x/crypto parses it) is refused: OpenSSH and GitHub
+	// no longer verify its signatures.
+	var dsaKey dsa.PrivateKey
+	if err := dsa.GenerateParameters(&dsaKey.Parameters, rand.Reader, dsa.L1024N160); err != nil {
+		t.Fatal(err)
+	}
+	if err := dsa.GenerateKey(&dsaKey, rand.Reader); err != nil {
+		t.Fatal(err)
+	}
+	der, err := asn1.Marshal(struct{ Version, P, Q, G, Y, X *big.Int }{big.NewInt(0), dsaKey.P, dsaKey.Q, dsaKey.G, dsaKey.Y, dsaKey.X})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dsaPEM := pem.EncodeToMemory(&pem.Block{Type: "DSA PRIVATE KEY", Bytes: der})
+	if _, err := sshsign.NewSigner(bytes.NewReader(dsaPEM), nil); err == nil || !strings.Contains(err.Error(), "ssh-dss key cannot sign") {
+		t.Errorf("DSA key: %v, want it refused", err)
 	}
 	// A passphrase given for a key that is not encrypted is ignored.
 	if _, err := sshsign.NewSigner(bytes.NewReader(plain), []byte(pass)); err != nil {
