@@ -3,7 +3,9 @@ package sshsign_test
 import (
 	"bytes"
 	"crypto/dsa" //nolint:staticcheck // SA1019: a DSA key, to see it refused
+	"crypto/ed25519"
 	"crypto/rand"
+	"crypto/x509"
 	"encoding/asn1"
 	"encoding/pem"
 	"math/big"
@@ -132,5 +134,29 @@ func TestNewSignerRefuses(t *testing.T) {
 	// A passphrase given for a key that is not encrypted is ignored.
 	if _, err := sshsign.NewSigner(bytes.NewReader(plain), []byte(pass)); err != nil {
 		t.Errorf("plain key with a passphrase: %v", err)
+	}
+}
+
+// A PKCS #8 PEM key (as openssl and Go write them) signs as well.
+func TestSignPKCS8Key(t *testing.T) {
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.MarshalPKCS8PrivateKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := sshsign.NewSigner(bytes.NewReader(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sig bytes.Buffer
+	if err := s.Sign(&sig, strings.NewReader(payload)); err != nil {
+		t.Fatal(err)
+	}
+	pub := strings.TrimSpace(string(ssh.MarshalAuthorizedKey(s.PublicKey())))
+	if out, err := sshtest.Verify(t, pub, payload, sig.String()); err != nil {
+		t.Fatalf("ssh-keygen -Y verify: %v\n%s", err, out)
 	}
 }
