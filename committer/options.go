@@ -275,13 +275,14 @@ func WithUploads(u Uploads) Option {
 
 // Signer signs a commit: it reads the commit's payload (its git encoding
 // without the signature) from r and writes an armored signature to w.
-// openpgp.NewSigner (package committer/openpgp) returns one; a go-github
-// MessageSigner is one too.
+// openpgp.NewSigner (package committer/openpgp, an OpenPGP key) and
+// sshsign.NewSigner (package committer/sshsign, an SSH key, as git's
+// gpg.format=ssh) return one; a go-github MessageSigner is one too.
 type Signer interface {
 	Sign(w io.Writer, r io.Reader) error
 }
 
-// WithSigner signs every commit with s (for example an OpenPGP key); the
+// WithSigner signs every commit with s (an OpenPGP or SSH key); the
 // signature is stored in the commit's gpgsig header. The default sends no
 // signature. Signing requires an author (ChangeSet.Author). The first commit
 // of an empty repository goes through the contents API, which takes no

@@ -23,7 +23,8 @@
 //     GET branches/{b}/protection and "protected" in GET branches/{b}.
 //     Required checks read SetCommitStatus; required signatures accept
 //     GitHub-signed commits and commits signed with a key registered with
-//     AddGPGKey (committer email on the key), as GitHub verifies them.
+//     AddGPGKey (committer email on the key) or AddSSHSigningKey (committer
+//     email one of its user's), as GitHub verifies them.
 //   - Repositories, branches, repos commits, contents (get, put, delete;
 //     PUT on an empty repository bootstraps the root commit), pull requests
 //     (create, list, get, update title/body/state/base, labels, requested
@@ -111,8 +112,9 @@
 //
 // Known differences from GitHub: GitHub-signed commits are signed with the
 // fake's key, not GitHub's; signatures sent by clients are verified only
-// against keys given to AddGPGKey (otherwise reason "unknown_key"), and SSH
-// or S/MIME signatures never are; the secondary limits' finer points
+// against keys given to AddGPGKey (OpenPGP) and AddSSHSigningKey (SSH,
+// git's gpg.format=ssh), otherwise reason "unknown_key", and S/MIME
+// signatures never are; the secondary limits' finer points
 // (which requests are content-creating, how windows slide, the retry-after
 // value) are modelled, not measured.
 package githubtest

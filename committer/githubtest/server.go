@@ -17,6 +17,7 @@ import (
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/limits"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rest"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/sign"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/wire"
 )
@@ -49,6 +50,7 @@ type Server struct {
 	gpgKeys       openpgp.EntityList // AddGPGKey (keys.go)
 	mergeDefaults *MergeSettings     // WithMergeSettings (merge.go)
 	mergeLag      time.Duration      // WithMergeabilityLag (merge.go)
+	sshKeys       []sign.SSHKey      // AddSSHSigningKey (keys.go)
 
 	logMu sync.Mutex
 	log   []Request

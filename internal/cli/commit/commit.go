@@ -126,7 +126,7 @@ func (f *commitFlags) register(cmd *cobra.Command) {
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log every request and attempt to stderr")
 	f.trailers.register(cmd)
 	f.pr.register(cmd)
-	fl.StringVar(&f.signKey, "sign-key", "", "sign the commit with the armored OpenPGP private key in `FILE` (needs --author; passphrase from $GHCOMMITTER_SIGN_PASSPHRASE)")
+	fl.StringVar(&f.signKey, "sign-key", "", "sign the commit with the private key in `FILE`: armored OpenPGP, or OpenSSH (ed25519, ECDSA, RSA; as git's gpg.format=ssh) (needs --author; passphrase from $GHCOMMITTER_SIGN_PASSPHRASE)")
 	fl.BoolVar(&f.removeSignKey, "remove-sign-key", false, "delete the --sign-key FILE as soon as it is read, before any --edit command runs, and on every exit (for a temporary copy of a secret)")
 	f.auth.register(cmd)
 	f.engine.register(cmd)

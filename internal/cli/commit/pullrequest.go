@@ -1,7 +1,6 @@
 package commit
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -13,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/ghcommitter/ghcommitter/committer"
-	pgpsign "github.com/ghcommitter/ghcommitter/committer/openpgp"
 	"github.com/google/go-github/v66/github"
 	"github.com/spf13/cobra"
 )
@@ -169,11 +167,7 @@ func loadSigner(f *commitFlags, e *cmdutil.Env, cs *committer.ChangeSet) (github
 	if err := dropSignKey(f); err != nil {
 		return nil, cmdutil.UsageErrorf("", "--remove-sign-key: %v", err)
 	}
-	s, err := pgpsign.NewSigner(bytes.NewReader(key), []byte(e.Getenv("GHCOMMITTER_SIGN_PASSPHRASE")))
-	if err != nil {
-		return nil, cmdutil.UsageErrorf("export it with gpg --armor --export-secret-keys KEYID", "--sign-key %s: %v", f.signKey, err)
-	}
-	return s, nil
+	return newSigner(f.signKey, key, []byte(e.Getenv("GHCOMMITTER_SIGN_PASSPHRASE")))
 }
 
 // dropSignKey deletes the --sign-key file with --remove-sign-key; a file

@@ -32,6 +32,7 @@ type fakeFlags struct {
 	limitsSeed  uint64
 	treeEntries int
 	treeBytes   int64
+	sshKeys     []string
 	mergeFlags
 }
 
@@ -66,7 +67,12 @@ and printed to stderr on exit.
 
 Create-tree requests with more than --tree-timeout-entries entries or a body
 over --tree-timeout-bytes get GitHub's "Sorry, your request timed out" 422,
-as on github.com (0 turns a measure off).`,
+as on github.com (0 turns a measure off).
+
+--ssh-signing-key EMAIL=FILE registers the public key in FILE (a .pub, as
+ssh-keygen writes it) as an SSH signing key of the user whose verified email
+is EMAIL: commits signed with its private key (ghcommitter --sign-key, git's
+gpg.format=ssh) by that committer are Verified.`,
 		Example: `  # Serve two repositories on a free port, requiring a token:
   ghcommitter fake-github --listen 127.0.0.1:0 --repo acme/mono --repo acme/site --token test
 
@@ -78,6 +84,9 @@ as on github.com (0 turns a measure off).`,
 
   # GitHub's rate limits, with every window 60 times shorter (a minute is 1 s):
   ghcommitter fake-github --repo acme/mono --limits github --limits-scale 60
+
+  # Verify commits Jane signs with her SSH key (ghcommitter --sign-key ~/.ssh/id_ed25519):
+  ghcommitter fake-github --repo acme/mono --ssh-signing-key jane@example.com=$HOME/.ssh/id_ed25519.pub
 
   # An empty repository (no commits), as GitHub creates without auto_init:
   ghcommitter fake-github --empty-repo acme/new`,
@@ -101,6 +110,7 @@ as on github.com (0 turns a measure off).`,
 	fl.Int64Var(&f.treeBytes, "tree-timeout-bytes", githubtest.DefaultTreeTimeoutBytes,
 		"create-tree requests with more than `N` bytes of inline content time out (422); 0: never")
 	f.mergeFlags.add(fl)
+	fl.StringArrayVar(&f.sshKeys, "ssh-signing-key", nil, "register the SSH public key in `EMAIL=FILE` as a signing key of EMAIL's user (repeatable)")
 	return cmd
 }
 
@@ -120,6 +130,9 @@ func (f *fakeFlags) run(ctx context.Context, e *cmdutil.Env) error {
 		return err
 	}
 	if err := f.addMergeRules(srv); err != nil {
+		return err
+	}
+	if err := f.addSSHKeys(srv); err != nil {
 		return err
 	}
 	ln, err := net.Listen("tcp", f.listen)
@@ -218,6 +231,24 @@ func (f *fakeFlags) createRepos(srv *githubtest.Server) error {
 		}
 		if err := srv.CreateRepo(owner, name, false); err != nil {
 			return cmdutil.UsageErrorf("", "--empty-repo %s: %v", r, err)
+		}
+	}
+	return nil
+}
+
+// addSSHKeys registers the --ssh-signing-key keys.
+func (f *fakeFlags) addSSHKeys(srv *githubtest.Server) error {
+	for _, kv := range f.sshKeys {
+		email, file, ok := strings.Cut(kv, "=")
+		if !ok || email == "" || file == "" {
+			return cmdutil.UsageErrorf("give EMAIL=FILE, FILE a public key (.pub)", "--ssh-signing-key %q: no EMAIL=FILE", kv)
+		}
+		key, err := os.ReadFile(file)
+		if err != nil {
+			return cmdutil.UsageErrorf("", "--ssh-signing-key: %v", err)
+		}
+		if err := srv.AddSSHSigningKey(string(key), email); err != nil {
+			return cmdutil.UsageErrorf("give the public key (.pub), never the private one", "--ssh-signing-key %s: %v", file, err)
 		}
 	}
 	return nil
