@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
+	"github.com/ghcommitter/ghcommitter/committer/internal/refs"
 	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 	"github.com/ghcommitter/ghcommitter/committer/internal/tree"
 )
@@ -379,12 +380,16 @@ func (c *Committer) fail(op, branch string, k, err error) *Error {
 // missingBranch is the error for a branch that does not exist (or whose
 // name only redirects to another branch) when no base to create it from
 // was given.
+// A cause that only says so (refs.ErrBranchMissing, with GitHub's reply)
+// gives the error its status and request id, not more words.
 func (c *Committer) missingBranch(op, branch string, cause error) *Error {
 	err := fmt.Errorf("branch %q does not exist", branch)
-	if cause != nil {
+	var re *refs.RedirectedError
+	if errors.As(cause, &re) {
 		err = fmt.Errorf("branch %q does not exist: %w", branch, cause)
 	}
 	e := c.fail(op, branch, ErrNotFound, err)
+	e.Status, e.Message, e.RequestID = rest.Details(cause)
 	e.Hint = "create it from a base with CreateBranchFrom"
 	return e
 }

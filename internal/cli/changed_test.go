@@ -310,8 +310,16 @@ func TestChangedCheckoutBehindIsAConflict(t *testing.T) {
 	g.write("app.yaml", "v: 3\n", 0o644)
 	res := c.run(commitArgs(srv, "-m", "mine", "--changed")...)
 	res.wantCode(t, cmdutil.ExitConflict)
-	if !strings.Contains(res.stderr, "app.yaml") {
-		t.Errorf("the conflict does not name the path:\n%s", res.stderr)
+	// In the user's terms (issue 41.2): which file changed where since
+	// which commit of the checkout, and what to do; no blob SHAs.
+	checkout := strings.TrimSpace(g.git("rev-parse", "HEAD"))[:12]
+	for _, want := range []string{"app.yaml changed on main since your checkout (at " + checkout + ")", "hint: nothing was committed; pull main (git pull --rebase)"} {
+		if !strings.Contains(res.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, res.stderr)
+		}
+	}
+	if strings.Contains(res.stderr, "expected one of") || strings.Contains(res.stderr, "found blob") {
+		t.Errorf("the conflict speaks in blob SHAs:\n%s", res.stderr)
 	}
 	if h := head(t, srv, "main"); h != before {
 		t.Fatalf("the branch moved to %s", h)

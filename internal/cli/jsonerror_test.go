@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
+	commitcmd "github.com/ghcommitter/ghcommitter/internal/cli/commit"
 )
 
 // oneJSON decodes stdout as exactly one JSON object.
@@ -45,6 +47,8 @@ func TestJSONFailures(t *testing.T) {
 		{"precondition", []string{"--json", "-m", "m", "--expect-absent", "lock", "--delete", "lock"}, nil, nil, 3, "conflict", 0},
 		{"edit command", []string{"--json", "-m", "m", "--edit", "a=exit 4"}, nil, nil, 1, "edit_failed", 0},
 		{"unauthorized", []string{"--json", "-m", "m", "--delete", "lock"}, map[string]string{"GH_TOKEN": "wrong"}, nil, 1, "unauthorized", 401},
+		{"missing local file", []string{"--json", "-m", "m", "--add", "x=no-such-file"}, nil, nil, 2, "invalid", 0},
+		{"missing branch", []string{"--json", "-m", "m", "-b", "no-such-branch", "--delete", "lock"}, nil, nil, 1, "not_found", 404},
 		{"refused ref update", []string{"--json", "-m", "m", "--delete", "lock"}, nil,
 			&githubtest.Fault{Route: githubtest.RouteGraphQL, BodyContains: githubtest.MutationUpdateRefs, Status: 403, Body: `{"message":"Resource not accessible by integration"}`}, 1, "permission", 403},
 	}
@@ -88,6 +92,10 @@ func TestJSONFailures(t *testing.T) {
 			}
 			if id, _ := body["request_id"].(string); (tt.status != 0) != (id != "") {
 				t.Errorf("request_id = %q with status %d", id, tt.status)
+			}
+			// Every error says what to do (issue 41.2).
+			if hint, _ := body["hint"].(string); hint == "" || !strings.Contains(r.stderr, "hint: "+hint) {
+				t.Errorf("hint = %q, want one, on stderr too:\n%s", hint, r.stderr)
 			}
 		})
 	}
@@ -360,4 +368,28 @@ func TestJSONProtectedNamesTheRule(t *testing.T) {
 		r = newCLI(t).run(commitArgs(srv, "-m", "m", "--on-protected", "sometimes", "--edit", "a=echo a")...)
 		r.wantCode(t, 2)
 	})
+}
+
+// TestHelpNamesEveryJSONKey (issue 41.4): commit --help names every key
+// of the --json result, its pull_request object and the error object, as
+// the structs that print them have them.
+func TestHelpNamesEveryJSONKey(t *testing.T) {
+	r := newCLI(t).run("commit", "--help")
+	r.wantCode(t, 0)
+	keys := append([]string{}, jsonErrorKeys...)
+	for _, v := range []any{commitcmd.JSONResult{}, commitcmd.JSONResult{}.PullRequest} {
+		typ := reflect.TypeOf(v)
+		if typ.Kind() == reflect.Pointer {
+			typ = typ.Elem()
+		}
+		for i := range typ.NumField() {
+			name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+			keys = append(keys, name)
+		}
+	}
+	for _, k := range keys {
+		if !strings.Contains(r.stdout, `"`+k+`"`) {
+			t.Errorf("commit --help does not name the JSON key %q", k)
+		}
+	}
 }

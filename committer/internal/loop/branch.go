@@ -34,7 +34,7 @@ func (d *Driver) Head(ctx context.Context, attempt int) (Head, error) {
 			if errors.As(err, &re) {
 				return Head{}, d.host.MissingBranch(re)
 			}
-			return Head{}, d.host.MissingBranch(nil)
+			return Head{}, d.host.MissingBranch(err)
 		}
 		head, tree, err = d.cfg.Refs.ResolveBase(ctx, d.cfg.CreateFrom)
 		if err != nil {

@@ -70,7 +70,9 @@ func (r *Refs) readHead(ctx context.Context, branch string) (commit, tree string
 				return "", "", -1, ErrEmptyRepo
 			}
 			if rest.Status(err) == http.StatusNotFound && rest.MessageIs(err, "Branch not found") {
-				return "", "", -1, ErrBranchMissing
+				// GitHub's reply stays in the chain: its status and
+				// request id are the error's.
+				return "", "", -1, fmt.Errorf("%w (%w)", ErrBranchMissing, err)
 			}
 		}
 		return "", "", -1, fmt.Errorf("read branch %s: %w", branch, err)

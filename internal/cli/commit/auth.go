@@ -94,7 +94,7 @@ func (a *authFlags) newError(owner, name string, err error) error {
 	if a.isApp() {
 		return apiError("authenticate as GitHub App for", owner+"/"+name, err)
 	}
-	return cmdutil.UsageErrorf("", "%v", err)
+	return cmdutil.UsageErrorf("", "%w", err)
 }
 
 func (a *authFlags) isApp() bool { return a.appID != 0 || a.appKeyFile != "" || a.installationID != 0 }
@@ -150,7 +150,7 @@ func authOption(ctx context.Context, a *authFlags, e *cmdutil.Env, owner, name, 
 		check := app
 		check.InstallationID = 1
 		if _, err := ghclient.NewHTTPClient(ctx, append(opts[:len(opts):len(opts)], ghclient.WithApp(check))...); err != nil {
-			return nil, cmdutil.UsageErrorf("", "%v", err)
+			return nil, cmdutil.UsageErrorf("", "%w", err)
 		}
 		return ghclient.WithApp(app), nil
 	case a.tokenFile != "":

@@ -33,8 +33,10 @@ type changeBuilder struct {
 	// checkout is the git work tree LOCAL_PATH directories are walked in
 	// with its ignore rules; nil outside one and with --no-ignore.
 	checkout *input.GitCheckout
-	// changed lists the paths --changed found, relative to the top level.
-	changed []string
+	// changed lists the paths --changed found, relative to the top level,
+	// and checkoutHead is the commit they changed from.
+	changed      []string
+	checkoutHead string
 }
 
 const addHint = "use --add REMOTE=LOCAL to commit a file from outside the current directory"
@@ -208,13 +210,13 @@ func (b *changeBuilder) addIgnoring(remote, local string) error {
 		rel := lp
 		if base != "." {
 			if rel, err = filepath.Rel(base, lp); err != nil {
-				return cmdutil.UsageErrorf("", "%v", err)
+				return cmdutil.UsageErrorf("", "%w", err)
 			}
 		}
 		rp := path.Join(dir, filepath.ToSlash(rel))
 		lf, err := committer.LoadFile(lp, rp, b.opts)
 		if err != nil {
-			return cmdutil.UsageErrorf("", "%v", err)
+			return cmdutil.UsageErrorf("", "%w", err)
 		}
 		if err := b.put(rp, lf); err != nil {
 			return err
@@ -253,6 +255,7 @@ func (b *changeBuilder) changedPaths(f *commitFlags, prefix string) error {
 	case !ok:
 		return cmdutil.UsageErrorf("run it in the checkout (actions/checkout), or name the files to commit", "--changed: the current directory is not in a git checkout")
 	}
+	b.checkoutHead = g.Head()
 	changes, err := g.Changes(specs)
 	if err != nil {
 		if errors.As(err, &ee) {
@@ -276,14 +279,14 @@ func (b *changeBuilder) changedPaths(f *commitFlags, prefix string) error {
 		}
 		lf, err := committer.LoadFile(c.Local, rp, b.opts)
 		if err != nil {
-			return cmdutil.UsageErrorf("", "%v", err)
+			return cmdutil.UsageErrorf("", "%w", err)
 		}
 		if c.Mode != "" && (lf.Mode == committer.ModeFile || lf.Mode == committer.ModeExecutable) {
 			lf.Mode = committer.Mode(c.Mode) // core.fileMode=false: the index's
 		}
 		sha, err := input.LocalBlobSHA(lf)
 		if err != nil {
-			return cmdutil.UsageErrorf("", "%s: %v", c.Local, err)
+			return cmdutil.UsageErrorf("", "%s: %w", c.Local, err)
 		}
 		b.cs.ExpectOneOf(rp, c.HeadSHA, sha)
 		if err := b.put(rp, lf); err != nil {
@@ -313,9 +316,9 @@ func (b *changeBuilder) add(remote, local string) error {
 	info, err := os.Lstat(local)
 	if err != nil {
 		if os.IsNotExist(err) {
-			return cmdutil.UsageErrorf("", "%s: no such file or directory", local)
+			return cmdutil.UsageErrorf(missingHint(local), "%s: no such file or directory", local) // usererrors.go
 		}
-		return cmdutil.UsageErrorf("", "%v", err)
+		return cmdutil.UsageErrorf("", "%w", err)
 	}
 	if info.IsDir() {
 		dir, err := repoDir(fmt.Sprintf("--add %q", remote+"="+local), remote)
@@ -324,7 +327,7 @@ func (b *changeBuilder) add(remote, local string) error {
 		}
 		files, err := committer.LoadDir(local, b.opts)
 		if err != nil {
-			return cmdutil.UsageErrorf("", "%v", err)
+			return cmdutil.UsageErrorf("", "%w", err)
 		}
 		if len(files) == 0 {
 			return cmdutil.UsageErrorf("", "%s: directory holds no files", local)
@@ -342,7 +345,7 @@ func (b *changeBuilder) add(remote, local string) error {
 	}
 	lf, err := committer.LoadFile(local, rp, b.opts)
 	if err != nil {
-		return cmdutil.UsageErrorf("", "%v", err)
+		return cmdutil.UsageErrorf("", "%w", err)
 	}
 	return b.put(rp, lf)
 }

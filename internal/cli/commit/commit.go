@@ -219,7 +219,7 @@ func commitRun(ctx context.Context, e *cmdutil.Env, f *commitFlags) error {
 	res, err := c.Commit(ctx, branch, cs, cos...)
 	prog.finish()
 	if err != nil {
-		return err
+		return b.changedOnBranch(err, branch) // usererrors.go
 	}
 	return out.result(res, rb.verified(res.Repository, res.Commit))
 }
@@ -293,7 +293,7 @@ func newCommitter(ctx context.Context, f *commitFlags, e *cmdutil.Env, owner, na
 	}
 	c, err := committer.New(owner, name, append(copts, committer.WithHTTPClient(client))...)
 	if err != nil {
-		return nil, nil, nil, cmdutil.UsageErrorf("", "%v", err)
+		return nil, nil, nil, cmdutil.UsageErrorf("", "%w", err)
 	}
 	prog.start()
 	return c, prog, client, nil
@@ -397,7 +397,7 @@ func readMessage(f *commitFlags, in *stdinOnce) (string, error) {
 func targetBranch(ctx context.Context, f *commitFlags, e *cmdutil.Env, c *committer.Committer) (string, error) {
 	if f.branch != "" {
 		if err := committer.ValidateBranch(f.branch); err != nil {
-			return "", cmdutil.UsageErrorf("", "%v", err)
+			return "", cmdutil.UsageErrorf("", "%w", err)
 		}
 		return f.branch, nil
 	}

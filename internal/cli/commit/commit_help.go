@@ -49,14 +49,18 @@ a GitHub App authenticates with --app-id and --app-key-file.
 Output: "committed N files" counts the files the commit added, modified or
 deleted, as the library reports them (a file whose content was already there
 is not counted). With --json, stdout holds exactly one JSON value whatever
-happens (an object; an array for several manifests): the result, or on
-failure
-{"error":{"kind","message","hint","head","attempts","status","request_id","retry_after"}}
+happens (an object; an array for several manifests): the result
+{"repository","branch","commit","parent","tree","attempts","changed","noop",
+"url","engine","bootstrapped","tag","pull_request"} (pull_request:
+{"number","url","created","operation","base","head"}; engine, bootstrapped,
+tag and pull_request only when they apply), or on failure
+{"error":{"kind","message","hint","head","attempts","status","request_id","retry_after","rule"}}
 beside the exit status below (exit 4 aside). kind is one of: invalid, conflict, not_found,
 unauthorized, permission, protected, rate_limited, unknown_outcome,
 edit_failed, interrupted, failed. status and request_id are GitHub's HTTP
 status and X-GitHub-Request-Id when a reply caused the failure; retry_after
-is, for rate_limited, the seconds to wait before trying again (else 0).
+is, for rate_limited, the seconds to wait before trying again (else 0);
+rule, for protected, the rule that refused the write.
 A partly-done run (exit 4) prints the result with the "error" object beside
 its keys; several manifests print an array, one result or error per
 manifest, in order.

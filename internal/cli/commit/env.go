@@ -16,6 +16,10 @@ import (
 
 // Classify turns any error a command returns into an exitError.
 func Classify(err error) *cmdutil.ExitError {
+	return withHint(classify(err)) // usererrors.go
+}
+
+func classify(err error) *cmdutil.ExitError {
 	var ee *cmdutil.ExitError
 	if errors.As(err, &ee) {
 		return ee

@@ -25,17 +25,18 @@ func interrupted(ctx context.Context, err error) error {
 		return err // something landed: partly done says so, not the signal
 	}
 	reported := ee != nil && ee.Reported // --json printed the outcome already
-	hint := "stopped by " + sc.Sig.String() + ": nothing was committed"
+	// Said as what happened (the error it stands for stays in the chain).
+	msg, hint := "interrupted ("+sc.Sig.String()+"): nothing was committed", "run it again when you are ready"
 	var after *afterLanding
 	switch {
 	case errors.Is(err, committer.ErrUnknownOutcome):
-		hint = "stopped by " + sc.Sig.String() + " after the commit was sent: it may have landed (or still land); " +
-			"check the branch for it (its " + committer.EditIDTrailer + " trailer) before running again"
+		msg = "interrupted (" + sc.Sig.String() + ") after the commit was sent: whether it landed cannot be told"
+		hint = "it may have landed (or still land); check the branch for it (its " + committer.EditIDTrailer + " trailer) before running again"
 	case errors.As(err, &after):
-		hint = "stopped by " + sc.Sig.String() + " after the commit landed on " + after.branch + " (" + after.commit +
-			"); the pull request was not opened: open it rather than running again, which would commit again"
+		msg = "interrupted (" + sc.Sig.String() + ") after the commit landed on " + after.branch + " (" + after.commit + "): the pull request was not opened"
+		hint = "open it rather than running again, which would commit again"
 	}
-	return &cmdutil.ExitError{Code: 128 + int(sc.Sig), Err: err, Hint: hint, Reported: reported}
+	return &cmdutil.ExitError{Code: 128 + int(sc.Sig), Err: &userError{msg: msg, err: err}, Hint: hint, Reported: reported}
 }
 
 // afterLanding is a failure after the commit landed (opening the pull

@@ -35,8 +35,14 @@ func TestInterruptedHints(t *testing.T) {
 			if !errors.As(interrupted(ctx, tc.err), &ee) || ee.Code != 130 {
 				t.Fatalf("interrupted(%v) = %v, want exit 130", tc.err, ee)
 			}
-			if !strings.Contains(ee.Hint, tc.want) || (tc.name != "not-landed" && strings.Contains(ee.Hint, "nothing was committed")) {
-				t.Errorf("hint %q, want it to say %q", ee.Hint, tc.want)
+			// Said in the message (issue 41.2: "interrupted: nothing was
+			// committed", or the outcome), with a hint of what to do.
+			said := ee.Error() + " " + ee.Hint
+			if !strings.Contains(said, tc.want) || (tc.name != "not-landed" && strings.Contains(said, "nothing was committed")) || ee.Hint == "" {
+				t.Errorf("message %q, hint %q: want them to say %q", ee.Error(), ee.Hint, tc.want)
+			}
+			if !strings.HasPrefix(ee.Error(), "interrupted") || strings.Contains(ee.Error(), "context canceled") {
+				t.Errorf("message %q, want it to say it was interrupted, in those words", ee.Error())
 			}
 			if k := kindOf(ee); k != tc.kind {
 				t.Errorf("kind %q, want %q", k, tc.kind)

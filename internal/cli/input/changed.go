@@ -86,6 +86,16 @@ func OpenCheckout(ctx context.Context, e *cmdutil.Env) (*GitCheckout, bool, erro
 	return g, true, nil
 }
 
+// Head is the commit the checkout's HEAD names, "" when it names none
+// (an unborn branch) or git cannot tell.
+func (g *GitCheckout) Head() string {
+	out, err := g.git(g.top, "rev-parse", "--verify", "-q", "HEAD^{commit}")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
 // git runs git with args in the current directory (dir "" ) or dir, with
 // pathspecs taken literally, and returns its stdout. The commands it runs
 // only read (status may refresh the index's stat cache, as git status
