@@ -77,7 +77,8 @@ func commitProcess(ctx context.Context, self, work, tokenFile, api string, i int
 		return nil, nil, err
 	}
 	// self is this binary (os.Executable), its arguments the demo's own.
-	cmd := exec.CommandContext(ctx, self, "commit", //nolint:gosec // G204: see above "-R", demoOwner+"/"+demoRepo, "--branch", "main",
+	cmd := exec.CommandContext(ctx, self, "commit", //nolint:gosec // G204: see above
+		"-R", demoOwner+"/"+demoRepo, "--branch", "main",
 		"--api-url", api, "--token-file", tokenFile, "--json", "--max-attempts", "30",
 		"-m", fmt.Sprintf("Promote stage-%d to %s", i, tag),
 		"--add", stageFile(i)+"="+local,
