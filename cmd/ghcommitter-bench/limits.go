@@ -63,6 +63,9 @@ type limitResult struct {
 	// LastLanded is when the last writer that landed had landed, from the
 	// launch (lastLanded); Wall also waits for the writers that failed.
 	LastLanded time.Duration
+	// P50 and MaxLatency are the writers' times from their start to their
+	// outcome: the median and the longest.
+	P50, MaxLatency time.Duration
 	// Reads are the requests other than writes, from the fake's log;
 	// NotModified the conditional ones among them answered 304.
 	Reads, NotModified int

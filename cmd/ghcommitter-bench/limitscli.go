@@ -116,7 +116,7 @@ func limitSummary(fake *limitsFake, sc, eng string, ws []writerResult, wall time
 	return limitResult{Scenario: sc, Engine: eng, Writers: len(ws), Landed: rr.Landed, Wall: wall,
 		MeanAttempts: rr.MeanAttempts, MaxAttempts: rr.MaxAttempts, Exhausted: rr.Exhausted, Errors: rr.Errors,
 		Requests: reqs, Stats: stats, Scale: cfg.limits.scale, Unreported: unreported, Routes: fake.routes(),
-		Kinds: fake.writeKinds(), LastLanded: lastLanded(ws, wall), Reads: reads, NotModified: notModified}, nil
+		Kinds: fake.writeKinds(), LastLanded: lastLanded(ws, wall), P50: rr.P50, MaxLatency: percentile(latencies(ws), 100), Reads: reads, NotModified: notModified}, nil
 }
 
 // writeKinds counts the fake's logged writes by type (see writeKinds).
@@ -244,4 +244,13 @@ func machineEnv(env []string, work string, i int, separate bool) ([]string, erro
 		}
 	}
 	return append(kept, "HOME="+home, "XDG_CACHE_HOME="+cache, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), limitStateEnv(machine)), nil
+}
+
+// latencies are the writers' times from their start to their outcome.
+func latencies(ws []writerResult) []time.Duration {
+	out := make([]time.Duration, len(ws))
+	for i, w := range ws {
+		out[i] = w.Latency
+	}
+	return out
 }

@@ -150,14 +150,14 @@ func renderProcessTable(b *strings.Builder, lr *limitsReport) {
 		return
 	}
 	fmt.Fprintf(b, "%s\n### One process, %d stages\n\n", processBegin, processStages)
-	fmt.Fprintf(b, "The seed's scenario from one process: %d goroutines, each a stage calling `Committer.Commit` with the library's defaults; each syncs its directory `stages/stage-NN/` (3 files: `committer.ChangeSet.Sync`) and appends its line to the shared `%s`. **process-own-clients**: each stage builds its own `ghclient.NewHTTPClient` (one token) and `committer.New`; **process-shared-client**: one client, a Committer per stage. The process's coordinator of the branch batches them. The fake runs with `githubtest.GitHubLimits`, every window %g times shorter, and the clients with the limit-scale test seam (`testseam.Seams{LimitScale: %g}`); the **real pacing** row runs unscaled (github.com's own windows and the library's default pacing, 80 writes a minute after a burst of 8), for the time until all %d land. Each request gets %s of added latency.\n\n", processStages, indexPath, lr.Config.scale, lr.Config.scale, processStages, lr.Latency)
-	fmt.Fprintf(b, "| mode | scale | landed | wall | writes | writes / landed | 403/429 (writes) | own window | attempts mean / max |\n")
-	fmt.Fprintf(b, "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(b, "The seed's scenario from one process: %d goroutines, each a stage calling `Committer.Commit` with the library's defaults; each syncs its directory `stages/stage-NN/` (3 files: `committer.ChangeSet.Sync`) and appends its line to the shared `%s`. **process-own-clients**: each stage builds its own `ghclient.NewHTTPClient` (one token) and `committer.New`; **process-shared-client**: one client, a Committer per stage. The process's coordinator of the branch batches them. The fake runs with `githubtest.GitHubLimits`, every window %g times shorter, and the clients with the limit-scale test seam (`testseam.Seams{LimitScale: %g}`); the **real pacing** row runs unscaled (github.com's own windows and the library's default pacing, 80 writes a minute after a burst of 8), for the time until all %d land. **landing latency** is each stage's time from its call to its result (a batch capped by what the credential's pacer sends within 15 s lands its callers as it goes: the median stage well before the last). Each request gets %s of added latency.\n\n", processStages, indexPath, lr.Config.scale, lr.Config.scale, processStages, lr.Latency)
+	fmt.Fprintf(b, "| mode | scale | landed | wall | landing latency p50 / max | writes | writes / landed | 403/429 (writes) | own window | attempts mean / max |\n")
+	fmt.Fprintf(b, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	var notes []string
 	for _, r := range rows {
 		s := r.Stats
-		fmt.Fprintf(b, "| %s | %g | %d/%d | %s | %d | %.2f | %d (%d) | %d | %.2f / %d |\n", r.Engine, r.Scale, r.Landed, r.Writers, secs(r.Wall),
-			s.Writes, r.WritesPerLanded(), s.Limited, s.WritesLimited, s.WritesInOwnRetryAfter, r.MeanAttempts, r.MaxAttempts)
+		fmt.Fprintf(b, "| %s | %g | %d/%d | %s | %s / %s | %d | %.2f | %d (%d) | %d | %.2f / %d |\n", r.Engine, r.Scale, r.Landed, r.Writers, secs(r.Wall),
+			secs(r.P50), secs(r.MaxLatency), s.Writes, r.WritesPerLanded(), s.Limited, s.WritesLimited, s.WritesInOwnRetryAfter, r.MeanAttempts, r.MaxAttempts)
 		notes = append(notes, rowNotes(r)...)
 	}
 	if len(notes) > 0 {
