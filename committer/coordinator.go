@@ -109,13 +109,36 @@ func newJob(ctx context.Context, c *Committer, branch string, co commitOptions, 
 // itself; a batch waits for the outcome of the writes it sent).
 func (co *coordinator) submit(j *job) (*Result, error) {
 	defer co.users.Add(-1)
+	co.enqueue(j)
+	return co.wait(j)
+}
+
+// submitAll queues jobs together, so that they go in one batch as far as
+// its limits allow (see take), and waits for each as submit does.
+func (co *coordinator) submitAll(jobs []*job) ([]*Result, []error) {
+	defer co.users.Add(-1)
+	co.enqueue(jobs...)
+	res, errs := make([]*Result, len(jobs)), make([]error, len(jobs))
+	for i, j := range jobs {
+		res[i], errs[i] = co.wait(j)
+	}
+	return res, errs
+}
+
+// enqueue appends jobs to pending at once and starts the leader.
+func (co *coordinator) enqueue(jobs ...*job) {
 	co.mu.Lock()
-	co.pending = append(co.pending, j)
+	defer co.mu.Unlock()
+	co.pending = append(co.pending, jobs...)
 	if !co.leading {
 		co.leading = true
 		go co.lead()
 	}
-	co.mu.Unlock()
+}
+
+// wait waits for j's outcome, withdrawing it when j.ctx ends first (see
+// submit).
+func (co *coordinator) wait(j *job) (*Result, error) {
 	select {
 	case <-j.done:
 		return j.res, j.err

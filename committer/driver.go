@@ -9,6 +9,7 @@ import (
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/engine"
 	"github.com/ghcommitter/ghcommitter/committer/internal/loop"
+	"github.com/ghcommitter/ghcommitter/committer/turns"
 )
 
 // The attempt driver is internal/loop's Driver; this file is the
@@ -25,7 +26,7 @@ func (c *Committer) driverConfig(branch string, co commitOptions) loop.Config {
 		ExpectHead: co.expectHead, CreateFrom: co.createFrom, Tag: co.tag, Squash: co.squash,
 		MaxAttempts: c.o.maxAttempts, Backoff: func(lc loop.Contention) time.Duration { return c.o.backoff(Contention(lc)) }, Sleep: c.o.sleep,
 		SecondaryFloor: c.o.secondaryFloor, MaxLimitWait: c.o.maxLimitWait,
-		NoTurns: c.o.noTurns, TurnDir: c.o.turnDir, TurnWait: c.o.turnWait, TurnKey: c.turnKey(branch),
+		Turns: c.o.turns, TurnWait: c.o.turnWait, TurnKey: c.turnKey(branch),
 	}
 }
 
@@ -128,11 +129,16 @@ func oneCommit(u *unit) *loop.OneCommit {
 	return &loop.OneCommit{Message: u.message, Author: toAuthor(u.cs.Author), Committer: toAuthor(u.cs.Committer), EditID: u.editID}
 }
 
-// turnKey names branch of the repository for the machine's turns: the
-// API, the repository (GitHub's names are case-insensitive) and the
-// branch, and the coordinator registry (tests' "other processes").
-func (c *Committer) turnKey(branch string) string {
-	return strings.Join([]string{c.api, strings.ToLower(c.Repository()), branch, c.o.process}, "\x00")
+// turnKey names branch of the repository for the writers' turns: the API,
+// the repository (GitHub's names are case-insensitive) and the branch. The
+// API of a coordinator registry of its own (tests' "other processes", see
+// options.process) is told apart by the registry's name.
+func (c *Committer) turnKey(branch string) turns.Key {
+	api := c.api
+	if c.o.process != "" {
+		api += "\x00" + c.o.process
+	}
+	return turns.Key{API: api, Repository: strings.ToLower(c.Repository()), Branch: branch}
 }
 
 // Rules that explain themselves: after a write refused by a rule

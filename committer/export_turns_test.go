@@ -1,6 +1,10 @@
 package committer
 
-import "time"
+import (
+	"time"
+
+	"github.com/ghcommitter/ghcommitter/committer/turns"
+)
 
 // WithTurnWait shortens how long a commit may wait for turns in all (a
 // minute), for tests.
@@ -9,4 +13,4 @@ func WithTurnWait(d time.Duration) Option {
 }
 
 // TurnKey is the key of c's turns at branch.
-func TurnKey(c *Committer, branch string) string { return c.turnKey(branch) }
+func TurnKey(c *Committer, branch string) turns.Key { return c.turnKey(branch) }

@@ -6,10 +6,9 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"path/filepath"
 	"time"
 
-	"github.com/ghcommitter/ghcommitter/committer/internal/turns"
+	"github.com/ghcommitter/ghcommitter/committer/turns"
 )
 
 // Option configures a Committer. Options validate their input: New returns
@@ -77,10 +76,9 @@ type options struct {
 	// (ghclient.RateLimits.MaxWait, from ghclient.ConfigOf): a write
 	// refused with a longer one ends the work at once, as a read does.
 	maxLimitWait time.Duration
-	// turnDir holds the lock files of the machine's turns at a branch
-	// (WithTurnDir); noTurns: WithoutTurns.
-	turnDir string
-	noTurns bool
+	// turns are the writers' turns at a branch (WithTurns, WithTurnDir);
+	// nil: none (WithoutTurns).
+	turns turns.Turns
 	// turnWait bounds a commit's waits for turns, over all its attempts
 	// (turns.DefaultMaxWait when 0); tests shorten it.
 	turnWait time.Duration
@@ -97,7 +95,7 @@ func defaultOptions() options {
 
 		landingGrace: DefaultLandingGrace,
 		editGrace:    DefaultBatchEditGrace,
-		turnDir:      turns.DefaultDir(),
+		turns:        turns.InProcess(),
 	}
 }
 
@@ -332,51 +330,49 @@ func WithBatchEditGrace(d time.Duration) Option {
 	}
 }
 
-// WithTurnDir names the directory of the lock files through which the
-// writers of one machine take turns at a branch; "" keeps the turns within
-// the process.
-//
-// By default every attempt of a commit first waits until no other writer on
-// the machine (another goroutine, or another process with the same
-// directory) is in an attempt at the same branch of the same repository:
-// writers started at once then land one after another instead of racing
-// and spending writes on lost attempts. The default directory is
-// ghcommitter/turns in the user's cache directory (os.UserCacheDir); it
-// holds empty files whose names are hashes. A turn is an optimization
-// only: writers on other machines still race, and the compare-and-swap ref
-// update keeps every guarantee. A commit waits for turns at most a minute in all, over all
-// its attempts (a holder may be stuck): then, or when the lock directory
-// or its lock file cannot be used, it races as before; a process that dies
-// loses its turn at once. Dry runs (Plan) take no turn.
-//
-// The directory must belong to the user and must not be writable by group
-// or others (an existing one is checked, a missing one is made with mode
-// 0700); else it is not used and the writers race, as they do when a lock
-// file is a symbolic link, a FIFO or not the user's. Lock files are named
-// by the SHA-256 of the API, repository and branch; one created more than
-// an hour ago is deleted by the next process to prune (each prunes at most
-// once an hour) while it holds the file's lock and nobody else does. No other file is ever deleted.
-// Turns between processes need a Unix system; elsewhere they stay within
-// the process.
+// WithTurns makes every attempt of a commit first wait for its turn at
+// the branch from t (see package committer/turns): writers that share t
+// and start at once then land one after another instead of racing and
+// spending writes on lost attempts. The key is the API, the repository and
+// the branch (turns.Key). A turn is an optimization only: writers that do
+// not share t still race, and the compare-and-swap ref update keeps every
+// guarantee. A commit waits for turns at most a minute in all, over all its
+// attempts (a holder may be stuck); then, or when t refuses a turn, it
+// races as before. Dry runs (Plan) take no turn. t must not be nil; the
+// default is turns.InProcess(): the writers of this process take turns,
+// and nothing is kept outside it.
+func WithTurns(t turns.Turns) Option {
+	return func(o *options) error {
+		if t == nil {
+			return fmt.Errorf("turns must not be nil (WithoutTurns races without them)")
+		}
+		o.turns = t
+		return nil
+	}
+}
+
+// WithTurnDir makes the writers of one machine take turns at a branch
+// through lock files in dir: WithTurns(turns.Files(dir)), whose doc says
+// what the directory must be and what is kept in it (the ghcommitter
+// command passes turns.DefaultDir(), ghcommitter/turns in the user's cache
+// directory). "" keeps the turns within the process (turns.InProcess).
+// The default writes no file.
 func WithTurnDir(dir string) Option {
 	return func(o *options) error {
-		if dir != "" && !filepath.IsAbs(dir) {
-			abs, err := filepath.Abs(dir)
-			if err != nil {
-				return fmt.Errorf("turn directory %q: %w", dir, err)
-			}
-			dir = abs
+		t, err := turns.Files(dir)
+		if err != nil {
+			return fmt.Errorf("turn directory %q: %w", dir, err)
 		}
-		o.turnDir = dir
+		o.turns = t
 		return nil
 	}
 }
 
 // WithoutTurns makes every attempt race for the branch without waiting for
-// the other writers of the machine (see WithTurnDir).
+// the other writers (see WithTurns).
 func WithoutTurns() Option {
 	return func(o *options) error {
-		o.noTurns = true
+		o.turns = nil
 		return nil
 	}
 }

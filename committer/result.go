@@ -240,6 +240,34 @@ type EditPanic = tree.EditPanic
 // waited for it; its result, when it comes, is discarded.
 var ErrEditTooSlow = errors.New("edit function still running when the rest of its batch was ready")
 
+// BatchError is CommitAll's error when some of its change sets did not
+// land: Errs holds one error per change set, in order, nil for those that
+// landed. errors.Is and errors.As see each of them.
+type BatchError struct {
+	Errs []error
+}
+
+func (e *BatchError) Error() string {
+	var failed []string
+	for i, err := range e.Errs {
+		if err != nil {
+			failed = append(failed, fmt.Sprintf("change set %d of %d: %v", i+1, len(e.Errs), err))
+		}
+	}
+	return strings.Join(failed, "; ")
+}
+
+// Unwrap returns the change sets' errors (those that did not land).
+func (e *BatchError) Unwrap() []error {
+	var errs []error
+	for _, err := range e.Errs {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}
+
 // Error is the error returned by Committer methods. It says what failed where,
 // and wraps both its Kind and the underlying cause. When GitHub answered
 // with an error, Status, Message and RequestID say what it answered; the

@@ -3,8 +3,13 @@ package committer_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io/fs"
 	"log/slog"
+	"net"
 	"net/http"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -12,7 +17,8 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer"
 	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
-	"github.com/ghcommitter/ghcommitter/committer/internal/turns"
+	"github.com/ghcommitter/ghcommitter/committer/internal/loop"
+	pubturns "github.com/ghcommitter/ghcommitter/committer/turns"
 )
 
 // raceLog keeps why each attempt raced without a turn.
@@ -46,11 +52,11 @@ func TestTurnWaitIsBoundedPerCommit(t *testing.T) {
 	log := &raceLog{}
 	ts, c := setupClient(t, []ghclient.Option{ghclient.WithLogger(slog.New(log))}, committer.WithTurnDir(t.TempDir()),
 		committer.WithTurnWait(100*time.Millisecond), committer.WithFastForwardRefUpdates())
-	holder := turns.Turns{}.Take(context.Background(), committer.TurnKey(c, "main"))
-	defer holder.Release()
-	if !holder.Granted {
-		t.Fatal(holder.Err)
+	holder, err := pubturns.InProcess().Take(context.Background(), committer.TurnKey(c, "main"))
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer holder.Release()
 	// Another writer moves main before each of our first two ref updates.
 	n := 0
 	ts.Inject(githubtest.Fault{Method: http.MethodPatch, Route: "PATCH /repos/{owner}/{repo}/git/refs/{ref...}", Times: 2, Before: func(*http.Request) {
@@ -68,7 +74,112 @@ func TestTurnWaitIsBoundedPerCommit(t *testing.T) {
 	}
 	log.mu.Lock()
 	defer log.mu.Unlock()
-	if len(log.errs) != 3 || !errors.Is(log.errs[0], context.DeadlineExceeded) || !errors.Is(log.errs[1], turns.ErrWaitSpent) || !errors.Is(log.errs[2], turns.ErrWaitSpent) {
+	if len(log.errs) != 3 || !errors.Is(log.errs[0], context.DeadlineExceeded) || !errors.Is(log.errs[1], loop.ErrWaitSpent) || !errors.Is(log.errs[2], loop.ErrWaitSpent) {
 		t.Fatalf("raced without a turn because of %v: want the wait running out once, then no wait", log.errs)
+	}
+}
+
+// TestLibraryWritesNoFile: a program that embeds the library, with a fresh
+// HOME and cache directory, leaves both empty after its commits: turns and
+// rate-limit state stay in the process unless it asks for files. The API
+// is not on a loopback address (it dials the fake through a resolver of
+// its own), which is where the rate-limit state once went to files.
+func TestLibraryWritesNoFile(t *testing.T) {
+	home, cache := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CACHE_HOME", cache)
+	ts := githubtest.NewServer(t)
+	if err := ts.CreateRepo(owner, repo, true); err != nil {
+		t.Fatal(err)
+	}
+	addr := strings.TrimSuffix(strings.TrimPrefix(ts.URL, "http://"), "/")
+	dial := &http.Client{Transport: &http.Transport{
+		DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, network, addr)
+		},
+	}}
+	hc, err := ghclient.NewHTTPClient(context.Background(), ghclient.WithBaseURL("http://github.example/api/v3/"), ghclient.WithToken("a-token"), ghclient.WithHTTPClient(dial))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := committer.New(owner, repo, committer.WithHTTPClient(hc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cs := committer.NewChangeSet(fmt.Sprintf("writer %d", i)).Put(fmt.Sprintf("w%d.txt", i), []byte("x\n"))
+			if _, err := c.Commit(context.Background(), "main", cs); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	for i := range 3 {
+		if got := readFile(t, ts, "main", fmt.Sprintf("w%d.txt", i)); got != "x\n" {
+			t.Fatalf("w%d.txt holds %q", i, got)
+		}
+	}
+	for _, dir := range []string{home, cache} {
+		var found []string
+		_ = filepath.WalkDir(dir, func(p string, _ fs.DirEntry, _ error) error {
+			if p != dir {
+				found = append(found, p)
+			}
+			return nil
+		})
+		if len(found) > 0 {
+			t.Errorf("the library left %v", found)
+		}
+	}
+}
+
+// recordTurns is a Turns of the caller's own: it grants every turn and
+// keeps the keys it was asked for and how many turns are held.
+type recordTurns struct {
+	mu   sync.Mutex
+	keys []pubturns.Key
+	held int
+}
+
+func (r *recordTurns) Take(_ context.Context, k pubturns.Key) (pubturns.Turn, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.keys = append(r.keys, k)
+	r.held++
+	return recordTurn{r}, nil
+}
+
+type recordTurn struct{ r *recordTurns }
+
+func (recordTurn) Queued() bool { return false }
+func (t recordTurn) Release() {
+	t.r.mu.Lock()
+	t.r.held--
+	t.r.mu.Unlock()
+}
+
+// TestWithTurnsTakesTheCallersTurns: an implementation of the caller's
+// is asked for the turn of the API, the repository (lower case) and the
+// branch on each attempt, and each turn is released.
+func TestWithTurnsTakesTheCallersTurns(t *testing.T) {
+	rec := &recordTurns{}
+	_, c := setup(t, committer.WithTurns(rec))
+	if _, err := c.Commit(context.Background(), "main", committer.NewChangeSet("m").Put("a.txt", []byte("a\n"))); err != nil {
+		t.Fatal(err)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.keys) != 1 || rec.held != 0 {
+		t.Fatalf("took %d turns (%v), %d still held: want one, released", len(rec.keys), rec.keys, rec.held)
+	}
+	if k := rec.keys[0]; k.Repository != strings.ToLower(owner+"/"+repo) || k.Branch != "main" || k.API == "" {
+		t.Fatalf("key %+v", k)
+	}
+	if _, err := committer.New(owner, repo, committer.WithTurns(nil)); err == nil {
+		t.Fatal("WithTurns(nil) accepted")
 	}
 }

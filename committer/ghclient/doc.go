@@ -94,15 +94,18 @@
 //     Wrap made count as one credential per hc.Transport, since their
 //     credentials are added below these layers; a request that carries
 //     an Authorization header is counted by it;
-//   - the processes of one machine share it too (machine.go): a small file
-//     per credential under RateLimits.StateDir (by default ghcommitter/limits
-//     in the user cache directory) holds the Retry-After windows any of
+//   - with RateLimits.StateDir or RateLimits.MachineState (the ghcommitter
+//     command's default; the library's default keeps the state in the
+//     process and writes no file), the processes of one machine share it
+//     too (machine.go): a small file per credential under the directory
+//     (with MachineState, ghcommitter/limits in the user cache directory)
+//     holds the Retry-After windows any of
 //     them was told and a record of the token's writes, against which
 //     every write is admitted (80 in any minute, 500 in any hour, recorded
 //     when sent), so that separate processes on one token stay under
 //     GitHub's budget together; each keeps its own pacer and burst. Not for
 //     a replaced clock (a test seam), a credential known only as a transport,
-//     or, unless RateLimits.StateDir names the directory, an API on a
+//     or, with MachineState and no StateDir, an API on a
 //     loopback address (a test server, whose next run reuses its ports
 //     and tokens).
 //

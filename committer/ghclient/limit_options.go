@@ -52,25 +52,30 @@ type RateLimits struct {
 	// count of recent writes and the windows GitHub told any of them to
 	// wait. Separate processes that use one token then stay under
 	// GitHub's 80 writes a minute and 500 an hour together, and none
-	// writes inside a Retry-After another was told. The default is
-	// ghcommitter/limits in the user cache directory
-	// (DefaultLimitStateDir), except for an API on a loopback address (a
-	// test server: its next run reuses ports and tokens, not the budget),
-	// whose state stays within the process unless StateDir names a
-	// directory. A missing directory is created with mode 0700; an
-	// existing one is used only when it belongs to the user and neither
-	// group nor others may write into it, and its files only when they
-	// are the user's regular files (never a symbolic link or a FIFO);
-	// else, and on systems other than Unix, the state stays within the
-	// process. It holds a small file per credential and its lock, named by
-	// a hash, replaced whole on each change (a process that cannot write
-	// leaves the others' state); only those files are ever removed, once
-	// unused for two hours. A client whose credential is known only as its
-	// transport (Wrap of a client without an Authorization header: an
-	// App's installation transport) keeps its state within the process.
+	// writes inside a Retry-After another was told. A missing directory is
+	// created with mode 0700; an existing one is used only when it belongs
+	// to the user and neither group nor others may write into it, and its
+	// files only when they are the user's regular files (never a symbolic
+	// link or a FIFO); else, and on systems other than Unix, the state
+	// stays within the process. It holds a small file per credential and
+	// its lock, named by a hash, replaced whole on each change (a process
+	// that cannot write leaves the others' state); only those files are
+	// ever removed, once unused for two hours. A client whose credential
+	// is known only as its transport (Wrap of a client without an
+	// Authorization header: an App's installation transport) keeps its
+	// state within the process. The default is "": the state stays within
+	// the process, and the client writes no file.
 	StateDir string
-	// ProcessState keeps the state within the process (StateDir must then
-	// be "").
+	// MachineState shares the state as StateDir does, in
+	// DefaultLimitStateDir (ghcommitter/limits in the user cache
+	// directory; the ghcommitter command's default), except for an API on
+	// a loopback address (a test server: its next run reuses ports and
+	// tokens, not the budget), whose state stays within the process. A
+	// StateDir given beside it names the directory, for every API.
+	MachineState bool
+	// ProcessState keeps the state within the process, as the default
+	// does, after an earlier WithRateLimits shared it (StateDir and
+	// MachineState must then be unset).
 	ProcessState bool
 }
 
@@ -115,10 +120,12 @@ func WithRateLimits(rl RateLimits) Option {
 			o.writesPerMin, o.writeBurst, o.writesPerHour = p.PerMinute, p.Burst, p.PerHour
 		}
 		switch {
-		case rl.ProcessState && rl.StateDir != "":
-			return fmt.Errorf("WithRateLimits: StateDir %q and ProcessState both given: choose one", rl.StateDir)
+		case rl.ProcessState && (rl.StateDir != "" || rl.MachineState):
+			return fmt.Errorf("WithRateLimits: StateDir %q or MachineState, and ProcessState, given: choose one", rl.StateDir)
 		case rl.ProcessState:
 			o.limitDir, o.limitDirSet = "", true
+		case rl.MachineState && rl.StateDir == "":
+			o.limitDir, o.limitDirSet = DefaultLimitStateDir(), false
 		case rl.StateDir != "":
 			dir := rl.StateDir
 			if !filepath.IsAbs(dir) {

@@ -24,8 +24,9 @@ import (
 // admitted against the machine's record of the writes the token sent
 // (admit): recorded when sent, not when booked, so that an attempt whose
 // last write goes out long after it was booked is counted when it is. The state lives in a small JSON file per
-// credential in RateLimits.StateDir's directory (by default
-// ghcommitter/limits in the user cache directory), named by the registry
+// credential in RateLimits.StateDir's directory (with
+// RateLimits.MachineState, ghcommitter/limits in the user cache directory;
+// by default there is none: the state stays in the process), named by the registry
 // key's hash, never by the credential; it is read and written under an
 // advisory file lock for the few microseconds each decision takes, and
 // replaced whole (written to a temporary file, renamed over it). The
@@ -35,8 +36,8 @@ import (
 // directory another user could write into, a read-only or full disk, a
 // corrupt file) leaves the state to the process, as before.
 
-// DefaultLimitStateDir is the default directory of the machine's shared
-// rate-limit state (see RateLimits.StateDir): ghcommitter/limits in the
+// DefaultLimitStateDir is the directory of the machine's shared rate-limit
+// state with RateLimits.MachineState (the ghcommitter command's default): ghcommitter/limits in the
 // user's cache directory, or "" when the system names none.
 func DefaultLimitStateDir() string {
 	d, err := os.UserCacheDir()

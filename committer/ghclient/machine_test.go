@@ -198,7 +198,11 @@ func TestMachineStateOnlyForCredentials(t *testing.T) {
 		base *url.URL
 		want string
 	}{
-		{"default", nil, gh, DefaultLimitStateDir()},
+		{"default", nil, gh, ""},
+		{"machine", []Option{WithRateLimits(RateLimits{MachineState: true})}, gh, DefaultLimitStateDir()},
+		{"machine, then off", []Option{WithRateLimits(RateLimits{MachineState: true}), WithRateLimits(RateLimits{ProcessState: true})}, gh, ""},
+		{"machine, loopback", []Option{WithRateLimits(RateLimits{MachineState: true})}, local, ""},
+		{"machine and a dir", []Option{WithRateLimits(RateLimits{MachineState: true, StateDir: dir})}, local, dir},
 		{"WithNow", []Option{withNow(time.Now)}, gh, ""},
 		{"WithNow and a dir", []Option{withNow(time.Now), WithRateLimits(RateLimits{StateDir: dir})}, gh, ""},
 		{"off", []Option{WithRateLimits(RateLimits{ProcessState: true})}, gh, ""},

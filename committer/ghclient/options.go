@@ -51,10 +51,10 @@ type options struct {
 }
 
 // machineDir is the directory of the machine's shared rate-limit state for
-// the API at base, "" when the process keeps it alone: with a replaced
-// clock, and by default for an API on a loopback address (a test server,
-// whose ports and tokens the next run reuses) unless RateLimits.StateDir
-// named the directory.
+// the API at base, "" when the process keeps it alone: by default, with a
+// replaced clock, and, with RateLimits.MachineState, for an API on a
+// loopback address (a test server, whose ports and tokens the next run
+// reuses) unless RateLimits.StateDir named the directory.
 func (o *options) machineDir(base *url.URL) string {
 	switch {
 	case o.nowSet:
@@ -89,7 +89,6 @@ func defaultOptions() *options {
 		writesPerHour: defaultWritesPerHour,
 		limitScale:    1,
 		etagEntries:   256,
-		limitDir:      DefaultLimitStateDir(),
 	}
 }
 

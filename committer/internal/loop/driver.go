@@ -10,7 +10,6 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
 	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
-	"github.com/ghcommitter/ghcommitter/committer/internal/turns"
 )
 
 // Driver runs the attempts of one commit or batch: read the head, build,
@@ -38,7 +37,7 @@ type Driver struct {
 	// attempts run out, the work is ErrRateLimited, not a lost race.
 	limited  *rest.Refused
 	refusals int
-	turns    *turns.Writer // the work's turns: their waits add up to at most a minute
+	turns    *turnWriter // the work's turns: their waits add up to at most a minute
 }
 
 // New returns the driver of w.
@@ -148,7 +147,7 @@ func (d *Driver) pause(ctx context.Context, attempt int) error {
 // watchful marks ctx as a contended attempt's (see contended) after a
 // lost race, or on a busy branch, where the attempt first yields (see
 // Yield).
-func (d *Driver) watchful(ctx context.Context, hr Head, turn *turns.Turn, started time.Time) context.Context {
+func (d *Driver) watchful(ctx context.Context, hr Head, turn *turn, started time.Time) context.Context {
 	switch {
 	case d.lost > 0:
 		return contended(ctx, nil) // a race was lost: look before writing
@@ -291,15 +290,16 @@ func (d *Driver) observeWaits(ctx context.Context, at *atomic.Int64) context.Con
 	})
 }
 
-// takeTurn waits until no other writer of the machine is in an attempt at
-// the branch (see committer.WithTurnDir); the waits of all the attempts of
-// one commit or batch add up to at most a minute. A dry run takes no turn.
-func (d *Driver) takeTurn(ctx context.Context) *turns.Turn {
-	if d.cfg.DryRun || d.cfg.NoTurns {
-		return &turns.Turn{}
+// takeTurn waits until no other writer that shares the turns is in an
+// attempt at the branch (see committer.WithTurns); the waits of all the
+// attempts of one commit or batch add up to at most a minute. A dry run
+// takes no turn.
+func (d *Driver) takeTurn(ctx context.Context) *turn {
+	if d.cfg.DryRun || d.cfg.Turns == nil {
+		return &turn{}
 	}
 	if d.turns == nil {
-		d.turns = &turns.Writer{Turns: turns.Turns{Dir: d.cfg.TurnDir, MaxWait: d.cfg.TurnWait}}
+		d.turns = &turnWriter{turns: d.cfg.Turns, maxWait: d.cfg.TurnWait}
 	}
 	t := d.turns.Take(ctx, d.cfg.TurnKey)
 	switch {

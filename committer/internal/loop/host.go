@@ -2,6 +2,7 @@ package loop
 
 import (
 	"context"
+	pubturns "github.com/ghcommitter/ghcommitter/committer/turns"
 	"sync"
 	"time"
 
@@ -162,12 +163,12 @@ type Config struct {
 	SecondaryFloor time.Duration // the wait after a bare secondary limit
 	MaxLimitWait   time.Duration // the longest rate-limit wait sat out
 
-	// Turns: the machine's turns at the branch (internal/turns); NoTurns
-	// races without them.
-	NoTurns  bool
-	TurnDir  string
+	// Turns: the writers' turns at the branch (committer/turns, nil: none);
+	// TurnWait bounds the work's waits for them over all its attempts
+	// (DefaultMaxWait when 0).
+	Turns    pubturns.Turns
 	TurnWait time.Duration
-	TurnKey  string
+	TurnKey  pubturns.Key
 }
 
 // EventKind is the kind of an Event.

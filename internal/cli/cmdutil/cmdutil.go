@@ -31,6 +31,10 @@ const (
 	ExitFailed   = 1 // API, auth, edit command
 	ExitUsage    = 2 // invalid usage or input; nothing was sent
 	ExitConflict = 3 // a precondition failed, or attempts ran out
+	// ExitPartly: partly done, for every command: something landed and
+	// something after or beside it did not (a manifest of several, a step
+	// after the commit).
+	ExitPartly = 4
 )
 
 // ExitError carries an exit code and an optional hint out of a command.
@@ -41,6 +45,10 @@ type ExitError struct {
 	// Detail is printed verbatim after the message (an edit command's
 	// stderr).
 	Detail string
+	// Reported: under --json, stdout already carries the outcome (a
+	// partly-done result with its error, a fan-in's array); no failure
+	// object is printed after it.
+	Reported bool
 }
 
 func (e *ExitError) Error() string { return e.Err.Error() }

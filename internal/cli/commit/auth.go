@@ -114,9 +114,9 @@ func authOptions(ctx context.Context, a *authFlags, e *cmdutil.Env, owner, name,
 		// the benchmark scale the client's windows as the fake's.
 		opts = append(opts, ghclient.WithHTTPClient(testseam.Client(nil, testseam.Seams{LimitScale: f})))
 	}
-	if v := strings.TrimSpace(e.Getenv(LimitStateDirEnv)); v != "" {
-		opts = append(opts, ghclient.WithRateLimits(ghclient.RateLimits{StateDir: v}))
-	}
+	// The processes of the machine share the token's rate-limit state
+	// (the command's default; the library's keeps it in the process).
+	opts = append(opts, ghclient.WithRateLimits(ghclient.RateLimits{MachineState: true, StateDir: strings.TrimSpace(e.Getenv(LimitStateDirEnv))}))
 	if v := strings.TrimSpace(e.Getenv(FakeClientEnv)); v != "" {
 		opts = append(opts, ghclient.WithHeader("X-Githubtest-Client", v))
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer"
+	"github.com/ghcommitter/ghcommitter/committer/turns"
 	"github.com/spf13/cobra"
 )
 
@@ -83,7 +84,9 @@ func NewCmd(e *cmdutil.Env, runF func(context.Context, *commitFlags) error) *cob
 			}
 			if err != nil && f.json {
 				ee := Classify(err)
-				WriteFailureJSON(e, ee)
+				if !ee.Reported {
+					WriteFailureJSON(e, ee)
+				}
 				return ee
 			}
 			return err
@@ -164,6 +167,13 @@ func (f *commitFlags) check(cmd *cobra.Command) error {
 // commitRun is the commit command: flags → change set → one library call →
 // output.
 func commitRun(ctx context.Context, e *cmdutil.Env, f *commitFlags) error {
+	paths, fanIn, err := f.manifest.expand() // fanin.go
+	if err != nil {
+		return err
+	}
+	if fanIn {
+		return fanInRun(ctx, e, f, paths)
+	}
 	owner, name, err := f.repository(e)
 	if err != nil {
 		return err
@@ -264,6 +274,8 @@ func newCommitter(ctx context.Context, f *commitFlags, e *cmdutil.Env, owner, na
 		copts = append(copts, committer.WithoutTurns())
 	case f.turnDir != "":
 		copts = append(copts, committer.WithTurnDir(f.turnDir))
+	default: // the command's default; the library's keeps turns in the process
+		copts = append(copts, committer.WithTurnDir(turns.DefaultDir()))
 	}
 	// The commit loop's wait after a bare secondary limit is the client's
 	// (scaled there by GHCOMMITTER_LIMIT_SCALE): set in one place.

@@ -48,14 +48,18 @@ a GitHub App authenticates with --app-id and --app-key-file.
 
 Output: "committed N files" counts the files the commit added, modified or
 deleted, as the library reports them (a file whose content was already there
-is not counted). With --json, stdout holds exactly one JSON object whatever
-happens: the result, or on failure
+is not counted). With --json, stdout holds exactly one JSON value whatever
+happens (an object; an array for several manifests): the result, or on
+failure
 {"error":{"kind","message","hint","head","attempts","status","request_id","retry_after"}}
-beside the exit status below. kind is one of: invalid, conflict, not_found,
+beside the exit status below (exit 4 aside). kind is one of: invalid, conflict, not_found,
 unauthorized, permission, protected, rate_limited, unknown_outcome,
 edit_failed, interrupted, failed. status and request_id are GitHub's HTTP
 status and X-GitHub-Request-Id when a reply caused the failure; retry_after
 is, for rate_limited, the seconds to wait before trying again (else 0).
+A partly-done run (exit 4) prints the result with the "error" object beside
+its keys; several manifests print an array, one result or error per
+manifest, in order.
 
 Exit status:
   0    committed, or nothing to change
@@ -67,6 +71,9 @@ Exit status:
        refused after read requests, still before any write
   3    conflict: a precondition failed, or every attempt lost the race to
        another writer; nothing was committed
+  4    partly done: something landed and something after or beside it did
+       not (some of several manifests, or writing the Actions outputs after
+       the commit); do not run the landed part again
   130  interrupted by SIGINT, 143 by SIGTERM: nothing was committed, unless
        the kind is unknown_outcome (the signal came after the commit was
        sent, and no reply came within 5 s): check the branch before running

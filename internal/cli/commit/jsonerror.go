@@ -136,6 +136,29 @@ func replyOf(err error) (int, string) {
 	return resp.StatusCode, resp.Header.Get("X-GitHub-Request-Id")
 }
 
+// jsonPartlyDone is the --json object of a partly-done run (exit 4): the
+// result object of what landed, with the error object of what did not
+// beside its keys, under "error" (the keys of every failure).
+type jsonPartlyDone struct {
+	JSONResult
+	jsonFailure
+}
+
+// PartlyDone is the exit error of a partly-done run: something landed and
+// something after or beside it did not. Its code is cmdutil.ExitPartly,
+// whatever the failure's own; reported says --json printed the outcome
+// already (partlyDoneJSON, or a fan-in's array), so that no failure object
+// follows it.
+func PartlyDone(err error, hint string, reported bool) *cmdutil.ExitError {
+	return &cmdutil.ExitError{Code: cmdutil.ExitPartly, Err: err, Hint: hint, Reported: reported}
+}
+
+// partlyDoneJSON is the --json object of a run whose result r landed while
+// ee, after or beside it, failed.
+func partlyDoneJSON(r JSONResult, ee *cmdutil.ExitError) jsonPartlyDone {
+	return jsonPartlyDone{JSONResult: r, jsonFailure: failureJSON(ee)}
+}
+
 // WriteFailureJSON prints ee as the --json failure object.
 func WriteFailureJSON(e *cmdutil.Env, ee *cmdutil.ExitError) {
 	_ = writeJSON(e, failureJSON(ee)) // stdout failed too: nowhere left to say so

@@ -121,13 +121,25 @@ func (o *output) commitURL(repo, sha string) string {
 func (o *output) result(r *committer.Result, verified bool) error {
 	u := o.commitURL(r.Repository, r.Commit)
 	if err := o.actions(r, u, nil, verified); err != nil {
-		return err
+		return o.partlyDone(r, u, err)
 	}
 	if o.json {
 		return writeJSON(o.e, o.jsonResult(r, u))
 	}
 	_, err := fmt.Fprintln(o.e.Stdout, summary(r, r.Repository+"@"+r.Branch, cmdutil.Short(r.Commit), u))
 	return err
+}
+
+// partlyDone reports a commit r that landed while err, after it, failed:
+// under --json, r's result object with err's error object beside it; the
+// exit code is 4.
+func (o *output) partlyDone(r *committer.Result, u string, err error) error {
+	ee := Classify(err)
+	pd := PartlyDone(ee.Err, "the commit landed ("+r.Commit+" on "+r.Branch+"): do not run again for it", o.json)
+	if o.json {
+		_ = writeJSON(o.e, partlyDoneJSON(o.jsonResult(r, u), pd)) // stdout failed too: the exit code still says it
+	}
+	return pd
 }
 
 // summary is the human line for a commit, at where, named by link. It

@@ -21,7 +21,7 @@ import (
 func TestMain(m *testing.M) {
 	if v := os.Getenv("TURNS_HOLD"); v != "" {
 		dir, key, _ := strings.Cut(v, ":")
-		t := Turns{Dir: dir}.Take(context.Background(), key)
+		t := engine{dir: dir}.taken(context.Background(), key)
 		if !t.Granted {
 			fmt.Println("refused:", t.Err)
 			os.Exit(1)
@@ -32,6 +32,32 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
+}
+
+// outcome is a take's outcome, in one value for the tests.
+type outcome struct {
+	*grant
+	Granted, Queued bool
+	Waited          time.Duration
+	Err             error
+}
+
+// Release releases the turn, if one was granted.
+func (o *outcome) Release() {
+	if o.grant != nil {
+		o.grant.Release()
+	}
+}
+
+// taken is take, with its outcome in one value.
+func (ts engine) taken(ctx context.Context, key string) *outcome {
+	start := time.Now()
+	g, err := ts.take(ctx, key)
+	o := &outcome{grant: g, Granted: g != nil, Waited: time.Since(start), Err: err}
+	if g != nil {
+		o.Queued = g.Queued()
+	}
+	return o
 }
 
 // needFiles skips a test of turns between processes where there are none
@@ -79,7 +105,7 @@ func TestOneTurnAtATime(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 5 {
-				turn := Turns{Dir: dir}.Take(context.Background(), "k")
+				turn := engine{dir: dir}.taken(context.Background(), "k")
 				if !turn.Granted {
 					t.Errorf("not granted: %v", turn.Err)
 					return
@@ -105,10 +131,10 @@ func TestOneTurnAtATime(t *testing.T) {
 		t.Errorf("%d keys left in the process's registry", n)
 	}
 	files, _ := os.ReadDir(dir)
-	if len(files) != 1 || files[0].Name() != File("k") {
-		t.Errorf("lock directory holds %v, want the one file %s", files, File("k"))
+	if len(files) != 1 || files[0].Name() != lockName("k") {
+		t.Errorf("lock directory holds %v, want the one file %s", files, lockName("k"))
 	}
-	if fi, err := os.Stat(filepath.Join(dir, File("k"))); err != nil || fi.Mode().Perm() != 0o600 || fi.Size() != 0 {
+	if fi, err := os.Stat(filepath.Join(dir, lockName("k"))); err != nil || fi.Mode().Perm() != 0o600 || fi.Size() != 0 {
 		t.Errorf("lock file: %v, %v: want an empty file of mode 0600", fi, err)
 	}
 }
@@ -116,13 +142,13 @@ func TestOneTurnAtATime(t *testing.T) {
 func TestOtherKeysDoNotWait(t *testing.T) {
 	needFiles(t)
 	dir := t.TempDir()
-	a := Turns{Dir: dir}.Take(context.Background(), "a")
+	a := engine{dir: dir}.taken(context.Background(), "a")
 	defer a.Release()
-	if File("a") == File("b") {
+	if lockName("a") == lockName("b") {
 		t.Fatal("pick keys of different files")
 	}
 	// A wait for a's turn would run out and not be granted.
-	b := Turns{Dir: dir, MaxWait: 200 * time.Millisecond}.Take(context.Background(), "b")
+	b := engine{dir: dir, maxWait: 200 * time.Millisecond}.taken(context.Background(), "b")
 	defer b.Release()
 	if !b.Granted {
 		t.Fatalf("b waited for a's turn: %v", b.Err)
@@ -131,8 +157,8 @@ func TestOtherKeysDoNotWait(t *testing.T) {
 		t.Errorf("queued: a %v, b %v; nobody held either turn before", a.Queued, b.Queued)
 	}
 	// A writer of this process that comes while a holds the turn queues.
-	done := make(chan *Turn)
-	go func() { done <- Turns{Dir: dir}.Take(context.Background(), "a") }()
+	done := make(chan *outcome)
+	go func() { done <- engine{dir: dir}.taken(context.Background(), "a") }()
 	time.Sleep(20 * time.Millisecond)
 	a.Release()
 	a2 := <-done
@@ -148,14 +174,14 @@ func TestAnotherProcessHoldsTheTurn(t *testing.T) {
 	_, end := hold(t, dir, "k")
 	// While the other process holds it, the wait runs out and the writer
 	// races.
-	got := Turns{Dir: dir, MaxWait: 100 * time.Millisecond}.Take(context.Background(), "k")
+	got := engine{dir: dir, maxWait: 100 * time.Millisecond}.taken(context.Background(), "k")
 	if got.Granted || !errors.Is(got.Err, context.DeadlineExceeded) {
 		t.Fatalf("granted %v, err %v while another process holds the turn", got.Granted, got.Err)
 	}
 	got.Release()
 	// Once it lets go, the turn comes.
-	done := make(chan *Turn)
-	go func() { done <- Turns{Dir: dir, MaxWait: 10 * time.Second}.Take(context.Background(), "k") }()
+	done := make(chan *outcome)
+	go func() { done <- engine{dir: dir, maxWait: 10 * time.Second}.taken(context.Background(), "k") }()
 	time.Sleep(50 * time.Millisecond)
 	select {
 	case turn := <-done:
@@ -178,7 +204,7 @@ func TestKilledHolderReleases(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = cmd.Wait()
-	turn := Turns{Dir: dir, MaxWait: 10 * time.Second}.Take(context.Background(), "k")
+	turn := engine{dir: dir, maxWait: 10 * time.Second}.taken(context.Background(), "k")
 	defer turn.Release()
 	if !turn.Granted {
 		t.Fatalf("after the holder was killed: not granted (%v)", turn.Err)
@@ -191,16 +217,16 @@ func TestCancelledWaitReturns(t *testing.T) {
 	_, _ = hold(t, dir, "k")
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(50*time.Millisecond, cancel)
-	got := Turns{Dir: dir}.Take(ctx, "k")
+	got := engine{dir: dir}.taken(ctx, "k")
 	if got.Granted || !errors.Is(got.Err, context.Canceled) {
 		t.Fatalf("granted %v, err %v after ctx ended", got.Granted, got.Err)
 	}
 	// Within the process too: a second writer behind a held turn.
-	first := Turns{}.Take(context.Background(), "p")
+	first := engine{}.taken(context.Background(), "p")
 	defer first.Release()
 	ctx, cancel = context.WithCancel(context.Background())
 	time.AfterFunc(20*time.Millisecond, cancel)
-	if got := (Turns{}).Take(ctx, "p"); got.Granted || !errors.Is(got.Err, context.Canceled) {
+	if got := (engine{}).taken(ctx, "p"); got.Granted || !errors.Is(got.Err, context.Canceled) {
 		t.Fatalf("in-process: granted %v, err %v after ctx ended", got.Granted, got.Err)
 	}
 }
@@ -210,13 +236,13 @@ func TestUnusableDirRaces(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	got := Turns{Dir: filepath.Join(file, "turns")}.Take(context.Background(), "k")
+	got := engine{dir: filepath.Join(file, "turns")}.taken(context.Background(), "k")
 	if got.Granted || got.Err == nil {
 		t.Fatalf("granted %v, err %v with a directory under a file", got.Granted, got.Err)
 	}
 	got.Release()
 	// The process's own queue is left free.
-	again := Turns{}.Take(context.Background(), "k")
+	again := engine{}.taken(context.Background(), "k")
 	defer again.Release()
 	if !again.Granted {
 		t.Fatalf("in-process turn not granted after a failed one: %v", again.Err)
@@ -226,7 +252,7 @@ func TestUnusableDirRaces(t *testing.T) {
 func TestDirIsPrivate(t *testing.T) {
 	needFiles(t)
 	dir := filepath.Join(t.TempDir(), "a", "turns")
-	turn := Turns{Dir: dir}.Take(context.Background(), "k")
+	turn := engine{dir: dir}.taken(context.Background(), "k")
 	defer turn.Release()
 	fi, err := os.Stat(dir)
 	if err != nil || fi.Mode().Perm() != 0o700 {
@@ -240,7 +266,7 @@ func TestDirIsPrivate(t *testing.T) {
 func TestFileNamesNeverCollide(t *testing.T) {
 	seen := map[string]bool{}
 	for i := range 100000 {
-		f := File(fmt.Sprint("https://api.github.com/\x00acme/mono\x00stage-", i))
+		f := lockName(fmt.Sprint("https://api.github.com/\x00acme/mono\x00stage-", i))
 		if !isLockName(f) || strings.ContainsAny(f, "/\\") {
 			t.Fatalf("file name %q", f)
 		}
@@ -255,6 +281,6 @@ func BenchmarkTake(b *testing.B) {
 	needFiles(b)
 	dir := b.TempDir()
 	for b.Loop() {
-		Turns{Dir: dir}.Take(context.Background(), "k").Release()
+		engine{dir: dir}.taken(context.Background(), "k").Release()
 	}
 }

@@ -16,10 +16,10 @@ import (
 
 // takeOrHang takes key's turn in dir, failing the test when Take does not
 // return (a hang, not a slow run: the wait it is given is short).
-func takeOrHang(t *testing.T, ts Turns, key string) *Turn {
+func takeOrHang(t *testing.T, ts engine, key string) *outcome {
 	t.Helper()
-	done := make(chan *Turn, 1)
-	go func() { done <- ts.Take(context.Background(), key) }()
+	done := make(chan *outcome, 1)
+	go func() { done <- ts.taken(context.Background(), key) }()
 	select {
 	case turn := <-done:
 		return turn
@@ -39,7 +39,7 @@ func TestDirOthersCanWriteIsRefused(t *testing.T) {
 	if err := os.Chmod(dir, 0o777); err != nil {
 		t.Fatal(err)
 	}
-	got := takeOrHang(t, Turns{Dir: dir, MaxWait: time.Second}, "k")
+	got := takeOrHang(t, engine{dir: dir, maxWait: time.Second}, "k")
 	got.Release()
 	if got.Granted || got.Err == nil {
 		t.Fatalf("granted %v, err %v in a directory of mode 0777", got.Granted, got.Err)
@@ -56,7 +56,7 @@ func TestDirOthersCanWriteIsRefused(t *testing.T) {
 	if err := os.Chown(dir, 65534, 65534); err != nil {
 		t.Fatal(err)
 	}
-	if got := takeOrHang(t, Turns{Dir: dir, MaxWait: time.Second}, "k"); got.Granted || got.Err == nil {
+	if got := takeOrHang(t, engine{dir: dir, maxWait: time.Second}, "k"); got.Granted || got.Err == nil {
 		t.Fatalf("granted %v, err %v in another user's directory", got.Granted, got.Err)
 	}
 }
@@ -67,14 +67,14 @@ func TestDirOthersCanWriteIsRefused(t *testing.T) {
 func TestPlantedLockFilesAreRefused(t *testing.T) {
 	dir := t.TempDir()
 	target := filepath.Join(t.TempDir(), "planted")
-	if err := os.Symlink(target, filepath.Join(dir, File("link"))); err != nil {
+	if err := os.Symlink(target, filepath.Join(dir, lockName("link"))); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Mkfifo(filepath.Join(dir, File("fifo")), 0o600); err != nil {
+	if err := syscall.Mkfifo(filepath.Join(dir, lockName("fifo")), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	for _, key := range []string{"link", "fifo"} {
-		got := takeOrHang(t, Turns{Dir: dir, MaxWait: time.Second}, key)
+		got := takeOrHang(t, engine{dir: dir, maxWait: time.Second}, key)
 		got.Release()
 		if got.Granted || got.Err == nil || errors.Is(got.Err, context.DeadlineExceeded) {
 			t.Errorf("%s: granted %v, err %v", key, got.Granted, got.Err)
@@ -85,41 +85,23 @@ func TestPlantedLockFilesAreRefused(t *testing.T) {
 	}
 }
 
-// TestWriterWaitsOnceInAll: a writer whose turn does not come (a holder
-// that never lets go) waits MaxWait once over all its attempts, not on each.
-func TestWriterWaitsOnceInAll(t *testing.T) {
-	dir := t.TempDir()
-	_, _ = hold(t, dir, "k")
-	w := &Writer{Turns: Turns{Dir: dir, MaxWait: 100 * time.Millisecond}}
-	first := w.Take(context.Background(), "k")
-	if first.Granted || !errors.Is(first.Err, context.DeadlineExceeded) {
-		t.Fatalf("first attempt: granted %v, err %v", first.Granted, first.Err)
-	}
-	for range 3 {
-		next := w.Take(context.Background(), "k")
-		if next.Granted || !errors.Is(next.Err, ErrWaitSpent) || next.Waited != 0 {
-			t.Fatalf("a later attempt: granted %v, waited %v, err %v: want no wait", next.Granted, next.Waited, next.Err)
-		}
-	}
-}
-
 // TestPruneDeletesOnlyIdleUnheldLockFiles: Prune deletes lock files idle
-// for PruneIdle that nobody holds; it keeps a held one (another process
+// for pruneIdle that nobody holds; it keeps a held one (another process
 // waits on it), a fresh one, and every file not named like a lock file.
 func TestPruneDeletesOnlyIdleUnheldLockFiles(t *testing.T) {
 	dir := t.TempDir()
 	_, end := hold(t, dir, "held")
 	defer end()
-	old := time.Now().Add(-2 * PruneIdle)
-	want := map[string]bool{File("held"): true, File("idle"): false, File("fresh"): true, "package.json": true, "abc.lock": true}
+	old := time.Now().Add(-2 * pruneIdle)
+	want := map[string]bool{lockName("held"): true, lockName("idle"): false, lockName("fresh"): true, "package.json": true, "abc.lock": true}
 	for name := range want {
 		p := filepath.Join(dir, name)
-		if name != File("held") {
+		if name != lockName("held") {
 			if err := os.WriteFile(p, nil, 0o600); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if name != File("fresh") {
+		if name != lockName("fresh") {
 			if err := os.Chtimes(p, old, old); err != nil {
 				t.Fatal(err)
 			}
@@ -130,7 +112,7 @@ func TestPruneDeletesOnlyIdleUnheldLockFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = d.Close() }()
-	if n := Prune(d, time.Now()); n != 1 {
+	if n := pruneDir(d, time.Now()); n != 1 {
 		t.Errorf("pruned %d files, want 1", n)
 	}
 	for name, kept := range want {
@@ -139,7 +121,7 @@ func TestPruneDeletesOnlyIdleUnheldLockFiles(t *testing.T) {
 		}
 	}
 	// The held turn still holds: its file was not swapped for a new one.
-	if got := (Turns{Dir: dir, MaxWait: 50 * time.Millisecond}).Take(context.Background(), "held"); got.Granted {
+	if got := (engine{dir: dir, maxWait: 50 * time.Millisecond}).taken(context.Background(), "held"); got.Granted {
 		got.Release()
 		t.Fatal("granted a turn another process holds")
 	}
