@@ -40,9 +40,7 @@ func TestHoldersExcludeEachOther(t *testing.T) {
 					if turn.Queued() {
 						queued.Add(1)
 					}
-					n := inside.Add(1)
-					for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
-					}
+					raise(&most, inside.Add(1))
 					time.Sleep(20 * time.Millisecond)
 					inside.Add(-1)
 					turn.Release()
@@ -185,5 +183,15 @@ func TestKeysAreSeparate(t *testing.T) {
 	}
 	if l.Labels[kubelease.LabelManagedBy] != "ghcommitter" {
 		t.Errorf("labels %v", l.Labels)
+	}
+}
+
+// raise sets *m to n if n is larger.
+func raise(m *atomic.Int32, n int32) {
+	for {
+		cur := m.Load()
+		if n <= cur || m.CompareAndSwap(cur, n) {
+			return
+		}
 	}
 }

@@ -195,9 +195,9 @@ func waitReady(ctx context.Context, p *process, ready func(context.Context) erro
 		}
 		select {
 		case <-p.exited:
-			return fmt.Errorf("kubetest: %s exited (%v) before it was ready; its output ends:\n%s", p.name, p.err, p.tail())
+			return fmt.Errorf("kubetest: %s exited (%s) before it was ready; its output ends:\n%s", p.name, fmt.Sprint(p.err), p.tail())
 		case <-ctx.Done():
-			return fmt.Errorf("kubetest: %s not ready (%v, last: %v); its output ends:\n%s", p.name, ctx.Err(), last, p.tail())
+			return fmt.Errorf("kubetest: %s not ready (%w, last: %w); its output ends:\n%s", p.name, ctx.Err(), last, p.tail())
 		case <-tick.C:
 		}
 	}

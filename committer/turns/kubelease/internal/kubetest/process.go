@@ -76,7 +76,7 @@ func (s *spawner) run(name, bin, logPath string, args ...string) (*process, erro
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, args...) // #nosec G204 -- the binaries scripts/kube-tools.sh built
+	cmd := exec.Command(bin, args...) // #nosec G204 G702 -- the binaries scripts/kube-tools.sh built
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := s.start(cmd); err != nil {
 		_ = out.Close()
@@ -106,7 +106,7 @@ func (p *process) kill() {
 
 // tail is the end of the process's output, for an error message.
 func (p *process) tail() string {
-	b, err := os.ReadFile(p.log)
+	b, err := os.ReadFile(p.log) // #nosec G703 -- a file of the run's own temporary directory
 	if err != nil {
 		return err.Error()
 	}
