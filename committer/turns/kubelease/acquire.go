@@ -30,8 +30,7 @@ type acquire struct {
 	rec      *resourcelock.LeaderElectionRecord // as last seen; nil: not seen or deleted
 	raw      []byte                             // rec as JSON, to see it change
 	seenAt   time.Time                          // when raw last changed
-	looked   bool                               // the Lease was read once
-	queued   bool                               // another writer held it at the first read
+	queued   bool                               // another writer's turn was seen: this one waited
 	watching watch.Interface                    // nil: none open
 }
 
@@ -81,9 +80,8 @@ func (a *acquire) observe(rec *resourcelock.LeaderElectionRecord, raw []byte) {
 	if a.rec == nil || string(raw) != string(a.raw) {
 		a.rec, a.raw, a.seenAt = rec, raw, time.Now()
 	}
-	if !a.looked {
-		a.looked = true
-		a.queued = !a.free()
+	if !a.free() {
+		a.queued = true // another writer's turn: this one waits for it
 	}
 }
 
@@ -92,9 +90,6 @@ func (a *acquire) try(ctx context.Context) (got bool, err error) {
 	rec, raw, err := a.lock.Get(ctx)
 	if apierrors.IsNotFound(err) {
 		a.rec = nil
-		if !a.looked {
-			a.looked = true
-		}
 		return a.create(ctx)
 	}
 	if err != nil {
