@@ -26,7 +26,7 @@ func TestShardsTakeTurnsThroughLeases(t *testing.T) {
 	if err := ts.CreateRepo("acme", "mono", true); err != nil {
 		t.Fatal(err)
 	}
-	ts.Pass(time.Minute) // not a busy branch to begin with
+	ts.Pass(time.Minute)                 // not a busy branch to begin with
 	ts.SetLatency(20 * time.Millisecond) // attempts overlap, as over a network
 	const shards, stages = 3, 3
 	var wg sync.WaitGroup
