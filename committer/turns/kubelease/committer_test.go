@@ -64,23 +64,7 @@ func TestShardsTakeTurnsThroughLeases(t *testing.T) {
 	if landed != shards*stages || attempts != landed {
 		t.Fatalf("%d of %d landed in %d attempts; want all, one attempt each", landed, shards*stages, attempts)
 	}
-	// The turns were the Lease's: one Lease, for the branch, that changed
-	// hands (the committers batch a branch's commits of one process, and
-	// take a turn per attempt, not per commit).
-	list, err := leases(t).Leases(ns).List(t.Context(), metav1.ListOptions{LabelSelector: kubelease.LabelManagedBy + "=ghcommitter"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(list.Items) != 1 {
-		t.Fatalf("%d Leases, want 1 (one branch)", len(list.Items))
-	}
-	l := list.Items[0]
-	if l.Annotations[kubelease.AnnotationRepository] != "acme/mono" || l.Annotations[kubelease.AnnotationBranch] != "main" {
-		t.Errorf("the Lease is for %v", l.Annotations)
-	}
-	if n := *l.Spec.LeaseTransitions; n < 1 {
-		t.Errorf("the Lease changed hands %d times", n)
-	}
+	leaseChangedHands(t, ns)
 }
 
 // shardCommitter is one shard's committer: its own client to the fake
@@ -97,4 +81,25 @@ func shardCommitter(t *testing.T, ts *githubtest.TestServer, tt *kubelease.Turns
 		t.Fatal(err)
 	}
 	return c
+}
+
+// leaseChangedHands checks that the turns were the Lease's: one Lease, for
+// the branch, that changed hands (the committers batch a branch's commits
+// of one process, and take a turn per attempt, not per commit).
+func leaseChangedHands(t *testing.T, ns string) {
+	t.Helper()
+	list, err := leases(t).Leases(ns).List(t.Context(), metav1.ListOptions{LabelSelector: kubelease.LabelManagedBy + "=ghcommitter"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Items) != 1 {
+		t.Fatalf("%d Leases, want 1 (one branch)", len(list.Items))
+	}
+	l := list.Items[0]
+	if l.Annotations[kubelease.AnnotationRepository] != "acme/mono" || l.Annotations[kubelease.AnnotationBranch] != "main" {
+		t.Errorf("the Lease is for %v", l.Annotations)
+	}
+	if n := *l.Spec.LeaseTransitions; n < 1 {
+		t.Errorf("the Lease changed hands %d times", n)
+	}
 }
