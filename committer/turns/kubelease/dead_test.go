@@ -60,10 +60,12 @@ func TestKilledHolderDelaysAtMostOneLeaseDuration(t *testing.T) {
 	}
 	defer r.turn.Release()
 	// One lease duration after the last renewal the waiter saw (at most
-	// the kill), plus a second for the request and a loaded machine.
-	if d := r.at.Sub(killed); d > lease+time.Second {
-		t.Fatalf("the turn came %v after the holder was killed, want at most the %v lease (+1 s)", d, lease)
+	// the kill), plus half of one for the requests on a loaded machine (a
+	// waiter that waited two lease durations fails).
+	if d := r.at.Sub(killed); d > lease+lease/2 {
+		t.Fatalf("the turn came %v after the holder was killed, want at most the %v lease (+%v)", d, lease, lease/2)
 	}
+	t.Logf("the turn came %v after the holder was killed (lease %v)", r.at.Sub(killed), lease)
 	if !r.turn.Queued() {
 		t.Error("the survivor waited for the killed holder but Queued is false")
 	}

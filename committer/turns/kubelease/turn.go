@@ -54,7 +54,8 @@ func (t *turn) renew() {
 		}
 		next := t.rec
 		next.RenewTime = metav1.NewTime(time.Now())
-		ctx, cancel := context.WithTimeout(context.Background(), every)
+		// Until the Lease would expire: a slow answer is still in time.
+		ctx, cancel := context.WithTimeout(context.Background(), t.a.t.opt.duration-every)
 		err := t.a.lock.Update(ctx, next)
 		cancel()
 		switch {

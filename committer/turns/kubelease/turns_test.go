@@ -105,15 +105,16 @@ func TestReleaseHandsOverAtOnce(t *testing.T) {
 func TestRenewalKeepsTheTurn(t *testing.T) {
 	ns := kubetest.Namespace(t)
 	c := leases(t)
-	a := newTurns(t, c, ns, kubelease.WithIdentity("a"), kubelease.WithLeaseDuration(time.Second))
-	b := newTurns(t, c, ns, kubelease.WithIdentity("b"), kubelease.WithLeaseDuration(time.Second))
+	const lease = 2 * time.Second // short, yet renewals every 667 ms keep it on a loaded machine
+	a := newTurns(t, c, ns, kubelease.WithIdentity("a"), kubelease.WithLeaseDuration(lease))
+	b := newTurns(t, c, ns, kubelease.WithIdentity("b"), kubelease.WithLeaseDuration(lease))
 	held := take(t, a, key, 30*time.Second)
 	first := getLease(t, ns, key).Spec.RenewTime.Time
 	waiting := takeAsync(t.Context(), b, key)
-	time.Sleep(3500 * time.Millisecond)
+	time.Sleep(5 * lease / 2)
 	notYet(t, waiting, "b")
 	if h := holder(t, ns, key); !strings.HasPrefix(h, "a/") {
-		t.Fatalf("holder %q after 3.5 lease durations, want a's", h)
+		t.Fatalf("holder %q after 2.5 lease durations, want a's", h)
 	}
 	if renewed := getLease(t, ns, key).Spec.RenewTime.Time; !renewed.After(first) {
 		t.Errorf("renew time %v did not move from %v", renewed, first)
