@@ -26,6 +26,12 @@ var shared *Server
 // them), or fails when KUBETEST_REQUIRE=1.
 func Main(m *testing.M) int {
 	s, err := Start(context.Background())
+	// A port chosen free can be taken before the server binds it: try
+	// again with others.
+	for try := 1; try < 3 && err != nil && !errors.Is(err, ErrNoBinaries); try++ {
+		fmt.Fprintf(os.Stderr, "kubetest: starting again: %v\n", err)
+		s, err = Start(context.Background())
+	}
 	switch {
 	case errors.Is(err, ErrNoBinaries) && os.Getenv(EnvRequire) != "1":
 		return m.Run()
