@@ -61,7 +61,7 @@ type Server struct {
 
 // Start runs etcd and kube-apiserver and waits until the API server is
 // ready. Stop ends them.
-func Start(ctx context.Context) (s *Server, err error) {
+func Start(ctx context.Context) (_ *Server, err error) {
 	apiserverBin, etcdBin := os.Getenv(EnvAPIServer), os.Getenv(EnvEtcd)
 	if apiserverBin == "" || etcdBin == "" {
 		return nil, ErrNoBinaries
@@ -71,10 +71,10 @@ func Start(ctx context.Context) (s *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
-	s = &Server{dir: dir, spawner: newSpawner()}
+	s := &Server{dir: dir, spawner: newSpawner()}
 	defer func() {
 		if err != nil {
-			s.Stop()
+			s.Stop() // s, not the nil returned with err
 		}
 	}()
 	ports, err := freePorts(3) // etcd client, etcd peer, API server

@@ -133,3 +133,20 @@ func isZombie(pid int) bool {
 	i := strings.LastIndexByte(string(b), ')')
 	return i >= 0 && i+2 < len(b) && b[i+2] == 'Z'
 }
+
+// TestFailedStartLeavesNothing: a Start that fails half-way (etcd runs, the
+// API server cannot start) kills what it started and removes its directory.
+func TestFailedStartLeavesNothing(t *testing.T) {
+	Shared(t) // the binaries are there
+	t.Setenv(EnvAPIServer, filepath.Join(t.TempDir(), "no-such-kube-apiserver"))
+	mine := filepath.Join(os.TempDir(), dirPrefix+strconv.Itoa(os.Getpid())+"-*")
+	before, _ := filepath.Glob(mine)
+	if s, err := Start(t.Context()); err == nil {
+		s.Stop()
+		t.Fatal("Start succeeded without a kube-apiserver binary")
+	}
+	after, _ := filepath.Glob(mine)
+	if len(after) != len(before) {
+		t.Fatalf("directories of this process: %v before the failed Start, %v after", before, after)
+	}
+}
