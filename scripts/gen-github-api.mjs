@@ -38,7 +38,7 @@ const OPERATIONS = [
   "git/create-tag", "git/get-tag", "repos/get-branch-rules", "repos/get-branch-protection",
   "pulls/update", "issues/add-labels", "issues/set-labels", "issues/remove-label",
   "pulls/request-reviewers", "pulls/remove-requested-reviewers", "issues/add-assignees",
-  "issues/remove-assignees", "pulls/merge", "pulls/check-if-merged",
+  "issues/remove-assignees", "pulls/merge", "pulls/check-if-merged", "repos/list-commits",
 ];
 // Named components also written to schemas/.
 const SCHEMAS = [

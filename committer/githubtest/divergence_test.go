@@ -70,7 +70,7 @@ func TestMalformedParentWording(t *testing.T) {
 
 func TestUnservedRoutesAre404(t *testing.T) {
 	ts, _ := seeded(t)
-	for _, p := range []string{"/repos/acme/mono/branches", "/repos/acme/mono/commits", "/repos/acme/mono/git/trees",
+	for _, p := range []string{"/repos/acme/mono/branches", "/repos/acme/mono/tags", "/repos/acme/mono/git/trees",
 		"/repos/acme/mono/git/ref/heads//main", "/repos/acme/mono/./git/ref/heads/main", "/nope", "/api/v3/repos/acme/mono/branches"} {
 		r := call(t, ts, "GET", p, nil)
 		expect(t, r, 404, "Not Found")

@@ -25,8 +25,11 @@
 //     GitHub-signed commits and commits signed with a key registered with
 //     AddGPGKey (committer email on the key) or AddSSHSigningKey (committer
 //     email one of its user's), as GitHub verifies them.
-//   - Repositories, branches, repos commits, contents (get, put, delete;
-//     PUT on an empty repository bootstraps the root commit), pull requests
+//   - Repositories, branches, repos commits (GET commits/{ref}, and the
+//     list GET commits: sha, path, per_page, page, newest first as git
+//     log, a path simplified as git log -- path, GitHub's Link header;
+//     author, committer, since and until are ignored), contents (get, put,
+//     delete; PUT on an empty repository bootstraps the root commit), pull requests
 //     (create, list, get, update title/body/state/base, labels, requested
 //     reviewers, assignees),
 //     rate limits, and the GitHub App installation-token flow.

@@ -68,6 +68,7 @@ func (s *Server) routes() {
 	s.handleRepo("POST "+rr+"/branches/{branch...}", rt.BranchPost)
 	s.handleRepo("GET "+rr+"/rules/branches/{branch...}", rt.BranchRules)
 	s.handleRepo("GET "+rr+"/compare/{basehead...}", rt.Compare)
+	s.handleRepo("GET "+rr+"/commits", rt.ListCommits)
 	s.handleRepo("GET "+rr+"/commits/{ref...}", rt.RepoCommit)
 
 	s.handleRepo("GET "+rr+"/contents", rt.GetContent)
