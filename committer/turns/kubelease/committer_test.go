@@ -33,7 +33,7 @@ func TestShardsTakeTurnsThroughLeases(t *testing.T) {
 	results := make(chan *committer.Result, shards*stages)
 	errs := make(chan error, shards*stages)
 	for s := range shards {
-		c := shardCommitter(t, ts, newTurns(t, leases(t), ns, kubelease.WithIdentity(fmt.Sprintf("shard-%d", s))))
+		c := shardCommitter(t, ts, fmt.Sprintf("shard-%d", s), newTurns(t, leases(t), ns, kubelease.WithIdentity(fmt.Sprintf("shard-%d", s))))
 		for st := range stages {
 			wg.Go(func() {
 				cs := committer.NewChangeSet(fmt.Sprintf("promote stage %d of shard %d", st, s)).
@@ -68,10 +68,12 @@ func TestShardsTakeTurnsThroughLeases(t *testing.T) {
 }
 
 // shardCommitter is one shard's committer: its own client to the fake
-// (pacing off), turns through tt.
-func shardCommitter(t *testing.T, ts *githubtest.TestServer, tt *kubelease.Turns) *committer.Committer {
+// (pacing off), a credential of its own (as a shard's token would be: one
+// process batches the commits of one credential, and those of separate
+// shards must not share a batch here), turns through tt.
+func shardCommitter(t *testing.T, ts *githubtest.TestServer, shard string, tt *kubelease.Turns) *committer.Committer {
 	t.Helper()
-	hc, err := ghclient.Wrap(ts.Client.Client(), ts.URL,
+	hc, err := ghclient.Wrap(ts.Client.Client(), ts.URL, ghclient.WithCredential(shard),
 		ghclient.WithRateLimits(ghclient.RateLimits{Pacing: &ghclient.Pacing{}}))
 	if err != nil {
 		t.Fatal(err)
