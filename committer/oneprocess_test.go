@@ -27,6 +27,71 @@ func (a *authAdder) RoundTrip(req *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
+// stageCount is how many stages the tests of one process run at once.
+const stageCount = 20
+
+// runStages runs stageCount stages at once, as a controller's workers: stage
+// i builds its client with client() and its Committer with opts(i) added,
+// and commits its own file and an increment of one shared counter. The
+// first ref update is held, so that the others pile up behind it, as
+// stages that start together do. It fails the test when a stage fails or
+// an increment is lost, and returns the fake and each stage's Result.
+func runStages(t *testing.T, client func(ts *githubtest.TestServer) (*http.Client, error), opts func(i int) []committer.Option) (*githubtest.TestServer, []*committer.Result) {
+	t.Helper()
+	ts := githubtest.NewServer(t)
+	must(t, ts.CreateRepo(owner, repo, true))
+	seed(t, ts, map[string]string{"counter": "0"})
+	ts.Inject(githubtest.Fault{Route: routeGraphQL, BodyContains: githubtest.MutationUpdateRefs, Times: 1, Latency: 200 * time.Millisecond})
+	ts.ResetRequests()
+	results := make([]*committer.Result, stageCount)
+	errs := make([]error, stageCount)
+	var wg sync.WaitGroup
+	for i := range stageCount {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			hc, err := client(ts)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			var extra []committer.Option
+			if opts != nil {
+				extra = opts(i)
+			}
+			c, err := committer.New(owner, repo, append([]committer.Option{committer.WithHTTPClient(hc), committer.WithBackoffSleep(noSleep)}, extra...)...)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			cs := committer.NewChangeSet(fmt.Sprintf("stage %d", i)).
+				Put(fmt.Sprintf("stages/%d.txt", i), []byte(fmt.Sprintf("stage %d\n", i))).
+				Edit("counter", incr)
+			results[i], errs[i] = c.Commit(context.Background(), "main", cs)
+		}()
+		time.Sleep(time.Millisecond) // the first one starts alone
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("stage %d: %v", i, err)
+		}
+	}
+	if got := readFile(t, ts, "main", "counter"); got != strconv.Itoa(stageCount)+"\n" {
+		t.Errorf("counter = %q, want %d", got, stageCount)
+	}
+	return ts, results
+}
+
+// oneToken is a client per stage over oauth2's transport, one token for
+// all, its waits skipped.
+func oneToken(token string) func(ts *githubtest.TestServer) (*http.Client, error) {
+	return func(ts *githubtest.TestServer) (*http.Client, error) {
+		hc := oauth2.NewClient(context.Background(), oauth2.StaticTokenSource(&oauth2.Token{AccessToken: token}))
+		return ghclient.Wrap(fast(hc), ts.URL)
+	}
+}
+
 // TestCallerTransportsAreOneCredential (issue 42.1): a controller that
 // builds a client per promotion with its own auth transport, and hands it
 // to committer.WithHTTPClient, still has one credential: its 20 stages are
@@ -41,10 +106,7 @@ func TestCallerTransportsAreOneCredential(t *testing.T) {
 		client  func(ts *githubtest.TestServer) (*http.Client, error)
 		batched bool
 	}{
-		{"oauth2.NewClient", func(ts *githubtest.TestServer) (*http.Client, error) {
-			hc := oauth2.NewClient(context.Background(), oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "one-token"}))
-			return ghclient.Wrap(fast(hc), ts.URL)
-		}, true},
+		{"oauth2.NewClient", oneToken("one-token"), true},
 		{"own transport, named", func(ts *githubtest.TestServer) (*http.Client, error) {
 			hc := &http.Client{Transport: &authAdder{token: "one-token"}}
 			return ghclient.Wrap(fast(hc), ts.URL, ghclient.WithCredential("deploy bot"))
@@ -55,46 +117,8 @@ func TestCallerTransportsAreOneCredential(t *testing.T) {
 		}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ts := githubtest.NewServer(t)
-			must(t, ts.CreateRepo(owner, repo, true))
-			seed(t, ts, map[string]string{"counter": "0"})
-			// The first ref update is held, so that the others pile up
-			// behind it, as stages that start together do.
-			ts.Inject(githubtest.Fault{Route: routeGraphQL, BodyContains: githubtest.MutationUpdateRefs, Times: 1, Latency: 200 * time.Millisecond})
-			ts.ResetRequests()
-			const n = 20
-			errs := make([]error, n)
-			var wg sync.WaitGroup
-			for i := range n {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					hc, err := tc.client(ts)
-					if err != nil {
-						errs[i] = err
-						return
-					}
-					c, err := committer.New(owner, repo, committer.WithHTTPClient(hc), committer.WithBackoffSleep(noSleep))
-					if err != nil {
-						errs[i] = err
-						return
-					}
-					cs := committer.NewChangeSet(fmt.Sprintf("stage %d", i)).
-						Put(fmt.Sprintf("stages/%d.txt", i), []byte(fmt.Sprintf("stage %d\n", i))).
-						Edit("counter", incr)
-					_, errs[i] = c.Commit(context.Background(), "main", cs)
-				}()
-				time.Sleep(time.Millisecond) // the first one starts alone
-			}
-			wg.Wait()
-			for i, err := range errs {
-				if err != nil {
-					t.Fatalf("stage %d: %v", i, err)
-				}
-			}
-			if got := readFile(t, ts, "main", "counter"); got != strconv.Itoa(n)+"\n" {
-				t.Errorf("counter = %q, want %d", got, n)
-			}
+			ts, _ := runStages(t, tc.client, nil)
+			const n = stageCount
 			writes := ts.CountWrites()
 			if per := float64(writes) / n; tc.batched != (per <= 2.2) {
 				t.Errorf("%d writes for %d stages (%.2f per landed change); batched: want %v: %v", writes, n, per, tc.batched, routes(ts))
@@ -108,61 +132,27 @@ func TestCallerTransportsAreOneCredential(t *testing.T) {
 // marked shared; its Result counts its own writes and requests and its
 // share of the batch's, which add up to what GitHub was sent.
 func TestCostAndEventsPerCommit(t *testing.T) {
-	ts := githubtest.NewServer(t)
-	must(t, ts.CreateRepo(owner, repo, true))
-	seed(t, ts, map[string]string{"counter": "0"})
-	ts.Inject(githubtest.Fault{Route: routeGraphQL, BodyContains: githubtest.MutationUpdateRefs, Times: 1, Latency: 200 * time.Millisecond})
-	ts.ResetRequests()
-	const n = 20
-	results := make([]*committer.Result, n)
-	errs := make([]error, n)
 	type heard struct{ own, shared int }
-	paced := make([]heard, n)
+	paced := make([]heard, stageCount)
 	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			hc := oauth2.NewClient(context.Background(), oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "one-token"}))
-			// Pacing on (the default), its waits skipped: each is still
-			// reported.
-			w, err := ghclient.Wrap(fast(hc), ts.URL)
-			if err != nil {
-				errs[i] = err
+	// Pacing on (the default), its waits skipped: each is still reported.
+	ts, results := runStages(t, oneToken("one-token"), func(i int) []committer.Option {
+		return []committer.Option{committer.WithObserver(func(e committer.Event) {
+			if e.Kind != committer.EventWritePaced {
 				return
 			}
-			c, err := committer.New(owner, repo, committer.WithHTTPClient(w), committer.WithBackoffSleep(noSleep),
-				committer.WithObserver(func(e committer.Event) {
-					if e.Kind != committer.EventWritePaced {
-						return
-					}
-					mu.Lock()
-					defer mu.Unlock()
-					if e.Shared {
-						paced[i].shared++
-					} else {
-						paced[i].own++
-					}
-				}))
-			if err != nil {
-				errs[i] = err
-				return
+			mu.Lock()
+			defer mu.Unlock()
+			if e.Shared {
+				paced[i].shared++
+			} else {
+				paced[i].own++
 			}
-			cs := committer.NewChangeSet(fmt.Sprintf("stage %d", i)).
-				Put(fmt.Sprintf("stages/%d.txt", i), []byte(fmt.Sprintf("stage %d\n", i))).
-				Edit("counter", incr)
-			results[i], errs[i] = c.Commit(context.Background(), "main", cs)
-		}()
-		time.Sleep(time.Millisecond)
-	}
-	wg.Wait()
+		})}
+	})
 	var writes, requests float64
 	var sharedHeard, ownHeard int
-	for i, err := range errs {
-		if err != nil {
-			t.Fatalf("stage %d: %v", i, err)
-		}
+	for i := range stageCount {
 		c := results[i].Cost
 		if c.Writes < 2 || c.Requests < c.Writes {
 			t.Errorf("stage %d: cost %+v: a commit writes at least its tree and commit", i, c)
@@ -198,54 +188,18 @@ func TestCostAndEventsPerCommit(t *testing.T) {
 // ref update), so its time is the longest such wait, exact and without
 // wall time.
 func TestBatchesLandAsTheyGo(t *testing.T) {
-	ts := githubtest.NewServer(t)
-	must(t, ts.CreateRepo(owner, repo, true))
-	seed(t, ts, map[string]string{"counter": "0"})
-	ts.Inject(githubtest.Fault{Route: routeGraphQL, BodyContains: githubtest.MutationUpdateRefs, Times: 1, Latency: 200 * time.Millisecond})
-	ts.ResetRequests()
-	const n = 20
-	landedAt := make([]time.Duration, n)
-	errs := make([]error, n)
+	landedAt := make([]time.Duration, stageCount)
 	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			hc := oauth2.NewClient(context.Background(), oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "paced-token"}))
-			w, err := ghclient.Wrap(fast(hc), ts.URL)
-			if err != nil {
-				errs[i] = err
-				return
+	ts, _ := runStages(t, oneToken("paced-token"), func(i int) []committer.Option {
+		return []committer.Option{committer.WithObserver(func(e committer.Event) {
+			if e.Kind == committer.EventWritePaced {
+				mu.Lock()
+				landedAt[i] = max(landedAt[i], e.Wait)
+				mu.Unlock()
 			}
-			c, err := committer.New(owner, repo, committer.WithHTTPClient(w), committer.WithBackoffSleep(noSleep),
-				committer.WithObserver(func(e committer.Event) {
-					if e.Kind == committer.EventWritePaced {
-						mu.Lock()
-						landedAt[i] = max(landedAt[i], e.Wait)
-						mu.Unlock()
-					}
-				}))
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			cs := committer.NewChangeSet(fmt.Sprintf("stage %d", i)).
-				Put(fmt.Sprintf("stages/%d.txt", i), []byte(fmt.Sprintf("stage %d\n", i))).
-				Edit("counter", incr)
-			_, errs[i] = c.Commit(context.Background(), "main", cs)
-		}()
-		time.Sleep(time.Millisecond)
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			t.Fatalf("stage %d: %v", i, err)
-		}
-	}
-	if got := readFile(t, ts, "main", "counter"); got != strconv.Itoa(n)+"\n" {
-		t.Errorf("counter = %q, want %d", got, n)
-	}
+		})}
+	})
+	const n = stageCount
 	slices.Sort(landedAt)
 	p50, last := landedAt[n/2-1], landedAt[n-1]
 	writes := ts.CountWrites()
