@@ -73,6 +73,11 @@ func TestReadFile(t *testing.T) {
 	if n := ts.CountWrites(); n != 0 {
 		t.Errorf("reading wrote %d times", n)
 	}
+	// Paths are found with the GraphQL path query, not by reading the
+	// directories on the way (a directory of 20,000 entries).
+	if n := ts.Count("GET /repos/{owner}/{repo}/git/trees/{sha...}"); n != 0 {
+		t.Errorf("%d directory reads: %v", n, routes(ts))
+	}
 }
 
 // TestReadFileEmptyRepository: an empty repository has no file: ErrNotFound.

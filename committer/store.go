@@ -305,7 +305,17 @@ func (c *Committer) ReadFile(ctx context.Context, ref, path string) (*File, erro
 	if err != nil {
 		return nil, c.fail(op, ref, nil, err)
 	}
-	e, ok, err := c.lookup(ctx, root, path)
+	// The path query resolution uses (one GraphQL request, whatever the
+	// directories' sizes); the directories, read one by one, only where it
+	// cannot answer.
+	st, err := c.store.Lookup(ctx, tree.Tree{Root: root, Commit: commit}, []string{path}, true)
+	if err != nil {
+		return nil, c.fail(op, ref, nil, err)
+	}
+	e, ok := st[0].Entry, st[0].Kind != tree.Absent
+	if st[0].Kind == tree.Unknown {
+		e, ok, err = c.lookup(ctx, root, path)
+	}
 	switch {
 	case err != nil:
 		return nil, c.fail(op, ref, nil, err)

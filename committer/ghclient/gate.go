@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/ratelimit"
@@ -29,6 +30,9 @@ func (t *limitLayer) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	rel := t.api.rel(req.URL)
 	st := sharedFor(t.key(req), t.machine, t.o.limitScale)
+	// Whether req is a write peeks a GraphQL body: once, for the pacer
+	// and the tallies both.
+	write := sync.OnceValue(func() bool { return isWrite(req, rel) })
 	if p := t.o.pace(); p.on() {
 		r := reservationOf(ctx)
 		if r != nil {
@@ -37,7 +41,7 @@ func (t *limitLayer) RoundTrip(req *http.Request) (*http.Response, error) {
 				return nil, err
 			}
 		}
-		if isWrite(req, rel) {
+		if write() {
 			if r == nil || !r.take(st, t.o.now()) {
 				if err := t.pace(ctx, st, p, req.Method, rel); err != nil {
 					closeBody(req)
@@ -57,7 +61,7 @@ func (t *limitLayer) RoundTrip(req *http.Request) (*http.Response, error) {
 		closeBody(req)
 		return nil, err
 	}
-	countSent(ctx, func() bool { return isWrite(req, rel) })
+	countSent(ctx, write)
 	resp, err := t.next.RoundTrip(req)
 	if resp != nil {
 		st.observe(resp, t.o.now(), res, t.o.secondaryFloor())

@@ -3,13 +3,14 @@ package commit
 import (
 	"context"
 	"errors"
-	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
-	"github.com/ghcommitter/ghcommitter/internal/cli/input"
 	"net"
 	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/ghcommitter/ghcommitter/internal/cli/cmdutil"
+	"github.com/ghcommitter/ghcommitter/internal/cli/input"
 
 	"github.com/ghcommitter/ghcommitter/committer"
 )
@@ -45,10 +46,7 @@ func classify(err error) *cmdutil.ExitError {
 	case errors.Is(err, committer.ErrInvalid):
 		ee.Code = cmdutil.ExitUsage
 	case errors.Is(err, committer.ErrConflict):
-		ee.Code = cmdutil.ExitConflict
-		if ee.Hint == "" {
-			ee.Hint = "nothing was committed; re-read the branch and try again"
-		}
+		ee.Code = cmdutil.ExitConflict // its hint, when none: withHint
 	case errors.Is(err, committer.ErrUnauthorized):
 		ee.Hint = "the token is missing, expired or revoked: " + TokenHint + " with a valid token"
 	case errors.Is(err, committer.ErrProtected):

@@ -60,7 +60,7 @@ func withHint(ee *cmdutil.ExitError) *cmdutil.ExitError {
 	var pe *fs.PathError
 	switch {
 	case errors.Is(ee.Err, context.Canceled):
-		ee.Hint = "run it again; nothing was committed"
+		ee.Hint = "run it again" // "nothing was committed" only where proven (interrupted)
 	case errors.As(ee.Err, &pe) && errors.Is(pe.Err, fs.ErrNotExist):
 		ee.Hint = missingHint(pe.Path)
 	case ee.Code == cmdutil.ExitUsage:
