@@ -189,11 +189,12 @@ func (b *batch) buildAll(ctx context.Context, live *[]*job, id, head, tree strin
 // prefetchJobs is View.Prefetch for every change set of a batch at once, so
 // a batch costs one lookup however many change sets it holds.
 func prefetchJobs(ctx context.Context, v *view, jobs []*job) error {
-	var paths []string
+	var paths, texts []string
 	for _, j := range jobs {
 		paths = append(paths, j.u.p.Lookups()...)
+		texts = append(texts, j.u.p.Texts()...)
 	}
-	return v.Prefetch(ctx, paths)
+	return v.Prefetch(ctx, paths, texts)
 }
 
 // resolveAll resolves the live jobs in order, each on the view the ones

@@ -121,7 +121,10 @@ func viaPath(ctx context.Context, t *testing.T, ts *githubtest.TestServer, c *co
 	// squashed Queue), must land whatever becomes of cs.
 	third := make(chan error, 1)
 	go func() {
-		time.Sleep(30 * time.Millisecond)
+		// Well behind cs (a third that overtook it under load would take
+		// the landing write the test cancels at), well before the first
+		// is released.
+		time.Sleep(60 * time.Millisecond)
 		_, err := commit(context.Background(), committer.NewChangeSet("third").Put("third.txt", []byte("third\n")))
 		third <- err
 	}()
@@ -172,10 +175,10 @@ func TestEveryPathWaitsForASentWrite(t *testing.T) {
 					once.Do(cancel)
 				}
 			})
-			go func() { time.Sleep(100 * time.Millisecond); close(release) }()
+			go func() { time.Sleep(200 * time.Millisecond); close(release) }()
 			res, err := viaPath(ctx, t, ts, c, pc, committer.NewChangeSet("mine").Edit("log", appendLine("mine")))
 			if err != nil {
-				t.Fatalf("err = %v, want the change reported as landed (its write was sent before the cancel)", err)
+				t.Fatalf("err = %v, want the change reported as landed (its write was sent before the cancel): %v", err, routes(ts))
 			}
 			if res.NoOp || res.Commit == "" {
 				t.Errorf("result %+v", res)
@@ -218,7 +221,7 @@ func TestEveryPathRefusesBeforeAnyWrite(t *testing.T) {
 					}
 					mine.Add(1)
 				})
-				go func() { time.Sleep(100 * time.Millisecond); close(release) }()
+				go func() { time.Sleep(200 * time.Millisecond); close(release) }()
 				_, err := viaPath(context.Background(), t, ts, c, pc, tc.cs)
 				switch {
 				case err == nil:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -108,13 +109,15 @@ func TestBusyBranchFirstAttemptLooks(t *testing.T) {
 		attempts int
 		yields   bool
 		// Ref reads: busy, the look that sees the move (its head is
-		// where the wait starts listening from), one quiet slot, and
-		// the second attempt's three looks; quiet, the wait's first read
-		// after the lost update instead of the look.
-		refs int
+		// where the wait starts listening from) and the second attempt's
+		// three looks; quiet, the wait's first read after the lost
+		// update instead of the look. Branch reads: the first attempt's
+		// head, and the wait's quiet slot, whose head and tree the second
+		// attempt builds on.
+		refs, branches int
 	}{
-		{"busy", false, 3, 1, true, 5},
-		{"quiet", true, 6, 2, false, 5},
+		{"busy", false, 3, 1, true, 4, 2},
+		{"quiet", true, 6, 2, false, 4, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var mu sync.Mutex
@@ -153,8 +156,8 @@ func TestBusyBranchFirstAttemptLooks(t *testing.T) {
 				t.Fatal(err)
 			}
 			reqs := ts.Requests()
-			if n := ts.Count(rtGetRef); n != tc.refs {
-				t.Errorf("%d ref reads, want %d: %v", n, tc.refs, routes(ts))
+			if n, b := ts.Count(rtGetRef), ts.Count(routeBranch); n != tc.refs || b != tc.branches {
+				t.Errorf("%d ref reads and %d branch reads, want %d and %d: %v", n, b, tc.refs, tc.branches, routes(ts))
 			}
 			if ts.CountWrites() != tc.writes || res.Attempts != tc.attempts {
 				t.Errorf("%d writes, %d attempts; want %d and %d: %v", ts.CountWrites(), res.Attempts, tc.writes, tc.attempts, routes(ts))
@@ -190,11 +193,13 @@ func TestBusyBranchFirstAttemptLooks(t *testing.T) {
 }
 
 // After a lost race a writer listens before it talks: it reads the
-// branch's ref once a slot, waits while the branch keeps moving (each move
-// counts as contention, Contention.Landed), and starts after a quiet
-// slot. Scripted: the branch moves on the first two reads of the wait,
-// then stays; the second attempt loses again, so the third's Backoff sees
-// every move: two lost races and two moves heard while listening.
+// branch once a slot (a conditional GET branches/{b}), waits while the
+// branch keeps moving (each move counts as contention, Contention.Landed),
+// and starts after a quiet slot, on the head and tree that quiet read gave:
+// the attempt reads the branch no more. Scripted: the branch moves on the
+// first two reads of the wait, then stays; the second attempt loses again,
+// so the third's Backoff sees every move: two lost races and two moves
+// heard while listening.
 func TestListenBeforeTalk(t *testing.T) {
 	var mu sync.Mutex
 	var contention []committer.Contention
@@ -214,8 +219,9 @@ func TestListenBeforeTalk(t *testing.T) {
 		}
 	}
 	ts.Inject(githubtest.Fault{Route: routeGraphQL, BodyContains: githubtest.MutationUpdateRefs, Times: 2, Before: move})
-	// The first ref read after the loss learns the head; the next two hear moves.
-	ts.Inject(githubtest.Fault{Route: rtGetRef, Skip: 1, Times: 2, Before: move})
+	// The first branch read is the first attempt's; the next two, the
+	// wait's, hear moves.
+	ts.Inject(githubtest.Fault{Route: routeBranch, Skip: 1, Times: 2, Before: move})
 	ts.ResetRequests()
 	res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("append").Edit("log", appendLine("x")))
 	if err != nil {
@@ -224,24 +230,23 @@ func TestListenBeforeTalk(t *testing.T) {
 	if res.Attempts != 3 {
 		t.Errorf("%d attempts, want 3: %v", res.Attempts, routes(ts))
 	}
-	// Between the first lost update and the second head read: the head
-	// learnt, two busy slots, one quiet slot.
-	var reads int
+	// Between the first lost update and the second attempt's path lookup:
+	// the head learnt (a ref read), two busy slots, one quiet slot (branch
+	// reads), and no head read of the attempt's own.
+	var wait []string
 	lost := false
 	for _, r := range ts.Requests() {
 		if !lost {
 			lost = r.Route == routeGraphQL && r.Write
 			continue
 		}
-		if r.Route == routeBranch {
+		if r.Route == routeGraphQL {
 			break
 		}
-		if r.Route == rtGetRef {
-			reads++
-		}
+		wait = append(wait, r.Route)
 	}
-	if reads != 4 {
-		t.Errorf("%d ref reads in the first wait, want 4 (the head, two moves, a quiet slot): %v", reads, routes(ts))
+	if want := []string{rtGetRef, routeBranch, routeBranch, routeBranch}; !slices.Equal(wait, want) {
+		t.Errorf("the first wait read %v, want %v (the head, two moves, a quiet slot): %v", wait, want, routes(ts))
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -250,5 +255,59 @@ func TestListenBeforeTalk(t *testing.T) {
 	}
 	if got := readFile(t, ts, "main", "log"); got != "start\nx\n" || commitsWithMessage(t, ts, "append") != 1 {
 		t.Errorf("log = %q, %d commits of the change", got, commitsWithMessage(t, ts, "append"))
+	}
+}
+
+// What a move heard during the wait costs decides how it counts (see the
+// loop's spread): a one-write engine's attempt looks before its write, so
+// it may start right after a busy step; Git Data's sends three writes, so
+// it starts only after a quiet step. Scripted: the wait's backoff is spent
+// by its first step, and the branch moves on the wait's first two reads.
+func TestListenCountsBusyStepsByWhatAMoveCosts(t *testing.T) {
+	for _, tc := range []struct {
+		engine  committer.Engine
+		landing string
+		wait    []string
+	}{
+		{committer.EngineGraphQL, githubtest.MutationCreateCommit, []string{rtGetRef, routeBranch}},
+		{committer.EngineGitData, githubtest.MutationUpdateRefs, []string{rtGetRef, routeBranch, routeBranch, routeBranch}},
+	} {
+		t.Run(tc.engine.String(), func(t *testing.T) {
+			ts, c := setup(t, committer.WithBackoffSleep(func(ctx context.Context, _ time.Duration) error { return ctx.Err() }),
+				committer.WithRetries(0, func(committer.Contention) time.Duration { return time.Nanosecond }))
+			seed(t, ts, map[string]string{"log": "start\n"})
+			n := 0
+			move := func(*http.Request) {
+				n++
+				if _, err := ts.Seed(owner, repo, "main", fmt.Sprintf("other %d", n), githubtest.File{Path: "o", Content: []byte(fmt.Sprintf("%d\n", n))}); err != nil {
+					t.Error(err)
+				}
+			}
+			ts.Inject(githubtest.Fault{Route: routeGraphQL, BodyContains: tc.landing, Times: 1, Before: move})
+			ts.Inject(githubtest.Fault{Route: routeBranch, Skip: 1, Times: 2, Before: move})
+			ts.ResetRequests()
+			res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("append").Edit("log", appendLine("x")), committer.WithEngine(tc.engine))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var wait []string
+			lost := false
+			for _, r := range ts.Requests() {
+				if !lost {
+					lost = r.Route == routeGraphQL && r.Write
+					continue
+				}
+				if r.Route == routeGraphQL {
+					break
+				}
+				wait = append(wait, r.Route)
+			}
+			if !slices.Equal(wait, tc.wait) || res.Attempts != 2 {
+				t.Errorf("the wait read %v and %d attempts, want %v and 2: %v", wait, res.Attempts, tc.wait, routes(ts))
+			}
+			if got := readFile(t, ts, "main", "log"); got != "start\nx\n" || commitsWithMessage(t, ts, "append") != 1 {
+				t.Errorf("log = %q, %d commits of the change", got, commitsWithMessage(t, ts, "append"))
+			}
+		})
 	}
 }

@@ -307,8 +307,9 @@ func (c *Committer) ReadFile(ctx context.Context, ref, path string) (*File, erro
 	}
 	// The path query resolution uses (one GraphQL request, whatever the
 	// directories' sizes); the directories, read one by one, only where it
-	// cannot answer.
-	st, err := c.store.Lookup(ctx, tree.Tree{Root: root, Commit: commit}, []string{path}, true)
+	// cannot answer. The file's content comes in the same query where it
+	// is text.
+	st, err := c.store.Lookup(tree.WithTexts(ctx, []string{path}), tree.Tree{Root: root, Commit: commit}, []string{path}, true)
 	if err != nil {
 		return nil, c.fail(op, ref, nil, err)
 	}

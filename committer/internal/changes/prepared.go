@@ -42,6 +42,19 @@ func (p *Prepared) Lookups() []string {
 	return out
 }
 
+// Texts lists the paths whose content the change set reads (its edits),
+// so that looking them up can bring their content along (see
+// ghgraphql.Paths).
+func (p *Prepared) Texts() []string {
+	var out []string
+	for _, o := range p.Ops {
+		if o.Kind == OpEdit {
+			out = append(out, o.Path)
+		}
+	}
+	return out
+}
+
 // Source finds the source of the file p writes at full, nil when none.
 func (p *Prepared) Source(full string) *Source {
 	for _, o := range p.Ops {

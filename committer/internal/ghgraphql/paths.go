@@ -13,6 +13,11 @@ type Entry struct {
 	Mode string // git's mode in octal, as REST tree listings give it: "100644", "040000", ...
 	Type string // "blob", "tree" or "commit" (a submodule)
 	OID  string
+	// Text is the blob's content, when its text was asked for and GitHub
+	// gave it whole (Blob.text of a blob neither binary nor truncated);
+	// nil otherwise. It is GitHub's UTF-8 rendering: the caller checks it
+	// against OID (git's blob hash) before trusting it as the bytes.
+	Text []byte
 }
 
 // MaxPathsPerQuery is how many Commit.file(path:) aliases one Paths request
@@ -31,10 +36,14 @@ const MaxPathsPerQuery = 250
 // paths is empty (no query is sent).
 //
 // See https://docs.github.com/graphql/reference/objects#commit (file).
-func (c *Client) Paths(ctx context.Context, owner, name, oid string, paths []string) (entries map[string]Entry, repositoryID string, err error) {
+//
+// For the paths in texts, the same query asks for the blob's text too
+// (TreeEntry.object's Blob.text, isBinary, isTruncated), so that an edit's
+// file costs no request of its own (see Entry.Text).
+func (c *Client) Paths(ctx context.Context, owner, name, oid string, paths []string, texts map[string]bool) (entries map[string]Entry, repositoryID string, err error) {
 	out := make(map[string]Entry, len(paths))
 	for i := 0; i < len(paths); i += MaxPathsPerQuery {
-		id, err := c.paths(ctx, owner, name, oid, paths[i:min(i+MaxPathsPerQuery, len(paths))], out)
+		id, err := c.paths(ctx, owner, name, oid, paths[i:min(i+MaxPathsPerQuery, len(paths))], texts, out)
 		if err != nil {
 			return nil, "", err
 		}
@@ -43,12 +52,14 @@ func (c *Client) Paths(ctx context.Context, owner, name, oid string, paths []str
 	return out, repositoryID, nil
 }
 
-func (c *Client) paths(ctx context.Context, owner, name, oid string, paths []string, out map[string]Entry) (string, error) {
+func (c *Client) paths(ctx context.Context, owner, name, oid string, paths []string, texts map[string]bool, out map[string]Entry) (string, error) {
 	vars := map[string]any{"owner": owner, "name": name, "oid": oid}
+	withText := make([]bool, len(paths))
 	for i, p := range paths {
 		vars["p"+strconv.Itoa(i)] = p
+		withText[i] = texts[p]
 	}
-	query := pathsQuery(len(paths))
+	query := pathsQuery(withText)
 	var reply struct {
 		Repository *struct {
 			ID     string         `json:"id"`
@@ -76,18 +87,34 @@ func (c *Client) paths(ctx context.Context, owner, name, oid string, paths []str
 		if !okMode || mode < 0 || mode != float64(int64(mode)) || (typ != "blob" && typ != "tree" && typ != "commit") || len(oid) != 40 {
 			return "", fmt.Errorf("GitHub GraphQL Paths: malformed entry for %q: %v", p, raw)
 		}
-		out[p] = Entry{Mode: fmt.Sprintf("%06o", int64(mode)), Type: typ, OID: oid}
+		out[p] = Entry{Mode: fmt.Sprintf("%06o", int64(mode)), Type: typ, OID: oid, Text: blobText(m["object"])}
 	}
 	return reply.Repository.ID, nil
 }
 
-// pathsQuery is the Paths document for n paths, passed as $p0 .. $p(n-1).
-func pathsQuery(n int) string {
+// blobText is the content of a TreeEntry.object asked for with its text:
+// nil unless it is a Blob that GitHub gave whole as text.
+func blobText(raw any) []byte {
+	m, _ := raw.(map[string]any)
+	text, ok := m["text"].(string)
+	if !ok || m["isBinary"] != false || m["isTruncated"] != false {
+		return nil
+	}
+	return []byte(text)
+}
+
+// pathsQuery is the Paths document for len(withText) paths, passed as $p0
+// .. $p(n-1); the entries of those with withText[i] carry their blob's text.
+func pathsQuery(withText []bool) string {
 	var decl, sel strings.Builder
-	for i := range n {
+	for i, text := range withText {
 		k := "p" + strconv.Itoa(i)
 		fmt.Fprintf(&decl, ", $%s: String!", k)
-		fmt.Fprintf(&sel, " %s: file(path: $%s) { mode type oid }", k, k)
+		obj := ""
+		if text {
+			obj = " object { ... on Blob { isBinary isTruncated text } }"
+		}
+		fmt.Fprintf(&sel, " %s: file(path: $%s) { mode type oid%s }", k, k, obj)
 	}
 	return "query Paths($owner: String!, $name: String!, $oid: GitObjectID!" + decl.String() + ") {\n" +
 		"  repository(owner: $owner, name: $name) {\n" +

@@ -29,7 +29,7 @@ func TestPaths(t *testing.T) {
 		paths = append(paths, fmt.Sprintf("absent/%d", i))
 	}
 	ts.ResetRequests()
-	got, id, err := c.Paths(context.Background(), "acme", "mono", head, paths)
+	got, id, err := c.Paths(context.Background(), "acme", "mono", head, paths, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestPaths(t *testing.T) {
 			t.Errorf("%s: %+v, want mode %s type %s", p, e, w[0], w[1])
 		}
 	}
-	if _, _, err := c.Paths(context.Background(), "acme", "mono", "0123456789012345678901234567890123456789", []string{"a"}); err == nil {
+	if _, _, err := c.Paths(context.Background(), "acme", "mono", "0123456789012345678901234567890123456789", []string{"a"}, nil); err == nil {
 		t.Error("a commit that is not there: no error")
 	}
 }
@@ -78,4 +78,40 @@ func (authed) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "bearer "+token)
 	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestPathsTexts: the entries asked for with their text carry the blob's
+// content in the same request; a binary blob, a directory, a path not
+// asked for, and an absent path carry none.
+func TestPathsTexts(t *testing.T) {
+	ts := githubtest.NewServer(t, githubtest.WithToken(token))
+	head, err := ts.Seed("acme", "mono", "main", "seed",
+		githubtest.File{Path: "a/index.yaml", Content: []byte("stages:\n  - é\n")},
+		githubtest.File{Path: "a/bin", Content: []byte("x\x00y")},
+		githubtest.File{Path: "a/other.txt", Content: []byte("other\n")},
+		githubtest.File{Path: "a/empty", Content: nil})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := ghgraphql.New(&http.Client{Transport: authed{}}, ts.URL+"graphql")
+	ts.ResetRequests()
+	texts := map[string]bool{"a/index.yaml": true, "a/bin": true, "a": true, "nope": true, "a/empty": true}
+	got, _, err := c.Paths(context.Background(), "acme", "mono", head, []string{"a", "a/index.yaml", "a/bin", "a/other.txt", "nope", "a/empty"}, texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(ts.Requests()); n != 1 {
+		t.Errorf("%d requests, want 1", n)
+	}
+	if s := string(got["a/index.yaml"].Text); s != "stages:\n  - é\n" {
+		t.Errorf("a/index.yaml text %q", s)
+	}
+	if e := got["a/empty"]; e.Text == nil || len(e.Text) != 0 {
+		t.Errorf("a/empty: text %v, want empty, not nil", e.Text)
+	}
+	for _, p := range []string{"a/bin", "a", "a/other.txt"} {
+		if got[p].Text != nil {
+			t.Errorf("%s: text %q, want none", p, got[p].Text)
+		}
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"math/rand/v2"
 	"time"
+
+	"github.com/ghcommitter/ghcommitter/committer/internal/object"
 )
 
 // Writers that share nothing but GitHub (separate machines, separate
@@ -11,13 +13,13 @@ import (
 // that another writer landed, and the branch's head, read again, says
 // whether others are still landing. After a lost race the work spreads its
 // next attempt over a window that grows with the contention it has seen
-// (Contention, the Backoff's input), then listens before it talks: it
-// watches the branch with conditional reads of its ref (a 304 spends none
-// of the primary rate limit) and starts only once the branch has been
-// quiet for about one attempt's duration, waiting again while it moves.
-// The attempt that follows looks at the branch again before each write
-// (Contended), so a writer that starts with another loses a tree, not a
-// ref update.
+// (Contention, the Backoff's input), and listens while it waits: it watches
+// the branch with conditional reads (a 304 spends none of the primary rate
+// limit), and an engine whose attempt sends several writes starts only
+// once the branch has been quiet for about one attempt's duration (see
+// spread). The attempt that follows looks at the branch again before each
+// write (Contended), so a writer that starts with another loses a read or
+// a tree, not a ref update.
 
 // Contention is what a work knows, before an attempt after a lost race,
 // of the writers it races.
@@ -45,12 +47,25 @@ func (d *Driver) contention(attempt int) Contention {
 
 // spread waits before attempt after a lost race. Time passes in slots of
 // one lost attempt's duration (the time in which another writer's attempt
-// lands); after each slot the branch's ref is read again. The Backoff's
-// wait, for the contention seen, is counted only in quiet slots (the head
-// did not move during the slot); a busy slot counts a move and freezes the
-// count, so that writers that drew different waits start in different
-// quiet slots instead of all at once when the branch goes quiet. The
-// attempt starts after the wait is spent and at least one quiet slot.
+// lands); the branch is read again after each step of the wait (see
+// listen), and the Backoff's wait, for the contention seen, is counted down
+// by the time that passed. How a busy step (the head moved during it)
+// counts depends on what a collision costs, the writes of one attempt:
+//
+//   - One write (GraphQL, contents, auto): a busy step counts in full and
+//     the attempt may start right after it. Such an attempt looks at the
+//     branch just before its one write (see Contended), so starting behind
+//     another writer costs a read, not a write; waiting for quiet would
+//     leave the branch idle a slot per landing. The steps grow with what
+//     is left of the wait (half of it, at least a slot): a few reads per
+//     wait, not one per slot.
+//   - Several writes (Git Data's tree, commit and ref): a busy step counts
+//     a 1/writes part of its time, and the attempt starts only after a
+//     quiet step, so that writers that drew different waits start in
+//     different quiet slots instead of all at once when the branch goes
+//     quiet; while much of the wait is left it listens every other slot.
+//
+// The attempt that follows builds on the head the last read heard.
 func (d *Driver) spread(ctx context.Context, attempt int) error {
 	d.moves++ // the race just lost
 	slot := max(d.lost, time.Millisecond)
@@ -68,11 +83,13 @@ func (d *Driver) spread(ctx context.Context, attempt int) error {
 	left := max(d.cfg.Backoff(d.contention(max(attempt, 2))), d.wait)
 	d.wait = 0
 	d.host.Debug(ctx, "backing off", "repo", d.cfg.Repo, "branch", d.cfg.Branch, "attempt", attempt, "wait", left, "slot", slot, "moves seen", d.moves)
+	writes := time.Duration(max(d.attemptWrites(), 1))
 	for range maxListen {
-		// While much of the wait is left, listen every other slot: half
-		// the reads, and a move still freezes the count within two.
 		step := slot
-		if left >= 3*slot {
+		switch {
+		case writes == 1:
+			step = max(slot, left/2)
+		case left >= 3*slot:
 			step = 2 * slot
 		}
 		// Each step is jittered a little, so that listeners do not
@@ -80,13 +97,16 @@ func (d *Driver) spread(ctx context.Context, attempt int) error {
 		if err := d.cfg.Sleep(ctx, step*7/8+time.Duration(rand.Int64N(int64(step/4)+1))); err != nil {
 			return err
 		}
-		head, ok := d.cfg.Refs.Tip(ctx, d.cfg.Branch)
+		head, ok := d.listen(ctx)
 		if !ok {
 			return nil // it cannot be told: the compare-and-swap decides
 		}
 		if head != seen {
 			seen = head
-			d.moves++ // busy: the wait is not counted down
+			d.moves++
+			if left -= step / writes; left <= 0 && writes == 1 {
+				return nil
+			}
 			continue
 		}
 		if left -= step; left <= 0 {
@@ -94,4 +114,21 @@ func (d *Driver) spread(ctx context.Context, attempt int) error {
 		}
 	}
 	return nil
+}
+
+// listen reads the branch's head while waiting, with one conditional read
+// of the branch (a 304 when it has not moved): the head and its tree, which
+// the attempt that follows the wait builds on instead of reading them again
+// (see heard). ok is false when it cannot be told.
+func (d *Driver) listen(ctx context.Context) (string, bool) {
+	d.heard = Head{}
+	if ctx.Err() != nil {
+		return "", false
+	}
+	head, tree, _, err := d.cfg.Refs.ReadHeadAge(ctx, d.cfg.Branch)
+	if err != nil || !object.IsSHA(head) || !object.IsSHA(tree) {
+		return "", false
+	}
+	d.heard = Head{Head: head, Tree: tree}
+	return head, true
 }

@@ -149,7 +149,8 @@ func (g *GitHub) prefetch(ctx context.Context, at Tree, paths []string) error {
 		return nil
 	}
 	sort.Strings(ask)
-	got, id, err := g.gql.Paths(ctx, g.owner, g.repo, at.Commit, ask)
+	texts := textsOf(ctx)
+	got, id, err := g.gql.Paths(ctx, g.owner, g.repo, at.Commit, ask, texts)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -167,8 +168,32 @@ func (g *GitHub) prefetch(ctx context.Context, at Tree, paths []string) error {
 	for _, p := range ask {
 		e, ok := got[p]
 		g.cache.putPath(at.Root, p, known{e: object.TreeEntry{Path: p, Mode: e.Mode, Type: e.Type, SHA: e.OID}, ok: ok})
+		// GitHub's text is trusted as the blob only when it hashes to
+		// the blob's SHA (a rendering of bytes that are not UTF-8 does
+		// not); otherwise Blob reads it over REST.
+		if ok && e.Text != nil && e.Type == object.TypeBlob && changes.BlobSHA(e.Text) == e.OID {
+			g.cache.putBlob(e.OID, e.Text)
+		}
 	}
 	return nil
+}
+
+type textsKey struct{}
+
+// WithTexts marks ctx's lookups as those of a change set that reads the
+// files at paths (its edits): a path query brings their content along.
+func WithTexts(ctx context.Context, paths []string) context.Context {
+	set := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		set[p] = true
+	}
+	return context.WithValue(ctx, textsKey{}, set)
+}
+
+// textsOf is the set WithTexts marked ctx with, nil when none.
+func textsOf(ctx context.Context) map[string]bool {
+	set, _ := ctx.Value(textsKey{}).(map[string]bool)
+	return set
 }
 
 // readDir returns the entries of the tree sha, from the cache or with one

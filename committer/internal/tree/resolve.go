@@ -138,7 +138,7 @@ func (rs *resolution) set(p string, a Action, idx int) {
 // subtrees are created before Resolve returns (see Finish).
 func (rv *Resolver) Resolve(ctx context.Context, v *View, ch *changes.Prepared, full bool) (*Resolved, error) {
 	rs := &resolution{rv: rv, v: v, full: full, r: &Resolved{}, dels: map[string]*deletion{}, actions: map[string]Action{}, rank: map[string]int{}}
-	if err := v.Prefetch(ctx, ch.Lookups()); err != nil {
+	if err := v.Prefetch(ctx, ch.Lookups(), ch.Texts()); err != nil {
 		return nil, err
 	}
 	if err := rs.checkPreconditions(ctx, ch.Pres); err != nil {

@@ -97,8 +97,10 @@ func (v *View) base(ctx context.Context, path string) (object.TreeEntry, bool, e
 // Prefetch asks the store about paths and the directories above them in
 // one cheap Lookup (see Store), so that resolving a change set that
 // touches them reads no directory on the way where the store can help it;
-// the answers are kept.
-func (v *View) Prefetch(ctx context.Context, paths []string) error {
+// the answers are kept. The files at texts (a change set's edits) are
+// asked for with their content where the store can bring it in the same
+// request (see WithTexts).
+func (v *View) Prefetch(ctx context.Context, paths, texts []string) error {
 	seen := map[string]bool{"": true}
 	var ask []string
 	for _, p := range paths {
@@ -113,6 +115,9 @@ func (v *View) Prefetch(ctx context.Context, paths []string) error {
 		return nil
 	}
 	paths = ask
+	if len(texts) > 0 {
+		ctx = WithTexts(ctx, texts)
+	}
 	got, err := v.store.Lookup(ctx, v.at, paths, true)
 	if err != nil {
 		return err
