@@ -263,13 +263,15 @@ func TestListenBeforeTalk(t *testing.T) {
 // it may start right after a busy step; Git Data's sends three writes, so
 // it starts only after a quiet step. Scripted: the wait's backoff is spent
 // by its first step, and the branch moves on the wait's first two reads.
+// (A one-write engine that lost at its write reads no head to listen
+// from: its first step counts in full either way.)
 func TestListenCountsBusyStepsByWhatAMoveCosts(t *testing.T) {
 	for _, tc := range []struct {
 		engine  committer.Engine
 		landing string
 		wait    []string
 	}{
-		{committer.EngineGraphQL, githubtest.MutationCreateCommit, []string{rtGetRef, routeBranch}},
+		{committer.EngineGraphQL, githubtest.MutationCreateCommit, []string{routeBranch}},
 		{committer.EngineGitData, githubtest.MutationUpdateRefs, []string{rtGetRef, routeBranch, routeBranch, routeBranch}},
 	} {
 		t.Run(tc.engine.String(), func(t *testing.T) {
@@ -310,4 +312,53 @@ func TestListenCountsBusyStepsByWhatAMoveCosts(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A GraphQL commit looks at the branch before its one write through the
+// path query it sends anyway (ghgraphql.RefLook): when that answer is
+// fresh (it came within one round trip of the write) no ref read is sent;
+// when it shows the branch moved, the attempt ends before its write
+// without one either.
+func TestGraphQLLooksWithItsPathQuery(t *testing.T) {
+	const lookup = "query Paths("
+	t.Run("fresh", func(t *testing.T) {
+		ts, c := setup(t)
+		seed(t, ts, map[string]string{"log": "start\n"})
+		ts.SetLatency(100 * time.Millisecond) // a round trip longer than staging takes
+		ts.ResetRequests()
+		if _, err := c.Commit(context.Background(), "main", committer.NewChangeSet("append").Edit("log", appendLine("x")), committer.WithEngine(committer.EngineGraphQL)); err != nil {
+			t.Fatal(err)
+		}
+		if n, w := len(ts.Requests()), ts.CountWrites(); n != 3 || w != 1 || ts.Count(rtGetRef) != 0 {
+			t.Errorf("%d requests, %d writes, want 3 (the head, the paths with the file and the branch, the commit) and 1: %v", n, w, routes(ts))
+		}
+	})
+	t.Run("moved", func(t *testing.T) {
+		ts, c := setup(t, committer.WithBackoffSleep(func(ctx context.Context, _ time.Duration) error { return ctx.Err() }),
+			committer.WithRetries(0, func(committer.Contention) time.Duration { return time.Nanosecond }))
+		seed(t, ts, map[string]string{"log": "start\n"})
+		ts.Inject(githubtest.Fault{Route: routeGraphQL, BodyContains: lookup, Times: 1, Before: func(*http.Request) {
+			if _, err := ts.Seed(owner, repo, "main", "another writer", githubtest.File{Path: "o", Content: []byte("o\n")}); err != nil {
+				t.Error(err)
+			}
+		}})
+		ts.ResetRequests()
+		res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("append").Edit("log", appendLine("x")), committer.WithEngine(committer.EngineGraphQL))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var first []string // up to the wait's first read of the branch
+		for _, r := range ts.Requests()[1:] {
+			if r.Route == routeBranch {
+				break
+			}
+			first = append(first, r.Route)
+		}
+		if !slices.Equal(first, []string{routeGraphQL}) || ts.CountWrites() != 1 || res.Attempts != 1 {
+			t.Errorf("the first attempt sent %v before the wait; %d writes, %d attempts; want only its path query, 1 and 1: %v", first, ts.CountWrites(), res.Attempts, routes(ts))
+		}
+		if got := readFile(t, ts, "main", "log"); got != "start\nx\n" || readFile(t, ts, "main", "o") != "o\n" {
+			t.Errorf("log = %q", got)
+		}
+	})
 }

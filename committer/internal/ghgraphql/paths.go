@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Entry is what a commit's tree has at one path: Commit.file(path:)'s
@@ -59,15 +60,32 @@ func (c *Client) paths(ctx context.Context, owner, name, oid string, paths []str
 		vars["p"+strconv.Itoa(i)] = p
 		withText[i] = texts[p]
 	}
-	query := pathsQuery(withText)
+	look := refLookOf(ctx)
+	if look != nil {
+		vars["ref"] = "refs/heads/" + look.Branch
+	}
+	query := pathsQuery(withText, look != nil)
 	var reply struct {
 		Repository *struct {
 			ID     string         `json:"id"`
 			Object map[string]any `json:"object"`
+			Head   *struct {
+				Target struct {
+					OID string `json:"oid"`
+				} `json:"target"`
+			} `json:"head"`
 		} `json:"repository"`
 	}
+	sent := time.Now()
 	if err := c.Do(ctx, "Paths", false, query, vars, &reply); err != nil {
 		return "", err
+	}
+	if look != nil && reply.Repository != nil {
+		head := ""
+		if reply.Repository.Head != nil {
+			head = reply.Repository.Head.Target.OID
+		}
+		look.record(head, sent)
 	}
 	if reply.Repository == nil || reply.Repository.Object == nil || reply.Repository.Object["__typename"] != "Commit" {
 		return "", fmt.Errorf("GitHub GraphQL Paths: %s/%s has no commit %s", owner, name, oid)
@@ -104,8 +122,10 @@ func blobText(raw any) []byte {
 }
 
 // pathsQuery is the Paths document for len(withText) paths, passed as $p0
-// .. $p(n-1); the entries of those with withText[i] carry their blob's text.
-func pathsQuery(withText []bool) string {
+// .. $p(n-1); the entries of those with withText[i] carry their blob's
+// text. With withRef it also reads the head of the branch $ref (see
+// RefLook).
+func pathsQuery(withText []bool, withRef bool) string {
 	var decl, sel strings.Builder
 	for i, text := range withText {
 		k := "p" + strconv.Itoa(i)
@@ -116,9 +136,13 @@ func pathsQuery(withText []bool) string {
 		}
 		fmt.Fprintf(&sel, " %s: file(path: $%s) { mode type oid%s }", k, k, obj)
 	}
-	return "query Paths($owner: String!, $name: String!, $oid: GitObjectID!" + decl.String() + ") {\n" +
+	head, refDecl := "", ""
+	if withRef {
+		head, refDecl = "    head: ref(qualifiedName: $ref) { target { oid } }\n", ", $ref: String!"
+	}
+	return "query Paths($owner: String!, $name: String!, $oid: GitObjectID!" + refDecl + decl.String() + ") {\n" +
 		"  repository(owner: $owner, name: $name) {\n" +
-		"    id\n" +
+		"    id\n" + head +
 		"    object(oid: $oid) { __typename ... on Commit {" + sel.String() + " } }\n" +
 		"  }\n}"
 }

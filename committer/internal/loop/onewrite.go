@@ -10,6 +10,7 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer/internal/engine"
 	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
+	"github.com/ghcommitter/ghcommitter/committer/internal/object"
 	"github.com/ghcommitter/ghcommitter/committer/internal/refs"
 	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 )
@@ -35,7 +36,8 @@ func (d *Driver) oneWrite(ctx context.Context, head, tree string, creating bool,
 	// Resolved on the base's head first: every refusal that can be known
 	// before a write (what the engine cannot carry, a failed
 	// precondition, an edit's error) comes before the branch is created.
-	st, c, err := ow.StageOne(ctx, d.cfg.Cands, d.cfg.Strict, head, tree, attempt)
+	look := &ghgraphql.RefLook{Branch: d.cfg.Branch}
+	st, c, err := ow.StageOne(ghgraphql.WithRefLook(ctx, look), d.cfg.Cands, d.cfg.Strict, head, tree, attempt)
 	if err != nil && !d.cfg.Strict && engine.IsOneWriteError(err) {
 		return Outcome{}, false
 	}
@@ -71,13 +73,28 @@ func (d *Driver) oneWrite(ctx context.Context, head, tree string, creating bool,
 	w := st.Engine.(engine.Writer) // not empty: the one picked
 	Yield(ctx)
 	if w.Pinned() && !creating {
-		if now, ok := d.cfg.Refs.Tip(ctx, d.cfg.Branch); ok && now != head {
+		if now, ok := d.lookBefore(ctx, look, head); ok && now != head {
 			d.movedTo = now
 			d.lostRace(ctx, head, attempt, started)
 			return Outcome{Kind: LostUnsent}, true
 		}
 	}
 	return d.sendOneWrite(ctx, w, c, st, attempt, started), true
+}
+
+// lookBefore is the branch's head just before a pinned write: the one the
+// attempt's path query read alongside the paths (look), when that query
+// answered within one of its own round trips from now (no staler than a
+// read made now would be once the write reaches GitHub) or saw the branch
+// moved from head already; else one conditional ref read. ok is false
+// when it cannot be told.
+func (d *Driver) lookBefore(ctx context.Context, look *ghgraphql.RefLook, head string) (string, bool) {
+	if seen, at, took, looked := look.Head(); looked && object.IsSHA(seen) {
+		if seen != head || time.Since(at) <= took {
+			return seen, true
+		}
+	}
+	return d.cfg.Refs.Tip(ctx, d.cfg.Branch)
 }
 
 func (d *Driver) sendOneWrite(ctx context.Context, eng engine.Writer, c *OneCommit, st *engine.Staged, attempt int, started time.Time) Outcome {

@@ -69,9 +69,15 @@ func (d *Driver) contention(attempt int) Contention {
 func (d *Driver) spread(ctx context.Context, attempt int) error {
 	d.moves++ // the race just lost
 	slot := max(d.lost, time.Millisecond)
+	writes := time.Duration(max(d.attemptWrites(), 1))
 	seen := d.movedTo // the lost attempt's own look, when it made one
 	d.movedTo = ""
-	if seen == "" {
+	// Unknown: the race was lost at the write itself, so the head moved
+	// from the one the attempt read; the wait's first read learns where
+	// to (a one-write engine counts that step in full either way, so it
+	// needs no read of its own to start from).
+	unknown := seen == "" && writes == 1
+	if seen == "" && !unknown {
 		tip, ok := d.cfg.Refs.Tip(ctx, d.cfg.Branch)
 		if !ok {
 			tip = d.lastHead
@@ -83,7 +89,6 @@ func (d *Driver) spread(ctx context.Context, attempt int) error {
 	left := max(d.cfg.Backoff(d.contention(max(attempt, 2))), d.wait)
 	d.wait = 0
 	d.host.Debug(ctx, "backing off", "repo", d.cfg.Repo, "branch", d.cfg.Branch, "attempt", attempt, "wait", left, "slot", slot, "moves seen", d.moves)
-	writes := time.Duration(max(d.attemptWrites(), 1))
 	for range maxListen {
 		step := slot
 		switch {
@@ -100,6 +105,9 @@ func (d *Driver) spread(ctx context.Context, attempt int) error {
 		head, ok := d.listen(ctx)
 		if !ok {
 			return nil // it cannot be told: the compare-and-swap decides
+		}
+		if unknown {
+			unknown, seen = false, head // the move lost to, counted above
 		}
 		if head != seen {
 			seen = head

@@ -1,0 +1,50 @@
+package ghgraphql
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// RefLook asks the Paths queries sent under a context (see WithRefLook)
+// for a branch's head too, in the same request: an attempt that resolves
+// its paths then knows whether the branch moved since it read the head,
+// and, when the answer is fresh, needs no read of its own before its
+// write (the loop's look before a GraphQL commit).
+type RefLook struct {
+	Branch string
+
+	mu   sync.Mutex
+	ok   bool
+	head string        // "" when the branch is not there
+	at   time.Time     // when the answer came
+	took time.Duration // the query's round trip
+}
+
+type refLookKey struct{}
+
+// WithRefLook returns ctx whose Paths queries look at l.Branch's head.
+func WithRefLook(ctx context.Context, l *RefLook) context.Context {
+	return context.WithValue(ctx, refLookKey{}, l)
+}
+
+func refLookOf(ctx context.Context) *RefLook {
+	l, _ := ctx.Value(refLookKey{}).(*RefLook)
+	return l
+}
+
+// Head is the head the last Paths query under l's context saw ("" when the
+// branch was not there), when its answer came, and how long the query
+// took; ok is false when no query looked.
+func (l *RefLook) Head() (head string, at time.Time, took time.Duration, ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.head, l.at, l.took, l.ok
+}
+
+func (l *RefLook) record(head string, sent time.Time) {
+	now := time.Now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.ok, l.head, l.at, l.took = true, head, now, now.Sub(sent)
+}
