@@ -42,7 +42,7 @@ kube-tools:
 	bash scripts/kube-tools.sh
 
 # The Lease module's tests against a real API server: etcd and
-# kube-apiserver started on loopback by its internal/kubetest (a missing
+# kube-apiserver started on loopback by its kubetest package (a missing
 # binary fails them here: KUBETEST_REQUIRE=1).
 test-kube:
 	@env="$$(bash scripts/kube-tools.sh)" && export $$env KUBETEST_REQUIRE=1 && \

@@ -11,7 +11,7 @@ import (
 
 	"github.com/ghcommitter/ghcommitter/committer/turns"
 	"github.com/ghcommitter/ghcommitter/committer/turns/kubelease"
-	"github.com/ghcommitter/ghcommitter/committer/turns/kubelease/internal/kubetest"
+	"github.com/ghcommitter/ghcommitter/committer/turns/kubelease/kubetest"
 )
 
 // TestHoldersExcludeEachOther: writers of two Turns (two processes, as far

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ghcommitter/ghcommitter/committer/turns"
+	"github.com/ghcommitter/ghcommitter/committer/turns/kubelease"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+// leaseTurns is the shard's turns on the Leases of the API server its
+// kubeconfig names. The holder identity is "shard-N-" and a random suffix:
+// a shard started again after a crash must not take its dead self's turn
+// for its own (the turns of one identity are numbered from 1 in each
+// process).
+func leaseTurns(f shardFlags) (*kubelease.Turns, error) {
+	cfg, err := clientcmd.BuildConfigFromFlags("", f.kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("shard: kubeconfig: %w", err)
+	}
+	// client-go's default (5 requests a second) is low for a turn per
+	// attempt of several writers.
+	cfg.QPS, cfg.Burst = 50, 100
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	opts := []kubelease.Option{kubelease.WithIdentity(fmt.Sprintf("shard-%d-%s", f.index, rand.Text()[:8])), kubelease.WithLeaseDuration(f.lease)}
+	if f.verbose {
+		opts = append(opts, kubelease.WithLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	}
+	return kubelease.New(cs.CoordinationV1(), f.ns, opts...)
+}
+
+// writeKubeconfig writes a kubeconfig for cfg (a bearer token and the
+// server's CA) to path, readable by its owner alone.
+func writeKubeconfig(path string, cfg *rest.Config) error {
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["shards"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
+	kc.AuthInfos["shards"] = &clientcmdapi.AuthInfo{Token: cfg.BearerToken}
+	kc.Contexts["shards"] = &clientcmdapi.Context{Cluster: "shards", AuthInfo: "shards"}
+	kc.CurrentContext = "shards"
+	return clientcmd.WriteToFile(*kc, path) // mode 0600
+}
+
+// countedTurns counts the turns a shard takes, says when it first asks
+// for one, and knows how many it holds.
+//
+// The committer releases an attempt's turn after it has told the callers
+// that their changes landed, so a program that exits as soon as its
+// Commits return can exit holding the Lease, which then delays the others
+// for a lease duration: a shard waits for its turns' releases (held)
+// before it exits.
+type countedTurns struct {
+	next                turns.Turns
+	out                 *lines
+	first               sync.Once
+	taken, queued, held atomic.Int32
+}
+
+func (c *countedTurns) Take(ctx context.Context, key turns.Key) (turns.Turn, error) {
+	c.first.Do(func() { c.out.say(sayTaking) })
+	t, err := c.next.Take(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	c.taken.Add(1)
+	if t.Queued() {
+		c.queued.Add(1)
+	}
+	c.held.Add(1)
+	return &countedTurn{Turn: t, held: &c.held}, nil
+}
+
+// released waits until no turn is held, at most d.
+func (c *countedTurns) released(d time.Duration) {
+	for end := time.Now().Add(d); c.held.Load() > 0 && time.Now().Before(end); {
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// countedTurn is a turn that countedTurns counts until its Release.
+type countedTurn struct {
+	turns.Turn
+	held *atomic.Int32
+	once sync.Once
+}
+
+func (t *countedTurn) Release() {
+	t.once.Do(func() {
+		t.Turn.Release()
+		t.held.Add(-1)
+	})
+}
+
+// stallLanding holds the first landing write (a ref update, or a GraphQL
+// mutation: updateRefs on the git-data engine) and never sends it: the
+// shard holds its turn, renewing the Lease, until it is killed.
+type stallLanding struct {
+	next    http.RoundTripper
+	stalled func()
+	once    sync.Once
+}
+
+func (s *stallLanding) RoundTrip(req *http.Request) (*http.Response, error) {
+	if landing, err := isLanding(req); err != nil {
+		return nil, err
+	} else if landing {
+		s.once.Do(s.stalled)
+		<-req.Context().Done() // never sent: the process is killed first
+		return nil, req.Context().Err()
+	}
+	return s.next.RoundTrip(req)
+}
+
+// isLanding reports whether req lands a change, reading a GraphQL body
+// through GetBody (req itself is left as it is).
+func isLanding(req *http.Request) (bool, error) {
+	switch {
+	case req.Method == http.MethodPatch && strings.Contains(req.URL.Path, "/git/refs/"):
+		return true, nil
+	case req.Method != http.MethodPost || !strings.HasSuffix(req.URL.Path, "/graphql") || req.GetBody == nil:
+		return false, nil
+	}
+	rc, err := req.GetBody()
+	if err != nil {
+		return false, err
+	}
+	defer func() { _ = rc.Close() }()
+	body, err := io.ReadAll(rc)
+	if err != nil {
+		return false, err
+	}
+	return bytes.Contains(body, []byte("mutation")), nil
+}
