@@ -11,7 +11,7 @@ MODULES   ?= examples/gogithub-latest committer/edits/kustomizeoracle cmd/ghcomm
 # The modules whose tests need a real Kubernetes API server: the Lease
 # turns. They are out of MODULES so that make test and make lint build no
 # Kubernetes; make test-kube and make lint-kube (.ci/run) take them.
-KUBE_MODULES ?= committer/turns/kubelease
+KUBE_MODULES ?= committer/turns/kubelease examples/shards
 # The tool modules that build kube-apiserver (k8s.io/kubernetes, with its
 # staging replaces) and etcd: scripts/kube-tools.sh builds them once into
 # $${XDG_CACHE_HOME:-$$HOME/.cache}/ghcommitter-kube and reuses the binaries.

@@ -34,11 +34,14 @@ type report struct {
 	Queued     int `json:"queued"`
 	// Unreported is the promotions on the branch whose stage reported no
 	// landing (an outcome a lost reply left unknown).
-	Unreported int           `json:"unreported"`
-	Wall       time.Duration `json:"wall_ns"`
-	Errors     []string      `json:"errors,omitempty"`
-	Kill       *killReport   `json:"kill,omitempty"`
-	Results    []shardResult `json:"results"`
+	Unreported int `json:"unreported"`
+	// FinalHolder is the Lease's holder once every shard exited: "" when
+	// every turn was released ("-" with -turns local: no Lease).
+	FinalHolder string        `json:"final_holder"`
+	Wall        time.Duration `json:"wall_ns"`
+	Errors      []string      `json:"errors,omitempty"`
+	Kill        *killReport   `json:"kill,omitempty"`
+	Results     []shardResult `json:"results"`
 }
 
 // summarize sums the shards' results and the fake's counts.
@@ -47,6 +50,7 @@ func (e *runEnv) summarize(results []shardResult, wall time.Duration) *report {
 	r := &report{Shards: e.cfg.shards, Stages: e.cfg.stages, Turns: e.cfg.turns, Scale: e.cfg.scale,
 		Want: e.cfg.shards * e.cfg.stages, Writes: st.Writes, WritesLimited: st.WritesLimited, Limited: st.Limited,
 		Wall: wall, Results: results}
+	r.FinalHolder = "-"
 	if e.cfg.turns == turnsLease {
 		r.Lease = e.cfg.lease.String()
 	}
@@ -115,8 +119,8 @@ func (r *report) write(w io.Writer, asJSON bool) error {
 	fmt.Fprintf(w, "%d shards × %d stages, separate processes, turns: %s, GitHub's limits scaled %g×\n", r.Shards, r.Stages, coord, r.Scale)
 	fmt.Fprintf(w, "landed %d/%d in %s; %d writes (%.2f per landed change), %d refused by a limit\n",
 		r.Landed, r.Want, r.Wall.Round(time.Millisecond), r.Writes, r.WritesPerLanded, r.WritesLimited)
-	fmt.Fprintf(w, "lost races %d, most attempts of a stage %d, Lease turns %d (%d waited for), on the branch unreported %d\n",
-		r.LostRaces, r.MaxAttempts, r.LeaseTurns, r.Queued, r.Unreported)
+	fmt.Fprintf(w, "lost races %d, most attempts of a stage %d, Lease turns %d (%d waited for), on the branch unreported %d, Lease held at the end by %q\n",
+		r.LostRaces, r.MaxAttempts, r.LeaseTurns, r.Queued, r.Unreported, r.FinalHolder)
 	if k := r.Kill; k != nil {
 		fmt.Fprintf(w, "killed %s in its turn with %d shards waiting: %s took over %s after the kill, %s after its last renewal (lease %s); transitions %d → %d\n",
 			k.Holder, k.Waiting, k.TakenBy, k.Delay.Round(time.Millisecond), k.Expiry.Round(time.Millisecond), k.Lease, k.TransitionsBefore, k.TransitionsAfter)

@@ -74,6 +74,13 @@ func run(ctx context.Context, cfg config, log io.Writer) (*report, error) {
 	}
 	rep := e.summarize(results, time.Since(start))
 	rep.Kill = kill
+	if e.kube != nil {
+		l, err := e.lease(ctx)
+		if err != nil {
+			return rep, err
+		}
+		rep.FinalHolder = holderOf(l)
+	}
 	return rep, e.verify(rep)
 }
 
