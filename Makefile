@@ -9,7 +9,8 @@ TESTFLAGS ?= -race -count=1 -timeout 15m
 # and mod-download (.ci/run) loop over this one list.
 MODULES   ?= examples/gogithub-latest committer/edits/kustomizeoracle cmd/ghcommitter-bench
 # The modules whose tests need a real Kubernetes API server: the Lease
-# turns. They are out of MODULES so that make test and make lint build no
+# turns, and examples/shards (shard processes taking turns through them).
+# They are out of MODULES so that make test and make lint build no
 # Kubernetes; make test-kube and make lint-kube (.ci/run) take them.
 KUBE_MODULES ?= committer/turns/kubelease examples/shards
 # The tool modules that build kube-apiserver (k8s.io/kubernetes, with its

@@ -99,7 +99,7 @@ func (p *shardProc) await(ctx context.Context, what string) error {
 				return nil
 			}
 		case <-p.done:
-			return fmt.Errorf("shard %d exited (%v) before it said %q; its stderr ends:\n%s", p.index, p.err, what, tail(p.stderr.String()))
+			return fmt.Errorf("shard %d exited (%w) before it said %q; its stderr ends:\n%s", p.index, p.err, what, tail(p.stderr.String()))
 		case <-ctx.Done():
 			return fmt.Errorf("shard %d did not say %q: %w", p.index, what, ctx.Err())
 		}

@@ -96,8 +96,11 @@ func (e *runEnv) verify(r *report) error {
 			for _, f := range stageFiles(s.Shard, st.Stage) {
 				p := stageDir(s.Shard, st.Stage) + "/" + f.Path
 				got, _, err := e.fake.ReadFile(owner, repoName, branch, p)
-				if err != nil || !bytes.Equal(got, f.Data) {
-					return fmt.Errorf("shard-%d/stage-%d reported landed but %s does not hold its content (%v)", s.Shard, st.Stage, p, err)
+				if err != nil {
+					return fmt.Errorf("shard-%d/stage-%d reported landed but %s cannot be read: %w", s.Shard, st.Stage, p, err)
+				}
+				if !bytes.Equal(got, f.Data) {
+					return fmt.Errorf("shard-%d/stage-%d reported landed but %s does not hold its content", s.Shard, st.Stage, p)
 				}
 			}
 		}
