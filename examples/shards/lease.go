@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer/turns"
 	"github.com/ghcommitter/ghcommitter/committer/turns/kubelease"
@@ -57,19 +56,13 @@ func writeKubeconfig(path string, cfg *rest.Config) error {
 	return clientcmd.WriteToFile(*kc, path) // mode 0600
 }
 
-// countedTurns counts the turns a shard takes, says when it first asks
-// for one, and knows how many it holds.
-//
-// The committer releases an attempt's turn after it has told the callers
-// that their changes landed, so a program that exits as soon as its
-// Commits return can exit holding the Lease, which then delays the others
-// for a lease duration: a shard waits for its turns' releases (held)
-// before it exits.
+// countedTurns counts the turns a shard takes and says when it first asks
+// for one.
 type countedTurns struct {
-	next                turns.Turns
-	out                 *lines
-	first               sync.Once
-	taken, queued, held atomic.Int32
+	next          turns.Turns
+	out           *lines
+	first         sync.Once
+	taken, queued atomic.Int32
 }
 
 func (c *countedTurns) Take(ctx context.Context, key turns.Key) (turns.Turn, error) {
@@ -82,29 +75,7 @@ func (c *countedTurns) Take(ctx context.Context, key turns.Key) (turns.Turn, err
 	if t.Queued() {
 		c.queued.Add(1)
 	}
-	c.held.Add(1)
-	return &countedTurn{Turn: t, held: &c.held}, nil
-}
-
-// released waits until no turn is held, at most d.
-func (c *countedTurns) released(d time.Duration) {
-	for end := time.Now().Add(d); c.held.Load() > 0 && time.Now().Before(end); {
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// countedTurn is a turn that countedTurns counts until its Release.
-type countedTurn struct {
-	turns.Turn
-	held *atomic.Int32
-	once sync.Once
-}
-
-func (t *countedTurn) Release() {
-	t.once.Do(func() {
-		t.Turn.Release()
-		t.held.Add(-1)
-	})
+	return t, nil
 }
 
 // stallLanding holds the first landing write (a ref update, or a GraphQL

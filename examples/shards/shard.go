@@ -135,7 +135,6 @@ func runShard(ctx context.Context, args []string, stdout io.Writer) error {
 	res := shardResult{Shard: f.index, Stages: promote(ctx, c, f.index, f.stages)}
 	res.LostRaces = int(lost.Load())
 	if counted != nil {
-		counted.released(10 * time.Second)
 		res.Turns, res.Queued = int(counted.taken.Load()), int(counted.queued.Load())
 	}
 	b, err := json.Marshal(res)
