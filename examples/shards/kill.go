@@ -65,7 +65,7 @@ func (e *runEnv) runKill(ctx context.Context) ([]shardResult, *killReport, error
 		return nil, nil, err
 	}
 	k := &killReport{Holder: holderOf(before), Waiting: e.cfg.shards - 1, Lease: e.cfg.lease}
-	if !strings.HasPrefix(k.Holder, "shard-0-") {
+	if !strings.HasPrefix(k.Holder, "shard-0/") {
 		killAll(append(procs, doomed))
 		return nil, nil, fmt.Errorf("shard 0 stalled its landing write but the Lease is held by %q", k.Holder)
 	}

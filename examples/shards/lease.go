@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"fmt"
 	"io"
 	"log/slog"
@@ -22,10 +21,9 @@ import (
 )
 
 // leaseTurns is the shard's turns on the Leases of the API server its
-// kubeconfig names. The holder identity is "shard-N-" and a random suffix:
-// a shard started again after a crash must not take its dead self's turn
-// for its own (the turns of one identity are numbered from 1 in each
-// process).
+// kubeconfig names, under the name "shard-N" (kubelease makes each turn's
+// holder identity its own: a shard started again after a crash does not
+// take its dead self's turn for its own).
 func leaseTurns(f shardFlags) (*kubelease.Turns, error) {
 	cfg, err := clientcmd.BuildConfigFromFlags("", f.kubeconfig)
 	if err != nil {
@@ -38,7 +36,7 @@ func leaseTurns(f shardFlags) (*kubelease.Turns, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := []kubelease.Option{kubelease.WithIdentity(fmt.Sprintf("shard-%d-%s", f.index, rand.Text()[:8])), kubelease.WithLeaseDuration(f.lease)}
+	opts := []kubelease.Option{kubelease.WithIdentity(fmt.Sprintf("shard-%d", f.index)), kubelease.WithLeaseDuration(f.lease)}
 	if f.verbose {
 		opts = append(opts, kubelease.WithLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	}

@@ -103,7 +103,7 @@ func TestKilledShardDelaysOthersAtMostOneLease(t *testing.T) {
 	if r.Landed != 20 || r.Unreported != 0 || r.LostRaces != 0 {
 		t.Errorf("landed %d/20 (%d unreported), %d lost races; want 20/20, none lost: %v", r.Landed, r.Unreported, r.LostRaces, r.Errors)
 	}
-	if !strings.HasPrefix(k.Holder, "shard-0-") || k.Waiting != 3 {
+	if !strings.HasPrefix(k.Holder, "shard-0/") || k.Waiting != 3 {
 		t.Fatalf("killed %q with %d waiting, want shard 0 in its turn with 3 waiting", k.Holder, k.Waiting)
 	}
 	if k.TakenBy == "" || k.TakenBy == k.Holder || k.TransitionsAfter != k.TransitionsBefore+1 {
