@@ -9,9 +9,10 @@ TESTFLAGS ?= -race -count=1 -timeout 15m
 # and mod-download (.ci/run) loop over this one list.
 MODULES   ?= examples/gogithub-latest committer/edits/kustomizeoracle cmd/ghcommitter-bench
 # The modules whose tests need a real Kubernetes API server: the Lease
-# turns. They are out of MODULES so that make test and make lint build no
+# turns, and examples/shards (shard processes taking turns through them).
+# They are out of MODULES so that make test and make lint build no
 # Kubernetes; make test-kube and make lint-kube (.ci/run) take them.
-KUBE_MODULES ?= committer/turns/kubelease
+KUBE_MODULES ?= committer/turns/kubelease examples/shards
 # The tool modules that build kube-apiserver (k8s.io/kubernetes, with its
 # staging replaces) and etcd: scripts/kube-tools.sh builds them once into
 # $${XDG_CACHE_HOME:-$$HOME/.cache}/ghcommitter-kube and reuses the binaries.
@@ -42,7 +43,7 @@ kube-tools:
 	bash scripts/kube-tools.sh
 
 # The Lease module's tests against a real API server: etcd and
-# kube-apiserver started on loopback by its internal/kubetest (a missing
+# kube-apiserver started on loopback by its kubetest package (a missing
 # binary fails them here: KUBETEST_REQUIRE=1).
 test-kube:
 	@env="$$(bash scripts/kube-tools.sh)" && export $$env KUBETEST_REQUIRE=1 && \

@@ -143,6 +143,9 @@ type recordTurns struct {
 	mu   sync.Mutex
 	keys []pubturns.Key
 	held int
+	// slow is how long Release takes before the turn counts as released
+	// (a Lease's release is a round trip to the API server).
+	slow time.Duration
 }
 
 func (r *recordTurns) Take(_ context.Context, k pubturns.Key) (pubturns.Turn, error) {
@@ -157,6 +160,7 @@ type recordTurn struct{ r *recordTurns }
 
 func (recordTurn) Queued() bool { return false }
 func (t recordTurn) Release() {
+	time.Sleep(t.r.slow)
 	t.r.mu.Lock()
 	t.r.held--
 	t.r.mu.Unlock()
@@ -181,5 +185,23 @@ func TestWithTurnsTakesTheCallersTurns(t *testing.T) {
 	}
 	if _, err := committer.New(owner, repo, committer.WithTurns(nil)); err == nil {
 		t.Fatal("WithTurns(nil) accepted")
+	}
+}
+
+// TestTurnReleasedBeforeCommitReturns: the attempt's turn is released
+// before the callers learn that their change landed, even when a release
+// takes a while: a program that exits as soon as Commit returns (a
+// shard, a CI job) must not exit holding the turn, which would keep the
+// other writers waiting until it expires (a Lease's duration).
+func TestTurnReleasedBeforeCommitReturns(t *testing.T) {
+	rec := &recordTurns{slow: 100 * time.Millisecond}
+	_, c := setup(t, committer.WithTurns(rec))
+	if _, err := c.Commit(context.Background(), "main", committer.NewChangeSet("m").Put("a.txt", []byte("a\n"))); err != nil {
+		t.Fatal(err)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.keys) != 1 || rec.held != 0 {
+		t.Fatalf("took %d turns, %d still held when Commit returned: want one, released", len(rec.keys), rec.held)
 	}
 }

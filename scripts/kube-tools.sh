@@ -3,7 +3,7 @@
 # (k8s.io/kubernetes, internal/kubetools/apiserver) and etcd
 # (go.etcd.io/etcd/server/v3, internal/kubetools/etcd) — once, into a cache
 # directory outside the repository, and prints the environment that
-# committer/turns/kubelease/internal/kubetest reads:
+# committer/turns/kubelease/kubetest reads:
 #
 #   KUBETEST_APISERVER=/…/kube-apiserver
 #   KUBETEST_ETCD=/…/etcd

@@ -198,9 +198,9 @@ func (lc limitsConfig) machineModes() []bool {
 }
 
 // limitRowKinds are the kinds of rows of the section, for -limit-rows:
-// the two CLI scenarios, the Queue's rows, the one-process stages rows and
-// the cost-at-scale rows.
-var limitRowKinds = []string{scenarioIndex, scenarioSingle, "queue", "process", "scale"}
+// the two CLI scenarios, the Queue's rows, the one-process stages rows,
+// the cost-at-scale rows and the shard processes of examples/shards.
+var limitRowKinds = []string{scenarioIndex, scenarioSingle, "queue", "process", "scale", "shards"}
 
 // runs reports whether rows of kind run.
 func (lc limitsConfig) runs(kind string) bool {
@@ -231,6 +231,7 @@ type limitsReport struct {
 	Note        string        // the conditions of the run (-note)
 	CLIUnbuilt  string        // why the CLI runs were skipped, or ""
 	Scale       []scaleResult // cost at github.com's scale (runScale)
+	Shards      *shardsReport // examples/shards (limitsshards.go), or nil
 }
 
 // runLimits runs the section: for each writer count, the two scenarios with
@@ -291,6 +292,9 @@ func runLimits(ctx context.Context, cfg config, bin string, log io.Writer) (*lim
 	}
 	if lc.runs("scale") {
 		rep.Scale = runScale(ctx, cfg, log)
+	}
+	if !cfg.limits.noProcess && lc.runs("shards") {
+		rep.Shards = runShards(ctx, cfg, log)
 	}
 	rep.LoadAfter = loadAvg()
 	return rep, nil

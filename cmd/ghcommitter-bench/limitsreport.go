@@ -46,6 +46,7 @@ func renderLimits(lr *limitsReport) string {
 	renderProcessTable(&b, lr)
 	renderUnscaledWait(&b, lr)
 	renderScale(&b, lr)
+	renderShards(&b, lr.Shards) // limitsshards.go
 	fmt.Fprintf(&b, "%s\n", limitsEnd)
 	return b.String()
 }

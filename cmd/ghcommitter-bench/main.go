@@ -31,8 +31,12 @@
 // default (every CLI row twice, once each way; the goals of issue #37 are
 // read from the separate-machine index rows; the manifest rows run as on
 // one machine unless it is separate). -limit-rows runs a subset of the
-// section (the index or single CLI rows, queue, process, scale), to
-// iterate on one row; -limit-trace keeps each CLI process's --verbose log.
+// section (the index or single CLI rows, queue, process, scale, shards),
+// to iterate on one row. The shards rows (-only shards alone) build and
+// run examples/shards, a module of its own that links client-go, as a
+// program: 4 shard processes x 5 stages through Kubernetes Leases on a
+// real API server, then uncoordinated (limitsshards.go; skipped with a
+// note when scripts/kube-tools.sh has not built the API server); -limit-trace keeps each CLI process's --verbose log.
 // -baseline REV builds the CLI at git revision REV and runs it right after
 // the current one on every separate-machine index row (issue #37's "last
 // writer lands no later than 1.5x the time of 47ea148", baseline.go); the
@@ -52,6 +56,7 @@
 //	go run -C cmd/ghcommitter-bench . -only limits -limit-rows index -limit-machines separate -limit-writers 16 -limit-engines graphql,auto -baseline 47ea148 -out /tmp/b.md
 //	go run -C cmd/ghcommitter-bench . -only matrix -files 20000 -writers 16 -modes cli,git -out /tmp/clone.md
 //	go run -C cmd/ghcommitter-bench . -only matrix -files 20000 -writers 16 -modes cli-separate,git -out /tmp/clone.md
+//	go run -C cmd/ghcommitter-bench . -only shards -out ../../BENCHMARKS.md
 //	go run -C cmd/ghcommitter-bench . -quick
 package main
 
@@ -83,8 +88,11 @@ func mainErr(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 
 	started := time.Now()
-	if cfg.only == "process" {
+	switch cfg.only {
+	case "process":
 		return runProcessOnly(ctx, cfg, args, stdout, stderr)
+	case "shards":
+		return runShardsOnly(ctx, cfg, stdout, stderr)
 	}
 	var rep *report
 	if cfg.only == "" || cfg.only == "matrix" {
@@ -227,7 +235,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	backoff := fs.String("backoff", "", "library modes only: BASE,MAX for committer.ExponentialBackoff (default: the library's AdaptiveBackoff(50ms, 10s)); the CLI has no such flag")
 	gitAttempts := fs.Int("git-attempts", 10, "push attempts per git writer")
 	timeout := fs.Duration("run-timeout", 15*time.Minute, "bound on one mode's run in one configuration")
-	only := fs.String("only", "", "run one section only: limits (under GitHub's limits), manifest (promotion manifests under the same limits) or matrix (the contention matrix); with -out, the other sections of an existing file are kept")
+	only := fs.String("only", "", "run one section only: limits (under GitHub's limits), manifest (promotion manifests under the same limits), matrix (the contention matrix), process (the one-process stages rows) or shards (examples/shards: shard processes through Kubernetes Leases, beside the uncoordinated run); with -out, the other sections of an existing file are kept")
 	lscale := fs.Float64("limit-scale", defaultLimitScale, "under GitHub's limits: make every rate-limit window this many times shorter, on the fake and in the clients")
 	lwriters := fs.String("limit-writers", "16,64", "under GitHub's limits: comma-separated writer counts")
 	lengines := fs.String("limit-engines", strings.Join(allEngines, ","), "under GitHub's limits: comma-separated CLI engines: "+strings.Join(allEngines, ", "))

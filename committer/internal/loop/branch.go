@@ -100,7 +100,14 @@ func (d *Driver) landTip(ctx context.Context, tip string, attempt int, created b
 	d.landed(tip, attempt, created)
 }
 
+// landed reports the work landed at tip, its turn released first: a
+// caller that exits as soon as it learns (a shard, a CI job) must not exit
+// holding the turn, which would keep the other writers waiting until it
+// expires (a Lease's duration).
 func (d *Driver) landed(tip string, attempt int, created bool) {
+	if d.held != nil {
+		d.held.Release()
+	}
 	d.observe(Event{Kind: EventLanded, Attempt: attempt, Commit: tip, Changes: d.w.Size()})
 	d.w.Land(tip, attempt, created)
 }

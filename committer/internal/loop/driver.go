@@ -39,6 +39,7 @@ type Driver struct {
 	limited  *rest.Refused
 	refusals int
 	turns    *turnWriter // the work's turns: their waits add up to at most a minute
+	held     *turn       // the running attempt's turn: landed releases it first
 }
 
 // New returns the driver of w.
@@ -170,7 +171,8 @@ func (d *Driver) attempt(ctx context.Context, attempt int) Outcome {
 	d.observe(Event{Kind: EventAttempt, Attempt: attempt, Changes: d.w.Size()})
 	d.limited, d.yielded = nil, 0
 	turn := d.takeTurn(ctx)
-	defer turn.Release()
+	d.held = turn
+	defer func() { turn.Release(); d.held = nil }()
 	started := time.Now()
 	// A stretched attempt is a lost attempt: the pacer's wait for the
 	// attempt's writes comes before it reads the head, and they then go

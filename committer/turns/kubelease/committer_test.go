@@ -11,7 +11,7 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest"
 	"github.com/ghcommitter/ghcommitter/committer/turns/kubelease"
-	"github.com/ghcommitter/ghcommitter/committer/turns/kubelease/internal/kubetest"
+	"github.com/ghcommitter/ghcommitter/committer/turns/kubelease/kubetest"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 

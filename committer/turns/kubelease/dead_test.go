@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer/turns/kubelease"
-	"github.com/ghcommitter/ghcommitter/committer/turns/kubelease/internal/kubetest"
+	"github.com/ghcommitter/ghcommitter/committer/turns/kubelease/kubetest"
 )
 
 // TestKilledHolderDelaysAtMostOneLeaseDuration: a process that holds the

@@ -6,8 +6,8 @@
 // Each key (API, repository, branch) has one Lease in the namespace the
 // program names, called by a hash of the key (LeaseName) and annotated with
 // it. A turn's holder identity is the Turns' identity (WithIdentity; the
-// host, the pid and a random suffix by default) followed by the turn's
-// number. The protocol is leader election's, record and all
+// host, the pid and a random suffix by default) followed by "/", a random
+// suffix of the Turns and the turn's number. The protocol is leader election's, record and all
 // (resourcelock.LeaseLock): a Lease whose holder has not renewed it for its
 // lease duration, by the waiter's clock, is taken over; every write
 // carries the resourceVersion it read, and a conflict is read again. The

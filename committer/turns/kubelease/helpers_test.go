@@ -10,7 +10,7 @@ import (
 
 	"github.com/ghcommitter/ghcommitter/committer/turns"
 	"github.com/ghcommitter/ghcommitter/committer/turns/kubelease"
-	"github.com/ghcommitter/ghcommitter/committer/turns/kubelease/internal/kubetest"
+	"github.com/ghcommitter/ghcommitter/committer/turns/kubelease/kubetest"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"

@@ -2,6 +2,7 @@ package kubelease
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -33,7 +34,12 @@ type Turns struct {
 	leases    coordinationv1client.LeasesGetter
 	namespace string
 	opt       *options
-	seq       atomic.Uint64 // numbers the turns of this Turns: one holder identity each
+	// nonce and seq make each turn's holder identity its own: nonce is
+	// random for each Turns (a process started again, or a second Turns,
+	// under the same WithIdentity numbers its turns from 1 again), seq
+	// numbers the turns of this one.
+	nonce string
+	seq   atomic.Uint64
 }
 
 var _ turns.Turns = (*Turns)(nil)
@@ -55,7 +61,9 @@ func New(leases coordinationv1client.LeasesGetter, namespace string, opts ...Opt
 	if err != nil {
 		return nil, err
 	}
-	return &Turns{leases: leases, namespace: namespace, opt: o}, nil
+	var r [4]byte
+	_, _ = rand.Read(r[:]) // never fails (crypto/rand)
+	return &Turns{leases: leases, namespace: namespace, opt: o, nonce: hex.EncodeToString(r[:])}, nil
 }
 
 // LeaseName is the name of key's Lease: "ghcommitter-turn-" and the first
@@ -70,7 +78,7 @@ func LeaseName(key turns.Key) string {
 // Lease until Release. An error that waiting cannot mend (no such
 // namespace, a forbidden verb) returns at once.
 func (t *Turns) Take(ctx context.Context, key turns.Key) (turns.Turn, error) {
-	id := t.opt.identity + "/" + strconv.FormatUint(t.seq.Add(1), 10)
+	id := t.opt.identity + "/" + t.nonce + "-" + strconv.FormatUint(t.seq.Add(1), 10)
 	a := &acquire{
 		t:   t,
 		key: key,

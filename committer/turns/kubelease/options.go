@@ -32,8 +32,11 @@ type options struct {
 }
 
 // WithIdentity names this process as a holder: each turn's holder identity
-// is the name followed by "/" and the turn's number in the process, so that
-// no two writers ever share one. It must not be empty and must not contain
+// is the name followed by "/", a random suffix of the Turns and the turn's
+// number in it, so that no two writers ever share one — not a process
+// started again under the same name (a pod's), whose first turn would
+// otherwise take its dead predecessor's for its own, nor two Turns of one
+// name. It must not be empty and must not contain
 // "/". The default is the host's name, the process id and a random
 // suffix (two containers may share a pid).
 func WithIdentity(name string) Option {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/ghcommitter/ghcommitter/committer/turns"
 	"github.com/ghcommitter/ghcommitter/committer/turns/kubelease"
-	"github.com/ghcommitter/ghcommitter/committer/turns/kubelease/internal/kubetest"
+	"github.com/ghcommitter/ghcommitter/committer/turns/kubelease/kubetest"
 )
 
 // TestHoldersExcludeEachOther: writers of two Turns (two processes, as far
@@ -194,5 +194,33 @@ func raise(m *atomic.Int32, n int32) {
 		if n <= cur || m.CompareAndSwap(cur, n) {
 			return
 		}
+	}
+}
+
+// TestOneNameTwoWriters: two Turns under the same WithIdentity (a process
+// started again under its pod's name while its predecessor's turn is
+// held, or two Turns in one program) are two writers: the second waits
+// for the first's turn instead of taking it for its own.
+func TestOneNameTwoWriters(t *testing.T) {
+	ns := kubetest.Namespace(t)
+	c := leases(t)
+	before := newTurns(t, c, ns, kubelease.WithIdentity("shard-0"))
+	again := newTurns(t, c, ns, kubelease.WithIdentity("shard-0"))
+	held := take(t, before, key, 30*time.Second)
+	first := holder(t, ns, key)
+	waiting := takeAsync(t.Context(), again, key)
+	time.Sleep(500 * time.Millisecond)
+	notYet(t, waiting, "the second writer of the same name")
+	held.Release()
+	r := <-waiting
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	defer r.turn.Release()
+	if second := holder(t, ns, key); second == first || !strings.HasPrefix(second, "shard-0/") {
+		t.Fatalf("holders %q then %q: want two identities, both of shard-0", first, second)
+	}
+	if !r.turn.Queued() {
+		t.Error("the second writer waited but Queued is false")
 	}
 }
