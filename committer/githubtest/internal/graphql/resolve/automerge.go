@@ -26,8 +26,11 @@ type gqlMap struct {
 
 func (g gqlMap) TypeName() string { return g.typ }
 
-func (g gqlMap) Field(_ *graphql.Exec, name string, _ map[string]any) (any, error) {
+func (g gqlMap) Field(x *graphql.Exec, name string, args map[string]any) (any, error) {
 	if v, ok := g.m[name]; ok {
+		if f, ok := v.(func(*graphql.Exec, map[string]any) (any, error)); ok {
+			return f(x, args) // a connection, read when asked
+		}
 		return v, nil
 	}
 	return nil, graphql.Unserved(g.typ, name)
@@ -156,7 +159,7 @@ func mergeQueueOf(x *graphql.Exec, rp *state.Repo, branch string) any {
 	return gqlMap{typ: "MergeQueue", m: map[string]any{
 		"id": wire.NodeID("MQ", rp.FullName()+":"+branch), "url": u, "resourcePath": "/" + rp.FullName() + "/queue/" + branch,
 		"nextEntryEstimatedTimeToMerge": nil, "configuration": nil,
-		"entries": gqlQueueEntries{rp: rp, branch: branch},
+		"entries": gqlQueueEntries{rp: rp, branch: branch}.connection,
 	}}
 }
 
@@ -166,9 +169,7 @@ type gqlQueueEntries struct {
 	branch string
 }
 
-func (gqlQueueEntries) TypeName() string { return "MergeQueueEntryConnection" }
-
-func (g gqlQueueEntries) Field(x *graphql.Exec, name string, args map[string]any) (any, error) {
+func (g gqlQueueEntries) connection(x *graphql.Exec, args map[string]any) (any, error) {
 	g.rp.Mu.RLock()
 	var nodes []graphql.Object
 	if q := g.rp.Queues[g.branch]; q != nil {
@@ -179,11 +180,7 @@ func (g gqlQueueEntries) Field(x *graphql.Exec, name string, args map[string]any
 		}
 	}
 	g.rp.Mu.RUnlock()
-	conn, err := newConnection("MergeQueueEntryConnection", "entries", plumbing.ComputeHash(plumbing.BlobObject, []byte("mq:"+g.branch)), nodes, args)
-	if err != nil {
-		return nil, err
-	}
-	return conn.Field(x, name, args)
+	return newConnection("MergeQueueEntryConnection", "entries", plumbing.ComputeHash(plumbing.BlobObject, []byte("mq:"+g.branch)), nodes, args)
 }
 
 // autoMergeField answers the auto-merge and queue fields of a pull
