@@ -58,7 +58,7 @@ func TestAutoMergeWaitsForRequiredCheck(t *testing.T) {
 		in["pullRequestId"] = id
 		return gql(t, ts, "/graphql", gqlEnableAutoMerge, map[string]any{"in": in})
 	}
-	gqlRefused(t, enable(map[string]any{}), "Pull request Auto merge is not allowed for this repository")
+	gqlRefused(t, enable(map[string]any{}), "Auto merge is not allowed for this repository")
 	if err := ts.SetMergeSettings("acme", "r", autoMergeSettings()); err != nil {
 		t.Fatal(err)
 	}

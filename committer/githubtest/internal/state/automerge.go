@@ -27,12 +27,15 @@ type AutoMerge struct {
 	Enabled        time.Time
 }
 
-// Refusals of enablePullRequestAutoMerge. The first two are GitHub's, as
-// its GraphQL API words them (recorded in gh's error output: cli/cli#8092,
-// cli/cli#6880, "GraphQL: Pull request Pull request is in clean status
-// (enablePullRequestAutoMerge)"); the others are guesses in their form.
+// Refusals of enablePullRequestAutoMerge. The first three are GitHub's, as
+// gh prints them ("GraphQL: <message> (enablePullRequestAutoMerge)"):
+// not allowed in indexable-inc/index#2948 and viperproject/viperserver#358
+// (2026; enkit's #1172 of 2025 shows it with a "Pull request " prefix),
+// clean in peter-evans/enable-pull-request-automerge#1118, clean and
+// unstable in atvirokodosprendimai/wgmesh#173; the others are guesses in
+// their form.
 const (
-	msgAutoMergeNotAllowed = "Pull request Auto merge is not allowed for this repository"
+	msgAutoMergeNotAllowed = "Auto merge is not allowed for this repository"
 	msgAutoMergeClean      = "Pull request Pull request is in clean status"
 	msgAutoMergeUnstable   = "Pull request Pull request is in unstable status"
 	msgAutoMergeClosed     = "Pull request Pull request is closed"
