@@ -132,7 +132,7 @@ func TestAutoCheckDrivesAutoMerge(t *testing.T) {
 	if _, err := ts.AddRuleset("acme", "r", Ruleset{Name: "ci", Include: []string{"main"}, Rules: []Rule{RequireStatusChecks("ci", "lint")}}); err != nil {
 		t.Fatal(err)
 	}
-	good := branchOff(t, ts, "r", "main", "good", file("g.txt", "g\n"))
+	branchOff(t, ts, "r", "main", "good", file("g.txt", "g\n"))
 	branchOff(t, ts, "r", "main", "bad", file("b.txt", "b\n"))
 	openPull(t, ts, "r", "good", "main")
 	openPull(t, ts, "r", "bad", "main")
@@ -140,7 +140,7 @@ func TestAutoCheckDrivesAutoMerge(t *testing.T) {
 		t.Fatal(err)
 	}
 	// lint was added after good's head: it has no lint run; a new head gets one.
-	good = commitOn(t, ts, "r", "good", "again", file("g2.txt", "g\n"))
+	good := commitOn(t, ts, "r", "good", "again", file("g2.txt", "g\n"))
 	for n := 1; n <= 2; n++ {
 		_, pr := gqlPullFields(t, ts, "r", n)
 		gqlData(t, gql(t, ts, "/graphql", gqlEnableAutoMerge, map[string]any{"in": map[string]any{"pullRequestId": pr["id"]}}))

@@ -138,3 +138,35 @@ func TestMergeQueueRemovesFailures(t *testing.T) {
 		t.Fatalf("queue left: %v", got)
 	}
 }
+
+// jump puts an entry first; a branch without the merge_queue rule, a
+// closed pull request and a draft are refused, and nothing is queued.
+func TestMergeQueueJumpAndRefusals(t *testing.T) {
+	ts := NewServer(t, WithAutoCheck("ci", "**", CheckSuccess, 0), WithAutoCheck("ci", "gh-readonly-queue/**", CheckSuccess, time.Hour))
+	ids := queueRepo(t, ts, "q", 5, "a", "b", "c", "d")
+	for _, id := range ids[:2] {
+		gqlData(t, enqueue(t, ts, map[string]any{"pullRequestId": id}))
+	}
+	d := gqlData(t, enqueue(t, ts, map[string]any{"pullRequestId": ids[2], "jump": true}))
+	if e := d["enqueuePullRequest"].(map[string]any)["mergeQueueEntry"].(map[string]any); e["position"] != float64(1) || e["jump"] != true {
+		t.Fatalf("jumped entry: %v", e)
+	}
+	if got, _ := ts.MergeQueue("acme", "q", "main"); len(got) != 3 || got[0] != 3 || got[1] != 1 || got[2] != 2 {
+		t.Fatalf("queue after jump: %v", got)
+	}
+	// Enqueuing again keeps the entry where it is.
+	gqlData(t, enqueue(t, ts, map[string]any{"pullRequestId": ids[0]}))
+	expect(t, call(t, ts, "PATCH", "/repos/acme/q/pulls/4", map[string]any{"state": "closed"}), 200, "")
+	gqlRefused(t, enqueue(t, ts, map[string]any{"pullRequestId": ids[3]}), "Pull request Pull request is closed")
+	branchOff(t, ts, "q", "main", "side", file("s.txt", "s\n"))
+	branchOff(t, ts, "q", "side", "e", file("e.txt", "e\n"))
+	openPull(t, ts, "q", "e", "side")
+	_, pr := gqlPullFields(t, ts, "q", 5)
+	gqlRefused(t, enqueue(t, ts, map[string]any{"pullRequestId": pr["id"]}), "Pull request Merge queue is not enabled for this branch")
+	if got, _ := ts.MergeQueue("acme", "q", "main"); len(got) != 3 {
+		t.Fatalf("queue after refusals: %v", got)
+	}
+	if got, _ := ts.MergeQueue("acme", "q", "side"); len(got) != 0 {
+		t.Fatalf("side queue: %v", got)
+	}
+}
