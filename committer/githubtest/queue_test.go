@@ -170,3 +170,54 @@ func TestMergeQueueJumpAndRefusals(t *testing.T) {
 		t.Fatalf("side queue: %v", got)
 	}
 }
+
+// A push to a queued pull request's head takes it out of the queue; an
+// entry whose check never reports leaves after
+// check_response_timeout_minutes (60 in RequireMergeQueue).
+func TestMergeQueueHeadMoveAndTimeout(t *testing.T) {
+	ts := NewServer(t, WithAutoCheck("ci", "*", CheckSuccess, 0))
+	ids := queueRepo(t, ts, "q", 5, "a")
+	gqlData(t, enqueue(t, ts, map[string]any{"pullRequestId": ids[0]}))
+	commitOn(t, ts, "q", "a", "push", file("a2.txt", "x\n"))
+	if got, _ := ts.MergeQueue("acme", "q", "main"); len(got) != 0 {
+		t.Fatalf("a pushed-to entry stayed: %v", got)
+	}
+	// pr-1's queue branch gets no ci run ("*" does not cross "/"): it times out after 60 minutes.
+	gqlData(t, enqueue(t, ts, map[string]any{"pullRequestId": ids[0]}))
+	ts.Pass(59 * time.Minute)
+	if got, _ := ts.MergeQueue("acme", "q", "main"); len(got) != 1 {
+		t.Fatalf("removed before the timeout: %v", got)
+	}
+	ts.Pass(time.Minute)
+	if got, _ := ts.MergeQueue("acme", "q", "main"); len(got) != 0 {
+		t.Fatalf("kept past the timeout: %v", got)
+	}
+	if o := call(t, ts, "GET", "/repos/acme/q/pulls/1", nil).obj(t); o["merged"] != false || o["state"] != "open" {
+		t.Fatalf("timed-out pull: %v", o)
+	}
+}
+
+// min_entries_to_merge holds a passing entry until enough are queued or
+// the wait has passed.
+func TestMergeQueueMinEntries(t *testing.T) {
+	ts := NewServer(t, WithAutoCheck("ci", "**", CheckSuccess, 0))
+	mergeRepo(t, ts, "q")
+	mq := RequireMergeQueue()
+	mq.Parameters["min_entries_to_merge"] = 2
+	mq.Parameters["min_entries_to_merge_wait_minutes"] = 10
+	if _, err := ts.AddRuleset("acme", "q", Ruleset{Name: "q", Include: []string{"main"}, Rules: []Rule{mq, RequireStatusChecks("ci")}}); err != nil {
+		t.Fatal(err)
+	}
+	branchOff(t, ts, "q", "main", "a", file("x.txt", "x\n"))
+	openPull(t, ts, "q", "a", "main")
+	_, pr := gqlPullFields(t, ts, "q", 1)
+	gqlData(t, enqueue(t, ts, map[string]any{"pullRequestId": pr["id"]}))
+	ts.Pass(9 * time.Minute)
+	if o := call(t, ts, "GET", "/repos/acme/q/pulls/1", nil).obj(t); o["merged"] != false {
+		t.Fatalf("merged alone before the wait: %v", o)
+	}
+	ts.Pass(time.Minute)
+	if o := call(t, ts, "GET", "/repos/acme/q/pulls/1", nil).obj(t); o["merged"] != true {
+		t.Fatalf("not merged after the wait: %v", o)
+	}
+}
