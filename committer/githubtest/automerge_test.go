@@ -230,3 +230,42 @@ func TestAutoMergeThroughQueue(t *testing.T) {
 		t.Fatalf("not merged by the queue: %v", o)
 	}
 }
+
+// Many clients polling at once while the check passes: the pull request
+// merges exactly once (Settle runs under the repository's write lock).
+func TestAutoMergeConcurrentPollers(t *testing.T) {
+	ts := NewServer(t, WithMergeSettings(autoMergeSettings()), WithAutoCheck("ci", "topic", CheckSuccess, time.Minute))
+	mergeRepo(t, ts, "r")
+	if _, err := ts.AddRuleset("acme", "r", Ruleset{Name: "ci", Include: []string{"main"}, Rules: []Rule{RequireStatusChecks("ci")}}); err != nil {
+		t.Fatal(err)
+	}
+	branchOff(t, ts, "r", "main", "topic", file("t.txt", "t\n"))
+	openPull(t, ts, "r", "topic", "main")
+	_, pr := gqlPullFields(t, ts, "r", 1)
+	gqlData(t, gql(t, ts, "/graphql", gqlEnableAutoMerge, map[string]any{"in": map[string]any{"pullRequestId": pr["id"]}}))
+	ts.Pass(time.Minute)
+	done := make(chan bool, 8)
+	for range 8 {
+		go func() {
+			resp, err := ts.Client.Client().Get(ts.URL + "repos/acme/r/pulls/1")
+			if err == nil {
+				resp.Body.Close()
+			}
+			done <- err == nil
+		}()
+	}
+	for range 8 {
+		if !<-done {
+			t.Error("a poll failed")
+		}
+	}
+	moves := 0
+	for _, u := range ts.RefUpdates("acme", "r") {
+		if u.Ref == "refs/heads/main" && u.Old != "" {
+			moves++
+		}
+	}
+	if o := call(t, ts, "GET", "/repos/acme/r/pulls/1", nil).obj(t); o["merged"] != true || moves != 1 {
+		t.Fatalf("merged %v, main moved %d times", o["merged"], moves)
+	}
+}
