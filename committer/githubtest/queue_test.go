@@ -51,7 +51,15 @@ func TestMergeQueueMergesGroups(t *testing.T) {
 	ids := queueRepo(t, ts, "q", 2, "a", "b", "c")
 	expect(t, call(t, ts, "PUT", "/repos/acme/q/pulls/1/merge", nil), 405, "Changes must be made through the merge queue")
 	gqlRefused(t, enqueue(t, ts, map[string]any{"pullRequestId": ids[0]}), "Pull request Pull request is not mergeable") // ci not reported yet
+	if _, _, st := pullState(t, ts, "/repos/acme/q/pulls/1"); st != "blocked" {
+		t.Fatalf("mergeable_state before ci: %s", st)
+	}
 	ts.Pass(5 * time.Minute)
+	// Green, it reads clean (the queue is how it merges), yet a direct merge is still refused.
+	if _, _, st := pullState(t, ts, "/repos/acme/q/pulls/1"); st != "clean" {
+		t.Fatalf("mergeable_state once ci passed: %s", st)
+	}
+	expect(t, call(t, ts, "PUT", "/repos/acme/q/pulls/1/merge", nil), 405, "Changes must be made through the merge queue")
 	gqlRefused(t, enqueue(t, ts, map[string]any{"pullRequestId": ids[0], "expectedHeadOid": head40}), "Pull request Head sha didn't match expected head oid")
 	base, _ := ts.Head("acme", "q", "main")
 	headA, _ := ts.Head("acme", "q", "a")
