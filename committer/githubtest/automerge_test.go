@@ -269,3 +269,23 @@ func TestAutoMergeConcurrentPollers(t *testing.T) {
 		t.Fatalf("merged %v, main moved %d times", o["merged"], moves)
 	}
 }
+
+// A check that is not required but fails or runs makes the pull request
+// unstable (it may merge), and auto-merge is then refused as GitHub
+// refuses it ("is in unstable status").
+func TestAutoMergeUnstable(t *testing.T) {
+	ts := NewServer(t, WithMergeSettings(autoMergeSettings()), WithAutoCheck("lint", "topic", CheckFailure, 0))
+	mergeRepo(t, ts, "r")
+	branchOff(t, ts, "r", "main", "topic", file("t.txt", "t\n"))
+	openPull(t, ts, "r", "topic", "main")
+	if _, _, st := pullState(t, ts, "/repos/acme/r/pulls/1"); st != "unstable" {
+		t.Fatalf("mergeable_state with a failing check run: %s", st)
+	}
+	_, pr := gqlPullFields(t, ts, "r", 1)
+	if pr["mergeStateStatus"] != "UNSTABLE" {
+		t.Fatalf("mergeStateStatus: %v", pr["mergeStateStatus"])
+	}
+	gqlRefused(t, gql(t, ts, "/graphql", gqlEnableAutoMerge, map[string]any{"in": map[string]any{"pullRequestId": pr["id"]}}),
+		"Pull request Pull request is in unstable status")
+	expect(t, call(t, ts, "PUT", "/repos/acme/r/pulls/1/merge", nil), 200, "")
+}

@@ -84,6 +84,11 @@ func (rp *Repo) anyStatusNotSuccess(h plumbing.Hash) bool {
 			return true
 		}
 	}
+	for _, cr := range rp.LatestRuns(h) { // check runs count as statuses do (checks.go)
+		if rp.CheckState(h, cr.Name) != "success" {
+			return true
+		}
+	}
 	return false
 }
 
