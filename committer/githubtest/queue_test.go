@@ -229,3 +229,32 @@ func TestMergeQueueMinEntries(t *testing.T) {
 		t.Fatalf("not merged after the wait: %v", o)
 	}
 }
+
+// HEADGREEN merges a group once its last entry passes, with the entries
+// before it still running; ALLGREEN waits for every one of them.
+func TestMergeQueueGroupingStrategy(t *testing.T) {
+	for _, strategy := range []string{"ALLGREEN", "HEADGREEN"} {
+		t.Run(strategy, func(t *testing.T) {
+			ts := NewServer(t, WithAutoCheck("ci", "a", CheckSuccess, 0), WithAutoCheck("ci", "b", CheckSuccess, 0),
+				WithAutoCheck("ci", "gh-readonly-queue/main/pr-1-*", CheckSuccess, time.Hour),
+				WithAutoCheck("ci", "gh-readonly-queue/main/pr-2-*", CheckSuccess, 0))
+			mergeRepo(t, ts, "q")
+			mq := RequireMergeQueue()
+			mq.Parameters["grouping_strategy"] = strategy
+			mq.Parameters["min_entries_to_merge_wait_minutes"] = 0
+			if _, err := ts.AddRuleset("acme", "q", Ruleset{Name: "q", Include: []string{"main"}, Rules: []Rule{mq, RequireStatusChecks("ci")}}); err != nil {
+				t.Fatal(err)
+			}
+			for n, b := range []string{"a", "b"} {
+				branchOff(t, ts, "q", "main", b, file(b+"1.txt", b+"\n"))
+				openPull(t, ts, "q", b, "main")
+				_, pr := gqlPullFields(t, ts, "q", n+1)
+				gqlData(t, enqueue(t, ts, map[string]any{"pullRequestId": pr["id"]}))
+			}
+			got, _ := ts.MergeQueue("acme", "q", "main")
+			if want := map[string]int{"ALLGREEN": 2, "HEADGREEN": 0}[strategy]; len(got) != want {
+				t.Fatalf("queue with entry 1 running and entry 2 green: %v, want %d entries", got, want)
+			}
+		})
+	}
+}
