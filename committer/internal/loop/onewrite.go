@@ -82,17 +82,18 @@ func (d *Driver) oneWrite(ctx context.Context, head, tree string, creating bool,
 	return d.sendOneWrite(ctx, w, c, st, attempt, started), true
 }
 
-// lookBefore is the branch's head just before a pinned write: the one the
-// attempt's path query read alongside the paths (look), when that query
-// answered within one of its own round trips from now (no staler than a
-// read made now would be once the write reaches GitHub) or saw the branch
-// moved from head already; else one conditional ref read. ok is false
-// when it cannot be told.
+// lookBefore is the branch's head just before a pinned write: when the
+// attempt's path query, which read the branch alongside the paths (look),
+// saw it moved from head already, that head, with no read of its own;
+// else one conditional ref read. (An unmoved answer of the path query is
+// not trusted in its place: the query is read before its paths are
+// resolved, the edits run and the change staged, and a look that old lets
+// writers that start together both write — measured at 64 writers: 1.9 to
+// 2.25 writes per landed change instead of 1.6 to 1.7.) ok is false when it
+// cannot be told.
 func (d *Driver) lookBefore(ctx context.Context, look *ghgraphql.RefLook, head string) (string, bool) {
-	if seen, at, took, looked := look.Head(); looked && object.IsSHA(seen) {
-		if seen != head || time.Since(at) <= took {
-			return seen, true
-		}
+	if seen, _, _, looked := look.Head(); looked && object.IsSHA(seen) && seen != head {
+		return seen, true
 	}
 	return d.cfg.Refs.Tip(ctx, d.cfg.Branch)
 }
