@@ -13,6 +13,7 @@ type Entry struct {
 	Mode string // git's mode in octal, as REST tree listings give it: "100644", "040000", ...
 	Type string // "blob", "tree" or "commit" (a submodule)
 	OID  string
+	Text *string // a .gitattributes file's content (see entrySelection)
 }
 
 // MaxPathsPerQuery is how many Commit.file(path:) aliases one Paths request
@@ -48,7 +49,7 @@ func (c *Client) paths(ctx context.Context, owner, name, oid string, paths []str
 	for i, p := range paths {
 		vars["p"+strconv.Itoa(i)] = p
 	}
-	query := pathsQuery(len(paths))
+	query := pathsQuery(paths)
 	var reply struct {
 		Repository *struct {
 			ID     string         `json:"id"`
@@ -76,18 +77,18 @@ func (c *Client) paths(ctx context.Context, owner, name, oid string, paths []str
 		if !okMode || mode < 0 || mode != float64(int64(mode)) || (typ != "blob" && typ != "tree" && typ != "commit") || len(oid) != 40 {
 			return "", fmt.Errorf("GitHub GraphQL Paths: malformed entry for %q: %v", p, raw)
 		}
-		out[p] = Entry{Mode: fmt.Sprintf("%06o", int64(mode)), Type: typ, OID: oid}
+		out[p] = Entry{Mode: fmt.Sprintf("%06o", int64(mode)), Type: typ, OID: oid, Text: textOf(m)}
 	}
 	return reply.Repository.ID, nil
 }
 
-// pathsQuery is the Paths document for n paths, passed as $p0 .. $p(n-1).
-func pathsQuery(n int) string {
+// pathsQuery is the Paths document for paths, passed as $p0 .. $p(n-1).
+func pathsQuery(paths []string) string {
 	var decl, sel strings.Builder
-	for i := range n {
+	for i, p := range paths {
 		k := "p" + strconv.Itoa(i)
 		fmt.Fprintf(&decl, ", $%s: String!", k)
-		fmt.Fprintf(&sel, " %s: file(path: $%s) { mode type oid }", k, k)
+		fmt.Fprintf(&sel, " %s: file(path: $%s) { mode type oid%s }", k, k, entrySelection(p))
 	}
 	return "query Paths($owner: String!, $name: String!, $oid: GitObjectID!" + decl.String() + ") {\n" +
 		"  repository(owner: $owner, name: $name) {\n" +

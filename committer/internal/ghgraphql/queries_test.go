@@ -51,7 +51,7 @@ func TestQueriesValidAgainstGitHubSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, q := range map[string]string{"head": queryHead, "commit": mutationCommit, "history": queryHistory, "paths": pathsQuery(3)} {
+	for name, q := range map[string]string{"head": queryHead, "commit": mutationCommit, "history": queryHistory, "paths": pathsQuery([]string{"a", "b/c", "b/.gitattributes"})} {
 		if _, errs := gqlparser.LoadQueryWithRules(schema, q, rules.NewDefaultRules()); len(errs) > 0 {
 			t.Errorf("%s: %v", name, errs)
 		}

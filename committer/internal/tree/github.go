@@ -167,6 +167,9 @@ func (g *GitHub) prefetch(ctx context.Context, at Tree, paths []string) error {
 	for _, p := range ask {
 		e, ok := got[p]
 		g.cache.putPath(at.Root, p, known{e: object.TreeEntry{Path: p, Mode: e.Mode, Type: e.Type, SHA: e.OID}, ok: ok})
+		if ok && e.Text != nil && changes.BlobSHA([]byte(*e.Text)) == e.OID {
+			g.cache.putBlob(e.OID, []byte(*e.Text)) // a .gitattributes file: read with its entry
+		}
 	}
 	return nil
 }
