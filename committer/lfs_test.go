@@ -182,8 +182,8 @@ func TestLFSPointerCommittedAsItIs(t *testing.T) {
 
 func TestLFSNestedAttributesAndOverrides(t *testing.T) {
 	ts, c := setupLFS(t, map[string]string{
-		".gitattributes":      lfsPattern + "*.dat filter=lfs\n",
-		"keep/.gitattributes": "*.bin -filter\nraw.dat !filter\n",
+		".gitattributes":        lfsPattern + "*.dat filter=lfs\n",
+		"keep/.gitattributes":   "*.bin -filter\nraw.dat !filter\n",
 		"deep/a/.gitattributes": "*.txt filter=lfs\n",
 	})
 	data := []byte("some bytes\n")

@@ -39,7 +39,7 @@ type Resolved struct {
 	Uploads  []*changes.Source
 	Changes  []Change
 	Effects  []Effect
-	Subtrees []*Subtree // built, and their entries' SHAs set, before Entries are sent
+	Subtrees []*Subtree   // built, and their entries' SHAs set, before Entries are sent
 	LFS      []lfs.Upload // Git LFS objects of the pointers in Entries, uploaded first (see Finish)
 }
 
