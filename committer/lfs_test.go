@@ -275,3 +275,33 @@ func TestLFSOver100MB(t *testing.T) {
 		t.Fatal("the refused put wrote")
 	}
 }
+
+func TestLFSRefusalChangesNothing(t *testing.T) {
+	ts, c := setupLFS(t, map[string]string{".gitattributes": lfsPattern})
+	ts.SetLFSMaxSize(1 << 20)
+	before, w := head(t, ts, "main"), writes(ts)
+	_, err := c.Commit(context.Background(), "main", committer.NewChangeSet("too big").Put("a.txt", []byte("a\n")).Put("m.bin", randomBytes(4, 2<<20)))
+	if err == nil || !strings.Contains(err.Error(), "Size must be less than or equal to") {
+		t.Fatalf("an object over the LFS limit: %v, want the batch API's refusal", err)
+	}
+	if head(t, ts, "main") != before || writes(ts)-w != ts.Count(lfsBatch) {
+		t.Fatalf("the refused commit wrote %d requests besides the batch request, or moved the branch", writes(ts)-w-ts.Count(lfsBatch))
+	}
+	if n := storagePuts(t, ts); n != 0 {
+		t.Fatalf("storage received %d uploads", n)
+	}
+}
+
+func TestLFSOffRefusesOver100MBBeforeAnyRequest(t *testing.T) {
+	ts, c := setupLFS(t, nil, committer.WithUploads(committer.Uploads{NoLFS: true}))
+	ts.ResetRequests()
+	_, err := c.Commit(context.Background(), "main", committer.NewChangeSet("m").PutReader("big", committer.ModeFile, committer.MaxFileSize+1, func() (io.ReadCloser, error) {
+		return nil, errors.New("must not be opened")
+	}))
+	if !errors.Is(err, committer.ErrInvalid) || !strings.Contains(err.Error(), "100 MB") {
+		t.Fatalf("err = %v, want ErrInvalid naming the 100 MB limit", err)
+	}
+	if n := len(ts.Requests()); n != 0 {
+		t.Fatalf("%d requests sent", n)
+	}
+}

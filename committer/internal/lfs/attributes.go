@@ -45,7 +45,10 @@ func (r *Rules) Add(dir string, content []byte) {
 	for _, line := range strings.Split(string(content), "\n") {
 		line = strings.TrimSuffix(line, "\r")
 		m, err := gitattributes.ParseAttributesLine(line, domain, dir == "")
-		if err != nil || (m.Pattern == nil && m.Name == "") {
+		if err != nil || m.Name == "" || strings.HasPrefix(m.Name, "!") || strings.HasSuffix(m.Name, "/") {
+			// git ignores negative patterns, and a pattern with a trailing
+			// slash matches only directories, never a file (go-git's
+			// matcher panics on one).
 			continue
 		}
 		if m.Pattern == nil {
@@ -66,7 +69,7 @@ func (r *Rules) IsLFS(p string) bool {
 	segs := strings.Split(p, "/")
 	for i := len(r.stack) - 1; i >= 0; i-- {
 		m := r.stack[i]
-		if !m.Pattern.Match(segs) {
+		if !match(m.Pattern, segs) {
 			continue
 		}
 		if v, decided := r.filterOf(m.Attributes); decided {
@@ -92,4 +95,15 @@ func (r *Rules) filterOf(attrs []gitattributes.Attribute) (lfs, decided bool) {
 		}
 	}
 	return false, false
+}
+
+// match is pattern.Match(segs), a panic of go-git's matcher on a pattern
+// not foreseen here being no match rather than a crash.
+func match(pattern gitattributes.Pattern, segs []string) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	return pattern.Match(segs)
 }
