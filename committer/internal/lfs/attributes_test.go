@@ -34,7 +34,7 @@ var attributeFiles = map[string]string{
 		"mid\\#hash.bin -filter",
 		"   *.spaced   filter=lfs   ",
 	}, "\n") + "\n",
-	"sub/.gitattributes": "*.bin -filter\n/only.dat filter=lfs\nx/*.dat filter=lfs\n[attr]sub filter=lfs\n*.m sub\nrooted.dat !filter\n",
+	"sub/.gitattributes":   "*.bin -filter\n/only.dat filter=lfs\nx/*.dat filter=lfs\n[attr]sub filter=lfs\n*.m sub\nrooted.dat !filter\n",
 	"sub/x/.gitattributes": "keep.bin filter=lfs\n",
 }
 
