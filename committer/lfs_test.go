@@ -305,3 +305,66 @@ func TestLFSOffRefusesOver100MBBeforeAnyRequest(t *testing.T) {
 		t.Fatalf("%d requests sent", n)
 	}
 }
+
+// Every engine stores the object before the pointer lands, and a pull
+// request's commit too.
+func TestLFSEveryEngine(t *testing.T) {
+	for _, e := range []committer.Engine{committer.EngineGitData, committer.EngineGraphQL, committer.EngineContents, committer.EngineAuto} {
+		t.Run(e.String(), func(t *testing.T) {
+			ts, c := setupLFS(t, map[string]string{".gitattributes": lfsPattern})
+			data := randomBytes(uint64(10+e), 5000)
+			if _, err := c.Commit(context.Background(), "main", committer.NewChangeSet("m").Put("e.bin", data), committer.WithEngine(e)); err != nil {
+				t.Fatal(err)
+			}
+			if got := readFile(t, ts, "main", "e.bin"); got != specPointer(data) {
+				t.Fatalf("e.bin = %q, want the pointer", got)
+			}
+			sum := sha256.Sum256(data)
+			if _, ok := ts.LFSObject(owner, repo, hex.EncodeToString(sum[:])); !ok {
+				t.Fatal("the pointer landed without its object in LFS storage")
+			}
+			storagePuts(t, ts)
+		})
+	}
+}
+
+// A batch of change sets (CommitAll: chained commits, and squashed)
+// stores every object; one change set's .gitattributes routes its own
+// puts.
+func TestLFSBatch(t *testing.T) {
+	for _, squash := range []bool{false, true} {
+		ts, c := setupLFS(t, map[string]string{".gitattributes": lfsPattern})
+		a, b := randomBytes(20, 3000), randomBytes(21, 3000)
+		css := []*committer.ChangeSet{
+			committer.NewChangeSet("a").Put("a.bin", a),
+			committer.NewChangeSet("b").Put("sub/.gitattributes", []byte("*.dat filter=lfs\n")).Put("sub/b.dat", b),
+		}
+		if squash {
+			q, err := committer.NewQueue(c, "main", committer.Squash())
+			if err != nil {
+				t.Fatal(err)
+			}
+			errs := make(chan error, len(css))
+			for _, cs := range css {
+				go func() { _, err := q.Commit(context.Background(), cs); errs <- err }()
+			}
+			for range css {
+				if err := <-errs; err != nil {
+					t.Fatal(err)
+				}
+			}
+		} else if _, err := c.CommitAll(context.Background(), "main", css); err != nil {
+			t.Fatal(err)
+		}
+		for p, data := range map[string][]byte{"a.bin": a, "sub/b.dat": b} {
+			if got := readFile(t, ts, "main", p); got != specPointer(data) {
+				t.Errorf("squash=%v: %s = %q, want the pointer", squash, p, got)
+			}
+			sum := sha256.Sum256(data)
+			if _, ok := ts.LFSObject(owner, repo, hex.EncodeToString(sum[:])); !ok {
+				t.Errorf("squash=%v: %s landed without its object", squash, p)
+			}
+		}
+		storagePuts(t, ts)
+	}
+}

@@ -66,6 +66,15 @@ func (rs *resolution) routeLFS(ctx context.Context) error {
 	return nil
 }
 
+// StoreLFS stores the Git LFS objects of r's pointers (r.LFS) that
+// storage does not hold yet: before any write that lands them.
+func (rv *Resolver) StoreLFS(ctx context.Context, r *Resolved) error {
+	if len(r.LFS) == 0 || rv.LFS == nil {
+		return nil
+	}
+	return rv.LFS.Upload(ctx, r.LFS)
+}
+
 // isLFS reports whether the attributes on the view route p through LFS.
 // attrs caches the .gitattributes files read (nil content: none).
 func (rs *resolution) isLFS(ctx context.Context, p string, attrs map[string][]byte) (bool, error) {

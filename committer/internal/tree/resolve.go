@@ -182,14 +182,12 @@ func (rv *Resolver) Resolve(ctx context.Context, v *View, ch *changes.Prepared, 
 	return rs.r, nil
 }
 
-// Finish makes r ready to send: its subtrees created (see BuildSubtrees)
-// and, on a view with no overlay, the trees it makes predicted (see
-// PredictTrees).
+// Finish makes r ready to send: its Git LFS objects stored (StoreLFS), its
+// subtrees created (see BuildSubtrees) and, on a view with no overlay, the
+// trees it makes predicted (see PredictTrees).
 func (rv *Resolver) Finish(ctx context.Context, v *View, r *Resolved) error {
-	if len(r.LFS) > 0 && rv.LFS != nil {
-		if err := rv.LFS.Upload(ctx, r.LFS); err != nil {
-			return err
-		}
+	if err := rv.StoreLFS(ctx, r); err != nil {
+		return err
 	}
 	if err := rv.BuildSubtrees(ctx, r); err != nil {
 		return err
