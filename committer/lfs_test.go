@@ -209,7 +209,7 @@ func TestLFSEditReadsObject(t *testing.T) {
 		t.Fatal(err)
 	}
 	var seen []byte
-	_, err := c.Commit(ctx, "main", committer.NewChangeSet("edit").Edit("e.bin", func(old []byte, exists bool) ([]byte, error) {
+	_, err := c.Commit(ctx, "main", committer.NewChangeSet("edit").Edit("e.bin", func(old []byte, _ bool) ([]byte, error) {
 		seen = old
 		return append(bytes.Clone(old), "tail"...), nil
 	}))

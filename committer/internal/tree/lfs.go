@@ -150,3 +150,13 @@ func (rv *Resolver) MaxEditSize() int {
 
 // maxLFSEdit bounds the LFS objects an edit reads into memory.
 const maxLFSEdit = 1 << 30
+
+// editSizeError refuses an edit's result of n bytes: over the blob limit,
+// or with lfs over what an edit of an LFS path may make (a result over
+// the blob limit on another path is refused with the puts, see routeLFS).
+func editSizeError(n int, lfs bool) error {
+	if lfs {
+		return fmt.Errorf("edit result of %d bytes is over the %d bytes an edit may make", n, maxLFSEdit)
+	}
+	return fmt.Errorf("edit result of %d bytes is over GitHub's 100 MB file limit", n)
+}

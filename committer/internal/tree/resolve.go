@@ -295,8 +295,8 @@ func (rs *resolution) resolveEdit(ctx context.Context, o changes.Op, idx int) er
 		}
 		return nil
 	}
-	if len(updated) > rs.rv.MaxEditSize() || rs.rv.LFS == nil && len(updated) > rs.rv.MaxFileSize {
-		return &kind.Cause{Path: o.Path, Kind: kind.Invalid, Err: fmt.Errorf("edit result of %d bytes is over GitHub's 100 MB file limit", len(updated))}
+	if len(updated) > rs.rv.MaxEditSize() {
+		return &kind.Cause{Path: o.Path, Kind: kind.Invalid, Err: editSizeError(len(updated), rs.rv.MaxEditSize() > rs.rv.MaxFileSize)}
 	}
 	src := changes.BytesSource(updated)
 	src.SHA = changes.BlobSHA(updated)

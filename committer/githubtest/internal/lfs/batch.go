@@ -82,7 +82,7 @@ func writeLFS(w http.ResponseWriter, status int, v any) {
 }
 
 // lfsError writes the batch API's error body.
-func lfsError(w http.ResponseWriter, r *http.Request, status int, msg string) {
+func lfsError(w http.ResponseWriter, status int, msg string) {
 	writeLFS(w, status, map[string]any{"message": msg, "documentation_url": "https://docs.github.com/repositories/working-with-files/managing-large-files",
 		"request_id": w.Header().Get("X-GitHub-Request-Id")})
 }
@@ -92,15 +92,15 @@ func lfsError(w http.ResponseWriter, r *http.Request, status int, msg string) {
 func (s *Server) Batch(w http.ResponseWriter, r *http.Request, repo string) {
 	var req batchRequest
 	if err := json.NewDecoder(io.LimitReader(r.Body, 10<<20)).Decode(&req); err != nil {
-		lfsError(w, r, http.StatusUnprocessableEntity, "Unable to parse request body")
+		lfsError(w, http.StatusUnprocessableEntity, "Unable to parse request body")
 		return
 	}
 	if req.Operation != "upload" && req.Operation != "download" {
-		lfsError(w, r, http.StatusUnprocessableEntity, fmt.Sprintf("Invalid operation %q", req.Operation))
+		lfsError(w, http.StatusUnprocessableEntity, fmt.Sprintf("Invalid operation %q", req.Operation))
 		return
 	}
 	if req.HashAlgo != "" && req.HashAlgo != "sha256" {
-		lfsError(w, r, http.StatusConflict, "Unsupported hash algorithm")
+		lfsError(w, http.StatusConflict, "Unsupported hash algorithm")
 		return
 	}
 	base := s.storageBase(r)
