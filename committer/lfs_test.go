@@ -116,8 +116,20 @@ func TestLFSPutLandsAsPointer(t *testing.T) {
 	if res.Commit != "" && len(res.Changed) != 0 {
 		t.Fatalf("re-putting the same content changed %v", res.Changed)
 	}
-	if got := ts.Count(lfsBatch) - before; got > 1 {
-		t.Fatalf("the same content committed again cost %d batch requests, want at most 1", got)
+	if got := ts.Count(lfsBatch) - before; got != 0 {
+		t.Fatalf("the same content committed again cost %d batch requests, want none (the Committer knows it stored it)", got)
+	}
+	// Another process (a new Committer): the batch API answers that the
+	// object is stored, and nothing is uploaded.
+	c2, err := newWith(ts.Client, owner, repo, committer.WithBackoffSleep(noSleep))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c2.Commit(ctx, "main", committer.NewChangeSet("third copy").Put("models/third.bin", data)); err != nil {
+		t.Fatal(err)
+	}
+	if n := storagePuts(t, ts); n != 1 || ts.Count(lfsBatch)-before != 1 {
+		t.Fatalf("a new Committer's commit of stored content: %d uploads in all, %d batch requests; want 1 (the first) and 1", n, ts.Count(lfsBatch)-before)
 	}
 	if got := readFile(t, ts, "main", "models/copy.bin"); got != specPointer(data) {
 		t.Fatalf("copy.bin = %q, want the pointer", got)
