@@ -168,11 +168,12 @@ func (cs *ChangeSet) Len() int {
 // prepare validates cs as a whole and hashes its content, before any
 // request (changes.Prepare). Errors are *kind.Cause (kind ErrInvalid) or
 // plain causes.
-func prepare(cs *ChangeSet) (*changes.Prepared, error) {
+func prepare(cs *ChangeSet, lfs bool) (*changes.Prepared, error) {
 	if cs == nil {
 		return nil, errors.New("change set must not be nil")
 	}
 	set := cs.set
+	set.LFS = lfs
 	for _, s := range cs.syncs {
 		set.Syncs = append(set.Syncs, changes.SyncDir{Dir: s.dir, Files: toLocalFS(s.files)})
 	}

@@ -130,6 +130,7 @@ import (
 	"github.com/ghcommitter/ghcommitter/committer/internal/engine"
 	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
 	"github.com/ghcommitter/ghcommitter/committer/internal/landing"
+	"github.com/ghcommitter/ghcommitter/committer/internal/lfs"
 	"github.com/ghcommitter/ghcommitter/committer/internal/refs"
 	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 	"github.com/ghcommitter/ghcommitter/committer/internal/tree"
@@ -152,6 +153,7 @@ type Committer struct {
 	hc    *http.Client      // the client, with ghclient's layers
 	api   string            // the REST API's base URL
 	refs  *refs.Refs        // the branch's head, its moves and tags (internal/refs)
+	lfs   tree.LFS          // Git LFS storage; nil with Uploads.NoLFS
 	// observing serializes the calls of the WithObserver function: events
 	// come from every commit of the Committer and from the HTTP layer's
 	// waits of parallel uploads.
@@ -216,7 +218,15 @@ func New(owner, repo string, opts ...Option) (*Committer, error) {
 	br := refs.New(rc, gql, refs.Config{Repo: owner + "/" + repo, Logger: o.logger, LandingGrace: o.landingGrace, FastForwardOnly: o.fastForwardOnly})
 	cache := tree.NewCache()
 	store := tree.NewGitHub(rc, gql, owner, repo, cache, o.logger, br.KnowRepositoryID)
-	return &Committer{rest: rc, refs: br, owner: owner, repo: repo, o: o, cache: cache, store: store, gql: gql, cred: cfg.Credential, hc: wrapped, api: base.String(), observing: new(sync.Mutex)}, nil
+	c := &Committer{rest: rc, refs: br, owner: owner, repo: repo, o: o, cache: cache, store: store, gql: gql, cred: cfg.Credential, hc: wrapped, api: base.String(), observing: new(sync.Mutex)}
+	if !o.noLFS {
+		endpoint, err := lfs.Endpoint(base.String(), owner, repo)
+		if err != nil {
+			return nil, fmt.Errorf("committer: %w", err)
+		}
+		c.lfs = lfs.NewStore(wrapped, o.lfsTransport, endpoint)
+	}
+	return c, nil
 }
 
 // Repository returns "owner/name".

@@ -177,6 +177,11 @@ func (c *Committer) stage(ctx context.Context, u *unit, eng engine.Engine, cands
 	}
 	if w != nil {
 		st.Engine = w
+		// The one write lands the pointers: their objects are stored first
+		// (Git Data stores them in completeResolve).
+		if err := c.resolver().StoreLFS(ctx, &r.Resolved); err != nil {
+			return nil, nil, err
+		}
 	}
 	return st, res, nil
 }

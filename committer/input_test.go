@@ -61,9 +61,9 @@ func TestBadInputSendsNothing(t *testing.T) {
 		{"bad sha", "main", committer.NewChangeSet("m").ExpectBlob("a", "xyz"), nil, "40"},
 		{"missing local file", "main", committer.NewChangeSet("m").PutLocalFile("a", filepath.Join(dir, "nope"), committer.ModeFile), nil, "no such file"},
 		{"directory as file", "main", committer.NewChangeSet("m").PutLocalFile("a", dir, committer.ModeFile), nil, "is a directory"},
-		{"too big", "main", committer.NewChangeSet("m").PutReader("big", committer.ModeFile, committer.MaxFileSize+1, func() (io.ReadCloser, error) {
+		{"too big", "main", committer.NewChangeSet("m").PutReader("big", committer.ModeFile, 5<<30+1, func() (io.ReadCloser, error) {
 			return nil, errors.New("must not be opened")
-		}), nil, "100 MB"},
+		}), nil, "LFS file limit"},
 		{"short reader", "main", committer.NewChangeSet("m").PutReader("r", committer.ModeFile, 10, func() (io.ReadCloser, error) {
 			return io.NopCloser(strings.NewReader("abc")), nil
 		}), nil, "not 10 bytes"},

@@ -81,7 +81,9 @@ type options struct {
 	turns turns.Turns
 	// turnWait bounds a commit's waits for turns, over all its attempts
 	// (turns.DefaultMaxWait when 0); tests shorten it.
-	turnWait time.Duration
+	turnWait     time.Duration
+	noLFS        bool              // WithUploads
+	lfsTransport http.RoundTripper // WithUploads
 }
 
 func defaultOptions() options {
@@ -248,6 +250,15 @@ type Uploads struct {
 	// every commit shares and which still applies beneath it. It must be
 	// at most 64. The default is 4.
 	Parallelism int
+	// NoLFS commits the bytes of paths that the branch's .gitattributes
+	// routes through Git LFS (filter=lfs) as they are. The default commits
+	// a pointer file there and stores the content in LFS storage.
+	NoLFS bool
+	// LFSTransport carries the requests to LFS storage (the hrefs of the
+	// batch API's replies), which get only the headers the reply gives,
+	// never the HTTP client's credentials. The default is a clone of
+	// http.DefaultTransport.
+	LFSTransport http.RoundTripper
 }
 
 // WithUploads sets how a commit sends file contents (see Uploads). The
@@ -269,6 +280,7 @@ func WithUploads(u Uploads) Option {
 		if u.Parallelism > 0 {
 			o.concurrency = u.Parallelism
 		}
+		o.noLFS, o.lfsTransport = u.NoLFS, u.LFSTransport
 		return nil
 	}
 }

@@ -46,7 +46,7 @@ func newViewAt(c *Committer, head, root string) *view {
 }
 
 func (c *Committer) resolver() *tree.Resolver {
-	return &tree.Resolver{Cache: c.cache, Writer: treeWriter{c}, InlineLimit: c.o.inlineLimit, MaxFileSize: MaxFileSize}
+	return &tree.Resolver{Cache: c.cache, Writer: treeWriter{c}, InlineLimit: c.o.inlineLimit, MaxFileSize: MaxFileSize, LFS: c.lfs}
 }
 
 // resolve resolves p on v (see tree.Resolver.Resolve).

@@ -58,7 +58,7 @@ func (c *Committer) commitOptions(op, branch string, opts []CommitOption) (commi
 }
 
 func (c *Committer) prepareUnit(op, branch string, cs *ChangeSet) (*unit, error) {
-	p, err := prepare(cs)
+	p, err := prepare(cs, c.lfs != nil)
 	if err != nil {
 		return nil, c.fail(op, branch, ErrInvalid, err)
 	}

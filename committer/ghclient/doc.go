@@ -41,7 +41,8 @@
 // # Redirects and credentials
 //
 // Credentials only ever go to the API's own host (and, on github.com,
-// uploads.github.com). The host guard refuses any request to another host
+// uploads.github.com and github.com, whose Git LFS batch API needs them;
+// GHES serves it on the API's own host). The host guard refuses any request to another host
 // or scheme with a *ForeignHostError, and the client's CheckRedirect
 // refuses a redirect there the same way: an API or proxy answering 307 to
 // another host never receives the token, the App's JWT or an installation

@@ -12,15 +12,20 @@ const maxRedirects = 10
 
 // apiHosts are where credentials may go: the scheme and host (with port)
 // of the REST API root and of the uploads root (uploads.github.com for
-// api.github.com, the API's own host elsewhere). GHES serves GraphQL on
-// the API's host (/api/graphql), outside /api/v3/, so the check is on the
-// host, not the path.
+// api.github.com, the API's own host elsewhere), and for api.github.com
+// github.com, where the Git LFS batch API is (GHES serves it on the API's
+// own host). GHES serves GraphQL on the API's host (/api/graphql), outside
+// /api/v3/, so the check is on the host, not the path.
 type apiHosts struct {
 	roots []*url.URL
 }
 
 func newAPIHosts(base, upload *url.URL) apiHosts {
-	return apiHosts{roots: []*url.URL{base, upload}}
+	h := apiHosts{roots: []*url.URL{base, upload}}
+	if strings.EqualFold(base.Host, "api.github.com") {
+		h.roots = append(h.roots, &url.URL{Scheme: base.Scheme, Host: "github.com"})
+	}
+	return h
 }
 
 // allows reports whether u has the scheme and host (case-insensitive, port

@@ -41,6 +41,7 @@ func (s *Server) routes() {
 	m.HandleFunc(routeLimitStats, s.handleLimitStats)
 	m.HandleFunc("POST /app/installations/{installation_id}/access_tokens", s.handleAccessToken)
 	s.graphqlRoutes()
+	s.lfsRoutes()
 
 	const rr = "/repos/{owner}/{repo}"
 	s.handleRepo("GET "+rr, s.handleGetRepo)

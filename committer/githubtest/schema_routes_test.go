@@ -166,6 +166,7 @@ func TestReplySchemas(t *testing.T) {
 	moreRoutes(t, ts, noFollow)
 	mergeRoutes(t, ts, noFollow)
 	checksRoutes(t, ts, noFollow)
+	lfsRoutes(t, ts, noFollow)
 	checkRecordedRefs(t, ts, rr)
 	limitedReplies(t)
 	appReplies(t)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-github/v66/github"
 
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/lfs"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/limits"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rest"
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/sign"
@@ -37,6 +38,7 @@ type Server struct {
 	lim        limits.Limiter
 	treeMax    rest.TreeLimits
 	rest       *rest.Handler // the git data routes
+	lfs        *lfs.Server   // Git LFS: batch API and storage (lfs.go)
 
 	mu            sync.Mutex // guards the fields below
 	repos         map[string]*state.Repo
@@ -95,6 +97,7 @@ func New(opts ...Option) *Server {
 		moved:    map[string]string{},
 		treeMax:  defaultTreeLimits,
 		nextID:   1000,
+		lfs:      lfs.New(),
 	}
 	for _, o := range opts {
 		o(s)
@@ -130,6 +133,7 @@ func NewServer(t testing.TB, opts ...Option) *TestServer {
 	s := New(opts...)
 	hs := httptest.NewServer(s)
 	t.Cleanup(hs.Close)
+	s.startLFSStorage(t)
 	u := hs.URL + "/"
 	c := github.NewClient(hs.Client())
 	if s.token != "" {
@@ -143,6 +147,9 @@ func NewServer(t testing.TB, opts ...Option) *TestServer {
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.serveLFSStorage(w, r) {
+		return
+	}
 	prefix := ""
 	if strings.HasPrefix(r.URL.Path, "/api/v3/") || r.URL.Path == "/api/v3" {
 		prefix = "/api/v3"

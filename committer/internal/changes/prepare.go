@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
+	"github.com/ghcommitter/ghcommitter/committer/internal/lfs"
 	"github.com/ghcommitter/ghcommitter/committer/internal/localfs"
 	"github.com/ghcommitter/ghcommitter/committer/internal/object"
 )
@@ -18,6 +19,7 @@ type Prepared struct {
 	Ops   []Op
 	Pres  []Precondition
 	Syncs []PreparedSync
+	LFS   bool // see Set.LFS
 }
 
 // PreparedSync is a validated sync: its directory ("" for the root) and files.
@@ -53,9 +55,13 @@ func Prepare(message string, author, committer *object.Signature, set *Set) (*Pr
 			}
 		}
 	}
-	p := &Prepared{Pres: set.Pres}
+	p := &Prepared{Pres: set.Pres, LFS: set.LFS}
+	limit := int64(MaxFileSize)
+	if set.LFS {
+		limit = lfs.MaxObjectSize
+	}
 	for _, o := range set.Ops {
-		o, err := prepareOp(o)
+		o, err := prepareOp(o, limit)
 		if err != nil {
 			return nil, err
 		}
@@ -66,7 +72,7 @@ func Prepare(message string, author, committer *object.Signature, set *Set) (*Pr
 	}
 	claims := newClaims()
 	for _, s := range set.Syncs {
-		ps, err := prepareSync(s, claims)
+		ps, err := prepareSync(s, claims, limit)
 		if err != nil {
 			return nil, err
 		}
@@ -79,7 +85,7 @@ func Prepare(message string, author, committer *object.Signature, set *Set) (*Pr
 }
 
 // prepareOp validates one operation and hashes a put's content.
-func prepareOp(o Op) (Op, error) {
+func prepareOp(o Op, limit int64) (Op, error) {
 	if err := ValidatePath(o.Path); err != nil {
 		return o, invalidPath(o.Path, err)
 	}
@@ -95,7 +101,7 @@ func prepareOp(o Op) (Op, error) {
 			return o, invalidPath(o.Path, errors.New("no content"))
 		}
 		src := *o.Src
-		if err := src.hash(); err != nil {
+		if err := src.hash(limit); err != nil {
 			return o, invalidPath(o.Path, err)
 		}
 		o.Src = &src
@@ -136,7 +142,7 @@ func checkPreconditions(pres []Precondition) error {
 }
 
 // prepareSync validates a sync and its files, and hashes their content.
-func prepareSync(s SyncDir, claims *claims) (PreparedSync, error) {
+func prepareSync(s SyncDir, claims *claims, limit int64) (PreparedSync, error) {
 	dir, err := syncRoot(s.Dir)
 	if err != nil {
 		return PreparedSync{}, err
@@ -162,7 +168,7 @@ func prepareSync(s SyncDir, claims *claims) (PreparedSync, error) {
 		}
 		seen[f.Path] = true
 		src := FileSource(f)
-		if err := src.hash(); err != nil {
+		if err := src.hash(limit); err != nil {
 			return ps, invalidPath(full, err)
 		}
 		ps.Files = append(ps.Files, PreparedFile{Rel: f.Path, Mode: f.Mode, Src: src})
@@ -201,12 +207,13 @@ func invalidPath(p string, err error) error {
 // smallFile is the size up to which local files are held in memory.
 const smallFile = 256 << 10
 
-// hash computes the blob SHA (and size) of the content, reading it once.
-func (s *Source) hash() error {
+// hash computes the blob SHA (and size) of the content, reading it once;
+// content over limit bytes is refused.
+func (s *Source) hash(limit int64) error {
 	if s.InMemory() {
 		s.Size = int64(len(s.Data))
-		if s.Size > MaxFileSize {
-			return fmt.Errorf("%d bytes is over GitHub's 100 MB file limit", s.Size)
+		if s.Size > limit {
+			return sizeError(s.Size, limit)
 		}
 		s.SHA = BlobSHA(s.Data)
 		return nil
@@ -216,14 +223,14 @@ func (s *Source) hash() error {
 			return err
 		}
 		if s.InMemory() {
-			return s.hash()
+			return s.hash(limit)
 		}
 	}
 	if s.Size < 0 {
 		return errors.New("size must not be negative")
 	}
-	if s.Size > MaxFileSize {
-		return fmt.Errorf("%d bytes is over GitHub's 100 MB file limit", s.Size)
+	if s.Size > limit {
+		return sizeError(s.Size, limit)
 	}
 	rc, err := s.Reader()
 	if err != nil {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"io"
 	"path"
+
+	"github.com/ghcommitter/ghcommitter/committer/internal/lfs"
 )
 
 // KnownBytes is the size of the content p puts that is known before any
@@ -38,6 +40,34 @@ func (p *Prepared) Lookups() []string {
 	}
 	for _, s := range p.Syncs {
 		out = append(out, s.Dir)
+	}
+	if p.LFS {
+		out = append(out, p.attributeLookups()...)
+	}
+	return out
+}
+
+// attributeLookups are the .gitattributes files that decide whether p's
+// puts and edits go through Git LFS (see lfs.AttributePaths): the same
+// query answers them, with their text.
+func (p *Prepared) attributeLookups() []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(file string) {
+		for _, a := range lfs.AttributePaths(file) {
+			if !seen[a] {
+				seen[a] = true
+				out = append(out, a)
+			}
+		}
+	}
+	for _, o := range p.Ops {
+		if o.Kind != OpDelete {
+			add(o.Path)
+		}
+	}
+	for _, s := range p.Syncs {
+		add(path.Join(s.Dir, "f"))
 	}
 	return out
 }

@@ -21,6 +21,10 @@ type Set struct {
 	Ops   []Op
 	Pres  []Precondition
 	Syncs []SyncDir
+	// LFS is set when paths .gitattributes routes through Git LFS become
+	// pointers: content may then be up to lfs.MaxObjectSize (the 100 MB
+	// blob limit is checked per path once the head's attributes are known).
+	LFS bool
 }
 
 // Len is the number of operations, preconditions and syncs in s.
@@ -74,6 +78,9 @@ type Source struct {
 	Size  int64 // -1 until known
 
 	SHA string // computed once, before the first request
+	// OID256 is the content's SHA-256 (its Git LFS object ID), computed
+	// when a path's attributes first route it through LFS.
+	OID256 string
 }
 
 // BytesSource is content held in memory.

@@ -3,6 +3,7 @@ package ghgraphql
 import (
 	"context"
 	"fmt"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -38,9 +39,10 @@ const MaxPathsPerQuery = 250
 //
 // See https://docs.github.com/graphql/reference/objects#commit (file).
 //
-// For the paths in texts, the same query asks for the blob's text too
-// (TreeEntry.object's Blob.text, isBinary, isTruncated), so that an edit's
-// file costs no request of its own (see Entry.Text).
+// For the paths in texts, and every .gitattributes file, the same query
+// asks for the blob's text too (TreeEntry.object's Blob.text, isBinary,
+// isTruncated), so that an edit's file, or the attributes that say which
+// paths go through Git LFS, cost no request of their own (see Entry.Text).
 func (c *Client) Paths(ctx context.Context, owner, name, oid string, paths []string, texts map[string]bool) (entries map[string]Entry, repositoryID string, err error) {
 	out := make(map[string]Entry, len(paths))
 	for i := 0; i < len(paths); i += MaxPathsPerQuery {
@@ -58,7 +60,7 @@ func (c *Client) paths(ctx context.Context, owner, name, oid string, paths []str
 	withText := make([]bool, len(paths))
 	for i, p := range paths {
 		vars["p"+strconv.Itoa(i)] = p
-		withText[i] = texts[p]
+		withText[i] = texts[p] || path.Base(p) == attributesFile
 	}
 	look := refLookOf(ctx)
 	if look != nil {

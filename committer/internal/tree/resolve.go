@@ -11,6 +11,7 @@ import (
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
+	"github.com/ghcommitter/ghcommitter/committer/internal/lfs"
 	"github.com/ghcommitter/ghcommitter/committer/internal/object"
 )
 
@@ -38,7 +39,8 @@ type Resolved struct {
 	Uploads  []*changes.Source
 	Changes  []Change
 	Effects  []Effect
-	Subtrees []*Subtree // built, and their entries' SHAs set, before Entries are sent
+	Subtrees []*Subtree   // built, and their entries' SHAs set, before Entries are sent
+	LFS      []lfs.Upload // Git LFS objects of the pointers in Entries, uploaded first (see Finish)
 }
 
 // Resolver resolves change sets against the trees of one repository.
@@ -51,6 +53,9 @@ type Resolver struct {
 	// a panic, see CallEdit) and returns its result: a batch runs it on
 	// a goroutine of its own, to stop waiting for it. Nil calls it here.
 	RunEdit func(call func() ([]byte, error)) ([]byte, error)
+	// LFS, when set, routes the paths .gitattributes marks filter=lfs
+	// through Git LFS (see routeLFS); nil commits their bytes as they are.
+	LFS LFS
 }
 
 // preconditionError is the cause of an kind.Conflict from a failed
@@ -163,6 +168,9 @@ func (rv *Resolver) Resolve(ctx context.Context, v *View, ch *changes.Prepared, 
 			return nil, err
 		}
 	}
+	if err := rs.routeLFS(ctx); err != nil {
+		return nil, err
+	}
 	if err := rs.build(ctx); err != nil {
 		return nil, err
 	}
@@ -174,10 +182,13 @@ func (rv *Resolver) Resolve(ctx context.Context, v *View, ch *changes.Prepared, 
 	return rs.r, nil
 }
 
-// Finish makes r ready to send: its subtrees created (see BuildSubtrees)
-// and, on a view with no overlay, the trees it makes predicted (see
-// PredictTrees).
+// Finish makes r ready to send: its Git LFS objects stored (StoreLFS), its
+// subtrees created (see BuildSubtrees) and, on a view with no overlay, the
+// trees it makes predicted (see PredictTrees).
 func (rv *Resolver) Finish(ctx context.Context, v *View, r *Resolved) error {
+	if err := rv.StoreLFS(ctx, r); err != nil {
+		return err
+	}
 	if err := rv.BuildSubtrees(ctx, r); err != nil {
 		return err
 	}
@@ -270,6 +281,9 @@ func (rs *resolution) resolveEdit(ctx context.Context, o changes.Op, idx int) er
 		}
 		old = bytes.Clone(old)
 		mode = e.Mode
+		if old, err = rs.lfsContent(ctx, o.Path, old); err != nil {
+			return err
+		}
 	}
 	updated, err := rs.rv.runEdit(o.Path, o.Edit, old, ok)
 	if err != nil {
@@ -281,8 +295,8 @@ func (rs *resolution) resolveEdit(ctx context.Context, o changes.Op, idx int) er
 		}
 		return nil
 	}
-	if len(updated) > rs.rv.MaxFileSize {
-		return &kind.Cause{Path: o.Path, Kind: kind.Invalid, Err: fmt.Errorf("edit result of %d bytes is over GitHub's 100 MB file limit", len(updated))}
+	if len(updated) > rs.rv.MaxEditSize() {
+		return &kind.Cause{Path: o.Path, Kind: kind.Invalid, Err: editSizeError(len(updated), rs.rv.MaxEditSize() > rs.rv.MaxFileSize)}
 	}
 	src := changes.BytesSource(updated)
 	src.SHA = changes.BlobSHA(updated)

@@ -38,6 +38,7 @@ type commitFlags struct {
 	maxAttempts          int
 	turnDir              string
 	noTurns              bool
+	noLFS                bool
 	editTimeout          time.Duration
 	dryRun, json         bool
 	verbose              bool
@@ -117,6 +118,7 @@ func (f *commitFlags) register(cmd *cobra.Command) {
 	fl.StringArrayVar(&f.absent, "expect-absent", nil, "commit only if `PATH` does not exist, else exit 3 (repeatable)")
 	fl.StringVar(&f.createFrom, "create-branch-from", "", "create the branch from `REF` (a branch or commit SHA) when it does not exist (with --pull-request: the head branch, instead of from --base)")
 	fl.BoolVar(&f.noFileMode, "no-file-mode", false, "store every file as 100644: drop executable bits, follow symlinks")
+	fl.BoolVar(&f.noLFS, "no-lfs", false, "commit the bytes of paths the branch's .gitattributes routes through Git LFS (filter=lfs) as they are, instead of a pointer file with the content in LFS storage")
 	fl.StringVar(&f.author, "author", "", "commit author `\"Name <email>\"` (default: none sent; GitHub uses the token's identity)")
 	fl.IntVar(&f.maxAttempts, "max-attempts", 10, "give up (exit 3) after `N` attempts lost the race for the branch")
 	fl.StringVar(&f.turnDir, "turn-dir", "", "take turns at the branch with the other ghcommitter processes of this machine through lock files in `DIR` (default: ghcommitter/turns in the user cache directory); writers started at once then land one after another instead of racing and spending writes on lost attempts")
@@ -270,6 +272,9 @@ func newCommitter(ctx context.Context, f *commitFlags, e *cmdutil.Env, owner, na
 		return nil, nil, nil, err
 	}
 	copts := []committer.Option{committer.WithRetries(f.maxAttempts, nil)}
+	if f.noLFS {
+		copts = append(copts, committer.WithUploads(committer.Uploads{NoLFS: true}))
+	}
 	switch {
 	case f.noTurns:
 		copts = append(copts, committer.WithoutTurns())
