@@ -1,0 +1,174 @@
+package prmerge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
+	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
+)
+
+// info is what the merge needs to know of the pull request and its
+// repository, read in one GraphQL query.
+type info struct {
+	ID          string
+	State       string // OPEN, CLOSED, MERGED
+	Merged      bool
+	MergeCommit string
+	HeadOid     string
+	MergeState  string // mergeStateStatus: CLEAN, BLOCKED, BEHIND, UNKNOWN, ...
+	methods     map[string]bool
+	autoAllowed bool
+	hasQueue    bool
+}
+
+func (in *info) allows(method string) bool { return in.methods[method] }
+
+type oid struct {
+	Oid string `json:"oid"`
+}
+
+// readInfo reads the pull request, the repository's merge methods and,
+// for the mode that needs it, whether auto-merge is allowed or the base
+// branch has a merge queue.
+func readInfo(ctx context.Context, env Env, t Target, mode Mode) (*info, error) {
+	extra, decl := "", ""
+	vars := map[string]any{"owner": env.Owner, "name": env.Repo, "n": t.Number}
+	switch mode {
+	case Auto:
+		extra = " autoMergeAllowed"
+	case Queue:
+		extra, decl = " mergeQueue(branch:$base){id}", ",$base:String!"
+		vars["base"] = t.Base
+	}
+	q := `query($owner:String!,$name:String!,$n:Int!` + decl + `){repository(owner:$owner,name:$name){` +
+		`mergeCommitAllowed squashMergeAllowed rebaseMergeAllowed` + extra +
+		` pullRequest(number:$n){id state merged headRefOid mergeStateStatus mergeCommit{oid}}}}`
+	var reply struct {
+		Repository struct {
+			MergeCommitAllowed, SquashMergeAllowed, RebaseMergeAllowed, AutoMergeAllowed bool
+			MergeQueue                                                                   *struct{ ID string }
+			PullRequest                                                                  *struct {
+				ID, State, HeadRefOid, MergeStateStatus string
+				Merged                                  bool
+				MergeCommit                             *oid
+			}
+		}
+	}
+	if err := env.GQL.Do(ctx, "read pull request", false, q, vars, &reply); err != nil {
+		return nil, fmt.Errorf("read pull request #%d: %w", t.Number, err)
+	}
+	r := reply.Repository
+	p := r.PullRequest
+	if p == nil {
+		return nil, kind.Of(kind.NotFound, fmt.Errorf("pull request #%d not found", t.Number))
+	}
+	in := &info{ID: p.ID, State: p.State, Merged: p.Merged, HeadOid: p.HeadRefOid, MergeState: p.MergeStateStatus,
+		methods:     map[string]bool{"merge": r.MergeCommitAllowed, "squash": r.SquashMergeAllowed, "rebase": r.RebaseMergeAllowed},
+		autoAllowed: r.AutoMergeAllowed, hasQueue: r.MergeQueue != nil}
+	if p.MergeCommit != nil {
+		in.MergeCommit = p.MergeCommit.Oid
+	}
+	return in, nil
+}
+
+// mergeNow merges the pull request at once (mergePullRequest with
+// expectedHeadOid). See
+// https://docs.github.com/graphql/reference/mutations#mergepullrequest.
+func mergeNow(ctx context.Context, env Env, t Target, req Request, in *info, out *Outcome) error {
+	method, err := pickMethod(ctx, env, t, req, in)
+	if err != nil {
+		return err
+	}
+	out.Method = method
+	const q = `mutation($id:ID!,$head:GitObjectID!,$m:PullRequestMergeMethod!){mergePullRequest(input:{pullRequestId:$id,expectedHeadOid:$head,mergeMethod:$m}){pullRequest{merged mergeCommit{oid}}}}`
+	var reply struct {
+		MergePullRequest struct {
+			PullRequest struct {
+				Merged      bool
+				MergeCommit *oid
+			}
+		}
+	}
+	err = env.GQL.Do(ctx, "merge pull request", true, q, map[string]any{"id": in.ID, "head": t.Head, "m": strings.ToUpper(method)}, &reply)
+	var nr *ghgraphql.NoReplyError
+	if errors.As(err, &nr) {
+		return settle(ctx, env, t, out, ViaNow, err)
+	}
+	if err != nil {
+		return refused(t, "merge", err, "merge it once its requirements are met, or use auto-merge to merge it when they are")
+	}
+	p := reply.MergePullRequest.PullRequest
+	if p.Merged && p.MergeCommit != nil {
+		out.Merged, out.Commit, out.Via = true, p.MergeCommit.Oid, ViaNow
+		return nil
+	}
+	return settle(ctx, env, t, out, ViaNow, errors.New("mergePullRequest answered without a merge commit"))
+}
+
+// autoMerge enables auto-merge (enablePullRequestAutoMerge with
+// expectedHeadOid). A pull request that is already mergeable has nothing
+// to wait for, and GitHub refuses auto-merge there: it is merged at once
+// instead, and Note says so. See
+// https://docs.github.com/graphql/reference/mutations#enablepullrequestautomerge.
+func autoMerge(ctx context.Context, env Env, t Target, req Request, in *info, out *Outcome) error {
+	if !in.autoAllowed {
+		return &kind.Cause{Kind: kind.Invalid, Err: fmt.Errorf("auto-merge is not allowed in %s/%s", env.Owner, env.Repo),
+			Hint: "the change is on the head branch and the pull request is open; turn on \"Allow auto-merge\" in the repository's settings, or merge it at once"}
+	}
+	if in.MergeState == "CLEAN" || in.MergeState == "HAS_HOOKS" {
+		out.Note = fmt.Sprintf("pull request #%d was already mergeable, with nothing to wait for: merged it at once instead of enabling auto-merge", t.Number)
+		return mergeNow(ctx, env, t, req, in, out)
+	}
+	method, err := pickMethod(ctx, env, t, req, in)
+	if err != nil {
+		return err
+	}
+	out.Method = method
+	const q = `mutation($id:ID!,$head:GitObjectID!,$m:PullRequestMergeMethod!){enablePullRequestAutoMerge(input:{pullRequestId:$id,expectedHeadOid:$head,mergeMethod:$m}){pullRequest{merged autoMergeRequest{enabledAt}}}}`
+	err = env.GQL.Do(ctx, "enable auto-merge", true, q, map[string]any{"id": in.ID, "head": t.Head, "m": strings.ToUpper(method)}, nil)
+	var nr *ghgraphql.NoReplyError
+	if err != nil && !errors.As(err, &nr) {
+		return refused(t, "enable auto-merge on", err, "merge it yourself, or check the repository's auto-merge setting and the branch's rules")
+	}
+	out.AutoMerge = true // a lost reply: the wait reads what became of it
+	return nil
+}
+
+// enqueue adds the pull request to the base branch's merge queue
+// (enqueuePullRequest with expectedHeadOid). See
+// https://docs.github.com/graphql/reference/mutations#enqueuepullrequest.
+func enqueue(ctx context.Context, env Env, t Target, in *info, out *Outcome) error {
+	if !in.hasQueue {
+		return &kind.Cause{Kind: kind.Invalid, Err: fmt.Errorf("%s: %w", t.Base, ErrNoQueue),
+			Hint: "the change is on the head branch and the pull request is open; merge it with merge-now or auto-merge, or require a merge queue on " + t.Base}
+	}
+	const q = `mutation($id:ID!,$head:GitObjectID!){enqueuePullRequest(input:{pullRequestId:$id,expectedHeadOid:$head}){mergeQueueEntry{id}}}`
+	err := env.GQL.Do(ctx, "enqueue pull request", true, q, map[string]any{"id": in.ID, "head": t.Head}, nil)
+	var nr *ghgraphql.NoReplyError
+	if err != nil && !errors.As(err, &nr) {
+		return refused(t, "add to the merge queue", err, "add it to the queue yourself once its requirements are met")
+	}
+	out.Queued = true // a lost reply: the wait reads what became of it
+	return nil
+}
+
+// settle reads the pull request after a merge whose reply was lost or
+// unclear: merged, or an unknown outcome (never sent again).
+func settle(ctx context.Context, env Env, t Target, out *Outcome, via string, cause error) error {
+	st, err := env.REST.PullState(ctx, t.Number)
+	if err == nil && st.Merged {
+		out.Merged, out.Commit, out.Via = true, st.MergeCommit, via
+		return nil
+	}
+	return &kind.Cause{Kind: kind.UnknownOutcome, Err: fmt.Errorf("merge pull request #%d: %w", t.Number, cause),
+		Hint: "read the pull request before merging it again"}
+}
+
+// refused is the error of a merge write GitHub refused.
+func refused(t Target, what string, err error, todo string) error {
+	return &kind.Cause{Err: fmt.Errorf("%s pull request #%d: %w", what, t.Number, err),
+		Hint: "the change is on the head branch and the pull request is open; " + todo}
+}

@@ -1,0 +1,187 @@
+package committer_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/google/go-github/v66/github"
+
+	"github.com/ghcommitter/ghcommitter/committer"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest"
+)
+
+// shortSleep sleeps a tenth of what the merge wait asks: the wait's
+// reads are still paced, the test does not take minutes.
+func shortSleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d / 10)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// protect makes main of acme/mono take changes through pull requests only.
+func protect(t *testing.T, ts *githubtest.TestServer, rules ...githubtest.Rule) {
+	t.Helper()
+	if len(rules) == 0 {
+		rules = []githubtest.Rule{githubtest.RequirePullRequest()}
+	}
+	if _, err := ts.AddRuleset(owner, repo, githubtest.Ruleset{Include: []string{"main"}, Rules: rules}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestMergeNowWaitMerges(t *testing.T) {
+	ctx := context.Background()
+	ts, c := setup(t, committer.WithBackoffSleep(shortSleep))
+	protect(t, ts)
+	cs := committer.NewChangeSet("promote api").Put("envs/prod/api.txt", []byte("v2\n"))
+	r, err := c.CommitPullRequest(ctx, "main", "promote/api", cs, committer.PullRequestOptions{Merge: committer.MergeNow, Wait: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := r.Merge
+	if m == nil || !m.Merged || m.Via != "merge-now" || m.Method != "squash" {
+		t.Fatalf("merge outcome %+v; want merged now by squash (the default where all are allowed)", m)
+	}
+	if got := head(t, ts, "main"); got != m.Commit {
+		t.Errorf("main is at %s, the outcome says merge commit %s", got, m.Commit)
+	}
+	if readFile(t, ts, "main", "envs/prod/api.txt") != "v2\n" {
+		t.Error("main does not hold the change after the merge")
+	}
+	pr, _, err := ts.Client.PullRequests.Get(ctx, owner, repo, r.Number)
+	if err != nil || !pr.GetMerged() || pr.GetMergeCommitSHA() != m.Commit {
+		t.Errorf("pull request merged %v at %s (err %v); want merged at %s", pr.GetMerged(), pr.GetMergeCommitSHA(), err, m.Commit)
+	}
+}
+
+// TestMergeMethodFromRules: with no method given, the first the base
+// branch's rules allow is used.
+func TestMergeMethodFromRules(t *testing.T) {
+	ctx := context.Background()
+	ts, c := setup(t)
+	protect(t, ts, githubtest.RequirePullRequestMethods("rebase"))
+	cs := committer.NewChangeSet("promote worker").Put("w.txt", []byte("w\n"))
+	r, err := c.CommitPullRequest(ctx, "main", "promote/w", cs, committer.PullRequestOptions{Merge: committer.MergeNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Merge.Merged || r.Merge.Method != "rebase" {
+		t.Fatalf("outcome %+v; want merged by rebase, the rules' only method", r.Merge)
+	}
+}
+
+// TestMergeNeverMergesAMovedHead: another writer pushes to the head branch
+// between the commit and the merge: the merge, pinned to the commit this
+// call made, is refused and main does not move.
+func TestMergeNeverMergesAMovedHead(t *testing.T) {
+	ctx := context.Background()
+	ts, c := setup(t)
+	protect(t, ts)
+	mainHead := head(t, ts, "main")
+	ts.Inject(githubtest.Fault{Route: "POST /graphql", BodyContains: "mergePullRequest", Times: 1, Before: func(*http.Request) {
+		if _, err := ts.Seed(owner, repo, "promote/x", "someone else", githubtest.File{Path: "other.txt", Content: []byte("o\n")}); err != nil {
+			t.Error(err)
+		}
+	}})
+	cs := committer.NewChangeSet("promote x").Put("x.txt", []byte("x\n"))
+	r, err := c.CommitPullRequest(ctx, "main", "promote/x", cs, committer.PullRequestOptions{Merge: committer.MergeNow, Wait: time.Minute})
+	if err == nil {
+		t.Fatal("merged although the head moved")
+	}
+	if r == nil || r.Commit == nil || r.Number == 0 || r.Merge == nil || r.Merge.Merged {
+		t.Fatalf("result %+v; want the landed commit and the open pull request, not merged", r)
+	}
+	if got := head(t, ts, "main"); got != mainHead {
+		t.Errorf("main moved to %s", got)
+	}
+}
+
+// TestMergeLostReplySettled: the merge is applied but its reply lost: the
+// pull request is read, and the outcome is merged (never sent again).
+func TestMergeLostReplySettled(t *testing.T) {
+	ctx := context.Background()
+	ts, c := setup(t)
+	protect(t, ts)
+	ts.Inject(githubtest.Fault{Route: "POST /graphql", BodyContains: "mergePullRequest", Times: 1, DropResponse: true})
+	cs := committer.NewChangeSet("promote y").Put("y.txt", []byte("y\n"))
+	r, err := c.CommitPullRequest(ctx, "main", "promote/y", cs, committer.PullRequestOptions{Merge: committer.MergeNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Merge.Merged || r.Merge.Commit != head(t, ts, "main") {
+		t.Fatalf("outcome %+v; want merged, at main's head", r.Merge)
+	}
+}
+
+func TestMergeWaitEndings(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		during func(ts *githubtest.TestServer, n int) // once the wait has started
+		want   error
+	}{
+		{"timeout", nil, committer.ErrMergeTimeout},
+		{"closed", func(ts *githubtest.TestServer, n int) {
+			_, _, _ = ts.Client.PullRequests.Edit(context.Background(), owner, repo, n, &github.PullRequest{State: github.String("closed")})
+		}, committer.ErrPullRequestClosed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			ts, c := setup(t, committer.WithBackoffSleep(shortSleep))
+			protect(t, ts)
+			mainHead := head(t, ts, "main")
+			var once bool
+			opts := committer.PullRequestOptions{Wait: 3 * time.Second, OnWait: func(p committer.MergeProgress) {
+				if !once && tc.during != nil {
+					once = true
+					tc.during(ts, p.Number)
+				}
+			}}
+			cs := committer.NewChangeSet("promote "+tc.name).Put(tc.name+".txt", []byte("z\n"))
+			r, err := c.CommitPullRequest(ctx, "main", "promote/"+tc.name, cs, opts)
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("error %v; want %v", err, tc.want)
+			}
+			var e *committer.Error
+			if !errors.As(err, &e) || e.Hint == "" {
+				t.Errorf("error %#v: want a *committer.Error with a hint", err)
+			}
+			if r == nil || r.Commit == nil || r.Number == 0 || r.Merge == nil || r.Merge.Merged {
+				t.Fatalf("result %+v; want the commit and the pull request, not merged", r)
+			}
+			if got := head(t, ts, "main"); got != mainHead {
+				t.Errorf("main moved to %s", got)
+			}
+		})
+	}
+}
+
+// TestMergeOptionsRefused: options that cannot work are refused before
+// any request.
+func TestMergeOptionsRefused(t *testing.T) {
+	ctx := context.Background()
+	ts, c := setup(t)
+	before := len(ts.Requests())
+	for _, pr := range []committer.PullRequestOptions{
+		{Merge: committer.MergeNow, Draft: true},
+		{Merge: committer.MergeNow, MergeMethod: "fast-forward"},
+		{Merge: committer.MergeQueue, MergeMethod: "squash"},
+		{Wait: -time.Second},
+		{Merge: committer.MergeQueue + 1},
+	} {
+		cs := committer.NewChangeSet("m").Put("m.txt", []byte("m\n"))
+		if _, err := c.CommitPullRequest(ctx, "main", "promote/m", cs, pr); !errors.Is(err, committer.ErrInvalid) {
+			t.Errorf("%+v: error %v, want ErrInvalid", pr, err)
+		}
+	}
+	if n := len(ts.Requests()); n != before {
+		t.Errorf("%d requests sent for refused options", n-before)
+	}
+}
