@@ -39,6 +39,8 @@ const OPERATIONS = [
   "pulls/update", "issues/add-labels", "issues/set-labels", "issues/remove-label",
   "pulls/request-reviewers", "pulls/remove-requested-reviewers", "issues/add-assignees",
   "issues/remove-assignees", "pulls/merge", "pulls/check-if-merged", "repos/list-commits",
+  "repos/create-commit-status", "repos/list-commit-statuses-for-ref", "repos/get-combined-status-for-ref",
+  "checks/create", "checks/update", "checks/get", "checks/list-for-ref",
 ];
 // Named components also written to schemas/.
 const SCHEMAS = [

@@ -81,6 +81,7 @@ func (s *Server) routes() {
 	s.handleRepo("GET "+rr+"/pulls/{number}", rt.GetPull)
 	s.handleRepo("PATCH "+rr+"/pulls/{number}", rt.UpdatePull)
 	s.mergeRoutes(rr)
+	s.checkRoutes(rr) // routes_checks.go
 	s.handleRepo("POST "+rr+"/pulls/{number}/requested_reviewers", rt.RequestedReviewers)
 	s.handleRepo("DELETE "+rr+"/pulls/{number}/requested_reviewers", rt.RequestedReviewers)
 	s.handleRepo("POST "+rr+"/issues/{number}/labels", rt.IssueLabels)

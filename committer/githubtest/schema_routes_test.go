@@ -165,6 +165,7 @@ func TestReplySchemas(t *testing.T) {
 	laterRoutes(t, ts, noFollow)
 	moreRoutes(t, ts, noFollow)
 	mergeRoutes(t, ts, noFollow)
+	checksRoutes(t, ts, noFollow)
 	checkRecordedRefs(t, ts, rr)
 	limitedReplies(t)
 	appReplies(t)

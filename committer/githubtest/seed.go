@@ -44,8 +44,10 @@ func repoKey(owner, name string) string { return strings.ToLower(owner + "/" + n
 
 func (s *Server) getRepo(owner, name string) *state.Repo {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.repos[repoKey(owner, name)]
+	rp := s.repos[repoKey(owner, name)]
+	s.mu.Unlock()
+	settle(rp) // checks.go
+	return rp
 }
 
 func (s *Server) addRepo(owner, name string, private bool) (*state.Repo, bool) {
@@ -62,6 +64,7 @@ func (s *Server) addRepo(owner, name string, private bool) (*state.Repo, bool) {
 		rp.Merge = *s.mergeDefaults
 	}
 	rp.MergeLag, rp.Clock = s.mergeLag, s.now
+	rp.Checks.Auto = append(rp.Checks.Auto, s.autoChecks...)
 	s.repos[k] = rp
 	return rp, true
 }

@@ -51,6 +51,7 @@ type Server struct {
 	mergeDefaults *MergeSettings     // WithMergeSettings (merge.go)
 	mergeLag      time.Duration      // WithMergeabilityLag (merge.go)
 	sshKeys       []sign.SSHKey      // AddSSHSigningKey (keys.go)
+	autoChecks    []state.AutoCheck  // WithAutoCheck (checks.go)
 
 	logMu sync.Mutex
 	log   []Request

@@ -34,6 +34,7 @@ type fakeFlags struct {
 	treeBytes   int64
 	sshKeys     []string
 	mergeFlags
+	checkFlags // checks.go
 }
 
 // NewCmd is the fake-github command.
@@ -110,6 +111,7 @@ gpg.format=ssh) by that committer are Verified.`,
 	fl.Int64Var(&f.treeBytes, "tree-timeout-bytes", githubtest.DefaultTreeTimeoutBytes,
 		"create-tree requests with more than `N` bytes of inline content time out (422); 0: never")
 	f.mergeFlags.add(fl)
+	f.checkFlags.add(fl)
 	fl.StringArrayVar(&f.sshKeys, "ssh-signing-key", nil, "register the SSH public key in `EMAIL=FILE` as a signing key of EMAIL's user (repeatable)")
 	return cmd
 }
@@ -130,6 +132,9 @@ func (f *fakeFlags) run(ctx context.Context, e *cmdutil.Env) error {
 		return err
 	}
 	if err := f.addMergeRules(srv); err != nil {
+		return err
+	}
+	if err := f.addCheckRules(srv); err != nil {
 		return err
 	}
 	if err := f.addSSHKeys(srv); err != nil {
@@ -167,7 +172,13 @@ func (f *fakeFlags) options() ([]githubtest.Option, error) {
 	if f.mergeabilityLag < 0 {
 		return nil, cmdutil.UsageErrorf("", "--mergeability-lag must not be negative")
 	}
+	ms.AllowAutoMerge = f.allowAutoMerge
 	opts = append(opts, githubtest.WithMergeSettings(ms), githubtest.WithMergeabilityLag(f.mergeabilityLag))
+	checks, err := f.autoCheckOptions()
+	if err != nil {
+		return nil, err
+	}
+	opts = append(opts, checks...)
 	if f.limitsScale <= 0 || math.IsInf(f.limitsScale, 0) || math.IsNaN(f.limitsScale) {
 		return nil, cmdutil.UsageErrorf("", "--limits-scale must be a positive number, got %v", f.limitsScale)
 	}

@@ -154,7 +154,7 @@ func pullJSON(r *http.Request, rp *state.Repo, p *state.Pull) obj {
 			"comments": link(issue + "/comments"), "review_comments": link(u + "/comments"),
 			"review_comment": link(wire.RepoURL(rp, r) + "/pulls/comments{/number}"), "commits": link(u + "/commits"),
 			"statuses": link(wire.RepoURL(rp, r) + "/statuses/" + headSHA)},
-		"author_association": "OWNER", "auto_merge": nil, "draft": p.Draft, "merged": p.MergedAt != nil,
+		"author_association": "OWNER", "auto_merge": autoMergeJSON(r, p), "draft": p.Draft, "merged": p.MergedAt != nil,
 		"mergeable": mergeable, "rebaseable": rebaseable, "mergeable_state": m.State, "merged_by": mergedBy,
 		"comments": 0, "review_comments": 0, "maintainer_can_modify": false, "commits": 1,
 		"additions": 0, "deletions": 0, "changed_files": 0,

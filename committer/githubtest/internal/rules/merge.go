@@ -26,6 +26,7 @@ type PullMerge struct {
 	Head   plumbing.Hash // the pull request's head commit
 	Behind bool          // the head does not hold the base branch's tip
 	Method string        // merge, squash or rebase; "" judges no method (mergeable_state)
+	Queued bool          // judged for the merge queue: the merge_queue rule is what it goes through
 }
 
 // pullRuleMessages judges a ruleset rule for a merge; ok is false when the
@@ -37,6 +38,10 @@ func pullRuleMessages(rp Repo, r Rule, ch Change) (msgs []string, ok bool) {
 	switch r.Type {
 	case "non_fast_forward":
 		return nil, true // a merge moves the base forward
+	case "merge_queue":
+		if ch.Pull.Queued {
+			return nil, true
+		}
 	case "pull_request":
 		if n, _ := graphql.ArgInt(r.Parameters, "required_approving_review_count"); n > 0 {
 			msgs = append(msgs, reviewsMessage(int(n)))

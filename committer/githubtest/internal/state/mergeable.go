@@ -27,6 +27,7 @@ import (
 type MergeSettings struct {
 	AllowMergeCommit, AllowSquashMerge, AllowRebaseMerge bool
 	DeleteBranchOnMerge                                  bool
+	AllowAutoMerge                                       bool // allow_auto_merge (automerge.go); off on a new repository
 }
 
 // DefaultMergeSettings are a new repository's on GitHub: every method

@@ -27,6 +27,7 @@ type Pull struct {
 	MergedAt    *time.Time // set when merged (merge.go); HeadSHA and BaseSHA are then frozen
 	MergeCommit string     // merge_commit_sha once merged
 	MergedBy    Identity
+	AutoMerge   *AutoMerge // auto-merge enabled (automerge.go)
 }
 
 // Label is a repository label.

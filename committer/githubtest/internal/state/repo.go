@@ -38,6 +38,8 @@ type Repo struct {
 	Merge       MergeSettings                       // merge methods allowed, delete_branch_on_merge (mergeable.go)
 	MergeLag    time.Duration                       // mergeability is unknown this long after a pull request changes (merge_state.go)
 	Clock       func() time.Time                    // the server's clock, for MergeLag
+	Checks      Checks                              // statuses, check runs, AutoChecks (checks.go)
+	Queues      map[string]*Queue                   // merge queues by base branch (queue.go)
 }
 
 // NewRepo is an empty repository whose default branch is main.
@@ -169,7 +171,7 @@ func (rp *Repo) ReachablePeeled(h plumbing.Hash) map[plumbing.Hash]bool {
 func (rp *Repo) Verified(h plumbing.Hash) bool { return rp.Verif[h].Verified }
 
 // Status is the state of commit h's status context, or "". Caller holds Mu.
-func (rp *Repo) Status(h plumbing.Hash, context string) string { return rp.Statuses[h][context] }
+func (rp *Repo) Status(h plumbing.Hash, context string) string { return rp.CheckState(h, context) }
 
 // PutSignedCommit signs c as GitHub's web flow, stores it with a Verified
 // verification and returns its hash. Caller holds rp.Mu for writing.

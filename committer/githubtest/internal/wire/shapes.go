@@ -58,11 +58,11 @@ func RepoJSON(r *http.Request, rp *state.Repo) map[string]any {
 	if rp.Private {
 		o["visibility"] = "private"
 	}
-	for _, k := range []string{"allow_auto_merge", "allow_update_branch",
+	for _, k := range []string{"allow_update_branch",
 		"is_template", "use_squash_pr_title_as_default", "web_commit_signoff_required"} {
 		o[k] = false
 	}
-	o["allow_forking"] = true
+	o["allow_forking"], o["allow_auto_merge"] = true, rp.Merge.AllowAutoMerge
 	o["allow_merge_commit"], o["allow_squash_merge"] = rp.Merge.AllowMergeCommit, rp.Merge.AllowSquashMerge
 	o["allow_rebase_merge"], o["delete_branch_on_merge"] = rp.Merge.AllowRebaseMerge, rp.Merge.DeleteBranchOnMerge
 	o["network_count"], o["subscribers_count"], o["topics"] = 0, 0, []string{}

@@ -151,6 +151,6 @@ func (s *Env) pullNode(id string) graphql.Object {
 func repoSetting(rp *state.Repo, name string) bool {
 	m := rp.Merge
 	return map[string]bool{"mergeCommitAllowed": m.AllowMergeCommit, "squashMergeAllowed": m.AllowSquashMerge,
-		"rebaseMergeAllowed": m.AllowRebaseMerge, "deleteBranchOnMerge": m.DeleteBranchOnMerge,
+		"rebaseMergeAllowed": m.AllowRebaseMerge, "deleteBranchOnMerge": m.DeleteBranchOnMerge, "autoMergeAllowed": m.AllowAutoMerge,
 		"hasIssuesEnabled": true, "hasWikiEnabled": true, "hasProjectsEnabled": true}[name]
 }

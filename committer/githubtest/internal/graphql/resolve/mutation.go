@@ -33,6 +33,8 @@ func (gqlMutation) Field(x *graphql.Exec, name string, args map[string]any) (any
 		return srvOf(x).updateRefs(x, in)
 	case "mergePullRequest":
 		return srvOf(x).mergePullRequest(x, in)
+	case "enablePullRequestAutoMerge", "disablePullRequestAutoMerge", "enqueuePullRequest", "dequeuePullRequest":
+		return srvOf(x).autoMergeMutation(x, name, in) // automerge.go
 	case "createRef", "updateRef", "deleteRef":
 		return srvOf(x).refMutation(x, name, in)
 	}

@@ -72,6 +72,9 @@ func (g gqlPull) Field(x *graphql.Exec, name string, _ map[string]any) (any, err
 	if v, ok := g.mergeField(x, name); ok {
 		return v, nil
 	}
+	if v, ok := g.autoMergeField(x, name); ok {
+		return v, nil
+	}
 	switch name {
 	case "id":
 		return wire.NodeID("PR", rp.FullName()+"#"+num), nil

@@ -116,6 +116,12 @@ func (g gqlRepo) Field(x *graphql.Exec, name string, args map[string]any) (any, 
 	rp.Mu.RLock()
 	defer rp.Mu.RUnlock()
 	switch name {
+	case "mergeQueue":
+		b, _ := args["branch"].(string)
+		if b == "" {
+			b = rp.DefaultBranch
+		}
+		return mergeQueueOf(x, rp, b), nil // automerge.go
 	case "id":
 		return wire.NodeID("R", rp.FullName()), nil
 	case "name":
@@ -149,7 +155,7 @@ func (g gqlRepo) Field(x *graphql.Exec, name string, args map[string]any) (any, 
 		return true, nil
 	case "stargazerCount", "forkCount":
 		return 0, nil
-	case "hasIssuesEnabled", "hasWikiEnabled", "hasProjectsEnabled", "mergeCommitAllowed", "squashMergeAllowed", "rebaseMergeAllowed", "deleteBranchOnMerge":
+	case "hasIssuesEnabled", "hasWikiEnabled", "hasProjectsEnabled", "mergeCommitAllowed", "squashMergeAllowed", "rebaseMergeAllowed", "deleteBranchOnMerge", "autoMergeAllowed":
 		return repoSetting(rp, name), nil
 	case "defaultBranchRef":
 		return gqlRefLocked(rp, "refs/heads/"+rp.DefaultBranch), nil

@@ -1,0 +1,164 @@
+package githubtest
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+)
+
+const gqlEnableAutoMerge = `mutation($in: EnablePullRequestAutoMergeInput!) { enablePullRequestAutoMerge(input: $in) {
+  clientMutationId actor { login } pullRequest { number autoMergeRequest { mergeMethod enabledAt enabledBy { login } commitHeadline commitBody authorEmail } } } }`
+
+const gqlDisableAutoMerge = `mutation($in: DisablePullRequestAutoMergeInput!) { disablePullRequestAutoMerge(input: $in) {
+  pullRequest { autoMergeRequest { mergeMethod } } } }`
+
+// gqlData decodes a GraphQL reply's data (the reply was checked against
+// GitHub's schema by gql); it fails on errors.
+func gqlData(t *testing.T, r reply) map[string]any {
+	t.Helper()
+	var body struct {
+		Data   map[string]any   `json:"data"`
+		Errors []map[string]any `json:"errors"`
+	}
+	if err := json.Unmarshal(r.Raw, &body); err != nil || len(body.Errors) > 0 || body.Data == nil {
+		t.Fatalf("%v: %s", err, r.Raw)
+	}
+	return body.Data
+}
+
+// gqlRefused asserts one UNPROCESSABLE error with message.
+func gqlRefused(t *testing.T, r reply, message string) {
+	t.Helper()
+	if errs := gqlErrors(t, r); len(errs) != 1 || errs[0]["type"] != "UNPROCESSABLE" || errs[0]["message"] != message {
+		t.Fatalf("want UNPROCESSABLE %q, got %s", message, r.Raw)
+	}
+}
+
+// autoMergeSettings allow auto-merge and every method.
+func autoMergeSettings() MergeSettings {
+	m := DefaultMergeSettings()
+	m.AllowAutoMerge = true
+	return m
+}
+
+// A pull request with auto-merge on merges as soon as its required check
+// passes, with the method and message given; GitHub's refusals first,
+// each leaving the pull request as it was.
+func TestAutoMergeWaitsForRequiredCheck(t *testing.T) {
+	ts := NewServer(t)
+	mergeRepo(t, ts, "r")
+	if _, err := ts.AddRuleset("acme", "r", Ruleset{Name: "ci", Include: []string{"main"}, Rules: []Rule{RequireStatusChecks("ci")}}); err != nil {
+		t.Fatal(err)
+	}
+	head := branchOff(t, ts, "r", "main", "topic", file("t.txt", "t\n"))
+	pull := openPull(t, ts, "r", "topic", "main")
+	_, pr := gqlPullFields(t, ts, "r", 1)
+	id := pr["id"].(string)
+	enable := func(in map[string]any) reply {
+		in["pullRequestId"] = id
+		return gql(t, ts, "/graphql", gqlEnableAutoMerge, map[string]any{"in": in})
+	}
+	gqlRefused(t, enable(map[string]any{}), "Auto merge is not allowed for this repository")
+	if err := ts.SetMergeSettings("acme", "r", autoMergeSettings()); err != nil {
+		t.Fatal(err)
+	}
+	gqlRefused(t, enable(map[string]any{"expectedHeadOid": head40}), "Pull request Head sha didn't match expected head oid")
+	if o := call(t, ts, "GET", pull, nil).obj(t); o["auto_merge"] != nil || o["mergeable_state"] != "blocked" {
+		t.Fatalf("refused enables changed the pull request: %v", o)
+	}
+	d := gqlData(t, enable(map[string]any{"mergeMethod": "SQUASH", "commitHeadline": "Squashed", "expectedHeadOid": head, "clientMutationId": "c1"}))
+	am := d["enablePullRequestAutoMerge"].(map[string]any)["pullRequest"].(map[string]any)["autoMergeRequest"].(map[string]any)
+	if am["mergeMethod"] != "SQUASH" || am["commitHeadline"] != "Squashed" || am["commitBody"] != nil {
+		t.Fatalf("autoMergeRequest: %v", am)
+	}
+	r := call(t, ts, "GET", pull, nil)
+	validateReply(t, "pulls-get", 200, r.Raw)
+	if a, _ := r.obj(t)["auto_merge"].(map[string]any); a == nil || a["merge_method"] != "squash" || a["commit_title"] != "Squashed" {
+		t.Fatalf("REST auto_merge: %s", r.Raw)
+	}
+	expect(t, call(t, ts, "POST", "/repos/acme/r/statuses/"+head, map[string]any{"state": "pending", "context": "ci"}), 201, "")
+	if o := call(t, ts, "GET", pull, nil).obj(t); o["merged"] != false {
+		t.Fatalf("merged on a pending check: %v", o)
+	}
+	expect(t, call(t, ts, "POST", "/repos/acme/r/statuses/"+head, map[string]any{"state": "success", "context": "ci"}), 201, "")
+	o := call(t, ts, "GET", pull, nil).obj(t)
+	main, _ := ts.Head("acme", "r", "main")
+	if o["merged"] != true || o["auto_merge"] != nil || o["merge_commit_sha"] != main {
+		t.Fatalf("not auto-merged once the check passed: %v", o)
+	}
+	c, err := ts.Commit("acme", "r", main)
+	if err != nil || c.Message != "Squashed" || len(c.Parents) != 1 {
+		t.Fatalf("squash commit: %+v %v", c, err)
+	}
+}
+
+// Auto-merge is refused on a pull request that could merge now (GitHub:
+// "is in clean status"), and disabling it keeps the pull request open
+// when its check then passes.
+func TestAutoMergeCleanAndDisable(t *testing.T) {
+	ts := NewServer(t, WithMergeSettings(autoMergeSettings()))
+	mergeRepo(t, ts, "r")
+	branchOff(t, ts, "r", "main", "clean", file("c.txt", "c\n"))
+	openPull(t, ts, "r", "clean", "main")
+	_, pr := gqlPullFields(t, ts, "r", 1)
+	gqlRefused(t, gql(t, ts, "/graphql", gqlEnableAutoMerge, map[string]any{"in": map[string]any{"pullRequestId": pr["id"]}}),
+		"Pull request Pull request is in clean status")
+
+	if _, err := ts.AddRuleset("acme", "r", Ruleset{Name: "ci", Include: []string{"main"}, Rules: []Rule{RequireStatusChecks("ci")}}); err != nil {
+		t.Fatal(err)
+	}
+	in := map[string]any{"in": map[string]any{"pullRequestId": pr["id"]}}
+	gqlData(t, gql(t, ts, "/graphql", gqlEnableAutoMerge, in))
+	d := gqlData(t, gql(t, ts, "/graphql", gqlDisableAutoMerge, in))
+	if d["disablePullRequestAutoMerge"].(map[string]any)["pullRequest"].(map[string]any)["autoMergeRequest"] != nil {
+		t.Fatalf("disabled: %v", d)
+	}
+	head, _ := ts.Head("acme", "r", "clean")
+	if err := ts.SetCommitStatus("acme", "r", head, "ci", "success"); err != nil {
+		t.Fatal(err)
+	}
+	if o := call(t, ts, "GET", "/repos/acme/r/pulls/1", nil).obj(t); o["merged"] != false || o["mergeable_state"] != "clean" {
+		t.Fatalf("merged after auto-merge was disabled: %v", o)
+	}
+}
+
+// An automatic check answers every new head of the branches it matches
+// after its delay on the fake's clock: the auto-merge pull request merges
+// when the clock passes it, not before; a failing one blocks it.
+func TestAutoCheckDrivesAutoMerge(t *testing.T) {
+	ts := NewServer(t, WithMergeSettings(autoMergeSettings()),
+		WithAutoCheck("ci", "**", CheckSuccess, 10*time.Minute), WithAutoCheck("lint", "bad*", CheckFailure, 0))
+	mergeRepo(t, ts, "r")
+	if _, err := ts.AddRuleset("acme", "r", Ruleset{Name: "ci", Include: []string{"main"}, Rules: []Rule{RequireStatusChecks("ci", "lint")}}); err != nil {
+		t.Fatal(err)
+	}
+	good := branchOff(t, ts, "r", "main", "good", file("g.txt", "g\n"))
+	branchOff(t, ts, "r", "main", "bad", file("b.txt", "b\n"))
+	openPull(t, ts, "r", "good", "main")
+	openPull(t, ts, "r", "bad", "main")
+	if err := ts.AddAutoCheck("acme", "r", "lint", "good", CheckSuccess, 0); err != nil {
+		t.Fatal(err)
+	}
+	// lint was added after good's head: it has no lint run; a new head gets one.
+	good = commitOn(t, ts, "r", "good", "again", file("g2.txt", "g\n"))
+	for n := 1; n <= 2; n++ {
+		_, pr := gqlPullFields(t, ts, "r", n)
+		gqlData(t, gql(t, ts, "/graphql", gqlEnableAutoMerge, map[string]any{"in": map[string]any{"pullRequestId": pr["id"]}}))
+	}
+	runs := call(t, ts, "GET", "/repos/acme/r/commits/"+good+"/check-runs", nil)
+	validateReply(t, "checks-list-for-ref", 200, runs.Raw)
+	if o := runs.obj(t); o["total_count"] != float64(2) {
+		t.Fatalf("check runs on good's head: %s", runs.Raw)
+	}
+	ts.Pass(9 * time.Minute)
+	if o := call(t, ts, "GET", "/repos/acme/r/pulls/1", nil).obj(t); o["merged"] != false || o["mergeable_state"] != "blocked" {
+		t.Fatalf("merged before ci reported: %v", o)
+	}
+	ts.Pass(time.Minute)
+	if o := call(t, ts, "GET", "/repos/acme/r/pulls/1", nil).obj(t); o["merged"] != true {
+		t.Fatalf("not merged once ci reported: %v", o)
+	}
+	if o := call(t, ts, "GET", "/repos/acme/r/pulls/2", nil).obj(t); o["merged"] != false || o["mergeable_state"] != "blocked" {
+		t.Fatalf("merged with lint failing: %v", o)
+	}
+}
