@@ -162,3 +162,71 @@ func TestAutoCheckDrivesAutoMerge(t *testing.T) {
 		t.Fatalf("merged with lint failing: %v", o)
 	}
 }
+
+const gqlRollup = `query($o: String!, $n: String!, $num: Int!) { repository(owner: $o, name: $n) { pullRequest(number: $num) {
+  statusCheckRollup { state commit { oid } contexts(first: 10) { checkRunCount statusContextCount totalCount nodes {
+    __typename ... on StatusContext { context state description targetUrl } ... on CheckRun { name status conclusion completedAt } } } } } } }`
+
+// statusCheckRollup combines the latest status of each context and the
+// latest run of each check: null with none, PENDING while one runs,
+// FAILURE when one fails, SUCCESS when all pass.
+func TestStatusCheckRollup(t *testing.T) {
+	ts := NewServer(t, WithAutoCheck("build", "topic", CheckSuccess, time.Minute))
+	mergeRepo(t, ts, "r")
+	head := branchOff(t, ts, "r", "main", "topic", file("t.txt", "t\n"))
+	openPull(t, ts, "r", "topic", "main")
+	rollup := func() map[string]any {
+		t.Helper()
+		d := gqlData(t, gql(t, ts, "/graphql", gqlRollup, map[string]any{"o": "acme", "n": "r", "num": 1}))
+		r, _ := d["repository"].(map[string]any)["pullRequest"].(map[string]any)["statusCheckRollup"].(map[string]any)
+		return r
+	}
+	// The branch's first head (from the ref create) and the commit each got a build run.
+	if r := rollup(); r == nil || r["state"] != "PENDING" || r["commit"].(map[string]any)["oid"] != head {
+		t.Fatalf("running check: %v", r)
+	}
+	ts.Pass(time.Minute)
+	if r := rollup(); r["state"] != "SUCCESS" {
+		t.Fatalf("passed check: %v", r)
+	}
+	if err := ts.SetCommitStatus("acme", "r", head, "lint", "failure"); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, call(t, ts, "POST", "/repos/acme/r/statuses/"+head, map[string]any{"state": "error", "context": "deploy", "description": "d"}), 201, "")
+	expect(t, call(t, ts, "POST", "/repos/acme/r/statuses/"+head, map[string]any{"state": "success", "context": "deploy"}), 201, "")
+	r := rollup()
+	c := r["contexts"].(map[string]any)
+	if r["state"] != "FAILURE" || c["checkRunCount"] != float64(1) || c["statusContextCount"] != float64(2) || c["totalCount"] != float64(3) {
+		t.Fatalf("failed status: %v", r)
+	}
+	main := commitOn(t, ts, "r", "main", "main moves", file("m.txt", "m\n"))
+	d := gqlData(t, gql(t, ts, "/graphql", `query($o: String!, $n: String!, $e: String!) { repository(owner: $o, name: $n) {
+  object(expression: $e) { ... on Commit { statusCheckRollup { state } } } } }`, map[string]any{"o": "acme", "n": "r", "e": main}))
+	if d["repository"].(map[string]any)["object"].(map[string]any)["statusCheckRollup"] != nil {
+		t.Fatalf("a commit without checks: %v", d)
+	}
+}
+
+// Where the base requires the merge queue, auto-merge queues the pull
+// request once its own checks pass (even a clean one: no "clean status"
+// refusal), and the queue merges it.
+func TestAutoMergeThroughQueue(t *testing.T) {
+	ts := NewServer(t, WithMergeSettings(autoMergeSettings()), WithAutoCheck("ci", "**", CheckSuccess, time.Minute))
+	queueRepo(t, ts, "q", 5, "a")
+	_, pr := gqlPullFields(t, ts, "q", 1)
+	gqlData(t, gql(t, ts, "/graphql", gqlEnableAutoMerge, map[string]any{"in": map[string]any{"pullRequestId": pr["id"]}}))
+	if got, _ := ts.MergeQueue("acme", "q", "main"); len(got) != 0 {
+		t.Fatalf("queued before its check passed: %v", got)
+	}
+	ts.Pass(time.Minute)
+	if got, _ := ts.MergeQueue("acme", "q", "main"); len(got) != 1 {
+		t.Fatalf("not queued once its check passed: %v", got)
+	}
+	if o := call(t, ts, "GET", "/repos/acme/q/pulls/1", nil).obj(t); o["merged"] != false || o["auto_merge"] != nil {
+		t.Fatalf("merged before the queue's check: %v", o)
+	}
+	ts.Pass(time.Minute)
+	if o := call(t, ts, "GET", "/repos/acme/q/pulls/1", nil).obj(t); o["merged"] != true {
+		t.Fatalf("not merged by the queue: %v", o)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/rules"
+	"github.com/ghcommitter/ghcommitter/committer/githubtest/internal/state"
 )
 
 // Rule is one rule of a ruleset, as GitHub's rules API lists it: a type
@@ -135,7 +136,7 @@ func (s *Server) ProtectBranch(owner, name, branch string, p BranchProtection) e
 // SetCommitStatus records a commit status (state "success", "failure",
 // "pending" or "error") for context on sha, which required status checks
 // read.
-func (s *Server) SetCommitStatus(owner, name, sha, context, state string) error {
+func (s *Server) SetCommitStatus(owner, name, sha, context, st string) error {
 	rp := s.getRepo(owner, name)
 	if rp == nil {
 		return fmt.Errorf("githubtest: repository %s/%s: %w", owner, name, fs.ErrNotExist)
@@ -146,9 +147,6 @@ func (s *Server) SetCommitStatus(owner, name, sha, context, state string) error 
 	if _, ok := rp.Commits[h]; !ok {
 		return fmt.Errorf("githubtest: %s/%s: commit %s: %w", owner, name, sha, fs.ErrNotExist)
 	}
-	if rp.Statuses[h] == nil {
-		rp.Statuses[h] = map[string]string{}
-	}
-	rp.Statuses[h][context] = state
+	rp.AddStatus(&state.CommitStatus{SHA: h, State: st, Context: context, Creator: state.Identity{Login: "githubtest"}, Created: s.now()})
 	return nil
 }

@@ -11,7 +11,8 @@ import (
 
 // Check runs: POST check-runs, PATCH and GET check-runs/{id}, GET
 // commits/{ref}/check-runs. Only a GitHub App writes check runs: any other
-// token gets GitHub's 403 "You must authenticate via a GitHub App."
+// token gets GitHub's 403 "You must authenticate via a GitHub App." (real
+// reply: EnricoMi/publish-unit-test-result-action#53)
 // Setting a conclusion completes the run; status completed needs one.
 
 const (

@@ -59,7 +59,7 @@ func (rh *Handler) CreateStatus(w http.ResponseWriter, r *http.Request, rp *stat
 	sha := r.PathValue("sha")
 	h, found := rp.Resolve(sha)
 	if _, isCommit := rp.Commits[h]; !found || !isCommit {
-		// GitHub's message (real-error-bodies: "No commit found for SHA").
+		// GitHub's message (real reply: kubernetes/test-infra#21987).
 		wire.WriteError(w, r, http.StatusUnprocessableEntity, "No commit found for SHA: "+sha, docCreateStatus)
 		return
 	}

@@ -201,6 +201,8 @@ func (g gqlPull) autoMergeField(x *graphql.Exec, name string) (v any, ok bool) {
 			"commitBody": strPtr(am.Message), "commitHeadline": strPtr(am.Title), "enabledAt": dateTime(am.Enabled),
 			"enabledBy":   gqlAccount{typ: "User", login: am.By.Login, id: am.By.UserID},
 			"mergeMethod": strings.ToUpper(am.Method), "pullRequest": g}}, true
+	case "statusCheckRollup":
+		return statusRollup(x, rp, rp.PullHead(p)), true // rollup.go
 	case "isInMergeQueue":
 		e, _ := rp.QueueOf(p)
 		return e != nil, true

@@ -32,6 +32,8 @@ func (g gqlCommit) Field(x *graphql.Exec, name string, args map[string]any) (any
 	}
 	head, body, _ := strings.Cut(c.Message, "\n")
 	switch name {
+	case "statusCheckRollup":
+		return statusRollup(x, rp, c.Hash), nil // rollup.go
 	case "message":
 		return c.Message, nil
 	case "messageHeadline":
