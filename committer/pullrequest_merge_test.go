@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -183,5 +184,180 @@ func TestMergeOptionsRefused(t *testing.T) {
 	}
 	if n := len(ts.Requests()); n != before {
 		t.Errorf("%d requests sent for refused options", n-before)
+	}
+}
+
+// autoMergeFake is setup with auto-merge allowed, main requiring pull
+// requests and the check ci, which reports conclusion on every new head
+// of promote/** a minute (on the fake's clock) after it is pushed.
+func autoMergeFake(t *testing.T, conclusion string) (*githubtest.TestServer, *committer.Committer) {
+	t.Helper()
+	ts, c := setup(t, committer.WithBackoffSleep(shortSleep))
+	m := githubtest.DefaultMergeSettings()
+	m.AllowAutoMerge = true
+	if err := ts.SetMergeSettings(owner, repo, m); err != nil {
+		t.Fatal(err)
+	}
+	protect(t, ts, githubtest.RequirePullRequest(), githubtest.RequireStatusChecks("ci"))
+	if err := ts.AddAutoCheck(owner, repo, "ci", "promote/**", conclusion, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	return ts, c
+}
+
+// TestAutoMergeWaitMerges: auto-merge is enabled while ci runs; once it
+// passes, GitHub merges, and the wait says so.
+func TestAutoMergeWaitMerges(t *testing.T) {
+	ctx := context.Background()
+	ts, c := autoMergeFake(t, githubtest.CheckSuccess)
+	var passed bool
+	opts := committer.PullRequestOptions{Merge: committer.MergeAuto, Wait: time.Minute, OnWait: func(committer.MergeProgress) {
+		if !passed {
+			passed = true
+			ts.Pass(time.Minute) // ci reports
+		}
+	}}
+	cs := committer.NewChangeSet("promote api").Put("api.txt", []byte("v3\n"))
+	r, err := c.CommitPullRequest(ctx, "main", "promote/api", cs, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := r.Merge
+	if !m.Merged || !m.AutoMerge || m.Via != "auto-merge" || m.Method != "squash" || m.Note != "" {
+		t.Fatalf("outcome %+v; want auto-merge enabled, then merged by it", m)
+	}
+	if got := head(t, ts, "main"); got != m.Commit {
+		t.Errorf("main at %s, merge commit %s", got, m.Commit)
+	}
+}
+
+// TestAutoMergeAlreadyMergeable: ci passed before auto-merge is asked
+// for: nothing to wait for, so the pull request is merged at once and the
+// Note says so.
+func TestAutoMergeAlreadyMergeable(t *testing.T) {
+	ctx := context.Background()
+	ts, c := autoMergeFake(t, githubtest.CheckSuccess)
+	ts.Inject(githubtest.Fault{Route: "POST /graphql", BodyContains: "mergeCommitAllowed", Times: 1, Before: func(*http.Request) { ts.Pass(time.Minute) }})
+	cs := committer.NewChangeSet("promote api").Put("api.txt", []byte("v4\n"))
+	r, err := c.CommitPullRequest(ctx, "main", "promote/api", cs, committer.PullRequestOptions{Merge: committer.MergeAuto})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := r.Merge; !m.Merged || m.AutoMerge || m.Via != "merge-now" || m.Note == "" {
+		t.Fatalf("outcome %+v; want merged at once, with a note", m)
+	}
+}
+
+// TestAutoMergeRequiredCheckFails: ci fails: the wait ends with
+// ErrCheckFailed, nothing merged.
+func TestAutoMergeRequiredCheckFails(t *testing.T) {
+	ctx := context.Background()
+	ts, c := autoMergeFake(t, githubtest.CheckFailure)
+	mainHead := head(t, ts, "main")
+	var passed bool
+	opts := committer.PullRequestOptions{Merge: committer.MergeAuto, Wait: time.Minute, OnWait: func(committer.MergeProgress) {
+		if !passed {
+			passed = true
+			ts.Pass(time.Minute)
+		}
+	}}
+	cs := committer.NewChangeSet("promote api").Put("api.txt", []byte("bad\n"))
+	r, err := c.CommitPullRequest(ctx, "main", "promote/api", cs, opts)
+	if !errors.Is(err, committer.ErrCheckFailed) {
+		t.Fatalf("error %v; want ErrCheckFailed", err)
+	}
+	if r.Merge == nil || r.Merge.Merged || !r.Merge.AutoMerge || head(t, ts, "main") != mainHead {
+		t.Fatalf("outcome %+v; want auto-merge on, nothing merged", r.Merge)
+	}
+}
+
+// TestAutoMergeNotAllowed: the repository does not allow auto-merge: a
+// clear error, the pull request open, nothing merged.
+func TestAutoMergeNotAllowed(t *testing.T) {
+	ctx := context.Background()
+	ts, c := setup(t)
+	protect(t, ts, githubtest.RequirePullRequest(), githubtest.RequireStatusChecks("ci"))
+	cs := committer.NewChangeSet("promote").Put("p.txt", []byte("p\n"))
+	r, err := c.CommitPullRequest(ctx, "main", "promote/p", cs, committer.PullRequestOptions{Merge: committer.MergeAuto})
+	var e *committer.Error
+	if !errors.As(err, &e) || !errors.Is(err, committer.ErrInvalid) || e.Hint == "" {
+		t.Fatalf("error %v; want ErrInvalid with a hint", err)
+	}
+	if r == nil || r.Number == 0 || r.Merge == nil || r.Merge.AutoMerge {
+		t.Fatalf("result %+v", r)
+	}
+}
+
+// queueFake is setup with auto-merge allowed and main requiring the merge
+// queue and the check ci, which passes ci after it is pushed (on the
+// fake's clock) on every head (the pull requests' and the queue's).
+func queueFake(t *testing.T, ci time.Duration) (*githubtest.TestServer, *committer.Committer) {
+	t.Helper()
+	ts, c := setup(t, committer.WithBackoffSleep(shortSleep))
+	m := githubtest.DefaultMergeSettings()
+	m.AllowAutoMerge = true
+	if err := ts.SetMergeSettings(owner, repo, m); err != nil {
+		t.Fatal(err)
+	}
+	mq := githubtest.RequireMergeQueue()
+	mq.Parameters["min_entries_to_merge_wait_minutes"] = 0
+	protect(t, ts, githubtest.RequirePullRequest(), mq, githubtest.RequireStatusChecks("ci"))
+	if err := ts.AddAutoCheck(owner, repo, "ci", "**", githubtest.CheckSuccess, ci); err != nil {
+		t.Fatal(err)
+	}
+	return ts, c
+}
+
+func TestMergeQueueWaitMerges(t *testing.T) {
+	ctx := context.Background()
+	ts, c := queueFake(t, 0)
+	cs := committer.NewChangeSet("promote q").Put("q.txt", []byte("q\n"))
+	r, err := c.CommitPullRequest(ctx, "main", "promote/q", cs, committer.PullRequestOptions{Merge: committer.MergeQueue, Wait: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := r.Merge; !m.Merged || !m.Queued || m.AutoMerge || m.Via != "merge-queue" || m.Commit != head(t, ts, "main") {
+		t.Fatalf("outcome %+v; want queued, then merged by the queue as main's head", m)
+	}
+	if readFile(t, ts, "main", "q.txt") != "q\n" {
+		t.Error("main lacks the change")
+	}
+}
+
+// TestMergeQueueWhenReady: the pull request's ci has not passed when it is
+// to be queued: auto-merge is enabled instead, which queues it once ci
+// passes; the queue merges it.
+func TestMergeQueueWhenReady(t *testing.T) {
+	ctx := context.Background()
+	ts, c := queueFake(t, time.Minute)
+	var passed int
+	opts := committer.PullRequestOptions{Merge: committer.MergeQueue, Wait: time.Minute, OnWait: func(committer.MergeProgress) {
+		passed++
+		ts.Pass(time.Minute) // the pull request's ci, then the queue's
+	}}
+	cs := committer.NewChangeSet("promote q").Put("q.txt", []byte("q\n"))
+	r, err := c.CommitPullRequest(ctx, "main", "promote/q", cs, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := r.Merge; !m.Merged || !m.Queued || !m.AutoMerge || m.Via != "merge-queue" || m.Note == "" || m.Commit != head(t, ts, "main") {
+		t.Fatalf("outcome %+v; want auto-merge, queued once ready, merged by the queue", m)
+	}
+}
+
+// TestMergeQueueNone: the base branch has no merge queue: refused with a
+// clear error, nothing merged.
+func TestMergeQueueNone(t *testing.T) {
+	ctx := context.Background()
+	ts, c := setup(t)
+	protect(t, ts)
+	mainHead := head(t, ts, "main")
+	cs := committer.NewChangeSet("promote").Put("p.txt", []byte("p\n"))
+	r, err := c.CommitPullRequest(ctx, "main", "promote/p", cs, committer.PullRequestOptions{Merge: committer.MergeQueue, Wait: time.Minute})
+	if !errors.Is(err, committer.ErrInvalid) || !strings.Contains(err.Error(), "no merge queue") {
+		t.Fatalf("error %v; want ErrInvalid naming the missing queue", err)
+	}
+	if r.Merge == nil || r.Merge.Queued || head(t, ts, "main") != mainHead {
+		t.Fatalf("outcome %+v", r.Merge)
 	}
 }

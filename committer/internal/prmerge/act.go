@@ -40,7 +40,7 @@ func readInfo(ctx context.Context, env Env, t Target, mode Mode) (*info, error) 
 	case Auto:
 		extra = " autoMergeAllowed"
 	case Queue:
-		extra, decl = " mergeQueue(branch:$base){id}", ",$base:String!"
+		extra, decl = " autoMergeAllowed mergeQueue(branch:$base){id}", ",$base:String!"
 		vars["base"] = t.Base
 	}
 	q := `query($owner:String!,$name:String!,$n:Int!` + decl + `){repository(owner:$owner,name:$name){` +
@@ -127,8 +127,19 @@ func autoMerge(ctx context.Context, env Env, t Target, req Request, in *info, ou
 		return err
 	}
 	out.Method = method
-	const q = `mutation($id:ID!,$head:GitObjectID!,$m:PullRequestMergeMethod!){enablePullRequestAutoMerge(input:{pullRequestId:$id,expectedHeadOid:$head,mergeMethod:$m}){pullRequest{merged autoMergeRequest{enabledAt}}}}`
-	err = env.GQL.Do(ctx, "enable auto-merge", true, q, map[string]any{"id": in.ID, "head": t.Head, "m": strings.ToUpper(method)}, nil)
+	return enableAuto(ctx, env, t, in, method, out)
+}
+
+// enableAuto sends enablePullRequestAutoMerge with expectedHeadOid and
+// method ("": GitHub's default, which a merge queue ignores).
+func enableAuto(ctx context.Context, env Env, t Target, in *info, method string, out *Outcome) error {
+	vars := map[string]any{"id": in.ID, "head": t.Head}
+	decl, arg := "", ""
+	if method != "" {
+		vars["m"], decl, arg = strings.ToUpper(method), ",$m:PullRequestMergeMethod!", ",mergeMethod:$m"
+	}
+	q := `mutation($id:ID!,$head:GitObjectID!` + decl + `){enablePullRequestAutoMerge(input:{pullRequestId:$id,expectedHeadOid:$head` + arg + `}){pullRequest{merged}}}`
+	err := env.GQL.Do(ctx, "enable auto-merge", true, q, vars, nil)
 	var nr *ghgraphql.NoReplyError
 	if err != nil && !errors.As(err, &nr) {
 		return refused(t, "enable auto-merge on", err, "merge it yourself, or check the repository's auto-merge setting and the branch's rules")
@@ -138,21 +149,61 @@ func autoMerge(ctx context.Context, env Env, t Target, req Request, in *info, ou
 }
 
 // enqueue adds the pull request to the base branch's merge queue
-// (enqueuePullRequest with expectedHeadOid). See
-// https://docs.github.com/graphql/reference/mutations#enqueuepullrequest.
+// (enqueuePullRequest with expectedHeadOid). GitHub refuses to queue a pull
+// request whose own requirements (its checks) have not passed yet: then,
+// where the repository allows auto-merge, auto-merge is enabled instead,
+// which queues it once they pass ("merge when ready"), and Note says so.
+// See https://docs.github.com/graphql/reference/mutations#enqueuepullrequest.
 func enqueue(ctx context.Context, env Env, t Target, in *info, out *Outcome) error {
 	if !in.hasQueue {
 		return &kind.Cause{Kind: kind.Invalid, Err: fmt.Errorf("%s: %w", t.Base, ErrNoQueue),
 			Hint: "the change is on the head branch and the pull request is open; merge it with merge-now or auto-merge, or require a merge queue on " + t.Base}
 	}
+	whenReady := func() error {
+		out.Note = fmt.Sprintf("pull request #%d was not ready for the merge queue (its checks had not passed): enabled auto-merge, which queues it once they do", t.Number)
+		return enableAuto(ctx, env, t, in, "", out)
+	}
+	out.queue = true
+	if in.autoAllowed && !checksPassed(ctx, env, t, in.ID) {
+		return whenReady() // no write GitHub would refuse
+	}
 	const q = `mutation($id:ID!,$head:GitObjectID!){enqueuePullRequest(input:{pullRequestId:$id,expectedHeadOid:$head}){mergeQueueEntry{id}}}`
 	err := env.GQL.Do(ctx, "enqueue pull request", true, q, map[string]any{"id": in.ID, "head": t.Head}, nil)
 	var nr *ghgraphql.NoReplyError
-	if err != nil && !errors.As(err, &nr) {
-		return refused(t, "add to the merge queue", err, "add it to the queue yourself once its requirements are met")
+	switch {
+	case err == nil || errors.As(err, &nr):
+		out.Queued = true // a lost reply: the wait reads what became of it
+		return nil
+	case in.autoAllowed && whenReady() == nil:
+		return nil
 	}
-	out.Queued = true // a lost reply: the wait reads what became of it
-	return nil
+	out.Note = ""
+	return refused(t, "add to the merge queue", err, "add it to the queue yourself once its requirements are met")
+}
+
+// checksPassed reports whether every check the base branch's rules
+// require has passed on the pull request's head; true when that cannot be
+// read (enqueuing then says).
+func checksPassed(ctx context.Context, env Env, t Target, id string) bool {
+	rules, err := env.REST.MergeRules(ctx, t.Base)
+	if err != nil {
+		return true
+	}
+	required := map[string]bool{}
+	for _, c := range rules.Checks {
+		required[c] = true
+	}
+	w, err := readWait(ctx, env, id, required)
+	if err != nil {
+		return true
+	}
+	passed := map[string]bool{}
+	for _, c := range w.checks {
+		if c.Required && (c.Verdict == "SUCCESS" || c.Verdict == "NEUTRAL" || c.Verdict == "SKIPPED") {
+			passed[c.Name] = true
+		}
+	}
+	return len(passed) == len(required)
 }
 
 // settle reads the pull request after a merge whose reply was lost or

@@ -85,6 +85,9 @@ type Outcome struct {
 	// Note says what was done instead of what was asked, when anything
 	// was (auto-merge asked of a pull request already mergeable).
 	Note string `json:"note,omitempty"`
+	// queue: the merge goes through the merge queue (Queue), whether this
+	// call queued it or auto-merge will.
+	queue bool
 }
 
 // Env is what the package sends through.
@@ -147,10 +150,11 @@ func pickMethod(ctx context.Context, env Env, t Target, req Request, in *info) (
 	if req.Method != "" {
 		return req.Method, nil
 	}
-	ruled, err := env.REST.RuleMergeMethods(ctx, t.Base)
+	rules, err := env.REST.MergeRules(ctx, t.Base)
 	if err != nil {
 		return "", fmt.Errorf("read the rules of %s for their merge methods: %w", t.Base, err)
 	}
+	ruled := rules.Methods
 	for _, m := range []string{"squash", "merge", "rebase"} {
 		if in.allows(m) && (ruled == nil || slices.Contains(ruled, m)) {
 			return m, nil

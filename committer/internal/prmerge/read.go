@@ -59,15 +59,15 @@ func (w *waitRead) waitingFor(out *Outcome) string {
 }
 
 // waitQuery reads the merge, the auto-merge request, the merge-queue entry
-// and the head's checks with whether each is required for this pull
-// request (isRequired: the base branch's rules decide).
+// and the head's checks. Which are required is read from the base
+// branch's rules (required, below) once per wait.
 const waitQuery = `query($id:ID!){node(id:$id){... on PullRequest{merged mergeCommit{oid} mergeStateStatus ` +
 	`autoMergeRequest{enabledAt} mergeQueueEntry{state} statusCheckRollup{contexts(first:100){nodes{__typename ` +
-	`... on CheckRun{name conclusion isRequired(pullRequestId:$id)} ` +
-	`... on StatusContext{context state isRequired(pullRequestId:$id)}}}}}}}`
+	`... on CheckRun{name conclusion} ... on StatusContext{context state}}}}}}}`
 
-// readWait sends waitQuery. GraphQL has no ETag: it is paced by the wait.
-func readWait(ctx context.Context, env Env, id string) (*waitRead, error) {
+// readWait sends waitQuery; a check is required when its name is in
+// required. GraphQL has no ETag: it is paced by the wait.
+func readWait(ctx context.Context, env Env, id string, required map[string]bool) (*waitRead, error) {
 	var reply struct {
 		Node *struct {
 			Merged           bool
@@ -82,7 +82,6 @@ func readWait(ctx context.Context, env Env, id string) (*waitRead, error) {
 						Typename                  string `json:"__typename"`
 						Name, Conclusion, Context string
 						State                     string
-						IsRequired                bool
 					}
 				}
 			}
@@ -105,10 +104,10 @@ func readWait(ctx context.Context, env Env, id string) (*waitRead, error) {
 	if r := n.StatusCheckRollup; r != nil {
 		for _, c := range r.Contexts.Nodes {
 			if c.Typename == "StatusContext" {
-				w.checks = append(w.checks, check{Name: c.Context, Required: c.IsRequired, Verdict: c.State})
+				w.checks = append(w.checks, check{Name: c.Context, Required: required[c.Context], Verdict: c.State})
 				continue
 			}
-			w.checks = append(w.checks, check{Name: c.Name, Required: c.IsRequired, Verdict: c.Conclusion})
+			w.checks = append(w.checks, check{Name: c.Name, Required: required[c.Name], Verdict: c.Conclusion})
 		}
 	}
 	return w, nil

@@ -25,8 +25,14 @@ func wait(ctx context.Context, env Env, t Target, req Request, id string, out *O
 	start := time.Now()
 	deadline := start.Add(req.Wait)
 	interval, said := firstPoll, ""
+	required := map[string]bool{}
+	if rules, err := env.REST.MergeRules(ctx, t.Base); err == nil { // else: no check known to be required
+		for _, c := range rules.Checks {
+			required[c] = true
+		}
+	}
 	for {
-		done, detail, err := look(ctx, env, t, id, out)
+		done, detail, err := look(ctx, env, t, id, required, out)
 		if done || err != nil {
 			return err
 		}
@@ -49,7 +55,7 @@ func wait(ctx context.Context, env Env, t Target, req Request, id string, out *O
 
 // look reads the pull request once: done when the wait is over (merged,
 // or err says why not), else what it waits for.
-func look(ctx context.Context, env Env, t Target, id string, out *Outcome) (done bool, detail string, err error) {
+func look(ctx context.Context, env Env, t Target, id string, required map[string]bool, out *Outcome) (done bool, detail string, err error) {
 	st, err := env.REST.PullState(ctx, t.Number)
 	if err != nil {
 		return true, "", fmt.Errorf("read pull request #%d: %w", t.Number, err)
@@ -62,7 +68,7 @@ func look(ctx context.Context, env Env, t Target, id string, out *Outcome) (done
 		return true, "", &kind.Cause{Kind: kind.PullClosed, Err: fmt.Errorf("pull request #%d was closed without merging", t.Number),
 			Hint: "the change is on the head branch; reopen the pull request, or run again to open a new one"}
 	}
-	g, err := readWait(ctx, env, id)
+	g, err := readWait(ctx, env, id, required)
 	if err != nil {
 		// The wait goes on with REST alone (a GitHub without these fields):
 		// the merge and the closing are still seen, the deadline holds.
@@ -76,10 +82,13 @@ func look(ctx context.Context, env Env, t Target, id string, out *Outcome) (done
 		return true, "", &kind.Cause{Kind: kind.CheckFailed, Err: fmt.Errorf("pull request #%d: required check %q failed", t.Number, failed),
 			Hint: "the change is on the head branch and the pull request is open; fix what the check reports and run again"}
 	}
+	if g.QueueState != "" {
+		out.Queued = true // queued by this call, or by auto-merge once ready
+	}
 	if out.Queued && g.QueueState == "" {
 		return dequeued(ctx, env, t, out)
 	}
-	if !st.AutoMerge && out.AutoMerge {
+	if !st.AutoMerge && out.AutoMerge && !out.Queued {
 		return false, "auto-merge was turned off: waiting for a merge by hand", nil
 	}
 	return false, g.waitingFor(out), nil
@@ -101,7 +110,7 @@ func merged(out *Outcome, commit string) {
 	out.Merged, out.Commit = true, commit
 	switch {
 	case out.Via != "":
-	case out.Queued:
+	case out.Queued || out.queue:
 		out.Via = ViaQueue
 	case out.AutoMerge:
 		out.Via = ViaAuto

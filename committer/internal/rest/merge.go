@@ -40,34 +40,48 @@ func (c *Client) PullState(ctx context.Context, number int) (PullState, error) {
 	return out, nil
 }
 
-// RuleMergeMethods lists the merge methods the pull_request rules active
-// on branch allow (their allowed_merge_methods, intersected); nil when no
-// rule limits them. See
-// https://docs.github.com/rest/repos/rules#get-rules-for-a-branch.
-func (c *Client) RuleMergeMethods(ctx context.Context, branch string) ([]string, error) {
+// MergeRules is what the rules active on a branch say of merging into it.
+type MergeRules struct {
+	// Methods are the merge methods the pull_request rules allow (their
+	// allowed_merge_methods, intersected); nil when no rule limits them.
+	Methods []string
+	// Checks are the contexts the required_status_checks rules require.
+	Checks []string
+}
+
+// MergeRules reads the rules active on branch (GET
+// rules/branches/{branch}). Classic branch protection is not among them.
+// See https://docs.github.com/rest/repos/rules#get-rules-for-a-branch.
+func (c *Client) MergeRules(ctx context.Context, branch string) (MergeRules, error) {
 	var rules []struct {
 		Type       string `json:"type"`
 		Parameters struct {
-			AllowedMergeMethods []string `json:"allowed_merge_methods"`
+			AllowedMergeMethods  []string `json:"allowed_merge_methods"`
+			RequiredStatusChecks []struct {
+				Context string `json:"context"`
+			} `json:"required_status_checks"`
 		} `json:"parameters"`
 	}
 	if _, err := c.do(ctx, http.MethodGet, c.repoURL("rules/branches", branch), nil, &rules); err != nil {
-		return nil, err
+		return MergeRules{}, err
 	}
-	var out []string
+	var out MergeRules
 	limited := false
 	for _, r := range rules {
+		for _, rc := range r.Parameters.RequiredStatusChecks {
+			out.Checks = append(out.Checks, rc.Context)
+		}
 		if r.Type != "pull_request" || len(r.Parameters.AllowedMergeMethods) == 0 {
 			continue
 		}
 		if !limited {
-			out, limited = append([]string(nil), r.Parameters.AllowedMergeMethods...), true
+			out.Methods, limited = append([]string(nil), r.Parameters.AllowedMergeMethods...), true
 			continue
 		}
-		out = intersect(out, r.Parameters.AllowedMergeMethods)
+		out.Methods = intersect(out.Methods, r.Parameters.AllowedMergeMethods)
 	}
-	if limited && out == nil {
-		out = []string{} // the rules allow no method at all
+	if limited && out.Methods == nil {
+		out.Methods = []string{} // the rules allow no method at all
 	}
 	return out, nil
 }
