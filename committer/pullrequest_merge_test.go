@@ -361,3 +361,44 @@ func TestMergeQueueNone(t *testing.T) {
 		t.Fatalf("outcome %+v", r.Merge)
 	}
 }
+
+// TestMergeQueueDequeued: ci fails on the queue's branch: the queue
+// removes the pull request, and the wait ends with ErrDequeued.
+func TestMergeQueueDequeued(t *testing.T) {
+	ctx := context.Background()
+	ts, c := setup(t, committer.WithBackoffSleep(shortSleep))
+	mq := githubtest.RequireMergeQueue()
+	mq.Parameters["min_entries_to_merge_wait_minutes"] = 0
+	protect(t, ts, githubtest.RequirePullRequest(), mq, githubtest.RequireStatusChecks("ci"))
+	mainHead := head(t, ts, "main")
+	for pattern, conclusion := range map[string]string{"promote/**": githubtest.CheckSuccess, "gh-readonly-queue/**": githubtest.CheckFailure} {
+		if err := ts.AddAutoCheck(owner, repo, "ci", pattern, conclusion, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cs := committer.NewChangeSet("promote d").Put("d.txt", []byte("d\n"))
+	r, err := c.CommitPullRequest(ctx, "main", "promote/d", cs, committer.PullRequestOptions{Merge: committer.MergeQueue, Wait: time.Minute})
+	if !errors.Is(err, committer.ErrDequeued) {
+		t.Fatalf("error %v; want ErrDequeued", err)
+	}
+	if r.Merge == nil || r.Merge.Merged || !r.Merge.Queued || head(t, ts, "main") != mainHead {
+		t.Fatalf("outcome %+v; want queued, not merged", r.Merge)
+	}
+}
+
+// TestAutoMergeChecksPassMeanwhile: ci passes between the read and the
+// enabling, which GitHub then refuses (the pull request is clean): read
+// again, and merged at once, with a note.
+func TestAutoMergeChecksPassMeanwhile(t *testing.T) {
+	ctx := context.Background()
+	ts, c := autoMergeFake(t, githubtest.CheckSuccess)
+	ts.Inject(githubtest.Fault{Route: "POST /graphql", BodyContains: "enablePullRequestAutoMerge", Times: 1, Before: func(*http.Request) { ts.Pass(time.Minute) }})
+	cs := committer.NewChangeSet("promote api").Put("api.txt", []byte("v5\n"))
+	r, err := c.CommitPullRequest(ctx, "main", "promote/api", cs, committer.PullRequestOptions{Merge: committer.MergeAuto, Wait: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := r.Merge; !m.Merged || m.AutoMerge || m.Via != "merge-now" || m.Note == "" || m.Commit != head(t, ts, "main") {
+		t.Fatalf("outcome %+v; want merged at once after the refusal, with a note", m)
+	}
+}

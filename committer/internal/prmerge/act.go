@@ -118,16 +118,36 @@ func autoMerge(ctx context.Context, env Env, t Target, req Request, in *info, ou
 		return &kind.Cause{Kind: kind.Invalid, Err: fmt.Errorf("auto-merge is not allowed in %s/%s", env.Owner, env.Repo),
 			Hint: "the change is on the head branch and the pull request is open; turn on \"Allow auto-merge\" in the repository's settings, or merge it at once"}
 	}
-	if in.MergeState == "CLEAN" || in.MergeState == "HAS_HOOKS" {
-		out.Note = fmt.Sprintf("pull request #%d was already mergeable, with nothing to wait for: merged it at once instead of enabling auto-merge", t.Number)
-		return mergeNow(ctx, env, t, req, in, out)
+	if mergeable(in.MergeState) {
+		return mergeInstead(ctx, env, t, req, in, out)
 	}
 	method, err := pickMethod(ctx, env, t, req, in)
 	if err != nil {
 		return err
 	}
 	out.Method = method
-	return enableAuto(ctx, env, t, in, method, out)
+	err = enableAuto(ctx, env, t, in, method, out)
+	if err == nil {
+		return nil
+	}
+	// Refused: the checks may have passed since the read (GitHub refuses
+	// auto-merge on a clean pull request). Read again, and merge at once
+	// if there is nothing left to wait for.
+	if again, rerr := readInfo(ctx, env, t, Auto); rerr == nil && again.State == "OPEN" && mergeable(again.MergeState) {
+		return mergeInstead(ctx, env, t, req, again, out)
+	}
+	return err
+}
+
+// mergeable: a merge state with nothing to wait for, where GitHub refuses
+// auto-merge (clean, or unstable: only checks that are not required fail).
+func mergeable(state string) bool { return state == "CLEAN" || state == "HAS_HOOKS" || state == "UNSTABLE" }
+
+// mergeInstead merges a pull request that auto-merge was asked for and that
+// has nothing to wait for, and says so in Note.
+func mergeInstead(ctx context.Context, env Env, t Target, req Request, in *info, out *Outcome) error {
+	out.Note = fmt.Sprintf("pull request #%d was already mergeable, with nothing to wait for: merged it at once instead of enabling auto-merge", t.Number)
+	return mergeNow(ctx, env, t, req, in, out)
 }
 
 // enableAuto sends enablePullRequestAutoMerge with expectedHeadOid and
