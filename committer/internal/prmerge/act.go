@@ -141,7 +141,9 @@ func autoMerge(ctx context.Context, env Env, t Target, req Request, in *info, ou
 
 // mergeable: a merge state with nothing to wait for, where GitHub refuses
 // auto-merge (clean, or unstable: only checks that are not required fail).
-func mergeable(state string) bool { return state == "CLEAN" || state == "HAS_HOOKS" || state == "UNSTABLE" }
+func mergeable(state string) bool {
+	return state == "CLEAN" || state == "HAS_HOOKS" || state == "UNSTABLE"
+}
 
 // mergeInstead merges a pull request that auto-merge was asked for and that
 // has nothing to wait for, and says so in Note.
