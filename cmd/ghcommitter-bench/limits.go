@@ -200,7 +200,7 @@ func (lc limitsConfig) machineModes() []bool {
 // limitRowKinds are the kinds of rows of the section, for -limit-rows:
 // the two CLI scenarios, the Queue's rows, the one-process stages rows and
 // the cost-at-scale rows.
-var limitRowKinds = []string{scenarioIndex, scenarioSingle, "queue", "process", "scale"}
+var limitRowKinds = []string{scenarioIndex, scenarioSingle, "queue", "process", "scale", "merge"}
 
 // runs reports whether rows of kind run.
 func (lc limitsConfig) runs(kind string) bool {
@@ -231,6 +231,7 @@ type limitsReport struct {
 	Note        string        // the conditions of the run (-note)
 	CLIUnbuilt  string        // why the CLI runs were skipped, or ""
 	Scale       []scaleResult // cost at github.com's scale (runScale)
+	Merge       []mergeResult // pull requests merged (prmerge.go)
 }
 
 // runLimits runs the section: for each writer count, the two scenarios with
@@ -291,6 +292,13 @@ func runLimits(ctx context.Context, cfg config, bin string, log io.Writer) (*lim
 	}
 	if lc.runs("scale") {
 		rep.Scale = runScale(ctx, cfg, log)
+	}
+	if lc.runs("merge") && bin != "" {
+		rows, err := mergeRuns(ctx, cfg, bin, log)
+		if err != nil {
+			return nil, fmt.Errorf("under limits: %w", err)
+		}
+		rep.Merge = rows
 	}
 	rep.LoadAfter = loadAvg()
 	return rep, nil
