@@ -370,3 +370,25 @@ func ValidateMessage(msg string) error {
 func (s Signature) Validate() error {
 	return changes.ValidateSignature(object.Signature(s))
 }
+
+// Plan is what a change set would do to a branch, computed without writing
+// anything: a dry run.
+type Plan struct {
+	Repository string       `json:"repository"`
+	Branch     string       `json:"branch"`
+	Head       string       `json:"head"` // the head it was resolved against; "" for an empty repository
+	Files      []FileChange `json:"files"`
+	// NewBranch is true when the branch does not exist and would be created
+	// from the CreateBranchFrom base.
+	NewBranch bool `json:"new_branch,omitempty"`
+}
+
+// Changes reports whether the plan changes anything.
+func (p *Plan) Changes() bool {
+	for _, f := range p.Files {
+		if f.Action != Unchanged {
+			return true
+		}
+	}
+	return p.NewBranch
+}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
+	"github.com/ghcommitter/ghcommitter/committer/internal/prmerge"
 	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 )
 
@@ -154,7 +155,7 @@ func (c *Committer) instead(ctx context.Context, branch string, cs *ChangeSet, c
 		return nil, true, perr
 	}
 	out := *pr.Commit
-	out.PullRequest = &ProtectedPullRequest{Number: pr.Number, URL: pr.URL, Created: pr.Created, Base: branch, Operation: pr.Operation}
+	out.PullRequest = &ProtectedPullRequest{Number: pr.Number, URL: pr.URL, Created: pr.Created, Base: branch, Operation: pr.Operation, Merge: pr.Merge}
 	return &out, true, perr
 }
 
@@ -222,6 +223,11 @@ func (c *Committer) Plan(ctx context.Context, branch string, cs *ChangeSet, opts
 // error is returned together with a *PullRequestResult whose Commit says what
 // landed, so a caller can retry just the pull request.
 //
+// pr.Merge then merges the pull request at once, enables auto-merge or
+// queues it, pinned to the commit that landed on head, and pr.Wait waits
+// for the merge (see PullRequestOptions); PullRequestResult.Merge says
+// what became of it, also when that fails after the commit landed.
+//
 // The token needs contents: write to commit and pull-requests: write to open
 // the pull request. See https://docs.github.com/rest/pulls/pulls#create-a-pull-request.
 func (c *Committer) CommitPullRequest(ctx context.Context, base, head string, cs *ChangeSet, pr PullRequestOptions, opts ...CommitOption) (*PullRequestResult, error) {
@@ -238,11 +244,24 @@ func (c *Committer) CommitPullRequest(ctx context.Context, base, head string, cs
 	if cs == nil {
 		return nil, c.fail(op, head, ErrInvalid, errors.New("change set must not be nil"))
 	}
+	if err := pr.checkMerge(); err != nil {
+		return nil, c.fail(op, head, ErrInvalid, err)
+	}
 	res, err := c.Commit(ctx, head, cs, append([]CommitOption{CreateBranchFrom(base)}, opts...)...)
 	if err != nil {
 		return nil, err
 	}
-	return c.openPullRequest(ctx, base, head, cs, pr, &PullRequestResult{Commit: res})
+	out, err := c.openPullRequest(ctx, base, head, cs, pr, &PullRequestResult{Commit: res})
+	if err != nil || out.Number == 0 || (pr.Merge == MergeNone && pr.Wait == 0) {
+		return out, err
+	}
+	m, err := prmerge.Run(ctx, prmerge.Env{REST: c.rest, GQL: c.gql, Owner: c.owner, Repo: c.repo, Sleep: c.o.sleep},
+		prmerge.Target{Number: out.Number, Base: base, Head: res.Commit},
+		prmerge.Request{Mode: pr.Merge, Method: pr.MergeMethod, Wait: pr.Wait, Progress: pr.OnWait})
+	if out.Merge = m; err != nil {
+		return out, c.fail("merge pull request for", head, nil, err)
+	}
+	return out, nil
 }
 
 // openPullRequest opens the pull request from head into base after the

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
+	"github.com/ghcommitter/ghcommitter/committer/internal/prmerge"
 	"github.com/ghcommitter/ghcommitter/committer/internal/refs"
 )
 
@@ -103,6 +105,9 @@ func WithPullRequestOnProtected(head string, pr PullRequestOptions) CommitOption
 				return err
 			}
 		}
+		if err := pr.checkMerge(); err != nil {
+			return err
+		}
 		o.onProtected = &onProtected{head: head, pr: pr}
 		return nil
 	}
@@ -189,6 +194,59 @@ type PullRequestOptions struct {
 	// as they are (a person may have edited them). By default they follow
 	// each commit: Title and Body, or the message's defaults.
 	KeepTitle, KeepBody bool
+	// Merge is what is done once the pull request is open or updated:
+	// MergeNow merges it at once, MergeAuto enables auto-merge, MergeQueue
+	// adds it to the base branch's merge queue; each is pinned to the head
+	// commit this call made (expectedHeadOid), so a head that moved since
+	// is never merged. The default, MergeNone, leaves it open.
+	Merge MergeMode
+	// MergeMethod is "merge", "squash" or "rebase", for MergeNow and
+	// MergeAuto. The default is the first the repository and the base
+	// branch's rules allow, preferring squash.
+	MergeMethod string
+	// Wait, when positive, waits up to Wait for the pull request to merge,
+	// reading it with conditional GETs (a 304 costs none of the primary
+	// rate limit) and a GraphQL read of its checks and queue entry, at
+	// intervals growing from 1 s to 15 s. Not merged in time, closed,
+	// removed from the merge queue and a failed required check are errors
+	// of their own kinds (ErrMergeTimeout, ErrPullRequestClosed,
+	// ErrDequeued, ErrCheckFailed), returned with the result. The default,
+	// 0, does not wait.
+	Wait time.Duration
+	// OnWait, when set, hears each change of what Wait waits for.
+	OnWait func(MergeProgress)
+}
+
+// MergeMode is what CommitPullRequest does with the open pull request
+// (PullRequestOptions.Merge).
+type MergeMode = prmerge.Mode
+
+// The merge modes.
+const (
+	MergeNone  = prmerge.None
+	MergeNow   = prmerge.Now
+	MergeAuto  = prmerge.Auto
+	MergeQueue = prmerge.Queue
+)
+
+// MergeProgress is one step of PullRequestOptions.Wait.
+type MergeProgress = prmerge.Progress
+
+// checkMerge refuses merge options that cannot work, before any request.
+func (pr PullRequestOptions) checkMerge() error {
+	switch {
+	case pr.Merge < MergeNone || pr.Merge > MergeQueue:
+		return fmt.Errorf("unknown merge mode %d", pr.Merge)
+	case pr.MergeMethod != "" && pr.MergeMethod != "merge" && pr.MergeMethod != "squash" && pr.MergeMethod != "rebase":
+		return fmt.Errorf("merge method %q: want merge, squash or rebase", pr.MergeMethod)
+	case pr.MergeMethod != "" && pr.Merge != MergeNow && pr.Merge != MergeAuto:
+		return errors.New("MergeMethod needs MergeNow or MergeAuto (a merge queue uses its own method)")
+	case pr.Wait < 0:
+		return fmt.Errorf("wait %s must not be negative", pr.Wait)
+	case pr.Draft && pr.Merge != MergeNone:
+		return errors.New("a draft pull request cannot be merged: drop Draft or Merge")
+	}
+	return nil
 }
 
 // PullRequestResult describes the commit CommitPullRequest made and the pull
@@ -206,4 +264,7 @@ type PullRequestResult struct {
 	// Operation is PullRequestCreated, PullRequestUpdated or
 	// PullRequestUnchanged; "" when Number is 0.
 	Operation string `json:"operation,omitempty"`
+	// Merge is what became of the pull request when PullRequestOptions
+	// asked for a merge or a wait; nil otherwise, and when none was opened.
+	Merge *MergeOutcome `json:"merge,omitempty"`
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
+	"github.com/ghcommitter/ghcommitter/committer/internal/prmerge"
 	"github.com/ghcommitter/ghcommitter/committer/internal/refs"
 	"github.com/ghcommitter/ghcommitter/committer/internal/rest"
 	"github.com/ghcommitter/ghcommitter/committer/internal/tree"
@@ -81,29 +82,17 @@ type ProtectedPullRequest struct {
 	// Operation is PullRequestCreated, PullRequestUpdated or
 	// PullRequestUnchanged, as in PullRequestResult.
 	Operation string `json:"operation,omitempty"`
+	// Merge is what became of it, when the PullRequestOptions asked for
+	// a merge or a wait.
+	Merge *MergeOutcome `json:"merge,omitempty"`
 }
 
-// Plan is what a change set would do to a branch, computed without writing
-// anything: a dry run.
-type Plan struct {
-	Repository string       `json:"repository"`
-	Branch     string       `json:"branch"`
-	Head       string       `json:"head"` // the head it was resolved against; "" for an empty repository
-	Files      []FileChange `json:"files"`
-	// NewBranch is true when the branch does not exist and would be created
-	// from the CreateBranchFrom base.
-	NewBranch bool `json:"new_branch,omitempty"`
-}
-
-// Changes reports whether the plan changes anything.
-func (p *Plan) Changes() bool {
-	for _, f := range p.Files {
-		if f.Action != Unchanged {
-			return true
-		}
-	}
-	return p.NewBranch
-}
+// MergeOutcome is what became of the pull request (PullRequestResult.Merge):
+// Merged, the merge commit, how it merged (Via: "merge-now", "auto-merge",
+// "merge-queue", or "other" when something else merged it), the method
+// asked for, whether auto-merge was enabled or the pull request queued,
+// and a Note when something other than what was asked was done.
+type MergeOutcome = prmerge.Outcome
 
 // EventKind says what an Event reports.
 type EventKind int
@@ -220,6 +209,15 @@ var (
 	// branch back could not tell whether it landed. Read the branch before
 	// retrying.
 	ErrUnknownOutcome = kind.UnknownOutcome
+	// ErrMergeTimeout, ErrPullRequestClosed, ErrDequeued, ErrCheckFailed:
+	// CommitPullRequest's wait for the merge (PullRequestOptions.Wait)
+	// ended without one: not merged within Wait, closed, removed from the
+	// merge queue, or a check the base branch requires failed. The change
+	// is on the head branch; the *PullRequestResult says what was done.
+	ErrMergeTimeout      = kind.MergeTimeout
+	ErrPullRequestClosed = kind.PullClosed
+	ErrDequeued          = kind.Dequeued
+	ErrCheckFailed       = kind.CheckFailed
 )
 
 // EditPanic is the cause (see errors.As) of the error of a change set

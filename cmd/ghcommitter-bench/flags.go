@@ -78,10 +78,10 @@ const defaultLimitScale = 60
 
 func parseOnly(s string) (string, error) {
 	switch s {
-	case "", "limits", "matrix", "manifest", "process", "shards":
+	case "", "limits", "matrix", "manifest", "process", "shards", "merge":
 		return s, nil
 	}
-	return "", fmt.Errorf("-only: %q: give limits, manifest, matrix, process or shards", s)
+	return "", fmt.Errorf("-only: %q: give limits, manifest, matrix, process, shards or merge", s)
 }
 
 func parseLimits(scale float64, writers, engines string, seed uint64, timeout time.Duration) (limitsConfig, error) {

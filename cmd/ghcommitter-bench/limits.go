@@ -199,8 +199,9 @@ func (lc limitsConfig) machineModes() []bool {
 
 // limitRowKinds are the kinds of rows of the section, for -limit-rows:
 // the two CLI scenarios, the Queue's rows, the one-process stages rows,
-// the cost-at-scale rows and the shard processes of examples/shards.
-var limitRowKinds = []string{scenarioIndex, scenarioSingle, "queue", "process", "scale", "shards"}
+// the cost-at-scale rows, the shard processes of examples/shards and the
+// pull requests merged.
+var limitRowKinds = []string{scenarioIndex, scenarioSingle, "queue", "process", "scale", "shards", "merge"}
 
 // runs reports whether rows of kind run.
 func (lc limitsConfig) runs(kind string) bool {
@@ -232,6 +233,7 @@ type limitsReport struct {
 	CLIUnbuilt  string        // why the CLI runs were skipped, or ""
 	Scale       []scaleResult // cost at github.com's scale (runScale)
 	Shards      *shardsReport // examples/shards (limitsshards.go), or nil
+	Merge       []mergeResult // pull requests merged (prmerge.go)
 }
 
 // runLimits runs the section: for each writer count, the two scenarios with
@@ -295,6 +297,13 @@ func runLimits(ctx context.Context, cfg config, bin string, log io.Writer) (*lim
 	}
 	if !cfg.limits.noProcess && lc.runs("shards") {
 		rep.Shards = runShards(ctx, cfg, log)
+	}
+	if lc.runs("merge") && bin != "" {
+		rows, err := mergeRuns(ctx, cfg, bin, log)
+		if err != nil {
+			return nil, fmt.Errorf("under limits: %w", err)
+		}
+		rep.Merge = rows
 	}
 	rep.LoadAfter = loadAvg()
 	return rep, nil

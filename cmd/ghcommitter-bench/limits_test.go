@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -41,6 +42,9 @@ func TestLimitsSmoke(t *testing.T) {
 	// The stages rows at these tight limits wait real minutes at
 	// github.com's pacing; TestProcessStagesNeverRace covers them.
 	cfg.limits.noProcess = true
+	// The merge rows (16 processes, each waiting for ci and its merge) are
+	// run by "-only merge"; internal/cli's TestSeparateMachines* test them.
+	cfg.limits.rows = slices.DeleteFunc(slices.Clone(limitRowKinds), func(k string) bool { return k == "merge" })
 	if cfg.limits.machines != "both" {
 		t.Fatalf("-limit-machines defaults to %q, want both", cfg.limits.machines)
 	}

@@ -44,6 +44,7 @@ func renderLimits(lr *limitsReport) string {
 	renderLimitTables(&b, lr)
 	renderBaseline(&b, lr) // limits37.go
 	renderProcessTable(&b, lr)
+	renderMergeTable(&b, lr.Merge, lr.Command) // prmerge.go
 	renderUnscaledWait(&b, lr)
 	renderScale(&b, lr)
 	renderShards(&b, lr.Shards) // limitsshards.go

@@ -52,6 +52,7 @@
 //	go run -C cmd/ghcommitter-bench . -out ../../BENCHMARKS.md
 //	go run -C cmd/ghcommitter-bench . -only limits -out ../../BENCHMARKS.md
 //	go run -C cmd/ghcommitter-bench . -only manifest -limit-writers 16 -out ../../BENCHMARKS.md
+//	go run -C cmd/ghcommitter-bench . -only merge -out ../../BENCHMARKS.md
 //	go run -C cmd/ghcommitter-bench . -only limits -limit-rows index -limit-writers 16 -limit-engines git-data,auto -out /tmp/b.md
 //	go run -C cmd/ghcommitter-bench . -only limits -limit-rows index -limit-machines separate -limit-writers 16 -limit-engines graphql,auto -baseline 47ea148 -out /tmp/b.md
 //	go run -C cmd/ghcommitter-bench . -only matrix -files 20000 -writers 16 -modes cli,git -out /tmp/clone.md
@@ -93,6 +94,8 @@ func mainErr(args []string, stdout, stderr io.Writer) error {
 		return runProcessOnly(ctx, cfg, args, stdout, stderr)
 	case "shards":
 		return runShardsOnly(ctx, cfg, stdout, stderr)
+	case "merge":
+		return runMergeOnly(ctx, cfg, args, stdout, stderr) // prmerge.go
 	}
 	var rep *report
 	if cfg.only == "" || cfg.only == "matrix" {
@@ -235,7 +238,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	backoff := fs.String("backoff", "", "library modes only: BASE,MAX for committer.ExponentialBackoff (default: the library's AdaptiveBackoff(50ms, 10s)); the CLI has no such flag")
 	gitAttempts := fs.Int("git-attempts", 10, "push attempts per git writer")
 	timeout := fs.Duration("run-timeout", 15*time.Minute, "bound on one mode's run in one configuration")
-	only := fs.String("only", "", "run one section only: limits (under GitHub's limits), manifest (promotion manifests under the same limits), matrix (the contention matrix), process (the one-process stages rows) or shards (examples/shards: shard processes through Kubernetes Leases, beside the uncoordinated run); with -out, the other sections of an existing file are kept")
+	only := fs.String("only", "", "run one section only: limits (under GitHub's limits), manifest (promotion manifests under the same limits), matrix (the contention matrix), process (the one-process stages rows), shards (examples/shards: shard processes through Kubernetes Leases, beside the uncoordinated run) or merge (the pull requests merged rows, issue #45); with -out, the other sections of an existing file are kept")
 	lscale := fs.Float64("limit-scale", defaultLimitScale, "under GitHub's limits: make every rate-limit window this many times shorter, on the fake and in the clients")
 	lwriters := fs.String("limit-writers", "16,64", "under GitHub's limits: comma-separated writer counts")
 	lengines := fs.String("limit-engines", strings.Join(allEngines, ","), "under GitHub's limits: comma-separated CLI engines: "+strings.Join(allEngines, ", "))

@@ -16,6 +16,12 @@ var (
 	Protected      = errors.New("protected branch")
 	RateLimited    = errors.New("rate limited")
 	UnknownOutcome = errors.New("outcome unknown")
+	// The outcomes of waiting for a pull request's merge that are not a
+	// merge (committer.WithMerge's Wait): the change is on the head branch.
+	MergeTimeout = errors.New("pull request not merged in time")
+	PullClosed   = errors.New("pull request closed without merging")
+	Dequeued     = errors.New("pull request removed from the merge queue")
+	CheckFailed  = errors.New("a required check failed")
 )
 
 // Cause is an error with what the library knows about it: its kind (one of

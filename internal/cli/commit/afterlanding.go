@@ -21,7 +21,11 @@ func (o *output) pullRequestAfterLanding(r *committer.PullRequestResult, base st
 	u := o.commitURL(c.Repository, c.Commit)
 	ee := Classify(err)
 	what, hint := "opening the pull request into "+base+" failed", "open the pull request from "+c.Branch+" into "+base+" yourself"
-	if r.Number != 0 {
+	switch {
+	case r.Merge != nil:
+		what = fmt.Sprintf("pull request #%d (%s) is open, but it was not merged", r.Number, r.URL)
+		hint = fmt.Sprintf("see to pull request #%d yourself", r.Number)
+	case r.Number != 0:
 		what = fmt.Sprintf("pull request #%d (%s) is open, but finishing it failed", r.Number, r.URL)
 		hint = fmt.Sprintf("finish pull request #%d yourself", r.Number)
 	}
@@ -37,7 +41,7 @@ func (o *output) pullRequestAfterLanding(r *committer.PullRequestResult, base st
 	if o.json {
 		j := o.jsonResult(c, u)
 		if r.Number != 0 {
-			j.PullRequest = &jsonPR{r.Number, r.URL, r.Created, r.Operation, base, c.Branch}
+			j.PullRequest = &jsonPR{r.Number, r.URL, r.Created, r.Operation, base, c.Branch, r.Merge}
 		}
 		_ = writeJSON(o.e, partlyDoneJSON(j, pd)) // stdout failed too: the exit code still says it
 	}

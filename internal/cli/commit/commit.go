@@ -44,6 +44,7 @@ type commitFlags struct {
 	verbose              bool
 	auth                 authFlags
 	pr                   prFlags
+	merge                mergeFlags // merge.go
 	signKey              string
 	removeSignKey        bool
 	trailers             trailerFlags
@@ -128,6 +129,7 @@ func (f *commitFlags) register(cmd *cobra.Command) {
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log every request and attempt to stderr")
 	f.trailers.register(cmd)
 	f.pr.register(cmd)
+	f.merge.register(cmd)
 	fl.StringVar(&f.signKey, "sign-key", "", "sign the commit with the private key in `FILE`: armored OpenPGP, or OpenSSH (ed25519, ECDSA, RSA; as git's gpg.format=ssh) (needs --author; passphrase from $GHCOMMITTER_SIGN_PASSPHRASE)")
 	fl.BoolVar(&f.removeSignKey, "remove-sign-key", false, "delete the --sign-key FILE as soon as it is read, before any --edit command runs, and on every exit (for a temporary copy of a secret)")
 	f.auth.register(cmd)
@@ -155,6 +157,9 @@ func (f *commitFlags) check(cmd *cobra.Command) error {
 		return cmdutil.UsageErrorf("", "-m/--message and -F/--message-file both given: choose one")
 	}
 	if err := f.pr.check(cmd); err != nil {
+		return err
+	}
+	if err := f.merge.check(cmd, f.pr.enabled, f.dryRun); err != nil {
 		return err
 	}
 	if f.removeSignKey && f.signKey == "" {

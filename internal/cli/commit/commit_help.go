@@ -52,12 +52,16 @@ is not counted). With --json, stdout holds exactly one JSON value whatever
 happens (an object; an array for several manifests): the result
 {"repository","branch","commit","parent","tree","attempts","changed","noop",
 "url","engine","bootstrapped","tag","pull_request"} (pull_request:
-{"number","url","created","operation","base","head"}; engine, bootstrapped,
+{"number","url","created","operation","base","head","merge"}, merge with
+the merge flags: {"merged","merge_commit","merged_via","merge_method",
+"auto_merge","queued","note"}; engine, bootstrapped,
 tag and pull_request only when they apply), or on failure
 {"error":{"kind","message","hint","head","attempts","status","request_id","retry_after","rule"}}
 beside the exit status below (exit 4 aside). kind is one of: invalid, conflict, not_found,
 unauthorized, permission, protected, rate_limited, unknown_outcome,
-edit_failed, interrupted, failed. status and request_id are GitHub's HTTP
+merge_timeout, pull_request_closed, dequeued, check_failed (--wait: not
+merged in time, closed, removed from the merge queue, a required check
+failed; exit 4), edit_failed, interrupted, failed. status and request_id are GitHub's HTTP
 status and X-GitHub-Request-Id when a reply caused the failure; retry_after
 is, for rate_limited, the seconds to wait before trying again (else 0);
 rule, for protected, the rule that refused the write.
@@ -76,8 +80,9 @@ Exit status:
   3    conflict: a precondition failed, or every attempt lost the race to
        another writer; nothing was committed
   4    partly done: something landed and something after or beside it did
-       not (some of several manifests, or writing the Actions outputs after
-       the commit); do not run the landed part again
+       not (some of several manifests, the pull request or its merge after
+       the commit, writing the Actions outputs); do not run the landed part
+       again
   130  interrupted by SIGINT, 143 by SIGTERM: nothing was committed, unless
        the kind is unknown_outcome (the signal came after the commit was
        sent, and no reply came within 5 s): check the branch before running
@@ -99,4 +104,7 @@ const commitExample = `  # Commit two files at the same paths in the repository:
   ghcommitter commit -R acme/mono -m "Try" --dry-run config/
 
   # A protected branch: commit to a branch made from main, and open (or reuse) a pull request:
-  ghcommitter commit -R acme/mono -b bump-api -m "Bump api to v2" --pull-request --add deploy/api.yaml=api.yaml`
+  ghcommitter commit -R acme/mono -b bump-api -m "Bump api to v2" --pull-request --add deploy/api.yaml=api.yaml
+
+  # ... and done only once it is merged: auto-merge, then wait (exit 0 merged, 4 not):
+  ghcommitter commit -R acme/mono -b bump-api -m "Bump api to v2" --pull-request --auto-merge --wait --add deploy/api.yaml=api.yaml`

@@ -49,6 +49,10 @@ var errorKinds = []struct {
 	{committer.ErrProtected, "protected"},
 	{committer.ErrRateLimited, "rate_limited"},
 	{committer.ErrUnknownOutcome, "unknown_outcome"},
+	{committer.ErrMergeTimeout, "merge_timeout"},
+	{committer.ErrPullRequestClosed, "pull_request_closed"},
+	{committer.ErrDequeued, "dequeued"},
+	{committer.ErrCheckFailed, "check_failed"},
 }
 
 // kindOf names the kind of a classified failure.

@@ -89,6 +89,10 @@ type jsonPR struct {
 	Operation string `json:"operation"`
 	Base      string `json:"base"`
 	Head      string `json:"head"`
+	// Merge is set with --auto-merge, --merge-now, --merge-queue or
+	// --wait: merged, merge_commit, merged_via, merge_method, auto_merge,
+	// queued, note.
+	Merge *committer.MergeOutcome `json:"merge,omitempty"`
 }
 
 // changed is what the library reports the commit changed; never nil.
@@ -102,7 +106,7 @@ func changed(r *committer.Result) []string {
 func (o *output) jsonResult(r *committer.Result, u string) JSONResult {
 	var pr *jsonPR
 	if p := r.PullRequest; p != nil {
-		pr = &jsonPR{p.Number, p.URL, p.Created, p.Operation, p.Base, r.Branch}
+		pr = &jsonPR{p.Number, p.URL, p.Created, p.Operation, p.Base, r.Branch, p.Merge}
 	}
 	return JSONResult{r.Repository, r.Branch, r.Commit, r.Parent, r.Tree, r.Attempts, changed(r), r.NoOp, u, r.Engine, r.Bootstrapped, r.Tag, pr}
 }
@@ -171,6 +175,7 @@ func (o *output) actions(r *committer.Result, u string, pr *committer.PullReques
 			r.Commit, r.NoOp, r.Branch, len(files), list, cut, r.Engine, verified)
 		if pr != nil && pr.Number != 0 {
 			s += fmt.Sprintf("pull-request-number=%d\npull-request-url=%s\npull-request-operation=%s\n", pr.Number, pr.URL, pr.Operation)
+			s += mergeOutputs(pr.Merge)
 		}
 		if err := appendFile(p, s); err != nil {
 			return fmt.Errorf("the commit landed (%s), but writing $GITHUB_OUTPUT failed: %w", r.Commit, err)
@@ -184,6 +189,9 @@ func (o *output) actions(r *committer.Result, u string, pr *committer.PullReques
 		line := "ghcommitter: " + summary(r, "`"+r.Repository+"@"+r.Branch+"`", link, "")
 		if pr != nil && pr.Number != 0 {
 			line += fmt.Sprintf("; pull request [#%d](%s) %s", pr.Number, pr.URL, pr.Operation)
+			if pr.Merge != nil && pr.Merge.Merged {
+				line += ", merged (" + pr.Merge.Via + ") as " + cmdutil.Short(pr.Merge.Commit)
+			}
 		}
 		line += "\n"
 		if err := appendFile(p, line); err != nil {
@@ -324,7 +332,7 @@ func (o *output) pullRequest(r *committer.PullRequestResult, base string, verifi
 	}
 	if o.json {
 		j := o.jsonResult(c, u)
-		j.PullRequest = &jsonPR{r.Number, r.URL, r.Created, r.Operation, base, c.Branch}
+		j.PullRequest = &jsonPR{r.Number, r.URL, r.Created, r.Operation, base, c.Branch, r.Merge}
 		return writeJSON(o.e, j)
 	}
 	fmt.Fprintln(o.e.Stdout, summary(c, c.Repository+"@"+c.Branch, cmdutil.Short(c.Commit), u))
@@ -337,6 +345,9 @@ func (o *output) pullRequest(r *committer.PullRequestResult, base string, verifi
 		fmt.Fprintf(o.e.Stdout, "pull request #%d unchanged: %s\n", r.Number, r.URL)
 	default:
 		fmt.Fprintf(o.e.Stdout, "updated pull request #%d: %s\n", r.Number, r.URL)
+	}
+	if s := mergeLine(r.Number, base, r.Merge); s != "" {
+		fmt.Fprintln(o.e.Stdout, s)
 	}
 	return nil
 }

@@ -91,6 +91,7 @@ func runPullRequest(ctx context.Context, p *prFlags, e *cmdutil.Env, c *committe
 	if err != nil {
 		return err
 	}
+	f.merge.options(&opts, e)
 	base, err := baseBranch(ctx, p, e, c)
 	if err != nil {
 		return err
