@@ -180,19 +180,21 @@ func WithObserver(fn func(Event)) Option {
 // maxAttempts must be between 1 and 1000, or 0 for the default, 10; a nil
 // b keeps the default wait, AdaptiveBackoff(50ms, 10s).
 //
-// After a lost race the commit listens before it talks. Time passes in
-// slots of the lost attempt's duration; after each, it reads the branch's
-// ref (conditionally: an unchanged ref costs a 304). b's wait is counted
-// down only in quiet slots (the head did not move); a slot in which the
-// branch moved counts as contention seen (Contention.Landed) and does not
-// count down. The next attempt starts once b's wait is spent and at least
-// one slot was quiet, or after 16 slots. Writers on separate machines that
-// share nothing but the branch so take turns at it. On a busy branch (the
-// head was committed by another writer within the last 10 seconds, as
-// GitHub's reply dates it) and after a lost race, an attempt looks at the
-// branch again before its writes and alongside its commit, and stops
-// before a write that would be spent for nothing; the first attempt on a
-// busy branch first waits b's wait for Contention{Attempt: 1}.
+// After a lost race the commit listens while it waits: after each step
+// of at least the lost attempt's duration it reads the branch
+// (conditionally: an unchanged branch costs a 304), and the next attempt
+// builds on the head the last read heard. A step in which the branch moved
+// counts as contention seen (Contention.Landed). b's wait is counted down
+// by each step: in full for a one-write engine (GraphQL, contents, auto),
+// which looks before its one write and may start right after a move; for
+// Git Data a busy step counts a third and the attempt starts only after a
+// quiet step, so that writers that share nothing but the branch take turns
+// at it; after 16 steps it starts anyway. On a busy branch (its head
+// committed by another writer within the last 10 seconds, as GitHub's
+// reply dates it) and after a lost race, an attempt looks at the branch
+// again before its writes and alongside its commit, and stops before a
+// write that would be spent for nothing; the first attempt on a busy
+// branch first waits b's wait for Contention{Attempt: 1}.
 func WithRetries(maxAttempts int, b Backoff) Option {
 	return func(o *options) error {
 		if maxAttempts < 0 || maxAttempts > 1000 {
