@@ -18,10 +18,8 @@ type Option func(*options) error
 // Backoff returns how long to wait, after a lost race for the branch,
 // before the next attempt, given what the commit has seen of the writers
 // it races; and, with Attempt 1, how long the first attempt on a busy
-// branch waits before its first write. After a lost race the wait is
-// counted only while the branch stays quiet, and the attempt starts after
-// at least one quiet stretch of one lost attempt's duration (see
-// WithRetries).
+// branch waits before its first write. How the wait is counted while the
+// branch moves depends on the engine (see WithRetries).
 type Backoff func(Contention) time.Duration
 
 // Contention is what a commit knows, before an attempt after a lost race,
