@@ -255,9 +255,8 @@ func (c *Committer) CommitPullRequest(ctx context.Context, base, head string, cs
 	if err != nil || out.Number == 0 || (pr.Merge == MergeNone && pr.Wait == 0) {
 		return out, err
 	}
-	m, err := prmerge.Run(ctx, prmerge.Env{REST: c.rest, GQL: c.gql, Owner: c.owner, Repo: c.repo, Sleep: c.o.sleep},
-		prmerge.Target{Number: out.Number, Base: base, Head: res.Commit},
-		prmerge.Request{Mode: pr.Merge, Method: pr.MergeMethod, Wait: pr.Wait, Progress: pr.OnWait})
+	m, err := prmerge.Run(ctx, c.mergeEnv(head, cs, opts), prmerge.Target{Number: out.Number, Base: base, Head: res.Commit},
+		prmerge.Request{Mode: pr.Merge, Method: pr.MergeMethod, Wait: pr.Wait, Progress: pr.OnWait, Rebuild: !pr.NoRebuild})
 	if out.Merge = m; err != nil {
 		return out, c.fail("merge pull request for", head, nil, err)
 	}

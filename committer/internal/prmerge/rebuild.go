@@ -1,0 +1,142 @@
+package prmerge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
+)
+
+// stale reports a merge state the pull request is rebuilt from: a
+// conflict with the base (DIRTY), or behind it where the base branch's
+// rules require it to be up to date (BEHIND: GitHub blocks the merge
+// only then). See
+// https://docs.github.com/graphql/reference/enums#mergestatestatus.
+func stale(state string) bool { return state == "DIRTY" || state == "BEHIND" }
+
+// maxNowRefusals bounds merge-now's refusals while waiting (see retryNow).
+const maxNowRefusals = 5
+
+// waitable reports whether a refused merge-now may succeed later (the
+// pull request conflicts, is behind, or waits for checks): not an
+// invalid request, nor a merge whose outcome is unknown.
+func waitable(err error) bool {
+	return !errors.Is(err, kind.Invalid) && !errors.Is(err, kind.UnknownOutcome)
+}
+
+// rebuild rebuilds the stale pull request t, whose head branch is at old:
+// when every commit it has that the base lacks is the change set's
+// (Env.Ours; read with GET compare), Env.Rebuild commits the change set
+// re-run on the base's head, with parents [the base's head, old], and t.Head
+// becomes that commit. Another writer's commit, or a change set that no
+// longer applies there (a conflict: a failed precondition, or the head
+// branch moved meanwhile), is a PullStale error, with nothing written.
+func rebuild(ctx context.Context, env Env, t *Target, old string, out *Outcome) error {
+	if env.Rebuild == nil || env.Ours == nil {
+		return staleErr(t, "", errors.New("this caller cannot rebuild it"))
+	}
+	base, err := env.REST.Branch(ctx, t.Base)
+	if err == nil && (base.Redirect || base.Commit == "") {
+		err = fmt.Errorf("branch %s answered a redirect", t.Base)
+	}
+	if err != nil {
+		return fmt.Errorf("read the base branch %s to rebuild pull request #%d on: %w", t.Base, t.Number, err)
+	}
+	ahead, err := env.REST.AheadOf(ctx, base.Commit, old)
+	if err != nil {
+		return fmt.Errorf("compare pull request #%d's head with %s: %w", t.Number, t.Base, err)
+	}
+	for _, a := range ahead {
+		if !env.Ours(a.Message) {
+			return staleErr(t, "update it yourself (merge "+t.Base+" into it), or close it and run again",
+				fmt.Errorf("its head branch holds commit %s, which this change set did not make", kind.Short(a.SHA)))
+		}
+	}
+	head, err := env.Rebuild(ctx, old, base.Commit, base.Tree)
+	switch {
+	case errors.Is(err, kind.Conflict):
+		// %v, not %w: the error's kind is PullStale alone.
+		return staleErr(t, "see whether the change is still wanted on "+t.Base, fmt.Errorf("the change set does not apply on %s's head %s: %v", t.Base, kind.Short(base.Commit), err))
+	case err != nil:
+		return fmt.Errorf("rebuild pull request #%d on %s: %w", t.Number, kind.Short(base.Commit), err)
+	}
+	t.Head, out.Head = head, head
+	out.Rebuilds++
+	return nil
+}
+
+// staleErr is the PullStale error of pull request t, not rebuilt because
+// of cause.
+func staleErr(t *Target, todo string, cause error) error {
+	hint := "the pull request and its head branch are left as they are"
+	if todo != "" {
+		hint += "; " + todo
+	}
+	return &kind.Cause{Kind: kind.PullStale, Err: fmt.Errorf("pull request #%d is stale (it conflicts with %s, or is behind it) and was not rebuilt: %w", t.Number, t.Base, cause), Hint: hint}
+}
+
+// rebuilt rebuilds the stale pull request t from old, says so to
+// req.Progress, and reads the pull request again.
+func rebuilt(ctx context.Context, env Env, t *Target, req Request, old string, out *Outcome) (*info, error) {
+	if err := rebuild(ctx, env, t, old, out); err != nil {
+		return nil, err
+	}
+	if req.Progress != nil {
+		req.Progress(Progress{Number: t.Number, Detail: fmt.Sprintf("rebuilt on %s's head: new head %s", t.Base, kind.Short(t.Head))})
+	}
+	return readInfo(ctx, env, *t, req.Mode)
+}
+
+// rebuildAndAsk rebuilds the stale pull request t while waiting, then asks
+// again what req asks: merge-now merges the new head; auto-merge is
+// enabled again unless it stayed on (GitHub keeps it on a push by a
+// writer); the merge queue, which removed the stale entry, is asked again.
+func rebuildAndAsk(ctx context.Context, env Env, t *Target, req Request, old string, out *Outcome) (bool, string, error) {
+	in, err := rebuilt(ctx, env, t, req, old, out)
+	if err != nil {
+		return true, "", err
+	}
+	out.Queued = false // the entry went with the old head
+	detail := fmt.Sprintf("rebuilt on %s's head (%d rebuild(s)): new head %s", t.Base, out.Rebuilds, kind.Short(t.Head))
+	if in.Merged || in.State != "OPEN" {
+		return false, detail, nil // the next read tells
+	}
+	if req.Mode == Auto {
+		if st, err := env.REST.PullState(ctx, t.Number); err == nil && st.AutoMerge {
+			return false, detail, nil
+		}
+	}
+	err = act(ctx, env, *t, req, in, out)
+	switch {
+	case err != nil && req.Mode == Now && waitable(err):
+		out.refused++
+		return false, detail, nil
+	case err != nil:
+		return true, "", err
+	}
+	return out.Merged, detail, nil
+}
+
+// retryNow merges again a pull request whose merge-now GitHub refused
+// while it waited (a conflict, a required check, being behind) and that
+// GitHub now shows mergeable; after maxNowRefusals refusals the last one
+// is the error.
+func retryNow(ctx context.Context, env Env, t *Target, req Request, out *Outcome) (bool, string, error) {
+	in, err := readInfo(ctx, env, *t, req.Mode)
+	if err != nil {
+		return true, "", err
+	}
+	if in.HeadOid != t.Head {
+		// Not the head this call made (another writer pushed to it):
+		// never merged blindly (expectedHeadOid).
+		return true, "", refused(*t, "merge", fmt.Errorf("its head branch moved to %s, not the commit this call made", kind.Short(in.HeadOid)),
+			"see what was pushed to it, then merge it yourself or run again")
+	}
+	err = mergeNow(ctx, env, *t, req, in, out)
+	if err != nil && waitable(err) && out.refused < maxNowRefusals {
+		out.refused++
+		return false, fmt.Sprintf("merge refused (%d time(s)), will try again", out.refused), nil
+	}
+	return err == nil, "", err
+}
