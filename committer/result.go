@@ -218,13 +218,10 @@ var (
 	ErrPullRequestClosed = kind.PullClosed
 	ErrDequeued          = kind.Dequeued
 	ErrCheckFailed       = kind.CheckFailed
-	// ErrPullRequestStale: the pull request conflicted with its base, or
-	// was behind it where the rules require it to be up to date, and was
-	// not rebuilt (see PullRequestOptions.Merge): its head branch holds
-	// commits this change set did not make (another writer pushed to it),
-	// or the change set no longer applies on the base's new head (a
-	// precondition fails, or an edit function's). The pull request and
-	// its head branch are left as they were.
+	// ErrPullRequestStale: the stale pull request was not rebuilt (see
+	// PullRequestOptions.NoRebuild): its head branch holds another
+	// writer's commits, or the change set no longer applies on the base's
+	// head. The pull request and its head branch are left as they were.
 	ErrPullRequestStale = kind.PullStale
 )
 

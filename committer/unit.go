@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/object"
-	"github.com/ghcommitter/ghcommitter/committer/internal/prmerge"
 )
 
 // unit is one change set on its way to the branch.
@@ -152,23 +150,16 @@ func missing(want, have []string, fold bool) []string {
 	return out
 }
 
-// mergeEnv is prmerge's Env for the pull request whose head branch head
-// holds cs: a stale pull request is rebuilt by committing cs to head
-// again (opts, then the git-data engine: GraphQL's createCommitOnBranch
-// makes no merge commit), re-run on the base's head and pinned to head's
-// head (ExpectHead: the same compare-and-swap as any commit). Ours tells
-// cs's commits (its message, the Edit-Id trailer aside) from another
-// writer's.
-func (c *Committer) mergeEnv(head string, cs *ChangeSet, opts []CommitOption) prmerge.Env {
-	msg := changes.WithoutEditID(cs.Message)
-	return prmerge.Env{REST: c.rest, GQL: c.gql, Owner: c.owner, Repo: c.repo, Sleep: c.o.sleep,
-		Ours: func(message string) bool { return changes.WithoutEditID(message) == msg },
-		Rebuild: func(ctx context.Context, old, baseHead, baseTree string) (string, error) {
-			o := append(slices.Clone(opts), WithEngine(EngineGitData), ExpectHead(old), rebuildOnto(baseHead, baseTree))
-			res, err := c.Commit(ctx, head, cs, o...)
-			if err != nil {
-				return "", err
-			}
-			return res.Commit, nil
-		}}
+func wrapIf(err error, format string, args ...any) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf(format+": %w", append(args, err)...)
 }
+
+// Operations a PullRequestResult reports.
+const (
+	PullRequestCreated   = "created"   // this call opened it
+	PullRequestUpdated   = "updated"   // reused: a commit landed on it, or its title or body changed
+	PullRequestUnchanged = "unchanged" // reused: nothing landed, its title and body were already as given
+)
