@@ -132,13 +132,9 @@ func runMergeRow(ctx context.Context, cfg config, bin, mode string) (mergeResult
 	outs, lat, wall := runMergeProcesses(cmds)
 	r := mergeResult{Mode: mode, Writers: mergeWriters, Via: map[string]int{}, Wall: wall, CI: mergeCI(lc.scale), Scale: lc.scale}
 	for i, o := range outs {
-		r.tally(fake, i, o, lat[i])
+		r.tally(fake, i, o)
 	}
-	var ls []time.Duration
-	for _, d := range lat {
-		ls = append(ls, d)
-	}
-	r.P50 = percentile(ls, 50)
+	r.P50 = percentile(lat, 50)
 	st := fake.srv.LimitStats(fakeToken)
 	r.Writes, r.WritesRef, r.WritesInOwnRetryWait = st.Writes, st.WritesLimited, st.WritesInOwnRetryAfter
 	r.Reads, r.NotModified = fake.reads()
@@ -147,7 +143,7 @@ func runMergeRow(ctx context.Context, cfg config, bin, mode string) (mergeResult
 
 // tally counts promotion i: merged in its --json output and its file on
 // main, never taken on trust.
-func (r *mergeResult) tally(fake *limitsFake, i int, o mergeOutput, took time.Duration) {
+func (r *mergeResult) tally(fake *limitsFake, i int, o mergeOutput) {
 	var res struct {
 		PullRequest *struct {
 			Merge *struct {
