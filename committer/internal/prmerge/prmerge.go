@@ -92,7 +92,7 @@ type Outcome struct {
 	// rebuild); Head is then the head commit the last one made.
 	Rebuilds int    `json:"rebuilds,omitempty"`
 	Head     string `json:"head,omitempty"`
-	// refused: merge-now's refusals while waiting (see retryNow).
+	// refused: the refusals of the merge asked for while waiting (see retry).
 	refused int
 	// queue: the merge goes through the merge queue (Queue), whether this
 	// call queued it or auto-merge will.
@@ -146,8 +146,8 @@ func Run(ctx context.Context, env Env, t Target, req Request) (*Outcome, error) 
 		}
 	}
 	err = act(ctx, env, t, req, in, out)
-	if err != nil && req.Mode == Now && req.Wait > 0 && waitable(err) {
-		out.refused, err = 1, nil // merged once GitHub allows it (see retryNow)
+	if err != nil && (req.Mode == Now || req.Mode == Auto) && req.Wait > 0 && waitable(err) {
+		out.refused, err = 1, nil // asked again once GitHub allows it (see retry)
 	}
 	if err != nil || out.Merged || req.Wait == 0 {
 		return out, err

@@ -15,7 +15,8 @@ import (
 // https://docs.github.com/graphql/reference/enums#mergestatestatus.
 func stale(state string) bool { return state == "DIRTY" || state == "BEHIND" }
 
-// maxNowRefusals bounds merge-now's refusals while waiting (see retryNow).
+// maxNowRefusals bounds the refusals of a merge asked for while waiting
+// (see retry).
 const maxNowRefusals = 5
 
 // waitable reports whether a refused merge-now may succeed later (the
@@ -97,7 +98,7 @@ func rebuildAndAsk(ctx context.Context, env Env, t *Target, req Request, old str
 	if err != nil {
 		return true, "", err
 	}
-	out.Queued = false // the entry went with the old head
+	out.Queued, out.refused = false, 0 // the entry and the refusals were the old head's
 	detail := fmt.Sprintf("rebuilt on %s's head (%d rebuild(s)): new head %s", t.Base, out.Rebuilds, kind.Short(t.Head))
 	if in.Merged || in.State != "OPEN" {
 		return false, detail, nil // the next read tells
@@ -109,8 +110,8 @@ func rebuildAndAsk(ctx context.Context, env Env, t *Target, req Request, old str
 	}
 	err = act(ctx, env, *t, req, in, out)
 	switch {
-	case err != nil && req.Mode == Now && waitable(err):
-		out.refused++
+	case err != nil && (req.Mode == Now || req.Mode == Auto) && waitable(err):
+		out.refused = 1
 		return false, detail, nil
 	case err != nil:
 		return true, "", err
@@ -118,11 +119,14 @@ func rebuildAndAsk(ctx context.Context, env Env, t *Target, req Request, old str
 	return out.Merged, detail, nil
 }
 
-// retryNow merges again a pull request whose merge-now GitHub refused
-// while it waited (a conflict, a required check, being behind) and that
-// GitHub now shows mergeable; after maxNowRefusals refusals the last one
-// is the error.
-func retryNow(ctx context.Context, env Env, t *Target, req Request, out *Outcome) (bool, string, error) {
+// retry asks again what GitHub refused while the pull request waited (a
+// merge-now, or the merge auto-merge makes at once of a pull request
+// with nothing to wait for, refused for a conflict, a required check,
+// being behind; or auto-merge itself), once GitHub shows it mergeable, or,
+// for auto-merge, blocked (its checks run again); after maxNowRefusals
+// refusals of one head the last one is the error (a rebuild, a new head,
+// starts the count again).
+func retry(ctx context.Context, env Env, t *Target, req Request, out *Outcome) (bool, string, error) {
 	in, err := readInfo(ctx, env, *t, req.Mode)
 	if err != nil {
 		return true, "", err
@@ -133,10 +137,10 @@ func retryNow(ctx context.Context, env Env, t *Target, req Request, out *Outcome
 		return true, "", refused(*t, "merge", fmt.Errorf("its head branch moved to %s, not the commit this call made", kind.Short(in.HeadOid)),
 			"see what was pushed to it, then merge it yourself or run again")
 	}
-	err = mergeNow(ctx, env, *t, req, in, out)
+	err = act(ctx, env, *t, req, in, out)
 	if err != nil && waitable(err) && out.refused < maxNowRefusals {
 		out.refused++
 		return false, fmt.Sprintf("merge refused (%d time(s)), will try again", out.refused), nil
 	}
-	return err == nil, "", err
+	return err != nil || out.Merged, "", err
 }

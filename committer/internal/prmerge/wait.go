@@ -89,8 +89,8 @@ func look(ctx context.Context, env Env, t *Target, req Request, id string, requi
 	if req.Rebuild && stale(g.MergeState) {
 		return rebuildAndAsk(ctx, env, t, req, st.Head, out)
 	}
-	if req.Mode == Now && out.refused > 0 && mergeable(g.MergeState) {
-		return retryNow(ctx, env, t, req, out)
+	if out.refused > 0 && (mergeable(g.MergeState) || req.Mode == Auto && !g.AutoMerge && g.MergeState == "BLOCKED") {
+		return retry(ctx, env, t, req, out)
 	}
 	if g.QueueState != "" {
 		out.Queued = true // queued by this call, or by auto-merge once ready
