@@ -132,7 +132,7 @@ func TestAutoCheckDrivesAutoMerge(t *testing.T) {
 	if _, err := ts.AddRuleset("acme", "r", Ruleset{Name: "ci", Include: []string{"main"}, Rules: []Rule{RequireStatusChecks("ci", "lint")}}); err != nil {
 		t.Fatal(err)
 	}
-	good := branchOff(t, ts, "r", "main", "good", file("g.txt", "g\n"))
+	branchOff(t, ts, "r", "main", "good", file("g.txt", "g\n"))
 	branchOff(t, ts, "r", "main", "bad", file("b.txt", "b\n"))
 	openPull(t, ts, "r", "good", "main")
 	openPull(t, ts, "r", "bad", "main")
@@ -140,7 +140,7 @@ func TestAutoCheckDrivesAutoMerge(t *testing.T) {
 		t.Fatal(err)
 	}
 	// lint was added after good's head: it has no lint run; a new head gets one.
-	good = commitOn(t, ts, "r", "good", "again", file("g2.txt", "g\n"))
+	good := commitOn(t, ts, "r", "good", "again", file("g2.txt", "g\n"))
 	for n := 1; n <= 2; n++ {
 		_, pr := gqlPullFields(t, ts, "r", n)
 		gqlData(t, gql(t, ts, "/graphql", gqlEnableAutoMerge, map[string]any{"in": map[string]any{"pullRequestId": pr["id"]}}))
@@ -229,4 +229,63 @@ func TestAutoMergeThroughQueue(t *testing.T) {
 	if o := call(t, ts, "GET", "/repos/acme/q/pulls/1", nil).obj(t); o["merged"] != true {
 		t.Fatalf("not merged by the queue: %v", o)
 	}
+}
+
+// Many clients polling at once while the check passes: the pull request
+// merges exactly once (Settle runs under the repository's write lock).
+func TestAutoMergeConcurrentPollers(t *testing.T) {
+	ts := NewServer(t, WithMergeSettings(autoMergeSettings()), WithAutoCheck("ci", "topic", CheckSuccess, time.Minute))
+	mergeRepo(t, ts, "r")
+	if _, err := ts.AddRuleset("acme", "r", Ruleset{Name: "ci", Include: []string{"main"}, Rules: []Rule{RequireStatusChecks("ci")}}); err != nil {
+		t.Fatal(err)
+	}
+	branchOff(t, ts, "r", "main", "topic", file("t.txt", "t\n"))
+	openPull(t, ts, "r", "topic", "main")
+	_, pr := gqlPullFields(t, ts, "r", 1)
+	gqlData(t, gql(t, ts, "/graphql", gqlEnableAutoMerge, map[string]any{"in": map[string]any{"pullRequestId": pr["id"]}}))
+	ts.Pass(time.Minute)
+	done := make(chan bool, 8)
+	for range 8 {
+		go func() {
+			resp, err := ts.Client.Client().Get(ts.URL + "repos/acme/r/pulls/1")
+			if err == nil {
+				resp.Body.Close()
+			}
+			done <- err == nil
+		}()
+	}
+	for range 8 {
+		if !<-done {
+			t.Error("a poll failed")
+		}
+	}
+	moves := 0
+	for _, u := range ts.RefUpdates("acme", "r") {
+		if u.Ref == "refs/heads/main" && u.Old != "" {
+			moves++
+		}
+	}
+	if o := call(t, ts, "GET", "/repos/acme/r/pulls/1", nil).obj(t); o["merged"] != true || moves != 1 {
+		t.Fatalf("merged %v, main moved %d times", o["merged"], moves)
+	}
+}
+
+// A check that is not required but fails or runs makes the pull request
+// unstable (it may merge), and auto-merge is then refused as GitHub
+// refuses it ("is in unstable status").
+func TestAutoMergeUnstable(t *testing.T) {
+	ts := NewServer(t, WithMergeSettings(autoMergeSettings()), WithAutoCheck("lint", "topic", CheckFailure, 0))
+	mergeRepo(t, ts, "r")
+	branchOff(t, ts, "r", "main", "topic", file("t.txt", "t\n"))
+	openPull(t, ts, "r", "topic", "main")
+	if _, _, st := pullState(t, ts, "/repos/acme/r/pulls/1"); st != "unstable" {
+		t.Fatalf("mergeable_state with a failing check run: %s", st)
+	}
+	_, pr := gqlPullFields(t, ts, "r", 1)
+	if pr["mergeStateStatus"] != "UNSTABLE" {
+		t.Fatalf("mergeStateStatus: %v", pr["mergeStateStatus"])
+	}
+	gqlRefused(t, gql(t, ts, "/graphql", gqlEnableAutoMerge, map[string]any{"in": map[string]any{"pullRequestId": pr["id"]}}),
+		"Pull request Pull request is in unstable status")
+	expect(t, call(t, ts, "PUT", "/repos/acme/r/pulls/1/merge", nil), 200, "")
 }

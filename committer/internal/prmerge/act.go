@@ -30,22 +30,34 @@ type oid struct {
 	Oid string `json:"oid"`
 }
 
+// The documents of readInfo, one per mode: each is checked against
+// GitHub's schema (ghgraphql's TestLibraryDocumentsValidAgainstGitHubSchema
+// finds every operation literal of the library).
+const (
+	infoQuery = `query($owner:String!,$name:String!,$n:Int!){repository(owner:$owner,name:$name){
+mergeCommitAllowed squashMergeAllowed rebaseMergeAllowed
+pullRequest(number:$n){id state merged headRefOid mergeStateStatus mergeCommit{oid}}}}`
+	infoQueryAuto = `query($owner:String!,$name:String!,$n:Int!){repository(owner:$owner,name:$name){
+mergeCommitAllowed squashMergeAllowed rebaseMergeAllowed autoMergeAllowed
+pullRequest(number:$n){id state merged headRefOid mergeStateStatus mergeCommit{oid}}}}`
+	infoQueryQueue = `query($owner:String!,$name:String!,$n:Int!,$base:String!){repository(owner:$owner,name:$name){
+mergeCommitAllowed squashMergeAllowed rebaseMergeAllowed autoMergeAllowed mergeQueue(branch:$base){id}
+pullRequest(number:$n){id state merged headRefOid mergeStateStatus mergeCommit{oid}}}}`
+)
+
 // readInfo reads the pull request, the repository's merge methods and,
 // for the mode that needs it, whether auto-merge is allowed or the base
 // branch has a merge queue.
 func readInfo(ctx context.Context, env Env, t Target, mode Mode) (*info, error) {
-	extra, decl := "", ""
 	vars := map[string]any{"owner": env.Owner, "name": env.Repo, "n": t.Number}
+	q := infoQuery
 	switch mode {
 	case Auto:
-		extra = " autoMergeAllowed"
+		q = infoQueryAuto
 	case Queue:
-		extra, decl = " autoMergeAllowed mergeQueue(branch:$base){id}", ",$base:String!"
+		q = infoQueryQueue
 		vars["base"] = t.Base
 	}
-	q := `query($owner:String!,$name:String!,$n:Int!` + decl + `){repository(owner:$owner,name:$name){` +
-		`mergeCommitAllowed squashMergeAllowed rebaseMergeAllowed` + extra +
-		` pullRequest(number:$n){id state merged headRefOid mergeStateStatus mergeCommit{oid}}}}`
 	var reply struct {
 		Repository struct {
 			MergeCommitAllowed, SquashMergeAllowed, RebaseMergeAllowed, AutoMergeAllowed bool
@@ -156,11 +168,10 @@ func mergeInstead(ctx context.Context, env Env, t Target, req Request, in *info,
 // method ("": GitHub's default, which a merge queue ignores).
 func enableAuto(ctx context.Context, env Env, t Target, in *info, method string, out *Outcome) error {
 	vars := map[string]any{"id": in.ID, "head": t.Head}
-	decl, arg := "", ""
+	q := enableAutoQuery
 	if method != "" {
-		vars["m"], decl, arg = strings.ToUpper(method), ",$m:PullRequestMergeMethod!", ",mergeMethod:$m"
+		vars["m"], q = strings.ToUpper(method), enableAutoMethodQuery
 	}
-	q := `mutation($id:ID!,$head:GitObjectID!` + decl + `){enablePullRequestAutoMerge(input:{pullRequestId:$id,expectedHeadOid:$head` + arg + `}){pullRequest{merged}}}`
 	err := env.GQL.Do(ctx, "enable auto-merge", true, q, vars, nil)
 	var nr *ghgraphql.NoReplyError
 	if err != nil && !errors.As(err, &nr) {
@@ -169,6 +180,13 @@ func enableAuto(ctx context.Context, env Env, t Target, in *info, method string,
 	out.AutoMerge = true // a lost reply: the wait reads what became of it
 	return nil
 }
+
+// enableAuto's documents: without a method (GitHub's default, which a
+// merge queue ignores), and with one.
+const (
+	enableAutoQuery       = `mutation($id:ID!,$head:GitObjectID!){enablePullRequestAutoMerge(input:{pullRequestId:$id,expectedHeadOid:$head}){pullRequest{merged}}}`
+	enableAutoMethodQuery = `mutation($id:ID!,$head:GitObjectID!,$m:PullRequestMergeMethod!){enablePullRequestAutoMerge(input:{pullRequestId:$id,expectedHeadOid:$head,mergeMethod:$m}){pullRequest{merged}}}`
+)
 
 // enqueue adds the pull request to the base branch's merge queue
 // (enqueuePullRequest with expectedHeadOid). GitHub refuses to queue a pull

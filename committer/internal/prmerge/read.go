@@ -61,9 +61,9 @@ func (w *waitRead) waitingFor(out *Outcome) string {
 // waitQuery reads the merge, the auto-merge request, the merge-queue entry
 // and the head's checks. Which are required is read from the base
 // branch's rules (required, below) once per wait.
-const waitQuery = `query($id:ID!){node(id:$id){... on PullRequest{merged mergeCommit{oid} mergeStateStatus ` +
-	`autoMergeRequest{enabledAt} mergeQueueEntry{state} statusCheckRollup{contexts(first:100){nodes{__typename ` +
-	`... on CheckRun{name conclusion} ... on StatusContext{context state}}}}}}}`
+const waitQuery = `query($id:ID!){node(id:$id){... on PullRequest{merged mergeCommit{oid} mergeStateStatus
+autoMergeRequest{enabledAt} mergeQueueEntry{state} statusCheckRollup{contexts(first:100){nodes{__typename
+... on CheckRun{name conclusion} ... on StatusContext{context state}}}}}}}`
 
 // readWait sends waitQuery; a check is required when its name is in
 // required. GraphQL has no ETag: it is paced by the wait.

@@ -127,7 +127,7 @@ func (rp *Repo) queueReady(p *Pull, by Identity) bool {
 // AutoChecks report, auto-merge pull requests merge, merge queues move.
 // Caller holds Mu for writing.
 func (rp *Repo) Settle(now time.Time) {
-	for range 100 {
+	for range 1000 { // each step does one thing; the next request goes on if this is not enough
 		a := rp.runAutoChecks(now)
 		b := rp.autoMergeStep(now)
 		c := rp.queueStep(now)

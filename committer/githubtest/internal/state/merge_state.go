@@ -36,7 +36,8 @@ func (m Mergeability) GraphQLState() (mergeable, status string) {
 
 // PullMergeability is p's mergeability for the user id (whose rule
 // bypasses count). In order: dirty (a conflict), draft, blocked (a rule
-// would refuse the merge: approvals, required checks, merge queue, ...),
+// would refuse the merge: approvals, required checks, ...; not the merge
+// queue, through which a clean pull request merges),
 // behind (only being behind the base refuses it: the branch must be up to
 // date), unstable (a commit status of the head is not success), clean.
 // Caller holds Mu.
@@ -57,8 +58,9 @@ func (rp *Repo) PullMergeability(p *Pull, id Identity) Mergeability {
 	m.Mergeable = true
 	m.Rebaseable, _ = rp.replay(base, rp.pullCommits(base, head), nil)
 	behind := !rp.IsAncestor(base, head)
+	queued := rp.QueueRule(p.Base) != nil // the queue is how it merges: clean, not blocked (queue.go)
 	judge := func(behind bool) bool {
-		ch := rules.Change{Ref: "refs/heads/" + p.Base, Old: base, New: head, Pull: &rules.PullMerge{Head: head, Behind: behind}}
+		ch := rules.Change{Ref: "refs/heads/" + p.Base, Old: base, New: head, Pull: &rules.PullMerge{Head: head, Behind: behind, Queued: queued}}
 		return Refusal(rp, id, ch) != nil
 	}
 	switch {
@@ -79,6 +81,11 @@ func (rp *Repo) PullMergeability(p *Pull, id Identity) Mergeability {
 func (rp *Repo) anyStatusNotSuccess(h plumbing.Hash) bool {
 	for _, st := range rp.Statuses[h] {
 		if st != "success" {
+			return true
+		}
+	}
+	for _, cr := range rp.LatestRuns(h) { // check runs count as statuses do (checks.go)
+		if rp.CheckState(h, cr.Name) != "success" {
 			return true
 		}
 	}

@@ -69,7 +69,7 @@ func (rp *Repo) QueueOf(p *Pull) (*QueueEntry, int) {
 	return nil, 0
 }
 
-// State is the entry's MergeQueueEntryState. Caller holds Mu.
+// EntryState is the entry's MergeQueueEntryState. Caller holds Mu.
 func (rp *Repo) EntryState(e *QueueEntry) string {
 	if !e.Built {
 		return "QUEUED"

@@ -30,7 +30,7 @@ func statusRollup(x *graphql.Exec, rp *state.Repo, h plumbing.Hash) any {
 	for _, st := range statuses {
 		failed = failed || st.State == "error" || st.State == "failure"
 		pending = pending || st.State == "pending"
-		nodes = append(nodes, statusContextObj(x, rp, st))
+		nodes = append(nodes, statusContextObj(st))
 	}
 	for _, cr := range runs {
 		switch {
@@ -78,13 +78,8 @@ func (c rollupConn) Field(x *graphql.Exec, name string, args map[string]any) (an
 	return c.Object.Field(x, name, args)
 }
 
-func statusContextObj(x *graphql.Exec, rp *state.Repo, st *state.CommitStatus) graphql.Object {
-	opt := func(s string) any {
-		if s == "" {
-			return nil
-		}
-		return s
-	}
+func statusContextObj(st *state.CommitStatus) graphql.Object {
+	opt := nilIfEmpty
 	return gqlMap{typ: "StatusContext", m: map[string]any{"id": wire.NodeID("SC", strconv.FormatInt(st.ID, 10)),
 		"context": st.Context, "state": strings.ToUpper(st.State), "description": opt(st.Description), "targetUrl": opt(st.Target),
 		"createdAt": dateTime(st.Created), "creator": gqlAccount{typ: "User", login: st.Creator.Login, id: st.Creator.UserID}}}
