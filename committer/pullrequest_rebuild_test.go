@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -185,4 +186,95 @@ func TestRebuildConcurrentMergeNowWait(t *testing.T) {
 	}
 	once(t, ts, stages...)
 	t.Logf("%d promotions merged with %d rebuilds", n, rebuilds)
+}
+
+// TestRebuildHeadMovedMeanwhile: another writer pushes to the head branch
+// while the rebuild builds its commit: the head branch's compare-and-swap
+// refuses the rebuild, which is reported (ErrPullRequestStale), and the
+// other writer's commit stays.
+func TestRebuildHeadMovedMeanwhile(t *testing.T) {
+	ctx := context.Background()
+	ts, c := setup(t)
+	protect(t, ts)
+	if _, err := c.CommitPullRequest(ctx, "main", "promo/b", promotion("b"), committer.PullRequestOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CommitPullRequest(ctx, "main", "promo/a", promotion("a"), committer.PullRequestOptions{Merge: committer.MergeNow}); err != nil {
+		t.Fatal(err)
+	}
+	var theirs string
+	ts.Inject(githubtest.Fault{Route: "POST /repos/{owner}/{repo}/git/commits", Times: 1, Before: func(*http.Request) {
+		var err error
+		if theirs, err = ts.Seed(owner, repo, "promo/b", "someone else", githubtest.File{Path: "other.txt", Content: []byte("o\n")}); err != nil {
+			t.Error(err)
+		}
+	}})
+	r, err := c.CommitPullRequest(ctx, "main", "promo/b", promotion("b"), committer.PullRequestOptions{Merge: committer.MergeNow, Wait: time.Minute})
+	if !errors.Is(err, committer.ErrPullRequestStale) {
+		t.Fatalf("err %v; want ErrPullRequestStale", err)
+	}
+	if theirs == "" || head(t, ts, "promo/b") != theirs {
+		t.Errorf("promo/b is at %s; want the other writer's %q", head(t, ts, "promo/b"), theirs)
+	}
+	if r.Merge == nil || r.Merge.Merged || r.Merge.Rebuilds != 0 {
+		t.Errorf("outcome %+v; want not merged, not rebuilt", r.Merge)
+	}
+}
+
+// TestNoRebuild: NoRebuild leaves the stale pull request as it is: the
+// merge is refused (the conflict), nothing is written to the head branch.
+func TestNoRebuild(t *testing.T) {
+	ctx := context.Background()
+	ts, c := setup(t)
+	protect(t, ts)
+	b, err := c.CommitPullRequest(ctx, "main", "promo/b", promotion("b"), committer.PullRequestOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CommitPullRequest(ctx, "main", "promo/a", promotion("a"), committer.PullRequestOptions{Merge: committer.MergeNow}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.CommitPullRequest(ctx, "main", "promo/b", promotion("b"), committer.PullRequestOptions{Merge: committer.MergeNow, NoRebuild: true})
+	if err == nil || errors.Is(err, committer.ErrPullRequestStale) || r.Merge == nil || r.Merge.Merged {
+		t.Fatalf("err %v, result %+v; want the merge refused", err, r)
+	}
+	if got := head(t, ts, "promo/b"); got != b.Commit.Commit {
+		t.Errorf("promo/b moved to %s", got)
+	}
+}
+
+// TestRebuildMergeQueue: pull requests queued at once into a merge queue,
+// each with the shared edit: the queue removes the ones that conflict, and
+// each is rebuilt and queued again; all merge, every line once.
+func TestRebuildMergeQueue(t *testing.T) {
+	ctx := context.Background()
+	ts, _ := queueFake(t, 0)
+	const n = 4
+	var wg sync.WaitGroup
+	outs, errs := make([]*committer.PullRequestResult, n), make([]error, n)
+	stages := make([]string, n)
+	for i := range n {
+		stages[i] = fmt.Sprintf("q%d", i)
+		c, err := newWithClient(ts.Client, owner, repo, nil, committer.WithBackoffSleep(shortSleep))
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			outs[i], errs[i] = c.CommitPullRequest(ctx, "main", "promo/"+stages[i], promotion(stages[i]),
+				committer.PullRequestOptions{Merge: committer.MergeQueue, Wait: 2 * time.Minute})
+		}()
+	}
+	wg.Wait()
+	rebuilds := 0
+	for i := range n {
+		if errs[i] != nil || outs[i].Merge == nil || !outs[i].Merge.Merged {
+			t.Errorf("promotion %d: %v, %+v", i, errs[i], outs[i])
+			continue
+		}
+		rebuilds += outs[i].Merge.Rebuilds
+	}
+	once(t, ts, stages...)
+	t.Logf("%d promotions merged through the queue with %d rebuilds", n, rebuilds)
 }

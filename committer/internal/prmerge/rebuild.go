@@ -58,7 +58,9 @@ func rebuild(ctx context.Context, env Env, t *Target, old string, out *Outcome) 
 	switch {
 	case errors.Is(err, kind.Conflict):
 		// %v, not %w: the error's kind is PullStale alone.
-		return staleErr(t, "see whether the change is still wanted on "+t.Base, fmt.Errorf("the change set does not apply on %s's head %s: %v", t.Base, kind.Short(base.Commit), err))
+		// A failed precondition, or the head branch moved meanwhile.
+		return staleErr(t, "see whether another writer pushed to its head branch, and whether the change is still wanted on "+t.Base,
+			fmt.Errorf("the change set could not be rebuilt on %s's head %s: %v", t.Base, kind.Short(base.Commit), err))
 	case err != nil:
 		return fmt.Errorf("rebuild pull request #%d on %s: %w", t.Number, kind.Short(base.Commit), err)
 	}
