@@ -57,10 +57,10 @@ func rebuild(ctx context.Context, env Env, t *Target, old string, out *Outcome) 
 	head, err := env.Rebuild(ctx, old, base.Commit, base.Tree)
 	switch {
 	case errors.Is(err, kind.Conflict):
-		// %v, not %w: the error's kind is PullStale alone.
-		// A failed precondition, or the head branch moved meanwhile.
-		return staleErr(t, "see whether another writer pushed to its head branch, and whether the change is still wanted on "+t.Base,
-			fmt.Errorf("the change set could not be rebuilt on %s's head %s: %v", t.Base, kind.Short(base.Commit), err))
+		// A failed precondition, or the head branch moved meanwhile. Not
+		// wrapped: the error's kind is PullStale alone, not Conflict.
+		cause := fmt.Errorf("the change set could not be rebuilt on %s's head %s: %v", t.Base, kind.Short(base.Commit), err) //nolint:errorlint // see above
+		return staleErr(t, "see whether another writer pushed to its head branch, and whether the change is still wanted on "+t.Base, cause)
 	case err != nil:
 		return fmt.Errorf("rebuild pull request #%d on %s: %w", t.Number, kind.Short(base.Commit), err)
 	}
