@@ -402,3 +402,19 @@ func TestAutoMergeChecksPassMeanwhile(t *testing.T) {
 		t.Fatalf("outcome %+v; want merged at once after the refusal, with a note", m)
 	}
 }
+
+// TestAutoMergeIntoQueue: auto-merge into a branch with a merge queue,
+// its ci passed: auto-merge is enabled (never a direct merge, which the
+// queue refuses), it queues the pull request, and the queue merges it.
+func TestAutoMergeIntoQueue(t *testing.T) {
+	ctx := context.Background()
+	ts, c := queueFake(t, 0)
+	cs := committer.NewChangeSet("promote aq").Put("aq.txt", []byte("aq\n"))
+	r, err := c.CommitPullRequest(ctx, "main", "promote/aq", cs, committer.PullRequestOptions{Merge: committer.MergeAuto, Wait: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := r.Merge; !m.Merged || !m.AutoMerge || m.Note != "" || m.Commit != head(t, ts, "main") {
+		t.Fatalf("outcome %+v; want auto-merge enabled, merged through the queue", m)
+	}
+}

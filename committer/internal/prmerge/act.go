@@ -37,8 +37,8 @@ const (
 	infoQuery = `query($owner:String!,$name:String!,$n:Int!){repository(owner:$owner,name:$name){
 mergeCommitAllowed squashMergeAllowed rebaseMergeAllowed
 pullRequest(number:$n){id state merged headRefOid mergeStateStatus mergeCommit{oid}}}}`
-	infoQueryAuto = `query($owner:String!,$name:String!,$n:Int!){repository(owner:$owner,name:$name){
-mergeCommitAllowed squashMergeAllowed rebaseMergeAllowed autoMergeAllowed
+	infoQueryAuto = `query($owner:String!,$name:String!,$n:Int!,$base:String!){repository(owner:$owner,name:$name){
+mergeCommitAllowed squashMergeAllowed rebaseMergeAllowed autoMergeAllowed mergeQueue(branch:$base){id}
 pullRequest(number:$n){id state merged headRefOid mergeStateStatus mergeCommit{oid}}}}`
 	infoQueryQueue = `query($owner:String!,$name:String!,$n:Int!,$base:String!){repository(owner:$owner,name:$name){
 mergeCommitAllowed squashMergeAllowed rebaseMergeAllowed autoMergeAllowed mergeQueue(branch:$base){id}
@@ -54,6 +54,7 @@ func readInfo(ctx context.Context, env Env, t Target, mode Mode) (*info, error) 
 	switch mode {
 	case Auto:
 		q = infoQueryAuto
+		vars["base"] = t.Base
 	case Queue:
 		q = infoQueryQueue
 		vars["base"] = t.Base
@@ -130,7 +131,9 @@ func autoMerge(ctx context.Context, env Env, t Target, req Request, in *info, ou
 		return &kind.Cause{Kind: kind.Invalid, Err: fmt.Errorf("auto-merge is not allowed in %s/%s", env.Owner, env.Repo),
 			Hint: "the change is on the head branch and the pull request is open; turn on \"Allow auto-merge\" in the repository's settings, or merge it at once"}
 	}
-	if mergeable(in.MergeState) {
+	// Into a merge queue, auto-merge queues the pull request once it is
+	// ready, clean or not; elsewhere GitHub refuses it on a clean one.
+	if mergeable(in.MergeState) && !in.hasQueue {
 		return mergeInstead(ctx, env, t, req, in, out)
 	}
 	method, err := pickMethod(ctx, env, t, req, in)
@@ -145,7 +148,7 @@ func autoMerge(ctx context.Context, env Env, t Target, req Request, in *info, ou
 	// Refused: the checks may have passed since the read (GitHub refuses
 	// auto-merge on a clean pull request). Read again, and merge at once
 	// if there is nothing left to wait for.
-	if again, rerr := readInfo(ctx, env, t, Auto); rerr == nil && again.State == "OPEN" && mergeable(again.MergeState) {
+	if again, rerr := readInfo(ctx, env, t, Auto); rerr == nil && again.State == "OPEN" && mergeable(again.MergeState) && !again.hasQueue {
 		return mergeInstead(ctx, env, t, req, again, out)
 	}
 	return err
