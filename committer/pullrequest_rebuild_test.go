@@ -278,3 +278,27 @@ func TestRebuildMergeQueue(t *testing.T) {
 	once(t, ts, stages...)
 	t.Logf("%d promotions merged through the queue with %d rebuilds", n, rebuilds)
 }
+
+// TestRebuildLostReply: the reply to the rebuild's branch update is lost:
+// the commit loop reads the branch back and finds the rebuild landed (it
+// is never sent again), and the pull request merges on it.
+func TestRebuildLostReply(t *testing.T) {
+	ctx := context.Background()
+	ts, c := setup(t)
+	protect(t, ts)
+	if _, err := c.CommitPullRequest(ctx, "main", "promo/b", promotion("b"), committer.PullRequestOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CommitPullRequest(ctx, "main", "promo/a", promotion("a"), committer.PullRequestOptions{Merge: committer.MergeNow}); err != nil {
+		t.Fatal(err)
+	}
+	ts.Inject(githubtest.Fault{Route: "POST /graphql", BodyContains: "updateRefs", Times: 1, DropResponse: true})
+	r, err := c.CommitPullRequest(ctx, "main", "promo/b", promotion("b"), committer.PullRequestOptions{Merge: committer.MergeNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Merge.Merged || r.Merge.Rebuilds != 1 {
+		t.Fatalf("outcome %+v; want merged after one rebuild", r.Merge)
+	}
+	once(t, ts, "a", "b")
+}

@@ -144,6 +144,9 @@ func Run(ctx context.Context, env Env, t Target, req Request) (*Outcome, error) 
 		if in, err = rebuilt(ctx, env, &t, req, in.HeadOid, out); err != nil {
 			return out, err
 		}
+		if req.Progress != nil {
+			req.Progress(Progress{Number: t.Number, Detail: rebuiltDetail(&t, out)})
+		}
 	}
 	err = act(ctx, env, t, req, in, out)
 	if err != nil && (req.Mode == Now || req.Mode == Auto) && req.Wait > 0 && waitable(err) {

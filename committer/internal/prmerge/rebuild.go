@@ -79,16 +79,17 @@ func staleErr(t *Target, todo string, cause error) error {
 	return &kind.Cause{Kind: kind.PullStale, Err: fmt.Errorf("pull request #%d is stale (it conflicts with %s, or is behind it) and was not rebuilt: %w", t.Number, t.Base, cause), Hint: hint}
 }
 
-// rebuilt rebuilds the stale pull request t from old, says so to
-// req.Progress, and reads the pull request again.
+// rebuilt rebuilds the stale pull request t from old and reads it again.
 func rebuilt(ctx context.Context, env Env, t *Target, req Request, old string, out *Outcome) (*info, error) {
 	if err := rebuild(ctx, env, t, old, out); err != nil {
 		return nil, err
 	}
-	if req.Progress != nil {
-		req.Progress(Progress{Number: t.Number, Detail: fmt.Sprintf("rebuilt on %s's head: new head %s", t.Base, kind.Short(t.Head))})
-	}
 	return readInfo(ctx, env, *t, req.Mode)
+}
+
+// rebuiltDetail says what a rebuild did, for Progress.
+func rebuiltDetail(t *Target, out *Outcome) string {
+	return fmt.Sprintf("rebuilt on %s's head (%d rebuild(s)): new head %s", t.Base, out.Rebuilds, kind.Short(t.Head))
 }
 
 // rebuildAndAsk rebuilds the stale pull request t while waiting, then asks
@@ -101,7 +102,7 @@ func rebuildAndAsk(ctx context.Context, env Env, t *Target, req Request, old str
 		return true, "", err
 	}
 	out.Queued, out.refused = false, 0 // the entry and the refusals were the old head's
-	detail := fmt.Sprintf("rebuilt on %s's head (%d rebuild(s)): new head %s", t.Base, out.Rebuilds, kind.Short(t.Head))
+	detail := rebuiltDetail(t, out)
 	if in.Merged || in.State != "OPEN" {
 		return false, detail, nil // the next read tells
 	}
