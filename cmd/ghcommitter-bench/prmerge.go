@@ -39,7 +39,7 @@ type mergeRow struct {
 
 // mergeRows are the rows (the issues' goals).
 var mergeRows = []mergeRow{{"auto-merge", mergeWriters, false}, {"merge-queue", mergeWriters, false},
-	{"merge-now", 8, true}, {"auto-merge", mergeWriters, true}}
+	{"merge-now", 8, true}, {"auto-merge", mergeWriters, true}, {"merge-queue", mergeWriters, true}}
 
 // mergeWriters is the promotions of a row (issue #45's goal).
 const mergeWriters = 16
