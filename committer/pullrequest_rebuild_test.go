@@ -302,3 +302,29 @@ func TestRebuildLostReply(t *testing.T) {
 	}
 	once(t, ts, "a", "b")
 }
+
+// TestRebuildNotRepeatedOnALaggingState: after a rebuild, GitHub may still
+// show the pull request DIRTY until it has computed the new head's
+// mergeability in the background: the same base is not rebuilt on again.
+// (The fake computes at once; the wait's GraphQL read is answered DIRTY
+// here.)
+func TestRebuildNotRepeatedOnALaggingState(t *testing.T) {
+	ctx := context.Background()
+	ts, c := setup(t, committer.WithBackoffSleep(shortSleep))
+	protect(t, ts)
+	if _, err := c.CommitPullRequest(ctx, "main", "promo/b", promotion("b"), committer.PullRequestOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CommitPullRequest(ctx, "main", "promo/a", promotion("a"), committer.PullRequestOptions{Merge: committer.MergeNow}); err != nil {
+		t.Fatal(err)
+	}
+	ts.Inject(githubtest.Fault{Route: "POST /graphql", BodyContains: "autoMergeRequest{enabledAt}", Status: http.StatusOK,
+		Body: `{"data":{"node":{"merged":false,"mergeCommit":null,"mergeStateStatus":"DIRTY","autoMergeRequest":null,"mergeQueueEntry":null,"statusCheckRollup":null}}}`})
+	r, err := c.CommitPullRequest(ctx, "main", "promo/b", promotion("b"), committer.PullRequestOptions{Wait: 3 * time.Second})
+	if !errors.Is(err, committer.ErrMergeTimeout) {
+		t.Fatalf("err %v; want ErrMergeTimeout (nobody merges it)", err)
+	}
+	if r.Merge == nil || r.Merge.Rebuilds != 1 {
+		t.Fatalf("outcome %+v; want one rebuild, not one per read", r.Merge)
+	}
+}

@@ -94,6 +94,8 @@ type Outcome struct {
 	Head     string `json:"head,omitempty"`
 	// refused: the refusals of the merge asked for while waiting (see retry).
 	refused int
+	// rebuiltOn: the base's head the last rebuild was made on.
+	rebuiltOn string
 	// queue: the merge goes through the merge queue (Queue), whether this
 	// call queued it or auto-merge will.
 	queue bool

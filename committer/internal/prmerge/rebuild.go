@@ -44,6 +44,9 @@ func rebuild(ctx context.Context, env Env, t *Target, old string, out *Outcome) 
 	if err != nil {
 		return fmt.Errorf("read the base branch %s to rebuild pull request #%d on: %w", t.Base, t.Number, err)
 	}
+	if base.Commit == out.rebuiltOn && old == t.Head {
+		return errSameBase
+	}
 	ahead, err := env.REST.AheadOf(ctx, base.Commit, old)
 	if err != nil {
 		return fmt.Errorf("compare pull request #%d's head with %s: %w", t.Number, t.Base, err)
@@ -64,10 +67,15 @@ func rebuild(ctx context.Context, env Env, t *Target, old string, out *Outcome) 
 	case err != nil:
 		return fmt.Errorf("rebuild pull request #%d on %s: %w", t.Number, kind.Short(base.Commit), err)
 	}
-	t.Head, out.Head = head, head
+	t.Head, out.Head, out.rebuiltOn = head, head, base.Commit
 	out.Rebuilds++
 	return nil
 }
+
+// errSameBase: the pull request reads stale, but its head is the rebuild
+// this call made on the base's current head: GitHub has not computed its
+// mergeability yet (it does so in the background). Not rebuilt again.
+var errSameBase = errors.New("already rebuilt on the base's head")
 
 // staleErr is the PullStale error of pull request t, not rebuilt because
 // of cause.
@@ -98,6 +106,9 @@ func rebuiltDetail(t *Target, out *Outcome) string {
 // writer); the merge queue, which removed the stale entry, is asked again.
 func rebuildAndAsk(ctx context.Context, env Env, t *Target, req Request, old string, out *Outcome) (bool, string, error) {
 	in, err := rebuilt(ctx, env, t, req, old, out)
+	if errors.Is(err, errSameBase) {
+		return false, "rebuilt on " + t.Base + "'s head, waiting for GitHub to compute its mergeability", nil
+	}
 	if err != nil {
 		return true, "", err
 	}
