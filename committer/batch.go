@@ -112,7 +112,11 @@ func (b *batch) Fail(err error) {
 
 func (b *batch) Build(ctx context.Context, head, tree string, attempt int) (loop.Built, error) {
 	b.attempt = attempt
-	results, built, err := b.buildAll(ctx, &b.live, b.id, head, tree, attempt)
+	build := b.buildAll
+	if b.co.rebuild != nil {
+		build = b.buildRebuild
+	}
+	results, built, err := build(ctx, &b.live, b.id, head, tree, attempt)
 	switch {
 	case err != nil:
 		return loop.Built{}, err

@@ -349,3 +349,30 @@ func (b *batch) jobCtx(ctx context.Context, j *job) context.Context {
 		j.c.observe(Event{Kind: k, Branch: b.branch, Attempt: attempt, Wait: w.Duration, Changes: changes})
 	})
 }
+
+// buildRebuild builds a lone change set's rebuild of a pull request's
+// head branch (rebuildOnto): the change set resolved on the base's head
+// (edit functions run on the content there, preconditions checked there),
+// as one commit whose parents are the base's head and the branch's head
+// (head): the branch moves by fast-forward. The commit is made even when
+// the change set changes nothing on the base: its tree is then the base's.
+func (b *batch) buildRebuild(ctx context.Context, live *[]*job, _, head, _ string, attempt int) (map[*job]*Result, loop.Built, error) {
+	on := b.co.rebuild
+	results, steps, err := b.resolveAll(ctx, live, on.head, on.tree, attempt)
+	if err != nil || len(*live) == 0 {
+		return results, loop.Built{}, err
+	}
+	j, t := (*live)[0], on.tree
+	if len(steps) > 0 {
+		if t, err = b.tree1(b.jobCtx(ctx, j), on.tree, steps[0].r); err != nil {
+			return nil, loop.Built{}, err
+		}
+	}
+	commit, err := b.c.createCommit(b.jobCtx(ctx, j), j.u.cs, j.u.message, on.head, t, head)
+	if err != nil {
+		return nil, loop.Built{}, err
+	}
+	res := results[j]
+	res.Commit, res.Tree, res.Parent, res.NoOp = commit, t, on.head, false
+	return results, loop.Built{Tip: commit, Tree: t}, nil
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 
 	"github.com/ghcommitter/ghcommitter/committer/internal/changes"
 	"github.com/ghcommitter/ghcommitter/committer/internal/prmerge"
@@ -218,15 +219,15 @@ func (c *Committer) Plan(ctx context.Context, branch string, cs *ChangeSet, opts
 // head (fast-forward only, retried on a new head of head when another
 // writer wins), with opts: WithEngine picks its engine, ExpectHead pins
 // head's head, and CreateBranchFrom names another ref than base to create
-// head from (the default is base). Opening the pull request is
-// sent once and never retried; when it fails after the commit landed, the
-// error is returned together with a *PullRequestResult whose Commit says what
-// landed, so a caller can retry just the pull request.
+// head from (the default is base). Opening the pull request is sent once
+// and never retried; when it fails after the commit landed, the error is
+// returned with a *PullRequestResult whose Commit says what landed.
 //
 // pr.Merge then merges the pull request at once, enables auto-merge or
 // queues it, pinned to the commit that landed on head, and pr.Wait waits
-// for the merge (see PullRequestOptions); PullRequestResult.Merge says
-// what became of it, also when that fails after the commit landed.
+// for the merge; a stale pull request is rebuilt on the base's head (see
+// PullRequestOptions). PullRequestResult.Merge says what became of it,
+// also when that fails after the commit landed.
 //
 // The token needs contents: write to commit and pull-requests: write to open
 // the pull request. See https://docs.github.com/rest/pulls/pulls#create-a-pull-request.
@@ -255,9 +256,8 @@ func (c *Committer) CommitPullRequest(ctx context.Context, base, head string, cs
 	if err != nil || out.Number == 0 || (pr.Merge == MergeNone && pr.Wait == 0) {
 		return out, err
 	}
-	m, err := prmerge.Run(ctx, prmerge.Env{REST: c.rest, GQL: c.gql, Owner: c.owner, Repo: c.repo, Sleep: c.o.sleep},
-		prmerge.Target{Number: out.Number, Base: base, Head: res.Commit},
-		prmerge.Request{Mode: pr.Merge, Method: pr.MergeMethod, Wait: pr.Wait, Progress: pr.OnWait})
+	m, err := prmerge.Run(ctx, c.mergeEnv(head, cs, opts), prmerge.Target{Number: out.Number, Base: base, Head: res.Commit},
+		prmerge.Request{Mode: pr.Merge, Method: pr.MergeMethod, Wait: pr.Wait, Progress: pr.OnWait, Rebuild: !pr.NoRebuild})
 	if out.Merge = m; err != nil {
 		return out, c.fail("merge pull request for", head, nil, err)
 	}
@@ -370,13 +370,6 @@ func (c *Committer) decorate(ctx context.Context, head, base string, p rest.Pull
 	return nil
 }
 
-func wrapIf(err error, format string, args ...any) error {
-	if err == nil {
-		return nil
-	}
-	return fmt.Errorf(format+": %w", append(args, err)...)
-}
-
 func (c *Committer) prFail(head, base string, err error) *Error {
 	e := c.fail("open pull request for", head, nil, fmt.Errorf("into %s: %w", base, err))
 	switch rest.Status(err) {
@@ -389,9 +382,19 @@ func (c *Committer) prFail(head, base string, err error) *Error {
 	return e
 }
 
-// Operations a PullRequestResult reports.
-const (
-	PullRequestCreated   = "created"   // this call opened it
-	PullRequestUpdated   = "updated"   // reused: a commit landed on it, or its title or body changed
-	PullRequestUnchanged = "unchanged" // reused: nothing landed, its title and body were already as given
-)
+// mergeEnv is prmerge's Env for head's pull request, of cs: Rebuild
+// commits cs to head again on the base's head (git-data: GraphQL makes no
+// merge commit); Ours knows cs's commits by message, Edit-Id aside.
+func (c *Committer) mergeEnv(head string, cs *ChangeSet, opts []CommitOption) prmerge.Env {
+	msg := changes.WithoutEditID(cs.Message)
+	return prmerge.Env{REST: c.rest, GQL: c.gql, Owner: c.owner, Repo: c.repo, Sleep: c.o.sleep,
+		Ours: func(message string) bool { return changes.WithoutEditID(message) == msg },
+		Rebuild: func(ctx context.Context, old, baseHead, baseTree string) (string, error) {
+			o := append(slices.Clone(opts), WithEngine(EngineGitData), ExpectHead(old), rebuildOnto(baseHead, baseTree))
+			res, err := c.Commit(ctx, head, cs, o...)
+			if err != nil {
+				return "", err
+			}
+			return res.Commit, nil
+		}}
+}

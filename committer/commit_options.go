@@ -31,12 +31,29 @@ type commitOptions struct {
 	tag        refs.Tag
 	// onProtected: WithPullRequestOnProtected.
 	onProtected *onProtected
+	// rebuild: the base's head a pull request's head branch is rebuilt on
+	// (see rebuildOnto).
+	rebuild *onto
+}
+
+// onto is a commit and its tree.
+type onto struct{ head, tree string }
+
+// rebuildOnto re-runs the change set on the commit head (tree tree) of
+// a pull request's base, instead of on the branch's head, and makes the
+// commit's parents [head, the branch's head]: a fast-forward of the
+// branch, as GitHub's "Update branch" merge commit is. Only with
+// ExpectHead and the git-data engine (see rebuildFor).
+func rebuildOnto(head, tree string) CommitOption {
+	return func(o *commitOptions) error { o.rebuild = &onto{head, tree}; return nil }
 }
 
 // alone reports whether a commit with these options must land by itself,
 // never batched with other change sets: it pins the head (ExpectHead) or
 // moves a tag with the branch (Tag).
-func (co commitOptions) alone() bool { return co.expectHead != "" || co.tag.Name != "" }
+func (co commitOptions) alone() bool {
+	return co.expectHead != "" || co.tag.Name != "" || co.rebuild != nil
+}
 
 // CreateBranchFrom creates the branch from ref (a branch name or a commit
 // SHA) when it does not exist (or when its name only redirects to another
@@ -215,6 +232,24 @@ type PullRequestOptions struct {
 	Wait time.Duration
 	// OnWait, when set, hears each change of what Wait waits for.
 	OnWait func(MergeProgress)
+	// NoRebuild leaves a stale pull request as it is. By default, when a
+	// merge or a wait is asked for and the pull request conflicts with
+	// its base (GitHub's mergeStateStatus DIRTY) or is behind it where the
+	// rules require it to be up to date (BEHIND), on this call or while
+	// waiting, it is rebuilt: a new commit on the head branch whose tree
+	// is the change set re-run on the base's head (edit functions on the
+	// fresh content, preconditions checked there) and whose parents are
+	// [the base's head, the head branch's head] — a fast-forward, as
+	// GitHub's "Update branch" makes a merge commit, moved with the same
+	// compare-and-swap as any commit, through the git-data engine (GraphQL
+	// makes no merge commit). Auto-merge, the queue entry or the merge is
+	// then asked again, pinned to the new head. When the head branch holds
+	// commits this change set did not make (another writer pushed to it:
+	// any commit whose message is not the change set's, the Edit-Id
+	// trailer aside), or the change set no longer applies on the base's
+	// head (a failed precondition), nothing is rebuilt: the error is
+	// ErrPullRequestStale and the pull request is left as it is.
+	NoRebuild bool
 }
 
 // MergeMode is what CommitPullRequest does with the open pull request

@@ -80,7 +80,8 @@
 // Kind matches one of ErrConflict, ErrInvalid, ErrNotFound, ErrUnauthorized,
 // ErrPermission, ErrProtected, ErrRateLimited or ErrUnknownOutcome (or,
 // for CommitPullRequest's wait for the merge, ErrMergeTimeout,
-// ErrPullRequestClosed, ErrDequeued or ErrCheckFailed) with errors.Is, and which carries GitHub's HTTP status, message and
+// ErrPullRequestClosed, ErrDequeued, ErrCheckFailed or
+// ErrPullRequestStale) with errors.Is, and which carries GitHub's HTTP status, message and
 // X-GitHub-Request-Id whenever a reply caused the failure (REST, GraphQL,
 // a rate limit the transport gave up on, a refused redirect); an
 // ErrRateLimited also carries the wait GitHub asked for (RetryAfter). Only

@@ -218,6 +218,11 @@ var (
 	ErrPullRequestClosed = kind.PullClosed
 	ErrDequeued          = kind.Dequeued
 	ErrCheckFailed       = kind.CheckFailed
+	// ErrPullRequestStale: the stale pull request was not rebuilt (see
+	// PullRequestOptions.NoRebuild): its head branch holds another
+	// writer's commits, or the change set no longer applies on the base's
+	// head. The pull request and its head branch are left as they were.
+	ErrPullRequestStale = kind.PullStale
 )
 
 // EditPanic is the cause (see errors.As) of the error of a change set

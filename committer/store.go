@@ -238,8 +238,8 @@ func (c *Committer) createTree(ctx context.Context, base string, entries []*obje
 	return t.SHA, nil
 }
 
-func (c *Committer) createCommit(ctx context.Context, cs *ChangeSet, message, parent, tree string) (string, error) {
-	nc := rest.NewCommit{Message: message, Tree: tree, Parent: parent, Author: toAuthor(cs.Author), Committer: toAuthor(cs.Committer)}
+func (c *Committer) createCommit(ctx context.Context, cs *ChangeSet, message, parent, tree string, also ...string) (string, error) {
+	nc := rest.NewCommit{Message: message, Tree: tree, Parent: parent, Also: also, Author: toAuthor(cs.Author), Committer: toAuthor(cs.Committer)}
 	if c.o.signer != nil {
 		if nc.Author == nil {
 			return "", errors.New("signing a commit needs an author")

@@ -149,3 +149,17 @@ func missing(want, have []string, fold bool) []string {
 	}
 	return out
 }
+
+func wrapIf(err error, format string, args ...any) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf(format+": %w", append(args, err)...)
+}
+
+// Operations a PullRequestResult reports.
+const (
+	PullRequestCreated   = "created"   // this call opened it
+	PullRequestUpdated   = "updated"   // reused: a commit landed on it, or its title or body changed
+	PullRequestUnchanged = "unchanged" // reused: nothing landed, its title and body were already as given
+)

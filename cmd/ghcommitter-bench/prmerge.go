@@ -27,11 +27,26 @@ import (
 // queue's) mergeCI after it is pushed, in real time: the pull requests
 // wait for it.
 
-// mergeModes are the rows: the CLI flag each promotion passes.
-var mergeModes = []string{"auto-merge", "merge-queue"}
+// mergeRow is a row: the CLI flag each promotion passes, how many run at
+// once, and whether each also adds its own line to one shared YAML file
+// (issue #46: every pull request then conflicts with main once another
+// merged, and is rebuilt on main's new head while it waits).
+type mergeRow struct {
+	mode    string
+	writers int
+	shared  bool
+}
 
-// mergeWriters is the promotions of a row (the issue's goal).
+// mergeRows are the rows (the issues' goals).
+var mergeRows = []mergeRow{{"auto-merge", mergeWriters, false}, {"merge-queue", mergeWriters, false},
+	{"merge-now", 8, true}, {"auto-merge", mergeWriters, true}, {"merge-queue", mergeWriters, true}}
+
+// mergeWriters is the promotions of a row (issue #45's goal).
 const mergeWriters = 16
+
+// sharedPath is the shared rows' YAML file, where each promotion sets
+// stages.stage-NN.
+const sharedPath = "promotions.yaml"
 
 // mergeCI is how long ci takes on each head: two (scaled) minutes.
 func mergeCI(scale float64) time.Duration { return 2 * scaledMinute(scale) }
@@ -39,6 +54,8 @@ func mergeCI(scale float64) time.Duration { return 2 * scaledMinute(scale) }
 // mergeResult is one row.
 type mergeResult struct {
 	Mode                 string
+	Shared               bool
+	Rebuilds             int // the rebuilds the merged promotions report
 	Writers, Merged      int
 	Via                  map[string]int // merged_via: how many each way
 	Writes, WritesRef    int            // writes sent; refused by a limit
@@ -58,16 +75,24 @@ func (r mergeResult) WritesPerMerged() float64 {
 	return float64(r.Writes) / float64(r.Merged)
 }
 
+// label names the row.
+func (r mergeResult) label() string {
+	if r.Shared {
+		return r.Mode + ", shared edit"
+	}
+	return r.Mode
+}
+
 // mergeRuns runs the rows, each against a fresh fake.
 func mergeRuns(ctx context.Context, cfg config, bin string, log io.Writer) ([]mergeResult, error) {
 	var out []mergeResult
-	for _, mode := range mergeModes {
-		r, err := runMergeRow(ctx, cfg, bin, mode)
+	for _, row := range mergeRows {
+		r, err := runMergeRow(ctx, cfg, bin, row)
 		if err != nil {
-			return nil, fmt.Errorf("pull requests merged, --%s: %w", mode, err)
+			return nil, fmt.Errorf("pull requests merged, %s: %w", r.label(), err)
 		}
-		fmt.Fprintf(log, "merge --%s: %d/%d merged %v, %d writes (%.2f per merged change), %d reads (%d answered 304), last merge %s\n",
-			mode, r.Merged, r.Writers, r.Via, r.Writes, r.WritesPerMerged(), r.Reads, r.NotModified, secs(r.Last))
+		fmt.Fprintf(log, "merge %s: %d/%d merged %v, %d rebuilds, %d writes (%.2f per merged change), %d reads (%d answered 304), last merge %s\n",
+			r.label(), r.Merged, r.Writers, r.Via, r.Rebuilds, r.Writes, r.WritesPerMerged(), r.Reads, r.NotModified, secs(r.Last))
 		out = append(out, r)
 	}
 	return out, nil
@@ -75,8 +100,9 @@ func mergeRuns(ctx context.Context, cfg config, bin string, log io.Writer) ([]me
 
 // newMergeFake is the limits fake with auto-merge allowed, main's rules
 // (pull requests, ci, and for merge-queue the queue) and ci on every head.
-func newMergeFake(cfg config, mode string) (*limitsFake, error) {
-	fake, err := newLimitsFake(cfg.limits, cfg.latency, mergeWriters)
+func newMergeFake(cfg config, row mergeRow) (*limitsFake, error) {
+	mode := row.mode
+	fake, err := newLimitsFake(cfg.limits, cfg.latency, row.writers)
 	if err != nil {
 		return nil, err
 	}
@@ -90,6 +116,9 @@ func newMergeFake(cfg config, mode string) (*limitsFake, error) {
 	}
 	err = errors.Join(fake.srv.SetMergeSettings(owner, repoName, m),
 		fake.srv.AddAutoCheck(owner, repoName, "ci", "**", githubtest.CheckSuccess, mergeCI(cfg.limits.scale)))
+	if err == nil && row.shared {
+		_, err = fake.srv.Seed(owner, repoName, branch, "Add "+sharedPath, githubtest.File{Path: sharedPath, Content: []byte("stages:\n  seed: v1.0.0\n")})
+	}
 	if err == nil {
 		_, err = fake.srv.AddRuleset(owner, repoName, githubtest.Ruleset{Include: []string{branch}, Rules: rules})
 	}
@@ -102,10 +131,11 @@ func newMergeFake(cfg config, mode string) (*limitsFake, error) {
 
 // runMergeRow runs one row: the promotions at once, each as on a machine
 // of its own.
-func runMergeRow(ctx context.Context, cfg config, bin, mode string) (mergeResult, error) {
-	fake, err := newMergeFake(cfg, mode)
+func runMergeRow(ctx context.Context, cfg config, bin string, row mergeRow) (mergeResult, error) {
+	mode := row.mode
+	fake, err := newMergeFake(cfg, row)
 	if err != nil {
-		return mergeResult{}, err
+		return mergeResult{Mode: mode, Shared: row.shared}, err
 	}
 	defer fake.Close()
 	work, done, err := tempDir("ghcommitter-bench-merge-")
@@ -115,7 +145,7 @@ func runMergeRow(ctx context.Context, cfg config, bin, mode string) (mergeResult
 	defer done()
 	lc := cfg.limits
 	lc.separate = true
-	cmds := make([]*exec.Cmd, mergeWriters)
+	cmds := make([]*exec.Cmd, row.writers)
 	for i := range cmds {
 		local := filepath.Join(work, fmt.Sprintf("stage-%02d.yaml", i))
 		if err := os.WriteFile(local, stageContent(i, "v2.0.0"), 0o644); err != nil {
@@ -124,15 +154,21 @@ func runMergeRow(ctx context.Context, cfg config, bin, mode string) (mergeResult
 		cmds[i] = exec.CommandContext(ctx, bin, "commit", "--api-url", fake.URL, "-R", owner+"/"+repoName,
 			"-b", fmt.Sprintf("promote/stage-%02d", i), "--base", branch, "-m", fmt.Sprintf("Promote stage-%02d to v2.0.0", i),
 			"--add", stagePath(i)+"="+local, "--pull-request", "--"+mode, "--wait", "--wait-timeout", "10m", "--json")
+		if row.shared {
+			cmds[i].Args = append(cmds[i].Args, "--set", fmt.Sprintf("%s:stages.stage-%02d=v2.0.0", sharedPath, i))
+		}
 		if cmds[i].Env, err = limitProcessEnv(work, i, lc); err != nil {
 			return mergeResult{}, err
 		}
 	}
 	fake.srv.ResetRequests()
 	outs, lat, wall := runMergeProcesses(cmds)
-	r := mergeResult{Mode: mode, Writers: mergeWriters, Via: map[string]int{}, Wall: wall, CI: mergeCI(lc.scale), Scale: lc.scale}
+	r := mergeResult{Mode: mode, Shared: row.shared, Writers: row.writers, Via: map[string]int{}, Wall: wall, CI: mergeCI(lc.scale), Scale: lc.scale}
 	for i, o := range outs {
 		r.tally(fake, i, o)
+	}
+	if row.shared {
+		r.sharedOnce(fake)
 	}
 	r.P50 = percentile(lat, 50)
 	st := fake.srv.LimitStats(fakeToken)
@@ -149,6 +185,7 @@ func (r *mergeResult) tally(fake *limitsFake, i int, o mergeOutput) {
 			Merge *struct {
 				Merged    bool   `json:"merged"`
 				MergedVia string `json:"merged_via"`
+				Rebuilds  int    `json:"rebuilds"`
 			} `json:"merge"`
 		} `json:"pull_request"`
 	}
@@ -162,7 +199,26 @@ func (r *mergeResult) tally(fake *limitsFake, i int, o mergeOutput) {
 	default:
 		r.Merged++
 		r.Via[res.PullRequest.Merge.MergedVia]++
+		r.Rebuilds += res.PullRequest.Merge.Rebuilds
 		r.Last = max(r.Last, o.done)
+	}
+}
+
+// sharedOnce checks that main's shared file holds each merged
+// promotion's line exactly once (and no other's).
+func (r *mergeResult) sharedOnce(fake *limitsFake) {
+	got, _, err := fake.srv.ReadFile(owner, repoName, branch, sharedPath)
+	if err != nil {
+		r.Errors = append(r.Errors, fmt.Sprintf("%s: %v", sharedPath, err))
+		return
+	}
+	for i := range r.Writers {
+		if n := strings.Count(string(got), fmt.Sprintf("  stage-%02d: v2.0.0\n", i)); n > 1 {
+			r.Errors = append(r.Errors, fmt.Sprintf("%s holds stage-%02d's line %d times", sharedPath, i, n))
+		}
+	}
+	if n := strings.Count(string(got), ": v2.0.0\n"); n != r.Merged {
+		r.Errors = append(r.Errors, fmt.Sprintf("%s holds %d promotions' lines, %d merged", sharedPath, n, r.Merged))
 	}
 }
 
@@ -206,11 +262,11 @@ func renderMergeTable(b *strings.Builder, rows []mergeResult, command string) {
 		return
 	}
 	r0 := rows[0]
-	fmt.Fprintf(b, "%s\n### Pull requests merged, 16 separate machines (issue #45)\n\n", mergeBegin)
-	fmt.Fprintf(b, "%d `ghcommitter commit --pull-request -b promote/stage-NN --base main --MODE --wait --json` processes started at once, each as on a machine of its own (its own HOME, cache and rate-limit state directory), each promoting its own `stages/stage-NN/values.yaml` into a `main` whose ruleset requires pull requests and the check `ci` (**merge-queue**: and a merge queue, groups of up to 5, no minimum wait). The repository allows auto-merge. `ci` reports success on every new head, the pull requests' and the queue's, %s (two scaled minutes) after it is pushed, so each pull request waits for it. The fake runs with `githubtest.GitHubLimits`, windows %g times shorter, and the CLI with `%s=%g`. **merged** counts the processes whose `--json` says `merged` and whose file `main` holds; **writes / merged** is every write the fake received (refused ones included) per merged change: the floor is 5 (tree, commit and branch of the head branch, the pull request, the auto-merge or the enqueue; GitHub's merge is not the client's). **last merge** is when the last process had its outcome, from the launch.\n\n",
-		mergeWriters, secs(r0.CI), r0.Scale, limitScaleEnv, r0.Scale)
-	fmt.Fprintf(b, "| mode | merged | how | wall | last merge | p50 | writes | writes / merged | refused writes | reads (304) |\n")
-	fmt.Fprintf(b, "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(b, "%s\n### Pull requests merged, separate machines (issues #45, #46)\n\n", mergeBegin)
+	fmt.Fprintf(b, "%d (merge-now: 8) `ghcommitter commit --pull-request -b promote/stage-NN --base main --MODE --wait --json` processes started at once, each as on a machine of its own (its own HOME, cache and rate-limit state directory), each promoting its own `stages/stage-NN/values.yaml` into a `main` whose ruleset requires pull requests and the check `ci` (**merge-queue**: and a merge queue, groups of up to 5, no minimum wait). The repository allows auto-merge. `ci` reports success on every new head, the pull requests' and the queue's, %s (two scaled minutes) after it is pushed, so each pull request waits for it. The fake runs with `githubtest.GitHubLimits`, windows %g times shorter, and the CLI with `%s=%g`. **merged** counts the processes whose `--json` says `merged` and whose file `main` holds; **writes / merged** is every write the fake received (refused ones included) per merged change: the floor is 5 (tree, commit and branch of the head branch, the pull request, the auto-merge or the enqueue; GitHub's merge is not the client's). **shared edit** rows (issue #46): each promotion also sets its own key `stages.stage-NN` of one shared `%s` (`--set`), so every pull request conflicts with `main` as soon as another merged (the fake merges by path) and is **rebuilt** while it waits: a commit on its head branch whose tree is its change set re-run on `main`'s new head, parents [`main`'s head, its old head] (a fast-forward), 3 writes (tree, commit, branch) and the merge asked again; **rebuilds** counts them over the merged promotions, and `main`'s `%s` is checked to hold each merged promotion's line exactly once. **last merge** is when the last process had its outcome, from the launch.\n\n",
+		mergeWriters, secs(r0.CI), r0.Scale, limitScaleEnv, r0.Scale, sharedPath, sharedPath)
+	fmt.Fprintf(b, "| mode | merged | how | rebuilds | wall | last merge | p50 | writes | writes / merged | refused writes | reads (304) |\n")
+	fmt.Fprintf(b, "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	var notes []string
 	for _, r := range rows {
 		var how []string
@@ -218,10 +274,10 @@ func renderMergeTable(b *strings.Builder, rows []mergeResult, command string) {
 			how = append(how, fmt.Sprintf("%s %d", v, n))
 		}
 		sort.Strings(how)
-		fmt.Fprintf(b, "| %s | %d/%d | %s | %s | %s | %s | %d | %.2f | %d | %d (%d) |\n", r.Mode, r.Merged, r.Writers, strings.Join(how, ", "),
+		fmt.Fprintf(b, "| %s | %d/%d | %s | %d | %s | %s | %s | %d | %.2f | %d | %d (%d) |\n", r.label(), r.Merged, r.Writers, strings.Join(how, ", "), r.Rebuilds,
 			secs(r.Wall), secs(r.Last), secs(r.P50), r.Writes, r.WritesPerMerged(), r.WritesRef, r.Reads, r.NotModified)
 		for _, e := range r.Errors {
-			notes = append(notes, "- "+r.Mode+": "+e)
+			notes = append(notes, "- "+r.label()+": "+e)
 		}
 	}
 	if len(notes) > 0 {

@@ -21,6 +21,8 @@ type mergeJSON struct {
 			MergeCommit string `json:"merge_commit"`
 			MergedVia   string `json:"merged_via"`
 			MergeMethod string `json:"merge_method"`
+			Rebuilds    int    `json:"rebuilds"`
+			Head        string `json:"head"`
 		} `json:"merge"`
 	} `json:"pull_request"`
 	Error *struct {

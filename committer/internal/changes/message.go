@@ -61,6 +61,29 @@ func OwnEditID(msg string) string {
 	return ""
 }
 
+// WithoutEditID is msg without the Edit-Id WithEditID gave it (the last
+// line of its trailer block, and the block when nothing else is in it),
+// its trailing white space trimmed: the message the change set was given.
+func WithoutEditID(msg string) string {
+	msg = strings.TrimRight(msg, " \t\r\n")
+	if OwnEditID(msg) == "" {
+		return msg
+	}
+	paras := strings.Split(msg, "\n\n")
+	lines := strings.Split(paras[len(paras)-1], "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if key, _, _ := strings.Cut(lines[i], ": "); key == EditIDTrailer {
+			lines = append(lines[:i], lines[i+1:]...)
+			break
+		}
+	}
+	paras = paras[:len(paras)-1]
+	if len(lines) > 0 {
+		paras = append(paras, strings.Join(lines, "\n"))
+	}
+	return strings.TrimRight(strings.Join(paras, "\n\n"), " \t\r\n")
+}
+
 // HasOwnEditID reports whether a commit message's own Edit-Id is id.
 func HasOwnEditID(msg, id string) bool {
 	return id != "" && OwnEditID(msg) == id

@@ -35,3 +35,22 @@ func TestOwnEditID(t *testing.T) {
 		t.Error("an empty id matched")
 	}
 }
+
+func TestWithoutEditID(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"", ""},
+		{"promote s1", "promote s1"},
+		{"promote s1\n\n" + EditIDTrailer + ": 0123456789abcdef\n", "promote s1"},
+		{"promote s1\n\nbody\n\nSigned-off-by: a <a@b>\n" + EditIDTrailer + ": 01\n", "promote s1\n\nbody\n\nSigned-off-by: a <a@b>"},
+		// Not ours: an Edit-Id in the body, or before another trailer.
+		{"promote\n\n" + EditIDTrailer + ": 01 is in the text\n\nmore", "promote\n\n" + EditIDTrailer + ": 01 is in the text\n\nmore"},
+		{"x\n\n" + EditIDTrailer + ": 01\nSigned-off-by: a <a@b>", "x\n\nSigned-off-by: a <a@b>"},
+	} {
+		if got := WithoutEditID(c.in); got != c.want {
+			t.Errorf("WithoutEditID(%q) = %q, want %q", c.in, got, c.want)
+		}
+		if got := WithoutEditID(WithEditID(c.want, NewEditID())); c.want != "" && got != c.want {
+			t.Errorf("WithoutEditID(WithEditID(%q)) = %q", c.want, got)
+		}
+	}
+}

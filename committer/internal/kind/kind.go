@@ -22,6 +22,11 @@ var (
 	PullClosed   = errors.New("pull request closed without merging")
 	Dequeued     = errors.New("pull request removed from the merge queue")
 	CheckFailed  = errors.New("a required check failed")
+	// PullStale: the pull request conflicts with its base, or is behind
+	// where the rules require it to be up to date, and was not rebuilt on
+	// the base's new head: its head branch holds another writer's commits,
+	// or the change set no longer applies there.
+	PullStale = errors.New("pull request stale and not rebuilt")
 )
 
 // Cause is an error with what the library knows about it: its kind (one of

@@ -50,6 +50,9 @@ type Request struct {
 	Wait time.Duration
 	// Progress, when set, hears each change of what is waited for.
 	Progress func(Progress)
+	// Rebuild rebuilds a stale pull request (see rebuild) through
+	// Env.Rebuild.
+	Rebuild bool
 }
 
 // Progress is one step of a wait, for a person to read.
@@ -85,6 +88,14 @@ type Outcome struct {
 	// Note says what was done instead of what was asked, when anything
 	// was (auto-merge asked of a pull request already mergeable).
 	Note string `json:"note,omitempty"`
+	// Rebuilds counts the rebuilds of the stale pull request (see
+	// rebuild); Head is then the head commit the last one made.
+	Rebuilds int    `json:"rebuilds,omitempty"`
+	Head     string `json:"head,omitempty"`
+	// refused: the refusals of the merge asked for while waiting (see retry).
+	refused int
+	// rebuiltOn: the base's head the last rebuild was made on.
+	rebuiltOn string
 	// queue: the merge goes through the merge queue (Queue), whether this
 	// call queued it or auto-merge will.
 	queue bool
@@ -97,6 +108,12 @@ type Env struct {
 	Owner, Repo string
 	// Sleep waits between the reads of a wait (the Committer's).
 	Sleep func(ctx context.Context, d time.Duration) error
+	// Rebuild commits the change set to the head branch again, re-run on
+	// the base's head baseHead (tree baseTree), as a commit whose parents
+	// are [baseHead, old], moving the branch only from old; it returns
+	// the new head. Ours tells the change set's commits by their message.
+	Rebuild func(ctx context.Context, old, baseHead, baseTree string) (string, error)
+	Ours    func(message string) bool
 }
 
 // Target is the open pull request and the head commit it must merge.
@@ -125,10 +142,22 @@ func Run(ctx context.Context, env Env, t Target, req Request) (*Outcome, error) 
 		return out, &kind.Cause{Kind: kind.PullClosed, Err: fmt.Errorf("pull request #%d is %s", t.Number, lower(in.State)),
 			Hint: "the change is on the head branch; reopen the pull request, or run again to open a new one"}
 	}
-	if err := act(ctx, env, t, req, in, out); err != nil || out.Merged || req.Wait == 0 {
+	if req.Rebuild && stale(in.MergeState) {
+		if in, err = rebuilt(ctx, env, &t, req, in.HeadOid, out); err != nil {
+			return out, err
+		}
+		if req.Progress != nil {
+			req.Progress(Progress{Number: t.Number, Detail: rebuiltDetail(&t, out)})
+		}
+	}
+	err = act(ctx, env, t, req, in, out)
+	if err != nil && (req.Mode == Now || req.Mode == Auto) && req.Wait > 0 && waitable(err) {
+		out.refused, err = 1, nil // asked again once GitHub allows it (see retry)
+	}
+	if err != nil || out.Merged || req.Wait == 0 {
 		return out, err
 	}
-	return out, wait(ctx, env, t, req, in.ID, out)
+	return out, wait(ctx, env, &t, req, in.ID, out)
 }
 
 // act sends the write req.Mode asks for.

@@ -21,7 +21,7 @@ const (
 
 // wait reads the pull request until it is merged, closed or dequeued, a
 // required check fails, or req.Wait passes.
-func wait(ctx context.Context, env Env, t Target, req Request, id string, out *Outcome) error {
+func wait(ctx context.Context, env Env, t *Target, req Request, id string, out *Outcome) error {
 	start := time.Now()
 	deadline := start.Add(req.Wait)
 	interval, said := firstPoll, ""
@@ -32,7 +32,8 @@ func wait(ctx context.Context, env Env, t Target, req Request, id string, out *O
 		}
 	}
 	for {
-		done, detail, err := look(ctx, env, t, id, required, out)
+		rebuilds := out.Rebuilds
+		done, detail, err := look(ctx, env, t, req, id, required, out)
 		if done || err != nil {
 			return err
 		}
@@ -50,12 +51,15 @@ func wait(ctx context.Context, env Env, t Target, req Request, id string, out *O
 			return fmt.Errorf("waiting for pull request #%d to merge: %w", t.Number, err)
 		}
 		interval = min(interval*3/2, maxPoll)
+		if out.Rebuilds != rebuilds {
+			interval = firstPoll // a new head: its checks start again
+		}
 	}
 }
 
 // look reads the pull request once: done when the wait is over (merged,
 // or err says why not), else what it waits for.
-func look(ctx context.Context, env Env, t Target, id string, required map[string]bool, out *Outcome) (done bool, detail string, err error) {
+func look(ctx context.Context, env Env, t *Target, req Request, id string, required map[string]bool, out *Outcome) (done bool, detail string, err error) {
 	st, err := env.REST.PullState(ctx, t.Number)
 	if err != nil {
 		return true, "", fmt.Errorf("read pull request #%d: %w", t.Number, err)
@@ -82,11 +86,17 @@ func look(ctx context.Context, env Env, t Target, id string, required map[string
 		return true, "", &kind.Cause{Kind: kind.CheckFailed, Err: fmt.Errorf("pull request #%d: required check %q failed", t.Number, failed),
 			Hint: "the change is on the head branch and the pull request is open; fix what the check reports and run again"}
 	}
+	if req.Rebuild && stale(g.MergeState) {
+		return rebuildAndAsk(ctx, env, t, req, st.Head, out)
+	}
+	if out.refused > 0 && (mergeable(g.MergeState) || req.Mode == Auto && !g.AutoMerge && g.MergeState == "BLOCKED") {
+		return retry(ctx, env, t, req, out)
+	}
 	if g.QueueState != "" {
 		out.Queued = true // queued by this call, or by auto-merge once ready
 	}
 	if out.Queued && g.QueueState == "" {
-		return dequeued(ctx, env, t, out)
+		return dequeued(ctx, env, *t, out)
 	}
 	if !st.AutoMerge && out.AutoMerge && !out.Queued {
 		return false, "auto-merge was turned off: waiting for a merge by hand", nil

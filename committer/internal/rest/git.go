@@ -245,9 +245,11 @@ func encodeBlob(pw *io.PipeWriter, rc io.ReadCloser, size int64, prefix, suffix 
 // the commit's encoding read from r to w (author and committer then need
 // dates: the caller sets them).
 type NewCommit struct {
-	Message   string
-	Tree      string
-	Parent    string // "" for a root commit
+	Message string
+	Tree    string
+	Parent  string // "" for a root commit
+	// Also are further parents, after Parent (a merge commit's).
+	Also      []string
 	Author    *object.Signature
 	Committer *object.Signature
 	Sign      func(w io.Writer, r io.Reader) error
@@ -260,6 +262,9 @@ func (c *Client) CreateCommit(ctx context.Context, nc NewCommit) (string, error)
 		Author: toAuthor(nc.Author), Committer: toAuthor(nc.Committer)}
 	if nc.Parent != "" {
 		commit.Parents = []*github.Commit{{SHA: str(nc.Parent)}}
+	}
+	for _, p := range nc.Also {
+		commit.Parents = append(commit.Parents, &github.Commit{SHA: str(p)})
 	}
 	var opts *github.CreateCommitOptions
 	if nc.Sign != nil {

@@ -2,8 +2,13 @@ package rest
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strconv"
+
+	"github.com/google/go-github/v66/github"
+
+	"github.com/ghcommitter/ghcommitter/committer/internal/kind"
 )
 
 // PullState is what waiting for a pull request's merge reads of it.
@@ -97,4 +102,35 @@ func intersect(a, b []string) []string {
 		}
 	}
 	return out
+}
+
+// Ahead is a commit that compare lists: one head has that base lacks.
+type Ahead struct {
+	SHA     string
+	Message string
+}
+
+// maxAhead bounds the commits AheadOf reads (four pages of 250).
+const maxAhead = 1000
+
+// AheadOf lists the commits head has that base lacks, oldest first (GET
+// compare/{base}...{head}, pages of 250). More than maxAhead is an error.
+// See https://docs.github.com/rest/commits/commits#compare-two-commits.
+func (c *Client) AheadOf(ctx context.Context, base, head string) ([]Ahead, error) {
+	var out []Ahead
+	for page := 1; ; page++ {
+		cmp, resp, err := c.gh.Repositories.CompareCommits(ctx, c.owner, c.repo, base, head, &github.ListOptions{PerPage: 250, Page: page})
+		if err != nil {
+			return nil, err
+		}
+		for _, rc := range cmp.Commits {
+			out = append(out, Ahead{SHA: rc.GetSHA(), Message: rc.GetCommit().GetMessage()})
+		}
+		if len(out) > maxAhead {
+			return nil, fmt.Errorf("%s has more than %d commits that %s lacks", kind.Short(head), maxAhead, kind.Short(base))
+		}
+		if resp == nil || resp.NextPage == 0 {
+			return out, nil
+		}
+	}
 }

@@ -54,14 +54,16 @@ happens (an object; an array for several manifests): the result
 "url","engine","bootstrapped","tag","pull_request"} (pull_request:
 {"number","url","created","operation","base","head","merge"}, merge with
 the merge flags: {"merged","merge_commit","merged_via","merge_method",
-"auto_merge","queued","note"}; engine, bootstrapped,
+"auto_merge","queued","note","rebuilds","head"}; engine, bootstrapped,
 tag and pull_request only when they apply), or on failure
 {"error":{"kind","message","hint","head","attempts","status","request_id","retry_after","rule"}}
 beside the exit status below (exit 4 aside). kind is one of: invalid, conflict, not_found,
 unauthorized, permission, protected, rate_limited, unknown_outcome,
 merge_timeout, pull_request_closed, dequeued, check_failed (--wait: not
 merged in time, closed, removed from the merge queue, a required check
-failed; exit 4), edit_failed, interrupted, failed. status and request_id are GitHub's HTTP
+failed; exit 4), pull_request_stale (a stale pull request not rebuilt:
+another writer's commit on its head branch, or a failed precondition;
+exit 4), edit_failed, interrupted, failed. status and request_id are GitHub's HTTP
 status and X-GitHub-Request-Id when a reply caused the failure; retry_after
 is, for rate_limited, the seconds to wait before trying again (else 0);
 rule, for protected, the rule that refused the write.

@@ -53,6 +53,7 @@ var errorKinds = []struct {
 	{committer.ErrPullRequestClosed, "pull_request_closed"},
 	{committer.ErrDequeued, "dequeued"},
 	{committer.ErrCheckFailed, "check_failed"},
+	{committer.ErrPullRequestStale, "pull_request_stale"},
 }
 
 // kindOf names the kind of a classified failure.

@@ -14,7 +14,7 @@ import (
 type mergeFlags struct {
 	autoMerge, now, queue bool
 	method                string
-	wait                  bool
+	wait, noRebuild       bool
 	waitTimeout           time.Duration
 }
 
@@ -29,13 +29,14 @@ func (m *mergeFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&m.method, "merge-method", "", "with --auto-merge or --merge-now: `merge`, squash or rebase (default: the first the repository and the rules of --base allow, preferring squash)")
 	fl.BoolVar(&m.wait, "wait", false, "with --pull-request: wait until the pull request is merged (exit 0), or closed, removed from the merge queue, failed by a required check, or not merged within --wait-timeout (exit 4)")
 	fl.DurationVar(&m.waitTimeout, "wait-timeout", defaultWaitTimeout, "with --wait: give up waiting after `DURATION`")
+	fl.BoolVar(&m.noRebuild, "no-rebuild", false, "with a merge flag or --wait: leave a stale pull request (conflicting with --base, or behind it where the rules require it up to date) as it is; by default it is rebuilt on the new head of --base")
 }
 
 // check refuses merge flags without a pull request, two ways to merge at
 // once, and values that cannot work.
 func (m *mergeFlags) check(cmd *cobra.Command, pr, dryRun bool) error {
 	changed := func(name string) bool { return cmd.Flags().Changed(name) }
-	names := []string{"auto-merge", "merge-now", "merge-queue", "merge-method", "wait", "wait-timeout"}
+	names := []string{"auto-merge", "merge-now", "merge-queue", "merge-method", "wait", "wait-timeout", "no-rebuild"}
 	var given []string
 	for _, n := range names {
 		if changed(n) {
@@ -62,6 +63,8 @@ func (m *mergeFlags) check(cmd *cobra.Command, pr, dryRun bool) error {
 		return cmdutil.UsageErrorf("add --auto-merge or --merge-now (a merge queue merges with its own method)", "--merge-method needs --auto-merge or --merge-now")
 	case changed("merge-method") && m.method != "merge" && m.method != "squash" && m.method != "rebase":
 		return cmdutil.UsageErrorf("", "--merge-method must be merge, squash or rebase, got %q", m.method)
+	case changed("no-rebuild") && n == 0 && !m.wait:
+		return cmdutil.UsageErrorf("add a merge flag or --wait", "--no-rebuild needs --auto-merge, --merge-now, --merge-queue or --wait: only they rebuild a stale pull request")
 	case changed("wait-timeout") && !m.wait:
 		return cmdutil.UsageErrorf("add --wait", "--wait-timeout needs --wait")
 	case m.waitTimeout <= 0:
@@ -81,7 +84,7 @@ func (m *mergeFlags) options(o *committer.PullRequestOptions, e *cmdutil.Env) {
 	case m.queue:
 		o.Merge = committer.MergeQueue
 	}
-	o.MergeMethod = m.method
+	o.MergeMethod, o.NoRebuild = m.method, m.noRebuild
 	if m.wait {
 		o.Wait = m.waitTimeout
 		o.OnWait = func(p committer.MergeProgress) {
@@ -98,6 +101,9 @@ func mergeLine(n int, base string, m *committer.MergeOutcome) string {
 	s := ""
 	if m.Note != "" {
 		s = m.Note + "\n"
+	}
+	if m.Rebuilds > 0 {
+		s += fmt.Sprintf("rebuilt pull request #%d on %s's head %d time(s) (it had gone stale): head %s\n", n, base, m.Rebuilds, m.Head)
 	}
 	switch {
 	case m.Merged:
