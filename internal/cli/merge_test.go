@@ -103,3 +103,49 @@ func TestMergeWaitTimeout(t *testing.T) {
 		t.Errorf("main moved to %s", got)
 	}
 }
+
+// TestOnProtectedMergeNowWait: --on-protected pull-request takes the merge
+// flags too: the seed's protected branch refuses the commit, which goes to
+// a pull request that is merged and waited for; a pull request not merged
+// in time is exit 4 (the change is on the head branch), as with
+// --pull-request.
+func TestOnProtectedMergeNowWait(t *testing.T) {
+	srv := protectedFake(t)
+	dir := t.TempDir()
+	c := newCLI(t)
+	c.env["GITHUB_OUTPUT"] = filepath.Join(dir, "output")
+	r := c.run(commitArgs(srv, "-b", "main", "-m", "promote api", "--add", "api.txt=-", "--on-protected", "pull-request",
+		"--merge-now", "--wait", "--wait-timeout", "2m", "--json")...)
+	r.wantCode(t, 0)
+	var out mergeJSON
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || out.PullRequest == nil || out.PullRequest.Merge == nil {
+		t.Fatalf("--json: %v: %s", err, r.stdout)
+	}
+	main := head(t, srv, "main")
+	if m := out.PullRequest.Merge; !m.Merged || m.MergeCommit != main || m.MergedVia != "merge-now" {
+		t.Errorf("merge %+v: want merged now as main's head %s", m, main)
+	}
+	if _, mode := readFile(t, srv, "main", "api.txt"); mode == "" {
+		t.Errorf("api.txt is not on main after the merge")
+	}
+	if data, _ := os.ReadFile(c.env["GITHUB_OUTPUT"]); !strings.Contains(string(data), "merged=true\n") {
+		t.Errorf("$GITHUB_OUTPUT lacks merged=true:\n%s", data)
+	}
+	r = c.run(commitArgs(srv, "-b", "main", "-m", "promote worker", "--add", "w.txt=-", "--on-protected", "pull-request", "--merge-now", "--wait")...)
+	r.wantCode(t, 0)
+	if !strings.Contains(r.stdout, "is protected: pull request #2") || !strings.Contains(r.stdout, "merged pull request #2 into main") {
+		t.Errorf("stdout:\n%s", r.stdout)
+	}
+
+	before := head(t, srv, "main")
+	r = c.run(commitArgs(srv, "-b", "main", "-m", "promote db", "--add", "db.txt=-", "--on-protected", "pull-request",
+		"--wait", "--wait-timeout", "2s", "--json")...)
+	r.wantCode(t, cmdutil.ExitPartly)
+	out = mergeJSON{}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || out.Error == nil || out.PullRequest == nil {
+		t.Fatalf("--json: %v: %s", err, r.stdout)
+	}
+	if out.Error.Kind != "merge_timeout" || out.PullRequest.Number != 3 || head(t, srv, "main") != before {
+		t.Errorf("result %+v, error %+v; main %s, was %s", out, out.Error, head(t, srv, "main"), before)
+	}
+}

@@ -159,7 +159,7 @@ func (f *commitFlags) check(cmd *cobra.Command) error {
 	if err := f.pr.check(cmd); err != nil {
 		return err
 	}
-	if err := f.merge.check(cmd, f.pr.enabled, f.dryRun); err != nil {
+	if err := f.merge.check(cmd, f.pr.enabled || f.onProtected == "pull-request", f.dryRun); err != nil {
 		return err
 	}
 	if f.removeSignKey && f.signKey == "" {
@@ -212,7 +212,7 @@ func commitRun(ctx context.Context, e *cmdutil.Env, f *commitFlags) error {
 		return err
 	}
 	cos := append(f.engine.commitOptions(), f.tags.commitOptions()...)
-	cos = append(cos, onProtectedOptions(f.onProtected)...)
+	cos = append(cos, onProtectedOptions(f.onProtected, &f.merge, e)...)
 	if f.createFrom != "" {
 		cos = append(cos, committer.CreateBranchFrom(f.createFrom))
 	}
@@ -225,7 +225,10 @@ func commitRun(ctx context.Context, e *cmdutil.Env, f *commitFlags) error {
 	}
 	res, err := c.Commit(ctx, branch, cs, cos...)
 	prog.finish()
-	if err != nil {
+	switch {
+	case err != nil && res != nil && res.PullRequest != nil:
+		return protectedAfterLanding(out, rb, res, err) // protected.go
+	case err != nil:
 		return b.changedOnBranch(err, branch) // usererrors.go
 	}
 	return out.result(res, rb.verified(res.Repository, res.Commit))

@@ -23,11 +23,11 @@ const defaultWaitTimeout = 30 * time.Minute
 
 func (m *mergeFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.BoolVar(&m.autoMerge, "auto-merge", false, "with --pull-request: enable auto-merge on the pull request, pinned to the commit just made (a pull request already mergeable is merged at once, and the output says so)")
-	fl.BoolVar(&m.now, "merge-now", false, "with --pull-request: merge the pull request at once, pinned to the commit just made (refused where the rules do not allow it yet)")
-	fl.BoolVar(&m.queue, "merge-queue", false, "with --pull-request: add the pull request to the merge queue of --base, pinned to the commit just made (refused where the branch has no queue)")
+	fl.BoolVar(&m.autoMerge, "auto-merge", false, "with --pull-request or --on-protected pull-request: enable auto-merge on the pull request, pinned to the commit just made (a pull request already mergeable is merged at once, and the output says so)")
+	fl.BoolVar(&m.now, "merge-now", false, "with --pull-request or --on-protected pull-request: merge the pull request at once, pinned to the commit just made (refused where the rules do not allow it yet)")
+	fl.BoolVar(&m.queue, "merge-queue", false, "with --pull-request or --on-protected pull-request: add the pull request to the merge queue of --base, pinned to the commit just made (refused where the branch has no queue)")
 	fl.StringVar(&m.method, "merge-method", "", "with --auto-merge or --merge-now: `merge`, squash or rebase (default: the first the repository and the rules of --base allow, preferring squash)")
-	fl.BoolVar(&m.wait, "wait", false, "with --pull-request: wait until the pull request is merged (exit 0), or closed, removed from the merge queue, failed by a required check, or not merged within --wait-timeout (exit 4)")
+	fl.BoolVar(&m.wait, "wait", false, "with --pull-request or --on-protected pull-request: wait until the pull request is merged (exit 0), or closed, removed from the merge queue, failed by a required check, or not merged within --wait-timeout (exit 4)")
 	fl.DurationVar(&m.waitTimeout, "wait-timeout", defaultWaitTimeout, "with --wait: give up waiting after `DURATION`")
 	fl.BoolVar(&m.noRebuild, "no-rebuild", false, "with a merge flag or --wait: leave a stale pull request (conflicting with --base, or behind it where the rules require it up to date) as it is; by default it is rebuilt on the new head of --base")
 }
@@ -54,7 +54,7 @@ func (m *mergeFlags) check(cmd *cobra.Command, pr, dryRun bool) error {
 	}
 	switch {
 	case !pr:
-		return cmdutil.UsageErrorf("add --pull-request", "%s needs --pull-request", given[0])
+		return cmdutil.UsageErrorf("add --pull-request, or --on-protected pull-request", "%s needs --pull-request or --on-protected pull-request", given[0])
 	case dryRun:
 		return cmdutil.UsageErrorf("drop --dry-run, or the merge flags", "%s with --dry-run: a dry run sends no write", given[0])
 	case n > 1:

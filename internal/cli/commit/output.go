@@ -124,13 +124,21 @@ func (o *output) commitURL(repo, sha string) string {
 // instead, never two objects.
 func (o *output) result(r *committer.Result, verified bool) error {
 	u := o.commitURL(r.Repository, r.Commit)
-	if err := o.actions(r, u, nil, verified); err != nil {
+	var pr *committer.PullRequestResult // --on-protected pull-request's
+	if p := r.PullRequest; p != nil {
+		pr = &committer.PullRequestResult{Number: p.Number, URL: p.URL, Created: p.Created, Operation: p.Operation, Merge: p.Merge}
+	}
+	if err := o.actions(r, u, pr, verified); err != nil {
 		return o.partlyDone(r, u, err)
 	}
 	if o.json {
 		return writeJSON(o.e, o.jsonResult(r, u))
 	}
-	_, err := fmt.Fprintln(o.e.Stdout, summary(r, r.Repository+"@"+r.Branch, cmdutil.Short(r.Commit), u))
+	line := summary(r, r.Repository+"@"+r.Branch, cmdutil.Short(r.Commit), u)
+	if pr != nil {
+		line += "\n" + strings.TrimSuffix(mergeLine(pr.Number, r.PullRequest.Base, pr.Merge), "\n")
+	}
+	_, err := fmt.Fprintln(o.e.Stdout, strings.TrimSuffix(line, "\n"))
 	return err
 }
 

@@ -28,11 +28,27 @@ func checkOnProtected(v string, pr, tag bool) error {
 	return nil
 }
 
-func onProtectedOptions(v string) []committer.CommitOption {
+// onProtectedOptions is --on-protected's option; the pull request takes
+// the merge flags (merge.go), as --pull-request's does.
+func onProtectedOptions(v string, m *mergeFlags, e *cmdutil.Env) []committer.CommitOption {
 	if v != "pull-request" {
 		return nil
 	}
-	return []committer.CommitOption{committer.WithPullRequestOnProtected("", committer.PullRequestOptions{})}
+	var pr committer.PullRequestOptions
+	m.options(&pr, e)
+	return []committer.CommitOption{committer.WithPullRequestOnProtected("", pr)}
+}
+
+// protectedAfterLanding reports a commit that --on-protected pull-request
+// landed on its pull request's head branch when opening, merging or
+// waiting for the pull request then failed: partly done (exit 4), as with
+// --pull-request.
+func protectedAfterLanding(out *output, rb *readBack, res *committer.Result, err error) error {
+	p := res.PullRequest
+	c := *res
+	c.PullRequest = nil
+	pr := &committer.PullRequestResult{Commit: &c, Number: p.Number, URL: p.URL, Created: p.Created, Operation: p.Operation, Merge: p.Merge}
+	return out.pullRequestAfterLanding(pr, p.Base, rb.verified(c.Repository, c.Commit), err)
 }
 
 // protectedHint is the way through a refusal by the rule the library
