@@ -179,9 +179,9 @@ func WithObserver(fn func(Event)) Option {
 // b keeps the default wait, AdaptiveBackoff(50ms, 10s).
 //
 // After a lost race the commit listens while it waits: after each step
-// of at least the lost attempt's duration it reads the branch
-// (conditionally: an unchanged branch costs a 304), and the next attempt
-// builds on the head the last read heard. A step in which the branch moved
+// of at least the lost attempt's duration it reads the branch's ref
+// (conditionally: an unchanged ref costs a 304), except after a one-write
+// engine's last step; the attempt then reads the head itself. A step in which the branch moved
 // counts as contention seen (Contention.Landed). b's wait is counted down
 // by each step: in full for a one-write engine (GraphQL, contents, auto),
 // which looks before its one write and may start right after a move; for

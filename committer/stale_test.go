@@ -109,15 +109,14 @@ func TestBusyBranchFirstAttemptLooks(t *testing.T) {
 		attempts int
 		yields   bool
 		// Ref reads: busy, the look that sees the move (its head is
-		// where the wait starts listening from) and the second attempt's
-		// three looks; quiet, the wait's first read after the lost
-		// update instead of the look. Branch reads: the first attempt's
-		// head, and the wait's quiet slot, whose head and tree the second
-		// attempt builds on.
+		// where the wait starts listening from), one quiet slot, and
+		// the second attempt's three looks; quiet, the wait's first read
+		// after the lost update instead of the look. Branch reads: each
+		// attempt's head.
 		refs, branches int
 	}{
-		{"busy", false, 3, 1, true, 4, 2},
-		{"quiet", true, 6, 2, false, 4, 2},
+		{"busy", false, 3, 1, true, 5, 2},
+		{"quiet", true, 6, 2, false, 5, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var mu sync.Mutex
@@ -193,10 +192,10 @@ func TestBusyBranchFirstAttemptLooks(t *testing.T) {
 }
 
 // After a lost race a writer listens before it talks: it reads the
-// branch once a slot (a conditional GET branches/{b}), waits while the
-// branch keeps moving (each move counts as contention, Contention.Landed),
-// and starts after a quiet slot, on the head and tree that quiet read gave:
-// the attempt reads the branch no more. Scripted: the branch moves on the
+// branch's ref once a slot (conditionally), waits while the branch keeps
+// moving (each move counts as contention, Contention.Landed), and starts
+// after a quiet slot; the attempt then reads the head itself (after the
+// pacer's wait for its writes). Scripted: the branch moves on the
 // first two reads of the wait, then stays; the second attempt loses again,
 // so the third's Backoff sees every move: two lost races and two moves
 // heard while listening.
@@ -219,9 +218,8 @@ func TestListenBeforeTalk(t *testing.T) {
 		}
 	}
 	ts.Inject(githubtest.Fault{Route: routeGraphQL, BodyContains: githubtest.MutationUpdateRefs, Times: 2, Before: move})
-	// The first branch read is the first attempt's; the next two, the
-	// wait's, hear moves.
-	ts.Inject(githubtest.Fault{Route: routeBranch, Skip: 1, Times: 2, Before: move})
+	// The first ref read after the loss learns the head; the next two hear moves.
+	ts.Inject(githubtest.Fault{Route: rtGetRef, Skip: 1, Times: 2, Before: move})
 	ts.ResetRequests()
 	res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("append").Edit("log", appendLine("x")))
 	if err != nil {
@@ -231,8 +229,8 @@ func TestListenBeforeTalk(t *testing.T) {
 		t.Errorf("%d attempts, want 3: %v", res.Attempts, routes(ts))
 	}
 	// Between the first lost update and the second attempt's path lookup:
-	// the head learnt (a ref read), two busy slots, one quiet slot (branch
-	// reads), and no head read of the attempt's own.
+	// the head learnt, two busy slots, one quiet slot (ref reads), and the
+	// attempt's own head read.
 	var wait []string
 	lost := false
 	for _, r := range ts.Requests() {
@@ -245,7 +243,7 @@ func TestListenBeforeTalk(t *testing.T) {
 		}
 		wait = append(wait, r.Route)
 	}
-	if want := []string{rtGetRef, routeBranch, routeBranch, routeBranch}; !slices.Equal(wait, want) {
+	if want := []string{rtGetRef, rtGetRef, rtGetRef, rtGetRef, routeBranch}; !slices.Equal(wait, want) {
 		t.Errorf("the first wait read %v, want %v (the head, two moves, a quiet slot): %v", wait, want, routes(ts))
 	}
 	mu.Lock()
@@ -264,7 +262,8 @@ func TestListenBeforeTalk(t *testing.T) {
 // it starts only after a quiet step. Scripted: the wait's backoff is spent
 // by its first step, and the branch moves on the wait's first two reads.
 // (A one-write engine that lost at its write reads no head to listen
-// from: its first step counts in full either way.)
+// from, and reads nothing after the step that spends its wait: the attempt
+// reads the head itself.)
 func TestListenCountsBusyStepsByWhatAMoveCosts(t *testing.T) {
 	for _, tc := range []struct {
 		engine  committer.Engine
@@ -272,7 +271,7 @@ func TestListenCountsBusyStepsByWhatAMoveCosts(t *testing.T) {
 		wait    []string
 	}{
 		{committer.EngineGraphQL, githubtest.MutationCreateCommit, []string{routeBranch}},
-		{committer.EngineGitData, githubtest.MutationUpdateRefs, []string{rtGetRef, routeBranch, routeBranch, routeBranch}},
+		{committer.EngineGitData, githubtest.MutationUpdateRefs, []string{rtGetRef, rtGetRef, rtGetRef, rtGetRef, routeBranch}},
 	} {
 		t.Run(tc.engine.String(), func(t *testing.T) {
 			ts, c := setup(t, committer.WithBackoffSleep(func(ctx context.Context, _ time.Duration) error { return ctx.Err() }),
@@ -286,7 +285,11 @@ func TestListenCountsBusyStepsByWhatAMoveCosts(t *testing.T) {
 				}
 			}
 			ts.Inject(githubtest.Fault{Route: routeGraphQL, BodyContains: tc.landing, Times: 1, Before: move})
-			ts.Inject(githubtest.Fault{Route: routeBranch, Skip: 1, Times: 2, Before: move})
+			if tc.engine == committer.EngineGitData {
+				// The ref read after the loss learns the head; the wait's
+				// next two hear moves.
+				ts.Inject(githubtest.Fault{Route: rtGetRef, Skip: 1, Times: 2, Before: move})
+			}
 			ts.ResetRequests()
 			res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("append").Edit("log", appendLine("x")), committer.WithEngine(tc.engine))
 			if err != nil {

@@ -305,30 +305,5 @@ func runMergeOnly(ctx context.Context, cfg config, args []string, stdout, stderr
 	}
 	var b strings.Builder
 	renderMergeTable(&b, rows, commandLine(args))
-	return writeSubsection(cfg.out, b.String(), mergeBegin, mergeEnd, stdout)
-}
-
-// writeSubsection puts sec, marked by begin and end, in place of the same
-// subsection of the report out (else before the limits section's end,
-// else at the end); out "" or "-" prints it.
-func writeSubsection(out, sec, begin, end string, stdout io.Writer) error {
-	if out == "" || out == "-" {
-		_, err := io.WriteString(stdout, sec)
-		return err
-	}
-	old, err := os.ReadFile(out)
-	if err != nil && !os.IsNotExist(err) {
-		return err
-	}
-	doc := string(old)
-	switch i, j := strings.Index(doc, begin), strings.Index(doc, end); {
-	case i >= 0 && j > i:
-		doc = doc[:i] + strings.TrimRight(sec, "\n") + doc[j+len(end):]
-	case strings.Contains(doc, limitsEnd):
-		k := strings.Index(doc, limitsEnd)
-		doc = doc[:k] + sec + doc[k:]
-	default:
-		doc = strings.TrimRight(doc, "\n") + "\n\n" + sec
-	}
-	return os.WriteFile(out, []byte(doc), 0o644)
+	return spliceSubsection(cfg.out, b.String(), mergeBegin, mergeEnd, stdout) // limitsshards.go
 }

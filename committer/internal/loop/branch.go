@@ -26,12 +26,6 @@ func (d *Driver) Head(ctx context.Context, attempt int) (Head, error) {
 			return Head{Head: head, Tree: tree}, nil
 		}
 	}
-	if h := d.heard; h.Head != "" {
-		// The wait before this attempt ended on this read of the branch:
-		// it is the head, not one more read away.
-		d.heard = Head{}
-		return h, nil
-	}
 	head, tree, age, err := d.cfg.Refs.ReadHeadAge(ctx, d.cfg.Branch)
 	switch {
 	case errors.Is(err, refs.ErrBranchMissing):

@@ -32,7 +32,6 @@ type Driver struct {
 	moves     int            // moves of the branch seen since the work first read it (see spread)
 	yielded   time.Duration  // how long this attempt yielded (see Yield): not part of its duration
 	movedTo   string         // the head a lost attempt saw the branch move to, when it read it (for spread)
-	heard     Head           // the head the wait before this attempt read last (see listen); empty when none
 	// limited is the rate-limit refusal that ended the last attempt (nil
 	// when it ended otherwise), and refusals counts such attempts: when
 	// attempts run out, the work is ErrRateLimited, not a lost race.

@@ -4,8 +4,6 @@ import (
 	"context"
 	"math/rand/v2"
 	"time"
-
-	"github.com/ghcommitter/ghcommitter/committer/internal/object"
 )
 
 // Writers that share nothing but GitHub (separate machines, separate
@@ -47,8 +45,8 @@ func (d *Driver) contention(attempt int) Contention {
 
 // spread waits before attempt after a lost race. Time passes in slots of
 // one lost attempt's duration (the time in which another writer's attempt
-// lands); the branch is read again after each step of the wait (see
-// listen), and the Backoff's wait, for the contention seen, is counted down
+// lands); the branch's ref is read again after each step of the wait, and
+// the Backoff's wait, for the contention seen, is counted down
 // by the time that passed. How a busy step (the head moved during it)
 // counts depends on what a collision costs, the writes of one attempt:
 //
@@ -58,14 +56,16 @@ func (d *Driver) contention(attempt int) Contention {
 //     another writer costs a read, not a write; waiting for quiet would
 //     leave the branch idle a slot per landing. The steps grow with what
 //     is left of the wait (half of it, at least a slot): a few reads per
-//     wait, not one per slot.
+//     wait, not one per slot, and none after the last step, which ends
+//     the wait whatever it would hear.
 //   - Several writes (Git Data's tree, commit and ref): a busy step counts
 //     a 1/writes part of its time, and the attempt starts only after a
 //     quiet step, so that writers that drew different waits start in
 //     different quiet slots instead of all at once when the branch goes
 //     quiet; while much of the wait is left it listens every other slot.
 //
-// The attempt that follows builds on the head the last read heard.
+// The attempt that follows reads the head itself, after the pacer's wait
+// for its writes, so that they go back to back on a fresh head.
 func (d *Driver) spread(ctx context.Context, attempt int) error {
 	d.moves++ // the race just lost
 	slot := max(d.lost, time.Millisecond)
@@ -84,8 +84,7 @@ func (d *Driver) spread(ctx context.Context, attempt int) error {
 		}
 		seen = tip
 	}
-	// A race lost before any write does not count as an attempt, but the
-	// wait after it is a wait after a lost race: at least the second's.
+	// A race lost before any write is not an attempt; its wait is the second's.
 	left := max(d.cfg.Backoff(d.contention(max(attempt, 2))), d.wait)
 	d.wait = 0
 	d.host.Debug(ctx, "backing off", "repo", d.cfg.Repo, "branch", d.cfg.Branch, "attempt", attempt, "wait", left, "slot", slot, "moves seen", d.moves)
@@ -97,12 +96,16 @@ func (d *Driver) spread(ctx context.Context, attempt int) error {
 		case left >= 3*slot:
 			step = 2 * slot
 		}
-		// Each step is jittered a little, so that listeners do not
-		// read in lockstep.
+		// Jittered a little, so that listeners do not read in lockstep.
 		if err := d.cfg.Sleep(ctx, step*7/8+time.Duration(rand.Int64N(int64(step/4)+1))); err != nil {
 			return err
 		}
-		head, ok := d.listen(ctx)
+		if writes == 1 && left <= step {
+			// Spent whatever a read would hear: the attempt reads the
+			// head after the pacer's wait (ghclient.ReserveWrites).
+			return nil
+		}
+		head, ok := d.cfg.Refs.Tip(ctx, d.cfg.Branch)
 		if !ok {
 			return nil // it cannot be told: the compare-and-swap decides
 		}
@@ -122,21 +125,4 @@ func (d *Driver) spread(ctx context.Context, attempt int) error {
 		}
 	}
 	return nil
-}
-
-// listen reads the branch's head while waiting, with one conditional read
-// of the branch (a 304 when it has not moved): the head and its tree, which
-// the attempt that follows the wait builds on instead of reading them again
-// (see heard). ok is false when it cannot be told.
-func (d *Driver) listen(ctx context.Context) (string, bool) {
-	d.heard = Head{}
-	if ctx.Err() != nil {
-		return "", false
-	}
-	head, tree, _, err := d.cfg.Refs.ReadHeadAge(ctx, d.cfg.Branch)
-	if err != nil || !object.IsSHA(head) || !object.IsSHA(tree) {
-		return "", false
-	}
-	d.heard = Head{Head: head, Tree: tree}
-	return head, true
 }

@@ -92,36 +92,30 @@ func (rp *Repo) CheckRunByID(id int64) *CheckRun {
 // LatestStatuses is the latest status of each context on h, in the order
 // the contexts first reported. Caller holds Mu.
 func (rp *Repo) LatestStatuses(h plumbing.Hash) []*CommitStatus {
-	idx := map[string]int{}
-	var out []*CommitStatus
-	for _, st := range rp.Checks.StatusLog {
-		if st.SHA != h {
-			continue
-		}
-		if i, ok := idx[st.Context]; ok {
-			out[i] = st
-			continue
-		}
-		idx[st.Context] = len(out)
-		out = append(out, st)
-	}
-	return out
+	return latestOn(h, rp.Checks.StatusLog, func(st *CommitStatus) (plumbing.Hash, string) { return st.SHA, st.Context })
 }
 
 // LatestRuns is the latest check run of each name on h. Caller holds Mu.
 func (rp *Repo) LatestRuns(h plumbing.Hash) []*CheckRun {
+	return latestOn(h, rp.Checks.Runs, func(cr *CheckRun) (plumbing.Hash, string) { return cr.SHA, cr.Name })
+}
+
+// latestOn is the last of items on h for each name, in the order the
+// names first appear; of says what an item is on, and its name.
+func latestOn[T any](h plumbing.Hash, items []T, of func(T) (plumbing.Hash, string)) []T {
 	idx := map[string]int{}
-	var out []*CheckRun
-	for _, cr := range rp.Checks.Runs {
-		if cr.SHA != h {
+	var out []T
+	for _, it := range items {
+		sha, name := of(it)
+		if sha != h {
 			continue
 		}
-		if i, ok := idx[cr.Name]; ok {
-			out[i] = cr
+		if i, ok := idx[name]; ok {
+			out[i] = it
 			continue
 		}
-		idx[cr.Name] = len(out)
-		out = append(out, cr)
+		idx[name] = len(out)
+		out = append(out, it)
 	}
 	return out
 }
