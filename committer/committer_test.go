@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer"
 	"github.com/ghcommitter/ghcommitter/committer/ghclient"
@@ -56,5 +57,43 @@ func TestDefaultBranch(t *testing.T) {
 	b, err := c.DefaultBranch(context.Background())
 	if err != nil || b != "main" {
 		t.Fatalf("DefaultBranch = %q, %v", b, err)
+	}
+}
+
+// AdaptiveBackoff draws uniformly from 0 to 2·slot·(1+Landed)·2^(Attempt-2):
+// on average one slot per move seen, doubled per race lost at a write,
+// never past the ceiling; a first attempt's yield is up to four times what
+// it took so far.
+func TestAdaptiveBackoffWindow(t *testing.T) {
+	b := committer.AdaptiveBackoff(50*time.Millisecond, 10*time.Second)
+	for _, tc := range []struct {
+		c    committer.Contention
+		want time.Duration // the window's end
+	}{
+		{committer.Contention{Attempt: 2, Lost: 100 * time.Millisecond, Landed: 3}, 800 * time.Millisecond},
+		{committer.Contention{Attempt: 3, Lost: 100 * time.Millisecond, Landed: 1}, 800 * time.Millisecond},
+		{committer.Contention{Attempt: 2, Lost: time.Millisecond, Landed: 0}, 100 * time.Millisecond}, // the floor
+		{committer.Contention{Attempt: 9, Lost: time.Second, Landed: 20}, 10 * time.Second},         // the ceiling
+		{committer.Contention{Attempt: 1, Lost: 100 * time.Millisecond}, 400 * time.Millisecond},
+	} {
+		const n = 4000
+		var sum, most time.Duration
+		for range n {
+			d := b(tc.c)
+			if d < 0 || d > tc.want {
+				t.Fatalf("%+v: %v, outside [0, %v]", tc.c, d, tc.want)
+			}
+			sum += d
+			most = max(most, d)
+		}
+		// Uniform on [0, want]: the mean of 4,000 draws is within 3% of
+		// want of want/2 (6.5 standard deviations), and the largest draw
+		// past 9/10 of want (odds 10^-183 against).
+		if mean := sum / n; mean < tc.want*47/100 || mean > tc.want*53/100 || most < tc.want*9/10 {
+			t.Errorf("%+v: mean %v, largest %v; want about %v and near %v", tc.c, mean, most, tc.want/2, tc.want)
+		}
+	}
+	if d := b(committer.Contention{Attempt: 0}); d != 0 {
+		t.Errorf("no attempt yet: %v, want 0", d)
 	}
 }

@@ -33,8 +33,8 @@ type Contention struct {
 	// to learning it lost; for Attempt 1, how long the attempt took so far.
 	Lost time.Duration
 	// Landed counts the moves of the branch the commit has seen since it
-	// first read it: one per lost race, and one per move seen while it
-	// listened.
+	// first read it: one per lost race, and one per move heard while it
+	// listened (Git Data; see WithRetries).
 	Landed int
 }
 
@@ -178,16 +178,16 @@ func WithObserver(fn func(Event)) Option {
 // maxAttempts must be between 1 and 1000, or 0 for the default, 10; a nil
 // b keeps the default wait, AdaptiveBackoff(50ms, 10s).
 //
-// After a lost race the commit listens while it waits: after each step
+// After a lost race the commit waits b's wait. Through Git Data, whose
+// attempt sends three writes, it listens while it waits: after each step
 // of at least the lost attempt's duration it reads the branch's ref
-// (conditionally: an unchanged ref costs a 304), except after a one-write
-// engine's last step; the attempt then reads the head itself. A step in which the branch moved
-// counts as contention seen (Contention.Landed). b's wait is counted down
-// by each step: in full for a one-write engine (GraphQL, contents, auto),
-// which looks before its one write and may start right after a move; for
-// Git Data a busy step counts a third and the attempt starts only after a
-// quiet step, so that writers that share nothing but the branch take turns
-// at it; after 16 steps it starts anyway. On a busy branch (its head
+// (conditionally: an unchanged ref costs a 304); a step in which the
+// branch moved counts a third of its time and as contention seen
+// (Contention.Landed), and the attempt starts only after a quiet step, so
+// that writers that share nothing but the branch take turns at it; after
+// 16 steps it starts anyway. A one-write engine (GraphQL, contents, auto)
+// reads nothing while it waits: its attempt looks just before its one
+// write, which is the listen that counts. On a busy branch (its head
 // committed by another writer within the last 10 seconds, as GitHub's
 // reply dates it) and after a lost race, an attempt looks at the branch
 // again before its writes and alongside its commit, and stops before a

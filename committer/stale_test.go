@@ -256,26 +256,33 @@ func TestListenBeforeTalk(t *testing.T) {
 	}
 }
 
-// What a move heard during the wait costs decides how it counts (see the
-// loop's spread): a one-write engine's attempt looks before its write, so
-// it may start right after a busy step; Git Data's sends three writes, so
-// it starts only after a quiet step. Scripted: the wait's backoff is spent
-// by its first step, and the branch moves on the wait's first two reads.
-// (A one-write engine that lost at its write reads no head to listen
-// from, and reads nothing after the step that spends its wait: the attempt
-// reads the head itself.)
+// What a collision costs decides how a writer waits (see the loop's
+// spread): Git Data's attempt sends three writes, so it listens while it
+// waits and starts only after a quiet step. Scripted: the wait's backoff
+// is spent by its first step, and the branch moves on the wait's first
+// two reads.
+// A one-write engine does not listen at all: however long its wait, it
+// sleeps it through in one go and reads nothing; the attempt reads the
+// head itself and looks before its write.
 func TestListenCountsBusyStepsByWhatAMoveCosts(t *testing.T) {
 	for _, tc := range []struct {
 		engine  committer.Engine
 		landing string
+		backoff time.Duration
 		wait    []string
 	}{
-		{committer.EngineGraphQL, githubtest.MutationCreateCommit, []string{routeBranch}},
-		{committer.EngineGitData, githubtest.MutationUpdateRefs, []string{rtGetRef, rtGetRef, rtGetRef, rtGetRef, routeBranch}},
+		{committer.EngineGraphQL, githubtest.MutationCreateCommit, time.Hour, []string{routeBranch}},
+		{committer.EngineGitData, githubtest.MutationUpdateRefs, time.Nanosecond, []string{rtGetRef, rtGetRef, rtGetRef, rtGetRef, routeBranch}},
 	} {
 		t.Run(tc.engine.String(), func(t *testing.T) {
-			ts, c := setup(t, committer.WithBackoffSleep(func(ctx context.Context, _ time.Duration) error { return ctx.Err() }),
-				committer.WithRetries(0, func(committer.Contention) time.Duration { return time.Nanosecond }))
+			var mu sync.Mutex
+			var sleeps []time.Duration
+			ts, c := setup(t, committer.WithBackoffSleep(func(ctx context.Context, d time.Duration) error {
+				mu.Lock()
+				sleeps = append(sleeps, d)
+				mu.Unlock()
+				return ctx.Err()
+			}), committer.WithRetries(0, func(committer.Contention) time.Duration { return tc.backoff }))
 			seed(t, ts, map[string]string{"log": "start\n"})
 			n := 0
 			move := func(*http.Request) {
@@ -310,6 +317,11 @@ func TestListenCountsBusyStepsByWhatAMoveCosts(t *testing.T) {
 			if !slices.Equal(wait, tc.wait) || res.Attempts != 2 {
 				t.Errorf("the wait read %v and %d attempts, want %v and 2: %v", wait, res.Attempts, tc.wait, routes(ts))
 			}
+			mu.Lock()
+			if tc.engine == committer.EngineGraphQL && !slices.Equal(sleeps, []time.Duration{time.Hour}) {
+				t.Errorf("the wait slept %v, want the backoff's hour in one sleep", sleeps)
+			}
+			mu.Unlock()
 			if got := readFile(t, ts, "main", "log"); got != "start\nx\n" || commitsWithMessage(t, ts, "append") != 1 {
 				t.Errorf("log = %q, %d commits of the change", got, commitsWithMessage(t, ts, "append"))
 			}
