@@ -346,32 +346,59 @@ func TestGraphQLLooksWithItsPathQuery(t *testing.T) {
 			t.Errorf("%d requests, %d writes, want 4 (the head, the paths with the file and the branch, the look, the commit) and 1: %v", n, w, routes(ts))
 		}
 	})
-	t.Run("moved", func(t *testing.T) {
-		ts, c := setup(t, committer.WithBackoffSleep(func(ctx context.Context, _ time.Duration) error { return ctx.Err() }),
-			committer.WithRetries(0, func(committer.Contention) time.Duration { return time.Nanosecond }))
-		seed(t, ts, map[string]string{"log": "start\n"})
-		ts.Inject(githubtest.Fault{Route: routeGraphQL, BodyContains: lookup, Times: 1, Before: func(*http.Request) {
-			if _, err := ts.Seed(owner, repo, "main", "another writer", githubtest.File{Path: "o", Content: []byte("o\n")}); err != nil {
-				t.Error(err)
+	// Moved: the attempt ends after its path query, which saw where the
+	// branch went; the wait reads the ref once, halfway, and starts at once
+	// when the branch stayed there (its writers thinned out), or sleeps the
+	// rest of the wait when it moved again.
+	for _, again := range []bool{false, true} {
+		t.Run(fmt.Sprintf("moved/again=%v", again), func(t *testing.T) {
+			var mu sync.Mutex
+			var sleeps []time.Duration
+			ts, c := setup(t, committer.WithBackoffSleep(func(ctx context.Context, d time.Duration) error {
+				mu.Lock()
+				sleeps = append(sleeps, d)
+				mu.Unlock()
+				return ctx.Err()
+			}), committer.WithRetries(0, func(committer.Contention) time.Duration { return time.Hour }))
+			seed(t, ts, map[string]string{"log": "start\n"})
+			n := 0
+			move := func(*http.Request) {
+				n++
+				if _, err := ts.Seed(owner, repo, "main", fmt.Sprintf("another writer %d", n), githubtest.File{Path: "o", Content: []byte(fmt.Sprintf("%d\n", n))}); err != nil {
+					t.Error(err)
+				}
 			}
-		}})
-		ts.ResetRequests()
-		res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("append").Edit("log", appendLine("x")), committer.WithEngine(committer.EngineGraphQL))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var first []string // up to the wait's first read of the branch
-		for _, r := range ts.Requests()[1:] {
-			if r.Route == routeBranch {
-				break
+			ts.Inject(githubtest.Fault{Route: routeGraphQL, BodyContains: lookup, Times: 1, Before: move})
+			if again {
+				ts.Inject(githubtest.Fault{Route: rtGetRef, Times: 1, Before: move})
 			}
-			first = append(first, r.Route)
-		}
-		if !slices.Equal(first, []string{routeGraphQL}) || ts.CountWrites() != 1 || res.Attempts != 1 {
-			t.Errorf("the first attempt sent %v before the wait; %d writes, %d attempts; want only its path query, 1 and 1: %v", first, ts.CountWrites(), res.Attempts, routes(ts))
-		}
-		if got := readFile(t, ts, "main", "log"); got != "start\nx\n" || readFile(t, ts, "main", "o") != "o\n" {
-			t.Errorf("log = %q", got)
-		}
-	})
+			ts.ResetRequests()
+			res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("append").Edit("log", appendLine("x")), committer.WithEngine(committer.EngineGraphQL))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var first []string // up to the next attempt's read of the head
+			for _, r := range ts.Requests()[1:] {
+				if r.Route == routeBranch {
+					break
+				}
+				first = append(first, r.Route)
+			}
+			if !slices.Equal(first, []string{routeGraphQL, rtGetRef}) || ts.CountWrites() != 1 || res.Attempts != 1 {
+				t.Errorf("before the second attempt: %v; %d writes, %d attempts; want only the path query and the wait's one ref read, 1 and 1: %v", first, ts.CountWrites(), res.Attempts, routes(ts))
+			}
+			want := []time.Duration{30 * time.Minute}
+			if again {
+				want = append(want, 30*time.Minute)
+			}
+			mu.Lock()
+			if !slices.Equal(sleeps, want) {
+				t.Errorf("the wait slept %v, want %v", sleeps, want)
+			}
+			mu.Unlock()
+			if got := readFile(t, ts, "main", "log"); got != "start\nx\n" || readFile(t, ts, "main", "o") != fmt.Sprintf("%d\n", n) {
+				t.Errorf("log = %q", got)
+			}
+		})
+	}
 }
