@@ -73,7 +73,7 @@ func TestAdaptiveBackoffWindow(t *testing.T) {
 		{committer.Contention{Attempt: 2, Lost: 100 * time.Millisecond, Landed: 3}, 800 * time.Millisecond},
 		{committer.Contention{Attempt: 3, Lost: 100 * time.Millisecond, Landed: 1}, 800 * time.Millisecond},
 		{committer.Contention{Attempt: 2, Lost: time.Millisecond, Landed: 0}, 100 * time.Millisecond}, // the floor
-		{committer.Contention{Attempt: 9, Lost: time.Second, Landed: 20}, 10 * time.Second},         // the ceiling
+		{committer.Contention{Attempt: 9, Lost: time.Second, Landed: 20}, 10 * time.Second},           // the ceiling
 		{committer.Contention{Attempt: 1, Lost: 100 * time.Millisecond}, 400 * time.Millisecond},
 	} {
 		const n = 4000

@@ -178,16 +178,17 @@ func WithObserver(fn func(Event)) Option {
 // maxAttempts must be between 1 and 1000, or 0 for the default, 10; a nil
 // b keeps the default wait, AdaptiveBackoff(50ms, 10s).
 //
-// After a lost race the commit waits b's wait. Through Git Data, whose
-// attempt sends three writes, it listens while it waits: after each step
-// of at least the lost attempt's duration it reads the branch's ref
-// (conditionally: an unchanged ref costs a 304); a step in which the
+// After a lost race the commit waits b's wait. Git Data, whose attempt
+// sends three writes, listens while it waits: after each step of at least
+// the lost attempt's duration it reads the branch's ref (conditionally:
+// an unchanged ref costs a 304); a step in which the
 // branch moved counts a third of its time and as contention seen
 // (Contention.Landed), and the attempt starts only after a quiet step, so
 // that writers that share nothing but the branch take turns at it; after
 // 16 steps it starts anyway. A one-write engine (GraphQL, contents, auto)
-// reads nothing while it waits: its attempt looks just before its one
-// write, which is the listen that counts. On a busy branch (its head
+// looks just before its one write; while it waits it reads the ref once,
+// halfway, when the lost attempt saw where the branch went, and starts at
+// once if the branch is still there. On a busy branch (its head
 // committed by another writer within the last 10 seconds, as GitHub's
 // reply dates it) and after a lost race, an attempt looks at the branch
 // again before its writes and alongside its commit, and stops before a
