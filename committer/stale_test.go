@@ -402,3 +402,45 @@ func TestGraphQLLooksWithItsPathQuery(t *testing.T) {
 		})
 	}
 }
+
+// A one-write engine reads nothing while it waits, yet counts the moves a
+// listener would have heard: its next path query lists the head's latest
+// commits, and the moves since the head it last saw widen its next wait
+// (Contention.Landed). Scripted: both attempts' path queries see the
+// branch move, and three more commits land during the first wait.
+func TestOneWriteCountsMovesFromItsPathQuery(t *testing.T) {
+	var mu sync.Mutex
+	var contention []committer.Contention
+	ts, c := setup(t, committer.WithBackoffSleep(func(ctx context.Context, _ time.Duration) error { return ctx.Err() }),
+		committer.WithRetries(0, func(c committer.Contention) time.Duration {
+			mu.Lock()
+			contention = append(contention, c)
+			mu.Unlock()
+			return time.Nanosecond
+		}))
+	seed(t, ts, map[string]string{"log": "start\n"})
+	n := 0
+	move := func(*http.Request) {
+		n++
+		if _, err := ts.Seed(owner, repo, "main", fmt.Sprintf("other %d", n), githubtest.File{Path: "o", Content: []byte(fmt.Sprintf("%d\n", n))}); err != nil {
+			t.Error(err)
+		}
+	}
+	ts.Inject(githubtest.Fault{Route: routeGraphQL, BodyContains: "query Paths(", Times: 2, Before: move})
+	ts.Inject(githubtest.Fault{Route: rtGetRef, Times: 1, Before: func(r *http.Request) { move(r); move(r); move(r) }})
+	res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("append").Edit("log", appendLine("x")), committer.WithEngine(committer.EngineGraphQL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	// The first wait: the move lost to. The second: that one, the four
+	// the second path query saw since (three during the wait, one under
+	// it), and the move it lost to.
+	if len(contention) != 2 || contention[0].Landed != 1 || contention[1].Landed != 6 || res.Attempts != 1 {
+		t.Errorf("backoff asked for %+v, %d attempts; want 1 move seen, then 6, and 1 attempt (no write lost): %v", contention, res.Attempts, routes(ts))
+	}
+	if got := readFile(t, ts, "main", "log"); got != "start\nx\n" || commitsWithMessage(t, ts, "append") != 1 {
+		t.Errorf("log = %q, %d commits of the change", got, commitsWithMessage(t, ts, "append"))
+	}
+}

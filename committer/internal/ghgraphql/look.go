@@ -2,6 +2,7 @@ package ghgraphql
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 )
@@ -14,11 +15,12 @@ import (
 type RefLook struct {
 	Branch string
 
-	mu   sync.Mutex
-	ok   bool
-	head string        // "" when the branch is not there
-	at   time.Time     // when the answer came
-	took time.Duration // the query's round trip
+	mu      sync.Mutex
+	ok      bool
+	head    string        // "" when the branch is not there
+	history []string      // head and its latest ancestors, newest first (see LookHistory)
+	at      time.Time     // when the answer came
+	took    time.Duration // the query's round trip
 }
 
 type refLookKey struct{}
@@ -42,9 +44,32 @@ func (l *RefLook) Head() (head string, at time.Time, took time.Duration, ok bool
 	return l.head, l.at, l.took, l.ok
 }
 
-func (l *RefLook) record(head string, sent time.Time) {
+// LookHistory is how many of the head's latest commits (itself first) the
+// look lists, so that a writer can count the moves of the branch since a
+// head it saw before (see Since) with no request of its own.
+const LookHistory = 32
+
+// Since is how many commits the branch's head, as the last look saw it, is
+// ahead of oid: 0 when it is oid. ok is false when no look was made, or
+// oid is not among the head's LookHistory latest commits (n is then
+// LookHistory: at least that many).
+func (l *RefLook) Since(oid string) (n int, ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.ok || len(l.history) == 0 {
+		return 0, false
+	}
+	for i, h := range l.history {
+		if strings.EqualFold(h, oid) {
+			return i, true
+		}
+	}
+	return LookHistory, false
+}
+
+func (l *RefLook) record(head string, history []string, sent time.Time) {
 	now := time.Now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.ok, l.head, l.at, l.took = true, head, now, now.Sub(sent)
+	l.ok, l.head, l.history, l.at, l.took = true, head, history, now, now.Sub(sent)
 }

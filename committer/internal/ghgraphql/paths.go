@@ -73,7 +73,12 @@ func (c *Client) paths(ctx context.Context, owner, name, oid string, paths []str
 			Object map[string]any `json:"object"`
 			Head   *struct {
 				Target struct {
-					OID string `json:"oid"`
+					OID     string `json:"oid"`
+					History *struct {
+						Nodes []struct {
+							OID string `json:"oid"`
+						} `json:"nodes"`
+					} `json:"history"`
 				} `json:"target"`
 			} `json:"head"`
 		} `json:"repository"`
@@ -83,11 +88,16 @@ func (c *Client) paths(ctx context.Context, owner, name, oid string, paths []str
 		return "", err
 	}
 	if look != nil && reply.Repository != nil {
-		head := ""
-		if reply.Repository.Head != nil {
-			head = reply.Repository.Head.Target.OID
+		head, history := "", []string(nil)
+		if h := reply.Repository.Head; h != nil {
+			head = h.Target.OID
+			if h.Target.History != nil {
+				for _, n := range h.Target.History.Nodes {
+					history = append(history, n.OID)
+				}
+			}
 		}
-		look.record(head, sent)
+		look.record(head, history, sent)
 	}
 	if reply.Repository == nil || reply.Repository.Object == nil || reply.Repository.Object["__typename"] != "Commit" {
 		return "", fmt.Errorf("GitHub GraphQL Paths: %s/%s has no commit %s", owner, name, oid)
@@ -125,8 +135,8 @@ func blobText(raw any) []byte {
 
 // pathsQuery is the Paths document for len(withText) paths, passed as $p0
 // .. $p(n-1); the entries of those with withText[i] carry their blob's
-// text. With withRef it also reads the head of the branch $ref (see
-// RefLook).
+// text. With withRef it also reads the head of the branch $ref and its
+// latest commits (see RefLook).
 func pathsQuery(withText []bool, withRef bool) string {
 	var decl, sel strings.Builder
 	for i, text := range withText {
@@ -140,7 +150,7 @@ func pathsQuery(withText []bool, withRef bool) string {
 	}
 	head, refDecl := "", ""
 	if withRef {
-		head, refDecl = "    head: ref(qualifiedName: $ref) { target { oid } }\n", ", $ref: String!"
+		head, refDecl = "    head: ref(qualifiedName: $ref) { target { oid ... on Commit { history(first: "+strconv.Itoa(LookHistory)+") { nodes { oid } } } } }\n", ", $ref: String!"
 	}
 	return "query Paths($owner: String!, $name: String!, $oid: GitObjectID!" + refDecl + decl.String() + ") {\n" +
 		"  repository(owner: $owner, name: $name) {\n" +

@@ -32,6 +32,9 @@ type Driver struct {
 	moves     int            // moves of the branch seen since the work first read it (see spread)
 	yielded   time.Duration  // how long this attempt yielded (see Yield): not part of its duration
 	movedTo   string         // the head a lost attempt saw the branch move to, when it read it (for spread)
+	countFrom string         // the head from which the next path query counts moves (see countMoves)
+	// countedOne: the first move since countFrom is the one a race was lost to, counted already.
+	countedOne bool
 	// limited is the rate-limit refusal that ended the last attempt (nil
 	// when it ended otherwise), and refusals counts such attempts: when
 	// attempts run out, the work is ErrRateLimited, not a lost race.

@@ -38,6 +38,7 @@ func (d *Driver) oneWrite(ctx context.Context, head, tree string, creating bool,
 	// precondition, an edit's error) comes before the branch is created.
 	look := &ghgraphql.RefLook{Branch: d.cfg.Branch}
 	st, c, err := ow.StageOne(ghgraphql.WithRefLook(ctx, look), d.cfg.Cands, d.cfg.Strict, head, tree, attempt)
+	d.countMoves(look)
 	if err != nil && !d.cfg.Strict && engine.IsOneWriteError(err) {
 		return Outcome{}, false
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"math/rand/v2"
 	"time"
+
+	"github.com/ghcommitter/ghcommitter/committer/internal/ghgraphql"
 )
 
 // Writers that share nothing but GitHub (separate machines, separate
@@ -75,6 +77,11 @@ func (d *Driver) spread(ctx context.Context, attempt int) error {
 	d.wait = 0
 	d.host.Debug(ctx, "backing off", "repo", d.cfg.Repo, "branch", d.cfg.Branch, "attempt", attempt, "wait", left, "slot", slot, "moves seen", d.moves)
 	if writes == 1 {
+		// The next attempt's path query counts the moves since.
+		d.countFrom, d.countedOne = seen, false
+		if seen == "" {
+			d.countFrom, d.countedOne = d.lastHead, true
+		}
 		return d.waitOneWrite(ctx, left, seen)
 	}
 	if seen == "" {
@@ -135,4 +142,25 @@ func (d *Driver) waitOneWrite(ctx context.Context, left time.Duration, seen stri
 		return nil
 	}
 	return d.cfg.Sleep(ctx, left-left/2)
+}
+
+// countMoves adds to the moves seen (Contention.Landed) those of the
+// branch since the head the work last knew of before its wait (see
+// spread), as the attempt's path query saw them (look lists the head's
+// latest commits): the moves a listener would have heard during the wait,
+// at no request of their own.
+func (d *Driver) countMoves(look *ghgraphql.RefLook) {
+	from, one := d.countFrom, d.countedOne
+	d.countFrom = ""
+	if from == "" {
+		return
+	}
+	n, ok := look.Since(from)
+	if !ok && n == 0 {
+		return // no look was made
+	}
+	if one {
+		n-- // the move the race was lost to, counted already
+	}
+	d.moves += max(n, 0)
 }
