@@ -33,8 +33,8 @@ type Contention struct {
 	// to learning it lost; for Attempt 1, how long the attempt took so far.
 	Lost time.Duration
 	// Landed counts the moves of the branch the commit has seen since it
-	// first read it: one per lost race, and one per move heard while it
-	// listened (Git Data; see WithRetries).
+	// first read it: each lost race, each move Git Data heard while it
+	// listened, half of those a one-write engine's next lookup listed.
 	Landed int
 }
 
@@ -186,9 +186,9 @@ func WithObserver(fn func(Event)) Option {
 // (Contention.Landed), and the attempt starts only after a quiet step, so
 // that writers that share nothing but the branch take turns at it; after
 // 16 steps it starts anyway. A one-write engine (GraphQL, contents, auto)
-// looks just before its one write; while it waits it reads the ref once,
-// halfway, when the lost attempt saw where the branch went, and starts at
-// once if the branch is still there. On a busy branch (its head
+// looks just before its one write; it reads the ref once while it waits,
+// four lost attempts' durations in, and starts at once if the branch has
+// not moved since the attempt lost. On a busy branch (its head
 // committed by another writer within the last 10 seconds, as GitHub's
 // reply dates it) and after a lost race, an attempt looks at the branch
 // again before its writes and alongside its commit, and stops before a
