@@ -71,16 +71,7 @@ func (c *Client) paths(ctx context.Context, owner, name, oid string, paths []str
 		Repository *struct {
 			ID     string         `json:"id"`
 			Object map[string]any `json:"object"`
-			Head   *struct {
-				Target struct {
-					OID     string `json:"oid"`
-					History *struct {
-						Nodes []struct {
-							OID string `json:"oid"`
-						} `json:"nodes"`
-					} `json:"history"`
-				} `json:"target"`
-			} `json:"head"`
+			Head   *lookedHead    `json:"head"`
 		} `json:"repository"`
 	}
 	sent := time.Now()
@@ -88,16 +79,7 @@ func (c *Client) paths(ctx context.Context, owner, name, oid string, paths []str
 		return "", err
 	}
 	if look != nil && reply.Repository != nil {
-		head, history := "", []string(nil)
-		if h := reply.Repository.Head; h != nil {
-			head = h.Target.OID
-			if h.Target.History != nil {
-				for _, n := range h.Target.History.Nodes {
-					history = append(history, n.OID)
-				}
-			}
-		}
-		look.record(head, history, sent)
+		reply.Repository.Head.recordIn(look, sent)
 	}
 	if reply.Repository == nil || reply.Repository.Object == nil || reply.Repository.Object["__typename"] != "Commit" {
 		return "", fmt.Errorf("GitHub GraphQL Paths: %s/%s has no commit %s", owner, name, oid)
@@ -120,6 +102,32 @@ func (c *Client) paths(ctx context.Context, owner, name, oid string, paths []str
 		out[p] = Entry{Mode: fmt.Sprintf("%06o", int64(mode)), Type: typ, OID: oid, Text: blobText(m["object"])}
 	}
 	return reply.Repository.ID, nil
+}
+
+// lookedHead is the branch's head as a Paths query with a RefLook reads
+// it: nil when the branch is not there.
+type lookedHead struct {
+	Target struct {
+		OID     string `json:"oid"`
+		History *struct {
+			Nodes []struct {
+				OID string `json:"oid"`
+			} `json:"nodes"`
+		} `json:"history"`
+	} `json:"target"`
+}
+
+func (h *lookedHead) recordIn(look *RefLook, sent time.Time) {
+	head, history := "", []string(nil)
+	if h != nil {
+		head = h.Target.OID
+		if h.Target.History != nil {
+			for _, n := range h.Target.History.Nodes {
+				history = append(history, n.OID)
+			}
+		}
+	}
+	look.record(head, history, sent)
 }
 
 // blobText is the content of a TreeEntry.object asked for with its text:
