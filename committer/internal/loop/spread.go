@@ -63,7 +63,8 @@ func (d *Driver) contention(attempt int) Contention {
 //     attempt starts only after a quiet step, so that writers that drew
 //     different waits start in different quiet slots instead of all at
 //     once when the branch goes quiet; while much of the wait is left it
-//     listens every other slot. Each move heard counts as contention.
+//     listens every other slot. Each move heard counts as contention, and
+//     four quiet slots in a row end the wait (quietStart).
 //
 // The attempt that follows reads the head itself, after the pacer's wait
 // for its writes, so that they go back to back on a fresh head.
@@ -94,6 +95,7 @@ func (d *Driver) spread(ctx context.Context, attempt int) error {
 		}
 		seen = tip
 	}
+	var quiet time.Duration // since the branch last moved, as heard
 	for range maxListen {
 		step := slot
 		if left >= 3*slot {
@@ -108,17 +110,23 @@ func (d *Driver) spread(ctx context.Context, attempt int) error {
 			return nil // it cannot be told: the compare-and-swap decides
 		}
 		if head != seen {
-			seen = head
+			seen, quiet = head, 0
 			d.moves++
 			left -= step / writes
 			continue
 		}
-		if left -= step; left <= 0 {
+		quiet += step
+		if left -= step; left <= 0 || quiet >= quietStart*slot {
 			return nil
 		}
 	}
 	return nil
 }
+
+// quietStart is how many slots of a quiet branch end a wait early: its
+// other writers have landed or thinned out, and the rest of a wait drawn
+// for the contention of before would leave the branch idle.
+const quietStart = 4
 
 // waitOneWrite is a one-write engine's wait, left, after an attempt of
 // duration slot. Reads while waiting would only count moves, which the
@@ -126,8 +134,8 @@ func (d *Driver) spread(ctx context.Context, attempt int) error {
 // cost more than they save (measured at 64 writers on separate machines:
 // 12 to 13 reads per landed change with a read every half of the wait
 // left, 9.5 to 10 with none, and 1.2 to 1.3 writes per landed change
-// either way). So it listens once: it reads the ref after four slots, or
-// half the wait when that is shorter, and a branch that has not moved
+// either way). So it listens once, when the wait is over eight slots: it
+// reads the ref after four, and a branch that has not moved
 // since the lost attempt saw it starts the attempt at once — its other
 // writers have landed or thinned out, and the rest of a wait drawn for
 // the contention of before would leave the branch idle (it was the last
@@ -136,6 +144,10 @@ func (d *Driver) spread(ctx context.Context, attempt int) error {
 // the wait through. A race lost at the write does not say where the
 // branch went: one read learns it first.
 func (d *Driver) waitOneWrite(ctx context.Context, left, slot time.Duration, seen string) error {
+	if left <= 2*quietStart*slot {
+		// A listen would save less than its quiet slots: not worth a read.
+		return d.cfg.Sleep(ctx, left)
+	}
 	if seen == "" {
 		tip, ok := d.cfg.Refs.Tip(ctx, d.cfg.Branch)
 		if !ok {
@@ -143,7 +155,7 @@ func (d *Driver) waitOneWrite(ctx context.Context, left, slot time.Duration, see
 		}
 		seen = tip
 	}
-	first := min(left/2, 4*slot)
+	first := quietStart * slot
 	if err := d.cfg.Sleep(ctx, first); err != nil {
 		return err
 	}
