@@ -180,15 +180,15 @@ func WithObserver(fn func(Event)) Option {
 //
 // After a lost race the commit waits b's wait. Git Data, whose attempt
 // sends three writes, listens while it waits: after each step of at least
-// the lost attempt's duration it reads the branch's ref (conditionally:
-// an unchanged ref costs a 304); a step in which the
+// the lost attempt's duration (a slot) it reads the branch's ref
+// (conditionally: an unchanged ref costs a 304); a step in which the
 // branch moved counts a third of its time and as contention seen
 // (Contention.Landed), and the attempt starts only after a quiet step, so
 // that writers that share nothing but the branch take turns at it; after
-// 16 steps it starts anyway. A one-write engine (GraphQL, contents, auto)
-// looks just before its one write; it reads the ref once while it waits,
-// four lost attempts' durations in, and starts at once if the branch has
-// not moved since the attempt lost. On a busy branch (its head
+// 16 steps, or four quiet slots, it starts. A one-write engine (GraphQL,
+// contents, auto) looks just before its one write; in a wait over eight
+// slots it reads the ref once, four in, and starts if the branch has not
+// moved since. On a busy branch (its head
 // committed by another writer within the last 10 seconds, as GitHub's
 // reply dates it) and after a lost race, an attempt looks at the branch
 // again before its writes and alongside its commit, and stops before a
