@@ -66,7 +66,7 @@ func (t *limitLayer) RoundTrip(req *http.Request) (*http.Response, error) {
 	if resp != nil {
 		st.observe(resp, t.o.now(), res, t.o.secondaryFloor())
 		if p := t.o.pace(); p.on() && isSecondaryRateLimit(resp) {
-			st.cut(t.o.now(), p.minute) // others spend the budget too
+			st.cut(t.o.now(), p.minute, minShare) // others spend the budget too
 		}
 		dropSecondaryReset(resp)
 	}

@@ -14,13 +14,21 @@ import (
 // answers say that others are there: a secondary rate limit, and a lost
 // race for a branch (LostRace, from the commit loop). Each cuts the
 // process's share of the budget in half — the pacer's rate and its burst
-// — down to a sixteenth (multiplicative decrease); the share grows back by
-// an eighth of the whole for every minute without such a sign (additive
-// increase). No write ever goes out inside a window the process was told:
-// the share only ever slows the pacer down.
+// (multiplicative decrease) — a secondary limit down to a sixteenth, a
+// lost race down to a half only: a lost race says that others write, not
+// that the budget runs out, and cutting deeper on it alone made 16 writers
+// on separate machines wait up to a minute at github.com's own pacing (a
+// sixteenth is 5 writes a minute), longer than clone + rebase + push. The
+// share grows back by an eighth of the whole for every minute without such
+// a sign (additive increase). No write ever goes out inside a window the
+// process was told: the share only ever slows the pacer down.
 
-// minShare is the least share of the write budget a pacer keeps.
-const minShare = 1.0 / 16
+// minShare is the least share of the write budget a pacer keeps;
+// minShareLost, the least a lost race alone brings it to.
+const (
+	minShare     = 1.0 / 16
+	minShareLost = 1.0 / 2
+)
 
 // shareLocked is the pacer's share of the write budget at now, given the
 // pacer's minute (scaled by testseam.Seams.LimitScale). Caller holds s.mu.
@@ -36,11 +44,13 @@ func (s *shared) shareLocked(now time.Time, minute time.Duration) float64 {
 	return f
 }
 
-// cut halves the pacer's share of the write budget at now.
-func (s *shared) cut(now time.Time, minute time.Duration) {
+// cut halves the pacer's share of the write budget at now, down to floor
+// (minShare or minShareLost); a share already below floor stays.
+func (s *shared) cut(now time.Time, minute time.Duration, floor float64) {
 	s.mu.Lock() // the pacer is the process's own: no machine state
 	defer s.mu.Unlock()
-	s.share = max(s.shareLocked(now, minute)/2, minShare)
+	cur := s.shareLocked(now, minute)
+	s.share = min(cur, max(cur/2, floor))
 	s.shareAt = now
 }
 
@@ -58,7 +68,7 @@ func LostRace(ctx context.Context) {
 	st, minute, now := r.st, r.minute, r.now
 	r.mu.Unlock()
 	if st != nil && now != nil {
-		st.cut(now(), minute)
+		st.cut(now(), minute, minShareLost)
 	}
 }
 

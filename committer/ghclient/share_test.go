@@ -14,7 +14,7 @@ func TestShareCutAndRecovered(t *testing.T) {
 	s := sharedFor("share-test", "", 1)
 	p := paceConfig{perMinute: 80, burst: 8, minute: time.Minute}
 	t0 := time.Unix(1_800_000_000, 0)
-	s.cut(t0, p.minute)
+	s.cut(t0, p.minute, minShare)
 	// Half: a burst of 4, then one every 1.5s.
 	var got []time.Duration
 	for range 6 {
@@ -27,7 +27,7 @@ func TestShareCutAndRecovered(t *testing.T) {
 		}
 	}
 	for range 10 {
-		s.cut(t0, p.minute)
+		s.cut(t0, p.minute, minShare)
 	}
 	s.mu.Lock()
 	floor := s.shareLocked(t0, p.minute)
@@ -133,7 +133,7 @@ func TestWritesWithinIsWhatThePacerSends(t *testing.T) {
 				st.reserve(now, p)
 			}
 			if tc.cut {
-				st.cut(now, p.minute)
+				st.cut(now, p.minute, minShareLost)
 			}
 			const d = 15 * time.Second
 			n, ok := WritesWithin(hc, d)
@@ -161,5 +161,33 @@ func TestWritesWithinIsWhatThePacerSends(t *testing.T) {
 	}
 	if _, ok := WritesWithin(&http.Client{}, time.Second); ok {
 		t.Error("a client of another package: WritesWithin answered")
+	}
+}
+
+// Lost races alone halve the share once, to a half, and no further: they
+// say that others write, not that the budget runs out. A secondary limit
+// cuts on down to a sixteenth, and a lost race then does not raise it.
+func TestLostRacesCutToAHalfOnly(t *testing.T) {
+	resetRegistry()
+	s := sharedFor("share-lost-test", "", 1)
+	p := paceConfig{perMinute: 80, burst: 8, minute: time.Minute}
+	t0 := time.Unix(1_800_000_000, 0)
+	share := func() float64 {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.shareLocked(t0, p.minute)
+	}
+	for range 5 {
+		s.cut(t0, p.minute, minShareLost)
+	}
+	if got := share(); got != 0.5 {
+		t.Fatalf("share after five lost races: %v, want 0.5", got)
+	}
+	for range 5 {
+		s.cut(t0, p.minute, minShare)
+	}
+	s.cut(t0, p.minute, minShareLost)
+	if got := share(); got != minShare {
+		t.Fatalf("share after secondary limits and a lost race: %v, want %v", got, minShare)
 	}
 }
