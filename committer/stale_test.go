@@ -280,14 +280,8 @@ func TestListenCountsBusyStepsByWhatAMoveCosts(t *testing.T) {
 		{committer.EngineGitData, githubtest.MutationUpdateRefs, time.Hour, false, []string{rtGetRef, rtGetRef, rtGetRef, routeBranch}},
 	} {
 		t.Run(tc.engine.String()+"/"+tc.backoff.String(), func(t *testing.T) {
-			var mu sync.Mutex
-			var sleeps []time.Duration
-			ts, c := setup(t, committer.WithBackoffSleep(func(ctx context.Context, d time.Duration) error {
-				mu.Lock()
-				sleeps = append(sleeps, d)
-				mu.Unlock()
-				return ctx.Err()
-			}), committer.WithRetries(0, func(committer.Contention) time.Duration { return tc.backoff }))
+			sleepOpt, slept := recordSleeps()
+			ts, c := setup(t, sleepOpt, committer.WithRetries(0, func(committer.Contention) time.Duration { return tc.backoff }))
 			seed(t, ts, map[string]string{"log": "start\n"})
 			n := 0
 			move := func(*http.Request) {
@@ -322,11 +316,9 @@ func TestListenCountsBusyStepsByWhatAMoveCosts(t *testing.T) {
 			if !slices.Equal(wait, tc.wait) || res.Attempts != 2 {
 				t.Errorf("the wait read %v and %d attempts, want %v and 2: %v", wait, res.Attempts, tc.wait, routes(ts))
 			}
-			mu.Lock()
-			if tc.engine == committer.EngineGraphQL && (len(sleeps) != 1 || sleeps[0] >= time.Minute) {
+			if sleeps := slept(); tc.engine == committer.EngineGraphQL && (len(sleeps) != 1 || sleeps[0] >= time.Minute) {
 				t.Errorf("the wait slept %v, want four slots of the lost attempt (the branch stayed quiet), not the backoff's hour", sleeps)
 			}
-			mu.Unlock()
 			if got := readFile(t, ts, "main", "log"); got != "start\nx\n" || commitsWithMessage(t, ts, "append") != 1 {
 				t.Errorf("log = %q, %d commits of the change", got, commitsWithMessage(t, ts, "append"))
 			}
@@ -343,12 +335,17 @@ func TestGraphQLLooksWithItsPathQuery(t *testing.T) {
 	t.Run("unmoved", func(t *testing.T) {
 		ts, c := setup(t)
 		seed(t, ts, map[string]string{"log": "start\n"})
+		histories := 0 // a first attempt counts no moves: its query lists no history
+		ts.Inject(githubtest.Fault{Route: routeGraphQL, BodyContains: "history(first:", Times: 100, Before: func(*http.Request) { histories++ }})
 		ts.ResetRequests()
 		if _, err := c.Commit(context.Background(), "main", committer.NewChangeSet("append").Edit("log", appendLine("x")), committer.WithEngine(committer.EngineGraphQL)); err != nil {
 			t.Fatal(err)
 		}
 		if n, w := len(ts.Requests()), ts.CountWrites(); n != 4 || w != 1 || ts.Count(rtGetRef) != 1 {
 			t.Errorf("%d requests, %d writes, want 4 (the head, the paths with the file and the branch, the look, the commit) and 1: %v", n, w, routes(ts))
+		}
+		if histories != 0 {
+			t.Errorf("%d path queries asked for the head's history, want none", histories)
 		}
 	})
 	// Moved: the attempt ends after its path query, which saw where the
@@ -357,14 +354,8 @@ func TestGraphQLLooksWithItsPathQuery(t *testing.T) {
 	// sleeps the rest of the wait when it moved again.
 	for _, again := range []bool{false, true} {
 		t.Run(fmt.Sprintf("moved/again=%v", again), func(t *testing.T) {
-			var mu sync.Mutex
-			var sleeps []time.Duration
-			ts, c := setup(t, committer.WithBackoffSleep(func(ctx context.Context, d time.Duration) error {
-				mu.Lock()
-				sleeps = append(sleeps, d)
-				mu.Unlock()
-				return ctx.Err()
-			}), committer.WithRetries(0, func(committer.Contention) time.Duration { return time.Hour }))
+			sleepOpt, slept := recordSleeps()
+			ts, c := setup(t, sleepOpt, committer.WithRetries(0, func(committer.Contention) time.Duration { return time.Hour }))
 			seed(t, ts, map[string]string{"log": "start\n"})
 			n := 0
 			move := func(*http.Request) {
@@ -392,18 +383,17 @@ func TestGraphQLLooksWithItsPathQuery(t *testing.T) {
 			if !slices.Equal(first, []string{routeGraphQL, rtGetRef}) || ts.CountWrites() != 1 || res.Attempts != 1 {
 				t.Errorf("before the second attempt: %v; %d writes, %d attempts; want only the path query and the wait's one ref read, 1 and 1: %v", first, ts.CountWrites(), res.Attempts, routes(ts))
 			}
-			mu.Lock()
-			var slept time.Duration
+			sleeps := slept()
+			var total time.Duration
 			for _, d := range sleeps {
-				slept += d
+				total += d
 			}
 			switch {
-			case !again && (len(sleeps) != 1 || slept >= time.Minute):
+			case !again && (len(sleeps) != 1 || total >= time.Minute):
 				t.Errorf("the wait slept %v, want four slots of the lost attempt, then the attempt (the branch stayed quiet)", sleeps)
-			case again && (len(sleeps) != 2 || sleeps[0] >= time.Minute || slept != time.Hour):
+			case again && (len(sleeps) != 2 || sleeps[0] >= time.Minute || total != time.Hour):
 				t.Errorf("the wait slept %v, want four slots, then the rest of the hour (the branch moved)", sleeps)
 			}
-			mu.Unlock()
 			if got := readFile(t, ts, "main", "log"); got != "start\nx\n" || readFile(t, ts, "main", "o") != fmt.Sprintf("%d\n", n) {
 				t.Errorf("log = %q", got)
 			}
@@ -450,5 +440,23 @@ func TestOneWriteCountsMovesFromItsPathQuery(t *testing.T) {
 	}
 	if got := readFile(t, ts, "main", "log"); got != "start\nx\n" || commitsWithMessage(t, ts, "append") != 1 {
 		t.Errorf("log = %q, %d commits of the change", got, commitsWithMessage(t, ts, "append"))
+	}
+}
+
+// recordSleeps is a backoff sleep that returns at once and records what it
+// was asked to sleep; slept returns the record so far.
+func recordSleeps() (opt committer.Option, slept func() []time.Duration) {
+	var mu sync.Mutex
+	var sleeps []time.Duration
+	opt = committer.WithBackoffSleep(func(ctx context.Context, d time.Duration) error {
+		mu.Lock()
+		sleeps = append(sleeps, d)
+		mu.Unlock()
+		return ctx.Err()
+	})
+	return opt, func() []time.Duration {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(sleeps)
 	}
 }

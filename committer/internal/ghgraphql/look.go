@@ -14,6 +14,10 @@ import (
 // write (the loop's look before a GraphQL commit).
 type RefLook struct {
 	Branch string
+	// History asks for the head's latest LookHistory commits too (see
+	// Since): only a writer that counts the moves since an earlier look
+	// needs them, so an uncontended commit's query stays as small.
+	History bool
 
 	mu      sync.Mutex
 	ok      bool

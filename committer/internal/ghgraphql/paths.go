@@ -66,7 +66,7 @@ func (c *Client) paths(ctx context.Context, owner, name, oid string, paths []str
 	if look != nil {
 		vars["ref"] = "refs/heads/" + look.Branch
 	}
-	query := pathsQuery(withText, look != nil)
+	query := pathsQuery(withText, look != nil, look != nil && look.History)
 	var reply struct {
 		Repository *struct {
 			ID     string         `json:"id"`
@@ -143,9 +143,9 @@ func blobText(raw any) []byte {
 
 // pathsQuery is the Paths document for len(withText) paths, passed as $p0
 // .. $p(n-1); the entries of those with withText[i] carry their blob's
-// text. With withRef it also reads the head of the branch $ref and its
-// latest commits (see RefLook).
-func pathsQuery(withText []bool, withRef bool) string {
+// text. With withRef it also reads the head of the branch $ref, and with
+// withHistory its latest commits (see RefLook).
+func pathsQuery(withText []bool, withRef, withHistory bool) string {
 	var decl, sel strings.Builder
 	for i, text := range withText {
 		k := "p" + strconv.Itoa(i)
@@ -158,7 +158,11 @@ func pathsQuery(withText []bool, withRef bool) string {
 	}
 	head, refDecl := "", ""
 	if withRef {
-		head, refDecl = "    head: ref(qualifiedName: $ref) { target { oid ... on Commit { history(first: "+strconv.Itoa(LookHistory)+") { nodes { oid } } } } }\n", ", $ref: String!"
+		history := ""
+		if withHistory {
+			history = " ... on Commit { history(first: " + strconv.Itoa(LookHistory) + ") { nodes { oid } } }"
+		}
+		head, refDecl = "    head: ref(qualifiedName: $ref) { target { oid"+history+" } }\n", ", $ref: String!"
 	}
 	return "query Paths($owner: String!, $name: String!, $oid: GitObjectID!" + refDecl + decl.String() + ") {\n" +
 		"  repository(owner: $owner, name: $name) {\n" +

@@ -51,7 +51,7 @@ func TestQueriesValidAgainstGitHubSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, q := range map[string]string{"head": queryHead, "commit": mutationCommit, "history": queryHistory, "paths": pathsQuery([]bool{false, true, false}, false), "paths+ref": pathsQuery([]bool{true}, true)} {
+	for name, q := range map[string]string{"head": queryHead, "commit": mutationCommit, "history": queryHistory, "paths": pathsQuery([]bool{false, true, false}, false, false), "paths+ref": pathsQuery([]bool{true}, true, false), "paths+history": pathsQuery([]bool{true}, true, true)} {
 		if _, errs := gqlparser.LoadQueryWithRules(schema, q, rules.NewDefaultRules()); len(errs) > 0 {
 			t.Errorf("%s: %v", name, errs)
 		}

@@ -36,7 +36,7 @@ func (d *Driver) oneWrite(ctx context.Context, head, tree string, creating bool,
 	// Resolved on the base's head first: every refusal that can be known
 	// before a write (what the engine cannot carry, a failed
 	// precondition, an edit's error) comes before the branch is created.
-	look := &ghgraphql.RefLook{Branch: d.cfg.Branch}
+	look := &ghgraphql.RefLook{Branch: d.cfg.Branch, History: d.countFrom != ""}
 	st, c, err := ow.StageOne(ghgraphql.WithRefLook(ctx, look), d.cfg.Cands, d.cfg.Strict, head, tree, attempt)
 	d.countMoves(look)
 	if err != nil && !d.cfg.Strict && engine.IsOneWriteError(err) {
