@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/committer/internal/engine"
 	"github.com/ghcommitter/ghcommitter/committer/internal/loop"
 	"github.com/ghcommitter/ghcommitter/committer/turns"
@@ -26,7 +27,8 @@ func (c *Committer) driverConfig(branch string, co commitOptions) loop.Config {
 		ExpectHead: co.expectHead, CreateFrom: co.createFrom, Tag: co.tag, Squash: co.squash,
 		MaxAttempts: c.o.maxAttempts, Backoff: func(lc loop.Contention) time.Duration { return c.o.backoff(Contention(lc)) }, Sleep: c.o.sleep,
 		SecondaryFloor: c.o.secondaryFloor, MaxLimitWait: c.o.maxLimitWait,
-		Turns: c.o.turns, TurnWait: c.o.turnWait, TurnKey: c.turnKey(branch),
+		PacerWait: func(n int) time.Duration { w, _ := ghclient.WritesWait(c.hc, n); return w },
+		Turns:     c.o.turns, TurnWait: c.o.turnWait, TurnKey: c.turnKey(branch),
 	}
 }
 

@@ -101,3 +101,125 @@ func TestAttemptWritesGoBackToBack(t *testing.T) {
 		}
 	}
 }
+
+// TestLostAttemptExcludesTransportWaits: the spread after a lost race is
+// measured in slots of the lost attempt's duration (Contention.Lost), the
+// time in which another writer could move the branch under it. The
+// pacer's wait for the attempt's writes is not part of it: a slot
+// stretched by a 1.5 s pacer wait made a writer of 16 on separate machines
+// back off 8 s. Here the pacer holds the attempt back 3 s on the clock
+// (and 50 ms of real time); the attempt then loses its race.
+func TestLostAttemptExcludesTransportWaits(t *testing.T) {
+	ts := githubtest.NewServer(t)
+	if err := ts.CreateRepo(owner, repo, true); err != nil {
+		t.Fatal(err)
+	}
+	seed(t, ts, map[string]string{"a": "a\n"})
+	clock := &stepClock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	const real = 50 * time.Millisecond
+	sleep := func(ctx context.Context, d time.Duration) error {
+		time.Sleep(real)
+		return clock.Sleep(ctx, d)
+	}
+	hc, err := ghclient.Wrap(seamed(ts.Client.Client(), testseam.Seams{Now: clock.Now, Sleep: sleep}), ts.Client.BaseURL.String(),
+		ghclient.WithRateLimits(ghclient.RateLimits{Pacing: &ghclient.Pacing{PerMinute: 60, Burst: 3}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var lost []time.Duration
+	c, err := committer.New(owner, repo, committer.WithHTTPClient(hc), committer.WithBackoffSleep(noSleep),
+		committer.WithRetries(0, func(ct committer.Contention) time.Duration {
+			mu.Lock()
+			defer mu.Unlock()
+			lost = append(lost, ct.Lost)
+			return 0
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first commit spends the burst: the second's attempt waits.
+	if _, err := c.Commit(context.Background(), "main", committer.NewChangeSet("b").Put("b", []byte("b\n"))); err != nil {
+		t.Fatal(err)
+	}
+	ts.Inject(githubtest.Fault{Route: routeGraphQL, BodyContains: githubtest.MutationUpdateRefs, Times: 1, Before: func(*http.Request) {
+		if _, err := ts.Seed(owner, repo, "main", "other", githubtest.File{Path: "o", Content: []byte("o\n")}); err != nil {
+			t.Error(err)
+		}
+	}})
+	res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("c").Put("c", []byte("c\n")))
+	if err != nil || res.Attempts != 2 {
+		t.Fatalf("%v, %d attempts; want 2", err, res.Attempts)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(lost) != 1 || lost[0] >= real {
+		t.Errorf("the backoff was asked with lost attempts of %v, want one shorter than the %v the pacer's wait really took", lost, real)
+	}
+}
+
+// TestSpreadCoversThePacersWait: after a lost race the pacer would hold
+// the next attempt back before its head read (its writes go back to back);
+// the wait of the spread covers that wait instead of coming before it, so
+// the branch it listens to is the one the attempt then reads, and the
+// two waits do not add up (at github.com's pacing they did: a writer of
+// 16 on separate machines slept its spread, then 3.4 s for the pacer).
+func TestSpreadCoversThePacersWait(t *testing.T) {
+	ts := githubtest.NewServer(t)
+	if err := ts.CreateRepo(owner, repo, true); err != nil {
+		t.Fatal(err)
+	}
+	seed(t, ts, map[string]string{"a": "a\n"})
+	clock := &stepClock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	hc, err := ghclient.Wrap(seamed(ts.Client.Client(), testseam.Seams{Now: clock.Now, Sleep: clock.Sleep}), ts.Client.BaseURL.String(),
+		ghclient.WithRateLimits(ghclient.RateLimits{Pacing: &ghclient.Pacing{PerMinute: 60, Burst: 3}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var paced []committer.Event
+	var spread time.Duration
+	c, err := committer.New(owner, repo, committer.WithHTTPClient(hc),
+		committer.WithBackoffSleep(func(ctx context.Context, d time.Duration) error {
+			mu.Lock()
+			spread += d
+			mu.Unlock()
+			return clock.Sleep(ctx, d)
+		}),
+		committer.WithRetries(0, func(committer.Contention) time.Duration { return 0 }),
+		committer.WithObserver(func(e committer.Event) {
+			if e.Kind == committer.EventWritePaced {
+				mu.Lock()
+				paced = append(paced, e)
+				mu.Unlock()
+			}
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.Inject(githubtest.Fault{Route: routeGraphQL, BodyContains: githubtest.MutationUpdateRefs, Times: 1, Before: func(*http.Request) {
+		if _, err := ts.Seed(owner, repo, "main", "other", githubtest.File{Path: "o", Content: []byte("o\n")}); err != nil {
+			t.Error(err)
+		}
+	}})
+	res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("c").Put("c", []byte("c\n")))
+	if err != nil || res.Attempts != 2 {
+		t.Fatalf("%v, %d attempts; want 2", err, res.Attempts)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	// The burst of 3 went to the first attempt (the pacer's next slot 3 s
+	// on); the lost race halved the share: a write every 2 s, a burst of 1.
+	// Booked right away, the second attempt's 3 writes would have gone 7 s
+	// on (slots at 3, 5 and 7 s, sent together at the last); 4 s of that
+	// is the spacing of 3 writes at a burst of 1, which a booking waits
+	// however idle the pacer was. The spread covers the other 3 s.
+	for _, e := range paced {
+		if e.Attempt == 2 && e.Wait > 4*time.Second+100*time.Millisecond {
+			t.Errorf("the second attempt's writes were held %v by the pacer after the spread's %v, want the 4 s of spacing only", e.Wait, spread)
+		}
+	}
+	if spread < 3*time.Second || spread > 4*time.Second {
+		t.Errorf("the spread waited %v, want the pacer's wait (seconds) covered", spread)
+	}
+}

@@ -13,7 +13,8 @@ import (
 // (the writes 750ms apart); with ReserveWrites(3) the wait comes before
 // the read and the 3 writes then go at once, right after it. The
 // reservation still keeps the pacer's budget: the next write waits as long
-// as it would have after 3 paced writes.
+// as it would have after 3 paced writes. A Tally on the context sums the
+// waits either way.
 func TestReserveWritesBackToBack(t *testing.T) {
 	for _, reserve := range []bool{false, true} {
 		resetRegistry()
@@ -22,7 +23,14 @@ func TestReserveWritesBackToBack(t *testing.T) {
 		gh := ghs[0]
 		writeBlobs(t, ghs, 8) // the burst
 		t0 := clock.Now()
-		ctx := context.Background()
+		// WritesWait foretells the reservation's wait, and books nothing.
+		for range 2 {
+			if w, ok := WritesWait(gh.Client(), 3); !ok || w != 3*750*time.Millisecond {
+				t.Fatalf("WritesWait(3) = %v, %v; want 2.25s", w, ok)
+			}
+		}
+		var tally Tally
+		ctx := WithTally(context.Background(), &tally)
 		release := func() {}
 		if reserve {
 			ctx, release = ReserveWrites(ctx, 3)
@@ -57,6 +65,11 @@ func TestReserveWritesBackToBack(t *testing.T) {
 			if d := at[2].Sub(at[0]); d != 1500*time.Millisecond {
 				t.Errorf("unreserved: the 3 writes spread over %v, want 1.5s (paced 750ms apart)", d)
 			}
+		}
+		// The clock moves only in the transport's waits: the tally's
+		// Waited is all the time the 4 requests took.
+		if w := tally.Waited(); w != at[2].Sub(t0) || tally.Requests() != 4 || tally.Writes() != 3 {
+			t.Errorf("reserve %v: tally %d requests, %d writes, waited %v; want 4, 3, %v", reserve, tally.Requests(), tally.Writes(), w, at[2].Sub(t0))
 		}
 		writeBlobs(t, ghs, 1)
 		next := log.get("POST /repos/o/r/git/blobs " + fakeToken)[11]

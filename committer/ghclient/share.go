@@ -3,6 +3,7 @@ package ghclient
 import (
 	"context"
 	"math"
+	"slices"
 	"net/http"
 	"time"
 )
@@ -108,4 +109,45 @@ func WritesWithin(hc *http.Client, d time.Duration) (n int, ok bool) {
 	t := later(st.tat, now)
 	k := math.Floor(float64(horizon.Sub(t))/float64(interval)) + float64(burst)
 	return int(max(k, 0)), true
+}
+
+// WritesWait says how long a caller may wait before a ReserveWrites(ctx,
+// n) of hc's credential without its writes going out any later: a booking
+// made now would hold its first request back until n writes (at most the
+// pacer's burst) could go back to back, after the writes already booked;
+// waiting first covers that hold but for the spacing that a burst smaller
+// than n needs however long the pacer was idle (its share of the budget
+// cut: see the package's "pacer hears the others"), which the booking
+// still waits. ok is false when hc is not a client of this package or its
+// pacing is off. It books nothing. The commit loop makes the wait it
+// spreads its attempts by after a lost race cover it, instead of waiting
+// the pacer's hold on top.
+func WritesWait(hc *http.Client, n int) (wait time.Duration, ok bool) {
+	if hc == nil || n < 1 {
+		return 0, false
+	}
+	l, isOurs := hc.Transport.(*layered)
+	if !isOurs {
+		return 0, false
+	}
+	p := l.o.pace()
+	if p.perMinute <= 0 {
+		return 0, false
+	}
+	n = min(n, max(p.burst, 1))
+	st := sharedFor(l.key(&http.Request{Header: http.Header{}}), l.o.machineDir(l.base), l.o.limitScale)
+	now := l.o.now()
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	// Book on the pacer's state, then put it back as it was.
+	tat, sent := st.tat, slices.Clone(st.sent)
+	var last time.Time
+	for range n {
+		last = st.reserveLocked(now, p)
+	}
+	st.tat, st.sent = tat, sent
+	share := st.shareLocked(now, p.minute)
+	interval := time.Duration(float64(p.minute/time.Duration(p.perMinute)) / share)
+	spacing := time.Duration(max(n-max(int(float64(p.burst)*share), 1), 0)) * interval
+	return max(last.Sub(now)-spacing, 0), true
 }

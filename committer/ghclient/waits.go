@@ -52,6 +52,10 @@ func WithWaitNotify(ctx context.Context, fn func(Wait)) context.Context {
 }
 
 func notifyWait(ctx context.Context, w Wait) {
+	ts, _ := ctx.Value(tallyKey{}).([]*Tally)
+	for _, t := range ts {
+		t.waited.Add(int64(w.Duration))
+	}
 	if fn, _ := ctx.Value(waitNotifyKey{}).(func(Wait)); fn != nil {
 		fn(w)
 	}
@@ -59,11 +63,17 @@ func notifyWait(ctx context.Context, w Wait) {
 
 // Tally counts the requests sent on a context that carries it (WithTally):
 // each one sent to GitHub, a retry too, and of them the writes (as GitHub
-// counts them for its secondary limits: see Pacing). Its methods are safe
-// for concurrent use.
+// counts them for its secondary limits: see Pacing); and the time they were
+// held back before being sent (the waits WithWaitNotify reports). Its
+// methods are safe for concurrent use.
 type Tally struct {
-	requests, writes atomic.Int64
+	requests, writes, waited atomic.Int64
 }
+
+// Waited is the sum of the waits the transport made the requests do before
+// sending them: rate-limit windows and the write pacer (see Wait). Waits
+// of requests sent concurrently add up, so it can exceed the wall time.
+func (t *Tally) Waited() time.Duration { return time.Duration(t.waited.Load()) }
 
 // Requests is how many requests were sent, writes included.
 func (t *Tally) Requests() int { return int(t.requests.Load()) }

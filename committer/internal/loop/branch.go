@@ -148,7 +148,7 @@ func (d *Driver) move(ctx context.Context, head, tip string, creating bool, atte
 }
 
 func (d *Driver) lostRace(ctx context.Context, head string, attempt int, started time.Time) {
-	d.lost = max(time.Since(started)-d.yielded, time.Millisecond)
+	d.lost = d.took(started)
 	ghclient.LostRace(ctx) // others share the budget: the pacer slows down
 	d.observe(Event{Kind: EventLostRace, Attempt: attempt, Head: head, Took: d.lost, Changes: d.w.Size()})
 	d.host.Debug(ctx, "lost the race for the branch", "repo", d.cfg.Repo, "branch", d.cfg.Branch, "attempt", attempt, "head", head, "took", d.lost)

@@ -31,6 +31,7 @@ type Driver struct {
 	lost      time.Duration  // how long the last lost attempt took
 	moves     int            // moves of the branch seen since the work first read it (see spread)
 	yielded   time.Duration  // how long this attempt yielded (see Yield): not part of its duration
+	heldBack  ghclient.Tally // this attempt's requests: their waits in the transport are not part of its duration
 	movedTo   string         // the head a lost attempt saw the branch move to, when it read it (for spread)
 	countFrom string         // the head from which the next path query counts moves (see countMoves)
 	// countedOne: the first move since countFrom is the one a race was lost to, counted already.
@@ -161,7 +162,7 @@ func (d *Driver) watchful(ctx context.Context, hr Head, turn *turn, started time
 		// most likely a writer's of this machine, which took its turn
 		// first; the turns keep this machine's writers apart.)
 		return contended(ctx, func(ctx context.Context) {
-			d.yielded = max(d.cfg.Backoff(Contention{Attempt: 1, Lost: time.Since(started)}), 0)
+			d.yielded = max(d.cfg.Backoff(Contention{Attempt: 1, Lost: d.took(started)}), 0)
 			_ = d.cfg.Sleep(ctx, d.yielded)
 		})
 	}
@@ -171,7 +172,7 @@ func (d *Driver) watchful(ctx context.Context, hr Head, turn *turn, started time
 // attempt makes one attempt.
 func (d *Driver) attempt(ctx context.Context, attempt int) Outcome {
 	d.observe(Event{Kind: EventAttempt, Attempt: attempt, Changes: d.w.Size()})
-	d.limited, d.yielded = nil, 0
+	d.limited, d.yielded, d.heldBack = nil, 0, ghclient.Tally{}
 	turn := d.takeTurn(ctx)
 	d.held = turn
 	defer func() { turn.Release(); d.held = nil }()
@@ -181,6 +182,7 @@ func (d *Driver) attempt(ctx context.Context, attempt int) Outcome {
 	// back to back.
 	ctx, release := ghclient.ReserveWrites(ctx, d.attemptWrites())
 	defer release()
+	ctx = ghclient.WithTally(ctx, &d.heldBack)
 	hr, err := d.Head(ctx, attempt)
 	switch {
 	case err != nil:
@@ -221,6 +223,16 @@ func (d *Driver) attempt(ctx context.Context, attempt int) Outcome {
 		return Outcome{Kind: Landed}
 	}
 	return d.move(ctx, head, b.Tip, creating, attempt, started)
+}
+
+// took is how long the running attempt has taken since started, less the
+// time it yielded and the time its requests were held back in the
+// transport (the pacer's wait for its writes, a rate-limit window): the
+// time in which another writer could move the branch under it, which the
+// spread after a lost race is measured in. A slot stretched by a
+// 1.5-second wait for the pacer made a 16-writer wait 8 s long.
+func (d *Driver) took(started time.Time) time.Duration {
+	return max(time.Since(started)-d.yielded-d.heldBack.Waited(), time.Millisecond)
 }
 
 // attemptWrites is how many writes an attempt sends when nothing is

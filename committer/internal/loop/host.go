@@ -157,9 +157,13 @@ type Config struct {
 	// busy (see BusyHead). Nil: none is known.
 	Ours func(head string) bool
 
-	MaxAttempts    int
-	Backoff        func(Contention) time.Duration
-	Sleep          func(ctx context.Context, d time.Duration) error
+	MaxAttempts int
+	Backoff     func(Contention) time.Duration
+	Sleep       func(ctx context.Context, d time.Duration) error
+	// PacerWait says how long the write pacer would now hold an attempt
+	// of n writes back before its head read (ghclient.WritesWait); nil or
+	// 0: not at all. A wait after a lost race covers it (see spread).
+	PacerWait      func(n int) time.Duration
 	SecondaryFloor time.Duration // the wait after a bare secondary limit
 	MaxLimitWait   time.Duration // the longest rate-limit wait sat out
 

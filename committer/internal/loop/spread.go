@@ -77,14 +77,19 @@ func (d *Driver) spread(ctx context.Context, attempt int) error {
 	// A race lost before any write is not an attempt; its wait is the second's.
 	left := max(d.cfg.Backoff(d.contention(max(attempt, 2))), d.wait)
 	d.wait = 0
-	d.host.Debug(ctx, "backing off", "repo", d.cfg.Repo, "branch", d.cfg.Branch, "attempt", attempt, "wait", left, "slot", slot, "moves seen", d.moves)
+	// The pacer would hold the attempt back before its head read anyway:
+	// the wait covers that instead of coming on top of it, and its end,
+	// where it listens, is right before the head read.
+	paced := d.pacerWait(int(writes))
+	left = max(left, paced)
+	d.host.Debug(ctx, "backing off", "repo", d.cfg.Repo, "branch", d.cfg.Branch, "attempt", attempt, "wait", left, "slot", slot, "moves seen", d.moves, "paced", paced)
 	if writes == 1 {
 		// The next attempt's path query counts the moves since.
 		d.countFrom, d.countedOne = seen, false
 		if seen == "" {
 			d.countFrom, d.countedOne = d.lastHead, true
 		}
-		return d.waitOneWrite(ctx, left, slot, seen)
+		return d.waitOneWrite(ctx, left, slot, seen, paced)
 	}
 	if seen == "" {
 		// Lost at the ref update: the head moved from the one the attempt
@@ -94,6 +99,14 @@ func (d *Driver) spread(ctx context.Context, attempt int) error {
 			tip = d.lastHead
 		}
 		seen = tip
+	}
+	if deaf := paced - quietStart*slot; deaf > 0 {
+		// The pacer's part of the wait, but its last quiet slots: no
+		// listen can end it early.
+		if err := d.cfg.Sleep(ctx, deaf); err != nil {
+			return err
+		}
+		left -= deaf
 	}
 	var quiet time.Duration // since the branch last moved, as heard
 	for range maxListen {
@@ -123,6 +136,15 @@ func (d *Driver) spread(ctx context.Context, attempt int) error {
 	return nil
 }
 
+// pacerWait is how long the write pacer would now hold an attempt of n
+// writes back (Config.PacerWait).
+func (d *Driver) pacerWait(n int) time.Duration {
+	if d.cfg.PacerWait == nil {
+		return 0
+	}
+	return max(d.cfg.PacerWait(n), 0)
+}
+
 // quietStart is how many slots of a quiet branch end a wait early: its
 // other writers have landed or thinned out, and the rest of a wait drawn
 // for the contention of before would leave the branch idle.
@@ -143,8 +165,9 @@ const quietStart = 4
 // race and drew 2.8 s, with the branch quiet throughout). Else it sleeps
 // the wait through. A race lost at the write does not say where the
 // branch went: one read learns it first.
-func (d *Driver) waitOneWrite(ctx context.Context, left, slot time.Duration, seen string) error {
-	if left <= 2*quietStart*slot {
+func (d *Driver) waitOneWrite(ctx context.Context, left, slot time.Duration, seen string, paced time.Duration) error {
+	first := max(quietStart*slot, paced) // no listen ends the pacer's part
+	if left <= first+quietStart*slot {
 		// A listen would save less than its quiet slots: not worth a read.
 		return d.cfg.Sleep(ctx, left)
 	}
@@ -155,7 +178,6 @@ func (d *Driver) waitOneWrite(ctx context.Context, left, slot time.Duration, see
 		}
 		seen = tip
 	}
-	first := quietStart * slot
 	if err := d.cfg.Sleep(ctx, first); err != nil {
 		return err
 	}
