@@ -78,6 +78,15 @@ func runCLIMode(ctx context.Context, cfg config, mode, bin string, files []seedF
 		if cmd.Env, err = machineEnv(append(cleanEnv(), "GH_TOKEN="+fakeToken), work, i, mode == "cli-separate"); err != nil {
 			return runResult{}, err
 		}
+		if d := cfg.limits.trace; d != "" {
+			cmd.Args = append(cmd.Args, "-v")
+			f, err := os.Create(filepath.Join(d, fmt.Sprintf("%s-process-%02d.log", run, i)))
+			if err != nil {
+				return runResult{}, err
+			}
+			defer f.Close()
+			cmd.Stderr = f
+		}
 		cmds[i] = cmd
 	}
 

@@ -36,7 +36,7 @@
 // run examples/shards, a module of its own that links client-go, as a
 // program: 4 shard processes x 5 stages through Kubernetes Leases on a
 // real API server, then uncoordinated (limitsshards.go; skipped with a
-// note when scripts/kube-tools.sh has not built the API server); -limit-trace keeps each CLI process's --verbose log.
+// note when scripts/kube-tools.sh has not built the API server); -limit-trace keeps each CLI process's --verbose log (the matrix's cli modes' too).
 // -baseline REV builds the CLI at git revision REV and runs it right after
 // the current one on every separate-machine index row (issue #37's "last
 // writer lands no later than 1.5x the time of 47ea148", baseline.go); the
@@ -244,7 +244,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	lengines := fs.String("limit-engines", strings.Join(allEngines, ","), "under GitHub's limits: comma-separated CLI engines: "+strings.Join(allEngines, ", "))
 	lseed := fs.Uint64("limit-seed", 1, "under GitHub's limits: the fake's seed for 403 vs 429 and for sending retry-after")
 	ltimeout := fs.Duration("limit-timeout", 10*time.Minute, "under GitHub's limits: bound on one run")
-	ltrace := fs.String("limit-trace", "", "under GitHub's limits: run every CLI process with -v and keep its log in this directory (one file a process)")
+	ltrace := fs.String("limit-trace", "", "run every CLI process (under GitHub's limits, and the matrix's cli modes) with -v and keep its log in this directory (one file a process)")
 	lmachines := fs.String("limit-machines", "both", "under GitHub's limits: same (the CLI processes share the user cache directory's turns and one rate-limit state directory, as on one machine), separate (each process its own HOME, XDG_CACHE_HOME and state directory, as on separate machines: CI runners, controller shards) or both (every CLI row run twice, once each way; the Queue, process and scale rows are one process and run once)")
 	baseline := fs.String("baseline", "", "under GitHub's limits: a git revision of this repository (e.g. 47ea148, issue #37's baseline) whose CLI (./cmd/ghcommitter, built from git archive) runs right after the current one on every separate-machine index row, against a fresh fake; the report compares the last writer's landing time, writes and reads per landed change")
 	lrows := fs.String("limit-rows", strings.Join(limitRowKinds, ","), "under GitHub's limits: comma-separated kinds of rows to run: "+strings.Join(limitRowKinds, ", ")+" (e.g. -limit-rows index -limit-writers 16 -limit-engines auto, to iterate on one row)")

@@ -13,22 +13,27 @@ import (
 // writers on other machines that share the token spend the same budget,
 // and nothing tells a process about them but what GitHub answers. Two
 // answers say that others are there: a secondary rate limit, and a lost
-// race for a branch (LostRace, from the commit loop). Each cuts the
-// process's share of the budget in half — the pacer's rate and its burst
-// (multiplicative decrease) — a secondary limit down to a sixteenth, a
-// lost race down to a half only: a lost race says that others write, not
-// that the budget runs out, and cutting deeper on it alone made 16 writers
-// on separate machines wait up to a minute at github.com's own pacing (a
-// sixteenth is 5 writes a minute), longer than clone + rebase + push. The
-// share grows back by an eighth of the whole for every minute without such
-// a sign (additive increase). No write ever goes out inside a window the
-// process was told: the share only ever slows the pacer down.
+// race for a branch (LostRace, from the commit loop). A secondary limit
+// halves the process's share of the budget — the pacer's rate and its
+// burst (multiplicative decrease) — down to a sixteenth; a lost race cuts
+// it to three quarters only: it says that others write, not that the
+// budget runs out. Cut deeper on lost races alone, the pacer held back the
+// very writers that had lost, at github.com's own pacing: a sixteenth (5
+// writes a minute) made 16 writers on separate machines wait up to a
+// minute, longer than clone + rebase + push; a half (a burst of 4, a write
+// every 1.5 s) still held each of their later attempts 2.4 to 3.9 s (16
+// writers landed in 8.6 to 12.2 s; 5.7 to 7.5 s at three quarters, and
+// GitHub's limits scaled 60× refused none of the writes of 16 or 64
+// writers either way). The share grows back by an eighth of the whole for
+// every minute without such a sign (additive increase). No write ever goes
+// out inside a window the process was told: the share only ever slows the
+// pacer down.
 
 // minShare is the least share of the write budget a pacer keeps;
 // minShareLost, the least a lost race alone brings it to.
 const (
 	minShare     = 1.0 / 16
-	minShareLost = 1.0 / 2
+	minShareLost = 3.0 / 4
 )
 
 // shareLocked is the pacer's share of the write budget at now, given the
@@ -45,8 +50,8 @@ func (s *shared) shareLocked(now time.Time, minute time.Duration) float64 {
 	return f
 }
 
-// cut halves the pacer's share of the write budget at now, down to floor
-// (minShare or minShareLost); a share already below floor stays.
+// cut halves the pacer's share of the write budget at now, but not below
+// floor (minShare or minShareLost); a share already below floor stays.
 func (s *shared) cut(now time.Time, minute time.Duration, floor float64) {
 	s.mu.Lock() // the pacer is the process's own: no machine state
 	defer s.mu.Unlock()
@@ -58,7 +63,8 @@ func (s *shared) cut(now time.Time, minute time.Duration, floor float64) {
 // LostRace tells the pacer that paces ctx's writes (a ReserveWrites
 // context whose first request was sent) that another writer moved the
 // branch first: others spend the credential's budget too, so the pacer's
-// share of it is cut in half (see the package's "pacer hears the others").
+// share of it is cut to three quarters (see the package's "pacer hears
+// the others").
 // Without such a context, or with pacing off, it does nothing.
 func LostRace(ctx context.Context) {
 	r := reservationOf(ctx)

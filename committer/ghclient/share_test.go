@@ -42,8 +42,8 @@ func TestShareCutAndRecovered(t *testing.T) {
 // A lost race reported on an attempt's context (LostRace) slows the
 // pacer of that context's client. Alone, after a burst and a reservation
 // given back, the time the reservation waited has earned three writes at
-// once; once told, the same three writes are spaced (half the rate, half
-// the burst).
+// once; once told, the same three writes are spaced (three quarters of the
+// rate and of the burst).
 func TestLostRaceSlowsThePacer(t *testing.T) {
 	spread := map[bool]time.Duration{}
 	for _, lost := range []bool{false, true} {
@@ -67,8 +67,8 @@ func TestLostRaceSlowsThePacer(t *testing.T) {
 		}
 		spread[lost] = at[2].Sub(at[0])
 	}
-	if spread[false] != 0 || spread[true] < 1500*time.Millisecond {
-		t.Errorf("three writes spread over %v alone (want 0) and %v after a lost race (want at least 1.5s)", spread[false], spread[true])
+	if spread[false] != 0 || spread[true] < 750*time.Millisecond {
+		t.Errorf("three writes spread over %v alone (want 0) and %v after a lost race (want at least 750ms)", spread[false], spread[true])
 	}
 	LostRace(context.Background()) // no reservation: nothing to slow
 }
@@ -164,10 +164,11 @@ func TestWritesWithinIsWhatThePacerSends(t *testing.T) {
 	}
 }
 
-// Lost races alone halve the share once, to a half, and no further: they
-// say that others write, not that the budget runs out. A secondary limit
-// cuts on down to a sixteenth, and a lost race then does not raise it.
-func TestLostRacesCutToAHalfOnly(t *testing.T) {
+// Lost races alone cut the share once, to three quarters, and no further:
+// they say that others write, not that the budget runs out. A secondary
+// limit cuts on down to a sixteenth, and a lost race then does not raise
+// it.
+func TestLostRacesCutToThreeQuartersOnly(t *testing.T) {
 	resetRegistry()
 	s := sharedFor("share-lost-test", "", 1)
 	p := paceConfig{perMinute: 80, burst: 8, minute: time.Minute}
@@ -180,8 +181,8 @@ func TestLostRacesCutToAHalfOnly(t *testing.T) {
 	for range 5 {
 		s.cut(t0, p.minute, minShareLost)
 	}
-	if got := share(); got != 0.5 {
-		t.Fatalf("share after five lost races: %v, want 0.5", got)
+	if got := share(); got != 0.75 {
+		t.Fatalf("share after five lost races: %v, want 0.75", got)
 	}
 	for range 5 {
 		s.cut(t0, p.minute, minShare)
