@@ -271,15 +271,24 @@ func TestListenCountsBusyStepsByWhatAMoveCosts(t *testing.T) {
 		engine  committer.Engine
 		landing string
 		backoff time.Duration
-		moves   bool // the branch moves on the wait's first two reads after the first
+		moves   int // the branch moves on the wait's first reads after the first
 		wait    []string
+		// GraphQL: the wait's sleeps of four slots each, and whether it
+		// then slept the hour's rest.
+		short int
+		rest  bool
 	}{
-		{committer.EngineGraphQL, githubtest.MutationCreateCommit, time.Hour, false, []string{rtGetRef, rtGetRef, routeBranch}},
-		{committer.EngineGitData, githubtest.MutationUpdateRefs, time.Nanosecond, true, []string{rtGetRef, rtGetRef, rtGetRef, rtGetRef, routeBranch}},
+		{committer.EngineGraphQL, githubtest.MutationCreateCommit, time.Hour, 0, []string{rtGetRef, rtGetRef, routeBranch}, 1, false},
+		// It listens every four slots, up to three times: a quiet one
+		// starts the attempt; after three moves heard it sleeps the rest.
+		// (The first move is the one the read after the loss learns.)
+		{committer.EngineGraphQL, githubtest.MutationCreateCommit, time.Hour, 3, []string{rtGetRef, rtGetRef, rtGetRef, rtGetRef, routeBranch}, 3, false},
+		{committer.EngineGraphQL, githubtest.MutationCreateCommit, time.Hour, 4, []string{rtGetRef, rtGetRef, rtGetRef, rtGetRef, routeBranch}, 3, true},
+		{committer.EngineGitData, githubtest.MutationUpdateRefs, time.Nanosecond, 2, []string{rtGetRef, rtGetRef, rtGetRef, rtGetRef, routeBranch}, 0, false},
 		// Four quiet slots (two steps of two) end an hour's wait.
-		{committer.EngineGitData, githubtest.MutationUpdateRefs, time.Hour, false, []string{rtGetRef, rtGetRef, rtGetRef, routeBranch}},
+		{committer.EngineGitData, githubtest.MutationUpdateRefs, time.Hour, 0, []string{rtGetRef, rtGetRef, rtGetRef, routeBranch}, 0, false},
 	} {
-		t.Run(tc.engine.String()+"/"+tc.backoff.String(), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/%s/moves=%d", tc.engine, tc.backoff, tc.moves), func(t *testing.T) {
 			sleepOpt, slept := recordSleeps()
 			ts, c := setup(t, sleepOpt, committer.WithRetries(0, func(committer.Contention) time.Duration { return tc.backoff }))
 			seed(t, ts, map[string]string{"log": "start\n"})
@@ -291,10 +300,10 @@ func TestListenCountsBusyStepsByWhatAMoveCosts(t *testing.T) {
 				}
 			}
 			ts.Inject(githubtest.Fault{Route: routeGraphQL, BodyContains: tc.landing, Times: 1, Before: move})
-			if tc.moves {
+			if tc.moves > 0 {
 				// The ref read after the loss learns the head; the wait's
-				// next two hear moves.
-				ts.Inject(githubtest.Fault{Route: rtGetRef, Skip: 1, Times: 2, Before: move})
+				// next ones hear moves.
+				ts.Inject(githubtest.Fault{Route: rtGetRef, Skip: 1, Times: tc.moves, Before: move})
 			}
 			ts.ResetRequests()
 			res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("append").Edit("log", appendLine("x")), committer.WithEngine(tc.engine))
@@ -316,8 +325,19 @@ func TestListenCountsBusyStepsByWhatAMoveCosts(t *testing.T) {
 			if !slices.Equal(wait, tc.wait) || res.Attempts != 2 {
 				t.Errorf("the wait read %v and %d attempts, want %v and 2: %v", wait, res.Attempts, tc.wait, routes(ts))
 			}
-			if sleeps := slept(); tc.engine == committer.EngineGraphQL && (len(sleeps) != 1 || sleeps[0] >= time.Minute) {
-				t.Errorf("the wait slept %v, want four slots of the lost attempt (the branch stayed quiet), not the backoff's hour", sleeps)
+			if tc.engine == committer.EngineGraphQL {
+				sleeps := slept()
+				want := tc.short
+				if tc.rest {
+					want++
+				}
+				ok := len(sleeps) == want
+				for i, d := range sleeps {
+					ok = ok && (d < time.Minute) == (i < tc.short)
+				}
+				if !ok {
+					t.Errorf("the wait slept %v, want %d of four slots of the lost attempt, then the hour's rest: %v", sleeps, tc.short, tc.rest)
+				}
 			}
 			if got := readFile(t, ts, "main", "log"); got != "start\nx\n" || commitsWithMessage(t, ts, "append") != 1 {
 				t.Errorf("log = %q, %d commits of the change", got, commitsWithMessage(t, ts, "append"))
@@ -349,9 +369,10 @@ func TestGraphQLLooksWithItsPathQuery(t *testing.T) {
 		}
 	})
 	// Moved: the attempt ends after its path query, which saw where the
-	// branch went; the wait reads the ref once, four slots in, and starts
-	// at once when the branch stayed there (its writers thinned out), or
-	// sleeps the rest of the wait when it moved again.
+	// branch went; the wait reads the ref four slots in, and starts at
+	// once when the branch stayed there (its writers thinned out); when it
+	// moved again, it listens again four slots later (up to three times:
+	// TestListenCountsBusyStepsByWhatAMoveCosts).
 	for _, again := range []bool{false, true} {
 		t.Run(fmt.Sprintf("moved/again=%v", again), func(t *testing.T) {
 			sleepOpt, slept := recordSleeps()
@@ -380,8 +401,12 @@ func TestGraphQLLooksWithItsPathQuery(t *testing.T) {
 				}
 				first = append(first, r.Route)
 			}
-			if !slices.Equal(first, []string{routeGraphQL, rtGetRef}) || ts.CountWrites() != 1 || res.Attempts != 1 {
-				t.Errorf("before the second attempt: %v; %d writes, %d attempts; want only the path query and the wait's one ref read, 1 and 1: %v", first, ts.CountWrites(), res.Attempts, routes(ts))
+			want := []string{routeGraphQL, rtGetRef}
+			if again {
+				want = append(want, rtGetRef)
+			}
+			if !slices.Equal(first, want) || ts.CountWrites() != 1 || res.Attempts != 1 {
+				t.Errorf("before the second attempt: %v; %d writes, %d attempts; want only the path query and the wait's ref reads %v, 1 and 1: %v", first, ts.CountWrites(), res.Attempts, want, routes(ts))
 			}
 			sleeps := slept()
 			var total time.Duration
@@ -391,8 +416,8 @@ func TestGraphQLLooksWithItsPathQuery(t *testing.T) {
 			switch {
 			case !again && (len(sleeps) != 1 || total >= time.Minute):
 				t.Errorf("the wait slept %v, want four slots of the lost attempt, then the attempt (the branch stayed quiet)", sleeps)
-			case again && (len(sleeps) != 2 || sleeps[0] >= time.Minute || total != time.Hour):
-				t.Errorf("the wait slept %v, want four slots, then the rest of the hour (the branch moved)", sleeps)
+			case again && (len(sleeps) != 2 || total >= time.Minute):
+				t.Errorf("the wait slept %v, want four slots twice, then the attempt (the branch moved once, then stayed)", sleeps)
 			}
 			if got := readFile(t, ts, "main", "log"); got != "start\nx\n" || readFile(t, ts, "main", "o") != fmt.Sprintf("%d\n", n) {
 				t.Errorf("log = %q", got)

@@ -3,8 +3,8 @@ package ghclient
 import (
 	"context"
 	"math"
-	"slices"
 	"net/http"
+	"slices"
 	"time"
 )
 
