@@ -93,6 +93,13 @@ func (d *Driver) spread(ctx context.Context, attempt int) error {
 		}
 		return d.waitOneWrite(ctx, left, slot, seen, paced)
 	}
+	return d.listen(ctx, left, slot, writes, seen, paced)
+}
+
+// listen is the wait, left, of an engine of several writes (see spread)
+// after an attempt of duration slot that saw the branch at seen ("" when
+// it lost at the ref update, which does not say where the branch went).
+func (d *Driver) listen(ctx context.Context, left, slot, writes time.Duration, seen string, paced time.Duration) error {
 	if seen == "" {
 		// Lost at the ref update: the head moved from the one the attempt
 		// read, to one the wait listens from.
