@@ -285,8 +285,8 @@ func TestListenCountsBusyStepsByWhatAMoveCosts(t *testing.T) {
 		{committer.EngineGraphQL, githubtest.MutationCreateCommit, time.Hour, 3, []string{rtGetRef, rtGetRef, rtGetRef, rtGetRef, routeBranch}, 3, false},
 		{committer.EngineGraphQL, githubtest.MutationCreateCommit, time.Hour, 4, []string{rtGetRef, rtGetRef, rtGetRef, rtGetRef, routeBranch}, 3, true},
 		{committer.EngineGitData, githubtest.MutationUpdateRefs, time.Nanosecond, 2, []string{rtGetRef, rtGetRef, rtGetRef, rtGetRef, routeBranch}, 0, false},
-		// Four quiet slots (two steps of two) end an hour's wait.
-		{committer.EngineGitData, githubtest.MutationUpdateRefs, time.Hour, 0, []string{rtGetRef, rtGetRef, rtGetRef, routeBranch}, 0, false},
+		// Four quiet slots (a read each) end an hour's wait.
+		{committer.EngineGitData, githubtest.MutationUpdateRefs, time.Hour, 0, []string{rtGetRef, rtGetRef, rtGetRef, rtGetRef, rtGetRef, routeBranch}, 0, false},
 	} {
 		t.Run(fmt.Sprintf("%s/%s/moves=%d", tc.engine, tc.backoff, tc.moves), func(t *testing.T) {
 			sleepOpt, slept := recordSleeps()

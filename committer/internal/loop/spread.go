@@ -62,9 +62,11 @@ func (d *Driver) contention(attempt int) Contention {
 //     step (the head moved during it) by a 1/writes part of it. The
 //     attempt starts only after a quiet step, so that writers that drew
 //     different waits start in different quiet slots instead of all at
-//     once when the branch goes quiet; while much of the wait is left it
-//     listens every other slot. Each move heard counts as contention, and
-//     four quiet slots in a row end the wait (quietStart).
+//     once when the branch goes quiet. It reads every slot (every other
+//     slot while much of the wait was left heard a landing later: 16
+//     writers on separate machines landed in 8.8 to 10.1 s, against 8.0
+//     to 9.8 s reading every slot). Each move heard counts as contention,
+//     and four quiet slots in a row end the wait (quietStart).
 //
 // Either way the wait covers the pacer's hold on the next attempt's
 // writes (Config.PacerWait) and listens at its end, not before it. The
@@ -120,9 +122,6 @@ func (d *Driver) listen(ctx context.Context, left, slot, writes time.Duration, s
 	var quiet time.Duration // since the branch last moved, as heard
 	for range maxListen {
 		step := slot
-		if left >= 3*slot {
-			step = 2 * slot
-		}
 		// Jittered a little, so that listeners do not read in lockstep.
 		if err := d.cfg.Sleep(ctx, step*7/8+time.Duration(rand.Int64N(int64(step/4)+1))); err != nil {
 			return err
