@@ -116,9 +116,9 @@ func TestLostAttemptExcludesTransportWaits(t *testing.T) {
 	}
 	seed(t, ts, map[string]string{"a": "a\n"})
 	clock := &stepClock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
-	const real = 50 * time.Millisecond
+	const held = 50 * time.Millisecond
 	sleep := func(ctx context.Context, d time.Duration) error {
-		time.Sleep(real)
+		time.Sleep(held)
 		return clock.Sleep(ctx, d)
 	}
 	hc, err := ghclient.Wrap(seamed(ts.Client.Client(), testseam.Seams{Now: clock.Now, Sleep: sleep}), ts.Client.BaseURL.String(),
@@ -153,8 +153,8 @@ func TestLostAttemptExcludesTransportWaits(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(lost) != 1 || lost[0] >= real {
-		t.Errorf("the backoff was asked with lost attempts of %v, want one shorter than the %v the pacer's wait really took", lost, real)
+	if len(lost) != 1 || lost[0] >= held {
+		t.Errorf("the backoff was asked with lost attempts of %v, want one shorter than the %v the pacer's wait really took", lost, held)
 	}
 }
 
