@@ -29,8 +29,8 @@ type Contention struct {
 	// first attempt on a busy branch (its head was committed by another
 	// writer within the last 10 seconds), just before its first write.
 	Attempt int
-	// Lost is how long the last lost attempt took, from reading the head
-	// to learning it lost; for Attempt 1, how long the attempt took so far.
+	// Lost: how long the last lost attempt took from reading the head to
+	// learning it lost, less its waits for the pacer; for Attempt 1, so far.
 	Lost time.Duration
 	// Landed counts the moves of the branch the commit has seen since it
 	// first read it: each lost race, each move Git Data heard while it

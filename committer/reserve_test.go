@@ -223,3 +223,47 @@ func TestSpreadCoversThePacersWait(t *testing.T) {
 		t.Errorf("the spread waited %v, want the pacer's wait (seconds) covered", spread)
 	}
 }
+
+// TestLostAttemptCountsWaitsAfterItsRead: a wait after the attempt read
+// the head is part of its duration (Contention.Lost): the attempt is
+// stretched, and the branch can move under it meanwhile. Here the pacer
+// (a burst of 1, one write every 100 ms, on the real clock) holds the
+// attempt's commit and ref update 100 ms each after its read.
+func TestLostAttemptCountsWaitsAfterItsRead(t *testing.T) {
+	ts := githubtest.NewServer(t)
+	if err := ts.CreateRepo(owner, repo, true); err != nil {
+		t.Fatal(err)
+	}
+	seed(t, ts, map[string]string{"a": "a\n"})
+	hc, err := ghclient.Wrap(ts.Client.Client(), ts.Client.BaseURL.String(),
+		ghclient.WithRateLimits(ghclient.RateLimits{Pacing: &ghclient.Pacing{PerMinute: 600, Burst: 1}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var lost []time.Duration
+	c, err := committer.New(owner, repo, committer.WithHTTPClient(hc), committer.WithBackoffSleep(noSleep),
+		committer.WithRetries(0, func(ct committer.Contention) time.Duration {
+			mu.Lock()
+			defer mu.Unlock()
+			lost = append(lost, ct.Lost)
+			return 0
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.Inject(githubtest.Fault{Route: routeGraphQL, BodyContains: githubtest.MutationUpdateRefs, Times: 1, Before: func(*http.Request) {
+		if _, err := ts.Seed(owner, repo, "main", "other", githubtest.File{Path: "o", Content: []byte("o\n")}); err != nil {
+			t.Error(err)
+		}
+	}})
+	res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("c").Put("c", []byte("c\n")))
+	if err != nil || res.Attempts != 2 {
+		t.Fatalf("%v, %d attempts; want 2", err, res.Attempts)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(lost) != 1 || lost[0] < 150*time.Millisecond {
+		t.Errorf("the backoff was asked with lost attempts of %v, want one of at least the 200 ms its writes were held after its read", lost)
+	}
+}

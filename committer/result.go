@@ -159,7 +159,7 @@ type Event struct {
 	Head       string        // the head the attempt built on, when known
 	Commit     string        // EventLanded: the commit on the branch
 	Wait       time.Duration // EventRateLimitWait, EventWritePaced
-	Took       time.Duration // EventLostRace: how long the lost attempt took
+	Took       time.Duration // EventLostRace: how long the lost attempt took, less its waits for the pacer
 	Changes    int           // the change sets the attempt carries (1, or a batch's)
 	// Shared is true for an event of a batch of several change sets that
 	// each member's observer hears once (an attempt, a lost race, the

@@ -87,7 +87,13 @@
 //     ReserveWrites (reserve.go) books a commit attempt's writes at its
 //     first request, so that the wait comes before the attempt reads the
 //     head and its writes then go back to back: a stretched attempt is
-//     a lost attempt (the committer reserves every attempt's writes);
+//     a lost attempt (the committer reserves every attempt's writes).
+//     WritesWait foretells that wait without booking, so that a caller
+//     about to wait anyway (the commit loop after a lost race) waits it
+//     out instead of adding the two; a Tally (WithTally) sums the waits of
+//     its context's requests (Tally.Waited), which the loop leaves out of
+//     a lost attempt's duration. LostRace (share.go) cuts the pacer's
+//     share of the budget when others are heard;
 //   - both share their state with every client in the process that uses
 //     the same credential on the same host, whichever Committer or Queue
 //     holds it. The process-wide registry keys it by a hash of host and

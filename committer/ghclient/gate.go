@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -48,10 +49,16 @@ func (t *limitLayer) RoundTrip(req *http.Request) (*http.Response, error) {
 					return nil, err
 				}
 			}
-			sent, err := t.admit(ctx, st, p, req.Method, rel)
-			if err != nil {
-				closeBody(req)
-				return nil, err
+			sent, booked := time.Time{}, false
+			if r != nil {
+				sent, booked = r.takeMachine(st)
+			}
+			if !booked {
+				var err error
+				if sent, err = t.admit(ctx, st, p, req.Method, rel); err != nil {
+					closeBody(req)
+					return nil, err
+				}
 			}
 			defer func() { st.answered(sent, t.o.now()) }()
 		}
@@ -150,22 +157,47 @@ func (t *limitLayer) admit(ctx context.Context, st *shared, p paceConfig, method
 }
 
 // book books a ReserveWrites reservation on its first request and waits
-// until its writes can go back to back.
+// until its writes can go back to back: for the process's pacer, then for
+// the machine's record of the credential's writes (machine.go), whose
+// budget the machine's other processes spend too — else each write of the
+// attempt would wait for it in turn (admit), up to a minute each, and the
+// stretched attempt lose its race.
 func (t *limitLayer) book(ctx context.Context, r *reservation, st *shared, p paceConfig, method, rel string) error {
 	now := t.o.now()
-	wait := r.book(st, p, now)
+	wait, n := r.book(st, p, now)
 	r.mu.Lock()
 	r.minute, r.now = p.minute, t.o.now
 	r.mu.Unlock()
-	if wait <= 0 {
-		return nil
+	if wait > 0 {
+		t.log(ctx, "github writes reserved: waiting to send them back to back", method, rel, wait)
+		notifyWait(ctx, Wait{Kind: WaitPacer, Method: method, Route: rel, Duration: wait})
+		if err := t.o.sleep(ctx, wait); err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 	}
-	t.log(ctx, "github writes reserved: waiting to send them back to back", method, rel, wait)
-	notifyWait(ctx, Wait{Kind: WaitPacer, Method: method, Route: rel, Duration: wait})
-	if err := t.o.sleep(ctx, wait); err != nil {
-		return err
+	for n > 0 {
+		now, at, booked := st.bookRoom(t.o.now, p, n)
+		if booked {
+			r.mu.Lock()
+			r.machine = slices.Repeat([]time.Time{now}, n)
+			r.mu.Unlock()
+		}
+		if !at.After(now) {
+			return nil
+		}
+		t.log(ctx, "github writes reserved: waiting for the token's budget, which other processes of this machine spent", method, rel, at.Sub(now))
+		notifyWait(ctx, Wait{Kind: WaitPacer, Method: method, Route: rel, Duration: at.Sub(now)})
+		if err := t.o.sleep(ctx, at.Sub(now)); err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 	}
-	return ctx.Err()
+	return nil
 }
 
 func (t *limitLayer) log(ctx context.Context, msg, method, rel string, wait time.Duration) {

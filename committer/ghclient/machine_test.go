@@ -279,3 +279,48 @@ func TestMachineLockHeldTooLong(t *testing.T) {
 		t.Fatal("a busy lock made the process give the machine's state up for good")
 	}
 }
+
+// TestMachineRoomForAnAttempt: before an attempt's first request, a
+// process waits until the machine's record leaves room for all its writes
+// (roomAt, which a ReserveWrites booking and WritesWait ask), so that they
+// are not held one by one in the middle of the attempt. It records
+// nothing.
+func TestMachineRoomForAnAttempt(t *testing.T) {
+	p := paceConfig{perMinute: 80, burst: 8, perHour: 500, minute: time.Minute, hour: time.Hour}
+	a, b, _ := twoProcesses(t)
+	now := time.Now()
+	for i := range 78 {
+		a.admit(now.Add(time.Duration(i)*time.Millisecond), p)
+	}
+	clock := func() time.Time { return now.Add(time.Second) }
+	if _, at := b.roomAt(clock, p, 2); !at.Equal(clock()) {
+		t.Fatalf("room for 2 of the minute's last 2 writes at +%v, want now", at.Sub(now))
+	}
+	// 3 writes: the first of the 78 must have left the minute (and its slack).
+	if _, at := b.roomAt(clock, p, 3); !at.Equal(now.Add(time.Minute + time.Second)) {
+		t.Fatalf("room for 3 writes at +%v, want +61s", at.Sub(now))
+	}
+	if _, at := b.roomAt(clock, p, 200); !at.Equal(now.Add(77 * time.Millisecond).Add(time.Minute + time.Second)) {
+		t.Fatalf("room for more than a minute's writes at +%v, want a whole minute's (+61.077s)", at.Sub(now))
+	}
+	if st, err := a.file.read(); err != nil || len(st.Sent) != 78 {
+		t.Fatalf("the machine's record: %d writes (want the 78 admitted), %v", len(st.Sent), err)
+	}
+	// Booked, 2 writes take the minute's last room: the other process
+	// then finds none for 1 until the first write leaves the minute.
+	at := clock()
+	if _, _, booked := b.bookRoom(clock, p, 2); !booked {
+		t.Fatal("2 writes not booked with room for them")
+	}
+	if _, when := a.roomAt(clock, p, 1); !when.Equal(now.Add(time.Minute + time.Second)) {
+		t.Fatalf("after the booking, room for 1 write at +%v, want +61s", when.Sub(now))
+	}
+	if _, _, booked := a.bookRoom(clock, p, 1); booked {
+		t.Fatal("a write booked with no room for it")
+	}
+	// Taken back, they leave the room they held.
+	b.unbook([]time.Time{at, at})
+	if _, when := a.roomAt(clock, p, 2); !when.Equal(clock()) {
+		t.Fatalf("after the booking was taken back, room for 2 writes at +%v, want now", when.Sub(now))
+	}
+}

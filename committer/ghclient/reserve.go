@@ -51,18 +51,20 @@ type reservation struct {
 	st       *shared
 	interval time.Duration // the pacer's spacing when booked (GCRA)
 	slots    []time.Time   // booked, not yet taken
+	machine  []time.Time   // booked in the machine's record (machinebook.go), not yet taken
 	// minute and now are the pacer's, for LostRace.
 	minute time.Duration
 	now    func() time.Time
 }
 
 // book books the reservation's slots on st, once, and returns how long
-// the request must wait for them.
-func (r *reservation) book(st *shared, p paceConfig, now time.Time) time.Duration {
+// the request must wait for them and how many it booked (0: booked
+// before).
+func (r *reservation) book(st *shared, p paceConfig, now time.Time) (time.Duration, int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.booked {
-		return 0
+		return 0, 0
 	}
 	r.booked = true
 	n := r.n
@@ -74,7 +76,7 @@ func (r *reservation) book(st *shared, p paceConfig, now time.Time) time.Duratio
 		r.interval = p.minute / time.Duration(p.perMinute)
 	}
 	r.slots = st.reserveN(now, p, n)
-	return r.slots[len(r.slots)-1].Sub(now)
+	return r.slots[len(r.slots)-1].Sub(now), n
 }
 
 // take takes a booked slot for a write sent at now; false when none is
@@ -91,13 +93,30 @@ func (r *reservation) take(st *shared, now time.Time) bool {
 	return true
 }
 
+// takeMachine takes a write booked in the machine's record, and says when
+// it was booked there; false when none is left (the write is admitted as
+// usual).
+func (r *reservation) takeMachine(st *shared) (time.Time, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.st != st || len(r.machine) == 0 {
+		return time.Time{}, false
+	}
+	at := r.machine[0]
+	r.machine = r.machine[1:]
+	return at, true
+}
+
 func (r *reservation) release() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.st != nil && len(r.slots) > 0 {
 		r.st.unreserve(r.slots, r.interval)
 	}
-	r.slots = nil
+	if r.st != nil && len(r.machine) > 0 {
+		r.st.unbook(r.machine)
+	}
+	r.slots, r.machine = nil, nil
 }
 
 // reserveN books n writes at once: it returns their slots, all at the

@@ -142,18 +142,27 @@ func WritesWait(hc *http.Client, n int) (wait time.Duration, ok bool) {
 	}
 	n = min(n, max(p.burst, 1))
 	st := sharedFor(l.key(&http.Request{Header: http.Header{}}), l.o.machineDir(l.base), l.o.limitScale)
-	now := l.o.now()
-	st.mu.Lock()
-	defer st.mu.Unlock()
+	wait = st.bookWait(l.o.now(), p, n)
+	// Then the machine's record, which the booking waits for too.
+	if now, at := st.roomAt(l.o.now, p, n); at.After(now) {
+		wait = max(wait, at.Sub(now))
+	}
+	return wait, true
+}
+
+// bookWait is WritesWait's answer for the process's own pacer at now.
+func (s *shared) bookWait(now time.Time, p paceConfig, n int) time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	// Book on the pacer's state, then put it back as it was.
-	tat, sent := st.tat, slices.Clone(st.sent)
+	tat, sent := s.tat, slices.Clone(s.sent)
 	var last time.Time
 	for range n {
-		last = st.reserveLocked(now, p)
+		last = s.reserveLocked(now, p)
 	}
-	st.tat, st.sent = tat, sent
-	share := st.shareLocked(now, p.minute)
+	s.tat, s.sent = tat, sent
+	share := s.shareLocked(now, p.minute)
 	interval := time.Duration(float64(p.minute/time.Duration(p.perMinute)) / share)
 	spacing := time.Duration(max(n-max(int(float64(p.burst)*share), 1), 0)) * interval
-	return max(last.Sub(now)-spacing, 0), true
+	return max(last.Sub(now)-spacing, 0)
 }

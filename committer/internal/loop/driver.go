@@ -31,9 +31,13 @@ type Driver struct {
 	lost      time.Duration  // how long the last lost attempt took
 	moves     int            // moves of the branch seen since the work first read it (see spread)
 	yielded   time.Duration  // how long this attempt yielded (see Yield): not part of its duration
-	heldBack  ghclient.Tally // this attempt's requests: their waits in the transport are not part of its duration
-	movedTo   string         // the head a lost attempt saw the branch move to, when it read it (for spread)
-	countFrom string         // the head from which the next path query counts moves (see countMoves)
+	heldBack  ghclient.Tally // this attempt's requests: what they waited in the transport
+	// booked: what the attempt's requests waited in the transport before
+	// its head was read (the pacer's hold on its writes): not part of its
+	// duration.
+	booked    time.Duration
+	movedTo   string // the head a lost attempt saw the branch move to, when it read it (for spread)
+	countFrom string // the head from which the next path query counts moves (see countMoves)
 	// countedOne: the first move since countFrom is the one a race was lost to, counted already.
 	countedOne bool
 	// limited is the rate-limit refusal that ended the last attempt (nil
@@ -172,7 +176,7 @@ func (d *Driver) watchful(ctx context.Context, hr Head, turn *turn, started time
 // attempt makes one attempt.
 func (d *Driver) attempt(ctx context.Context, attempt int) Outcome {
 	d.observe(Event{Kind: EventAttempt, Attempt: attempt, Changes: d.w.Size()})
-	d.limited, d.yielded, d.heldBack = nil, 0, ghclient.Tally{}
+	d.limited, d.yielded, d.heldBack, d.booked = nil, 0, ghclient.Tally{}, 0
 	turn := d.takeTurn(ctx)
 	d.held = turn
 	defer func() { turn.Release(); d.held = nil }()
@@ -184,6 +188,7 @@ func (d *Driver) attempt(ctx context.Context, attempt int) Outcome {
 	defer release()
 	ctx = ghclient.WithTally(ctx, &d.heldBack)
 	hr, err := d.Head(ctx, attempt)
+	d.booked = d.heldBack.Waited()
 	switch {
 	case err != nil:
 		return d.refusedOr(err, attempt)
@@ -227,12 +232,17 @@ func (d *Driver) attempt(ctx context.Context, attempt int) Outcome {
 
 // took is how long the running attempt has taken since started, less the
 // time it yielded and the time its requests were held back in the
-// transport (the pacer's wait for its writes, a rate-limit window): the
-// time in which another writer could move the branch under it, which the
-// spread after a lost race is measured in. A slot stretched by a
-// 1.5-second wait for the pacer made a 16-writer wait 8 s long.
+// transport before it read the head (the pacer's hold on its writes,
+// booked with ReserveWrites; a rate-limit window): the time in which
+// another writer could move the branch under it, which the spread after a
+// lost race is measured in. A slot stretched by a 1.5 s hold of the pacer
+// made a 16-writer wait 8 s long. A wait after the head read is part of
+// it: the attempt is stretched, and a machine whose write budget its
+// other processes spent (machine.go) holds each write of an attempt up to
+// a minute — left out, 64 processes of one machine raced on slots of a
+// second and spent the hour's 500 writes in six minutes.
 func (d *Driver) took(started time.Time) time.Duration {
-	return max(time.Since(started)-d.yielded-d.heldBack.Waited(), time.Millisecond)
+	return max(time.Since(started)-d.yielded-d.booked, time.Millisecond)
 }
 
 // attemptWrites is how many writes an attempt sends when nothing is

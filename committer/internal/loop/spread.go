@@ -29,7 +29,8 @@ type Contention struct {
 	// first attempt on a busy branch, before its first write (see Yield).
 	Attempt int
 	// Lost is how long the last lost attempt took, from reading the head
-	// to learning it lost; for Attempt 1, how long the attempt took so far.
+	// to learning it lost, less the time its requests waited in the
+	// transport (Driver.took); for Attempt 1, how long it took so far.
 	Lost time.Duration
 	// Landed counts the moves of the branch the work has seen since it
 	// first read it: one per lost race, one per move heard while it
