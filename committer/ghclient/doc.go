@@ -110,7 +110,10 @@
 //     them was told and a record of the token's writes, against which
 //     every write is admitted (80 in any minute, 500 in any hour, recorded
 //     when sent), so that separate processes on one token stay under
-//     GitHub's budget together; each keeps its own pacer and burst. Not for
+//     GitHub's budget together; each keeps its own pacer and burst. A
+//     ReserveWrites booking books its writes in that record too, before
+//     the attempt's first request (machinebook.go), so that they are not
+//     held one by one while the branch moves. Not for
 //     a replaced clock (a test seam), a credential known only as a transport,
 //     or, with MachineState and no StateDir, an API on a
 //     loopback address (a test server, whose next run reuses its ports
