@@ -3,6 +3,7 @@ package committer_test
 import (
 	"context"
 	"net/http"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -57,11 +58,7 @@ func (s *sentAt) RoundTrip(req *http.Request) (*http.Response, error) {
 // (tree, commit, ref update) back to back, instead of reading at once and
 // spreading its writes one pacer interval apart.
 func TestAttemptWritesGoBackToBack(t *testing.T) {
-	ts := githubtest.NewServer(t)
-	if err := ts.CreateRepo(owner, repo, true); err != nil {
-		t.Fatal(err)
-	}
-	seed(t, ts, map[string]string{"a": "a\n"})
+	ts := reserveRepo(t)
 	clock := &stepClock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
 	log := &sentAt{next: ts.Client.Client().Transport, clock: clock}
 	// One write a second after a burst of 3: exactly one commit's writes.
@@ -110,11 +107,7 @@ func TestAttemptWritesGoBackToBack(t *testing.T) {
 // back off 8 s. Here the pacer holds the attempt back 3 s on the clock
 // (and 50 ms of real time); the attempt then loses its race.
 func TestLostAttemptExcludesTransportWaits(t *testing.T) {
-	ts := githubtest.NewServer(t)
-	if err := ts.CreateRepo(owner, repo, true); err != nil {
-		t.Fatal(err)
-	}
-	seed(t, ts, map[string]string{"a": "a\n"})
+	ts := reserveRepo(t)
 	clock := &stepClock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
 	const held = 50 * time.Millisecond
 	sleep := func(ctx context.Context, d time.Duration) error {
@@ -126,15 +119,8 @@ func TestLostAttemptExcludesTransportWaits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	var lost []time.Duration
-	c, err := committer.New(owner, repo, committer.WithHTTPClient(hc), committer.WithBackoffSleep(noSleep),
-		committer.WithRetries(0, func(ct committer.Contention) time.Duration {
-			mu.Lock()
-			defer mu.Unlock()
-			lost = append(lost, ct.Lost)
-			return 0
-		}))
+	retries, lostOf := recordLost()
+	c, err := committer.New(owner, repo, committer.WithHTTPClient(hc), committer.WithBackoffSleep(noSleep), retries)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,18 +128,12 @@ func TestLostAttemptExcludesTransportWaits(t *testing.T) {
 	if _, err := c.Commit(context.Background(), "main", committer.NewChangeSet("b").Put("b", []byte("b\n"))); err != nil {
 		t.Fatal(err)
 	}
-	ts.Inject(githubtest.Fault{Route: routeGraphQL, BodyContains: githubtest.MutationUpdateRefs, Times: 1, Before: func(*http.Request) {
-		if _, err := ts.Seed(owner, repo, "main", "other", githubtest.File{Path: "o", Content: []byte("o\n")}); err != nil {
-			t.Error(err)
-		}
-	}})
+	loseRefUpdateOnce(t, ts)
 	res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("c").Put("c", []byte("c\n")))
 	if err != nil || res.Attempts != 2 {
 		t.Fatalf("%v, %d attempts; want 2", err, res.Attempts)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(lost) != 1 || lost[0] >= held {
+	if lost := lostOf(); len(lost) != 1 || lost[0] >= held {
 		t.Errorf("the backoff was asked with lost attempts of %v, want one shorter than the %v the pacer's wait really took", lost, held)
 	}
 }
@@ -165,11 +145,7 @@ func TestLostAttemptExcludesTransportWaits(t *testing.T) {
 // two waits do not add up (at github.com's pacing they did: a writer of
 // 16 on separate machines slept its spread, then 3.4 s for the pacer).
 func TestSpreadCoversThePacersWait(t *testing.T) {
-	ts := githubtest.NewServer(t)
-	if err := ts.CreateRepo(owner, repo, true); err != nil {
-		t.Fatal(err)
-	}
-	seed(t, ts, map[string]string{"a": "a\n"})
+	ts := reserveRepo(t)
 	clock := &stepClock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
 	hc, err := ghclient.Wrap(seamed(ts.Client.Client(), testseam.Seams{Now: clock.Now, Sleep: clock.Sleep}), ts.Client.BaseURL.String(),
 		ghclient.WithRateLimits(ghclient.RateLimits{Pacing: &ghclient.Pacing{PerMinute: 60, Burst: 3}}))
@@ -197,11 +173,7 @@ func TestSpreadCoversThePacersWait(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts.Inject(githubtest.Fault{Route: routeGraphQL, BodyContains: githubtest.MutationUpdateRefs, Times: 1, Before: func(*http.Request) {
-		if _, err := ts.Seed(owner, repo, "main", "other", githubtest.File{Path: "o", Content: []byte("o\n")}); err != nil {
-			t.Error(err)
-		}
-	}})
+	loseRefUpdateOnce(t, ts)
 	res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("c").Put("c", []byte("c\n")))
 	if err != nil || res.Attempts != 2 {
 		t.Fatalf("%v, %d attempts; want 2", err, res.Attempts)
@@ -230,40 +202,62 @@ func TestSpreadCoversThePacersWait(t *testing.T) {
 // (a burst of 1, one write every 100 ms, on the real clock) holds the
 // attempt's commit and ref update 100 ms each after its read.
 func TestLostAttemptCountsWaitsAfterItsRead(t *testing.T) {
-	ts := githubtest.NewServer(t)
-	if err := ts.CreateRepo(owner, repo, true); err != nil {
-		t.Fatal(err)
-	}
-	seed(t, ts, map[string]string{"a": "a\n"})
+	ts := reserveRepo(t)
 	hc, err := ghclient.Wrap(ts.Client.Client(), ts.Client.BaseURL.String(),
 		ghclient.WithRateLimits(ghclient.RateLimits{Pacing: &ghclient.Pacing{PerMinute: 600, Burst: 1}}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	var lost []time.Duration
-	c, err := committer.New(owner, repo, committer.WithHTTPClient(hc), committer.WithBackoffSleep(noSleep),
-		committer.WithRetries(0, func(ct committer.Contention) time.Duration {
-			mu.Lock()
-			defer mu.Unlock()
-			lost = append(lost, ct.Lost)
-			return 0
-		}))
+	retries, lostOf := recordLost()
+	c, err := committer.New(owner, repo, committer.WithHTTPClient(hc), committer.WithBackoffSleep(noSleep), retries)
 	if err != nil {
 		t.Fatal(err)
 	}
+	loseRefUpdateOnce(t, ts)
+	res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("c").Put("c", []byte("c\n")))
+	if err != nil || res.Attempts != 2 {
+		t.Fatalf("%v, %d attempts; want 2", err, res.Attempts)
+	}
+	if lost := lostOf(); len(lost) != 1 || lost[0] < 150*time.Millisecond {
+		t.Errorf("the backoff was asked with lost attempts of %v, want one of at least the 200 ms its writes were held after its read", lost)
+	}
+}
+
+// reserveRepo is a fake with the repository, its main branch seeded.
+func reserveRepo(t *testing.T) *githubtest.TestServer {
+	t.Helper()
+	ts := githubtest.NewServer(t)
+	if err := ts.CreateRepo(owner, repo, true); err != nil {
+		t.Fatal(err)
+	}
+	seed(t, ts, map[string]string{"a": "a\n"})
+	return ts
+}
+
+// loseRefUpdateOnce moves main just before the next ref update lands: that
+// attempt loses its race.
+func loseRefUpdateOnce(t *testing.T, ts *githubtest.TestServer) {
+	t.Helper()
 	ts.Inject(githubtest.Fault{Route: routeGraphQL, BodyContains: githubtest.MutationUpdateRefs, Times: 1, Before: func(*http.Request) {
 		if _, err := ts.Seed(owner, repo, "main", "other", githubtest.File{Path: "o", Content: []byte("o\n")}); err != nil {
 			t.Error(err)
 		}
 	}})
-	res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("c").Put("c", []byte("c\n")))
-	if err != nil || res.Attempts != 2 {
-		t.Fatalf("%v, %d attempts; want 2", err, res.Attempts)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(lost) != 1 || lost[0] < 150*time.Millisecond {
-		t.Errorf("the backoff was asked with lost attempts of %v, want one of at least the 200 ms its writes were held after its read", lost)
-	}
+}
+
+// recordLost is a backoff of no wait that records each Contention.Lost
+// it is asked with.
+func recordLost() (committer.Option, func() []time.Duration) {
+	var mu sync.Mutex
+	var lost []time.Duration
+	return committer.WithRetries(0, func(ct committer.Contention) time.Duration {
+			mu.Lock()
+			defer mu.Unlock()
+			lost = append(lost, ct.Lost)
+			return 0
+		}), func() []time.Duration {
+			mu.Lock()
+			defer mu.Unlock()
+			return slices.Clone(lost)
+		}
 }

@@ -44,9 +44,8 @@ func (s *shared) reserveLocked(now time.Time, p paceConfig) time.Time {
 	if p.perMinute > 0 {
 		// GCRA: one write every interval, burst of them at once; both
 		// scaled by the pacer's share of the budget (share.go).
-		share := s.shareLocked(now, p.minute)
-		interval = time.Duration(float64(p.minute/time.Duration(p.perMinute)) / share)
-		burst := max(int(float64(p.burst)*share), 1)
+		var burst int
+		interval, burst = s.gcraLocked(now, p)
 		if t := s.tat.Add(-time.Duration(burst-1) * interval); t.After(slot) {
 			slot = t
 		}
@@ -73,6 +72,13 @@ func (s *shared) reserveLocked(now time.Time, p paceConfig) time.Time {
 		s.sent = append([]time.Time(nil), s.sent[len(s.sent)-keep:]...)
 	}
 	return slot
+}
+
+// gcraLocked is the pacer's spacing and burst at now (p.perMinute > 0),
+// both scaled by its share of the budget (share.go). Caller holds s.mu.
+func (s *shared) gcraLocked(now time.Time, p paceConfig) (interval time.Duration, burst int) {
+	share := s.shareLocked(now, p.minute)
+	return time.Duration(float64(p.minute/time.Duration(p.perMinute)) / share), max(int(float64(p.burst)*share), 1)
 }
 
 func later(a, b time.Time) time.Time {

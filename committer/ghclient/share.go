@@ -87,25 +87,15 @@ func LostRace(ctx context.Context) {
 // the answer of the pacer's steady rate and burst (and its share of the
 // budget: see the package's "pacer hears the others").
 func WritesWithin(hc *http.Client, d time.Duration) (n int, ok bool) {
-	if hc == nil {
+	l, p, st, ok := pacerOf(hc)
+	if !ok {
 		return 0, false
 	}
-	l, isOurs := hc.Transport.(*layered)
-	if !isOurs {
-		return 0, false
-	}
-	p := l.o.pace()
-	if p.perMinute <= 0 {
-		return 0, false
-	}
-	st := sharedFor(l.key(&http.Request{Header: http.Header{}}), l.o.machineDir(l.base), l.o.limitScale)
 	now := l.o.now()
 	horizon := now.Add(time.Duration(float64(d) * float64(p.minute) / float64(time.Minute)))
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	share := st.shareLocked(now, p.minute)
-	interval := time.Duration(float64(p.minute/time.Duration(p.perMinute)) / share)
-	burst := max(int(float64(p.burst)*share), 1)
+	interval, burst := st.gcraLocked(now, p)
 	if interval <= 0 {
 		return 0, false
 	}
@@ -129,19 +119,11 @@ func WritesWithin(hc *http.Client, d time.Duration) (n int, ok bool) {
 // spreads its attempts by after a lost race cover it, instead of waiting
 // the pacer's hold on top.
 func WritesWait(hc *http.Client, n int) (wait time.Duration, ok bool) {
-	if hc == nil || n < 1 {
-		return 0, false
-	}
-	l, isOurs := hc.Transport.(*layered)
-	if !isOurs {
-		return 0, false
-	}
-	p := l.o.pace()
-	if p.perMinute <= 0 {
+	l, p, st, ok := pacerOf(hc)
+	if !ok || n < 1 {
 		return 0, false
 	}
 	n = min(n, max(p.burst, 1))
-	st := sharedFor(l.key(&http.Request{Header: http.Header{}}), l.o.machineDir(l.base), l.o.limitScale)
 	wait = st.bookWait(l.o.now(), p, n)
 	// Then the machine's record, which the booking waits for too.
 	if now, at := st.roomAt(l.o.now, p, n); at.After(now) {
@@ -161,8 +143,22 @@ func (s *shared) bookWait(now time.Time, p paceConfig, n int) time.Duration {
 		last = s.reserveLocked(now, p)
 	}
 	s.tat, s.sent = tat, sent
-	share := s.shareLocked(now, p.minute)
-	interval := time.Duration(float64(p.minute/time.Duration(p.perMinute)) / share)
-	spacing := time.Duration(max(n-max(int(float64(p.burst)*share), 1), 0)) * interval
-	return max(last.Sub(now)-spacing, 0)
+	interval, burst := s.gcraLocked(now, p)
+	return max(last.Sub(now)-time.Duration(max(n-burst, 0))*interval, 0)
+}
+
+// pacerOf is hc's layers, pacing and the state its credential's writes
+// are paced on; ok is false when hc is not a client of this package or
+// its pacing (per minute) is off.
+func pacerOf(hc *http.Client) (l *layered, p paceConfig, st *shared, ok bool) {
+	if hc == nil {
+		return nil, p, nil, false
+	}
+	if l, ok = hc.Transport.(*layered); !ok {
+		return nil, p, nil, false
+	}
+	if p = l.o.pace(); p.perMinute <= 0 {
+		return nil, p, nil, false
+	}
+	return l, p, sharedFor(l.key(&http.Request{Header: http.Header{}}), l.o.machineDir(l.base), l.o.limitScale), true
 }

@@ -31,7 +31,6 @@ type Driver struct {
 	lost      time.Duration  // how long the last lost attempt took
 	moves     int            // moves of the branch seen since the work first read it (see spread)
 	yielded   time.Duration  // how long this attempt yielded (see Yield): not part of its duration
-	heldBack  ghclient.Tally // this attempt's requests: what they waited in the transport
 	// booked: what the attempt's requests waited in the transport before
 	// its head was read (the pacer's hold on its writes): not part of its
 	// duration.
@@ -176,7 +175,7 @@ func (d *Driver) watchful(ctx context.Context, hr Head, turn *turn, started time
 // attempt makes one attempt.
 func (d *Driver) attempt(ctx context.Context, attempt int) Outcome {
 	d.observe(Event{Kind: EventAttempt, Attempt: attempt, Changes: d.w.Size()})
-	d.limited, d.yielded, d.heldBack, d.booked = nil, 0, ghclient.Tally{}, 0
+	d.limited, d.yielded, d.booked = nil, 0, 0
 	turn := d.takeTurn(ctx)
 	d.held = turn
 	defer func() { turn.Release(); d.held = nil }()
@@ -186,9 +185,9 @@ func (d *Driver) attempt(ctx context.Context, attempt int) Outcome {
 	// back to back.
 	ctx, release := ghclient.ReserveWrites(ctx, d.attemptWrites())
 	defer release()
-	ctx = ghclient.WithTally(ctx, &d.heldBack)
-	hr, err := d.Head(ctx, attempt)
-	d.booked = d.heldBack.Waited()
+	var held ghclient.Tally // the waits of the head read, the booking's among them
+	hr, err := d.Head(ghclient.WithTally(ctx, &held), attempt)
+	d.booked = held.Waited()
 	switch {
 	case err != nil:
 		return d.refusedOr(err, attempt)
