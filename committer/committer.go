@@ -120,13 +120,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/ghcommitter/ghcommitter/committer/ghclient"
 	"github.com/ghcommitter/ghcommitter/committer/internal/engine"
@@ -312,60 +310,4 @@ func isLoopbackHost(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
-}
-
-// ExponentialBackoff waits a random duration between 0 and
-// min(ceiling, base·2^(attempt-2)) before attempt ("full jitter"), so
-// writers that collided spread out instead of colliding again.
-func ExponentialBackoff(base, ceiling time.Duration) Backoff {
-	return func(c Contention) time.Duration {
-		if c.Attempt < 2 || base <= 0 {
-			return 0
-		}
-		ceil := base
-		for i := 2; i < c.Attempt && ceil < ceiling; i++ {
-			ceil *= 2
-		}
-		return jitter(min(ceil, ceiling))
-	}
-}
-
-// AdaptiveBackoff spreads the next attempt over a window that grows with
-// the contention seen: a random duration between 0 and
-// min(ceiling, 2·slot·(1+Landed)·2^(Attempt-2)), where the slot is the
-// duration of the attempt that lost (at least floor) — on average one
-// slot for each move of the branch seen, doubled for each race lost at a
-// write. Writers collide for as long as an attempt takes, so that is the
-// unit to spread them by, whether requests take 25ms (a local fake) or a
-// second (GitHub under load); and the more moves of the branch a writer
-// has seen, the more writers it shares it with. (A window of one slot per
-// move, half as wide, spread writers on separate machines too little:
-// measured, 0.3 to 0.8 more writes and 2 to 4 more reads per landed
-// change.) Before the first write of a first attempt on a busy branch
-// (Attempt 1) it waits a random part of four times what the attempt took
-// so far, so that writers that started together (a matrix's jobs) stop
-// being in lockstep. Measured in BENCHMARKS.md (writers on separate
-// machines).
-func AdaptiveBackoff(floor, ceiling time.Duration) Backoff {
-	return func(c Contention) time.Duration {
-		switch {
-		case c.Attempt == 1:
-			return jitter(min(ceiling, 4*c.Lost))
-		case c.Attempt < 2:
-			return 0
-		}
-		w := 2 * max(floor, c.Lost) * time.Duration(1+max(c.Landed, 0))
-		for i := 2; i < c.Attempt && w < ceiling; i++ {
-			w *= 2
-		}
-		return jitter(min(ceiling, w))
-	}
-}
-
-// jitter is a random duration between 0 and ceil ("full jitter").
-func jitter(ceil time.Duration) time.Duration {
-	if ceil <= 0 {
-		return 0
-	}
-	return time.Duration(rand.Int64N(int64(ceil) + 1))
 }

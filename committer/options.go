@@ -15,29 +15,6 @@ import (
 // the first option error.
 type Option func(*options) error
 
-// Backoff returns how long to wait, after a lost race for the branch,
-// before the next attempt, given what the commit has seen of the writers
-// it races; and, with Attempt 1, how long the first attempt on a busy
-// branch waits before its first write. How the wait is counted while the
-// branch moves depends on the engine (see WithRetries).
-type Backoff func(Contention) time.Duration
-
-// Contention is what a commit knows, before an attempt after a lost race,
-// of the writers it races.
-type Contention struct {
-	// Attempt is the attempt about to be made: 2, 3, …; or 1, for the
-	// first attempt on a busy branch (its head was committed by another
-	// writer within the last 10 seconds), just before its first write.
-	Attempt int
-	// Lost: how long the last lost attempt took from reading the head to
-	// learning it lost, less its waits for the pacer; for Attempt 1, so far.
-	Lost time.Duration
-	// Landed counts the moves of the branch the commit has seen since it
-	// first read it: each lost race, each move Git Data heard while it
-	// listened, half of those a one-write engine's next lookup listed.
-	Landed int
-}
-
 type options struct {
 	httpClient *http.Client
 	// observer receives every Event (WithObserver).

@@ -165,7 +165,7 @@ func (d *Driver) watchful(ctx context.Context, hr Head, turn *turn, started time
 		// most likely a writer's of this machine, which took its turn
 		// first; the turns keep this machine's writers apart.)
 		return contended(ctx, func(ctx context.Context) {
-			d.yielded = max(d.cfg.Backoff(Contention{Attempt: 1, Lost: d.took(started)}), 0)
+			d.yielded = max(d.cfg.Backoff(Contention{Attempt: 1, Lost: d.took(started), Writes: d.attemptWrites()}), 0)
 			_ = d.cfg.Sleep(ctx, d.yielded)
 		})
 	}

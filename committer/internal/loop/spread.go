@@ -18,9 +18,9 @@ import (
 // reads (a 304 spends none of the primary rate limit) and starts only once
 // the branch has been quiet for about one attempt's duration; a one-write
 // engine listens once, just before its write (see spread). The attempt
-// that follows looks at the branch again before each write (Contended), so
-// a writer that starts with another loses a read or a tree, not a ref
-// update.
+// that follows looks at the branch again before its first write and
+// alongside the others (Contended), so a writer that starts with another
+// loses a read or a tree, seldom a ref update.
 
 // Contention is what a work knows, before an attempt after a lost race,
 // of the writers it races.
@@ -37,6 +37,10 @@ type Contention struct {
 	// listened (engines of several writes; see spread), and half of those
 	// a one-write engine's next path query listed (see countMoves).
 	Landed int
+	// Writes is how many writes the attempt sends (Engine.Writes): what
+	// two writers that start it together can lose, up to all but one of
+	// them; 0 when it sends none (a dry run).
+	Writes int
 }
 
 // maxListen bounds the reads of one wait: past them the attempt is made
@@ -45,7 +49,7 @@ const maxListen = 16
 
 // contention is the work's Contention before attempt.
 func (d *Driver) contention(attempt int) Contention {
-	return Contention{Attempt: attempt, Lost: d.lost, Landed: d.moves}
+	return Contention{Attempt: attempt, Lost: d.lost, Landed: d.moves, Writes: d.attemptWrites()}
 }
 
 // spread waits before attempt after a lost race, the Backoff's wait for
@@ -139,6 +143,7 @@ func (d *Driver) listen(ctx context.Context, left, slot, writes time.Duration, s
 		}
 		quiet += step
 		if left -= step; left <= 0 || quiet >= quietStart*slot {
+			d.host.Debug(ctx, "listened: attempting now", "repo", d.cfg.Repo, "branch", d.cfg.Branch, "left", left, "quiet", quiet, "moves seen", d.moves)
 			return nil
 		}
 	}

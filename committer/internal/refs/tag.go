@@ -110,10 +110,25 @@ func (r *Refs) Tip(ctx context.Context, branch string) (sha string, ok bool) {
 	return sha, true
 }
 
-// WatchMoved starts Moved in the background, alongside a write, and
-// returns the wait for its answer; the wait must be called.
-func (r *Refs) WatchMoved(ctx context.Context, branch, head string) (wait func() bool) {
-	ch := make(chan bool, 1)
-	go func() { ch <- r.Moved(ctx, branch, head) }()
-	return func() bool { return <-ch }
+// WatchMoved starts Tip in the background, alongside a write, and
+// returns the wait for its answer: the tip, and whether it has moved on
+// from head (as Moved says); the wait must be called.
+func (r *Refs) WatchMoved(ctx context.Context, branch, head string) (wait func() (tip string, moved bool)) {
+	type seen struct {
+		tip string
+		ok  bool
+	}
+	ch := make(chan seen, 1)
+	go func() {
+		if head == "" {
+			ch <- seen{}
+			return
+		}
+		tip, ok := r.Tip(ctx, branch)
+		ch <- seen{tip, ok}
+	}()
+	return func() (string, bool) {
+		s := <-ch
+		return s.tip, s.ok && s.tip != head
+	}
 }
