@@ -50,25 +50,23 @@ func ExponentialBackoff(base, ceiling time.Duration) Backoff {
 // AdaptiveBackoff spreads the next attempt over a window that grows with
 // the contention seen: a random duration between 0 and
 // min(ceiling, k·slot·(1+Landed)·2^(Attempt-2)), where the slot is the
-// duration of the attempt that lost (at least floor) and k is 1 for an
-// attempt of one write, 4 for one of several (Writes) — on average half a
-// slot (two slots) for each move of the branch seen, doubled for each race
-// lost at a write. Writers collide for as long as an attempt takes, so
-// that is the unit to spread them by, whether requests take 25ms (a local
-// fake) or a second (GitHub under load); the more moves of the branch a
-// writer has seen, the more writers it shares it with; and the more
-// writes an attempt sends, the more two writers that start together lose.
-// Measured on separate machines, 16 writers, GitHub's limits scaled 60×:
-// for Git Data's three writes, k of 2 spent 4.2 to 4.4 writes per landed
-// change, 4 spent 4.0 to 4.1 with the last writer landing 0.5 s later, and
-// 6 no fewer than 4 and 1.2 s later; for one write (GraphQL, auto), k of 2
-// spent 1.2 to 1.3 writes per landed change and the last writer landed 1.4
-// to 1.5 times as late as 47ea148's, 1 spent 1.2 to 1.4 and landed 1.1
-// times as late (1.4 to 1.6 writes and 11 to 12 reads per landed change
-// at 64 writers). Before the first write of a first attempt on a busy
-// branch (Attempt 1) it waits a random part of four times what the attempt
-// took so far, so that writers that started together (a matrix's jobs)
-// stop being in lockstep. Measured in BENCHMARKS.md (writers on separate
+// duration of the attempt that lost (at least floor) and k is 2 for an
+// attempt of one write, 4 for one of several (Writes) — on average one
+// slot (two) for each move of the branch seen, doubled for each race lost
+// at a write. Writers collide for as long as an attempt takes, so that is
+// the unit to spread them by, whether requests take 25ms (a local fake) or
+// a second (GitHub under load); the more moves of the branch a writer has
+// seen, the more writers it shares it with; and the more writes an
+// attempt sends, the more two writers that start together lose. (Measured
+// on separate machines: a window of one slot per move, half as wide,
+// spread one-write writers too little, 0.3 to 0.8 more writes and 2 to 4
+// more reads per landed change; for Git Data's three writes, k of 2 spent
+// 4.3 to 4.4 writes per landed change at 16 writers, 4 spent 4.0 to 4.1
+// with the last writer 0.5 s later, and 6 no fewer than 4 and 1.2 s
+// later.) Before the first write of a first attempt on a busy branch
+// (Attempt 1) it waits a random part of four times what the attempt took
+// so far, so that writers that started together (a matrix's jobs) stop
+// being in lockstep. Measured in BENCHMARKS.md (writers on separate
 // machines).
 func AdaptiveBackoff(floor, ceiling time.Duration) Backoff {
 	return func(c Contention) time.Duration {
@@ -78,7 +76,7 @@ func AdaptiveBackoff(floor, ceiling time.Duration) Backoff {
 		case c.Attempt < 2:
 			return 0
 		}
-		k := time.Duration(1)
+		k := time.Duration(2)
 		if c.Writes > 1 {
 			k = 4
 		}

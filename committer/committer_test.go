@@ -70,17 +70,16 @@ func TestAdaptiveBackoffWindow(t *testing.T) {
 		c    committer.Contention
 		want time.Duration // the window's end
 	}{
-		// One write (or none, a dry run): one slot per move seen.
-		{committer.Contention{Attempt: 2, Lost: 100 * time.Millisecond, Landed: 3, Writes: 1}, 400 * time.Millisecond},
-		{committer.Contention{Attempt: 3, Lost: 100 * time.Millisecond, Landed: 1, Writes: 1}, 400 * time.Millisecond},
-		{committer.Contention{Attempt: 2, Lost: 100 * time.Millisecond, Landed: 3}, 400 * time.Millisecond},
-		{committer.Contention{Attempt: 2, Lost: time.Millisecond, Landed: 0, Writes: 1}, 50 * time.Millisecond}, // the floor
-		{committer.Contention{Attempt: 9, Lost: time.Second, Landed: 20, Writes: 1}, 10 * time.Second},          // the ceiling
-		{committer.Contention{Attempt: 1, Lost: 100 * time.Millisecond, Writes: 1}, 400 * time.Millisecond},
-		// Several writes (Git Data's tree, commit and ref update): four.
+		{committer.Contention{Attempt: 2, Lost: 100 * time.Millisecond, Landed: 3}, 800 * time.Millisecond},
+		{committer.Contention{Attempt: 3, Lost: 100 * time.Millisecond, Landed: 1}, 800 * time.Millisecond},
+		{committer.Contention{Attempt: 2, Lost: time.Millisecond, Landed: 0}, 100 * time.Millisecond}, // the floor
+		{committer.Contention{Attempt: 9, Lost: time.Second, Landed: 20}, 10 * time.Second},           // the ceiling
+		{committer.Contention{Attempt: 1, Lost: 100 * time.Millisecond}, 400 * time.Millisecond},
+		// An attempt of several writes (Git Data's tree, commit and ref
+		// update) spreads twice as wide; one of one write as above.
 		{committer.Contention{Attempt: 2, Lost: 100 * time.Millisecond, Landed: 3, Writes: 3}, 1600 * time.Millisecond},
 		{committer.Contention{Attempt: 3, Lost: 100 * time.Millisecond, Landed: 1, Writes: 2}, 1600 * time.Millisecond},
-		{committer.Contention{Attempt: 2, Lost: time.Millisecond, Landed: 0, Writes: 3}, 200 * time.Millisecond}, // the floor
+		{committer.Contention{Attempt: 2, Lost: 100 * time.Millisecond, Landed: 3, Writes: 1}, 800 * time.Millisecond},
 		{committer.Contention{Attempt: 1, Lost: 100 * time.Millisecond, Writes: 3}, 400 * time.Millisecond},
 	} {
 		const n = 4000
