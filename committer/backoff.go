@@ -58,12 +58,13 @@ func ExponentialBackoff(base, ceiling time.Duration) Backoff {
 // a second (GitHub under load); the more moves of the branch a writer has
 // seen, the more writers it shares it with; and the more writes an
 // attempt sends, the more two writers that start together lose. (Measured
-// on separate machines: a window of one slot per move, half as wide,
-// spread one-write writers too little, 0.3 to 0.8 more writes and 2 to 4
-// more reads per landed change; for Git Data's three writes, k of 2 spent
-// 4.3 to 4.4 writes per landed change at 16 writers, 4 spent 4.0 to 4.1
-// with the last writer 0.5 s later, and 6 no fewer than 4 and 1.2 s
-// later.) Before the first write of a first attempt on a busy branch
+// on separate machines, GitHub's limits scaled 60×: for one write, k of 1
+// let the last of 16 writers land sooner, 1.1 times as late as 47ea148's
+// instead of 1.4, but spread 64 too little: 1.81 to 1.89 writes and 16.3
+// reads per landed change, against 1.4 to 1.5 and 12; for Git Data's
+// three writes, k of 2 spent 4.2 to 4.4 writes per landed change at 16
+// writers, 4 spent 4.0 to 4.1 with the last writer 0.5 s later, and 6 no
+// fewer than 4 and 1.2 s later.) Before the first write of a first attempt on a busy branch
 // (Attempt 1) it waits a random part of four times what the attempt took
 // so far, so that writers that started together (a matrix's jobs) stop
 // being in lockstep. Measured in BENCHMARKS.md (writers on separate
