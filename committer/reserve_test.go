@@ -62,11 +62,7 @@ func TestAttemptWritesGoBackToBack(t *testing.T) {
 	clock := &stepClock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
 	log := &sentAt{next: ts.Client.Client().Transport, clock: clock}
 	// One write a second after a burst of 3: exactly one commit's writes.
-	hc, err := ghclient.Wrap(seamed(&http.Client{Transport: log}, testseam.Seams{Now: clock.Now, Sleep: clock.Sleep}), ts.Client.BaseURL.String(),
-		ghclient.WithRateLimits(ghclient.RateLimits{Pacing: &ghclient.Pacing{PerMinute: 60, Burst: 3}}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	hc := pacedClient(t, ts, seamed(&http.Client{Transport: log}, testseam.Seams{Now: clock.Now, Sleep: clock.Sleep}), 60, 3)
 	c, err := committer.New(owner, repo, committer.WithHTTPClient(hc), committer.WithBackoffSleep(noSleep))
 	if err != nil {
 		t.Fatal(err)
@@ -114,16 +110,7 @@ func TestLostAttemptExcludesTransportWaits(t *testing.T) {
 		time.Sleep(held)
 		return clock.Sleep(ctx, d)
 	}
-	hc, err := ghclient.Wrap(seamed(ts.Client.Client(), testseam.Seams{Now: clock.Now, Sleep: sleep}), ts.Client.BaseURL.String(),
-		ghclient.WithRateLimits(ghclient.RateLimits{Pacing: &ghclient.Pacing{PerMinute: 60, Burst: 3}}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	retries, lostOf := recordLost()
-	c, err := committer.New(owner, repo, committer.WithHTTPClient(hc), committer.WithBackoffSleep(noSleep), retries)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, lostOf := recordLost(t, pacedClient(t, ts, seamed(ts.Client.Client(), testseam.Seams{Now: clock.Now, Sleep: sleep}), 60, 3))
 	// The first commit spends the burst: the second's attempt waits.
 	if _, err := c.Commit(context.Background(), "main", committer.NewChangeSet("b").Put("b", []byte("b\n"))); err != nil {
 		t.Fatal(err)
@@ -147,11 +134,7 @@ func TestLostAttemptExcludesTransportWaits(t *testing.T) {
 func TestSpreadCoversThePacersWait(t *testing.T) {
 	ts := reserveRepo(t)
 	clock := &stepClock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
-	hc, err := ghclient.Wrap(seamed(ts.Client.Client(), testseam.Seams{Now: clock.Now, Sleep: clock.Sleep}), ts.Client.BaseURL.String(),
-		ghclient.WithRateLimits(ghclient.RateLimits{Pacing: &ghclient.Pacing{PerMinute: 60, Burst: 3}}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	hc := pacedClient(t, ts, seamed(ts.Client.Client(), testseam.Seams{Now: clock.Now, Sleep: clock.Sleep}), 60, 3)
 	var mu sync.Mutex
 	var paced []committer.Event
 	var spread time.Duration
@@ -203,16 +186,7 @@ func TestSpreadCoversThePacersWait(t *testing.T) {
 // attempt's commit and ref update 100 ms each after its read.
 func TestLostAttemptCountsWaitsAfterItsRead(t *testing.T) {
 	ts := reserveRepo(t)
-	hc, err := ghclient.Wrap(ts.Client.Client(), ts.Client.BaseURL.String(),
-		ghclient.WithRateLimits(ghclient.RateLimits{Pacing: &ghclient.Pacing{PerMinute: 600, Burst: 1}}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	retries, lostOf := recordLost()
-	c, err := committer.New(owner, repo, committer.WithHTTPClient(hc), committer.WithBackoffSleep(noSleep), retries)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, lostOf := recordLost(t, pacedClient(t, ts, ts.Client.Client(), 600, 1))
 	loseRefUpdateOnce(t, ts)
 	res, err := c.Commit(context.Background(), "main", committer.NewChangeSet("c").Put("c", []byte("c\n")))
 	if err != nil || res.Attempts != 2 {
@@ -245,19 +219,37 @@ func loseRefUpdateOnce(t *testing.T, ts *githubtest.TestServer) {
 	}})
 }
 
-// recordLost is a backoff of no wait that records each Contention.Lost
-// it is asked with.
-func recordLost() (committer.Option, func() []time.Duration) {
+// pacedClient is client, for ts's API, with a write pacer of perMinute
+// writes a minute after a burst of burst.
+func pacedClient(t *testing.T, ts *githubtest.TestServer, client *http.Client, perMinute, burst int) *http.Client {
+	t.Helper()
+	hc, err := ghclient.Wrap(client, ts.Client.BaseURL.String(),
+		ghclient.WithRateLimits(ghclient.RateLimits{Pacing: &ghclient.Pacing{PerMinute: perMinute, Burst: burst}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hc
+}
+
+// recordLost is a committer through hc whose backoff waits nothing and
+// records each Contention.Lost it is asked with (lostOf returns them).
+func recordLost(t *testing.T, hc *http.Client) (c *committer.Committer, lostOf func() []time.Duration) {
+	t.Helper()
 	var mu sync.Mutex
 	var lost []time.Duration
-	return committer.WithRetries(0, func(ct committer.Contention) time.Duration {
+	c, err := committer.New(owner, repo, committer.WithHTTPClient(hc), committer.WithBackoffSleep(noSleep),
+		committer.WithRetries(0, func(ct committer.Contention) time.Duration {
 			mu.Lock()
 			defer mu.Unlock()
 			lost = append(lost, ct.Lost)
 			return 0
-		}), func() []time.Duration {
-			mu.Lock()
-			defer mu.Unlock()
-			return slices.Clone(lost)
-		}
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, func() []time.Duration {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(lost)
+	}
 }
