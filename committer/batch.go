@@ -162,9 +162,9 @@ func (b *batch) Land(tip string, attempt int, created bool) {
 // (see guard). id is the batch's Edit-Id, for a squash of several change
 // sets.
 func (b *batch) buildAll(ctx context.Context, live *[]*job, id, head, tree string, attempt int) (map[*job]*Result, loop.Built, error) {
-	g := &guard{on: loop.Contended(ctx), c: b.c, branch: b.branch, head: head}
+	g, rctx := newGuard(ctx, b.c, b.branch, head)
 	for {
-		results, steps, err := b.resolveAll(ctx, live, head, tree, attempt)
+		results, steps, err := b.resolveAll(rctx, live, head, tree, attempt)
 		if err != nil || len(steps) == 0 {
 			return results, loop.Built{Tip: head, Tree: tree}, err
 		}

@@ -18,61 +18,6 @@ type step struct {
 	r *resolved
 }
 
-// guard looks at the branch between the writes of an attempt of a work
-// that lost a race (on: loop.Contended): just before its first write (a
-// move seen then costs no write), alongside its trees (a move seen then
-// costs the trees alone) and alongside its commits (a move seen then saves
-// the ref update, which would lose). The looks are conditional reads, and
-// the last two go out with the writes, not after them: a look after the
-// trees made each attempt a request longer, and a writer that starts just
-// after another loses more the later the other lands (measured at 16
-// writers on separate machines, GitHub's limits scaled 60×, 24 runs each:
-// 4.03 writes per landed change, the last writer landing at 9.3 s, with
-// the look alongside the trees; 4.22 and 9.8 s with it after them; 4.17
-// and 9.5 s with none).
-type guard struct {
-	on           bool
-	c            *Committer
-	branch, head string
-	watch        func() (string, bool)
-	now          string // the head moved seen it at (Built.Head)
-}
-
-// moved reports a move seen now.
-func (g *guard) moved(ctx context.Context) bool {
-	if !g.on {
-		return false
-	}
-	loop.Yield(ctx)
-	if now, ok := g.c.refs.Tip(ctx, g.branch); ok && now != g.head {
-		g.now = now
-		return true
-	}
-	return false
-}
-
-// watching starts looking, alongside the commits, for a move that
-// seen reports.
-func (g *guard) watching(ctx context.Context) {
-	if g.on && g.watch == nil {
-		g.watch = g.c.refs.WatchMoved(ctx, g.branch, g.head)
-	}
-}
-
-// seen waits for what watching saw.
-func (g *guard) seen() bool {
-	if g.watch == nil {
-		return false
-	}
-	w := g.watch
-	g.watch = nil
-	now, moved := w()
-	if moved {
-		g.now = now
-	}
-	return moved
-}
-
 // madeSubtrees reports whether resolving the steps created trees (a
 // replaced directory's): an attempt that stops after it sent writes.
 func madeSubtrees(steps []step) bool {

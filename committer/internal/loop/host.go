@@ -239,9 +239,12 @@ func Contended(ctx context.Context) bool {
 // (the default: a random part of four times that): writers that started
 // together (the jobs of a matrix, launched at once) so stop being in
 // lockstep, and those that come later see the first one's commit before
-// they write instead of after. Other attempts do not wait.
-func Yield(ctx context.Context) {
+// they write instead of after. Other attempts do not wait. waited
+// reports whether this call waited: what the attempt read before it is
+// then old.
+func Yield(ctx context.Context) (waited bool) {
 	if b, ok := ctx.Value(contendedKey{}).(*busy); ok && b.yield != nil {
-		b.once.Do(func() { b.yield(ctx) })
+		b.once.Do(func() { b.yield(ctx); waited = true })
 	}
+	return waited
 }
