@@ -72,6 +72,9 @@ type limitResult struct {
 	// Base is the same row run right after with the -baseline binary
 	// (baseline.go), or nil.
 	Base *limitResult
+	// Again are the row's further runs, each with its Base
+	// (-limit-repeat, limitsrepeat.go).
+	Again []limitResult
 }
 
 // writeKinds counts a row's writes by type, from the fake's request log.
@@ -183,6 +186,9 @@ type limitsConfig struct {
 	// base is that CLI once built (runLimitsSection).
 	baseline string
 	base     *baselineBin
+	// repeat is -limit-repeat: how many times in all each
+	// separate-machine index row of at most repeatWriters writers runs.
+	repeat int
 }
 
 // machineModes are the values of separate the CLI rows run with, one
@@ -267,6 +273,9 @@ func runLimits(ctx context.Context, cfg config, bin string, log io.Writer) (*lim
 					}
 					logLimit(log, res)
 					if res.Base, err = runBaselineRow(ctx, row, res, log); err != nil {
+						return nil, fmt.Errorf("under limits, %s, %s, %d writers: %w", sc, eng, n, err)
+					}
+					if err := repeatRow(ctx, row, rep, bin, &res, log); err != nil {
 						return nil, fmt.Errorf("under limits, %s, %s, %d writers: %w", sc, eng, n, err)
 					}
 					rep.Results = append(rep.Results, res)

@@ -18,7 +18,7 @@ var tightLimits = githubtest.Limits{Primary: 5000, ContentPerMinute: 6, ContentP
 
 func smokeConfig(t *testing.T, writers string) config {
 	t.Helper()
-	cfg, err := parseFlags([]string{"-only", "limits", "-limit-writers", writers, "-latency", "2ms", "-limit-scale", "60"}, io.Discard)
+	cfg, err := parseFlags([]string{"-only", "limits", "-limit-writers", writers, "-latency", "2ms", "-limit-scale", "60", "-limit-repeat", "2"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,6 +82,10 @@ func TestLimitsSmoke(t *testing.T) {
 			if k := r.Kinds; r.Landed > 0 && (k.Trees < r.Landed || k.Commits < r.Landed || k.Landing < r.Landed) {
 				t.Errorf("%s, separate %v: %d landed from %+v writes: fewer sent than landed", sc, sep, r.Landed, k)
 			}
+			// -limit-repeat 2: the separate-machine index row ran twice.
+			if again := sep && sc == scenarioIndex; (len(r.Again) == 1) != again || again && r.Again[0].Stats.Writes == 0 {
+				t.Errorf("%s, separate %v: %d repeats (%+v), want 1 with writes counted only for the separate-machine index row", sc, sep, len(r.Again), r.Again)
+			}
 		}
 		if r, _ := lr.rowIn(scenarioIndex, "contents", 3, sep); !strings.HasPrefix(r.NotRun, "n/a") {
 			t.Errorf("contents ran the two-file index scenario: %+v", r)
@@ -100,7 +104,7 @@ func TestLimitsSmoke(t *testing.T) {
 		t.Errorf("%d queue rows, want %d: one process, run once", queues, len(queueModes))
 	}
 	doc := renderLimits(lr)
-	for _, want := range []string{limitsBegin, "### 3 writers", "#### One machine", "#### Separate machines", "-limit-machines both", "| index | git-data | ", "Which figures hold on github.com", limitsEnd} {
+	for _, want := range []string{limitsBegin, "### 3 writers", "#### One machine", "#### Separate machines", "-limit-machines both", "| index | git-data | ", "Which figures hold on github.com", "### Every run of the repeated rows", limitsEnd} {
 		if !strings.Contains(doc, want) {
 			t.Errorf("section lacks %q", want)
 		}

@@ -43,6 +43,7 @@ func renderLimits(lr *limitsReport) string {
 	renderLimitGoals(&b, lr)
 	renderLimitTables(&b, lr)
 	renderBaseline(&b, lr) // limits37.go
+	renderRepeats(&b, lr)  // limitsrepeat.go
 	renderProcessTable(&b, lr)
 	renderMergeTable(&b, lr.Merge, lr.Command) // prmerge.go
 	renderUnscaledWait(&b, lr)
@@ -291,14 +292,18 @@ func goals37(lr *limitsReport) []goal {
 	add := func(what, measured string, ok bool) { gs = append(gs, goal{what, measured, verdict(ok)}) }
 	for _, n := range []int{16, 64} {
 		for _, g := range wpl37 {
-			r, ok := lr.rowIn(scenarioIndex, g.eng, n, true)
-			if !ok || r.NotRun != "" {
+			row, ok := lr.rowIn(scenarioIndex, g.eng, n, true)
+			if !ok || row.NotRun != "" {
 				continue
 			}
+			r := row.pooled() // over every run (-limit-repeat)
 			p := fmt.Sprintf("#37: %d writers, index, %s, separate machines: ", n, g.eng)
-			add(p+fmt.Sprintf("≤ %g writes per landed change", g.bound[n]), fmt.Sprintf("%.2f", r.WritesPerLanded()),
+			add(p+fmt.Sprintf("≤ %g writes per landed change", g.bound[n]),
+				perRun(row, fmt.Sprintf("%.2f", r.WritesPerLanded()), func(x limitResult) string { return fmt.Sprintf("%.2f", x.WritesPerLanded()) }),
 				r.Landed > 0 && r.WritesPerLanded() <= g.bound[n])
-			add(p+fmt.Sprintf("%d/%d land", n, n), fmt.Sprintf("%d/%d", r.Landed, r.Writers), r.Landed == r.Writers)
+			add(p+fmt.Sprintf("%d/%d land", n, n),
+				perRun(row, fmt.Sprintf("%d/%d", r.Landed, r.Writers), func(x limitResult) string { return fmt.Sprintf("%d/%d", x.Landed, x.Writers) }),
+				r.Landed == r.Writers)
 			add(p+fmt.Sprintf("≤ %g%% of writes refused by a limit", 100*refused37[n]),
 				fmt.Sprintf("%.1f%% (%d of %d)", 100*r.RefusedShare(), r.Stats.WritesLimited, r.Stats.Writes),
 				r.RefusedShare() <= refused37[n])

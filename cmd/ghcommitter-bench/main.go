@@ -247,6 +247,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	ltrace := fs.String("limit-trace", "", "run every CLI process (under GitHub's limits, and the matrix's cli modes) with -v and keep its log in this directory (one file a process)")
 	lmachines := fs.String("limit-machines", "both", "under GitHub's limits: same (the CLI processes share the user cache directory's turns and one rate-limit state directory, as on one machine), separate (each process its own HOME, XDG_CACHE_HOME and state directory, as on separate machines: CI runners, controller shards) or both (every CLI row run twice, once each way; the Queue, process and scale rows are one process and run once)")
 	baseline := fs.String("baseline", "", "under GitHub's limits: a git revision of this repository (e.g. 47ea148, issue #37's baseline) whose CLI (./cmd/ghcommitter, built from git archive) runs right after the current one on every separate-machine index row, against a fresh fake; the report compares the last writer's landing time, writes and reads per landed change")
+	lrepeat := fs.Int("limit-repeat", 5, fmt.Sprintf("under GitHub's limits: run each separate-machine index row of at most %d writers this many times in all (each run followed by the baseline's, with -baseline); issue #37's goals on those rows are judged on all the runs, and the report lists every run", repeatWriters))
 	lrows := fs.String("limit-rows", strings.Join(limitRowKinds, ","), "under GitHub's limits: comma-separated kinds of rows to run: "+strings.Join(limitRowKinds, ", ")+" (e.g. -limit-rows index -limit-writers 16 -limit-engines auto, to iterate on one row)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
@@ -299,6 +300,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	cfg.limits.machines = *lmachines
 	if cfg.limits.baseline = strings.TrimSpace(*baseline); strings.HasPrefix(cfg.limits.baseline, "-") {
 		return config{}, fmt.Errorf("-baseline %q: want a git revision", *baseline)
+	}
+	if cfg.limits.repeat = *lrepeat; *lrepeat < 1 || *lrepeat > 100 {
+		return config{}, fmt.Errorf("-limit-repeat %d: want 1 to 100", *lrepeat)
 	}
 	if set["limit-rows"] {
 		if cfg.limits.rows, err = parseRows(*lrows); err != nil {
