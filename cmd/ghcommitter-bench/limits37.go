@@ -92,7 +92,7 @@ func renderBaseline(b *strings.Builder, lr *limitsReport) {
 		name += ", commit " + base.Commit
 	}
 	fmt.Fprintf(b, "### Against the baseline (%s), separate machines\n\n", name)
-	fmt.Fprintf(b, "`-baseline %s`: the CLI built from that revision (`git archive` of it into a scratch directory, `go build -o … ./cmd/ghcommitter` there). Every separate-machine index row ran twice, back to back, against a fresh fake each time: first with the CLI built from the working tree, right after with the baseline's, with the same arguments, environment and fake seed (`--engine` only when the baseline's `commit --help` lists it). **last writer landed** is the time from launching the N processes to the last landed writer's outcome: the first byte of its `--json` result, which a process prints once its change landed. **ratio** is now / baseline; #37 asks for at most %g.", base.Rev, baseline37)
+	fmt.Fprintf(b, "`-baseline %s`: the CLI built from that revision (`git archive` of it into a scratch directory, `go build -o … ./cmd/ghcommitter` there). Every run of a separate-machine index row was followed by the baseline's, back to back, against a fresh fake each time: first the CLI built from the working tree, right after the baseline's, with the same arguments, environment and fake seed (`--engine` only when the baseline's `commit --help` lists it). **last writer landed** is the time from launching the N processes to the last landed writer's outcome: the first byte of its `--json` result, which a process prints once its change landed. **ratio** is now / baseline; #37 asks for at most %g.", base.Rev, baseline37)
 	if base.Compat != "" {
 		fmt.Fprintf(b, " %s", base.Compat)
 	}
