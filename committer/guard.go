@@ -22,11 +22,11 @@ import (
 // writer landing at 9.3 s, with the look alongside the trees; 4.22 and
 // 9.8 s with it after them; 4.17 and 9.5 s with none). A look of its own
 // between the lookup and the trees did not save writes either, and made
-// the last of 16 writers land later (20 runs each: 4.06 writes per landed
-// change and 9.6 s with it, 3.99 and 8.9 s with the lookup's): it made
-// every contended attempt a request longer, and so the span in which two
-// writers that start together read the same head and one of them must
-// wait again.
+// the last of 16 writers land later (4.06 writes per landed change and
+// 9.6 s over 10 runs with it, 3.99 and 8.9 s over 20 with the lookup's):
+// it made every contended attempt a request longer, and so the span in
+// which two writers that start together read the same head and one of
+// them must wait again.
 type guard struct {
 	on           bool
 	c            *Committer
