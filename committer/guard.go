@@ -45,18 +45,16 @@ func (g *guard) moved(ctx context.Context) bool {
 		return false
 	}
 	waited := loop.Yield(ctx)
+	now, ok := "", false
 	if g.look != nil && !waited {
-		if now, _, _, ok := g.look.Head(); ok && object.IsSHA(now) {
-			g.look = nil
-			if now != g.head {
-				g.now = now
-				return true
-			}
-			return false
-		}
+		now, _, _, ok = g.look.Head()
+		ok = ok && object.IsSHA(now)
 	}
 	g.look = nil
-	if now, ok := g.c.refs.Tip(ctx, g.branch); ok && now != g.head {
+	if !ok {
+		now, ok = g.c.refs.Tip(ctx, g.branch)
+	}
+	if ok && now != g.head {
 		g.now = now
 		return true
 	}

@@ -62,7 +62,8 @@ func (r limitResult) runs() []limitResult {
 // refusals and reads summed (so WritesPerLanded, RefusedShare and
 // readsPerLanded are over every run), the last writer's time averaged
 // over the runs; Base likewise over the baseline's runs, when every run
-// has one that ran.
+// has one that ran. Those are what #37's goals read; every other field
+// (the writes by type, the other LimitStats counts) is the first run's.
 func (r limitResult) pooled() limitResult {
 	runs := r.runs()
 	if len(runs) == 1 {

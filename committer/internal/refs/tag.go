@@ -83,19 +83,6 @@ func (r *Refs) RESTTag(ctx context.Context, t Tag, commit string) error {
 	return nil
 }
 
-// Moved reports whether branch has moved on from head, with one ref read
-// (GET git/ref/heads/{b}, which never redirects; conditional, so a head
-// that has not moved costs a 304). It is only a saving: anything that
-// cannot tell is "not moved", and the landing write's compare-and-swap
-// decides as always.
-func (r *Refs) Moved(ctx context.Context, branch, head string) bool {
-	if head == "" {
-		return false
-	}
-	sha, ok := r.Tip(ctx, branch)
-	return ok && sha != head
-}
-
 // Tip reads the commit branch points at with one conditional ref read (a
 // ref that has not changed since it was last read costs a 304); ok is
 // false when it cannot be told.
@@ -111,8 +98,12 @@ func (r *Refs) Tip(ctx context.Context, branch string) (sha string, ok bool) {
 }
 
 // WatchMoved starts Tip in the background, alongside a write, and
-// returns the wait for its answer: the tip, and whether it has moved on
-// from head (as Moved says); the wait must be called.
+// returns the wait for its answer: the tip, and whether the branch has
+// moved on from head. The read is GET git/ref/heads/{b}, which never
+// redirects, and conditional, so a head that has not moved costs a 304.
+// It is only a saving: anything that cannot tell (head "" included) is
+// "not moved", and the landing write's compare-and-swap decides as
+// always. The wait must be called.
 func (r *Refs) WatchMoved(ctx context.Context, branch, head string) (wait func() (tip string, moved bool)) {
 	type seen struct {
 		tip string
